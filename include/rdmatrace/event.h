@@ -1,0 +1,353 @@
+/*
+ * The rdmatrace event schema: one fixed-size 64-byte record per event.
+ *
+ * Every producer (the uroce engine, the LD_PRELOAD probe, the lab programs)
+ * writes these records into per-thread rings, and every consumer (dump,
+ * correlate, view) reads them back from trace files.  Fixed-size records are
+ * what make trace files memory-mappable and indexable by record number.
+ *
+ * Layout rules: little-endian host order (the file header records it), no
+ * pointers, all fields naturally aligned, the payload union is exactly 40
+ * bytes.  docs/trace-format.md documents every field; keep the two in step.
+ * New kinds may be added at the end of enum rt_event_kind; existing numbers
+ * and field offsets never change within a major format version.
+ */
+#ifndef RDMATRACE_EVENT_H
+#define RDMATRACE_EVENT_H
+
+#include <stdint.h>
+
+#define RT_EVENT_SIZE 64
+#define RT_EVENT_PAYLOAD_SIZE 40
+
+enum rt_event_kind {
+	RT_EV_NONE = 0,          /* never written; a zero slot is not an event */
+	RT_EV_WR_POST = 1,       /* work request posted (send, recv, srq recv) */
+	RT_EV_COMPLETION = 2,    /* work completion polled */
+	RT_EV_PACKET = 3,        /* packet sent or received by an engine */
+	RT_EV_RETRY = 4,         /* requester starts a Go-Back-N retry */
+	RT_EV_RNR = 5,           /* RNR NAK sent or received */
+	RT_EV_QP_STATE = 6,      /* QP state change with its attributes */
+	RT_EV_CM_EVENT = 7,      /* RDMA CM event */
+	RT_EV_CM_ADDR6 = 8,      /* IPv6 addresses of the preceding CM event */
+	RT_EV_MR = 9,            /* memory region registered / deregistered */
+	RT_EV_ASYNC = 10,        /* asynchronous event */
+	RT_EV_COUNTER = 11,      /* counter sample */
+	RT_EV_MARKER = 12,       /* user marker with a short string */
+	RT_EV_LOST = 13,         /* events lost since the previous LOST record */
+	RT_EV_CLOCK_SYNC = 14,   /* re-sampled clock mapping (tsc, mono, real) */
+	RT_EV_QP_CREATE = 15,    /* QP created or destroyed, with its caps */
+	RT_EV_CQ_CREATE = 16,    /* CQ created or destroyed */
+	RT_EV_DEVICE = 17,       /* device opened or closed */
+	RT_EV_TIMER = 18,        /* engine timer expiry (ACK timeout, RNR) */
+	RT_EV_WARNING = 19,      /* tracer/probe warning (e.g. direct verbs) */
+	RT_EV_PD = 20,           /* protection domain allocated / freed */
+	RT_EV_SRQ_CREATE = 21,   /* SRQ created or destroyed */
+	RT_EV_KIND_COUNT
+};
+
+/* Header flags, valid for every kind. */
+enum rt_event_flags {
+	RT_EVF_DESTROY = 1u << 0, /* *_CREATE / MR / DEVICE / PD: the object went away */
+	RT_EVF_TX = 1u << 1,      /* PACKET / RNR: this host sent it (else received) */
+	RT_EVF_ERROR = 1u << 2,   /* the event reports a failure (call failed, bad status) */
+	RT_EVF_ENGINE = 1u << 3,  /* written by an engine (uroce) rather than a probe */
+};
+
+/* RT_EV_WR_POST: which queue the request went to. */
+enum rt_wr_queue {
+	RT_WRQ_SEND = 0,
+	RT_WRQ_RECV = 1,
+	RT_WRQ_SRQ_RECV = 2, /* header qpn holds the SRQ number */
+};
+
+/* RT_EV_WR_POST: send flags, the ibv_send_flags bits we keep. */
+enum rt_wr_flags {
+	RT_WRF_FENCE = 1u << 0,
+	RT_WRF_SIGNALED = 1u << 1,
+	RT_WRF_SOLICITED = 1u << 2,
+	RT_WRF_INLINE = 1u << 3,
+	RT_WRF_PSN_VALID = 1u << 6, /* first_psn/last_psn were predicted */
+	RT_WRF_POST_FAILED = 1u << 7, /* ibv_post_* returned an error for this WR */
+};
+
+struct rt_ev_wr {               /* RT_EV_WR_POST */
+	uint64_t wr_id;
+	uint64_t remote_addr;   /* RDMA / atomic: remote VA */
+	uint32_t length;        /* total bytes over all SGEs */
+	uint32_t rkey;
+	uint32_t imm;           /* immediate data / invalidate rkey, network order as in ibv_send_wr */
+	uint32_t first_psn;     /* predicted; valid when RT_WRF_PSN_VALID */
+	uint32_t last_psn;
+	uint8_t queue;          /* enum rt_wr_queue */
+	uint8_t opcode;         /* enum ibv_wr_opcode (send queue only) */
+	uint8_t num_sge;
+	uint8_t flags;          /* enum rt_wr_flags */
+};
+
+struct rt_ev_completion {       /* RT_EV_COMPLETION; header qpn = wc.qp_num */
+	uint64_t wr_id;
+	uint32_t byte_len;
+	uint32_t src_qp;
+	uint32_t imm;           /* wc.imm_data (network order) or invalidated rkey */
+	uint32_t vendor_err;
+	uint32_t cq_id;         /* probe/engine-assigned CQ handle */
+	uint16_t wc_flags;      /* enum ibv_wc_flags */
+	uint8_t status;         /* enum ibv_wc_status */
+	uint8_t opcode;         /* enum ibv_wc_opcode, truncated: RECV=128, RECV_RDMA_WITH_IMM=129 */
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t reserved[4];
+};
+
+/* RT_EV_PACKET flags. */
+enum rt_pkt_flags {
+	RT_PKTF_ACKREQ = 1u << 0,
+	RT_PKTF_RETRANS = 1u << 1,  /* a retransmission of an already sent PSN */
+	RT_PKTF_SE = 1u << 2,
+	RT_PKTF_HAS_AETH = 1u << 3,
+	RT_PKTF_HAS_RETH = 1u << 4,
+	RT_PKTF_HAS_IMM = 1u << 5,
+	RT_PKTF_DROPPED = 1u << 6,  /* dropped by the engine (fault injection or invalid) */
+	RT_PKTF_DUPLICATE = 1u << 7, /* receiver saw it as a duplicate */
+};
+
+struct rt_ev_packet {           /* RT_EV_PACKET; header qpn = local QP */
+	uint64_t reth_va;
+	uint32_t reth_rkey;
+	uint32_t reth_len;
+	uint32_t psn;
+	uint32_t dest_qpn;      /* BTH destination QP */
+	uint32_t msn;           /* AETH MSN when RT_PKTF_HAS_AETH */
+	uint32_t imm;           /* ImmDt when RT_PKTF_HAS_IMM (network order) */
+	uint16_t payload_len;
+	uint8_t opcode;         /* BTH opcode */
+	uint8_t syndrome;       /* AETH syndrome when RT_PKTF_HAS_AETH */
+	uint8_t flags;          /* enum rt_pkt_flags */
+	uint8_t retrans_count;  /* how many times this PSN was sent before */
+	uint8_t reserved[2];
+};
+
+enum rt_retry_cause {
+	RT_RETRY_NAK_SEQ = 1,     /* NAK PSN sequence error */
+	RT_RETRY_ACK_TIMEOUT = 2, /* local ACK timeout */
+	RT_RETRY_IMPLIED_NAK = 3, /* ACK skipped an outstanding READ/ATOMIC */
+	RT_RETRY_RNR = 4,         /* RNR timer expired, resending */
+};
+
+struct rt_ev_retry {            /* RT_EV_RETRY; header qpn = requester QP */
+	uint32_t first_psn;     /* first PSN resent */
+	uint32_t last_psn;      /* last PSN outstanding at the time */
+	uint32_t timeout_us;    /* ACK timeout or RNR wait that applied */
+	uint8_t cause;          /* enum rt_retry_cause */
+	uint8_t retries_left;   /* retry_cnt or rnr_retry left after this one (7 = infinite) */
+	uint8_t reserved[26];
+};
+
+struct rt_ev_rnr {              /* RT_EV_RNR; RT_EVF_TX: this host sent the NAK */
+	uint32_t psn;
+	uint32_t timer_us;      /* decoded timer value */
+	uint32_t peer_qpn;
+	uint8_t timer_code;     /* 5-bit code of the syndrome */
+	uint8_t retries_left;   /* requester side: rnr_retry left (7 = infinite) */
+	uint8_t reserved[26];
+};
+
+struct rt_ev_qp_state {         /* RT_EV_QP_STATE */
+	uint32_t attr_mask;     /* enum ibv_qp_attr_mask of the modify call */
+	uint32_t sq_psn;
+	uint32_t rq_psn;
+	uint32_t dest_qpn;
+	uint32_t qkey;
+	uint8_t from_state;     /* enum ibv_qp_state; 7 = unknown */
+	uint8_t to_state;
+	uint8_t qp_type;        /* enum ibv_qp_type */
+	uint8_t path_mtu;       /* enum ibv_mtu */
+	uint8_t timeout;        /* local ACK timeout exponent */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t port_num;
+	uint8_t sgid_index;
+	int32_t result;         /* 0 or -errno of the modify call */
+	uint8_t reserved[4];
+};
+
+struct rt_ev_cm {               /* RT_EV_CM_EVENT; header qpn = QP bound to the id, 0 if none */
+	int32_t status;
+	uint32_t local_ip4;     /* network order; see RT_EV_CM_ADDR6 for IPv6 */
+	uint32_t peer_ip4;
+	uint16_t local_port;    /* host order */
+	uint16_t peer_port;
+	uint8_t event;          /* enum rdma_cm_event_type */
+	uint8_t family;         /* AF_INET / AF_INET6 / 0 */
+	uint8_t private_len;    /* full private data length */
+	uint8_t private_copied; /* bytes of it in private_data */
+	uint32_t cm_id;         /* tracer-assigned id of the rdma_cm_id */
+	uint8_t private_data[16];
+};
+
+struct rt_ev_cm_addr6 {         /* RT_EV_CM_ADDR6, follows an RT_EV_CM_EVENT */
+	uint8_t local[16];
+	uint8_t peer[16];
+	uint32_t cm_id;
+	uint8_t reserved[4];
+};
+
+struct rt_ev_mr {               /* RT_EV_MR; RT_EVF_DESTROY for deregistration */
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t access;        /* enum ibv_access_flags */
+	uint32_t pd_id;
+};
+
+struct rt_ev_async {            /* RT_EV_ASYNC */
+	uint32_t event_type;    /* enum ibv_event_type */
+	uint32_t element;       /* QPN, SRQ, CQ id or port, as the type says */
+	uint8_t reserved[32];
+};
+
+struct rt_ev_counter {          /* RT_EV_COUNTER */
+	uint64_t value;
+	char name[28];          /* NUL-terminated unless exactly 28 bytes long */
+	uint8_t port;
+	uint8_t reserved[3];
+};
+
+struct rt_ev_marker {           /* RT_EV_MARKER */
+	char text[40];          /* NUL-terminated unless exactly 40 bytes long */
+};
+
+enum rt_lost_cause {
+	RT_LOST_RING_FULL = 1,  /* stream mode: the collector fell behind */
+	RT_LOST_NESTED = 2,     /* an event raised while this thread was already emitting */
+	RT_LOST_NO_RING = 3,    /* no ring could be given to this thread */
+	RT_LOST_OVERWRITTEN = 4, /* flight recorder: oldest events overwritten */
+};
+
+struct rt_ev_lost {             /* RT_EV_LOST */
+	uint64_t count;
+	uint64_t first_seq;     /* sequence numbers of the lost range */
+	uint8_t cause;          /* enum rt_lost_cause */
+	uint8_t reserved[23];
+};
+
+struct rt_ev_clock_sync {       /* RT_EV_CLOCK_SYNC */
+	uint64_t ticks;         /* raw time base value */
+	uint64_t mono_ns;       /* CLOCK_MONOTONIC at that instant */
+	uint64_t real_ns;       /* CLOCK_REALTIME at that instant */
+	uint64_t reserved[2];
+};
+
+struct rt_ev_qp_create {        /* RT_EV_QP_CREATE; RT_EVF_DESTROY when destroyed */
+	uint32_t send_cq_id;
+	uint32_t recv_cq_id;
+	uint32_t srq_num;       /* 0 when none */
+	uint32_t pd_id;
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_inline;
+	uint16_t max_send_sge;
+	uint16_t max_recv_sge;
+	uint8_t qp_type;        /* enum ibv_qp_type */
+	uint8_t sq_sig_all;
+	uint8_t extended;       /* created through ibv_create_qp_ex */
+	uint8_t reserved[5];
+};
+
+struct rt_ev_cq_create {        /* RT_EV_CQ_CREATE; header qpn = 0 */
+	uint32_t cq_id;
+	uint32_t cqe;
+	int32_t comp_vector;
+	uint8_t has_channel;
+	uint8_t extended;
+	uint8_t reserved[26];
+};
+
+struct rt_ev_device {           /* RT_EV_DEVICE */
+	char name[24];
+	uint64_t node_guid;
+	uint32_t device_id;     /* tracer-assigned */
+	uint8_t reserved[4];
+};
+
+enum rt_timer_kind {
+	RT_TIMER_ACK_TIMEOUT = 1,
+	RT_TIMER_RNR = 2,
+};
+
+struct rt_ev_timer {            /* RT_EV_TIMER */
+	uint32_t psn;           /* oldest unacknowledged PSN */
+	uint32_t timeout_us;
+	uint8_t timer;          /* enum rt_timer_kind */
+	uint8_t reserved[31];
+};
+
+enum rt_warning_code {
+	RT_WARN_DIRECT_VERBS = 1, /* data path bypasses the probe (mlx5dv ...) */
+	RT_WARN_UNSUPPORTED = 2,  /* a call the probe cannot trace */
+	RT_WARN_TRACER = 3,       /* tracer trouble (ring, shared memory) */
+};
+
+struct rt_ev_warning {          /* RT_EV_WARNING */
+	uint32_t code;          /* enum rt_warning_code */
+	char text[36];
+};
+
+struct rt_ev_object {           /* RT_EV_PD / RT_EV_SRQ_CREATE */
+	uint32_t id;            /* pd id or SRQ number */
+	uint32_t pd_id;         /* SRQ: its PD */
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+	uint8_t reserved[20];
+};
+
+struct rt_event {
+	uint64_t ticks;         /* raw time base value; converted to ns by the reader */
+	uint32_t seq;           /* per-thread sequence number, starts at 0, wraps */
+	uint32_t tid;           /* kernel thread id */
+	uint16_t kind;          /* enum rt_event_kind */
+	uint16_t flags;         /* enum rt_event_flags */
+	uint32_t qpn;           /* the QP the event is about, 0 if none */
+	union {
+		struct rt_ev_wr wr;
+		struct rt_ev_completion wc;
+		struct rt_ev_packet pkt;
+		struct rt_ev_retry retry;
+		struct rt_ev_rnr rnr;
+		struct rt_ev_qp_state qp_state;
+		struct rt_ev_cm cm;
+		struct rt_ev_cm_addr6 cm_addr6;
+		struct rt_ev_mr mr;
+		struct rt_ev_async async;
+		struct rt_ev_counter counter;
+		struct rt_ev_marker marker;
+		struct rt_ev_lost lost;
+		struct rt_ev_clock_sync clock;
+		struct rt_ev_qp_create qp_create;
+		struct rt_ev_cq_create cq_create;
+		struct rt_ev_device device;
+		struct rt_ev_timer timer;
+		struct rt_ev_warning warning;
+		struct rt_ev_object object;
+		uint8_t raw[RT_EVENT_PAYLOAD_SIZE];
+	} u;
+};
+
+_Static_assert(sizeof(struct rt_event) == RT_EVENT_SIZE, "rt_event must be 64 bytes");
+_Static_assert(sizeof(struct rt_ev_wr) == RT_EVENT_PAYLOAD_SIZE, "wr payload size");
+_Static_assert(sizeof(struct rt_ev_completion) == RT_EVENT_PAYLOAD_SIZE, "wc payload size");
+_Static_assert(sizeof(struct rt_ev_packet) == RT_EVENT_PAYLOAD_SIZE, "packet payload size");
+_Static_assert(sizeof(struct rt_ev_qp_state) == RT_EVENT_PAYLOAD_SIZE, "qp_state payload size");
+_Static_assert(sizeof(struct rt_ev_cm) == RT_EVENT_PAYLOAD_SIZE, "cm payload size");
+
+/* Name of an event kind ("wr_post", "completion", ...); "unknown" otherwise. */
+const char *rt_event_kind_name(unsigned kind);
+
+#endif

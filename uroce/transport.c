@@ -451,13 +451,27 @@ static void rewind_to(struct uroce_qp *qp, uint32_t psn)
 	qp->pkts_since_ackreq = 0;
 }
 
+/* rxe never runs out of retries when retry_cnt is 7 (it only decrements other
+   values); uroce does the same unless UROCE_STRICT_RETRY=1 asks for IBTA's
+   reading (7 retries). */
+static bool retry7_infinite(void)
+{
+	static int v = -1;
+	if (v < 0) {
+		const char *e = getenv("UROCE_STRICT_RETRY");
+		v = !(e && *e == '1');
+	}
+	return v;
+}
+
 static void retry(struct uroce_qp *qp, uint32_t psn, unsigned cause)
 {
 	if (qp->retries_left == 0) {
 		fail_oldest(qp, IBV_WC_RETRY_EXC_ERR);
 		return;
 	}
-	qp->retries_left--;
+	if (qp->retries_left != 7 || !retry7_infinite())
+		qp->retries_left--;
 	if (qp->retry_round < 255)
 		qp->retry_round++;
 	trace_retry(qp, psn, cause, (uint32_t)rt_ack_timeout_us(qp->timeout), qp->retries_left);

@@ -40,7 +40,7 @@ pingpong() {
 
 # Capture everything on our addresses while the pingpongs run.
 CAP=$TMP/uroce.pcap
-dumpcap -q -i lo -F pcap -f "udp port 4791 and net $NET.0/24" -w "$CAP" >"$TMP/dumpcap.log" 2>&1 &
+dumpcap -q -i lo -P -f "udp port 4791 and net $NET.0/24" -w "$CAP" >"$TMP/dumpcap.log" 2>&1 &
 DPID=$!
 sleep 1
 pingpong ibv_rc_pingpong -n 200 -s 5000 -m 1024

@@ -186,7 +186,7 @@ static int parse_args(int argc, char **argv, struct packets_opts *o)
 	opterr = 0;
 	int c;
 	uint64_t v;
-	while ((c = getopt_long(argc, argv, "+jsq:o:nbp:c:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jsq:o:nbp:c:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case 's': o->stats = true; break;

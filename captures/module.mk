@@ -5,3 +5,4 @@ LIB_SRCS += captures/roce_wire.c captures/icrc.c captures/roce_decode.c captures
 LIB_LDLIBS += -lpcap
 CLI_SRCS += cli/cmd_packets.c cli/cmd_capture.c
 TEST_PROGS += tests/unit/test_icrc.c
+TEST_PROGS += tests/captures/test_tshark.c

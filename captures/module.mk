@@ -6,3 +6,4 @@ LIB_LDLIBS += -lpcap
 CLI_SRCS += cli/cmd_packets.c cli/cmd_capture.c
 TEST_PROGS += tests/unit/test_icrc.c
 TEST_PROGS += tests/captures/test_tshark.c
+TEST_PROGS += tests/captures/test_decode.c

@@ -10,6 +10,7 @@
 #   CLI_SRCS      sources of the rdmatrace command (cli/cmd_NAME.c are subcommands)
 #   TEST_PROGS    tests/.../NAME.c: one C test program each, linked with the library
 #   TEST_SCRIPTS  shell tests, run from the top of the tree
+#   TEST_TOOLS    tests/.../NAME.c: helper programs tests run (built like TEST_PROGS, not run)
 #   FUZZ_TARGETS  NAME for tests/fuzz/fuzz_NAME.c; its corpus tests/fuzz/corpus/NAME
 #                 is replayed by `make test`, `make fuzz` builds libFuzzer binaries
 #   BENCH_SCRIPTS scripts run by `make bench`
@@ -42,6 +43,7 @@ LIB_LDLIBS := -lrt -lm
 CLI_SRCS :=
 TEST_PROGS :=
 TEST_SCRIPTS :=
+TEST_TOOLS :=
 FUZZ_TARGETS :=
 BENCH_SCRIPTS :=
 ALL_TARGETS :=
@@ -52,6 +54,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 CLI_OBJS := $(call obj,$(CLI_SRCS))
 TEST_BINS := $(patsubst %.c,$(BUILD)/%,$(TEST_PROGS))
+TEST_TOOL_BINS := $(patsubst %.c,$(BUILD)/%,$(TEST_TOOLS))
 FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/fuzz/replay_%,$(FUZZ_TARGETS))
 CLI_CMDS := $(sort $(patsubst cli/cmd_%.c,%,$(filter cli/cmd_%.c,$(CLI_SRCS))))
 
@@ -94,7 +97,7 @@ $(BUILD)/tests/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(LIB
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay_main.c $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 
-test-build: all $(TEST_BINS) $(FUZZ_REPLAYS)
+test-build: all $(TEST_BINS) $(TEST_TOOL_BINS) $(FUZZ_REPLAYS)
 
 # `make test` installs what is missing, builds, and runs every test once.
 test: deps

@@ -12,3 +12,5 @@ $(SYNTH): tracer/synth_workload.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_SCRIPTS += tests/tracer/test_dump.sh
 FUZZ_TARGETS += trace_reader
+TEST_PROGS += tests/tracer/test_stress.c
+TEST_SCRIPTS += tests/tracer/test_sanitizers.sh

@@ -646,3 +646,22 @@ int rt_collector_find_segment(int pid, char *name, size_t len)
 		return rc;
 	return a.found ? 0 : -ENOENT;
 }
+
+int rt_collector_request_snapshot(const char *shm_name, const char *reason, unsigned timeout_ms, char *output,
+				  size_t outlen, char *errbuf, size_t errlen)
+{
+	struct rt_shm_map m;
+	int rc = rt_shm_attach(&m, shm_name, 1, errbuf, errlen);
+	if (rc < 0)
+		return rc;
+	uint64_t seq = rt_shm_trigger(m.hdr, reason ? reason : "rdmatrace snapshot");
+	rc = rt_shm_wait_snapshot(m.hdr, seq, timeout_ms);
+	if (rc == 0 && output && outlen)
+		snprintf(output, outlen, "%.*s", (int)sizeof(m.hdr->output), m.hdr->output);
+	else if (rc == -ENOTCONN && errbuf)
+		snprintf(errbuf, errlen, "nobody drains %s (its collector is gone; try rdmatrace salvage)", m.name);
+	else if (rc == -ETIMEDOUT && errbuf)
+		snprintf(errbuf, errlen, "the collector of %s did not answer within %u ms", m.name, timeout_ms);
+	rt_shm_detach(&m);
+	return rc;
+}

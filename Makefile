@@ -19,6 +19,11 @@
 # make SANITIZE=address|undefined|thread builds into build-SANITIZE/.
 
 SANITIZE ?=
+# BUILD comes from the command line only: the test runner exports BUILD for
+# its scripts, and a make started by a test must not inherit it.
+ifneq ($(filter environment%,$(origin BUILD)),)
+BUILD := build$(if $(SANITIZE),-$(SANITIZE))
+endif
 BUILD ?= build$(if $(SANITIZE),-$(SANITIZE))
 CC ?= cc
 CFLAGS ?= -O2 -g

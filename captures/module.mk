@@ -7,3 +7,4 @@ CLI_SRCS += cli/cmd_packets.c cli/cmd_capture.c
 TEST_PROGS += tests/unit/test_icrc.c
 TEST_PROGS += tests/captures/test_tshark.c
 TEST_PROGS += tests/captures/test_decode.c
+TEST_PROGS += tests/captures/test_capfile.c

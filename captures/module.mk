@@ -8,3 +8,5 @@ TEST_PROGS += tests/unit/test_icrc.c
 TEST_PROGS += tests/captures/test_tshark.c
 TEST_PROGS += tests/captures/test_decode.c
 TEST_PROGS += tests/captures/test_capfile.c
+TEST_PROGS += tests/captures/test_live.c
+ALL_TARGETS += $(BUILD)/tests/captures/synth_gen

@@ -11,3 +11,4 @@ TEST_PROGS += tests/captures/test_capfile.c
 TEST_PROGS += tests/captures/test_live.c
 ALL_TARGETS += $(BUILD)/tests/captures/synth_gen
 TEST_SCRIPTS += tests/captures/test_cli_captures.sh
+FUZZ_TARGETS += roce_decode capfile capfile_libpcap

@@ -12,3 +12,8 @@ TEST_PROGS += tests/captures/test_live.c
 ALL_TARGETS += $(BUILD)/tests/captures/synth_gen
 TEST_SCRIPTS += tests/captures/test_cli_captures.sh
 FUZZ_TARGETS += roce_decode capfile capfile_libpcap
+BENCH_SCRIPTS += bench/captures_bench.sh
+ALL_TARGETS += $(BUILD)/bench/captures_bench
+$(BUILD)/bench/captures_bench: bench/captures_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)

@@ -475,7 +475,10 @@ int rt_decode(const struct rt_decode_opts *opts, uint16_t linktype, const uint8_
 
 	/* The extended headers are bounded by the IB packet, not the frame. */
 	uint32_t cap_end = caplen;
-	struct cur ib = { c.p, data + (ib_end < cap_end ? ib_end : cap_end) };
+	uint32_t ib_cap = ib_end < cap_end ? ib_end : cap_end;
+	struct cur ib = { c.p, c.p };
+	if (data + ib_cap > c.p) /* a UDP length that ends inside the BTH leaves nothing */
+		ib.end = data + ib_cap;
 	pkt->op = rt_opcode_info(bth->opcode);
 	unsigned hdr_len = RT_BTH_LEN;
 	if (pkt->op) {

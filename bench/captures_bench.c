@@ -6,6 +6,7 @@
  *   captures_bench decode-noicrc F  the same without ICRC verification
  *   captures_bench read FILE        our memory-mapped reader alone
  *   captures_bench read+decode FILE reader and decoder (no formatting)
+ *   captures_bench format FILE      rt_pkt_format_line() alone over decoded packets
  *   captures_bench libpcap FILE     a bare libpcap pcap_next_ex() loop
  *
  * Prints "MODE PACKETS SECONDS PACKETS_PER_SECOND".
@@ -18,6 +19,7 @@
 
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/roce_decode.h"
+#include "rdmatrace/roce_format.h"
 
 static double now(void)
 {
@@ -58,7 +60,7 @@ static int bench_libpcap(const char *path)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: captures_bench decode|decode-noicrc|read|read+decode|libpcap FILE\n");
+		fprintf(stderr, "usage: captures_bench decode|decode-noicrc|read|read+decode|format|libpcap FILE\n");
 		return 2;
 	}
 	const char *mode = argv[1], *path = argv[2];
@@ -97,6 +99,25 @@ int main(int argc, char **argv)
 		v[n++] = rec;
 	}
 	struct rt_decode_opts o = { NULL, 0, !strcmp(mode, "decode-noicrc"), false };
+	if (!strcmp(mode, "format")) {
+		struct rt_pkt *pk = malloc(n * sizeof(*pk));
+		for (uint64_t i = 0; i < n; i++)
+			rt_decode(&o, v[i].linktype, v[i].data, v[i].caplen, v[i].wirelen, &pk[i]);
+		char line[RT_FMT_LINE_MAX];
+		struct rt_fmt_ctx ctx = { 0, 0, v[0].ts_ns, 0 };
+		t0 = now();
+		for (uint64_t i = 0; i < n; i++) {
+			ctx.frame = v[i].frame;
+			ctx.ts_ns = v[i].ts_ns;
+			roce += rt_pkt_format_line(&pk[i], &ctx, line, sizeof(line));
+		}
+		report(mode, n, now() - t0);
+		sink = roce;
+		free(pk);
+		free(v);
+		rt_capfile_close(f);
+		return 0;
+	}
 	t0 = now();
 	for (uint64_t i = 0; i < n; i++)
 		roce += rt_decode(&o, v[i].linktype, v[i].data, v[i].caplen, v[i].wirelen, &pkt) == 1;

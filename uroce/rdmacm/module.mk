@@ -9,6 +9,7 @@ URDMACM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(URDMACM_SRCS))
 # (link time only: at run time build/uroce/libibverbs.so.1 is the one loaded).
 UROCE_VERBS_SO ?= $(BUILD)/uroce/libibverbs.so.1
 URDMACM_VERBS := $(if $(filter $(UROCE_VERBS_SO),$(ALL_TARGETS)),$(UROCE_VERBS_SO),)
+URDMACM_VERBS_LINK := $(if $(URDMACM_VERBS),-l:libibverbs.so.1,-libverbs)
 
 # The MAD codec is also in the library, for the unit tests and decoders.
 LIB_SRCS += uroce/rdmacm/cm_mad.c
@@ -19,4 +20,12 @@ $(URDMACM_SO): $(URDMACM_OBJS) uroce/rdmacm/librdmacm.map $(URDMACM_VERBS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,librdmacm.so.1 -Wl,--version-script=uroce/rdmacm/librdmacm.map \
 	    $(ALL_LDFLAGS) -o $@ $(URDMACM_OBJS) \
-	    $(if $(URDMACM_VERBS),-L$(dir $(URDMACM_VERBS)) -l:libibverbs.so.1,-libverbs)
+	    -L$(BUILD)/uroce $(URDMACM_VERBS_LINK)
+
+# End-to-end CM test: rdma-core's headers, uroce's libraries found through
+# the rpath build/uroce (skips itself when no uroce device is there).
+TEST_PROGS += tests/uroce/cm_connect_test.c
+$(BUILD)/tests/uroce/cm_connect_test: tests/uroce/cm_connect_test.c $(URDMACM_SO) tests/testlib.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< -Wl,-rpath,'$$ORIGIN/../../uroce' -L$(BUILD)/uroce \
+	    -l:librdmacm.so.1 $(URDMACM_VERBS_LINK) -Wl,--allow-shlib-undefined $(ALL_LDFLAGS)

@@ -61,6 +61,19 @@ struct ibv_pd *cma_default_pd(void)
 	return g_pd;
 }
 
+/* The device's read/atomic limits: what an id offers when the application
+ * gives no conn_param (rdma-core: max_qp_rd_atom / max_qp_init_rd_atom). */
+void cma_dev_rd_atom(uint8_t *responder_resources, uint8_t *initiator_depth)
+{
+	static struct ibv_device_attr da;
+	static bool have;
+
+	if (!have && g_ctx && ibv_query_device(g_ctx, &da) == 0)
+		have = true;
+	*responder_resources = have ? (uint8_t)(da.max_qp_rd_atom > CMA_MAX_RD_ATOMIC ? CMA_MAX_RD_ATOMIC : da.max_qp_rd_atom) : 1;
+	*initiator_depth = have ? (uint8_t)(da.max_qp_init_rd_atom > CMA_MAX_RD_ATOMIC ? CMA_MAX_RD_ATOMIC : da.max_qp_init_rd_atom) : 1;
+}
+
 enum ibv_mtu cma_port_mtu(void)
 {
 	struct ibv_port_attr pa;

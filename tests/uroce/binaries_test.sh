@@ -115,7 +115,8 @@ if pair ucmatose "ucmatose -b $A -p @P -c 2 -C 10" "ucmatose -s $A -p @P -c 2 -C
 else
 	not_ok "ucmatose"
 fi
-if pair udaddy "udaddy -b $A -p @P" "udaddy -s $A -p @P"; then
+# udaddy: -p is the port space; it always uses port 7174 (our address is our own)
+if pair udaddy "udaddy -b $A" "udaddy -s $A"; then
 	check_grep "udaddy (UD port space, SIDR)" "test complete" "$TMP/udaddy.client"
 else
 	not_ok "udaddy"

@@ -533,6 +533,8 @@ static struct cma_id *new_child(struct cma_id *listen, uint8_t gid_index, const 
 	c->id.route.addr.addr.ibaddr.pkey = htons(0xffff);
 	memcpy(&c->peer_gsi, src, src->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 	c->local_comm_id = new_comm_id();
+	/* chosen now, as rdma_cm does: rdma_init_qp_attr(RTS) before the accept must see it */
+	c->sq_psn = cma_random32() & RT_PSN_MASK;
 	cma_id_link(c);
 	return c;
 }
@@ -682,7 +684,6 @@ int cma_do_accept(struct cma_id *id, const struct rdma_conn_param *param)
 		if (id->initiator_depth > max_init)
 			id->initiator_depth = max_init;
 	}
-	id->sq_psn = cma_random32() & RT_PSN_MASK;
 	id->local_qpn = id->id.qp ? id->id.qp->qp_num : (param ? param->qp_num : 0);
 	ret = qp_connect(id);
 	if (ret)

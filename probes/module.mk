@@ -1,0 +1,27 @@
+# The LD_PRELOAD probe (build/librdmatrace-probe.so) and its tests.
+# It is not part of librdmatrace.a: its objects define ibv_* and rdma_*.
+PROBE_SRCS := probes/init.c probes/real.c probes/objmap.c probes/psn.c probes/hooks.c \
+	probes/hooks_ex.c probes/track.c probes/verbs_wrap.c probes/cm_wrap.c \
+	probes/dv_wrap.c probes/counters.c
+PROBE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(PROBE_SRCS))
+PROBE_SO := $(BUILD)/librdmatrace-probe.so
+PROBE_ABSENT := $(BUILD)/probes-tracer-absent.a
+ALL_TARGETS += $(PROBE_SO)
+
+$(PROBE_ABSENT): $(BUILD)/obj/probes/tracer_absent.o
+	rm -f $@
+	ar rcs $@ $^
+
+# librdmatrace.a supplies the tracer; the stand-in archive only fills gaps.
+$(PROBE_SO): $(PROBE_OBJS) $(LIB) $(PROBE_ABSENT) probes/probe.map
+	$(CC) -shared -o $@ $(PROBE_OBJS) -Wl,--version-script=probes/probe.map \
+		$(LIB) $(PROBE_ABSENT) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
+
+# Hook-layer unit tests: probe objects + an in-memory tracer, no libibverbs.
+PROBE_TEST_FAKE := tests/probes/fake_tracer.c
+TEST_PROGS += tests/probes/test_probe_hooks.c
+$(BUILD)/tests/probes/test_probe_hooks: tests/probes/test_probe_hooks.c $(PROBE_TEST_FAKE) \
+		tests/probes/fake_tracer.h tests/probes/fake_provider.h $(PROBE_OBJS) $(LIB) tests/testlib.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -Iprobes -rdynamic -o $@ $< $(PROBE_TEST_FAKE) $(PROBE_OBJS) \
+		$(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)

@@ -43,6 +43,7 @@ static struct ibv_cq cq;
 
 static void setup(void)
 {
+	CHECK(rt_probe_ensure_started());
 	ctx = fake_open();
 	memset(&cq, 0, sizeof(cq));
 	cq.context = ctx;

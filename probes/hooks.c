@@ -64,16 +64,21 @@ static uint64_t sge_bytes(const struct ibv_sge *sg, int num_sge)
 	return len;
 }
 
-void rt_probe_emit_send(struct rt_probe_qp *q, uint32_t qpn, uint64_t wr_id, unsigned opcode,
-			unsigned send_flags, uint64_t length, unsigned num_sge,
-			uint64_t remote_addr, uint32_t rkey, uint32_t imm)
+static inline __attribute__((always_inline)) void
+emit_send(struct rt_probe_qp *q, uint32_t qpn, uint64_t wr_id, unsigned opcode,
+	  unsigned send_flags, uint64_t length, unsigned num_sge,
+	  uint64_t remote_addr, uint32_t rkey, uint32_t imm)
 {
 	int n = -1;
 	uint32_t first = 0;
 	if (q && __atomic_load_n(&q->psn_known, __ATOMIC_ACQUIRE))
 		n = rt_probe_wr_psns(q->qp_type, opcode, length, q->mtu_bytes);
-	if (n > 0)
-		first = __atomic_fetch_add(&q->next_psn, (uint32_t)n, __ATOMIC_RELAXED);
+	if (n > 0) {
+		/* Not an atomic RMW: posts racing on one QP are ordered by the
+		 * provider's lock, which the probe cannot see anyway. */
+		first = __atomic_load_n(&q->next_psn, __ATOMIC_RELAXED);
+		__atomic_store_n(&q->next_psn, first + (uint32_t)n, __ATOMIC_RELAXED);
+	}
 	struct rt_event *ev = rt_event_begin(RT_EV_WR_POST, qpn);
 	if (!ev)
 		return;
@@ -95,6 +100,13 @@ void rt_probe_emit_send(struct rt_probe_qp *q, uint32_t qpn, uint64_t wr_id, uns
 		ev->u.wr.flags |= RT_WRF_PSN_VALID;
 	}
 	rt_event_commit(ev);
+}
+
+void rt_probe_emit_send(struct rt_probe_qp *q, uint32_t qpn, uint64_t wr_id, unsigned opcode,
+			unsigned send_flags, uint64_t length, unsigned num_sge,
+			uint64_t remote_addr, uint32_t rkey, uint32_t imm)
+{
+	emit_send(q, qpn, wr_id, opcode, send_flags, length, num_sge, remote_addr, rkey, imm);
 }
 
 static void send_wr_fields(const struct ibv_send_wr *w, uint64_t *raddr, uint32_t *rkey)
@@ -133,26 +145,36 @@ static void emit_post_failed(uint32_t qpn, uint8_t queue, uint64_t wr_id, uint8_
 	rt_event_commit(ev);
 }
 
+/* The provider's post_send for qp: from the QP record, else its context's. */
+static inline int (*orig_post_send(struct ibv_qp *qp, struct rt_probe_qp *q))(
+	struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)
+{
+	if (__builtin_expect(q && q->post_send, 1))
+		return q->post_send;
+	struct rt_probe_ctx *c = rt_probe_ctx_find(qp->context);
+	return c ? c->orig.post_send : NULL;
+}
+
 static int hook_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
-	struct rt_probe_ctx *c = rt_probe_ctx_find(qp->context);
-	if (__builtin_expect(!c, 0))
+	struct rt_probe_qp *q = rt_objmap_get(&rt_probe_qps, qp);
+	int (*post)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **) = orig_post_send(qp, q);
+	if (__builtin_expect(!post, 0))
 		return ENOSYS;
 	if (rt_probe_busy || !rt_tracer_enabled)
-		return c->orig.post_send(qp, wr, bad);
+		return post(qp, wr, bad);
 	rt_probe_busy = 1;
-	struct rt_probe_qp *q = rt_objmap_get(&rt_probe_qps, qp);
 	uint32_t psn0 = q ? __atomic_load_n(&q->next_psn, __ATOMIC_RELAXED) : 0;
 	for (struct ibv_send_wr *w = wr; w; w = w->next) {
 		uint64_t raddr;
 		uint32_t rkey;
 		send_wr_fields(w, &raddr, &rkey);
-		rt_probe_emit_send(q, qp->qp_num, w->wr_id, w->opcode, w->send_flags,
-				   sge_bytes(w->sg_list, w->num_sge), (unsigned)w->num_sge,
-				   raddr, rkey, w->imm_data);
+		emit_send(q, qp->qp_num, w->wr_id, w->opcode, w->send_flags,
+			  sge_bytes(w->sg_list, w->num_sge), (unsigned)w->num_sge,
+			  raddr, rkey, w->imm_data);
 	}
 	rt_probe_busy = 0;
-	int rc = c->orig.post_send(qp, wr, bad);
+	int rc = post(qp, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
 		rt_probe_busy = 1;
 		/* Give back the PSNs of the WRs that were not posted. */
@@ -206,15 +228,21 @@ static void emit_recvs_failed(uint32_t qpn, uint8_t queue, struct ibv_recv_wr *w
 
 static int hook_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
-	struct rt_probe_ctx *c = rt_probe_ctx_find(qp->context);
-	if (__builtin_expect(!c, 0))
-		return ENOSYS;
+	struct rt_probe_qp *q = rt_objmap_get(&rt_probe_qps, qp);
+	int (*post)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **) =
+		q ? q->post_recv : NULL;
+	if (__builtin_expect(!post, 0)) {
+		struct rt_probe_ctx *c = rt_probe_ctx_find(qp->context);
+		if (!c)
+			return ENOSYS;
+		post = c->orig.post_recv;
+	}
 	if (rt_probe_busy || !rt_tracer_enabled)
-		return c->orig.post_recv(qp, wr, bad);
+		return post(qp, wr, bad);
 	rt_probe_busy = 1;
 	emit_recvs(qp->qp_num, RT_WRQ_RECV, wr);
 	rt_probe_busy = 0;
-	int rc = c->orig.post_recv(qp, wr, bad);
+	int rc = post(qp, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
 		rt_probe_busy = 1;
 		emit_recvs_failed(qp->qp_num, RT_WRQ_RECV, wr, *bad);
@@ -243,7 +271,7 @@ static int hook_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struc
 	return rc;
 }
 
-void rt_probe_emit_wc(const struct ibv_wc *wc, uint32_t cq_id)
+static inline __attribute__((always_inline)) void emit_wc(const struct ibv_wc *wc, uint32_t cq_id)
 {
 	struct rt_event *ev = rt_event_begin(RT_EV_COMPLETION, wc->qp_num);
 	if (wc->status != IBV_WC_SUCCESS)
@@ -266,18 +294,28 @@ void rt_probe_emit_wc(const struct ibv_wc *wc, uint32_t cq_id)
 	rt_event_commit(ev);
 }
 
+void rt_probe_emit_wc(const struct ibv_wc *wc, uint32_t cq_id)
+{
+	emit_wc(wc, cq_id);
+}
+
 static int hook_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 {
-	struct rt_probe_ctx *c = rt_probe_ctx_find(cq->context);
-	if (__builtin_expect(!c, 0))
-		return -1;
-	int n = c->orig.poll_cq(cq, num, wc);
+	const struct rt_probe_cq *pc = rt_objmap_get(&rt_probe_cqs, cq);
+	int (*poll)(struct ibv_cq *, int, struct ibv_wc *) = pc ? pc->poll_cq : NULL;
+	if (__builtin_expect(!poll, 0)) {
+		struct rt_probe_ctx *c = rt_probe_ctx_find(cq->context);
+		if (!c)
+			return -1;
+		poll = c->orig.poll_cq;
+	}
+	int n = poll(cq, num, wc);
 	if (n <= 0 || rt_probe_busy || !rt_tracer_enabled)
 		return n;
 	rt_probe_busy = 1;
-	uint32_t id = rt_probe_cq_id(cq);
+	uint32_t id = pc ? pc->id : 0;
 	for (int i = 0; i < n; i++)
-		rt_probe_emit_wc(&wc[i], id);
+		emit_wc(&wc[i], id);
 	rt_probe_busy = 0;
 	return n;
 }

@@ -1,6 +1,6 @@
 # The LD_PRELOAD probe (build/librdmatrace-probe.so) and its tests.
 # It is not part of librdmatrace.a: its objects define ibv_* and rdma_*.
-PROBE_SRCS := probes/init.c probes/real.c probes/objmap.c probes/psn.c probes/hooks.c \
+PROBE_SRCS := probes/init.c probes/real.c probes/objmap.c probes/hooks.c \
 	probes/hooks_ex.c probes/track.c probes/verbs_wrap.c probes/cm_wrap.c \
 	probes/dv_wrap.c probes/counters.c
 PROBE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(PROBE_SRCS))
@@ -25,3 +25,13 @@ $(BUILD)/tests/probes/test_probe_hooks: tests/probes/test_probe_hooks.c $(PROBE_
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -Iprobes -rdynamic -o $@ $< $(PROBE_TEST_FAKE) $(PROBE_OBJS) \
 		$(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
+
+# Benchmark over the null provider (make bench runs bench/probe_bench.sh).
+PROBE_BENCH := $(BUILD)/bench/probe_bench
+ALL_TARGETS += $(PROBE_BENCH)
+BENCH_SCRIPTS += bench/probe_bench.sh
+$(PROBE_BENCH): bench/probe_bench.c $(PROBE_TEST_FAKE) tests/probes/fake_tracer.h \
+		tests/probes/fake_provider.h $(PROBE_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/probes -Iprobes -rdynamic -o $@ $< $(PROBE_TEST_FAKE) \
+		$(PROBE_OBJS) $(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)

@@ -114,16 +114,7 @@ int rt_objmap_put(struct rt_objmap *m, const void *key, void *val);
 /* Remove and return the value (NULL when absent). */
 void *rt_objmap_del(struct rt_objmap *m, const void *key);
 
-/* ---- psn.c: PSN prediction ---- */
-
-/*
- * PSNs a send work request consumes on a QP of type qp_type (enum ibv_qp_type)
- * with path MTU mtu_bytes: one per MTU-sized packet for SEND and WRITE (at
- * least one), as many as response packets for READ, one for atomics and UD.
- * Returns 0 for requests that put nothing on the wire (LOCAL_INV, BIND_MW)
- * and -1 when the probe cannot tell (unknown opcode, unknown MTU).
- */
-int rt_probe_wr_psns(unsigned qp_type, unsigned opcode, uint64_t length, unsigned mtu_bytes);
+#include "psn.h"
 
 /* ---- hooks.c: tracked objects ---- */
 
@@ -153,6 +144,9 @@ struct rt_probe_qp {
 	uint8_t psn_known;      /* next_psn is valid */
 	uint8_t sq_sig_all;
 	struct rt_probe_qpx *ex; /* extended QP hooks, or NULL */
+	/* the provider's data-path functions, copied here so one lookup does */
+	int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **);
+	int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **);
 };
 
 struct rt_probe_cq {
@@ -160,6 +154,7 @@ struct rt_probe_cq {
 	uint32_t id;
 	uint8_t extended;
 	uint64_t wc_flags;      /* extended CQ: which read_* the provider offers */
+	int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *); /* the provider's */
 	/* extended CQ: the provider's functions before hooking */
 	int (*orig_start_poll)(struct ibv_cq_ex *, struct ibv_poll_cq_attr *);
 	int (*orig_next_poll)(struct ibv_cq_ex *);

@@ -90,6 +90,8 @@ struct rt_probe_cq *rt_probe_track_cq(struct ibv_cq *cq, int cqe, int comp_vecto
 		return NULL;
 	c->cq = cq;
 	c->id = rt_probe_new_id();
+	struct rt_probe_ctx *pc = rt_probe_ctx_of(cq->context);
+	c->poll_cq = pc ? pc->orig.poll_cq : NULL;
 	c->extended = extended;
 	c->wc_flags = wc_flags;
 	if (rt_objmap_put(&rt_probe_cqs, cq, c) != 0) {
@@ -205,6 +207,10 @@ struct rt_probe_qp *rt_probe_track_qp(struct ibv_qp *qp, const struct ibv_qp_ini
 		return NULL;
 	q->qp = qp;
 	q->ctx = rt_probe_ctx_of(qp->context);
+	if (q->ctx) {
+		q->post_send = q->ctx->orig.post_send;
+		q->post_recv = q->ctx->orig.post_recv;
+	}
 	q->qpn = qp->qp_num;
 	q->qp_type = (uint8_t)qp->qp_type;
 	q->state = IBV_QPS_RESET;

@@ -5,12 +5,25 @@
  * MTU-sized packet and at least one (a zero-length message is one packet);
  * RDMA READ advances the requester's PSN by the number of response packets;
  * atomics (and ATOMIC_WRITE) take one; UD sends are single packets; local
- * operations (LOCAL_INV, BIND_MW) put nothing on the wire.
+ * operations (LOCAL_INV, BIND_MW) put nothing on the wire.  Inline: it runs
+ * for every send WR.
  */
-#include "probe.h"
+#ifndef RDMATRACE_PROBE_PSN_H
+#define RDMATRACE_PROBE_PSN_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
 #include "rdmatrace/roce_wire.h"
 
-int rt_probe_wr_psns(unsigned qp_type, unsigned opcode, uint64_t length, unsigned mtu_bytes)
+/*
+ * PSNs a send WR consumes on a QP of type qp_type (enum ibv_qp_type) with
+ * path MTU mtu_bytes; 0 for requests that put nothing on the wire and -1
+ * when the probe cannot tell (unknown opcode, unknown MTU, invalid on the
+ * QP type).
+ */
+static inline int rt_probe_wr_psns(unsigned qp_type, unsigned opcode, uint64_t length, unsigned mtu_bytes)
 {
 	switch (opcode) {
 	case IBV_WR_LOCAL_INV:
@@ -45,3 +58,5 @@ int rt_probe_wr_psns(unsigned qp_type, unsigned opcode, uint64_t length, unsigne
 		return -1;
 	return (int)n;
 }
+
+#endif

@@ -22,11 +22,14 @@ static pthread_once_t rt_probe_once = PTHREAD_ONCE_INIT;
 static void probe_start(void)
 {
 	rt_probe_busy = 1;
+	const char *shm = getenv("RDMATRACE_SHM"), *out = getenv("RDMATRACE_OUTPUT");
+	bool configured = (shm && *shm) || (out && *out);
 	if (rt_tracer_start_from_env())
 		__atomic_store_n(&rt_probe_active, 1, __ATOMIC_RELEASE);
-	else if (!getenv("RDMATRACE_QUIET"))
-		fprintf(stderr, "rdmatrace probe: tracing could not start (RDMATRACE_SHM=%s); "
-			"running untraced\n", getenv("RDMATRACE_SHM") ? getenv("RDMATRACE_SHM") : "unset");
+	else if (!configured)
+		/* (when configured, the tracer itself said why it could not start) */
+		fprintf(stderr, "rdmatrace probe: neither RDMATRACE_OUTPUT nor RDMATRACE_SHM is set; "
+			"running untraced\n");
 	rt_probe_busy = 0;
 }
 

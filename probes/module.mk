@@ -15,7 +15,7 @@ $(PROBE_ABSENT): $(BUILD)/obj/probes/tracer_absent.o
 # librdmatrace.a supplies the tracer; the stand-in archive only fills gaps.
 $(PROBE_SO): $(PROBE_OBJS) $(LIB) $(PROBE_ABSENT) probes/probe.map
 	$(CC) -shared -o $@ $(PROBE_OBJS) -Wl,--version-script=probes/probe.map \
-		$(LIB) $(PROBE_ABSENT) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
+		-Wl,--as-needed $(LIB) $(PROBE_ABSENT) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
 
 # Hook-layer unit tests: probe objects + an in-memory tracer, no libibverbs.
 PROBE_TEST_FAKE := tests/probes/fake_tracer.c

@@ -21,7 +21,6 @@
  * forwarded to the program; record exits with the program's status (128+N
  * when it was killed by signal N).
  */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -55,16 +54,16 @@
 struct proc_file {
 	int pid;
 	char program[64];
-	char path[PATH_MAX];
+	char path[PATH_MAX + 160];
 	bool salvaged;
 };
 
 struct rec {
 	const char *rundir;
 	char host[64];
-	char traces[PATH_MAX];
-	char logs[PATH_MAX];
-	char log_path[PATH_MAX];
+	char traces[PATH_MAX + 16];
+	char logs[PATH_MAX + 16];
+	char log_path[PATH_MAX + 160];
 	const char *capture_iface;
 	size_t flight_bytes;
 	char **argv;
@@ -272,7 +271,7 @@ static int run_program(struct rec *r, const char *probe)
 		fprintf(stderr, "rdmatrace record: %s: %s\n", r->log_path, strerror(errno));
 
 	/* Environment for the program: the probe and where its tracer writes. */
-	char output[PATH_MAX + 80];
+	char output[PATH_MAX + 200];
 	snprintf(output, sizeof(output), "%s/%s-%%p.rtr", r->traces, r->host);
 	const char *old = getenv("LD_PRELOAD");
 	char *preload = NULL;
@@ -339,7 +338,7 @@ static int salvage_one(const struct rt_segment_info *info, void *arg)
 		return 0;
 	if (info->producers_alive || info->collector_alive)
 		return 0;
-	char out[PATH_MAX];
+	char out[PATH_MAX + 16];
 	size_t ol = strlen(info->output);
 	if (ol > 4 && !strcmp(info->output + ol - 4, ".rtr"))
 		ol -= 4;
@@ -353,8 +352,17 @@ static int salvage_one(const struct rt_segment_info *info, void *arg)
 	rt_collector_finish(c);
 	rt_collector_unlink(c);
 	rt_collector_destroy(c);
-	fprintf(stderr, "rdmatrace record: salvaged the rings of process %d into %s\n",
-		info->creator_pid, out);
+	fprintf(stderr, "rdmatrace record: process %d ended without writing its trace; "
+		"salvaged its rings\n", info->creator_pid);
+	/* What the dead process's own collector managed to write, if anything, stays. */
+	struct rt_trace_reader *rd = rt_trace_reader_new();
+	char e2[256];
+	if (rd && rt_trace_reader_add_file(rd, info->output, e2, sizeof(e2)) == 0) {
+		const struct rt_trace_source *src = rt_trace_reader_source(rd, 0);
+		if (src && src->records == 0)
+			unlink(info->output);
+	}
+	rt_trace_reader_free(rd);
 	return 0;
 }
 
@@ -390,7 +398,9 @@ static void collect_files(struct rec *r)
 		rt_trace_reader_free(rd);
 		if (!f->program[0])
 			snprintf(f->program, sizeof(f->program), "unknown");
-		snprintf(f->path, sizeof(f->path), "traces/%s-%ld-%s%s", r->host, pid, f->program,
+		char prog[sizeof(f->program)];
+		memcpy(prog, f->program, sizeof(prog));
+		snprintf(f->path, sizeof(f->path), "traces/%s-%ld-%s%s", r->host, pid, prog,
 			 salvage ? ".salvage.rtr" : ".rtr");
 		char neu[PATH_MAX + 300];
 		snprintf(neu, sizeof(neu), "%s/%s", r->rundir, f->path);
@@ -504,7 +514,7 @@ static int write_run_json(struct rec *r, const char *probe)
 		fprintf(f, "\"signal\": %d, \"signal_name\": \"SIG%s\"", WTERMSIG(r->status),
 			sigabbrev_np(WTERMSIG(r->status)) ? sigabbrev_np(WTERMSIG(r->status)) : "?");
 	fprintf(f, "},\n  \"log\": ");
-	char rel[PATH_MAX];
+	char rel[PATH_MAX + 200];
 	const char *lb = strrchr(r->log_path, '/');
 	snprintf(rel, sizeof(rel), "logs/%s", lb ? lb + 1 : r->log_path);
 	json_str(f, rel);

@@ -1,21 +1,16 @@
-# The LD_PRELOAD probe (build/librdmatrace-probe.so) and its tests.
+# The LD_PRELOAD probe (build/librdmatrace-probe.so), its tests, and `rdmatrace record`.
 # It is not part of librdmatrace.a: its objects define ibv_* and rdma_*.
 PROBE_SRCS := probes/init.c probes/real.c probes/objmap.c probes/hooks.c \
 	probes/hooks_ex.c probes/track.c probes/verbs_wrap.c probes/cm_wrap.c \
 	probes/dv_wrap.c probes/counters.c
 PROBE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(PROBE_SRCS))
 PROBE_SO := $(BUILD)/librdmatrace-probe.so
-PROBE_ABSENT := $(BUILD)/probes-tracer-absent.a
 ALL_TARGETS += $(PROBE_SO)
 
-$(PROBE_ABSENT): $(BUILD)/obj/probes/tracer_absent.o
-	rm -f $@
-	ar rcs $@ $^
-
-# librdmatrace.a supplies the tracer; the stand-in archive only fills gaps.
-$(PROBE_SO): $(PROBE_OBJS) $(LIB) $(PROBE_ABSENT) probes/probe.map
+# librdmatrace.a supplies the tracer (only its members the probe needs are linked).
+$(PROBE_SO): $(PROBE_OBJS) $(LIB) probes/probe.map
 	$(CC) -shared -o $@ $(PROBE_OBJS) -Wl,--version-script=probes/probe.map \
-		-Wl,--as-needed $(LIB) $(PROBE_ABSENT) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
+		-Wl,--as-needed $(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
 
 # Hook-layer unit tests: probe objects + an in-memory tracer, no libibverbs.
 PROBE_TEST_FAKE := tests/probes/fake_tracer.c
@@ -35,3 +30,16 @@ $(PROBE_BENCH): bench/probe_bench.c $(PROBE_TEST_FAKE) tests/probes/fake_tracer.
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/probes -Iprobes -rdynamic -o $@ $< $(PROBE_TEST_FAKE) \
 		$(PROBE_OBJS) $(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
+CLI_SRCS += cli/cmd_record.c
+
+# End-to-end: an ordinary verbs program over a stand-in libibverbs, run by
+# `rdmatrace record` in tests/probes/test_record.sh.
+PROBE_FAKEVERBS := $(BUILD)/tests/probes/libfakeverbs.so
+PROBE_VERBS_PROG := $(BUILD)/tests/probes/verbs_prog
+$(PROBE_FAKEVERBS): tests/probes/fakeverbs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libfakeverbs.so -o $@ $< $(ALL_LDFLAGS)
+$(PROBE_VERBS_PROG): tests/probes/verbs_prog.c $(PROBE_FAKEVERBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(dir $(PROBE_FAKEVERBS)) -Wl,-rpath,'$$ORIGIN' -lfakeverbs $(ALL_LDFLAGS)
+ALL_TARGETS += $(PROBE_VERBS_PROG)
+TEST_SCRIPTS += tests/probes/test_record.sh

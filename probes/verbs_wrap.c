@@ -139,10 +139,26 @@ static void emit_mr(const struct ibv_mr *mr, struct ibv_pd *pd, const void *addr
 	rt_event_commit(ev);
 }
 
+/*
+ * Set while a real registration call runs on this thread: libibverbs may
+ * implement one variant with another (ibv_reg_mr -> ibv_reg_mr_iova2)
+ * through its PLT, which lands in a wrapper again; only the outer call is
+ * recorded.
+ */
+static __thread int in_reg_mr __attribute__((tls_model("initial-exec")));
+
+#define REG_MR(call)                      \
+	({                                \
+		in_reg_mr++;              \
+		struct ibv_mr *m_ = call; \
+		in_reg_mr--;              \
+		m_;                       \
+	})
+
 static struct ibv_mr *mr_done(struct ibv_mr *mr, struct ibv_pd *pd, void *addr, size_t len,
 			      uint64_t iova, unsigned access)
 {
-	if (rt_probe_enter()) {
+	if (!in_reg_mr && rt_probe_enter()) {
 		int err = errno;
 		rt_probe_ctx_of(pd ? pd->context : NULL);
 		emit_mr(mr, pd, addr, len, iova, access, mr ? 0 : RT_EVF_ERROR);
@@ -155,7 +171,7 @@ static struct ibv_mr *mr_done(struct ibv_mr *mr, struct ibv_pd *pd, void *addr, 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	REAL_OR(ibv_reg_mr, NULL);
-	return mr_done(real_ibv_reg_mr()(pd, addr, length, access), pd, addr, length,
+	return mr_done(REG_MR(real_ibv_reg_mr()(pd, addr, length, access)), pd, addr, length,
 		       (uint64_t)(uintptr_t)addr, (unsigned)access);
 }
 
@@ -163,7 +179,7 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uin
 			       int access)
 {
 	REAL_OR(ibv_reg_mr_iova, NULL);
-	return mr_done(real_ibv_reg_mr_iova()(pd, addr, length, iova, access), pd, addr, length,
+	return mr_done(REG_MR(real_ibv_reg_mr_iova()(pd, addr, length, iova, access)), pd, addr, length,
 		       iova, (unsigned)access);
 }
 
@@ -171,7 +187,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 				unsigned int access)
 {
 	REAL_OR(ibv_reg_mr_iova2, NULL);
-	return mr_done(real_ibv_reg_mr_iova2()(pd, addr, length, iova, access), pd, addr, length,
+	return mr_done(REG_MR(real_ibv_reg_mr_iova2()(pd, addr, length, iova, access)), pd, addr, length,
 		       iova, access);
 }
 
@@ -179,7 +195,7 @@ struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t leng
 				 uint64_t iova, int fd, int access)
 {
 	REAL_OR(ibv_reg_dmabuf_mr, NULL);
-	return mr_done(real_ibv_reg_dmabuf_mr()(pd, offset, length, iova, fd, access), pd,
+	return mr_done(REG_MR(real_ibv_reg_dmabuf_mr()(pd, offset, length, iova, fd, access)), pd,
 		       (void *)(uintptr_t)offset, length, iova, (unsigned)access);
 }
 

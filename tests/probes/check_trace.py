@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Checks the trace of tests/probes/verbs_prog (rdmatrace dump --json on stdin).
+
+usage: check_trace.py QPS [--bad-modify]
+QPS is how many QPs ran `basic`.  For each QP it checks: the nine WRs it
+posted (one receive, eight sends of every opcode) with their fields and
+predicted PSN ranges from sq_psn 0xFFFFF0 at path MTU 1024 (wrapping at
+2^24), one completion per WR with the matching wr_id and opcode, the error
+completion flagged, and the QP state transitions.  Prints what is wrong and
+exits 1, or prints a summary and exits 0.
+"""
+import json
+import sys
+
+SQ = 0xFFFFF0
+M = 0xFFFFFF
+# opcode, length, PSNs consumed (MTU 1024)
+SENDS = [("SEND", 3000, 3), ("RDMA_WRITE", 1024, 1), ("RDMA_WRITE_WITH_IMM", 0, 1),
+         ("RDMA_READ", 5000, 5), ("ATOMIC_CMP_AND_SWP", 8, 1), ("ATOMIC_FETCH_AND_ADD", 8, 1),
+         ("SEND_WITH_IMM", 1, 1), ("SEND", 10, 1)]
+WC_OP = {"SEND": "SEND", "SEND_WITH_IMM": "SEND", "RDMA_WRITE": "RDMA_WRITE",
+         "RDMA_WRITE_WITH_IMM": "RDMA_WRITE", "RDMA_READ": "RDMA_READ",
+         "ATOMIC_CMP_AND_SWP": "COMP_SWAP", "ATOMIC_FETCH_AND_ADD": "FETCH_ADD"}
+
+
+def main():
+    want_qps = int(sys.argv[1])
+    bad_modify = "--bad-modify" in sys.argv
+    recs = [json.loads(l) for l in sys.stdin if l.strip()]
+    errs = []
+    by_qp = {}
+    for r in recs:
+        if r["kind"] in ("wr_post", "completion", "qp_state") and r["qpn"]:
+            by_qp.setdefault(r["qpn"], []).append(r)
+    if len(by_qp) != want_qps:
+        errs.append("expected %d QPs, found %d" % (want_qps, len(by_qp)))
+    for qpn, rs in sorted(by_qp.items()):
+        posts = [r for r in rs if r["kind"] == "wr_post"]
+        wcs = [r for r in rs if r["kind"] == "completion"]
+        states = [r for r in rs if r["kind"] == "qp_state"]
+        sends = [r for r in posts if r.get("queue") == "send"]
+        recvs = [r for r in posts if r.get("queue") == "recv"]
+        if len(recvs) != 1 or recvs[0]["wr_id"] != 1000 or recvs[0]["len"] != 4096:
+            errs.append("qp %d: receive WR wrong: %s" % (qpn, recvs))
+        if len(sends) != len(SENDS):
+            errs.append("qp %d: %d send WRs, expected %d" % (qpn, len(sends), len(SENDS)))
+            continue
+        psn = SQ
+        for i, (op, ln, n) in enumerate(SENDS):
+            s = sends[i]
+            wid = i + 1 if i < len(SENDS) - 1 else (1 << 63) | (i + 1)
+            first, last = psn, (psn + n - 1) & M
+            got = (s.get("opcode"), s["len"], s["wr_id"], s.get("first_psn"), s.get("last_psn"))
+            if got != (op, ln, wid, first, last):
+                errs.append("qp %d WR %d: got %s, expected %s" % (qpn, i + 1, got, (op, ln, wid, first, last)))
+            if not s.get("signaled"):
+                errs.append("qp %d WR %d: not flagged signaled" % (qpn, i + 1))
+            psn = (psn + n) & M
+        # every WR paired with exactly one completion of the right opcode
+        posted = {p["wr_id"]: p for p in posts}
+        seen = set()
+        for w in wcs:
+            p = posted.get(w["wr_id"])
+            if p is None:
+                errs.append("qp %d: completion for unknown wr_id %#x" % (qpn, w["wr_id"]))
+                continue
+            if w["wr_id"] in seen:
+                errs.append("qp %d: two completions for wr_id %#x" % (qpn, w["wr_id"]))
+            seen.add(w["wr_id"])
+            want_op = "RECV" if p.get("queue") == "recv" else WC_OP[p["opcode"]]
+            if w["opcode"] != want_op:
+                errs.append("qp %d wr %#x: completion opcode %s, expected %s" % (qpn, w["wr_id"], w["opcode"], want_op))
+            is_err = w["wr_id"] >> 63
+            if bool(is_err) != (w["status"] != "SUCCESS") or bool(is_err) != bool(w["flags"] & 4):
+                errs.append("qp %d wr %#x: status %s flags %d" % (qpn, w["wr_id"], w["status"], w["flags"]))
+        if seen != set(posted):
+            errs.append("qp %d: WRs without completion: %s" % (qpn, sorted(set(posted) - seen)))
+        trans = [(s["from"], s["to"], s["result"]) for s in states]
+        want = [("RESET", "INIT", 0)]
+        if bad_modify:
+            want.append(("INIT", "RTS", -22))
+        want += [("INIT", "RTR", 0), ("RTR", "RTS", 0)]
+        if trans != want:
+            errs.append("qp %d: transitions %s, expected %s" % (qpn, trans, want))
+        rts = [s for s in states if s["to"] == "RTS" and s["result"] == 0]
+        if rts and (rts[0]["sq_psn"] != SQ or rts[0]["timeout"] != 14):
+            errs.append("qp %d: RTS attributes %s" % (qpn, rts[0]))
+    for e in errs:
+        print("#   " + e)
+    if not errs:
+        print("# %d QPs, %d records checked" % (len(by_qp), len(recs)))
+    return 1 if errs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -21,16 +21,21 @@ $(BUILD)/tests/probes/test_probe_hooks: tests/probes/test_probe_hooks.c $(PROBE_
 	$(CC) $(ALL_CFLAGS) -Itests -Iprobes -rdynamic -o $@ $< $(PROBE_TEST_FAKE) $(PROBE_OBJS) \
 		$(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
 
-# Benchmark over the null provider (make bench runs bench/probe_bench.sh).
+# Benchmark over the null provider (make bench runs bench/probe_bench.sh):
+# probe_bench_fake isolates the probe, probe_bench adds the real tracer.
 PROBE_BENCH := $(BUILD)/bench/probe_bench
-ALL_TARGETS += $(PROBE_BENCH)
+PROBE_BENCH_FAKE := $(BUILD)/bench/probe_bench_fake
+ALL_TARGETS += $(PROBE_BENCH) $(PROBE_BENCH_FAKE)
 BENCH_SCRIPTS += bench/probe_bench.sh
-$(PROBE_BENCH): bench/probe_bench.c $(PROBE_TEST_FAKE) tests/probes/fake_tracer.h \
+$(PROBE_BENCH_FAKE): bench/probe_bench.c $(PROBE_TEST_FAKE) tests/probes/fake_tracer.h \
 		tests/probes/fake_provider.h $(PROBE_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/probes -Iprobes -rdynamic -o $@ $< $(PROBE_TEST_FAKE) \
-		$(PROBE_OBJS) $(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
-CLI_SRCS += cli/cmd_record.c
+	$(CC) $(ALL_CFLAGS) -DPROBE_BENCH_FAKE -Itests/probes -Iprobes -rdynamic -o $@ $< \
+		$(PROBE_TEST_FAKE) $(PROBE_OBJS) $(LIB) $(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
+$(PROBE_BENCH): bench/probe_bench.c tests/probes/fake_provider.h $(PROBE_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/probes -Iprobes -rdynamic -o $@ $< $(PROBE_OBJS) $(LIB) \
+		$(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
 
 # End-to-end: an ordinary verbs program over a stand-in libibverbs, run by
 # `rdmatrace record` in tests/probes/test_record.sh.

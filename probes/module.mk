@@ -47,5 +47,8 @@ $(PROBE_FAKEVERBS): tests/probes/fakeverbs.c
 	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libfakeverbs.so -o $@ $< $(ALL_LDFLAGS)
 $(PROBE_VERBS_PROG): tests/probes/verbs_prog.c $(PROBE_FAKEVERBS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(dir $(PROBE_FAKEVERBS)) -Wl,-rpath,'$$ORIGIN' -lfakeverbs $(ALL_LDFLAGS)
-ALL_TARGETS += $(PROBE_VERBS_PROG)
+# the same program against the system libibverbs: runs over uroce
+$(PROBE_VERBS_PROG)_sys: tests/probes/verbs_prog.c
+	$(CC) $(ALL_CFLAGS) -o $@ $< -libverbs $(ALL_LDFLAGS)
+ALL_TARGETS += $(PROBE_VERBS_PROG) $(PROBE_VERBS_PROG)_sys
 TEST_SCRIPTS += tests/probes/test_record.sh

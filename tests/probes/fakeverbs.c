@@ -283,6 +283,18 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct i
 	return 0;
 }
 
+int ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid)
+{
+	(void)ctx;
+	(void)port;
+	(void)index;
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = gid->raw[11] = 0xff;
+	gid->raw[12] = 127;
+	gid->raw[15] = 1;
+	return 0;
+}
+
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	free(qp);

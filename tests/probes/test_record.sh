@@ -29,7 +29,7 @@ check "every WR, completion, PSN range and QP transition is right" python3 tests
 check "control path recorded (device, pd, mr, cq, qp create/destroy)" python3 -c '
 import json,sys
 k=[json.loads(l)["kind"] for l in open(sys.argv[1])]
-for kind,n in (("device",2),("pd",2),("mr",2),("cq_create",2),("qp_create",2)):
+for kind,n in (("device",2),("pd",2),("mr",4),("cq_create",2),("qp_create",2)):
     assert k.count(kind)==n, (kind,k.count(kind))' "$T/basic.json"
 
 # ---- a failing modify_qp is recorded with its error ----

@@ -2,14 +2,17 @@
  * A small, ordinary verbs program for the probe's end-to-end tests: it
  * knows nothing of rdmatrace and uses only the public API (inline
  * ibv_post_send / ibv_poll_cq included).  Modes:
- *   basic         one RC QP: every send opcode, receives, one error completion
+ *   basic         one RC QP connected to itself: every send opcode, three
+ *                 receives, one error completion (RDMA WRITE with a bad rkey)
  *   threads N     N threads, each with its own QP, doing `basic`
  *   fork          forks; parent and child each run `basic` on their own device
  *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
  *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
  * It checks that every completion it polls matches a WR it posted and
- * exits non-zero otherwise; it prints a summary line on stdout.
+ * exits non-zero otherwise; it prints a summary line on stdout.  Built
+ * twice: against tests/probes/fakeverbs.c and against the system
+ * libibverbs (verbs_prog_sys), which runs over uroce.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -36,10 +40,10 @@ static int basic(int id, int bad_modify)
 	if (!ctx)
 		return 1;
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
-	static char bufs[16][8192];
+	static char bufs[16][8192] __attribute__((aligned(64)));
 	char *buf = bufs[id & 15];
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				       IBV_ACCESS_REMOTE_READ);
+				       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
 				       .cap = { .max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 1,
@@ -48,7 +52,8 @@ static int basic(int id, int bad_modify)
 	if (!pd || !mr || !cq || !qp)
 		return 1;
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+						    IBV_ACCESS_REMOTE_ATOMIC };
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		return 1;
 	if (bad_modify) {
@@ -56,8 +61,16 @@ static int basic(int id, int bad_modify)
 		if (ibv_modify_qp(qp, &b, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0)
 			return 1; /* the provider must refuse INIT -> RTS */
 	}
+	union ibv_gid gid;
+	if (ibv_query_gid(ctx, 1, 0, &gid))
+		return 1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = qp->qp_num;
 	a.rq_psn = SQ_PSN;
@@ -77,17 +90,25 @@ static int basic(int id, int bad_modify)
 			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
 		return 1;
 
-	struct ibv_sge rs = { .addr = (uintptr_t)buf, .length = 4096, .lkey = mr->lkey };
-	struct ibv_recv_wr rwr = { .wr_id = 1000, .sg_list = &rs, .num_sge = 1 };
-	struct ibv_recv_wr *rbad;
-	if (ibv_post_recv(qp, &rwr, &rbad))
+	/* SEND, WRITE_WITH_IMM and SEND_WITH_IMM each consume one receive */
+	static char rbuf[16][4096];
+	struct ibv_mr *rmr = ibv_reg_mr(pd, rbuf[id & 15], 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (!rmr)
 		return 1;
+	for (int k = 0; k < 3; k++) {
+		struct ibv_sge rs = { .addr = (uintptr_t)rbuf[id & 15], .length = 4096, .lkey = rmr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 1000 + (uint64_t)k, .sg_list = &rs, .num_sge = 1 };
+		struct ibv_recv_wr *rbad;
+		if (ibv_post_recv(qp, &rwr, &rbad))
+			return 1;
+	}
 	/* opcode, length: SEND 3000 (3 PSNs), WRITE 1024 (1), WRITE_IMM 0 (1),
-	 * READ 5000 (5), CAS (1), FADD (1), SEND_IMM 1 (1), error SEND 10 (1) */
+	 * READ 5000 (5), CAS (1), FADD (1), SEND_IMM 1 (1), WRITE 10 with a bad
+	 * rkey (1): the remote access error completion */
 	static const struct { enum ibv_wr_opcode op; uint32_t len; } ops[] = {
 		{ IBV_WR_SEND, 3000 }, { IBV_WR_RDMA_WRITE, 1024 }, { IBV_WR_RDMA_WRITE_WITH_IMM, 0 },
 		{ IBV_WR_RDMA_READ, 5000 }, { IBV_WR_ATOMIC_CMP_AND_SWP, 8 },
-		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 8 }, { IBV_WR_SEND_WITH_IMM, 1 }, { IBV_WR_SEND, 10 },
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 8 }, { IBV_WR_SEND_WITH_IMM, 1 }, { IBV_WR_RDMA_WRITE, 10 },
 	};
 	unsigned nops = sizeof(ops) / sizeof(ops[0]);
 	for (unsigned i = 0; i < nops; i++) {
@@ -95,10 +116,13 @@ static int basic(int id, int bad_modify)
 		struct ibv_send_wr w = { .wr_id = i + 1, .sg_list = &s, .num_sge = ops[i].len ? 1 : 0,
 					 .opcode = ops[i].op, .send_flags = IBV_SEND_SIGNALED,
 					 .imm_data = htobe32(0x1234) };
-		if (i == nops - 1)
-			w.wr_id |= 1ull << 63; /* the fake provider fails this one */
-		w.wr.rdma.remote_addr = (uintptr_t)buf + 4096;
+		/* the READ fetches 5000 bytes from the start of the region */
+		w.wr.rdma.remote_addr = (uintptr_t)buf + (ops[i].op == IBV_WR_RDMA_READ ? 0 : 4096);
 		w.wr.rdma.rkey = mr->rkey;
+		if (i == nops - 1) {
+			w.wr_id |= 1ull << 63; /* (the stand-in provider fails it by wr_id) */
+			w.wr.rdma.rkey = mr->rkey + 0x5000;
+		}
 		if (ops[i].op == IBV_WR_ATOMIC_CMP_AND_SWP || ops[i].op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 			w.wr.atomic.remote_addr = (uintptr_t)buf + 4096;
 			w.wr.atomic.rkey = mr->rkey;
@@ -110,7 +134,8 @@ static int basic(int id, int bad_modify)
 	}
 	unsigned got = 0, errors = 0;
 	struct ibv_wc wc[8];
-	for (int spin = 0; got < nops + 1 && spin < 1000000; spin++) {
+	time_t deadline = time(NULL) + 10;
+	while (got < nops + 3 && time(NULL) < deadline) {
 		int n = ibv_poll_cq(cq, 8, wc);
 		if (n < 0)
 			return 1;
@@ -118,16 +143,23 @@ static int basic(int id, int bad_modify)
 			uint64_t idx = wc[k].wr_id & ~(1ull << 63);
 			if (wc[k].status != IBV_WC_SUCCESS)
 				errors++;
-			if (!(idx == 1000 || (idx >= 1 && idx <= nops)))
+			if (!((idx >= 1000 && idx <= 1002) || (idx >= 1 && idx <= nops))) {
+				fprintf(stderr, "verbs_prog: unexpected completion %#llx\n",
+					(unsigned long long)wc[k].wr_id);
 				return 1;
+			}
 		}
 		got += (unsigned)n;
 	}
-	if (got != nops + 1 || errors != 1)
+	if (got != nops + 3 || errors != 1) {
+		fprintf(stderr, "verbs_prog: %u completions (%u errors), expected %u (1)\n", got, errors,
+			nops + 3);
 		return 1;
+	}
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
 	ibv_dereg_mr(mr);
+	ibv_dereg_mr(rmr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	return 0;

@@ -52,3 +52,4 @@ $(PROBE_VERBS_PROG)_sys: tests/probes/verbs_prog.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< -libverbs $(ALL_LDFLAGS)
 ALL_TARGETS += $(PROBE_VERBS_PROG) $(PROBE_VERBS_PROG)_sys
 TEST_SCRIPTS += tests/probes/test_record.sh
+TEST_SCRIPTS += tests/probes/test_probe_uroce.sh

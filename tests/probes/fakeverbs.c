@@ -263,7 +263,8 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 	if (mask & IBV_QP_PATH_MTU)
 		q->mtu = attr->path_mtu;
 	if (mask & IBV_QP_STATE) {
-		if (attr->qp_state == IBV_QPS_RTS && q->state != IBV_QPS_RTR)
+		if ((attr->qp_state == IBV_QPS_RTS && q->state != IBV_QPS_RTR) ||
+		    (attr->qp_state == IBV_QPS_RTR && q->state != IBV_QPS_INIT))
 			return EINVAL;
 		q->state = attr->qp_state;
 		qp->state = attr->qp_state;

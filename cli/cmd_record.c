@@ -354,13 +354,16 @@ static int salvage_one(const struct rt_segment_info *info, void *arg)
 	rt_collector_destroy(c);
 	fprintf(stderr, "rdmatrace record: process %d ended without writing its trace; "
 		"salvaged its rings\n", info->creator_pid);
-	/* What the dead process's own collector managed to write, if anything, stays. */
+	/* What the dead process's own collector managed to write stays, unless it is empty. */
 	struct rt_trace_reader *rd = rt_trace_reader_new();
 	char e2[256];
 	if (rd && rt_trace_reader_add_file(rd, info->output, e2, sizeof(e2)) == 0) {
-		const struct rt_trace_source *src = rt_trace_reader_source(rd, 0);
-		if (src && src->records == 0)
-			unlink(info->output);
+		struct rt_trace_record rec;
+		bool events = false;
+		while (!events && rt_trace_reader_next(rd, &rec) > 0)
+			events = rec.ev.kind != RT_EV_CLOCK_SYNC;
+		if (!events)
+			unlink(info->output); /* only its header and clock samples */
 	}
 	rt_trace_reader_free(rd);
 	return 0;

@@ -15,3 +15,12 @@ FUZZ_TARGETS += trace_reader
 TEST_PROGS += tests/tracer/test_stress.c
 TEST_SCRIPTS += tests/tracer/test_sanitizers.sh
 TEST_SCRIPTS += tests/tracer/test_crash.sh
+TEST_PROGS += tests/tracer/test_collector.c
+
+# Two shared objects, each with its own hidden copy of the tracer, for test_two_copies.
+TRACER_COPY_SOS := $(BUILD)/tests/tracer/libtracercopy_a.so $(BUILD)/tests/tracer/libtracercopy_b.so
+$(BUILD)/tests/tracer/libtracercopy_%.so: tests/tracer/tracer_copy.c tests/tracer/tracer_copy.map $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,--version-script=tests/tracer/tracer_copy.map -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
+TEST_PROGS += tests/tracer/test_two_copies.c
+$(BUILD)/tests/tracer/test_two_copies: $(TRACER_COPY_SOS)

@@ -24,3 +24,4 @@ $(BUILD)/tests/tracer/libtracercopy_%.so: tests/tracer/tracer_copy.c tests/trace
 	$(CC) $(ALL_CFLAGS) -shared -Wl,--version-script=tests/tracer/tracer_copy.map -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_PROGS += tests/tracer/test_two_copies.c
 $(BUILD)/tests/tracer/test_two_copies: $(TRACER_COPY_SOS)
+TEST_PROGS += tests/tracer/test_trace_reader.c

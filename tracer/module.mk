@@ -25,3 +25,4 @@ $(BUILD)/tests/tracer/libtracercopy_%.so: tests/tracer/tracer_copy.c tests/trace
 TEST_PROGS += tests/tracer/test_two_copies.c
 $(BUILD)/tests/tracer/test_two_copies: $(TRACER_COPY_SOS)
 TEST_PROGS += tests/tracer/test_trace_reader.c
+TEST_PROGS += tests/tracer/test_clock.c

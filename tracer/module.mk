@@ -26,3 +26,12 @@ TEST_PROGS += tests/tracer/test_two_copies.c
 $(BUILD)/tests/tracer/test_two_copies: $(TRACER_COPY_SOS)
 TEST_PROGS += tests/tracer/test_trace_reader.c
 TEST_PROGS += tests/tracer/test_clock.c
+
+# Benchmark (make bench): built on demand, with LTTng-UST when its headers are installed.
+TRACER_BENCH := $(BUILD)/bench/tracer-bench
+BENCH_SCRIPTS += bench/tracer_bench.sh
+$(TRACER_BENCH): bench/tracer_bench.c bench/tracer_bench_tp.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ibench $(if $(shell pkg-config --exists lttng-ust 2>/dev/null && echo y),-DHAVE_LTTNG) \
+	    -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS) \
+	    $(if $(shell pkg-config --exists lttng-ust 2>/dev/null && echo y),$(shell pkg-config --libs lttng-ust) -ldl)

@@ -1,7 +1,7 @@
 # The tracer: event schema helpers, clock, shared-memory rings, collector,
 # trace file writer and reader, event printing.
 LIB_SRCS += tracer/event_kind.c tracer/clock.c tracer/shm.c tracer/tracer.c tracer/collector.c \
-	tracer/trace_writer.c tracer/trace_reader.c tracer/event_print.c
+	tracer/trace_writer.c tracer/trace_reader.c tracer/event_print.c tracer/crc32c.c
 CLI_SRCS += cli/cmd_dump.c cli/cmd_salvage.c cli/cmd_snapshot.c
 TEST_PROGS += tests/tracer/test_tracer_basic.c
 

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "rdmatrace/clock.h"
-#include "rdmatrace/roce_wire.h"
 #include "rdmatrace/trace_format.h"
 #include "rdmatrace/trace_reader.h"
 
@@ -168,7 +167,7 @@ static void add_proc(struct tfile *f, int32_t pid, const char *program, size_t p
 static bool chunk_header_ok(const struct rt_chunk_header *ch)
 {
 	return ch->magic == RT_CHUNK_MAGIC &&
-	       ch->header_crc == rt_crc32(0, ch, offsetof(struct rt_chunk_header, header_crc));
+	       ch->header_crc == rt_crc32c(0, ch, offsetof(struct rt_chunk_header, header_crc));
 }
 
 /* The next offset after `from` holding a chunk header with a valid CRC, or len. */
@@ -209,7 +208,7 @@ static int scan_events(struct rt_trace_reader *r, struct tfile *f, uint32_t fi, 
 		struct rt_event ev;
 		if (!cur_read(c, base + (uint64_t)i * 4, &crc, 4) || !cur_read(c, eoff, &ev, sizeof(ev)))
 			break; /* truncated: reported by the caller */
-		if (crc != rt_crc32(0, &ev, sizeof(ev))) {
+		if (crc != rt_crc32c(0, &ev, sizeof(ev))) {
 			if (bad_len && bad_start + bad_len == eoff) {
 				bad_len += RT_EVENT_SIZE;
 			} else {
@@ -274,7 +273,7 @@ static int scan_chunks(struct rt_trace_reader *r, struct tfile *f, uint32_t fi, 
 			struct rt_process_record p;
 			if (truncated || !cur_read(&c, off + RT_CHUNK_HEADER_SIZE, &p, sizeof(p)))
 				add_damage(r, f, off, c.len - off, "truncated process chunk");
-			else if (rt_crc32(0, &p, sizeof(p)) != ch.payload_crc)
+			else if (rt_crc32c(0, &p, sizeof(p)) != ch.payload_crc)
 				add_damage(r, f, off + RT_CHUNK_HEADER_SIZE, sizeof(p), "corrupt process chunk");
 			else
 				add_proc(f, p.pid, p.program, sizeof(p.program));
@@ -316,7 +315,7 @@ static int add_image(struct rt_trace_reader *r, struct tfile *f, char *errbuf, s
 		return -EPROTONOSUPPORT;
 	}
 	uint32_t fi = (uint32_t)(f - r->files);
-	bool hdr_ok = h.header_crc == rt_crc32(0, &h, offsetof(struct rt_file_header, header_crc));
+	bool hdr_ok = h.header_crc == rt_crc32c(0, &h, offsetof(struct rt_file_header, header_crc));
 	uint64_t start = RT_FILE_HEADER_SIZE;
 	if (!hdr_ok) {
 		add_damage(r, f, 0, RT_FILE_HEADER_SIZE,

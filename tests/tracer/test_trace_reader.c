@@ -312,8 +312,16 @@ static void test_merge_two_files(void)
 	rt_trace_reader_free(r);
 }
 
+static void test_crc32c(void)
+{
+	CHECK_EQ_U(rt_crc32c(0, "123456789", 9), 0xe3069283u); /* the standard check value */
+	CHECK_EQ_U(rt_crc32c(rt_crc32c(0, "1234", 4), "56789", 5), 0xe3069283u);
+	CHECK_EQ_U(rt_crc32c(0, "", 0), 0);
+}
+
 int main(void)
 {
+	RUN(test_crc32c);
 	RUN(test_clean_and_time);
 	RUN(test_corrupt_record);
 	RUN(test_corrupt_chunk_header);

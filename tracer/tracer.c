@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -317,7 +318,11 @@ static void *collector_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the application's business */
 	while (!atomic_load(&g.stop_thread)) {
-		rt_collector_poll(c);
+		int n = rt_collector_poll(c);
+		if (n > 0 && (uint32_t)n >= h->ring_slots / 4) {
+			sched_yield(); /* rings are filling fast: come straight back */
+			continue;
+		}
 		struct timespec ts = {0, (long)g.flush_ms * 1000000L};
 		for (unsigned waited = 0; waited < g.flush_ms && !atomic_load(&g.stop_thread); waited++) {
 			/* wake early for triggers, so a crashing thread waits little */
@@ -532,7 +537,8 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 		if (rc < 0)
 			return rc;
 		if (created) {
-			g.map.hdr->trigger_on_error = o->mode == RT_MODE_FLIGHT_RECORDER;
+			const char *et = getenv("RDMATRACE_ERROR_TRIGGER");
+			g.map.hdr->trigger_on_error = o->mode == RT_MODE_FLIGHT_RECORDER && !(et && strcmp(et, "0") == 0);
 			char path[4096];
 			expand_output(o->output, path, sizeof(path));
 			char prog[64];

@@ -28,6 +28,7 @@ extern char **environ;
 
 #define N 20000      /* records per copy and thread */
 #define COPIES 3
+#define LATE 100     /* records a copy emits after the creating copy stopped */
 
 typedef unsigned (*emit_fn)(unsigned, uint32_t, uint64_t);
 
@@ -108,10 +109,18 @@ static int traced_main(const char *build)
 		pthread_create(&th[t], NULL, traced_thread, (void *)t);
 	for (int t = 0; t < 2; t++)
 		pthread_join(th[t], NULL);
-	/* Copies that joined the segment stop first; this program's copy created it (it started first). */
-	copies[2].stop();
-	copies[1].stop();
+	/*
+	 * This program's copy created the segment (it started first) and stops first,
+	 * as at exit, where the program's destructors run before its libraries'.  The
+	 * others go on tracing: their late records must still reach the file.
+	 */
 	copies[0].stop();
+	if (copies[1].emit(LATE, 2, 1ull << 40) != LATE)
+		return 4;
+	copies[1].stop();
+	if (copies[2].emit(LATE, 2, 2ull << 40) != LATE)
+		return 5;
+	copies[2].stop();
 	return 0;
 }
 
@@ -136,15 +145,15 @@ static pid_t spawn_traced(const char *var, const char *value)
 	return posix_spawn(&pid, self, NULL, NULL, argv, envp) == 0 ? pid : -1;
 }
 
-static void check_file(const char *path, pid_t pid)
+static void check_file(const char *path, pid_t pid, unsigned late)
 {
 	struct rt_trace_reader *r = rt_trace_reader_new();
 	char err[256];
 	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
 	struct rt_trace_record rec;
-	uint64_t next[COPIES][2] = {{0}};
+	uint64_t next[COPIES][3] = {{0}}; /* by copy and QPN: 0, 1 the two threads, 2 late records */
 	unsigned n[COPIES] = {0}, bad = 0, lost = 0;
-	uint32_t tids[COPIES][2] = {{0}};
+	uint32_t tids[COPIES][3] = {{0}};
 	while (rt_trace_reader_next(r, &rec) > 0) {
 		if (rec.ev.kind == RT_EV_LOST) {
 			lost++;
@@ -154,7 +163,7 @@ static void check_file(const char *path, pid_t pid)
 			continue;
 		unsigned c = (unsigned)(rec.ev.u.wr.wr_id >> 40), t = rec.ev.qpn;
 		uint64_t i = rec.ev.u.wr.wr_id & 0xffffffffffull;
-		if (c >= COPIES || t > 1 || i != next[c][t] || rec.ev.u.wr.length != (uint32_t)rec.ev.u.wr.wr_id ||
+		if (c >= COPIES || t > 2 || i != next[c][t] || rec.ev.u.wr.length != (uint32_t)rec.ev.u.wr.wr_id ||
 		    rec.pid != pid) {
 			bad++;
 			continue;
@@ -168,8 +177,9 @@ static void check_file(const char *path, pid_t pid)
 	}
 	CHECK_EQ_U(rt_trace_reader_damage_count(r), 0);
 	rt_trace_reader_free(r);
-	for (int c = 0; c < COPIES; c++)
-		CHECK_EQ_U(n[c], 2 * N);
+	CHECK_EQ_U(n[0], 2 * N);
+	for (int c = 1; c < COPIES; c++)
+		CHECK_EQ_U(n[c], 2 * N + late);
 	CHECK_EQ_U(bad, 0);
 	CHECK_EQ_U(lost, 0);
 	/* The same thread wrote through every copy. */
@@ -184,7 +194,7 @@ static void test_shared_output_file(void)
 	int status;
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	check_file(path, pid);
+	check_file(path, pid, LATE);
 	char shm[128];
 	snprintf(shm, sizeof(shm), "/dev/shm/rdmatrace-%u-%d", (unsigned)getuid(), (int)pid);
 	CHECK(access(shm, F_OK) != 0);
@@ -209,7 +219,7 @@ static void test_external_collector(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK_EQ_U(rt_collector_finish(c), 0);
 	rt_collector_destroy(c);
-	check_file(path, pid);
+	check_file(path, pid, LATE);
 }
 
 int main(int argc, char **argv)

@@ -464,7 +464,8 @@ static int cmp_sync(const void *a, const void *b)
 /* Drop calibration points that would make time run backwards. */
 static void clean_sync(struct tfile *f)
 {
-	qsort(f->sync, f->nsync, sizeof(*f->sync), cmp_sync);
+	if (f->nsync > 1)
+		qsort(f->sync, f->nsync, sizeof(*f->sync), cmp_sync);
 	size_t o = 0;
 	for (size_t i = 0; i < f->nsync; i++) {
 		if (o && (f->sync[i].ticks == f->sync[o - 1].ticks || f->sync[i].mono < f->sync[o - 1].mono))
@@ -548,7 +549,8 @@ static void finalize(struct rt_trace_reader *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (r->files[i].src.first_ns == UINT64_MAX)
 			r->files[i].src.first_ns = 0;
-	qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
+	if (r->nents > 1)
+		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
 	r->finalized = true;
 	r->pos = 0;
 }

@@ -48,7 +48,7 @@ enum rt_linktype {
 };
 
 /* What rt_decode() found (struct rt_pkt.flags). */
-enum rt_pkt_flags {
+enum rt_decode_flags {
 	RT_PKT_ETH = 1u << 0,       /* Ethernet header decoded (eth_*) */
 	RT_PKT_VLAN = 1u << 1,      /* at least one 802.1Q/802.1ad tag */
 	RT_PKT_IPV4 = 1u << 2,
@@ -212,7 +212,7 @@ struct rt_cm {
 };
 
 struct rt_pkt {
-	uint32_t flags;           /* enum rt_pkt_flags */
+	uint32_t flags;           /* enum rt_decode_flags */
 	uint8_t skip;             /* enum rt_skip */
 	uint8_t malformed;        /* enum rt_malformed */
 	uint8_t icrc_status;      /* enum rt_icrc_status */

@@ -33,7 +33,9 @@ PORT=$((30000 + RANDOM % 20000))
 wait_listen() {
 	for _ in $(seq 1 50); do
 		ss -Hnlu "src $A:4791" 2>/dev/null | grep -q . && return 0
-		[ -n "${NS:-}" ] && ip netns exec "$NS" ss -Hnlu "sport = :4791" 2>/dev/null | grep -q . && return 0
+		for ns in ${NS:-} ${PNS:-}; do
+			ip netns exec "$ns" ss -Hnlu "sport = :4791" 2>/dev/null | grep -q . && return 0
+		done
 		sleep 0.1
 	done
 	return 1
@@ -95,15 +97,26 @@ else
 	not_ok "rping -q"
 fi
 
-# --- perftest over rdma_cm; the wildcard server is pinned to $A with UROCE_ADDR
-for t in "ib_write_bw -n 200 -s 65536" "ib_read_lat -n 200" "ib_send_bw -n 200 -s 4096"; do
-	name=${t%% *}
-	if pair "$name" "env UROCE_ADDR=$A $t -R -F -p @P" "$t -R -F -p @P $A"; then
-		if grep -Eq '^ *[0-9]+ +[0-9]+ ' "$TMP/$name.client"; then ok "$name -R"; else not_ok "$name -R: no result line"; sed 's/^/#   /' "$TMP/$name.client" | tail -8; fi
-	else
-		not_ok "$name -R"
-	fi
-done
+# --- perftest over rdma_cm.  Its server listens on the wildcard address, so the
+# device takes 127.0.0.1: run the pair in a network namespace of our own, where
+# 127.0.0.1 is free whatever else runs on this host.
+PNS=uroce-cm-pt-$$-$RANDOM
+if ip netns add "$PNS" 2>/dev/null; then
+	ip -n "$PNS" link set lo up
+	for t in "ib_write_bw -n 200 -s 65536" "ib_read_lat -n 200" "ib_send_bw -n 200 -s 4096"; do
+		name=${t%% *}
+		if pair "$name" "ip netns exec $PNS $t -R -F -p @P" "ip netns exec $PNS $t -R -F -p @P 127.0.0.1"; then
+			if grep -Eq '^ *[0-9]+ +[0-9]+ ' "$TMP/$name.client"; then ok "$name -R"; else not_ok "$name -R: no result line"; sed 's/^/#   /' "$TMP/$name.client" | tail -8; fi
+		elif miss=$(grep -ho 'symbol lookup error: .*' "$TMP/$name.client" "$TMP/$name.server" | head -1) && [ -n "$miss" ]; then
+			skip "$name -R" "perftest's providers need a symbol uroce's libibverbs lacks (${miss##*: })"
+		else
+			not_ok "$name -R"
+		fi
+	done
+	ip netns del "$PNS"
+else
+	skip "perftest -R" "cannot create a network namespace"
+fi
 
 # --- rdmacm-utils
 if pair rdma_server "rdma_server -s $A -p @P" "rdma_client -s $A -p @P"; then

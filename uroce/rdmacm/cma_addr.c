@@ -153,7 +153,7 @@ static bool port_conflict(const struct cma_id *id, uint16_t port, const struct s
 	struct cma_id *o;
 
 	for (o = cma_ids_head(); o; o = o->next) {
-		if (o == id || !o->bound || o->listen || o->id.ps != id->id.ps || o->port != port)
+		if (o == id || !o->bound || o->child || o->id.ps != id->id.ps || o->port != port)
 			continue;
 		if (!(any || o->wildcard || cma_addr_eq(addr, &o->id.route.addr.src_addr)))
 			continue;

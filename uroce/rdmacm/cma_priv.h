@@ -75,6 +75,7 @@ struct cma_id {
 
 	/* listener / child */
 	struct cma_id *listen;        /* child: its listener (NULL once detached) */
+	bool child;                   /* made for an incoming request: shares its listener's port */
 	int backlog;
 
 	/* connection */

@@ -4,7 +4,8 @@ URDMACM_SRCS := uroce/rdmacm/cm_mad.c uroce/rdmacm/cma_core.c uroce/rdmacm/cma_a
 	uroce/rdmacm/cma_addr.c uroce/rdmacm/cma_event.c uroce/rdmacm/cma_trace.c \
 	uroce/rdmacm/cma_ep.c uroce/rdmacm/rsocket.c
 URDMACM_SO := $(BUILD)/uroce/librdmacm.so.1
-URDMACM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(URDMACM_SRCS))
+# roce_wire.c: the CM attribute names (shared with the decoder)
+URDMACM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(URDMACM_SRCS) captures/roce_wire.c)
 # The engine's libibverbs.so.1 when its module builds it, else the system one
 # (link time only: at run time build/uroce/libibverbs.so.1 is the one loaded).
 UROCE_VERBS_SO ?= $(BUILD)/uroce/libibverbs.so.1
@@ -16,7 +17,7 @@ LIB_SRCS += uroce/rdmacm/cm_mad.c
 ALL_TARGETS += $(URDMACM_SO)
 TEST_PROGS += tests/uroce/cm_mad_test.c
 
-$(URDMACM_SO): $(URDMACM_OBJS) uroce/rdmacm/librdmacm.map $(URDMACM_VERBS)
+$(URDMACM_SO): $(URDMACM_OBJS) uroce/rdmacm/librdmacm.map uroce/rdmacm/module.mk $(URDMACM_VERBS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,librdmacm.so.1 -Wl,--version-script=uroce/rdmacm/librdmacm.map \
 	    $(ALL_LDFLAGS) -o $@ $(URDMACM_OBJS) \

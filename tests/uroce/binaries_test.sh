@@ -67,7 +67,8 @@ CAP=$TMP/rping.pcap
 timeout 40 dumpcap -q -i lo -f "udp port 4791 and host $A" -w "$CAP" >/dev/null 2>&1 &
 DPID=$!
 for _ in $(seq 1 30); do [ -s "$CAP" ] && break; sleep 0.1; done
-if pair rping "rping -s -a $A -p @P -C 10 -v -V" "rping -c -a $A -p @P -C 10 -v -V"; then
+if pair rping "env RDMATRACE_OUTPUT=$TMP/server.rtr rping -s -a $A -p @P -C 10 -v -V" \
+	"env RDMATRACE_OUTPUT=$TMP/client.rtr rping -c -a $A -p @P -C 10 -v -V"; then
 	n=$(grep -c 'ping data: rdma-ping-' "$TMP/rping.client")
 	if [ "$n" -eq 10 ]; then ok "rping -C 10 -v -V: 10 pings, data verified"; else not_ok "rping: $n ping lines (want 10)"; fi
 else
@@ -89,6 +90,24 @@ if [ -s "$CAP" ]; then
 else
 	not_ok "capture of the rping connection (dumpcap wrote nothing)"
 fi
+
+# the CM events the applications were given, in the trace next to the engine's records
+"$RDMATRACE" dump "$TMP/server.rtr" >"$TMP/server.dump" 2>&1
+"$RDMATRACE" dump "$TMP/client.rtr" >"$TMP/client.dump" 2>&1
+ev() { grep -o 'cm_event qpn=[0-9]* event=[A-Z_]*' "$1" | sed 's/.*event=//' | tr '\n' ' '; }
+if [ "$(ev "$TMP/server.dump")" = "CONNECT_REQUEST ESTABLISHED DISCONNECTED " ]; then
+	ok "trace: server CM events CONNECT_REQUEST ESTABLISHED DISCONNECTED"
+else
+	not_ok "trace: server CM events: $(ev "$TMP/server.dump")"
+fi
+if ev "$TMP/client.dump" | grep -q '^ADDR_RESOLVED ROUTE_RESOLVED ESTABLISHED'; then
+	ok "trace: client CM events ADDR_RESOLVED ROUTE_RESOLVED ESTABLISHED"
+else
+	not_ok "trace: client CM events: $(ev "$TMP/client.dump")"
+fi
+check_grep "trace: CONNECT_REQUEST with its addresses, ports and 56 bytes of private data" \
+	"event=CONNECT_REQUEST status=0 cm_id=[0-9]+ family=2 local=$A peer=127\.[0-9.]+ local_port=$PORT peer_port=[0-9]+ private_len=56" "$TMP/server.dump"
+check_grep "trace: engine records in the same file" " packet " "$TMP/client.dump"
 
 # --- rping with self-made QPs (rdma_init_qp_attr / rdma_establish)
 if pair rping_q "rping -s -q -a $A -p @P -C 5 -V" "rping -c -q -a $A -p @P -C 5 -V"; then

@@ -1122,6 +1122,7 @@ int cma_init(void)
 
 	if (g_inited)
 		return err;
+	cma_trace_start();
 	ctx = cma_verbs();
 	if (!ctx)
 		return -ENODEV;

@@ -17,11 +17,12 @@ LIB_SRCS += uroce/rdmacm/cm_mad.c
 ALL_TARGETS += $(URDMACM_SO)
 TEST_PROGS += tests/uroce/cm_mad_test.c
 
-$(URDMACM_SO): $(URDMACM_OBJS) uroce/rdmacm/librdmacm.map uroce/rdmacm/module.mk $(URDMACM_VERBS)
+# Its own hidden copy of the tracer (librdmatrace.a), as docs/tracer.md describes.
+$(URDMACM_SO): $(URDMACM_OBJS) $(LIB) uroce/rdmacm/librdmacm.map uroce/rdmacm/module.mk $(URDMACM_VERBS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,librdmacm.so.1 -Wl,--version-script=uroce/rdmacm/librdmacm.map \
-	    $(ALL_LDFLAGS) -o $@ $(URDMACM_OBJS) \
-	    -L$(BUILD)/uroce $(URDMACM_VERBS_LINK)
+	    $(ALL_LDFLAGS) -o $@ $(URDMACM_OBJS) $(LIB) \
+	    -L$(BUILD)/uroce $(URDMACM_VERBS_LINK) $(LIB_LDLIBS)
 
 # End-to-end CM test: rdma-core's headers, uroce's libraries found through
 # the rpath build/uroce (skips itself when no uroce device is there).

@@ -132,9 +132,37 @@ if ip netns add "$PNS" 2>/dev/null; then
 			not_ok "$name -R"
 		fi
 	done
+	# the zero-configuration case exactly as typed in two terminals
+	if pair rping_lo "ip netns exec $PNS rping -s -a 127.0.0.1 -C 5 -V" \
+		"ip netns exec $PNS rping -c -a 127.0.0.1 -C 5 -v -V"; then
+		ok "rping -s -a 127.0.0.1 / rping -c -a 127.0.0.1 (no configuration)"
+	else
+		not_ok "rping -s -a 127.0.0.1 / rping -c -a 127.0.0.1"
+	fi
+	if pair rdma_xserver "ip netns exec $PNS rdma_xserver -p @P" "ip netns exec $PNS rdma_xclient -s 127.0.0.1 -p @P"; then
+		check_grep "rdma_xserver / rdma_xclient (SRQ)" "rdma_xclient: end 0" "$TMP/rdma_xserver.client"
+	else
+		not_ok "rdma_xserver / rdma_xclient"
+	fi
 	ip netns del "$PNS"
 else
-	skip "perftest -R" "cannot create a network namespace"
+	skip "perftest -R, rping on 127.0.0.1, rdma_xserver" "cannot create a network namespace"
+fi
+
+# --- what uroce does not do fails cleanly: a message, an error status, no crash
+# clean_failure RC: non-zero, not a timeout (124/137), not a signal (128+N)
+clean_failure() { [ "$1" -ne 0 ] && [ "$1" -ne 124 ] && { [ "$1" -lt 128 ] || [ "$1" -gt 192 ]; }; }
+timeout -k 2 10 mckey -m 239.1.1.1 -b "$A" >"$TMP/mckey" 2>&1; rc=$?
+if clean_failure $rc && grep -q "multicast is not supported by uroce" "$TMP/mckey"; then
+	ok "mckey: multicast refused with a message (exit $rc)"
+else
+	not_ok "mckey: exit $rc"; sed 's/^/#   /' "$TMP/mckey" | head -5
+fi
+timeout -k 2 10 rcopy /etc/hostname "$A:$TMP/copy" >"$TMP/rcopy" 2>&1; rc=$?
+if clean_failure $rc && grep -q "rsockets (rsocket) are not supported by uroce" "$TMP/rcopy"; then
+	ok "rcopy: rsockets refused with a message (exit $rc)"
+else
+	not_ok "rcopy: exit $rc"; sed 's/^/#   /' "$TMP/rcopy" | head -5
 fi
 
 # --- rdmacm-utils

@@ -109,6 +109,20 @@ check_grep "trace: CONNECT_REQUEST with its addresses, ports and 56 bytes of pri
 	"event=CONNECT_REQUEST status=0 cm_id=[0-9]+ family=2 local=$A peer=127\.[0-9.]+ local_port=$PORT peer_port=[0-9]+ private_len=56" "$TMP/server.dump"
 check_grep "trace: engine records in the same file" " packet " "$TMP/client.dump"
 
+# --- CM retransmission: the server's first REP and the client's first RTU are lost
+if pair rping_loss "env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=300 UROCE_FAULTS=drop:dir=tx,qp=1,nth=1 rping -s -a $A -p @P -C 3 -V" \
+	"env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=300 UROCE_FAULTS=drop:dir=tx,qp=1,nth=3 rping -c -a $A -p @P -C 3 -V"; then
+	if grep -q "resend REQ" "$TMP/rping_loss.client" && grep -q "resend REP" "$TMP/rping_loss.server" &&
+	   [ "$(grep -c 'send RTU' "$TMP/rping_loss.client")" -ge 2 ]; then
+		ok "CM retransmission: lost REP and RTU recovered (REQ and REP resent, RTU repeated)"
+	else
+		not_ok "CM retransmission: the expected resends are missing"
+		sed 's/^/#   /' "$TMP/rping_loss.server" "$TMP/rping_loss.client" | grep uroce-cm | head -20
+	fi
+else
+	not_ok "rping with the first REP and RTU dropped"
+fi
+
 # --- rping with self-made QPs (rdma_init_qp_attr / rdma_establish)
 if pair rping_q "rping -s -q -a $A -p @P -C 5 -V" "rping -c -q -a $A -p @P -C 5 -V"; then
 	ok "rping -q (self-created QP, rdma_init_qp_attr, rdma_establish)"

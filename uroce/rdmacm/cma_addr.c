@@ -39,8 +39,10 @@ struct ibv_context *cma_verbs(void)
 	}
 	for (i = 0; i < n && !g_ctx; i++) {
 		struct ibv_context *ctx = ibv_open_device(list[i]);
-		if (!ctx)
+		if (!ctx) {
+			cma_warn("cannot open RDMA device %s: %s", ibv_get_device_name(list[i]), strerror(errno));
 			continue;
+		}
 		if (uroce_priv_is_uroce(ctx))
 			g_ctx = ctx;
 		else

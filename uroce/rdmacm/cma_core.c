@@ -162,6 +162,10 @@ int cma_send_mad(struct cma_id *id, const struct uroce_cm_msg *msg, bool keep)
 
 static void resend(struct cma_id *id)
 {
+	struct uroce_cm_msg m;
+
+	if (g_debug && uroce_cm_decode(id->mad, RT_MAD_LEN, &m) == 0)
+		debug_msg("resend", id->gid_index, (struct sockaddr *)&id->peer_gsi, &m);
 	uroce_priv_gsi_send(cma_verbs(), id->gid_index, (struct sockaddr *)&id->peer_gsi, id->mad,
 			    RT_MAD_LEN);
 }

@@ -191,6 +191,11 @@ else
 	not_ok "ucmatose"
 fi
 # udaddy: -p is the port space; it always uses port 7174 (our address is our own)
+if pair cmtime "cmtime -b $A -p @P -c 50" "cmtime -s $A -p @P -c 50"; then
+	check_grep "cmtime: 50 connections set up and torn down at once" "^connect +:" "$TMP/cmtime.client"
+else
+	not_ok "cmtime -c 50"
+fi
 if pair udaddy "udaddy -b $A" "udaddy -s $A"; then
 	check_grep "udaddy (UD port space, SIDR)" "test complete" "$TMP/udaddy.client"
 else

@@ -32,3 +32,4 @@ $(BUILD)/tests/uroce/cm_connect_test: tests/uroce/cm_connect_test.c $(URDMACM_SO
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< -Wl,-rpath,'$$ORIGIN/../../uroce' -L$(BUILD)/uroce \
 	    -l:librdmacm.so.1 $(URDMACM_VERBS_LINK) -Wl,--allow-shlib-undefined $(ALL_LDFLAGS)
 TEST_SCRIPTS += tests/uroce/binaries_test.sh
+BENCH_SCRIPTS += uroce/rdmacm/bench_connect.sh

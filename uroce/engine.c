@@ -294,7 +294,9 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 
 	uint32_t delay_us = 0;
 	enum uroce_fault_action fa = ctx->nfaults ? uroce_fault_check(ctx, 0, qpn, h, &delay_us) : UROCE_FA_NONE;
+	ctx->st.tx_packets++;
 	if (fa == UROCE_FA_DROP) {
+		ctx->st.tx_fault_drops++;
 		uroce_trace_packet(qpn, h, paylen, RT_PKTF_DROPPED, retrans, true);
 		return;
 	}
@@ -356,7 +358,7 @@ void uroce_kick(struct uroce_ctx *ctx)
 static void rx_one(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *p, size_t len)
 {
 	if (len < RT_BTH_LEN + RT_ICRC_LEN) {
-		ctx->rx_dropped++;
+		ctx->st.rx_dropped++;
 		return;
 	}
 	struct rt_roce_addr ra;
@@ -365,16 +367,18 @@ static void rx_one(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 	rt_roce_icrc_begin(&st, &ra, len);
 	rt_roce_icrc_update(&st, p, len - RT_ICRC_LEN);
 	if (rt_roce_icrc_end(&st) != rt_icrc_load(p + len - RT_ICRC_LEN)) {
-		ctx->icrc_errors++;
+		ctx->st.icrc_errors++;
 		return;
 	}
+	ctx->st.rx_packets++;
 	uroce_rx_packet(ctx, aidx, src, p, len - RT_ICRC_LEN);
 }
 
-static void rx_socket(struct uroce_ctx *ctx, int aidx)
+/* Drain one socket; the caller holds ctx->lock (the receive buffers are under it too). */
+static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 {
-	int fd = ctx->addrs[aidx].fd;
-	for (int rounds = 0; rounds < 16; rounds++) {
+	int fd = ctx->addrs[aidx].fd, total = 0;
+	for (int rounds = 0; rounds < max_rounds; rounds++) {
 		for (unsigned i = 0; i < UROCE_RX_BATCH; i++) {
 			ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_PKT_MAX };
 			struct msghdr *m = &ctx->rx_msg[i].msg_hdr;
@@ -386,21 +390,42 @@ static void rx_socket(struct uroce_ctx *ctx, int aidx)
 		}
 		int n = recvmmsg(fd, ctx->rx_msg, UROCE_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
-			return;
-		pthread_mutex_lock(&ctx->lock);
-		for (int i = 0; i < n; i++) {
+			break;
+		total += n;
+		for (int i = 0; i < n && ctx->addrs[aidx].used; i++) {
 			if (ctx->rx_msg[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				ctx->rx_dropped++;
+				ctx->st.rx_dropped++;
 				continue;
 			}
 			rx_one(ctx, aidx, &ctx->rx_src[i], ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
 		}
 		uroce_send_pending_acks(ctx);
 		uroce_tx_flush(ctx);
-		pthread_mutex_unlock(&ctx->lock);
 		if (n < UROCE_RX_BATCH)
-			return;
+			break;
 	}
+	return total;
+}
+
+static void rx_socket(struct uroce_ctx *ctx, int aidx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	rx_socket_locked(ctx, aidx, 16);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Polling an empty CQ drives reception itself, so a busy-polling application
+   does not wait for the progress thread to be scheduled. */
+int uroce_poll_progress(struct uroce_ctx *ctx)
+{
+	if (pthread_mutex_trylock(&ctx->lock))
+		return 0;
+	int n = 0;
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used)
+			n += rx_socket_locked(ctx, i, 1);
+	pthread_mutex_unlock(&ctx->lock);
+	return n;
 }
 
 static void run_timers(struct uroce_ctx *ctx)
@@ -511,7 +536,18 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 	ctx->ndelayed = ctx->delayed_cap = 0;
 }
 
-/* ---- private interface for librdmacm (uroce_priv.h) ---- */
+/* ---- private interface for librdmacm (uroce_priv.h) and tests (uroce_stats.h) ---- */
+
+UROCE_EXPORT int uroce_priv_stats(struct ibv_context *c, struct uroce_stats *out)
+{
+	if (!c || !out || !uroce_is_our_ctx(c))
+		return -EINVAL;
+	struct uroce_ctx *ctx = to_uctx(c);
+	pthread_mutex_lock(&ctx->lock);
+	*out = ctx->st;
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
 
 UROCE_EXPORT int uroce_priv_is_uroce(struct ibv_context *c)
 {

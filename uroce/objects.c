@@ -348,7 +348,10 @@ void uroce_cq_push(struct uroce_cq *cq, const struct ibv_wc *wc, bool solicited)
 static int poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
-	if (!__atomic_load_n(&cq->count, __ATOMIC_ACQUIRE) || n <= 0)
+	if (n <= 0)
+		return 0;
+	if (!__atomic_load_n(&cq->count, __ATOMIC_ACQUIRE) &&
+	    (!uroce_poll_progress(to_uctx(ibcq->context)) || !__atomic_load_n(&cq->count, __ATOMIC_ACQUIRE)))
 		return 0;
 	pthread_mutex_lock(&cq->lock);
 	int k = 0;

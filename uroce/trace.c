@@ -5,6 +5,8 @@
  * Tracing turns on from the environment (RDMATRACE_OUTPUT ...) when the
  * first device is opened.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdmatrace/tracer.h"
@@ -42,6 +44,13 @@ void uroce_ev_commit(struct rt_event *ev)
 void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
                         uint8_t retrans, bool tx)
 {
+	static int dbg = -1;
+	if (dbg < 0)
+		dbg = getenv("UROCE_DEBUG") != NULL;
+	if (dbg)
+		fprintf(stderr, "uroce %s qp %u op 0x%02x psn %u dqp %u len %u syn 0x%02x%s%s\n", tx ? "TX" : "RX", qpn,
+		        h->opcode, h->psn, h->dest_qpn, paylen, h->aeth_syndrome, h->ackreq ? " A" : "",
+		        (flags & RT_PKTF_DROPPED) ? " DROPPED" : "");
 	struct rt_event *ev = uroce_ev_begin(RT_EV_PACKET, qpn);
 	if (!ev)
 		return;

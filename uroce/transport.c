@@ -456,6 +456,12 @@ static void retry(struct uroce_qp *qp, uint32_t psn, unsigned cause)
 	if (qp->retry_round < 255)
 		qp->retry_round++;
 	trace_retry(qp, psn, cause, (uint32_t)rt_ack_timeout_us(qp->timeout), qp->retries_left);
+	if (cause == RT_RETRY_ACK_TIMEOUT)
+		qp->ctx->st.retry_timeout++;
+	else if (cause == RT_RETRY_NAK_SEQ)
+		qp->ctx->st.retry_seq_nak++;
+	else
+		qp->ctx->st.retry_implied++;
 	rewind_to(qp, psn);
 	qp->ack_deadline = 0;
 	uroce_req_progress(qp);
@@ -483,7 +489,9 @@ static bool ack_upto(struct uroce_qp *qp, uint32_t psn)
 		if (w->state != SWQE_SENT)
 			break;
 		if (is_rdatomic(w->opcode)) {
-			if (rt_psn_diff(w->first_psn, psn) <= 0) {
+			/* an acknowledgement at or beyond the last PSN of an unfinished READ/ATOMIC:
+			   its responses were lost */
+			if (rt_psn_diff(psn, w->last_psn) >= 0) {
 				comp_advance(qp);
 				uint32_t resume = w->opcode == IBV_WR_RDMA_READ ? rt_psn_add(w->first_psn, (int32_t)w->read_pkts)
 				                                                : w->first_psn;
@@ -589,6 +597,7 @@ static void handle_ack(struct uroce_qp *qp, const struct rt_roce_hdrs *h)
 		if (!ack_upto(qp, rt_psn_add(psn, -1)))
 			break;
 		trace_rnr(qp, psn, (uint8_t)rt_aeth_value(syn), false, qp->rnr_left);
+		qp->ctx->st.rnr_naks_rcvd++;
 		if (qp->rnr_left == 0) {
 			fail_oldest(qp, IBV_WC_RNR_RETRY_EXC_ERR);
 			break;
@@ -609,7 +618,7 @@ static void handle_ack(struct uroce_qp *qp, const struct rt_roce_hdrs *h)
 			break;
 		unsigned code = rt_aeth_value(syn);
 		if (code == RT_NAK_PSN_SEQ_ERROR) {
-			if (qp->read_gap_armed && qp->read_gap_retried == psn)
+			if (qp->rnr_deadline || (qp->read_gap_armed && qp->read_gap_retried == psn))
 				break;
 			retry(qp, psn, RT_RETRY_NAK_SEQ);
 			break;
@@ -634,6 +643,7 @@ uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now)
 		qp->rnr_deadline = 0;
 		trace_timer(qp, RT_TIMER_RNR, qp->una, 0);
 		trace_retry(qp, qp->sq_psn, RT_RETRY_RNR, 0, qp->rnr_left);
+		qp->ctx->st.retry_rnr++;
 		uroce_req_progress(qp);
 	}
 	if (qp->ack_deadline && now >= qp->ack_deadline) {
@@ -815,7 +825,7 @@ static void resp_duplicate(struct uroce_qp *qp, const struct rt_roce_hdrs *h, co
 	unsigned n = qp->max_dest_rd_atomic ? qp->max_dest_rd_atomic : 1;
 	if (oi->op_class == RT_CLASS_SEND || oi->op_class == RT_CLASS_WRITE) {
 		if (h->ackreq)
-			queue_ack(qp, rt_psn_add(qp->ack_psn, -1));
+			queue_ack(qp, rt_psn_add(qp->epsn, -1));
 		return;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -849,6 +859,7 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		if (!qp->nak_sent) {
 			qp->nak_sent = true;
 			send_nak(qp, qp->epsn, NAK_SYN(RT_NAK_PSN_SEQ_ERROR));
+			qp->ctx->st.seq_naks_sent++;
 		}
 		return;
 	}
@@ -888,7 +899,9 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		}
 		if (need_rwqe && (rq_empty(qp) || (qp->ctx->nfaults && uroce_fault_rnr(qp->ctx, qp->ibqp.qp_num, h->psn)))) {
 			send_nak(qp, h->psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, qp->min_rnr_timer));
+			qp->nak_sent = true; /* the rest of this message is dropped quietly */
 			trace_rnr(qp, h->psn, qp->min_rnr_timer, true, 0);
+			qp->ctx->st.rnr_naks_sent++;
 			return;
 		}
 		qp->wr_ptr = p;
@@ -898,7 +911,9 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		if (rq_empty(qp) || (qp->ctx->nfaults && !qp->have_rwqe &&
 		                     uroce_fault_rnr(qp->ctx, qp->ibqp.qp_num, h->psn))) {
 			send_nak(qp, h->psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, qp->min_rnr_timer));
+			qp->nak_sent = true; /* the rest of this message is dropped quietly */
 			trace_rnr(qp, h->psn, qp->min_rnr_timer, true, 0);
+			qp->ctx->st.rnr_naks_sent++;
 			return;
 		}
 	}
@@ -1162,12 +1177,12 @@ static void resp_ud(struct uroce_qp *qp, int aidx, const struct sockaddr_storage
                     const struct rt_opcode_info *oi, const uint8_t *pay, uint32_t len, uint32_t udp_len)
 {
 	if (h->deth_qkey != qp->qkey) {
-		qp->ctx->rx_dropped++;
+		qp->ctx->st.rx_dropped++;
 		return;
 	}
 	struct uroce_rwqe *r = get_rwqe(qp);
 	if (!r) {
-		qp->ctx->rx_dropped++;
+		qp->ctx->st.rx_dropped++;
 		return;
 	}
 	qp->have_rwqe = false;
@@ -1188,13 +1203,13 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	struct rt_roce_hdrs h;
 	int hl = rt_roce_parse_transport(pkt, len, &h);
 	if (hl < 0 || (pkt[1] & 0x0F) != 0) {
-		ctx->rx_dropped++;
+		ctx->st.rx_dropped++;
 		return;
 	}
 	const struct rt_opcode_info *oi = rt_opcode_info(h.opcode);
 	unsigned pad = (pkt[1] >> 4) & 3;
 	if ((size_t)hl + pad > len) {
-		ctx->rx_dropped++;
+		ctx->st.rx_dropped++;
 		return;
 	}
 	uint32_t paylen = (uint32_t)(len - (size_t)hl - pad);
@@ -1204,19 +1219,20 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 			uroce_trace_packet(1, &h, paylen, 0, 0, false);
 			uroce_gsi_deliver(ctx, aidx, src, pay, paylen);
 		} else {
-			ctx->rx_dropped++;
+			ctx->st.rx_dropped++;
 		}
 		return;
 	}
 	struct uroce_qp *qp = uroce_qp_lookup(ctx, h.dest_qpn);
 	if (!qp) {
-		ctx->rx_dropped++;
+		ctx->st.rx_dropped++;
 		return;
 	}
 	uint32_t qpn = qp->ibqp.qp_num;
 	if (ctx->nfaults) {
 		uint32_t us;
 		if (uroce_fault_check(ctx, 1, qpn, &h, &us) == UROCE_FA_DROP) {
+			ctx->st.rx_fault_drops++;
 			uroce_trace_packet(qpn, &h, paylen, RT_PKTF_DROPPED, 0, false);
 			return;
 		}
@@ -1227,10 +1243,12 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	if (t == IBV_QPT_RC && oi->op_class != RT_CLASS_ACK && oi->op_class != RT_CLASS_READ_RESP &&
 	    oi->op_class != RT_CLASS_ATOMIC_ACK)
 		dup = rt_psn_diff(h.psn, qp->epsn) < 0;
+	if (dup)
+		ctx->st.duplicates_rcvd++;
 	uroce_trace_packet(qpn, &h, paylen, dup ? RT_PKTF_DUPLICATE : 0, 0, false);
 	if ((t == IBV_QPT_RC && tr != RT_TRANSPORT_RC) || (t == IBV_QPT_UC && tr != RT_TRANSPORT_UC) ||
 	    (t == IBV_QPT_UD && tr != RT_TRANSPORT_UD)) {
-		ctx->rx_dropped++;
+		ctx->st.rx_dropped++;
 		return;
 	}
 	switch (oi->op_class) {

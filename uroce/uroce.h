@@ -25,6 +25,7 @@
 #include "rdmatrace/roce_build.h"
 #include "rdmatrace/roce_wire.h"
 #include "uroce_priv.h"
+#include "uroce_stats.h"
 
 #define UROCE_EXPORT __attribute__((visibility("default")))
 #define UROCE_MAX_GID 16
@@ -292,7 +293,8 @@ struct uroce_ctx {
 	int held_index;               /* reorder: index into delayed[] of a held packet, -1 none */
 
 	/* counters */
-	uint64_t icrc_errors, rx_dropped, tx_errors;
+	struct uroce_stats st;
+	uint64_t tx_errors;
 };
 
 
@@ -328,6 +330,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int fd, const s
 void uroce_tx_flush(struct uroce_ctx *ctx);
 void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline);
 void uroce_kick(struct uroce_ctx *ctx);
+int uroce_poll_progress(struct uroce_ctx *ctx);
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst);
 
 /* objects.c */

@@ -33,6 +33,7 @@ PORT=$((30000 + RANDOM % 20000))
 wait_listen() {
 	for _ in $(seq 1 50); do
 		ss -Hnlu "src $A:4791" 2>/dev/null | grep -q . && return 0
+		[ -n "${NS:-}" ] && ip netns exec "$NS" ss -Hnlu "sport = :4791" 2>/dev/null | grep -q . && return 0
 		sleep 0.1
 	done
 	return 1
@@ -115,9 +116,42 @@ if pair ucmatose "ucmatose -b $A -p @P -c 2 -C 10" "ucmatose -s $A -p @P -c 2 -C
 else
 	not_ok "ucmatose"
 fi
-if pair udaddy "udaddy -b $A -p @P" "udaddy -s $A -p @P"; then
+# udaddy: -p is the port space; it always uses port 7174 (our address is our own)
+if pair udaddy "udaddy -b $A" "udaddy -s $A"; then
 	check_grep "udaddy (UD port space, SIDR)" "test complete" "$TMP/udaddy.client"
 else
 	not_ok "udaddy"
+fi
+
+# --- IPv6, wildcard listeners and non-loopback routes, in a network namespace of our own
+NS=uroce-cm-$$-$RANDOM
+if ip netns add "$NS" 2>/dev/null; then
+	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add fd00::1/128 dev lo
+	ip -n "$NS" addr add fd00::2/128 dev lo
+	if pair rping6 "ip netns exec $NS rping -s -a fd00::1 -p @P -C 5 -V" \
+		"ip netns exec $NS rping -c -a fd00::1 -I fd00::2 -p @P -C 5 -v -V"; then
+		n=$(grep -c 'ping data: rdma-ping-' "$TMP/rping6.client")
+		if [ "$n" -eq 5 ]; then ok "rping over IPv6 (fd00::2 -> fd00::1, netns)"; else not_ok "rping IPv6: $n pings"; fi
+	else
+		not_ok "rping over IPv6 in a netns"
+	fi
+	if ip -n "$NS" link add v0 type veth peer name v1 2>/dev/null; then
+		ip -n "$NS" link set v0 up; ip -n "$NS" link set v1 up
+		ip -n "$NS" addr add 10.77.0.1/24 dev v0
+		A_SAVE=$A; A=10.77.0.1
+		if pair rping_any "ip netns exec $NS rping -s -a 0.0.0.0 -p @P -C 5 -V" \
+			"ip netns exec $NS rping -c -a 10.77.0.1 -p @P -C 5 -V"; then
+			ok "wildcard listener on the namespace's interface address, client by route"
+		else
+			not_ok "wildcard listener / routed client in a netns"
+		fi
+		A=$A_SAVE
+	else
+		skip "wildcard listener in a netns" "cannot create a veth pair"
+	fi
+else
+	skip "IPv6 and wildcard listeners in a netns" "cannot create a network namespace"
 fi
 done_testing

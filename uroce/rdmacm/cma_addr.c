@@ -61,6 +61,19 @@ struct ibv_pd *cma_default_pd(void)
 	return g_pd;
 }
 
+/* The device's read/atomic limits: what an id offers when the application
+ * gives no conn_param (rdma-core: max_qp_rd_atom / max_qp_init_rd_atom). */
+void cma_dev_rd_atom(uint8_t *responder_resources, uint8_t *initiator_depth)
+{
+	static struct ibv_device_attr da;
+	static bool have;
+
+	if (!have && g_ctx && ibv_query_device(g_ctx, &da) == 0)
+		have = true;
+	*responder_resources = have ? (uint8_t)(da.max_qp_rd_atom > CMA_MAX_RD_ATOMIC ? CMA_MAX_RD_ATOMIC : da.max_qp_rd_atom) : 1;
+	*initiator_depth = have ? (uint8_t)(da.max_qp_init_rd_atom > CMA_MAX_RD_ATOMIC ? CMA_MAX_RD_ATOMIC : da.max_qp_init_rd_atom) : 1;
+}
+
 enum ibv_mtu cma_port_mtu(void)
 {
 	struct ibv_port_attr pa;
@@ -237,6 +250,22 @@ static int route_src(const struct sockaddr *dst, struct sockaddr_storage *src)
 	return ret;
 }
 
+/* This process's own address for loopback peers: a free one in 127/8 (or
+ * $UROCE_ADDR), taken once and reused. */
+static int client_addr(uint8_t *gid_index, struct sockaddr_storage *local)
+{
+	int ret;
+
+	if (!g_client4_set) {
+		struct sockaddr_in any = { .sin_family = AF_INET };
+		ret = add_addr((struct sockaddr *)&any, gid_index, &g_client4);
+		if (ret < 0)
+			return ret;
+		g_client4_set = true;
+	}
+	return add_addr((struct sockaddr *)&g_client4, gid_index, local);
+}
+
 int cma_resolve_src(struct cma_id *id, const struct sockaddr *src, const struct sockaddr *dst)
 {
 	struct sockaddr_storage local;
@@ -257,27 +286,22 @@ int cma_resolve_src(struct cma_id *id, const struct sockaddr *src, const struct 
 			return -EAFNOSUPPORT;
 		gid_index = id->gid_index;
 		memcpy(&local, &id->id.route.addr.src_storage, sizeof(local));
-	} else if (addr_loopback(dst) && dst->sa_family == AF_INET) {
-		if (!g_client4_set) {
-			struct sockaddr_in any = { .sin_family = AF_INET };
-			ret = add_addr((struct sockaddr *)&any, &gid_index, &g_client4);
-			if (ret < 0) {
-				cma_warn("no free loopback address for RoCE: %s", strerror(-ret));
-				return ret;
-			}
-			g_client4_set = true;
-		}
-		ret = add_addr((struct sockaddr *)&g_client4, &gid_index, &local);
-		if (ret < 0)
-			return ret;
 	} else {
-		ret = route_src(dst, &local);
-		if (ret < 0)
-			return ret;
-		ret = add_addr((struct sockaddr *)&local, &gid_index, &local);
+		ret = -EADDRINUSE;
+		if (!addr_loopback(dst)) {
+			/* the address the routing table gives as source, as rdma_cm does */
+			ret = route_src(dst, &local);
+			if (ret < 0)
+				return ret;
+			ret = add_addr((struct sockaddr *)&local, &gid_index, &local);
+		}
+		/* a loopback peer, or a local one whose address another device holds:
+		 * this process's own free loopback address */
+		if (ret == -EADDRINUSE && dst->sa_family == AF_INET)
+			ret = client_addr(&gid_index, &local);
 		if (ret < 0) {
-			cma_warn("cannot use the route's source address for RoCE: %s (bind the id to a "
-				 "free address or set UROCE_ADDR)", strerror(-ret));
+			cma_warn("no local address for RoCE towards this destination: %s (bind the id to a free "
+				 "address, e.g. rping -I, or set UROCE_ADDR)", strerror(-ret));
 			return ret;
 		}
 	}

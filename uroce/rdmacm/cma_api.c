@@ -138,9 +138,22 @@ CMA_EXPORT int rdma_destroy_id(struct rdma_cm_id *rid)
 	while (id->events_acked < id->events_reported)
 		pthread_cond_wait(&cma_cond, &cma_lock);
 	cma_channel_purge(id->chan, id);
-	for (o = cma_ids_head(); o; o = o->next)
-		if (o->listen == id)
+	/* connection requests the application never saw die with their listener
+	 * (rejected, as the kernel does); the others just lose their parent */
+	for (o = cma_ids_head(); o;) {
+		struct cma_id *n = o->next;
+		if (o->listen == id && o->state == CMA_REQ_RCVD && o->events_reported == 0) {
+			cma_abandon(o);
+			cma_channel_purge(o->chan, o);
+			cma_id_unlink(o);
+			if (o->sync)
+				cma_channel_free(o->chan);
+			free(o);
+		} else if (o->listen == id) {
 			o->listen = NULL;
+		}
+		o = n;
+	}
 	cma_id_unlink(id);
 	pthread_mutex_unlock(&cma_lock);
 	if (id->sync)

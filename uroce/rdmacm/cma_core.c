@@ -340,23 +340,30 @@ int cma_start_connect(struct cma_id *id, const struct rdma_conn_param *param)
 {
 	struct uroce_cm_msg m = { .attr_id = RT_CM_REQ };
 	struct uroce_cm_req *r = &m.u.req;
+	struct rdma_conn_param defaults = { .retry_count = 7, .rnr_retry_count = 7 };
 	size_t plen = param ? param->private_data_len : 0;
+	uint8_t max_resp, max_init;
 	int ret;
 
 	if (id->state != CMA_ROUTE_RESOLVED)
 		return -EINVAL;
 	if (id->id.qp_type == IBV_QPT_UD)
 		return start_sidr(id, param);
-	if (!param)
-		return -EINVAL;
+	cma_dev_rd_atom(&max_resp, &max_init);
+	if (!param) {
+		/* rdma-core: the device's limits, 7 retries of each kind */
+		defaults.responder_resources = max_resp;
+		defaults.initiator_depth = max_init;
+		param = &defaults;
+	}
 	if (plen > UROCE_CM_REQ_PD - RT_CMA_HDR_LEN || (plen && !param->private_data))
 		return -EINVAL;
 	id->local_comm_id = new_comm_id();
 	id->tid = own_tid(id);
 	id->local_qpn = id->id.qp ? id->id.qp->qp_num : param->qp_num;
 	id->sq_psn = cma_random32() & RT_PSN_MASK;
-	id->responder_resources = param->responder_resources < CMA_MAX_RD_ATOMIC ? param->responder_resources : CMA_MAX_RD_ATOMIC;
-	id->initiator_depth = param->initiator_depth < CMA_MAX_RD_ATOMIC ? param->initiator_depth : CMA_MAX_RD_ATOMIC;
+	id->responder_resources = param->responder_resources < max_resp ? param->responder_resources : max_resp;
+	id->initiator_depth = param->initiator_depth < max_init ? param->initiator_depth : max_init;
 	id->retry_count = param->retry_count > 7 ? 7 : param->retry_count;
 	id->peer_rnr_retry = param->rnr_retry_count > 7 ? 7 : param->rnr_retry_count;
 	id->srq = param->srq || (id->id.qp && id->id.qp->srq);
@@ -526,6 +533,8 @@ static struct cma_id *new_child(struct cma_id *listen, uint8_t gid_index, const 
 	c->id.route.addr.addr.ibaddr.pkey = htons(0xffff);
 	memcpy(&c->peer_gsi, src, src->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 	c->local_comm_id = new_comm_id();
+	/* chosen now, as rdma_cm does: rdma_init_qp_attr(RTS) before the accept must see it */
+	c->sq_psn = cma_random32() & RT_PSN_MASK;
 	cma_id_link(c);
 	return c;
 }
@@ -667,11 +676,14 @@ int cma_do_accept(struct cma_id *id, const struct rdma_conn_param *param)
 	} else {
 		id->peer_rnr_retry = 7;
 	}
-	if (id->responder_resources > CMA_MAX_RD_ATOMIC)
-		id->responder_resources = CMA_MAX_RD_ATOMIC;
-	if (id->initiator_depth > CMA_MAX_RD_ATOMIC)
-		id->initiator_depth = CMA_MAX_RD_ATOMIC;
-	id->sq_psn = cma_random32() & RT_PSN_MASK;
+	{
+		uint8_t max_resp, max_init;
+		cma_dev_rd_atom(&max_resp, &max_init);
+		if (id->responder_resources > max_resp)
+			id->responder_resources = max_resp;
+		if (id->initiator_depth > max_init)
+			id->initiator_depth = max_init;
+	}
 	id->local_qpn = id->id.qp ? id->id.qp->qp_num : (param ? param->qp_num : 0);
 	ret = qp_connect(id);
 	if (ret)

@@ -158,6 +158,7 @@ socklen_t cma_addr_len(const struct sockaddr *sa);
 bool cma_addr_any(const struct sockaddr *sa);
 bool cma_addr_eq(const struct sockaddr *a, const struct sockaddr *b);
 enum ibv_mtu cma_port_mtu(void);
+void cma_dev_rd_atom(uint8_t *responder_resources, uint8_t *initiator_depth);
 
 /* cma_event.c: channels, event queueing and delivery, tracing. */
 struct cma_channel *cma_channel_new(bool sync);

@@ -67,7 +67,10 @@ finish() {
 	sync
 }
 
-stopped() { [ -e "$J/stop" ]; }
+# The host creates vm/ROLE/stop to end the job early.  RT_DEADLINE (seconds
+# since the runner started) ends it too, so a VM whose host-side supervisor
+# died (kill -9) still powers itself off.
+stopped() { [ -e "$J/stop" ] || { [ -n "${RT_DEADLINE:-}" ] && [ "$SECONDS" -ge "$RT_DEADLINE" ]; }; }
 
 # stop_cmd PID: TERM, then KILL after 3 s.
 stop_cmd() {
@@ -120,7 +123,7 @@ if [ "${1:-}" = --shell ]; then
 	exit 0
 fi
 
-if [ "$RT_ROLE" = client ]; then
+if [ "${RT_WAIT_SERVER:-0}" = 1 ]; then
 	stage wait-server
 	until [ -e "$RT_RUNDIR/vm/server/ready" ]; do
 		stopped && { echo stopped-before-start >"$J/result"; finish; exit 0; }

@@ -78,9 +78,9 @@ stopped() { [ -e "$J/stop" ] || { [ -n "${RT_DEADLINE:-}" ] && [ "$SECONDS" -ge 
 
 # stop_cmd PID: TERM, then KILL after 3 s.
 stop_cmd() {
-	local pid=$1 i
+	local pid=$1
 	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || return 0; nap 0.1; done
+	for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || return 0; nap 0.1; done
 	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
 }
 
@@ -104,7 +104,7 @@ run "address" ip addr add "$RT_ADDR" dev eth0
 for m in ${RT_MODULES:-}; do run "modprobe $m" modprobe "$m"; done
 run "rxe device" rdma link add rxe0 type rxe netdev eth0
 port_state() { local st=; read -r st </sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; echo "$st"; }
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	[[ $(port_state) == *ACTIVE* ]] && break
 	nap 0.1
 done
@@ -172,6 +172,6 @@ status=$?
 clock cmd_end
 echo "$status" >"$J/exit"
 echo "$how" >"$J/result"
-stage done
+stage "done"
 finish
 exit 0

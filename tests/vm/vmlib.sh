@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the VM-lab tests (tests/vm/test_*.sh), sourced after tests/lib.sh.
 # Each test boots at most one pair of VMs at a time through scripts/lab-vm.
 

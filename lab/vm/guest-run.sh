@@ -101,6 +101,9 @@ run "loopback" ip link set lo up
 run "eth0 up" ip link set eth0 up
 [ -n "${RT_MTU:-}" ] && run "set MTU" ip link set eth0 mtu "$RT_MTU"
 run "address" ip addr add "$RT_ADDR" dev eth0
+# The peer's MAC is fixed, so its neighbour entry is too: no ARP exchange
+# that netem loss could break (rdma_resolve_addr gives up after 2 s).
+[ -n "${RT_PEER_MAC:-}" ] && run "peer neighbour" ip neigh replace "$RT_PEER" lladdr "$RT_PEER_MAC" dev eth0 nud permanent
 for m in ${RT_MODULES:-}; do run "modprobe $m" modprobe "$m"; done
 run "rxe device" rdma link add rxe0 type rxe netdev eth0
 port_state() { local st=; read -r st </sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; echo "$st"; }

@@ -37,6 +37,13 @@ dup_psns() {
 		sort | uniq -c | awk '$1 > 1 { n++ } END { print n + 0 }'
 }
 
+# retry_count RUNDIR: the rxe counters of both VMs that count retransmissions
+# (requester retries) and what they look like at the responder.
+retry_count() {
+	cat "$1"/logs/*-hw_counters.txt 2>/dev/null |
+		awk '$1 ~ /^(completer_retry_err|duplicate_request|rcvd_seq_err|out_of_seq_request)$/ { s += $2 } END { print s + 0 }'
+}
+
 # no_qemu_left RUNDIR: no qemu process still refers to RUNDIR.
 no_qemu_left() {
 	! pgrep -f "qemu-system.*$1" >/dev/null

@@ -677,8 +677,11 @@ static int wire_streams(struct lctx *c)
 							cause = RT_RETRY_RNR;
 						else if (n->aeth_type == RT_AETH_NAK && n->aeth_value == RT_NAK_PSN_SEQ_ERROR)
 							cause = RT_RETRY_NAK_SEQ;
+						if (cause != RT_RETRY_ACK_TIMEOUT)
+							k->trigger = S->last_nak;
 					}
 					S->burst_cause = cause;
+					S->last_nak = RT_TL_NONE;
 				}
 				k->retrans_cause = S->burst_cause;
 				if (S->have_ack && pu <= S->acked_u) {
@@ -703,7 +706,6 @@ static int wire_streams(struct lctx *c)
 				    (rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
 					break;
 			}
-			S->last_nak = RT_TL_NONE;
 			/* unacked FIFO */
 			pnext[i] = RT_TL_NONE;
 			if (ptail[s] == RT_TL_NONE)
@@ -766,10 +768,8 @@ static int wire_streams(struct lctx *c)
 					      k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK);
 			/* a NAK acknowledges everything before its PSN */
 			pu = pu - 1;
-			if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_value != RT_NAK_PSN_SEQ_ERROR) {
-				/* no coverage beyond */
-			}
-		} else if (lr && k->op_class == RT_CLASS_ACK) {
+		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr) {
+			S->last_nak = RT_TL_NONE;
 			k->answer = *lr;
 			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST);
 		}

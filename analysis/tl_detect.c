@@ -242,6 +242,8 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint32_t s = k->recv_qp;
 		if (k->ooo)
 			gap[s] = (uint32_t)i;
+		if (open[s] != RT_TL_NONE && lastpk[s] != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, lastpk[s])->psn) <= 0)
+			open[s] = RT_TL_NONE; /* the PSN went back again: the next round */
 		if (!k->retrans) {
 			open[s] = RT_TL_NONE;
 			lastpk[s] = (uint32_t)i;
@@ -273,10 +275,6 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 			}
 			if (k->original == RT_TL_NONE || tl_pk(b, k->original)->retrans) {
 				u->original = RT_TL_NONE;
-			}
-			if (gap[s] != RT_TL_NONE && rt_psn_diff(tl_pk(b, gap[s])->psn, k->psn) > 0 && u->prev == k->original &&
-			    tl_pk(b, k->original) == k) {
-				u->gap = gap[s];
 			}
 			/* consecutive bursts of the same PSN form one group */
 			struct burst *prevb = NULL;

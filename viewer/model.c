@@ -94,7 +94,8 @@ static int row_match(const struct vw_filter *f, const struct vw_row *r)
 		return 0;
 	if (f->has_host && r->host != f->host)
 		return 0;
-	if (f->has_qpn && r->qpn != f->qpn)
+	/* a packet on the wire belongs to both ends */
+	if (f->has_qpn && r->qpn != f->qpn && !(r->host == VW_HOST_WIRE && r->peer_qpn == f->qpn))
 		return 0;
 	if (f->has_op && (r->op_space == VW_OPS_NONE || r->op_space >= VW_OPS_COUNT ||
 			  !(f->op_bits[r->op_space][r->opcode / 8] & (1u << (r->opcode % 8)))))
@@ -169,6 +170,8 @@ static const struct vw_chunk *chunk(struct vw_model *m, size_t c, size_t n)
 		ch->kinds |= 1ull << (r.kind & 63);
 		ch->hosts |= 1ull << host_bit(r.host);
 		ch->qp_bloom |= 1ull << bloom_bit(r.qpn);
+		if (r.host == VW_HOST_WIRE)
+			ch->qp_bloom |= 1ull << bloom_bit(r.peer_qpn);
 		if (r.op_space)
 			ch->op_bloom |= 1ull << bloom_bit(op_key(r.op_space, r.opcode));
 		ch->flags |= r.flags;

@@ -243,7 +243,7 @@ static void draw_detail(struct vw_ui *ui, struct vw_canvas *c, int y0, int h)
 			continue;
 		ui->src->ops->summary(ui->src->ctx, links[i].row, sum, sizeof(sum));
 		o += (size_t)snprintf(buf + o, sizeof(buf) - o, " [%zu] %-10s %-6s %s  %.*s\n", i + 1,
-				      links[i].kind < 7 ? names[links[i].kind] : "", vw_host_name(ui->src, r.host),
+				      links[i].name ? links[i].name : links[i].kind < 7 ? names[links[i].kind] : "", vw_host_name(ui->src, r.host),
 				      short_kind(r.kind), (int)(sizeof(buf) - o > 200 ? 160 : 40), sum);
 	}
 	for (p = strtok_r(buf, "\n", &save); p && y < y0 + h; p = strtok_r(NULL, "\n", &save)) {

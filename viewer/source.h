@@ -52,7 +52,8 @@ enum vw_op_space {
 
 struct vw_row {
 	uint64_t ns;        /* aligned time, ns since the Unix epoch */
-	uint32_t qpn;       /* local QP (host rows) or destination QP (wire rows); 0 if none */
+	uint32_t qpn;       /* the QP the row is about (a wire packet: its sender's); 0 if none */
+	uint32_t peer_qpn;  /* the other end (a packet: its destination QP); 0 if unknown */
 	uint32_t frame;     /* capture frame number (1-based), 0 if none */
 	uint16_t host;      /* index into vw_source.hosts, VW_HOST_WIRE, VW_HOST_NONE */
 	uint16_t flags;     /* enum vw_row_flags */
@@ -74,10 +75,12 @@ enum vw_link_kind {
 struct vw_link {
 	size_t row;
 	uint8_t kind;           /* enum vw_link_kind */
+	const char *name;       /* what the target is ("packet", "ACK" ...); NULL: from kind */
 };
 
 struct vw_host {
 	char name[64];
+	int capture;            /* the capture point (its rows are wire rows) */
 };
 
 struct vw_qp {

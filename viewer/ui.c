@@ -870,8 +870,20 @@ int vw_ui_init(struct vw_ui *ui, struct vw_source *src)
 	ui->src = src;
 	ui->stack[0] = VW_SCR_TIMELINE;
 	ui->depth = 1;
-	ui->lane_left = 0;
-	ui->lane_right = src->nhosts > 1 ? 1 : 0;
+	/* the side lanes default to the first two traced hosts */
+	ui->lane_left = ui->lane_right = -1;
+	for (size_t i = 0; i < src->nhosts; i++) {
+		if (src->hosts[i].capture)
+			continue;
+		if (ui->lane_left < 0)
+			ui->lane_left = (int)i;
+		else if (ui->lane_right < 0)
+			ui->lane_right = (int)i;
+	}
+	if (ui->lane_left < 0)
+		ui->lane_left = 0;
+	if (ui->lane_right < 0)
+		ui->lane_right = ui->lane_left;
 	ui->tshark = "tshark";
 	vw_model_init(&ui->m, src);
 	if (vw_source_count(src) == 0)

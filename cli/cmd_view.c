@@ -14,6 +14,8 @@
 #include "../viewer/open.h"
 #include "../viewer/ui.h"
 
+extern const struct rt_command rt_cmd_view;
+
 static int parse_size(const char *s, int *cols, int *rows)
 {
 	char x;

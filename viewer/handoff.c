@@ -125,14 +125,35 @@ int vw_tshark_decode(const char *program, const char *capture, uint32_t frame, c
 	return 0;
 }
 
+static int in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
 int vw_wireshark_open(const char *capture, uint32_t frame, char *err, size_t errlen)
 {
 	char gopt[16];
 	pid_t pid;
 
-	if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) {
+	const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+
+	if ((!d || !*d) && (!w || !*w)) {
 		snprintf(err, errlen, "no display ($DISPLAY unset): press w for tshark's decode here");
 		return -ENXIO;
+	}
+	if (!in_path("wireshark")) {
+		snprintf(err, errlen, "wireshark is not installed: press w for tshark's decode here");
+		return -ENOENT;
 	}
 	snprintf(gopt, sizeof(gopt), "%u", frame);
 	pid = fork();

@@ -26,12 +26,18 @@ static void line(struct vw_canvas *c, int y, const char *s, enum vw_attr a)
 	put(c, y, 0, s, c->cols, a);
 }
 
+/* An RNR NAK is a NAK too; it gets its own colour and mark. */
+static int is_error(const struct vw_row *r)
+{
+	return (r->flags & (VW_F_ERROR | VW_F_DROPPED)) || ((r->flags & VW_F_NAK) && !(r->flags & VW_F_RNR));
+}
+
 static enum vw_attr row_attr(const struct vw_row *r)
 {
-	if (r->flags & (VW_F_ERROR | VW_F_NAK | VW_F_DROPPED))
-		return VW_A_ERROR;
 	if (r->flags & VW_F_RNR)
 		return VW_A_RNR;
+	if (is_error(r))
+		return VW_A_ERROR;
 	if (r->flags & VW_F_RETRANS)
 		return VW_A_RETRANS;
 	if (r->flags & VW_F_CTRL)
@@ -43,10 +49,10 @@ static enum vw_attr row_attr(const struct vw_row *r)
  * colours and for the eye: ! error, R RNR, r retransmission, # control plane. */
 static char row_mark(const struct vw_row *r)
 {
-	if (r->flags & (VW_F_ERROR | VW_F_NAK | VW_F_DROPPED))
-		return '!';
 	if (r->flags & VW_F_RNR)
 		return 'R';
+	if (is_error(r))
+		return '!';
 	if (r->flags & VW_F_RETRANS)
 		return 'r';
 	if (r->flags & VW_F_FINDING)
@@ -151,7 +157,8 @@ static void draw_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, con
 	a = sel ? VW_A_SELECT : row_attr(&r);
 	if (sel)
 		c->fill(c, y, 0, VW_A_SELECT);
-	mark[0] = vw_model_is_bookmarked(&ui->m, i) ? '*' : ' ';
+	/* '>' marks the selection where reverse video is lost (batch text, screen readers) */
+	mark[0] = sel ? '>' : vw_model_is_bookmarked(&ui->m, i) ? '*' : ' ';
 	mark[1] = row_mark(&r);
 	mark[2] = 0;
 	put(c, y, x, mark, 2, vw_model_is_bookmarked(&ui->m, i) && !sel ? VW_A_MARK : a);
@@ -196,7 +203,8 @@ static void draw_lane_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i
 	if (sel)
 		c->fill(c, y, 0, VW_A_SELECT);
 	vw_format_time(r.ns, ui->m.t0, ui->abs_time, t, sizeof(t));
-	put(c, y, 0, t, 11, sel ? a : VW_A_NORMAL);
+	put(c, y, 0, sel ? ">" : vw_model_is_bookmarked(&ui->m, i) ? "*" : " ", 1, a);
+	put(c, y, 1, t, 11, sel ? a : VW_A_NORMAL);
 	ui->src->ops->summary(ui->src->ctx, i, sum, sizeof(sum));
 	if (r.host == VW_HOST_WIRE)
 		lane = 1;
@@ -211,10 +219,10 @@ static void draw_lane_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i
 		snprintf(text, sizeof(text), "%c%s %s%s %s", row_mark(&r),
 			 r.dir == VW_DIR_TX ? (lane == 2 ? "<-" : "->") : r.dir == VW_DIR_RX ? (lane == 2 ? "->" : "<-") : "  ",
 			 short_kind(r.kind), r.qpn ? "" : "", sum);
-	put(c, y, 12 + lane * (lw + 1), text, lw, a);
+	put(c, y, 13 + lane * (lw + 1), text, lw, a);
 	/* lane separators */
-	put(c, y, 12 + lw, "|", 1, sel ? a : VW_A_DIM);
-	put(c, y, 12 + 2 * lw + 1, "|", 1, sel ? a : VW_A_DIM);
+	put(c, y, 13 + lw, "|", 1, sel ? a : VW_A_DIM);
+	put(c, y, 13 + 2 * lw + 1, "|", 1, sel ? a : VW_A_DIM);
 }
 
 static void draw_detail(struct vw_ui *ui, struct vw_canvas *c, int y0, int h)
@@ -281,15 +289,15 @@ static void draw_timeline(struct vw_ui *ui, struct vw_canvas *c)
 		vw_model_set_height(&ui->m, (unsigned)h);
 	draw_title(ui, c, ui->lanes ? "lanes" : "timeline");
 	if (ui->lanes) {
-		int lw = (c->cols - 12 - 2) / 3;
+		int lw = (c->cols - 13 - 2) / 3;
 		char l[96], r[96];
 		snprintf(l, sizeof(l), "%s", ui->src->nhosts ? vw_host_name(ui->src, (unsigned)ui->lane_left) : "host");
 		snprintf(r, sizeof(r), "%s", ui->src->nhosts > 1 ? vw_host_name(ui->src, (unsigned)ui->lane_right) : "host");
 		c->fill(c, 1, 0, VW_A_HEADER);
-		put(c, 1, 0, ui->abs_time ? "time (UTC)" : "time (s)", 11, VW_A_HEADER);
-		put(c, 1, 12, l, lw, VW_A_HEADER);
-		put(c, 1, 12 + lw + 1, "wire", lw, VW_A_HEADER);
-		put(c, 1, 12 + 2 * (lw + 1), r, lw, VW_A_HEADER);
+		put(c, 1, 1, ui->abs_time ? "time (UTC)" : "time (s)", 11, VW_A_HEADER);
+		put(c, 1, 13, l, lw, VW_A_HEADER);
+		put(c, 1, 13 + lw + 1, "wire", lw, VW_A_HEADER);
+		put(c, 1, 13 + 2 * (lw + 1), r, lw, VW_A_HEADER);
 	} else {
 		if (k.gap)
 			snprintf(hdr, sizeof(hdr), "  %-*s %-*s %-*s %-*s %-*s %-*s %s", k.time,
@@ -315,7 +323,7 @@ static void draw_timeline(struct vw_ui *ui, struct vw_canvas *c)
 	}
 	for (i = 0; i < n; i++) {
 		if (ui->lanes)
-			draw_lane_row(ui, c, 2 + (int)i, rows[i], (c->cols - 12 - 2) / 3);
+			draw_lane_row(ui, c, 2 + (int)i, rows[i], (c->cols - 13 - 2) / 3);
 		else
 			draw_row(ui, c, 2 + (int)i, rows[i], &k);
 	}

@@ -37,13 +37,14 @@ static uint16_t map_flags(const struct rt_tl_row *r)
 {
 	uint16_t f = 0;
 
-	if (r->flags & (RT_TLF_ERROR | RT_TLF_BAD_ICRC | RT_TLF_DAMAGED))
+	/* an RNR NAK is flow control, not an error: it has its own jumps and colour */
+	if ((r->flags & (RT_TLF_ERROR | RT_TLF_BAD_ICRC | RT_TLF_DAMAGED)) && !(r->flags & RT_TLF_RNR))
 		f |= VW_F_ERROR;
 	if (r->flags & RT_TLF_RETRANS)
 		f |= VW_F_RETRANS;
 	if (r->flags & RT_TLF_RNR)
 		f |= VW_F_RNR;
-	if (r->flags & RT_TLF_NAK)
+	if ((r->flags & RT_TLF_NAK) && !(r->flags & RT_TLF_RNR))
 		f |= VW_F_NAK;
 	if (r->flags & RT_TLF_CONTROL)
 		f |= VW_F_CTRL;
@@ -124,13 +125,38 @@ static int tl_rowfn(void *ctx, size_t i, struct vw_row *out)
 	return 0;
 }
 
+/* Drop `word` and one blank from the start of buf when it is there. */
+static void strip_word(char *buf, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (n && !strncmp(buf, word, n) && buf[n] == ' ')
+		memmove(buf, buf + n + 1, strlen(buf + n + 1) + 1);
+}
+
+/* The correlation's summary, without what the host, QP and kind columns
+ * already show (80 columns are precious). */
 static void tl_summary(void *ctx, size_t i, char *buf, size_t len)
 {
 	struct tlsrc *t = ctx;
+	const struct rt_tl_row *r = rt_tl_row(t->tl, i);
+	char qp[24];
 
-	if (len)
-		buf[0] = 0;
+	if (!len)
+		return;
+	buf[0] = 0;
 	rt_tl_format_summary(t->tl, i, buf, len);
+	if (!r)
+		return;
+	if (r->kind < 64) {
+		if (r->host < rt_tl_host_count(t->tl))
+			strip_word(buf, rt_tl_str(t->tl, rt_tl_host(t->tl, r->host)->name));
+		strip_word(buf, rt_tl_kind_name(r->kind));
+		strip_word(buf, "tx");
+		strip_word(buf, "rx");
+		snprintf(qp, sizeof(qp), "qp=0x%06x", r->qpn);
+		strip_word(buf, qp);
+	}
 }
 
 static void tl_detail(void *ctx, size_t i, char *buf, size_t len)

@@ -243,6 +243,7 @@ static size_t ms_links(void *ctx, size_t i, struct vw_link *out, size_t max)
 	for (k = m->edge_start[i]; k < m->edge_start[i + 1] && n < max; k++) {
 		out[n].row = m->edges[k].to;
 		out[n].kind = (uint8_t)m->edges[k].kind;
+		out[n].name = NULL;
 		n++;
 	}
 	return n;

@@ -37,11 +37,12 @@ static int run_view(int argc, char **argv)
 		{ "lanes", no_argument, NULL, 'l' },
 		{ "no-rebuild", no_argument, NULL, 'R' },
 		{ "tshark", required_argument, NULL, 'T' },
+		{ "key-times", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vw_open_opts oo = { 0, 0 };
-	struct vw_batch_opts bo = { "", 1, 24, 80 };
+	struct vw_batch_opts bo = { "", 1, 24, 80, NULL };
 	struct vw_source src;
 	struct vw_ui ui;
 	const char *tshark = NULL;
@@ -84,6 +85,9 @@ static int run_view(int argc, char **argv)
 			break;
 		case 'T':
 			tshark = optarg;
+			break;
+		case 'K':
+			bo.key_times = stderr;
 			break;
 		case 'h':
 			fputs(rt_cmd_view.usage, stdout);
@@ -155,6 +159,7 @@ const struct rt_command rt_cmd_view = {
 		"  --frames N          print the screens after each of the last N keys (form feed\n"
 		"                      between them; default 1: the final screen)\n"
 		"  --size COLSxROWS    screen size (default 80x24)\n"
+		"  --key-times         print each key's handling + drawing time to stderr\n"
 		"\n"
 		"examples:\n"
 		"  rdmatrace view run1\n"

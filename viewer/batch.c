@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "batch.h"
 
@@ -107,10 +108,17 @@ int vw_batch_run(struct vw_ui *ui, const struct vw_batch_opts *o, FILE *out, cha
 			fputs("\f\n", out);
 	}
 	for (i = 0; i < n; i++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int r = vw_ui_key(ui, keys[i]);
-		while (vw_ui_tick(ui, &redraw) && ui->m.search_pending)
-			;
+		/* a pending search runs to its end: a replay is deterministic */
+		while (ui->m.search_pending)
+			vw_ui_tick(ui, &redraw);
 		vw_ui_draw(ui, &mc.c);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (o->key_times)
+			fprintf(o->key_times, "key %zu %s %.3f ms\n", i + 1, vw_key_label(keys[i]),
+				(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 		if (n - i <= (size_t)frames) {
 			vw_memcanvas_print(&mc, out);
 			if (i + 1 < n)

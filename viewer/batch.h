@@ -26,6 +26,7 @@ struct vw_batch_opts {
 	const char *keys;       /* key list (vw_parse_keys syntax) */
 	int frames;             /* print the screens after the last N keys (1: final only) */
 	int rows, cols;
+	FILE *key_times;        /* when set: "key N NAME T ms" per key (draw included) */
 };
 
 /* Replay opts->keys on ui and print the screen(s) to out; 0, or -EINVAL

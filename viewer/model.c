@@ -13,22 +13,15 @@
 
 #include "model.h"
 
-#define ERR_MASK (VW_F_ERROR | VW_F_NAK | VW_F_RNR | VW_F_RETRANS | VW_F_DROPPED)
+/* "errors only": what went wrong on the wire or in a call; a packet the
+ * engine dropped shows through the NAK or retransmission it causes */
+#define ERR_MASK (VW_F_ERROR | VW_F_NAK | VW_F_RNR | VW_F_RETRANS)
 
-static unsigned bloom_bit(uint32_t v)
-{
-	return (unsigned)((v * 0x9E3779B1u) >> 26);
-}
-
-static unsigned host_bit(unsigned host)
-{
-	return host == VW_HOST_WIRE ? 63 : host % 63;
-}
-
-static unsigned op_key(unsigned space, unsigned op)
-{
-	return space * 256 + op;
-}
+#define bloom_bit vw_bloom_bit
+#define host_bit vw_host_bit
+#define op_key vw_op_key
+/* an indexed jump tries this many candidates before scanning chunks */
+#define MAX_INDEX_CANDIDATES 4096
 
 static uint64_t filter_op_bloom(const struct vw_filter *f)
 {
@@ -164,17 +157,13 @@ static const struct vw_chunk *chunk(struct vw_model *m, size_t c, size_t n)
 	end = (c + 1) * VW_CHUNK;
 	if (end > n)
 		end = n;
-	for (i = c * VW_CHUNK; i < end; i++) {
-		if (get_row(m, i, &r) < 0)
-			continue;
-		ch->kinds |= 1ull << (r.kind & 63);
-		ch->hosts |= 1ull << host_bit(r.host);
-		ch->qp_bloom |= 1ull << bloom_bit(r.qpn);
-		if (r.host == VW_HOST_WIRE)
-			ch->qp_bloom |= 1ull << bloom_bit(r.peer_qpn);
-		if (r.op_space)
-			ch->op_bloom |= 1ull << bloom_bit(op_key(r.op_space, r.opcode));
-		ch->flags |= r.flags;
+	if (m->src->ops->summarize) {
+		m->src->ops->summarize(m->src->ctx, c * VW_CHUNK, end - c * VW_CHUNK, ch);
+		m->scanned_rows += end - c * VW_CHUNK;
+	} else {
+		for (i = c * VW_CHUNK; i < end; i++)
+			if (get_row(m, i, &r) == 0)
+				vw_chunk_add(ch, &r);
 	}
 	/* a partial last chunk may still grow (live mode) */
 	ch->done = end == (c + 1) * VW_CHUNK;
@@ -204,14 +193,52 @@ static int chunk_may(const struct vw_model *m, const struct vw_chunk *ch, const 
 	return 1;
 }
 
+/* Jumps to flagged rows through the source's own index: candidates come
+ * from a binary search, so a jump to the next RNR NAK never scans.
+ * Returns 1 with *out set (VW_NONE: no such row), or 0 when the source has
+ * no index for these flags or too many candidates fail the filters; *from
+ * is then where a chunk scan should continue. */
+static int indexed_scan(struct vw_model *m, size_t *from, int dir, const struct vw_pred *pred, size_t *out)
+{
+	struct vw_row r;
+	size_t pos = *from;
+	unsigned tries;
+
+	struct vw_pred errs = { ERR_MASK, -1 };
+
+	/* "errors only" is itself a flag condition the index answers */
+	if (!pred && m->f.errors_only)
+		pred = &errs;
+	if (!pred || !pred->flags_any || !m->src->ops->next_flagged)
+		return 0;
+	for (tries = 0; tries < MAX_INDEX_CANDIDATES; tries++) {
+		long c = m->src->ops->next_flagged(m->src->ctx, pos, dir, pred->flags_any);
+		if (c == -2)
+			return 0;
+		if (c < 0) {
+			*out = VW_NONE;
+			return 1;
+		}
+		pos = (size_t)c;
+		if (get_row(m, pos, &r) == 0 && row_match(&m->f, &r) && pred_match(pred, &r)) {
+			*out = pos;
+			return 1;
+		}
+	}
+	*from = pos;
+	return 0;
+}
+
 size_t vw_model_scan(struct vw_model *m, size_t from, int dir, const struct vw_pred *pred)
 {
-	size_t n = vw_source_count(m->src), i;
+	size_t n = vw_source_count(m->src), i, found;
 	uint64_t ob = m->f.has_op ? filter_op_bloom(&m->f) : 0;
 	struct vw_row r;
 
 	if (n == 0)
 		return VW_NONE;
+	if (indexed_scan(m, &from, dir, pred, &found))
+		return found;
 	if (dir > 0) {
 		i = from == VW_NONE ? 0 : from + 1;
 		while (i < n) {

@@ -36,7 +36,7 @@ struct vw_filter {
 	int has_op;
 	char op_text[32];       /* opcode name substring (case-insensitive) */
 	uint8_t op_bits[VW_OPS_COUNT][32]; /* opcodes whose name matches op_text */
-	int errors_only;        /* rows with VW_F_ERROR|NAK|RNR|RETRANS|DROPPED */
+	int errors_only;        /* rows with VW_F_ERROR|NAK|RNR|RETRANS */
 	int plane;              /* 0 both, 1 control plane only, 2 data plane only */
 };
 
@@ -44,12 +44,6 @@ struct vw_filter {
 struct vw_pred {
 	uint16_t flags_any;     /* 0: no flag condition */
 	int kind;               /* -1: any kind */
-};
-
-struct vw_chunk {
-	uint64_t kinds, hosts, qp_bloom, op_bloom;
-	uint16_t flags;
-	uint8_t done;
 };
 
 struct vw_model {

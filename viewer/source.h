@@ -100,6 +100,42 @@ struct vw_finding {
 	uint8_t severity;       /* 0 info, 1 warning, 2 error */
 };
 
+/* What a chunk of rows holds, ORed over its rows: lets scans skip chunks
+ * that cannot hold a match.  Blooms are one bit per hashed value. */
+struct vw_chunk {
+	uint64_t kinds, hosts, qp_bloom, op_bloom;
+	uint16_t flags;
+	uint8_t done;
+};
+
+static inline unsigned vw_bloom_bit(uint32_t v)
+{
+	return (unsigned)((v * 0x9E3779B1u) >> 26);
+}
+
+static inline unsigned vw_host_bit(unsigned host)
+{
+	return host == VW_HOST_WIRE ? 63 : host % 63;
+}
+
+static inline unsigned vw_op_key(unsigned space, unsigned op)
+{
+	return space * 256 + op;
+}
+
+/* Add one row to a chunk summary. */
+static inline void vw_chunk_add(struct vw_chunk *ch, const struct vw_row *r)
+{
+	ch->kinds |= 1ull << (r->kind & 63);
+	ch->hosts |= 1ull << vw_host_bit(r->host);
+	ch->qp_bloom |= 1ull << vw_bloom_bit(r->qpn);
+	if (r->host == VW_HOST_WIRE)
+		ch->qp_bloom |= 1ull << vw_bloom_bit(r->peer_qpn);
+	if (r->op_space)
+		ch->op_bloom |= 1ull << vw_bloom_bit(vw_op_key(r->op_space, r->opcode));
+	ch->flags |= r->flags;
+}
+
 struct vw_source_ops {
 	size_t (*count)(void *ctx);
 	/* Fill *out for row i < count; 0 or -errno. */
@@ -110,6 +146,13 @@ struct vw_source_ops {
 	void (*detail)(void *ctx, size_t i, char *buf, size_t len);
 	/* Rows linked to i (WR -> packets -> ACK -> completion); how many written. */
 	size_t (*links)(void *ctx, size_t i, struct vw_link *out, size_t max);
+	/* Optional: OR rows [first, first + n) into *out faster than row() by row(). */
+	void (*summarize)(void *ctx, size_t first, size_t n, struct vw_chunk *out);
+	/* Optional: the next row after `from` (dir > 0; from == (size_t)-1 for
+	 * the start) or before it (dir < 0; (size_t)-1 for the end) that may
+	 * have any of `flags` (a superset is fine: the caller checks); -1 when
+	 * none, -2 when the source has no index for these flags. */
+	long (*next_flagged)(void *ctx, size_t from, int dir, uint16_t flags);
 	/* Pick up rows recorded since the last call (live mode); rows added, or -errno. */
 	long (*refresh)(void *ctx);
 	void (*close)(void *ctx);

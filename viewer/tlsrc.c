@@ -61,15 +61,11 @@ static uint16_t map_flags(const struct rt_tl_row *r)
 	return f;
 }
 
-static int tl_rowfn(void *ctx, size_t i, struct vw_row *out)
+/* One timeline row as a viewer row. */
+static void conv(const struct rt_timeline *tl, size_t i, const struct rt_tl_row *r, struct vw_row *out)
 {
-	struct tlsrc *t = ctx;
-	const struct rt_tl_row *r = rt_tl_row(t->tl, i);
 	const struct rt_event *ev;
 
-	if (!r)
-		return -ERANGE;
-	memset(out, 0, sizeof(*out));
 	out->ns = r->t_ns;
 	out->qpn = r->qpn;
 	out->peer_qpn = r->peer_qpn;
@@ -77,6 +73,8 @@ static int tl_rowfn(void *ctx, size_t i, struct vw_row *out)
 	out->flags = map_flags(r);
 	out->dir = r->dir == RT_TLD_TX ? VW_DIR_TX : r->dir == RT_TLD_RX ? VW_DIR_RX : VW_DIR_NONE;
 	out->host = r->host;
+	out->op_space = VW_OPS_NONE;
+	out->opcode = 0;
 	if (r->dir == RT_TLD_WIRE || r->kind == RT_TLK_PACKET || r->kind == RT_TLK_CM_PACKET)
 		out->host = VW_HOST_WIRE;
 	else if (r->kind == RT_TLK_FINDING)
@@ -102,7 +100,7 @@ static int tl_rowfn(void *ctx, size_t i, struct vw_row *out)
 		break;
 	case RT_EV_COMPLETION:
 		out->kind = r->kind;
-		ev = rt_tl_event(t->tl, i);
+		ev = rt_tl_event(tl, i);
 		if (ev) {
 			out->op_space = VW_OPS_WC;
 			out->opcode = ev->u.wc.opcode;
@@ -110,7 +108,7 @@ static int tl_rowfn(void *ctx, size_t i, struct vw_row *out)
 		break;
 	case RT_EV_PACKET:
 		out->kind = r->kind;
-		ev = rt_tl_event(t->tl, i);
+		ev = rt_tl_event(tl, i);
 		if (ev) {
 			out->op_space = VW_OPS_BTH;
 			out->opcode = ev->u.pkt.opcode;
@@ -122,7 +120,59 @@ static int tl_rowfn(void *ctx, size_t i, struct vw_row *out)
 		out->kind = r->kind < VW_KIND_WIRE ? r->kind : 0;
 		break;
 	}
+}
+
+static int tl_rowfn(void *ctx, size_t i, struct vw_row *out)
+{
+	struct tlsrc *t = ctx;
+	const struct rt_tl_row *r = rt_tl_row(t->tl, i);
+
+	if (!r)
+		return -ERANGE;
+	conv(t->tl, i, r, out);
 	return 0;
+}
+
+/* Rows are one contiguous array: walk it directly. */
+static void tl_summarize(void *ctx, size_t first, size_t n, struct vw_chunk *out)
+{
+	struct tlsrc *t = ctx;
+	const struct rt_tl_row *r = rt_tl_row(t->tl, first);
+	struct vw_row v;
+
+	if (!r || !n || rt_tl_row(t->tl, first + n - 1) != r + (n - 1))
+		return;
+	for (size_t k = 0; k < n; k++) {
+		conv(t->tl, first + k, &r[k], &v);
+		vw_chunk_add(out, &v);
+	}
+}
+
+/* The correlation's match index: jumps by binary search. */
+static long tl_next_flagged(void *ctx, size_t from, int dir, uint16_t flags)
+{
+	struct tlsrc *t = ctx;
+	unsigned mask = 0;
+	ssize_t f, r;
+
+	if (flags & ~(VW_F_ERROR | VW_F_NAK | VW_F_RETRANS | VW_F_RNR | VW_F_CM))
+		return -2;
+	if (flags & VW_F_ERROR)
+		mask |= RT_TLM_ERROR;
+	if (flags & VW_F_NAK)
+		mask |= RT_TLM_NAK;
+	if (flags & VW_F_RETRANS)
+		mask |= RT_TLM_RETRANS;
+	if (flags & VW_F_RNR)
+		mask |= RT_TLM_RNR;
+	if (flags & VW_F_CM)
+		mask |= RT_TLM_CM;
+	if (from == (size_t)-1)
+		f = dir > 0 ? -1 : (ssize_t)rt_tl_row_count(t->tl);
+	else
+		f = (ssize_t)from;
+	r = rt_tl_next_match(t->tl, f, mask, dir);
+	return r < 0 ? -1 : (long)r;
 }
 
 /* Drop `word` and one blank from the start of buf when it is there. */
@@ -317,6 +367,8 @@ static const struct vw_source_ops tl_ops = {
 	.summary = tl_summary,
 	.detail = tl_detail,
 	.links = tl_links,
+	.summarize = tl_summarize,
+	.next_flagged = tl_next_flagged,
 	.refresh = tl_refresh,
 	.close = tl_close,
 };

@@ -910,6 +910,22 @@ static const struct {
 	{ "lt", '<' }, { "gt", '>' }, { "Resize", VW_KEY_RESIZE },
 };
 
+const char *vw_key_label(int key)
+{
+	static char buf[16];
+
+	for (size_t k = 0; k < sizeof(keynames) / sizeof(keynames[0]); k++)
+		if (keynames[k].key == key && key != ' ' && key != '<' && key != '>')
+			return keynames[k].name;
+	if (key > 0 && key < 32)
+		snprintf(buf, sizeof(buf), "^%c", key + '@');
+	else if (key >= 32 && key < 127)
+		snprintf(buf, sizeof(buf), "%c", key);
+	else
+		snprintf(buf, sizeof(buf), "#%d", key);
+	return buf;
+}
+
 int vw_parse_keys(const char *spec, int *keys, size_t max, size_t *n, char *err, size_t errlen)
 {
 	const char *p = spec;

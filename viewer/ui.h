@@ -123,6 +123,8 @@ enum vw_screen_id vw_ui_screen(const struct vw_ui *ui);
  * (Enter Esc Tab BS Up Down Left Right PgUp PgDn Home End F1 WheelUp
  * WheelDown Space lt), ^X for control keys; 0 and keys and n, or -EINVAL
  * with a message. */
+/* A key as vw_parse_keys() spells it ("j", "<Enter>", "^C"); static buffer. */
+const char *vw_key_label(int key);
 int vw_parse_keys(const char *spec, int *keys, size_t max, size_t *n, char *err, size_t errlen);
 
 #endif

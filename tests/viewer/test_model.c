@@ -345,7 +345,7 @@ static void test_keys_parse(void)
 
 static char *render(struct vw_ui *ui, const char *keys, int rows, int cols)
 {
-	struct vw_batch_opts o = { keys, 1, rows, cols };
+	struct vw_batch_opts o = { keys, 1, rows, cols, NULL };
 	char *buf = NULL, err[200];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

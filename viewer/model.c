@@ -42,7 +42,8 @@ void vw_model_init(struct vw_model *m, struct vw_source *src)
 	m->src = src;
 	m->height = 20;
 	m->sel = m->top = VW_NONE;
-	if (vw_source_count(src) > 0 && src->ops->row(src->ctx, 0, &r) == 0)
+	m->t0 = src->t0;
+	if (!m->t0 && vw_source_count(src) > 0 && src->ops->row(src->ctx, 0, &r) == 0)
 		m->t0 = r.ns;
 	vw_model_home(m);
 }
@@ -62,7 +63,9 @@ void vw_model_source_grew(struct vw_model *m)
 	/* a live source may have re-sorted rows: summaries are rebuilt lazily */
 	m->nchunks = 0;
 	m->idle_next = 0;
-	if (n && m->t0 == 0 && m->src->ops->row(m->src->ctx, 0, &r) == 0)
+	if (m->src->t0)
+		m->t0 = m->src->t0;
+	else if (n && m->t0 == 0 && m->src->ops->row(m->src->ctx, 0, &r) == 0)
 		m->t0 = r.ns;
 	if (m->sel != VW_NONE && m->sel >= n)
 		m->sel = n ? n - 1 : VW_NONE;
@@ -728,6 +731,10 @@ size_t vw_model_rows(struct vw_model *m, size_t *out, size_t max)
 
 void vw_format_time(uint64_t ns, uint64_t t0, int absolute, char *buf, size_t len)
 {
+	if (ns == 0) { /* a row without a time of its own */
+		snprintf(buf, len, "%*s", absolute ? 15 : 11, "-");
+		return;
+	}
 	if (absolute) {
 		time_t s = (time_t)(ns / 1000000000ull);
 		struct tm tm;

@@ -171,6 +171,7 @@ struct vw_source {
 	size_t nfindings;
 	char messages[2048];    /* damage and warnings met while opening ('\n' separated) */
 	int live;               /* the run may still grow */
+	uint64_t t0;            /* start of the run for relative times (0: row 0's time) */
 };
 
 static inline size_t vw_source_count(const struct vw_source *s) { return s->ops->count(s->ctx); }

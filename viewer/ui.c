@@ -237,6 +237,16 @@ static void set_filter(struct vw_ui *ui, const struct vw_filter *f)
 		status(ui, "filter: %s", d[0] ? d : "none");
 }
 
+/* The QP of the selected row (0 when none). */
+static uint32_t selected_qpn(struct vw_ui *ui)
+{
+	struct vw_row r;
+
+	if (ui->m.sel == VW_NONE || ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) < 0)
+		return 0;
+	return r.qpn;
+}
+
 static int p_qp(struct vw_ui *ui, const char *text)
 {
 	struct vw_filter f = ui->m.f;
@@ -245,6 +255,13 @@ static int p_qp(struct vw_ui *ui, const char *text)
 
 	if (!*text) {
 		f.has_qpn = 0;
+	} else if (!strcmp(text, ".")) {
+		if (!selected_qpn(ui)) {
+			status(ui, "the selected row has no QP");
+			return VW_RD_SCREEN;
+		}
+		f.has_qpn = 1;
+		f.qpn = selected_qpn(ui);
 	} else {
 		v = strtoul(text, &end, 0);
 		if (*end || v > 0xFFFFFF) {
@@ -260,13 +277,15 @@ static int p_qp(struct vw_ui *ui, const char *text)
 
 static int a_filter_qp(struct vw_ui *ui, int arg)
 {
-	char init[16] = "";
-	struct vw_row r;
+	char label[128];
+	uint32_t q = selected_qpn(ui);
 
 	(void)arg;
-	if (ui->m.sel != VW_NONE && ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) == 0 && r.qpn)
-		snprintf(init, sizeof(init), "%u", r.qpn);
-	prompt(ui, "filter QP (number, empty for all): ", ui->m.f.has_qpn ? "" : init, p_qp);
+	if (q)
+		snprintf(label, sizeof(label), "filter QP (number or 0x..; '.' = %u, the selected row's; empty = all): ", q);
+	else
+		snprintf(label, sizeof(label), "filter QP (number or 0x..; empty = all): ");
+	prompt(ui, label, "", p_qp);
 	return VW_RD_SCREEN;
 }
 
@@ -277,6 +296,17 @@ static int p_host(struct vw_ui *ui, const char *text)
 
 	if (!*text) {
 		f.has_host = 0;
+		set_filter(ui, &f);
+		return VW_RD_SCREEN;
+	}
+	if (!strcmp(text, ".")) {
+		struct vw_row r;
+		if (ui->m.sel == VW_NONE || ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) < 0 || r.host == VW_HOST_NONE) {
+			status(ui, "the selected row has no host");
+			return VW_RD_SCREEN;
+		}
+		f.has_host = 1;
+		f.host = r.host;
 		set_filter(ui, &f);
 		return VW_RD_SCREEN;
 	}
@@ -301,13 +331,8 @@ static int p_host(struct vw_ui *ui, const char *text)
 
 static int a_filter_host(struct vw_ui *ui, int arg)
 {
-	struct vw_row r;
-	const char *init = "";
-
 	(void)arg;
-	if (!ui->m.f.has_host && ui->m.sel != VW_NONE && ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) == 0)
-		init = vw_host_name(ui->src, r.host);
-	prompt(ui, "filter host (name or 'wire', empty for all): ", init, p_host);
+	prompt(ui, "filter host (name, 'wire' for the capture, '.' = the selected row's; empty = all): ", "", p_host);
 	return VW_RD_SCREEN;
 }
 

@@ -5,6 +5,7 @@
  * input `rdmatrace view` accepts (run directory, timeline file, trace file,
  * capture), and live refresh of a run directory being recorded.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,8 +24,44 @@ struct tlsrc {
 	struct rt_timeline *tl;
 	struct vw_source *src;
 	char rundir[4096];      /* live refresh rebuilds from here ("" for files) */
+	uint64_t inputs_sig;    /* sizes and mtimes of the run's inputs at the last build */
 	int rebuild_failed;
 };
+
+/* Sizes and mtimes of RUNDIR's inputs folded into one number: a cheap way
+ * to notice that a run being recorded has grown. */
+static uint64_t inputs_signature(const char *rundir)
+{
+	static const char *const subdirs[] = { "traces", "." };
+	uint64_t sig = 1469598103934665603ull;
+	char path[4096 + 300];
+
+	for (size_t d = 0; d < 2; d++) {
+		DIR *dir;
+		struct dirent *de;
+		snprintf(path, sizeof(path), "%s/%s", rundir, subdirs[d]);
+		dir = opendir(path);
+		if (!dir)
+			continue;
+		while ((de = readdir(dir))) {
+			struct stat st;
+			const char *dot = strrchr(de->d_name, '.');
+			if (!dot || (strcmp(dot, ".rtr") && strcmp(dot, ".pcapng") && strcmp(dot, ".pcap")) ||
+			    !strcmp(de->d_name, "annotated.pcapng"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s", rundir, subdirs[d], de->d_name);
+			if (stat(path, &st) < 0)
+				continue;
+			sig = (sig ^ (uint64_t)st.st_size) * 1099511628211ull;
+			sig = (sig ^ (uint64_t)st.st_mtim.tv_sec) * 1099511628211ull;
+			sig = (sig ^ (uint64_t)st.st_mtim.tv_nsec) * 1099511628211ull;
+			for (const char *p = de->d_name; *p; p++)
+				sig = (sig ^ (uint8_t)*p) * 1099511628211ull;
+		}
+		closedir(dir);
+	}
+	return sig;
+}
 
 static size_t tl_count(void *ctx)
 {
@@ -345,7 +382,15 @@ static long tl_refresh(void *ctx)
 	char err[256];
 	size_t before, after;
 
-	if (!t->rundir[0] || !rt_timeline_stale(t->rundir))
+	uint64_t sig;
+
+	if (!t->rundir[0])
+		return 0;
+	sig = inputs_signature(t->rundir);
+	if (sig == t->inputs_sig)
+		return 0;
+	t->inputs_sig = sig;
+	if (!rt_timeline_stale(t->rundir))
 		return 0;
 	if (rt_timeline_correlate(t->rundir, &ntl, err, sizeof(err)) < 0 || !ntl) {
 		if (!t->rebuild_failed)
@@ -391,8 +436,10 @@ int vw_source_from_timeline(struct vw_source *s, struct rt_timeline *tl, const c
 		return -ENOMEM;
 	t->tl = tl;
 	t->src = s;
-	if (rundir)
+	if (rundir) {
 		snprintf(t->rundir, sizeof(t->rundir), "%s", rundir);
+		t->inputs_sig = inputs_signature(rundir);
+	}
 	s->ops = &tl_ops;
 	s->ctx = t;
 	return fill_tables(t, s);

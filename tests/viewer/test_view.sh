@@ -178,6 +178,26 @@ tmux_scenario() {  # BINARY LABEL
 
 tmux_scenario "$RDMATRACE" tmux
 
+# live mode: the run grows while the viewer follows it
+"$GEN" "$T/live" >/dev/null
+tmux -L "$SOCK" -f /dev/null new-session -d -s v -x 100 -y 30 "TERM=screen $RDMATRACE view --follow $T/live; sleep 30"
+if wait_for 'FOLLOW'; then
+	first_rows=$(sed -n 's/.* \([0-9][0-9]*\) rows.*/\1/p' "$T/pane.txt" | head -1)
+	sleep 1.1 # a new mtime second for the grown files
+	"$GEN" "$T/live" --events 3000 --capture >/dev/null
+	if wait_for ' (29[0-9][0-9]|[3-9][0-9][0-9][0-9]) rows'; then
+		ok "live: new rows appear (was $first_rows)"
+	else
+		not_ok "live: new rows appear (was $first_rows)"; sed 's/^/#   /' "$T/pane.txt" | head -5
+	fi
+	check_grep "live: the selection follows the last row" '^>' "$T/pane.txt"
+else
+	not_ok "live: viewer starts in follow mode"; sed 's/^/#   /' "$T/pane.txt" | head -5
+fi
+tmux -L "$SOCK" kill-server 2>/dev/null
+view "$T/run" --batch --keys 'L' >"$T/follow.txt"
+check_grep "L on a finished run says it is not being recorded" 'not being recorded' "$T/follow.txt"
+
 # Under AddressSanitizer: the suite may already be an ASan build; else build
 # (incrementally) build-address/rdmatrace, bounded in time.
 case "$BUILD" in

@@ -215,7 +215,7 @@ int tl_write_annotated(const struct rt_timeline *tl, const char *capture, const 
 	struct rt_capfile *f;
 	int rc = rt_capfile_open(capture, RT_CAPFILE_AUTO, &f, err, errlen);
 	if (rc < 0)
-		return 0; /* already a note in the timeline */
+		return rc;
 	struct rt_pcapng_writer *w = NULL;
 	FILE *j = NULL;
 	if (pcapng_out &&

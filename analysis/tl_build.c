@@ -283,7 +283,7 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	k->udp_sport = p->sport;
 	k->src_ep = ep_find_or_add(b, p->ip_version, p->src);
 	k->dst_ep = ep_find_or_add(b, p->ip_version, p->dst);
-	k->send_qp = k->recv_qp = k->wr = k->recv_wr = k->original = k->answer = k->event = RT_TL_NONE;
+	k->send_qp = k->recv_qp = k->wr = k->recv_wr = k->original = k->answer = k->event = k->trigger = RT_TL_NONE;
 	k->damaged = (p->flags & (RT_PKT_TRUNCATED | RT_PKT_MALFORMED)) != 0;
 	if (p->op) {
 		k->op_class = p->op->op_class;
@@ -459,7 +459,7 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	if ((rc = tl_finish(&b, out)) < 0)
 		goto fail;
 	tl_build_free(&b);
-	if (in->annotated_out || in->annotations_jsonl) {
+	if ((in->annotated_out || in->annotations_jsonl) && *rt_tl_capture_path(*out)) {
 		rc = tl_write_annotated(*out, in->capture, in->annotated_out, in->annotations_jsonl, err, errlen);
 		if (rc < 0) {
 			rt_timeline_free(*out);

@@ -293,9 +293,15 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		k->t = caph ? tl_align(caph, tl_pk(b, i)->raw_ns) : tl_pk(b, i)->raw_ns;
 		k->item = tl_item_pk(b, i);
 	}
+	uint64_t tmin = UINT64_MAX;
+	for (size_t i = 0; i < src_start[nh + 1]; i++)
+		tmin = keys[i].t < tmin ? keys[i].t : tmin;
 	for (size_t i = 0; i < nf; i++) {
 		struct tl_key *k = &keys[src_pos[nh + 1]++];
-		k->t = TL_AT(&b->findings, struct rt_tl_finding, i)->t_ns;
+		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, i);
+		if (!f->t_ns && tmin != UINT64_MAX)
+			f->t_ns = tmin; /* run-wide findings sit at the start */
+		k->t = f->t_ns;
 		k->item = tl_item_finding(b, i);
 	}
 	for (size_t s = 0; s < nsrc; s++) {

@@ -295,13 +295,44 @@ nomem:
 	return -ENOMEM;
 }
 
+/* The first request PSN each wire QP sent (it must equal its sq_psn). */
+static void wire_first_psns(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (!k->is_request || k->recv_qp == RT_TL_NONE)
+			continue;
+		uint32_t snd = WK(c, k->recv_qp)->peer;
+		if (snd != RT_TL_NONE && !WK(c, snd)->have_first) {
+			WK(c, snd)->have_first = true;
+			WK(c, snd)->first_req_psn = k->psn;
+		}
+	}
+}
+
+/* sq_psn of a trace QP from its QP state events (-1 unknown). */
+static int64_t trace_sq_psn(struct tl_build *b, uint32_t q)
+{
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (b->ev_qp[i] == q && ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result &&
+		    (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN))
+			return ev->u.qp_state.sq_psn & RT_PSN_MASK;
+		if (b->ev_qp[i] == q && ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_PSN_VALID))
+			return ev->u.wr.first_psn & RT_PSN_MASK;
+	}
+	return -1;
+}
+
 /* 1c. wire QPs meet trace QPs; addresses meet hosts. */
 static int merge_qps(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t ntq = b->qps.n;
+	wire_first_psns(c);
 	/* trace QP pairs (A,a)->b tell which address belongs to which host */
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t q = 0; q < ntq; q++) {
 			struct rt_tl_qp *Q = tl_qp(b, q);
 			if (!Q->peer_qpn)
@@ -317,8 +348,13 @@ static int merge_qps(struct lctx *c)
 					continue;
 				if (w->peer != RT_TL_NONE && WK(c, w->peer)->qpn != Q->peer_qpn)
 					continue;
-				if (pass == 0 && w->peer == RT_TL_NONE)
+				if (pass != 1 && w->peer == RT_TL_NONE)
 					continue;
+				if (w->have_first) {
+					int64_t sq = trace_sq_psn(b, (uint32_t)q);
+					if (sq >= 0 && (uint32_t)sq != w->first_req_psn)
+						continue; /* same QPN, but not the QP whose sends start at sq_psn */
+				}
 				hit = (uint32_t)j;
 				n++;
 			}
@@ -586,6 +622,7 @@ struct stream {
 	bool have;
 	uint64_t max_u;           /* highest PSN sent (unwrapped) */
 	uint32_t max_psn;
+	uint32_t last_sent;       /* PSN of the latest request */
 	uint64_t acked_u;         /* highest PSN acknowledged */
 	bool have_ack;
 	bool in_burst;
@@ -660,13 +697,16 @@ static int wire_streams(struct lctx *c)
 			}
 			uint64_t key = K2(s, k->psn);
 			uint32_t *f = tl_hash_get(&first, key);
-			if (f && pu <= S->max_u) {
-				/* a PSN sent before: retransmission */
-				struct tl_pk *o = tl_pk(b, *f);
+			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
+				S->in_burst = false; /* the PSN went back again: a new round */
+			S->last_sent = k->psn;
+			if (pu < S->max_u || (f && pu == S->max_u)) {
+				/* a PSN sent before: retransmission (when never captured, its first
+				 * transmission was lost before the capture point) */
 				uint32_t *l = tl_hash_get(&last, key);
-				struct tl_pk *prev = l ? tl_pk(b, *l) : o;
-				k->retrans = (uint8_t)(prev->retrans < 254 ? prev->retrans + 1 : 255);
-				k->original = *f;
+				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
+				k->retrans = (uint8_t)(!prev ? 1 : prev->retrans < 254 ? prev->retrans + 1 : 255);
+				k->original = f ? *f : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
 				if (!S->in_burst) {
 					S->in_burst = true;
@@ -677,8 +717,11 @@ static int wire_streams(struct lctx *c)
 							cause = RT_RETRY_RNR;
 						else if (n->aeth_type == RT_AETH_NAK && n->aeth_value == RT_NAK_PSN_SEQ_ERROR)
 							cause = RT_RETRY_NAK_SEQ;
+						if (cause != RT_RETRY_ACK_TIMEOUT)
+							k->trigger = S->last_nak;
 					}
 					S->burst_cause = cause;
+					S->last_nak = RT_TL_NONE;
 				}
 				k->retrans_cause = S->burst_cause;
 				if (S->have_ack && pu <= S->acked_u) {
@@ -687,7 +730,9 @@ static int wire_streams(struct lctx *c)
 				}
 				if ((rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
 					break;
-				if ((rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
+				if (!f && (rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
+					break;
+				if (f && (rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
 					break;
 			} else {
 				if (pu > S->max_u + 1) {
@@ -703,7 +748,6 @@ static int wire_streams(struct lctx *c)
 				    (rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
 					break;
 			}
-			S->last_nak = RT_TL_NONE;
 			/* unacked FIFO */
 			pnext[i] = RT_TL_NONE;
 			if (ptail[s] == RT_TL_NONE)
@@ -766,10 +810,8 @@ static int wire_streams(struct lctx *c)
 					      k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK);
 			/* a NAK acknowledges everything before its PSN */
 			pu = pu - 1;
-			if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_value != RT_NAK_PSN_SEQ_ERROR) {
-				/* no coverage beyond */
-			}
-		} else if (lr && k->op_class == RT_CLASS_ACK) {
+		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr) {
+			S->last_nak = RT_TL_NONE;
 			k->answer = *lr;
 			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST);
 		}
@@ -891,7 +933,7 @@ static int engine_events(struct lctx *c)
 			if (txd) /* the capture sits between sender and receiver */
 				tl_clock_add(b, e->host, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
 			else
-				tl_clock_add(b, b->capture_host, e->host, (int64_t)e->raw_ns - (int64_t)k->raw_ns, k->raw_ns);
+				tl_clock_add(b, b->capture_host, e->host, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
 		}
 		if (txd) {
 			if ((rc = tl_hash_put(&tx, base, (uint32_t)i)) < 0)
@@ -1079,6 +1121,24 @@ static int recv_consumers(struct lctx *c)
 	return rc;
 }
 
+/* The passive host answers a REQ (REP or REJ, same comm id) after its CONNECT_REQUEST event. */
+static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
+{
+	struct tl_build *b = c->b;
+	if (b->capture_host == UINT16_MAX)
+		return 0;
+	uint32_t comm = tl_pk(b, req)->cm_comm_id;
+	for (size_t j = req + 1; j < tl_npk(b); j++) {
+		struct tl_pk *k = tl_pk(b, j);
+		if (k->is_cm && (k->cm_attr == RT_CM_REP || k->cm_attr == RT_CM_REJ) && k->cm_remote_comm_id == comm) {
+			struct tl_evrec *e = tl_ev(b, ev);
+			tl_clock_add(b, h, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
+			return tl_link(b, (uint32_t)ev, tl_item_pk(b, j), RT_TLL_CM_PACKET);
+		}
+	}
+	return 0;
+}
+
 /* CM packets meet the CM events they cause on the receiving host, in order. */
 static int cm_links(struct lctx *c)
 {
@@ -1120,8 +1180,10 @@ static int cm_links(struct lctx *c)
 					break;
 				struct tl_evrec *e = tl_ev(b, ei);
 				rc = tl_link2(b, tl_item_pk(b, i), (uint32_t)ei, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
+				if (!rc && map[m].attr == RT_CM_REQ)
+					rc = cm_reply_after(c, i, (uint16_t)h, ei);
 				if (!rc && b->capture_host != UINT16_MAX && map[m].attr != RT_CM_REP && map[m].attr != RT_CM_RTU)
-					tl_clock_add(b, b->capture_host, (uint16_t)h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, k->raw_ns);
+					tl_clock_add(b, b->capture_host, (uint16_t)h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
 				ei++;
 			}
 			tl_hash_free(&seen);
@@ -1159,11 +1221,11 @@ static int causal_constraints(struct lctx *c)
 		if (l.to >= nev && l.to < nev + npk && cap != UINT16_MAX) {
 			struct tl_pk *k = tl_pk(b, l.to - nev);
 			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && ce)
-				tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, k->raw_ns);
+				tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
 			if (l.type == RT_TLL_CONSUMER) {
 				tl_clock_add(b, wr->host, cap, (int64_t)k->raw_ns - (int64_t)wr->raw_ns, k->raw_ns);
 				if (ce)
-					tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, k->raw_ns);
+					tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
 			}
 		}
 		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk) {

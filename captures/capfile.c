@@ -1,0 +1,258 @@
+/*
+ * Capture-file front end: picks the backend (our memory-mapped parser in
+ * capfile_mmap.c, or libpcap), opens files and buffers, and runs the
+ * libpcap backend itself (pcap_open_offline_with_tstamp_precision at
+ * nanosecond precision, fmemopen for buffers).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capfile_impl.h"
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s", msg);
+}
+
+/* libpcap returns DLT_ values; files and the decoder use LINKTYPE_ values. */
+static uint16_t linktype_of_dlt(int dlt)
+{
+	switch (dlt) {
+	case DLT_RAW: return 101;
+#ifdef DLT_LINUX_SLL2
+	case DLT_LINUX_SLL2: return 276;
+#endif
+	default: return (uint16_t)dlt;
+	}
+}
+
+static int libpcap_start(struct rt_capfile *f, pcap_t *pc)
+{
+	f->pc = pc;
+	f->backend = RT_CAPFILE_LIBPCAP;
+	f->linktype = linktype_of_dlt(pcap_datalink(pc));
+	return 0;
+}
+
+static int open_libpcap(struct rt_capfile *f, const char *path, const void *buf, size_t len, char *err,
+			size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *pc;
+	uint8_t magic[4] = { 0 };
+	if (path && strcmp(path, "-") != 0) {
+		/* Open it ourselves to see the magic: libpcap does not say pcap or pcapng. */
+		f->memf = fopen(path, "rb");
+		if (!f->memf) {
+			int e = errno;
+			if (err && errlen)
+				snprintf(err, errlen, "%s: %s", path, strerror(e));
+			return -e;
+		}
+		if (fread(magic, 1, 4, f->memf) != 4)
+			memset(magic, 0, 4);
+		rewind(f->memf);
+	} else if (path) {
+		pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+		goto opened;
+	} else {
+		/* fmemopen refuses a zero-length buffer: give it one byte it never reads */
+		static const char empty[1];
+		if (len >= 4)
+			memcpy(magic, buf, 4);
+		f->memf = fmemopen(len ? (void *)buf : (void *)empty, len ? len : 1, "rb");
+		if (!f->memf) {
+			set_err(err, errlen, strerror(errno));
+			return -errno;
+		}
+		if (!len)
+			fgetc(f->memf);
+	}
+	f->pcapng = magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A;
+	pc = pcap_fopen_offline_with_tstamp_precision(f->memf, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	if (pc)
+		f->memf = NULL; /* pcap_close closes it */
+opened:
+	if (!pc) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s%s%s", path ? path : "", path ? ": " : "",
+				 ebuf[0] ? ebuf : "cannot read capture");
+		return -EINVAL;
+	}
+	return libpcap_start(f, pc);
+}
+
+static int next_libpcap(struct rt_capfile *f, struct rt_caprec *rec)
+{
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int rc = pcap_next_ex(f->pc, &h, &data);
+	if (rc == 1) {
+		rec->data = data;
+		rec->caplen = h->caplen;
+		rec->wirelen = h->len < h->caplen ? h->caplen : h->len;
+		rec->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		rec->frame = ++f->frame;
+		rec->linktype = f->linktype;
+		rec->ifindex = 0;
+		rec->comment = NULL;
+		rec->comment_len = 0;
+		return 1;
+	}
+	if (rc == PCAP_ERROR_BREAK) {
+		f->status = 1;
+		return 0;
+	}
+	return capfile_fail(f, EBADMSG, "after frame %llu: %s", (unsigned long long)f->frame, pcap_geterr(f->pc));
+}
+
+static int alloc_file(struct rt_capfile **out, char *err, size_t errlen)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int start_mmap(struct rt_capfile *f, const char *path, char *err, size_t errlen)
+{
+	f->backend = RT_CAPFILE_MMAP;
+	int rc = capfile_mmap_start(f);
+	if (rc < 0 && err && errlen)
+		snprintf(err, errlen, "%s%s%s", path ? path : "", path ? ": " : "", f->err);
+	return rc;
+}
+
+int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt_capfile **out, char *err,
+		    size_t errlen)
+{
+	if (!path || !out)
+		return -EINVAL;
+	*out = NULL;
+	struct rt_capfile *f;
+	int rc = alloc_file(&f, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (backend != RT_CAPFILE_LIBPCAP && strcmp(path, "-") != 0) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			if (err && errlen)
+				snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+			if (m != MAP_FAILED) {
+				if (capfile_mmap_recognises(m, (size_t)st.st_size) || backend == RT_CAPFILE_MMAP) {
+					close(fd);
+					madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+					f->base = m;
+					f->len = (size_t)st.st_size;
+					f->mapped = true;
+					if ((rc = start_mmap(f, path, err, errlen)) < 0)
+						goto fail;
+					*out = f;
+					return 0;
+				}
+				munmap(m, (size_t)st.st_size);
+			}
+		} else if (backend == RT_CAPFILE_MMAP) {
+			close(fd);
+			rc = -EINVAL;
+			if (err && errlen)
+				snprintf(err, errlen, "%s: %s", path,
+					 S_ISREG(st.st_mode) ? "empty file: not a capture" : "not a regular file (use the libpcap backend)");
+			goto fail;
+		}
+		close(fd);
+	}
+	if ((rc = open_libpcap(f, path, NULL, 0, err, errlen)) < 0)
+		goto fail;
+	*out = f;
+	return 0;
+fail:
+	rt_capfile_close(f);
+	return rc;
+}
+
+int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend backend, struct rt_capfile **out,
+			char *err, size_t errlen)
+{
+	if ((!buf && len) || !out)
+		return -EINVAL;
+	*out = NULL;
+	struct rt_capfile *f;
+	int rc = alloc_file(&f, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_mmap_recognises(buf, len))) {
+		f->base = buf;
+		f->len = len;
+		rc = start_mmap(f, NULL, err, errlen);
+	} else {
+		rc = open_libpcap(f, NULL, buf, len, err, errlen);
+	}
+	if (rc < 0) {
+		rt_capfile_close(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec)
+{
+	if (!f || !rec)
+		return -EINVAL;
+	if (f->status)
+		return f->status > 0 ? 0 : f->status;
+	return f->backend == RT_CAPFILE_MMAP ? capfile_mmap_next(f, rec) : next_libpcap(f, rec);
+}
+
+const char *rt_capfile_error(const struct rt_capfile *f)
+{
+	return f ? f->err : "";
+}
+
+const char *rt_capfile_format(const struct rt_capfile *f)
+{
+	return f && f->pcapng ? "pcapng" : "pcap";
+}
+
+const char *rt_capfile_backend_name(const struct rt_capfile *f)
+{
+	return f && f->backend == RT_CAPFILE_MMAP ? "mmap" : "libpcap";
+}
+
+int rt_capfile_linktype(const struct rt_capfile *f)
+{
+	if (!f)
+		return -1;
+	if (f->backend == RT_CAPFILE_MMAP && f->pcapng && f->nifs == 0)
+		return -1;
+	return f->linktype;
+}
+
+void rt_capfile_close(struct rt_capfile *f)
+{
+	if (!f)
+		return;
+	if (f->pc)
+		pcap_close(f->pc);
+	if (f->memf)
+		fclose(f->memf);
+	if (f->mapped)
+		munmap((void *)f->base, f->len);
+	free(f->ifs);
+	free(f);
+}

@@ -1,0 +1,69 @@
+/*
+ * Reading capture files: pcap (microsecond or nanosecond, either byte
+ * order) and pcapng (any number of sections and interfaces), one record at
+ * a time, timestamps in nanoseconds.
+ *
+ * Two backends give the same records:
+ *   RT_CAPFILE_MMAP     our own reader over a memory-mapped file (or a
+ *                       caller's buffer): zero copy, the fast path
+ *   RT_CAPFILE_LIBPCAP  libpcap (pcap_open_offline_with_tstamp_precision,
+ *                       nanosecond precision); also reads pipes and "-"
+ *   RT_CAPFILE_AUTO     mmap for regular files it recognises, else libpcap
+ *
+ * Damage (a truncated record, a block length that cannot be right) ends the
+ * reading with -EBADMSG and a message saying where; every record before the
+ * damage has been returned.  Nothing is ever read past the file's end.
+ */
+#ifndef RDMATRACE_CAPFILE_H
+#define RDMATRACE_CAPFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rt_capfile_backend {
+	RT_CAPFILE_AUTO = 0,
+	RT_CAPFILE_MMAP = 1,
+	RT_CAPFILE_LIBPCAP = 2,
+};
+
+struct rt_caprec {
+	const uint8_t *data;      /* valid until the next rt_capfile_next() or close */
+	uint32_t caplen;          /* bytes in data */
+	uint32_t wirelen;         /* original length on the wire */
+	uint64_t ts_ns;           /* nanoseconds since the Unix epoch */
+	uint64_t frame;           /* 1-based record number, as Wireshark numbers frames */
+	uint16_t linktype;        /* LINKTYPE_ of the record's interface */
+	uint32_t ifindex;         /* pcapng interface number (0 for pcap) */
+	const char *comment;      /* pcapng opt_comment (mmap backend), not NUL-terminated */
+	uint32_t comment_len;
+};
+
+struct rt_capfile;
+
+/* Open path with the given backend.  Returns 0 or -errno with a message in err. */
+int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt_capfile **out,
+		    char *err, size_t errlen);
+
+/* Read from a caller's buffer (kept by the caller until close).  The mmap
+ * backend parses it in place; libpcap reads it through fmemopen. */
+int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend backend,
+			struct rt_capfile **out, char *err, size_t errlen);
+
+/* The next record: 1 and *rec filled, 0 at the clean end of the file, or a
+ * negative errno (-EBADMSG for damage) with rt_capfile_error() saying why. */
+int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec);
+
+/* The error message of the last failure ("" when none). */
+const char *rt_capfile_error(const struct rt_capfile *f);
+
+/* "pcap" or "pcapng", and which backend is reading it ("mmap", "libpcap"). */
+const char *rt_capfile_format(const struct rt_capfile *f);
+const char *rt_capfile_backend_name(const struct rt_capfile *f);
+
+/* Link type of the first interface (pcap: the file's), -1 when not yet known. */
+int rt_capfile_linktype(const struct rt_capfile *f);
+
+/* Close; NULL is fine. */
+void rt_capfile_close(struct rt_capfile *f);
+
+#endif

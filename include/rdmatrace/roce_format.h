@@ -1,0 +1,50 @@
+/*
+ * Text and JSON for decoded RoCEv2 packets (struct rt_pkt): one line per
+ * packet as `rdmatrace packets` prints it, one JSON object per packet, and
+ * the AETH in words ("ACK", "RNR NAK 655.36 ms", "NAK PSN sequence error").
+ * Formatting is allocation-free and printf-free, because `rdmatrace
+ * packets` formats millions of packets per second.
+ */
+#ifndef RDMATRACE_ROCE_FORMAT_H
+#define RDMATRACE_ROCE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rdmatrace/roce_decode.h"
+
+/* Optional memo of recently formatted addresses (a capture has few):
+ * zero-initialise one per formatting thread and point rt_fmt_ctx at it. */
+#define RT_FMT_CACHE_SLOTS 4
+struct rt_fmt_cache {
+	uint8_t key[RT_FMT_CACHE_SLOTS][17]; /* IP version, then the address */
+	char text[RT_FMT_CACHE_SLOTS][48];
+	uint8_t len[RT_FMT_CACHE_SLOTS];
+	unsigned next;
+};
+
+/* What the caller knows about the record around the packet. */
+struct rt_fmt_ctx {
+	uint64_t frame;           /* 1-based frame number */
+	uint64_t ts_ns;           /* absolute timestamp */
+	uint64_t base_ns;         /* subtracted for relative times */
+	int abs_time;             /* 1: print UTC date and time instead of relative seconds */
+	struct rt_fmt_cache *cache; /* NULL: no memo */
+};
+
+/* The AETH in words into buf (NUL-terminated); returns the length. */
+size_t rt_aeth_describe(const struct rt_aeth *aeth, char *buf, size_t len);
+
+/* The packet as one line (with '\n') into buf; returns the length written,
+ * or 0 when len is too small (RT_FMT_LINE_MAX always suffices). */
+#define RT_FMT_LINE_MAX 1024
+size_t rt_pkt_format_line(const struct rt_pkt *pkt, const struct rt_fmt_ctx *ctx, char *buf, size_t len);
+
+/* The packet as one JSON object (with '\n'); RT_FMT_JSON_MAX always suffices. */
+#define RT_FMT_JSON_MAX 4096
+size_t rt_pkt_format_json(const struct rt_pkt *pkt, const struct rt_fmt_ctx *ctx, char *buf, size_t len);
+
+/* An address as text: dotted IPv4 or RFC 5952 IPv6; returns the length. */
+size_t rt_format_ip(unsigned version, const uint8_t *addr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * Printing one event as text or JSON, field by field for every kind.
+ * `rdmatrace dump` uses it; any tool that shows raw events should too, so
+ * names and spellings stay the same everywhere.
+ */
+#ifndef RDMATRACE_TRACE_PRINT_H
+#define RDMATRACE_TRACE_PRINT_H
+
+#include <stddef.h>
+
+#include "rdmatrace/event.h"
+
+/*
+ * The kind-specific fields: "wr_id=0x1 opcode=RDMA_WRITE len=4096 ..." for
+ * text, or `"wr_id":1,"opcode":"RDMA_WRITE",...` (no braces) for JSON.
+ * Returns the length snprintf would have written.
+ */
+int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_t len);
+
+/* Names used by the formatter (also useful to other printers). */
+const char *rt_wr_opcode_name(unsigned op);     /* enum ibv_wr_opcode */
+const char *rt_wc_opcode_name(unsigned op);     /* enum ibv_wc_opcode (RECV = 128) */
+const char *rt_wc_status_name(unsigned status); /* enum ibv_wc_status */
+const char *rt_qp_state_name(unsigned state);   /* enum ibv_qp_state */
+const char *rt_cm_event_name(unsigned event);   /* enum rdma_cm_event_type */
+const char *rt_lost_cause_name(unsigned cause); /* enum rt_lost_cause */
+
+#endif

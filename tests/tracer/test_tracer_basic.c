@@ -1,0 +1,169 @@
+/*
+ * The tracer end to end inside one process: start with an output file,
+ * emit from several threads, stop, read the file back with the reader.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rdmatrace/trace_reader.h"
+#include "rdmatrace/tracer.h"
+#include "testlib.h"
+#include "tracer/tmpdir.h"
+
+#define PER_THREAD 1000
+
+static void *emit(void *arg)
+{
+	uint32_t qpn = (uint32_t)(uintptr_t)arg;
+	for (uint32_t i = 0; i < PER_THREAD; i++) {
+		struct rt_event *ev = rt_event_begin(RT_EV_WR_POST, qpn);
+		if (ev) {
+			ev->u.wr.wr_id = i;
+			ev->u.wr.length = 4096;
+			ev->u.wr.opcode = 2;
+			rt_event_commit(ev);
+		}
+	}
+	return NULL;
+}
+
+static void test_disabled_returns_null(void)
+{
+	rt_tracer_stop();
+	CHECK(rt_event_begin(RT_EV_MARKER, 0) == NULL);
+}
+
+static void test_round_trip(void)
+{
+	const char *path = tmp_path("basic.rtr");
+	struct rt_tracer_options o = {.output = path, .program = "basic-test"};
+	char err[256];
+	CHECK_EQ_U(rt_tracer_start(&o, err, sizeof(err)), 0);
+	CHECK(rt_tracer_start(&o, err, sizeof(err)) == -EALREADY);
+	pthread_t t[3];
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, emit, (void *)(uintptr_t)(100 + i));
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	rt_trace_marker("hello %d", 42);
+	rt_trace_counter("tx_bytes", 1, 12345);
+	rt_trace_warning(RT_WARN_TRACER, "warn %s", "x");
+	rt_tracer_stop();
+	rt_tracer_stop(); /* idempotent */
+
+	struct stat st;
+	CHECK(stat(path, &st) == 0);
+	CHECK_EQ_U(st.st_mode & 0777, 0600);
+
+	struct rt_trace_reader *r = rt_trace_reader_new();
+	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
+	struct rt_trace_record rec;
+	unsigned wr[3] = {0}, next[3] = {0}, markers = 0, counters = 0, warnings = 0, syncs = 0, bad = 0;
+	uint64_t last_mono = 0;
+	while (rt_trace_reader_next(r, &rec) > 0) {
+		CHECK(rec.mono_ns >= last_mono);
+		last_mono = rec.mono_ns;
+		if (rec.pid != getpid() || strcmp(rec.program, "basic-test") != 0)
+			bad++;
+		switch (rec.ev.kind) {
+		case RT_EV_WR_POST: {
+			unsigned ti = rec.ev.qpn - 100;
+			if (ti < 3) {
+				if (rec.ev.u.wr.wr_id != next[ti] || rec.ev.u.wr.length != 4096)
+					bad++;
+				next[ti]++;
+				wr[ti]++;
+			} else {
+				bad++;
+			}
+			break;
+		}
+		case RT_EV_MARKER:
+			markers += strcmp(rec.ev.u.marker.text, "hello 42") == 0;
+			break;
+		case RT_EV_COUNTER:
+			counters += rec.ev.u.counter.value == 12345 && strcmp(rec.ev.u.counter.name, "tx_bytes") == 0;
+			break;
+		case RT_EV_WARNING:
+			warnings += rec.ev.u.warning.code == RT_WARN_TRACER;
+			break;
+		case RT_EV_CLOCK_SYNC:
+			syncs++;
+			break;
+		default:
+			bad++;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_U(wr[i], PER_THREAD);
+	CHECK_EQ_U(markers, 1);
+	CHECK_EQ_U(counters, 1);
+	CHECK_EQ_U(warnings, 1);
+	CHECK(syncs >= 2);
+	CHECK_EQ_U(bad, 0);
+	CHECK_EQ_U(rt_trace_reader_damage_count(r), 0);
+	const struct rt_trace_source *s = rt_trace_reader_source(r, 0);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ_U(s->pid, getpid());
+		CHECK_STR(s->program, "basic-test");
+		CHECK(s->host[0] != '\0');
+	}
+	/* The wall clock of the records is now-ish. */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	CHECK(s && s->last_ns <= now_ns && now_ns - s->last_ns < 10000000000ull);
+	rt_trace_reader_free(r);
+
+	/* The per-process segment is gone after a clean stop. */
+	char shm[128];
+	snprintf(shm, sizeof(shm), "/dev/shm/rdmatrace-%u-%d", (unsigned)getuid(), (int)getpid());
+	CHECK(access(shm, F_OK) != 0);
+}
+
+static void test_restart(void)
+{
+	const char *path = tmp_path("restart.rtr");
+	struct rt_tracer_options o = {.output = path};
+	char err[256];
+	CHECK_EQ_U(rt_tracer_start(&o, err, sizeof(err)), 0);
+	emit((void *)(uintptr_t)7);
+	rt_tracer_stop();
+	CHECK(rt_event_begin(RT_EV_MARKER, 0) == NULL);
+	struct rt_trace_reader *r = rt_trace_reader_new();
+	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
+	struct rt_trace_record rec;
+	unsigned n = 0;
+	while (rt_trace_reader_next(r, &rec) > 0)
+		n += rec.ev.kind == RT_EV_WR_POST;
+	CHECK_EQ_U(n, PER_THREAD);
+	rt_trace_reader_free(r);
+}
+
+static void test_bad_options(void)
+{
+	char err[256] = "";
+	struct rt_tracer_options o = {0};
+	CHECK(rt_tracer_start(&o, err, sizeof(err)) == -EINVAL);
+	CHECK(err[0] != '\0');
+	o.output = "/nonexistent-dir/x.rtr";
+	CHECK(rt_tracer_start(&o, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "/nonexistent-dir/x.rtr") != NULL);
+	CHECK(rt_event_begin(RT_EV_MARKER, 0) == NULL);
+	o.output = NULL;
+	o.shm_path = "/rdmatrace-test-does-not-exist";
+	CHECK(rt_tracer_start(&o, err, sizeof(err)) < 0);
+}
+
+int main(void)
+{
+	RUN(test_disabled_returns_null);
+	RUN(test_round_trip);
+	RUN(test_restart);
+	RUN(test_bad_options);
+	tmp_cleanup();
+	return test_done();
+}

@@ -3,7 +3,7 @@
 # packet builder it shares with the decoder lives in captures/roce_build.c.
 LIB_SRCS += captures/roce_build.c
 UROCE_SRCS := uroce/util.c uroce/trace.c uroce/engine.c uroce/transport.c uroce/qp.c uroce/device.c \
-	uroce/objects.c uroce/wr_api.c uroce/faults.c uroce/misc.c
+	uroce/objects.c uroce/wr_api.c uroce/faults.c uroce/misc.c uroce/provider_abi.c
 UROCE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(UROCE_SRCS))
 UROCE_DIR = $(BUILD)/uroce
 UROCE_LIB = $(UROCE_DIR)/libibverbs.so.1
@@ -17,7 +17,7 @@ ALL_TARGETS += $(UROCE_LIB) $(UROCE_DIR)/libibverbs.so
 $(UROCE_LIB): $(UROCE_OBJS) $(LIB) uroce/libibverbs.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libibverbs.so.1 -Wl,--version-script=uroce/libibverbs.map \
-	    -Wl,-z,now $(UROCE_OBJS) $(UROCE_TRACER_SYMS) $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
+	    -Wl,-z,now $(UROCE_OBJS) $(UROCE_TRACER_SYMS) $(LIB) $(ALL_LDFLAGS) -Wl,--as-needed $(LIB_LDLIBS)
 
 $(UROCE_DIR)/libibverbs.so: $(UROCE_LIB)
 	ln -sf libibverbs.so.1 $@

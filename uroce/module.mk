@@ -32,14 +32,14 @@ $(BUILD)/tests/uroce/t_capture_icrc: tests/uroce/t_capture_icrc.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 ALL_TARGETS += $(UROCE_TEST_BINS)
-$(BUILD)/tests/uroce/t_%: tests/uroce/t_%.c tests/uroce/uroce_test.h $(UROCE_LIB) $(LIB) tests/testlib.h
+$(BUILD)/tests/uroce/t_%: tests/uroce/t_%.c tests/uroce/uroce_test.h $(UROCE_DIR)/libibverbs.so $(LIB) tests/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -Iuroce -o $@ $< -L$(UROCE_DIR) -Wl,-rpath,'$$ORIGIN/../../uroce' -libverbs \
 	    $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_SCRIPTS += tests/uroce/test_uroce.sh
 # Benchmark (make bench): bench/uroce_bench.sh runs bench/uroce_bench.c.
 ALL_TARGETS += $(BUILD)/bench/uroce_bench
-$(BUILD)/bench/uroce_bench: bench/uroce_bench.c tests/uroce/uroce_test.h $(UROCE_LIB)
+$(BUILD)/bench/uroce_bench: bench/uroce_bench.c tests/uroce/uroce_test.h $(UROCE_DIR)/libibverbs.so
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/uroce -Iuroce -o $@ $< -L$(UROCE_DIR) -Wl,-rpath,'$$ORIGIN/../uroce' -libverbs \
 	    $(ALL_LDFLAGS)

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,34 +245,111 @@ static struct uroce_delayed *delayed_slot(struct uroce_ctx *ctx)
 	return d;
 }
 
-void uroce_tx_flush(struct uroce_ctx *ctx)
+static size_t msg_bytes(const struct msghdr *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->msg_iovlen; i++)
+		n += m->msg_iov[i].iov_len;
+	return n;
+}
+
+/* Send msgs[0..n) on fd, retrying partial sends; a message the kernel refuses is skipped (counted). */
+static void send_all(struct uroce_ctx *ctx, int fd, struct mmsghdr *msgs, unsigned n)
 {
 	unsigned done = 0;
-	while (done < ctx->tx_n) {
-		int n = sendmmsg(ctx->tx_fd, ctx->tx_msg + done, ctx->tx_n - done, 0);
-		if (n < 0) {
+	while (done < n) {
+		int k = sendmmsg(fd, msgs + done, n - done, 0);
+		if (k < 0) {
 			if (errno == EINTR)
 				continue;
+			if (msgs[done].msg_hdr.msg_controllen && (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT)) {
+				ctx->gso_off = true; /* no UDP GSO here: the caller resends packet by packet */
+				return;
+			}
 			ctx->st.tx_errors++;
-			if (getenv("UROCE_DEBUG"))
-				fprintf(stderr, "uroce sendmmsg: %s\n", strerror(errno));
-			done++; /* skip the packet that failed; the transport's retry covers it */
+			done++; /* the transport's retry covers the lost packet */
 			continue;
 		}
-		done += (unsigned)n;
+		done += (unsigned)k;
+	}
+}
+
+/*
+ * Runs of packets to the same destination with the same size (the last may be
+ * shorter) go out as one UDP GSO send: the kernel cuts the concatenated bytes
+ * into datagrams of that size, so each packet keeps its own headers and ICRC.
+ */
+static unsigned build_gso(struct uroce_ctx *ctx)
+{
+	unsigned out = 0, i = 0, iov_used = 0;
+	while (i < ctx->tx_n) {
+		struct msghdr *m = &ctx->tx_msg[i].msg_hdr;
+		size_t len = msg_bytes(m);
+		unsigned j = i + 1;
+		size_t total = len;
+		while (j < ctx->tx_n && j - i < 64) {
+			struct msghdr *x = &ctx->tx_msg[j].msg_hdr;
+			size_t xl = msg_bytes(x);
+			if (xl > len || total + xl > 65000 || x->msg_namelen != m->msg_namelen ||
+			    memcmp(x->msg_name, m->msg_name, m->msg_namelen))
+				break;
+			total += xl;
+			j++;
+			if (xl < len)
+				break; /* a shorter packet ends the run */
+		}
+		struct msghdr *g = &ctx->gso_msg[out].msg_hdr;
+		if (j - i < 2) {
+			*g = *m;
+		} else {
+			memset(g, 0, sizeof(*g));
+			g->msg_name = m->msg_name;
+			g->msg_namelen = m->msg_namelen;
+			g->msg_iov = &ctx->gso_iov[iov_used];
+			for (unsigned k = i; k < j; k++) {
+				struct msghdr *x = &ctx->tx_msg[k].msg_hdr;
+				memcpy(&ctx->gso_iov[iov_used], x->msg_iov, x->msg_iovlen * sizeof(struct iovec));
+				iov_used += (unsigned)x->msg_iovlen;
+			}
+			g->msg_iovlen = (size_t)(&ctx->gso_iov[iov_used] - g->msg_iov);
+			char *cbuf = ctx->gso_cmsg[out];
+			memset(cbuf, 0, CMSG_SPACE(sizeof(uint16_t)));
+			g->msg_control = cbuf;
+			g->msg_controllen = CMSG_SPACE(sizeof(uint16_t));
+			struct cmsghdr *c = CMSG_FIRSTHDR(g);
+			c->cmsg_level = SOL_UDP;
+			c->cmsg_type = UDP_SEGMENT;
+			c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+			uint16_t seg = (uint16_t)len;
+			memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+		}
+		out++;
+		i = j;
+	}
+	return out;
+}
+
+void uroce_tx_flush(struct uroce_ctx *ctx)
+{
+	if (ctx->tx_n) {
+		unsigned n = ctx->gso_off || ctx->tx_n < 2 ? 0 : build_gso(ctx);
+		if (n && n < ctx->tx_n) {
+			send_all(ctx, ctx->tx_fd, ctx->gso_msg, n);
+			if (ctx->gso_off)
+				send_all(ctx, ctx->tx_fd, ctx->tx_msg, ctx->tx_n);
+		} else {
+			send_all(ctx, ctx->tx_fd, ctx->tx_msg, ctx->tx_n);
+		}
 	}
 	ctx->tx_n = 0;
 	/* Reordered packets go out right after the packets that overtook them. */
-	bool any_reorder = false;
 	for (unsigned i = 0; i < ctx->ndelayed; i++) {
 		struct uroce_delayed *d = &ctx->delayed[i];
 		if (d->len && d->due_ns == 1) {
 			sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
 			d->len = 0;
-			any_reorder = true;
 		}
 	}
-	(void)any_reorder;
 }
 
 void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const struct sockaddr_storage *dst,

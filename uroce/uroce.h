@@ -290,6 +290,11 @@ struct uroce_ctx {
 	uint8_t tx_hdr[UROCE_TX_BATCH][UROCE_HDR_MAX];
 	uint8_t tx_tail[UROCE_TX_BATCH][8];
 	struct sockaddr_storage tx_dst[UROCE_TX_BATCH];
+	/* the same batch regrouped for UDP GSO (engine.c) */
+	struct mmsghdr gso_msg[UROCE_TX_BATCH];
+	struct iovec gso_iov[UROCE_TX_BATCH * (UROCE_MAX_SGE + 2)];
+	char gso_cmsg[UROCE_TX_BATCH][32];
+	bool gso_off;                 /* UDP GSO off: the default, or a kernel without UDP_SEGMENT */
 
 	/* receive buffers (progress thread only) */
 	struct mmsghdr rx_msg[UROCE_RX_BATCH];

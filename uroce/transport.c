@@ -72,7 +72,10 @@ static uint64_t ack_timeout_ns(const struct uroce_qp *qp)
 
 static void trace_retry(struct uroce_qp *qp, uint32_t psn, unsigned cause, uint32_t timeout_us, uint8_t left)
 {
-	if (getenv("UROCE_DEBUG"))
+	static int dbg = -1;
+	if (dbg < 0)
+		dbg = getenv("UROCE_DEBUG") != NULL;
+	if (dbg)
 		fprintf(stderr, "uroce RETRY qp %u psn %u cause %u left %u una %u sq_psn %u\n", qp->ibqp.qp_num, psn,
 		        cause, left, qp->una, qp->sq_psn);
 	struct rt_event *ev = uroce_ev_begin(RT_EV_RETRY, qp->ibqp.qp_num);

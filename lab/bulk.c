@@ -30,14 +30,8 @@ struct server_state {
 static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
 {
 	struct server_state *s = arg;
-	s->mr = lab_reg_mr(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!s->mr)
-		return -1;
-	struct lab_cap cap;
-	lab_cap_pack(&cap, s->mr, s->len);
-	memcpy(priv, &cap, sizeof(cap));
-	*priv_len = sizeof(cap);
-	return 0;
+	s->mr = lab_offer_region(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, priv, priv_len);
+	return s->mr ? 0 : -1;
 }
 
 static double mb_per_s(uint64_t bytes, uint64_t ms)
@@ -75,11 +69,10 @@ static int rdma_client(const struct lab_opts *o)
 	uint64_t chunk = (o->size + o->count - 1) / o->count, start = 0, elapsed = 0;
 	unsigned posted = 0, done = 0, completions = 0;
 	bool ok = false;
-	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || c.peer_private_len < sizeof(struct lab_cap))
-		goto out;
 	uint64_t raddr;
 	uint32_t rkey, rlen;
-	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
+	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
+		goto out;
 	if (rlen < o->size)
 		goto out;
 	lab_fill_pattern(buf, o->size, o->seed);

@@ -25,15 +25,9 @@ struct server_state {
 static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
 {
 	struct server_state *s = arg;
-	s->mr = lab_reg_mr(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	if (!s->mr)
-		return -1;
-	struct lab_cap cap;
-	lab_cap_pack(&cap, s->mr, s->len);
-	memcpy(priv, &cap, sizeof(cap));
-	*priv_len = sizeof(cap);
-	lab_phase("offering buffer addr=%p rkey=0x%x len=%zu", (void *)s->buf, s->mr->rkey, s->len);
-	return 0;
+	s->mr = lab_offer_region(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+				 priv, priv_len);
+	return s->mr ? 0 : -1;
 }
 
 static int run_server(const struct lab_opts *o)
@@ -90,14 +84,10 @@ static int run_client(const struct lab_opts *o)
 	lab_fill_pattern(out, o->size, o->seed);
 	if (lab_client_connect(o, &c, &caps, NULL, NULL) != 0)
 		goto done;
-	if (c.peer_private_len < sizeof(struct lab_cap)) {
-		fprintf(stderr, "lab: the server sent %u bytes of private data, not a capability\n", c.peer_private_len);
-		goto done;
-	}
 	uint64_t raddr;
 	uint32_t rkey, rlen;
-	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
-	lab_phase("got capability addr=0x%llx rkey=0x%x len=%u", (unsigned long long)raddr, rkey, rlen);
+	if (lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
+		goto done;
 	if (rlen < o->size) {
 		fprintf(stderr, "lab: the server's buffer (%u bytes) is smaller than --size\n", rlen);
 		goto done;

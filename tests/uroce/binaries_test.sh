@@ -41,7 +41,8 @@ wait_listen() {
 	return 1
 }
 
-# pair NAME SERVER_CMD CLIENT_CMD: runs both, each bounded; 0 when both exit 0
+# pair NAME SERVER_CMD CLIENT_CMD: runs both, each bounded; 0 when both exit 0.
+# With DAEMON=1 the server is a daemon (cmtime -b): stopped once the client is done.
 pair() {
 	local name=$1 scmd=$2 ccmd=$3 spid rc=0
 	PORT=$((PORT + 1))
@@ -54,7 +55,13 @@ pair() {
 	fi
 	sleep 0.2
 	timeout -k 2 30 bash -c "exec $ccmd" >"$TMP/$name.client" 2>&1 || rc=1
-	wait "$spid" || rc=1
+	if [ "${DAEMON:-0}" = 1 ]; then
+		sleep 0.5
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+	else
+		wait "$spid" || rc=1
+	fi
 	if [ $rc -ne 0 ]; then
 		echo "# $name: server: $scmd" && sed 's/^/#   /' "$TMP/$name.server" | tail -15
 		echo "# $name: client: $ccmd" && sed 's/^/#   /' "$TMP/$name.client" | tail -15
@@ -109,18 +116,25 @@ check_grep "trace: CONNECT_REQUEST with its addresses, ports and 56 bytes of pri
 	"event=CONNECT_REQUEST status=0 cm_id=[0-9]+ family=2 local=$A peer=127\.[0-9.]+ local_port=$PORT peer_port=[0-9]+ private_len=56" "$TMP/server.dump"
 check_grep "trace: engine records in the same file" " packet " "$TMP/client.dump"
 
-# --- CM retransmission: the server's first REP and the client's first RTU are lost
-if pair rping_loss "env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=300 UROCE_FAULTS=drop:dir=tx,qp=1,nth=1 rping -s -a $A -p @P -C 3 -V" \
-	"env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=300 UROCE_FAULTS=drop:dir=tx,qp=1,nth=3 rping -c -a $A -p @P -C 3 -V"; then
-	if grep -q "resend REQ" "$TMP/rping_loss.client" && grep -q "resend REP" "$TMP/rping_loss.server" &&
-	   [ "$(grep -c 'send RTU' "$TMP/rping_loss.client")" -ge 2 ]; then
-		ok "CM retransmission: lost REP and RTU recovered (REQ and REP resent, RTU repeated)"
+# --- CM retransmission through the engine's fault injection (GSI packets only, qp=1)
+# the server's first REP is lost: the REQ retransmission or the REP timer brings it again
+if pair rping_lostrep "env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=400 UROCE_FAULTS=drop:dir=tx,qp=1,nth=1 rping -s -a $A -p @P -C 3 -V" \
+	"env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=400 rping -c -a $A -p @P -C 3 -V"; then
+	check_grep "CM retransmission: a lost REP is sent again and the connection comes up" "resend REP" "$TMP/rping_lostrep.server"
+else
+	not_ok "rping with the first REP dropped"
+fi
+# the client's RTU (its second CM message) is lost: the server resends the REP, the client repeats the RTU
+if pair rping_lostrtu "env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=1000 rping -s -a $A -p @P -C 3 -V" \
+	"env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=1000 UROCE_FAULTS=drop:dir=tx,qp=1,nth=2 rping -c -a $A -p @P -C 3 -V"; then
+	if grep -q "resend REP" "$TMP/rping_lostrtu.server" && [ "$(grep -c 'send RTU' "$TMP/rping_lostrtu.client")" -ge 2 ]; then
+		ok "CM retransmission: a lost RTU is repeated when the REP comes again"
 	else
-		not_ok "CM retransmission: the expected resends are missing"
-		sed 's/^/#   /' "$TMP/rping_loss.server" "$TMP/rping_loss.client" | grep uroce-cm | head -20
+		not_ok "CM retransmission: lost RTU not repeated"
+		grep -h uroce-cm "$TMP/rping_lostrtu.server" "$TMP/rping_lostrtu.client" | sed 's/^/#   /' | head -20
 	fi
 else
-	not_ok "rping with the first REP and RTU dropped"
+	not_ok "rping with the first RTU dropped"
 fi
 
 # --- rping with self-made QPs (rdma_init_qp_attr / rdma_establish)
@@ -191,7 +205,8 @@ else
 	not_ok "ucmatose"
 fi
 # udaddy: -p is the port space; it always uses port 7174 (our address is our own)
-if pair cmtime "cmtime -b $A -p @P -c 50" "cmtime -s $A -p @P -c 50"; then
+# cmtime -b is a daemon: it serves until it is stopped
+if DAEMON=1 pair cmtime "cmtime -b $A -p @P -c 50" "cmtime -s $A -p @P -c 50"; then
 	check_grep "cmtime: 50 connections set up and torn down at once" "^connect +:" "$TMP/cmtime.client"
 else
 	not_ok "cmtime -c 50"

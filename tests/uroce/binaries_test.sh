@@ -29,13 +29,17 @@ export UROCE_CM_TIMEOUT_MS=500 UROCE_CM_RETRIES=4
 A=127.$((100 + RANDOM % 100)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
 PORT=$((30000 + RANDOM % 20000))
 
-# wait_listen: until some process has UDP 4791 on $A (the server's device is up)
+# wait_listen: until the server's device has UDP 4791 on its address:
+# $WAIT_ADDR (default $A), inside namespace $WAIT_NS when that is set
 wait_listen() {
-	for _ in $(seq 1 50); do
-		ss -Hnlu "src $A:4791" 2>/dev/null | grep -q . && return 0
-		for ns in ${NS:-} ${PNS:-}; do
-			ip netns exec "$ns" ss -Hnlu "sport = :4791" 2>/dev/null | grep -q . && return 0
-		done
+	local addr=${WAIT_ADDR:-$A} i
+	[[ $addr == *:* ]] && addr="[$addr]"
+	for i in $(seq 1 50); do
+		if [ -n "${WAIT_NS:-}" ]; then
+			ip netns exec "$WAIT_NS" ss -Hnlu "src $addr:4791" 2>/dev/null | grep -q . && return 0
+		else
+			ss -Hnlu "src $addr:4791" 2>/dev/null | grep -q . && return 0
+		fi
 		sleep 0.1
 	done
 	return 1
@@ -53,7 +57,7 @@ pair() {
 	if ! wait_listen; then
 		echo "server did not come up" >>"$TMP/$name.server"
 	fi
-	sleep 0.2
+	sleep 0.3 # from binding the address to listening
 	timeout -k 2 30 bash -c "exec $ccmd" >"$TMP/$name.client" 2>&1 || rc=1
 	if [ "${DAEMON:-0}" = 1 ]; then
 		sleep 0.5
@@ -152,7 +156,8 @@ if ip netns add "$PNS" 2>/dev/null; then
 	ip -n "$PNS" link set lo up
 	for t in "ib_write_bw -n 200 -s 65536" "ib_read_lat -n 200" "ib_send_bw -n 200 -s 4096"; do
 		name=${t%% *}
-		if pair "$name" "ip netns exec $PNS $t -R -F -p @P" "ip netns exec $PNS $t -R -F -p @P 127.0.0.1"; then
+		if WAIT_NS=$PNS WAIT_ADDR=127.0.0.1 pair "$name" "ip netns exec $PNS $t -R -F -p @P" \
+			"ip netns exec $PNS $t -R -F -p @P 127.0.0.1"; then
 			if grep -Eq '^ *[0-9]+ +[0-9]+ ' "$TMP/$name.client"; then ok "$name -R"; else not_ok "$name -R: no result line"; sed 's/^/#   /' "$TMP/$name.client" | tail -8; fi
 		elif miss=$(grep -ho 'symbol lookup error: .*' "$TMP/$name.client" "$TMP/$name.server" | head -1) && [ -n "$miss" ]; then
 			skip "$name -R" "perftest's providers need a symbol uroce's libibverbs lacks (${miss##*: })"
@@ -161,13 +166,13 @@ if ip netns add "$PNS" 2>/dev/null; then
 		fi
 	done
 	# the zero-configuration case exactly as typed in two terminals
-	if pair rping_lo "ip netns exec $PNS rping -s -a 127.0.0.1 -C 5 -V" \
+	if WAIT_NS=$PNS WAIT_ADDR=127.0.0.1 pair rping_lo "ip netns exec $PNS rping -s -a 127.0.0.1 -C 5 -V" \
 		"ip netns exec $PNS rping -c -a 127.0.0.1 -C 5 -v -V"; then
 		ok "rping -s -a 127.0.0.1 / rping -c -a 127.0.0.1 (no configuration)"
 	else
 		not_ok "rping -s -a 127.0.0.1 / rping -c -a 127.0.0.1"
 	fi
-	if pair rdma_xserver "ip netns exec $PNS rdma_xserver -p @P" "ip netns exec $PNS rdma_xclient -s 127.0.0.1 -p @P"; then
+	if WAIT_NS=$PNS WAIT_ADDR=127.0.0.1 pair rdma_xserver "ip netns exec $PNS rdma_xserver -p @P" "ip netns exec $PNS rdma_xclient -s 127.0.0.1 -p @P"; then
 		check_grep "rdma_xserver / rdma_xclient (SRQ)" "rdma_xclient: end 0" "$TMP/rdma_xserver.client"
 	else
 		not_ok "rdma_xserver / rdma_xclient"
@@ -224,7 +229,7 @@ if ip netns add "$NS" 2>/dev/null; then
 	ip -n "$NS" link set lo up
 	ip -n "$NS" addr add fd00::1/128 dev lo
 	ip -n "$NS" addr add fd00::2/128 dev lo
-	if pair rping6 "ip netns exec $NS rping -s -a fd00::1 -p @P -C 5 -V" \
+	if WAIT_NS=$NS WAIT_ADDR=fd00::1 pair rping6 "ip netns exec $NS rping -s -a fd00::1 -p @P -C 5 -V" \
 		"ip netns exec $NS rping -c -a fd00::1 -I fd00::2 -p @P -C 5 -v -V"; then
 		n=$(grep -c 'ping data: rdma-ping-' "$TMP/rping6.client")
 		if [ "$n" -eq 5 ]; then ok "rping over IPv6 (fd00::2 -> fd00::1, netns)"; else not_ok "rping IPv6: $n pings"; fi
@@ -234,14 +239,12 @@ if ip netns add "$NS" 2>/dev/null; then
 	if ip -n "$NS" link add v0 type veth peer name v1 2>/dev/null; then
 		ip -n "$NS" link set v0 up; ip -n "$NS" link set v1 up
 		ip -n "$NS" addr add 10.77.0.1/24 dev v0
-		A_SAVE=$A; A=10.77.0.1
-		if pair rping_any "ip netns exec $NS rping -s -a 0.0.0.0 -p @P -C 5 -V" \
+		if WAIT_NS=$NS WAIT_ADDR=10.77.0.1 pair rping_any "ip netns exec $NS rping -s -a 0.0.0.0 -p @P -C 5 -V" \
 			"ip netns exec $NS rping -c -a 10.77.0.1 -p @P -C 5 -V"; then
 			ok "wildcard listener on the namespace's interface address, client by route"
 		else
 			not_ok "wildcard listener / routed client in a netns"
 		fi
-		A=$A_SAVE
 	else
 		skip "wildcard listener in a netns" "cannot create a veth pair"
 	fi

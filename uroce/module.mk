@@ -37,3 +37,10 @@ $(BUILD)/tests/uroce/t_%: tests/uroce/t_%.c tests/uroce/uroce_test.h $(UROCE_LIB
 	$(CC) $(ALL_CFLAGS) -Itests -Iuroce -o $@ $< -L$(UROCE_DIR) -Wl,-rpath,'$$ORIGIN/../../uroce' -libverbs \
 	    $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_SCRIPTS += tests/uroce/test_uroce.sh
+# Benchmark (make bench): bench/uroce_bench.sh runs bench/uroce_bench.c.
+ALL_TARGETS += $(BUILD)/bench/uroce_bench
+$(BUILD)/bench/uroce_bench: bench/uroce_bench.c tests/uroce/uroce_test.h $(UROCE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/uroce -Iuroce -o $@ $< -L$(UROCE_DIR) -Wl,-rpath,'$$ORIGIN/../uroce' -libverbs \
+	    $(ALL_LDFLAGS)
+BENCH_SCRIPTS += bench/uroce_bench.sh

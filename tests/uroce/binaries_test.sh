@@ -120,6 +120,15 @@ check_grep "trace: CONNECT_REQUEST with its addresses, ports and 56 bytes of pri
 	"event=CONNECT_REQUEST status=0 cm_id=[0-9]+ family=2 local=$A peer=127\.[0-9.]+ local_port=$PORT peer_port=[0-9]+ private_len=56" "$TMP/server.dump"
 check_grep "trace: engine records in the same file" " packet " "$TMP/client.dump"
 
+# --- the trace of a rejected connection (our own two-process test, traced per process)
+mkdir -p "$TMP/rej"
+RDMATRACE_OUTPUT="$TMP/rej/t-%p.rtr" CM_TEST_ONLY=reject timeout -k 2 30 "$BUILD/tests/uroce/cm_connect_test" >"$TMP/rej.out" 2>&1
+"$RDMATRACE" dump "$TMP"/rej/*.rtr >"$TMP/rej.dump" 2>&1
+check_grep "trace: CONNECT_REQUEST carries the {addr, rkey} private data" \
+	"event=CONNECT_REQUEST status=0 .* private_len=56 private_data=3412000000000000785600" "$TMP/rej.dump"
+check_grep "trace: REJECTED with status 28, the 148-byte REJ private data, flagged as an error" \
+	"event=REJECTED status=28 .* private_len=148 private_data=736572766572207361797320.* error=1" "$TMP/rej.dump"
+
 # --- CM retransmission through the engine's fault injection (GSI packets only, qp=1)
 # the server's first REP is lost: the REQ retransmission or the REP timer brings it again
 if pair rping_lostrep "env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=400 UROCE_FAULTS=drop:dir=tx,qp=1,nth=1 rping -s -a $A -p @P -C 3 -V" \

@@ -221,6 +221,10 @@ UROCE_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context
 		}
 	ch->next = ctx->channels;
 	ctx->channels = ch;
+	/* Exclusive wake-ups go to the first registered waiter that sleeps: move the
+	   progress thread behind this channel so a sleeping application is woken
+	   directly by its packet (the thread still gets it when nobody sleeps here). */
+	uroce_engine_requeue(ctx);
 	pthread_mutex_unlock(&ctx->lock);
 	return &ch->ibch;
 }

@@ -347,6 +347,7 @@ void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline);
 void uroce_kick(struct uroce_ctx *ctx);
 int uroce_poll_progress(struct uroce_ctx *ctx);
 int uroce_progress_blocking(struct uroce_ctx *ctx);
+void uroce_engine_requeue(struct uroce_ctx *ctx);
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst);
 
 /* objects.c */

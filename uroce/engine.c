@@ -150,7 +150,11 @@ static int pick_default(struct uroce_ctx *ctx, uint8_t *index)
 			if (err == 0)
 				return 0;
 		}
-		return err;
+		if (err != -EADDRINUSE)
+			return err;
+		/* every pinned address is taken, typically by another context of this
+		   process (perftest -R opens the device twice): take a free one */
+		fprintf(stderr, "uroce: UROCE_ADDR %s is in use; this context takes a free 127/8 address\n", env);
 	}
 	for (uint32_t n = 2; n < 0xFFFF; n++) {
 		if ((n & 0xFF) == 0 || (n & 0xFF) == 0xFF)

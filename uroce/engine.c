@@ -43,6 +43,92 @@ static void pump(struct uroce_ctx *ctx)
 	}
 }
 
+/*
+ * Contexts of this process.  Two contexts may need the same address (perftest
+ * -R opens the device for itself and librdmacm opens it again, both told to
+ * use UROCE_ADDR): the second borrows the first one's socket, the owner's
+ * progress thread receives for both and hands a packet for a QP (or for QP1)
+ * it does not have to the context that does (uroce_forward).
+ */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uroce_ctx *g_ctxs[64];
+
+static void registry_add(struct uroce_ctx *ctx)
+{
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64; i++)
+		if (!g_ctxs[i]) {
+			g_ctxs[i] = ctx;
+			break;
+		}
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void registry_del(struct uroce_ctx *ctx)
+{
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64; i++)
+		if (g_ctxs[i] == ctx)
+			g_ctxs[i] = NULL;
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* The fd of another context of this process that owns address ss, or -1. */
+static int borrowable_fd(struct uroce_ctx *ctx, const struct sockaddr_storage *ss)
+{
+	int fd = -1;
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64 && fd < 0; i++) {
+		struct uroce_ctx *o = g_ctxs[i];
+		if (!o || o == ctx)
+			continue;
+		for (int k = 0; k < UROCE_MAX_GID; k++)
+			if (o->addrs[k].used && !o->addrs[k].borrowed &&
+			    uroce_sa_equal((const struct sockaddr *)&o->addrs[k].sa, (const struct sockaddr *)ss)) {
+				fd = o->addrs[k].fd;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&g_lock);
+	return fd;
+}
+
+bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                   size_t len, uint32_t qpn)
+{
+	int fd = ctx->addrs[aidx].fd;
+	struct uroce_ctx *target = NULL;
+	int taidx = -1;
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64 && !target; i++) {
+		struct uroce_ctx *o = g_ctxs[i];
+		if (!o || o == ctx)
+			continue;
+		int k;
+		for (k = 0; k < UROCE_MAX_GID; k++)
+			if (o->addrs[k].used && o->addrs[k].fd == fd)
+				break;
+		if (k == UROCE_MAX_GID || pthread_mutex_trylock(&o->lock))
+			continue; /* busy: the packet is dropped, the transport retries */
+		if (qpn == 1 ? o->gsi_fn != NULL : uroce_qp_lookup(o, qpn) != NULL) {
+			target = o;
+			taidx = k;
+		} else {
+			pthread_mutex_unlock(&o->lock);
+		}
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (!target)
+		return false;
+	target->st.rx_packets++;
+	uroce_rx_packet(target, taidx, src, pkt, len);
+	uroce_send_pending_acks(target);
+	pump(target);
+	uroce_tx_flush(target);
+	pthread_mutex_unlock(&target->lock);
+	return true;
+}
+
 static int open_socket(const struct sockaddr *sa)
 {
 	int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -71,7 +157,7 @@ static int open_socket(const struct sockaddr *sa)
 	return fd;
 }
 
-static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss, uint8_t *index)
+static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss, uint8_t *index, bool allow_borrow)
 {
 	int slot = -1;
 	for (int i = 0; i < UROCE_MAX_GID; i++) {
@@ -86,10 +172,26 @@ static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss
 	if (slot < 0)
 		return -ENOSPC;
 	int fd = open_socket((const struct sockaddr *)ss);
+	bool borrowed = false;
+	if (fd == -EADDRINUSE && allow_borrow) {
+		fd = borrowable_fd(ctx, ss);
+		borrowed = fd >= 0;
+		if (!borrowed)
+			fd = -EADDRINUSE;
+	}
 	if (fd < 0)
 		return fd;
 	struct uroce_addr *a = &ctx->addrs[slot];
 	a->fd = fd;
+	a->borrowed = borrowed;
+	if (borrowed) {
+		a->sa = *ss;
+		a->gsi_psn = (uint32_t)(uroce_now_ns() & RT_PSN_MASK);
+		uroce_sockaddr_to_gid((const struct sockaddr *)ss, &a->gid);
+		a->used = true;
+		*index = (uint8_t)slot;
+		return 0;
+	}
 	a->sa = *ss;
 	a->gsi_psn = (uint32_t)(uroce_now_ns() & RT_PSN_MASK);
 	uroce_sockaddr_to_gid((const struct sockaddr *)ss, &a->gid);
@@ -146,7 +248,7 @@ static int pick_default(struct uroce_ctx *ctx, uint8_t *index)
 				fprintf(stderr, "uroce: UROCE_ADDR: '%s' is not an IPv4/IPv6 address\n", tok);
 				continue;
 			}
-			err = install_addr(ctx, &ss, index);
+			err = install_addr(ctx, &ss, index, true);
 			if (err == 0)
 				return 0;
 		}
@@ -165,7 +267,7 @@ static int pick_default(struct uroce_ctx *ctx, uint8_t *index)
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons(RT_ROCE_UDP_PORT);
 		s4->sin_addr.s_addr = htonl(0x7F000000u | n);
-		err = install_addr(ctx, &ss, index);
+		err = install_addr(ctx, &ss, index, false);
 		if (err != -EADDRINUSE)
 			return err;
 	}
@@ -196,7 +298,7 @@ int uroce_addr_add(struct uroce_ctx *ctx, const struct sockaddr *sa, uint8_t *in
 			memcpy(&ss, &s4, sizeof(s4));
 		}
 	}
-	return install_addr(ctx, &ss, index);
+	return install_addr(ctx, &ss, index, true);
 }
 
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst)
@@ -526,7 +628,7 @@ void uroce_engine_requeue(struct uroce_ctx *ctx)
 	if (ctx->epfd < 0)
 		return;
 	for (int i = 0; i < UROCE_MAX_GID; i++) {
-		if (!ctx->addrs[i].used)
+		if (!ctx->addrs[i].used || ctx->addrs[i].borrowed)
 			continue;
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)i };
 		epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, ctx->addrs[i].fd, NULL);
@@ -540,7 +642,7 @@ int uroce_progress_blocking(struct uroce_ctx *ctx)
 	pthread_mutex_lock(&ctx->lock);
 	int n = 0;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used)
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
 			n += rx_socket_locked(ctx, i, 16); /* drain: with EPOLLEXCLUSIVE nobody else was woken */
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
@@ -559,7 +661,7 @@ int uroce_poll_progress(struct uroce_ctx *ctx)
 		return 0;
 	int n = 0;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used)
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
 			n += rx_socket_locked(ctx, i, 1);
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
@@ -648,7 +750,7 @@ int uroce_engine_start(struct uroce_ctx *ctx)
 	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->pumpfd, &ev);
 	ev.events = EPOLLIN | EPOLLEXCLUSIVE; /* one waiter per packet: this thread or a channel sleeper */
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used) {
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
 			ev.data.u32 = (uint32_t)i;
 			epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
 		}
@@ -656,11 +758,16 @@ int uroce_engine_start(struct uroce_ctx *ctx)
 	if (err)
 		return -err;
 	ctx->thread_started = true;
+	registry_add(ctx);
 	return 0;
 }
 
 void uroce_engine_stop(struct uroce_ctx *ctx)
 {
+	registry_del(ctx);
+	/* a forwarder may hold our lock: wait for it */
+	pthread_mutex_lock(&ctx->lock);
+	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->thread_started) {
 		uroce_kick(ctx);
 		pthread_join(ctx->thread, NULL);
@@ -668,7 +775,8 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 	}
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used) {
-			close(ctx->addrs[i].fd);
+			if (!ctx->addrs[i].borrowed)
+				close(ctx->addrs[i].fd);
 			ctx->addrs[i].used = false;
 		}
 	if (ctx->epfd >= 0)

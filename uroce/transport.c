@@ -1311,6 +1311,8 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	const uint8_t *pay = pkt + hl;
 	if (h.dest_qpn == 1) {
 		if (h.opcode == RT_OP_UD_SEND_ONLY && h.deth_qkey == RT_GSI_QKEY) {
+			if (!ctx->gsi_fn && uroce_forward(ctx, aidx, src, pkt, len, 1))
+				return;
 			uroce_trace_packet(1, &h, paylen, 0, 0, false);
 			uroce_gsi_deliver(ctx, aidx, src, pay, paylen);
 		} else {
@@ -1320,7 +1322,8 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	}
 	struct uroce_qp *qp = uroce_qp_lookup(ctx, h.dest_qpn);
 	if (!qp) {
-		ctx->st.rx_dropped++;
+		if (!uroce_forward(ctx, aidx, src, pkt, len, h.dest_qpn))
+			ctx->st.rx_dropped++;
 		return;
 	}
 	uint32_t qpn = qp->ibqp.qp_num;

@@ -54,6 +54,7 @@ struct uroce_addr {
 	struct sockaddr_storage sa;
 	union ibv_gid gid;
 	uint32_t gsi_psn;
+	bool borrowed;            /* fd belongs to another context of this process */
 };
 
 struct uroce_pd {
@@ -353,6 +354,8 @@ void uroce_kick(struct uroce_ctx *ctx);
 int uroce_poll_progress(struct uroce_ctx *ctx);
 int uroce_progress_blocking(struct uroce_ctx *ctx);
 void uroce_engine_requeue(struct uroce_ctx *ctx);
+bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                   size_t len, uint32_t qpn);
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst);
 
 /* objects.c */

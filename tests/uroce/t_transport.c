@@ -559,6 +559,31 @@ static void test_ipv6_one_context(void)
 	ut_close(&a);
 }
 
+static void test_shared_address(void)
+{
+	/* two contexts of one process pinned to the same address (as perftest -R
+	   does through UROCE_ADDR): the second borrows the first one's socket */
+	char addr[32];
+	snprintf(addr, sizeof(addr), "127.%d.%d.%d", 30 + (int)(getpid() % 150), (int)(getpid() % 200),
+	         1 + (int)(getpid() % 250));
+	setenv("UROCE_ADDR", addr, 1);
+	struct ut_end a, b;
+	int rc = ut_open(&a, BUF, IBV_QPT_RC, 16);
+	rc = rc ? rc : ut_open(&b, BUF, IBV_QPT_RC, 16);
+	unsetenv("UROCE_ADDR");
+	if (rc) {
+		CHECK(!"open");
+		return;
+	}
+	CHECK(!memcmp(a.gid.raw, b.gid.raw, 16));
+	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	CHECK(one_transfer(&a, &b, IBV_WR_SEND, 5000, 81));
+	CHECK(one_transfer(&b, &a, IBV_WR_RDMA_WRITE, 70000, 82));
+	CHECK(one_transfer(&a, &b, IBV_WR_RDMA_READ, 9000, 83));
+	ut_close(&b);
+	ut_close(&a);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -574,5 +599,6 @@ int main(void)
 	RUN(test_completion_channel);
 	RUN(test_fault_rules);
 	RUN(test_ipv6_one_context);
+	RUN(test_shared_address);
 	return test_done();
 }

@@ -315,7 +315,7 @@ static void test_rnr_late_receiver(void)
 	printf("#   RNR NAKs sent %llu, received %llu, RNR retries %llu\n", (unsigned long long)sb.rnr_naks_sent,
 	       (unsigned long long)sa.rnr_naks_rcvd, (unsigned long long)sa.retry_rnr);
 	CHECK(sb.rnr_naks_sent >= 1); /* one per 0.64 ms while nothing is posted; load can stretch it */
-	CHECK(sa.rnr_naks_rcvd == sb.rnr_naks_sent);
+	CHECK(sa.rnr_naks_rcvd >= 1 && sa.rnr_naks_rcvd <= sb.rnr_naks_sent); /* a NAK for a stale retransmission is ignored */
 	CHECK(sa.retry_rnr == sa.rnr_naks_rcvd);
 	ut_close(&a);
 	ut_close(&b);

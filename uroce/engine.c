@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -93,6 +94,18 @@ static int borrowable_fd(struct uroce_ctx *ctx, const struct sockaddr_storage *s
 	return fd;
 }
 
+/* We hold our own context's lock: never wait for another one unboundedly
+   (its holder might be waiting for ours), but do not give up at the first try. */
+static bool lock_briefly(pthread_mutex_t *m)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (!pthread_mutex_trylock(m))
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
 bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
                    size_t len, uint32_t qpn)
 {
@@ -108,8 +121,8 @@ bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 		for (k = 0; k < UROCE_MAX_GID; k++)
 			if (o->addrs[k].used && o->addrs[k].fd == fd)
 				break;
-		if (k == UROCE_MAX_GID || pthread_mutex_trylock(&o->lock))
-			continue; /* busy: the packet is dropped, the transport retries */
+		if (k == UROCE_MAX_GID || !lock_briefly(&o->lock))
+			continue; /* still busy: the packet is dropped, the transport retries */
 		if (qpn == 1 ? o->gsi_fn != NULL : uroce_qp_lookup(o, qpn) != NULL) {
 			target = o;
 			taidx = k;

@@ -193,7 +193,7 @@ static void draw_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, con
 static void draw_lane_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, int lw)
 {
 	struct vw_row r;
-	char t[32], text[SUMMARY_MAX + 64], sum[SUMMARY_MAX];
+	char t[32], text[SUMMARY_MAX + 160], sum[SUMMARY_MAX];
 	enum vw_attr a;
 	int lane, sel = i == ui->m.sel;
 
@@ -206,14 +206,19 @@ static void draw_lane_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i
 	put(c, y, 0, sel ? ">" : vw_model_is_bookmarked(&ui->m, i) ? "*" : " ", 1, a);
 	put(c, y, 1, t, 11, sel ? a : VW_A_NORMAL);
 	ui->src->ops->summary(ui->src->ctx, i, sum, sizeof(sum));
+	/* which lane: the wire in the middle, the two chosen hosts (or
+	 * processes) left and right, anything else on the left with its name */
+	unsigned key = ui->lane_by_proc ? r.proc : r.host;
 	if (r.host == VW_HOST_WIRE)
 		lane = 1;
-	else if (r.host == ui->lane_right && ui->lane_right != ui->lane_left)
+	else if (key == (unsigned)ui->lane_right && ui->lane_right != ui->lane_left)
 		lane = 2;
 	else
 		lane = 0;
-	if (lane == 0 && r.host != ui->lane_left)
-		snprintf(text, sizeof(text), "%c[%s] %s %s", row_mark(&r), vw_host_name(ui->src, r.host),
+	if (lane == 0 && key != (unsigned)ui->lane_left)
+		snprintf(text, sizeof(text), "%c[%s] %s %s", row_mark(&r),
+			 ui->lane_by_proc ? (r.proc < ui->src->nprocs ? ui->src->procs[r.proc].name : "-")
+					  : vw_host_name(ui->src, r.host),
 			 short_kind(r.kind), sum);
 	else
 		snprintf(text, sizeof(text), "%c%s %s%s %s", row_mark(&r),
@@ -291,8 +296,13 @@ static void draw_timeline(struct vw_ui *ui, struct vw_canvas *c)
 	if (ui->lanes) {
 		int lw = (c->cols - 13 - 2) / 3;
 		char l[96], r[96];
-		snprintf(l, sizeof(l), "%s", ui->src->nhosts ? vw_host_name(ui->src, (unsigned)ui->lane_left) : "host");
-		snprintf(r, sizeof(r), "%s", ui->src->nhosts > 1 ? vw_host_name(ui->src, (unsigned)ui->lane_right) : "host");
+		if (ui->lane_by_proc) {
+			snprintf(l, sizeof(l), "%s", ui->src->procs[ui->lane_left].name);
+			snprintf(r, sizeof(r), "%s", ui->src->procs[ui->lane_right].name);
+		} else {
+			snprintf(l, sizeof(l), "%s", ui->src->nhosts ? vw_host_name(ui->src, (unsigned)ui->lane_left) : "host");
+			snprintf(r, sizeof(r), "%s", ui->src->nhosts > 1 ? vw_host_name(ui->src, (unsigned)ui->lane_right) : "host");
+		}
 		c->fill(c, 1, 0, VW_A_HEADER);
 		put(c, 1, 1, ui->abs_time ? "time (UTC)" : "time (s)", 11, VW_A_HEADER);
 		put(c, 1, 13, l, lw, VW_A_HEADER);

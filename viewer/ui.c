@@ -476,10 +476,10 @@ static int a_lanes(struct vw_ui *ui, int arg)
 
 static int a_lane_cycle(struct vw_ui *ui, int arg)
 {
-	int n = (int)ui->src->nhosts;
+	int n = (int)(ui->lane_by_proc ? ui->src->nprocs : ui->src->nhosts);
 
 	if (n < 2) {
-		status(ui, "only %d host%s", n, n == 1 ? "" : "s");
+		status(ui, "only %d %s%s", n, ui->lane_by_proc ? "process" : "host", n == 1 ? "" : "s");
 		return VW_RD_SCREEN;
 	}
 	if (arg < 0) {
@@ -895,9 +895,18 @@ int vw_ui_init(struct vw_ui *ui, struct vw_source *src)
 	ui->src = src;
 	ui->stack[0] = VW_SCR_TIMELINE;
 	ui->depth = 1;
-	/* the side lanes default to the first two traced hosts */
+	/* the side lanes default to the first two traced hosts, or to the first
+	 * two processes when the run has fewer hosts than processes */
 	ui->lane_left = ui->lane_right = -1;
-	for (size_t i = 0; i < src->nhosts; i++) {
+	size_t traced_hosts = 0;
+	for (size_t i = 0; i < src->nhosts; i++)
+		traced_hosts += !src->hosts[i].capture;
+	ui->lane_by_proc = src->nprocs >= 2 && traced_hosts < 2;
+	if (ui->lane_by_proc) {
+		ui->lane_left = 0;
+		ui->lane_right = 1;
+	}
+	for (size_t i = 0; i < src->nhosts && !ui->lane_by_proc; i++) {
 		if (src->hosts[i].capture)
 			continue;
 		if (ui->lane_left < 0)

@@ -137,6 +137,31 @@ fi
 DISPLAY= view "$T/run" --batch --keys '/frame 7 <Enter>W' >"$T/ws.txt"
 check_grep "Wireshark without a display explains" 'no display' "$T/ws.txt"
 
+# ---- a real run: rping over the uroce engine, recorded with rdmatrace record ----
+if [ -e "$BUILD/uroce/librdmacm.so.1" ] && command -v rping >/dev/null; then
+	addr=127.0.$((RANDOM % 200 + 20)).$((RANDOM % 200 + 2))
+	( LD_LIBRARY_PATH=$PWD/$BUILD/uroce timeout 30 "$RDMATRACE" record -o "$T/lab-srv" -- rping -s -a "$addr" -C 3 >"$T/lab-srv.log" 2>&1 & )
+	sleep 1
+	LD_LIBRARY_PATH=$PWD/$BUILD/uroce timeout 30 "$RDMATRACE" record -o "$T/lab" --capture lo -- rping -c -a "$addr" -C 3 >"$T/lab-cli.log" 2>&1
+	rc=$?
+	for i in $(seq 1 50); do ls "$T"/lab-srv/traces/*.rtr >/dev/null 2>&1 && [ -s "$T/lab-srv/run.json" ] && break; sleep 0.1; done
+	if [ $rc -eq 0 ] && ls "$T"/lab-srv/traces/*.rtr >/dev/null 2>&1; then
+		cp "$T"/lab-srv/traces/*.rtr "$T/lab/traces/"
+		view "$T/lab" --batch --size 140x40 --keys 'c' >"$T/lab1.txt"
+		check_grep "uroce run: CM event on the wire or in a trace" '^>#.* CM' "$T/lab1.txt"
+		view "$T/lab" --batch --size 140x40 --keys '/RC Send Only<Enter>p.<Enter><Enter>' >"$T/lab2.txt"
+		check_grep "uroce run: RoCE packets on the wire" ' wire .* WIRE +frame [0-9]+ .*RC ' "$T/lab2.txt"
+		check_grep "uroce run: filter the QP of a SEND" '\[qp [0-9]+\]' "$T/lab2.txt"
+		check_grep "uroce run: detail pane of the SEND" '^-- detail: row' "$T/lab2.txt"
+		view "$T/lab" --batch --size 140x30 --keys 'l' >"$T/lab3.txt"
+		check_grep "uroce run: lanes side by side per process" 'rping\[[0-9]+\] +wire +.*rping\[[0-9]+\]' "$T/lab3.txt"
+	else
+		skip "uroce run" "rping over uroce did not complete (exit $rc)"
+	fi
+else
+	skip "uroce run" "no build/uroce/librdmacm.so.1 or no rping"
+fi
+
 # ---- the real binary in tmux ----
 # wait_for PATTERN: poll the pane until it shows PATTERN (10 s at most)
 wait_for() {

@@ -177,12 +177,17 @@ int vw_term_run(struct vw_ui *ui, char *err, size_t errlen)
 			redraw = 0;
 		}
 		pending = vw_ui_tick(ui, &tick_redraw);
-		if (tick_redraw) {
+		if (tick_redraw)
 			redraw = 1;
-			continue;
-		}
 		/* live runs are polled every 500 ms; pending work gets the CPU
 		 * between keys; otherwise wait for a key */
+		if (redraw) {
+			c.rows = LINES;
+			c.cols = COLS;
+			vw_ui_draw(ui, &c);
+			refresh();
+			redraw = 0;
+		}
 		timeout(pending ? 0 : (ui->src->live || ui->follow) ? 500 : -1);
 		ch = getch();
 		if (ch == ERR) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "handoff.h"
 #include "ui.h"
@@ -880,13 +881,28 @@ int vw_ui_refresh(struct vw_ui *ui)
 
 int vw_ui_tick(struct vw_ui *ui, int *redraw)
 {
+	struct timespec t0, t;
+	long el;
+
 	*redraw = 0;
-	if (ui->m.search_pending) {
-		if (vw_model_step(&ui->m, 50000))
-			*redraw = 1;
-		return ui->m.search_pending;
-	}
-	return vw_model_idle(&ui->m, 64);
+	/* pending work runs in slices of about 15 ms, so a key is never kept
+	 * waiting longer than that */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (ui->m.search_pending) {
+			if (vw_model_step(&ui->m, 1000)) {
+				*redraw = 1;
+				return 0;
+			}
+		} else if (!vw_model_idle(&ui->m, 8)) {
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		el = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+	} while (el < 15);
+	if (ui->m.search_pending)
+		*redraw = 1; /* progress on the status line */
+	return 1;
 }
 
 int vw_ui_init(struct vw_ui *ui, struct vw_source *src)

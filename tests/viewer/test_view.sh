@@ -9,7 +9,7 @@ GEN=$BUILD/tests/viewer/viewer-gen
 T=$(mktemp -d /tmp/rdmatrace-view-XXXXXX)
 SOCK=vwtest$$
 cleanup() {
-	tmux -L "$SOCK" kill-server 2>/dev/null
+	for s in "$SOCK"-tmux "$SOCK"-asan "$SOCK"-live; do tmux -L "$s" kill-server 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -167,7 +167,7 @@ fi
 wait_for() {
 	local i
 	for i in $(seq 1 100); do
-		tmux -L "$SOCK" capture-pane -p -t v >"$T/pane.txt" 2>/dev/null
+		tmux -L "$TS" capture-pane -p -t v >"$T/pane.txt" 2>/dev/null
 		grep -Eq -- "$1" "$T/pane.txt" && return 0
 		sleep 0.1
 	done
@@ -176,36 +176,38 @@ wait_for() {
 
 tmux_scenario() {  # BINARY LABEL
 	local bin=$1 label=$2
+	TS=$SOCK-$label
 	rm -f "$T/exit"
-	tmux -L "$SOCK" -f /dev/null new-session -d -s v -x 100 -y 30 \
+	tmux -L "$TS" -f /dev/null new-session -d -s v -x 100 -y 30 \
 		"ASAN_OPTIONS=log_path=$T/asan:detect_leaks=1 TERM=screen $bin view $T/run; echo \$? >$T/exit; sleep 30"
 	if ! wait_for 'rdmatrace view .* rows'; then
 		not_ok "$label: first screen"; cat "$T/pane.txt" | sed 's/^/#   /'
-		tmux -L "$SOCK" kill-server 2>/dev/null; return
+		tmux -L "$TS" kill-server 2>/dev/null; return
 	fi
 	ok "$label: first screen"
-	tmux -L "$SOCK" send-keys -t v p 1 7 Enter
+	tmux -L "$TS" send-keys -t v p 1 7 Enter
 	if wait_for '\[qp 17\]'; then ok "$label: QP filter"; else not_ok "$label: QP filter"; fi
-	tmux -L "$SOCK" send-keys -t v r
+	tmux -L "$TS" send-keys -t v r
 	if wait_for 'next RNR NAK'; then ok "$label: next RNR NAK"; else not_ok "$label: next RNR NAK"; fi
 	check_grep "$label: selection on the RNR NAK" '^>R ' "$T/pane.txt"
-	tmux -L "$SOCK" send-keys -t v Enter
+	tmux -L "$TS" send-keys -t v Enter
 	if wait_for '^-- detail: row'; then ok "$label: detail pane"; else not_ok "$label: detail pane"; fi
-	tmux -L "$SOCK" resize-window -t v -x 80 -y 24 2>/dev/null
+	tmux -L "$TS" resize-window -t v -x 80 -y 24 2>/dev/null
 	if wait_for 'detail: row' && [ "$(wc -l <"$T/pane.txt")" -le 24 ]; then ok "$label: resize to 80x24"; else not_ok "$label: resize to 80x24"; fi
-	tmux -L "$SOCK" send-keys -t v h
+	tmux -L "$TS" send-keys -t v h
 	if wait_for 'next / previous RNR NAK'; then ok "$label: help"; else not_ok "$label: help"; fi
-	tmux -L "$SOCK" send-keys -t v q q
+	tmux -L "$TS" send-keys -t v q q
 	for i in $(seq 1 50); do [ -s "$T/exit" ] && break; sleep 0.1; done
 	check "$label: q quits with status 0" test "$(cat "$T/exit" 2>/dev/null)" = 0
-	tmux -L "$SOCK" kill-server 2>/dev/null
+	tmux -L "$TS" kill-server 2>/dev/null
 }
 
 tmux_scenario "$RDMATRACE" tmux
 
 # live mode: the run grows while the viewer follows it
 "$GEN" "$T/live" >/dev/null
-tmux -L "$SOCK" -f /dev/null new-session -d -s v -x 100 -y 30 "TERM=screen $RDMATRACE view --follow $T/live; sleep 30"
+TS=$SOCK-live
+tmux -L "$TS" -f /dev/null new-session -d -s v -x 100 -y 30 "TERM=screen $RDMATRACE view --follow $T/live; sleep 30"
 if wait_for 'FOLLOW'; then
 	first_rows=$(sed -n 's/.* \([0-9][0-9]*\) rows.*/\1/p' "$T/pane.txt" | head -1)
 	sleep 1.1 # a new mtime second for the grown files
@@ -219,7 +221,7 @@ if wait_for 'FOLLOW'; then
 else
 	not_ok "live: viewer starts in follow mode"; sed 's/^/#   /' "$T/pane.txt" | head -5
 fi
-tmux -L "$SOCK" kill-server 2>/dev/null
+tmux -L "$TS" kill-server 2>/dev/null
 view "$T/run" --batch --keys 'L' >"$T/follow.txt"
 check_grep "L on a finished run says it is not being recorded" 'not being recorded' "$T/follow.txt"
 
@@ -230,7 +232,7 @@ case "$BUILD" in
 *)
 	if [ "${VIEWER_SKIP_ASAN:-0}" = 1 ]; then
 		skip "tmux under ASan" "VIEWER_SKIP_ASAN=1"
-	elif timeout 300 make -s --no-print-directory SANITIZE=address build-address/rdmatrace >"$T/asan-build.log" 2>&1; then
+	elif nice -n 10 timeout 240 make -s -j2 --no-print-directory SANITIZE=address build-address/rdmatrace >"$T/asan-build.log" 2>&1; then
 		rm -f "$T"/asan.*
 		tmux_scenario build-address/rdmatrace asan
 		for d in "$T/empty" "$T/trunc" "$T/corrupt" "$T/garbage.bin"; do
@@ -244,7 +246,7 @@ case "$BUILD" in
 			ok "asan: no errors"
 		fi
 	else
-		skip "tmux under ASan" "could not build build-address/rdmatrace (see make SANITIZE=address)"
+		skip "tmux under ASan" "could not build build-address/rdmatrace within 240 s: $(tail -1 "$T/asan-build.log")"
 	fi
 	;;
 esac

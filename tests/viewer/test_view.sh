@@ -9,7 +9,7 @@ GEN=$BUILD/tests/viewer/viewer-gen
 T=$(mktemp -d /tmp/rdmatrace-view-XXXXXX)
 SOCK=vwtest$$
 cleanup() {
-	for s in "$SOCK"-tmux "$SOCK"-asan "$SOCK"-live; do tmux -L "$s" kill-server 2>/dev/null; done
+	for s in "$SOCK"-tmux "$SOCK"-asan "$SOCK"-live "$SOCK"-mono; do tmux -L "$s" kill-server 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -203,6 +203,20 @@ tmux_scenario() {  # BINARY LABEL
 }
 
 tmux_scenario "$RDMATRACE" tmux
+
+# a terminal without colours: attributes only, no colour sequences
+TS=$SOCK-mono
+tmux -L "$TS" -f /dev/null new-session -d -s v -x 100 -y 30 "TERM=vt100 $RDMATRACE view $T/run; sleep 30"
+if wait_for 'rdmatrace view .* rows'; then
+	tmux -L "$TS" send-keys -t v r
+	wait_for 'next RNR NAK' >/dev/null
+	tmux -L "$TS" capture-pane -e -p -t v >"$T/mono.txt"
+	if grep -q $'\e\[[0-9;]*3[0-7]m' "$T/mono.txt"; then not_ok "vt100: no colours"; else ok "vt100: no colours"; fi
+	check_grep "vt100: rows still marked (R for the RNR NAK)" '^>R ' "$T/pane.txt"
+else
+	not_ok "vt100: first screen"
+fi
+tmux -L "$TS" kill-server 2>/dev/null
 
 # live mode: the run grows while the viewer follows it
 "$GEN" "$T/live" >/dev/null

@@ -234,28 +234,33 @@ static void draw_detail(struct vw_ui *ui, struct vw_canvas *c, int y0, int h)
 {
 	static char buf[DETAIL_MAX];
 	char hdr[256], sum[SUMMARY_MAX];
-	struct vw_link links[16];
+	struct vw_link links[VW_MAX_LINKS];
 	size_t nl, o, i;
 	int y = y0, skip = ui->detail_scroll;
 	char *p, *save = NULL;
 
-	snprintf(hdr, sizeof(hdr), "-- detail: row %zu --  (1..9 follow a link, Backspace back, { } scroll)",
+	snprintf(hdr, sizeof(hdr), "-- detail: row %zu --  (1..9 or 0 N Enter follow a link, Backspace back, { } scroll)",
 		 ui->m.sel == VW_NONE ? (size_t)0 : ui->m.sel);
 	line(c, y++, hdr, VW_A_HEADER);
 	if (ui->m.sel == VW_NONE)
 		return;
 	ui->src->ops->detail(ui->src->ctx, ui->m.sel, buf, sizeof(buf) - 1024);
+	/* the numbered links below replace the source's own list of related
+	 * rows: the numbers are what the digit keys follow */
+	nl = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, VW_MAX_LINKS);
+	if (nl && (p = strstr(buf, "\nrelated:\n")) != NULL)
+		p[1] = 0;
 	o = strlen(buf);
-	nl = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, 16);
 	if (nl && o < sizeof(buf) - 100)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%slinks:\n", o && buf[o - 1] != '\n' ? "\n" : "");
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%slinks (press the number):\n",
+				      o && buf[o - 1] != '\n' ? "\n" : "");
 	for (i = 0; i < nl && o < sizeof(buf) - 100; i++) {
 		static const char *const names[] = { "", "WR", "packet", "ACK", "completion", "peer", "related" };
 		struct vw_row r;
 		if (ui->src->ops->row(ui->src->ctx, links[i].row, &r) < 0)
 			continue;
 		ui->src->ops->summary(ui->src->ctx, links[i].row, sum, sizeof(sum));
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, " [%zu] %-10s %-6s %s  %.*s\n", i + 1,
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, " [%zu] %-12s %-6s %-5s %.*s\n", i + 1,
 				      links[i].name ? links[i].name : links[i].kind < 7 ? names[links[i].kind] : "", vw_host_name(ui->src, r.host),
 				      short_kind(r.kind), (int)(sizeof(buf) - o > 200 ? 160 : 40), sum);
 	}

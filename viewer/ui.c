@@ -439,13 +439,13 @@ static int a_detail_scroll(struct vw_ui *ui, int arg)
 
 static int a_link(struct vw_ui *ui, int arg)
 {
-	struct vw_link links[16];
+	struct vw_link links[VW_MAX_LINKS];
 	size_t n;
 
 	if (ui->m.sel == VW_NONE)
 		return VW_RD_NONE;
-	n = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, 16);
-	if ((size_t)arg > n) {
+	n = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, VW_MAX_LINKS);
+	if (arg < 1 || (size_t)arg > n) {
 		status(ui, "no link %d (this row has %zu)", arg, n);
 		return VW_RD_SCREEN;
 	}
@@ -454,6 +454,25 @@ static int a_link(struct vw_ui *ui, int arg)
 	vw_model_select(&ui->m, links[arg - 1].row);
 	ui->detail = 1;
 	ui->detail_scroll = 0;
+	return VW_RD_SCREEN;
+}
+
+static int p_link(struct vw_ui *ui, const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (!*text || *end || v < 1 || v > VW_MAX_LINKS) {
+		status(ui, "not a link number: '%s'", text);
+		return VW_RD_SCREEN;
+	}
+	return a_link(ui, (int)v);
+}
+
+static int a_link_prompt(struct vw_ui *ui, int arg)
+{
+	(void)arg;
+	prompt(ui, "follow link number: ", "", p_link);
 	return VW_RD_SCREEN;
 }
 
@@ -769,6 +788,7 @@ const struct vw_binding vw_bindings[] = {
 	{ '7', NULL, S_TL, a_link, 7, NULL },
 	{ '8', NULL, S_TL, a_link, 8, NULL },
 	{ '9', NULL, S_TL, a_link, 9, NULL },
+	{ '0', "0 N Enter", S_TL, a_link_prompt, 0, "follow link N (any number)" },
 	{ VW_KEY_BACKSPACE, "Backspace -", S_TL, a_history_back, 0, "back to where the last jump came from" },
 	{ '-', NULL, S_TL, a_history_back, 0, NULL },
 	{ 8, NULL, S_TL, a_history_back, 0, NULL },

@@ -54,6 +54,7 @@ enum vw_screen_id {
 };
 
 #define VW_STACK_MAX 8
+#define VW_MAX_LINKS 64         /* links of one row listed and followable */
 #define VW_HISTORY_MAX 64
 
 struct vw_ui;

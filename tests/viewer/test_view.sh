@@ -37,6 +37,18 @@ check_grep "status says what the jump did" 'next RNR NAK' "$T/rnr.txt"
 bad=$(awk '/^  time/ { on = 1; next } /^-- detail/ { on = 0 } on && $0 ~ /^[ >*][ !Rr#i] / && $0 !~ / (17|18) / { print }' "$T/rnr.txt" | grep -v ' wire ' | head -1)
 check "every host row under the QP filter is about QP 17" test -z "$bad"
 
+# links: from the WR of the Go-Back-N finding to its completion by number
+view "$T/run" --batch --size 120x60 --keys '/RDMA_WRITE wr_id=0x3<Enter><Enter>' >"$T/links.txt"
+n=$(sed -n 's/^ *\[\([0-9]*\)\] completion .*/\1/p' "$T/links.txt" | head -1)
+if [ -n "$n" ]; then
+	view "$T/run" --batch --size 120x60 --keys "/RDMA_WRITE wr_id=0x3<Enter><Enter>0$n<Enter>" >"$T/link2.txt"
+	check_grep "link N leads to the WR's completion" '^> .* CQE +wr_id=0x3 ' "$T/link2.txt"
+	view "$T/run" --batch --size 120x60 --keys "/RDMA_WRITE wr_id=0x3<Enter><Enter>0$n<Enter><BS>" >"$T/link3.txt"
+	check_grep "Backspace returns to the WR" '^> .* WR +queue=send opcode=RDMA_WRITE wr_id=0x3 ' "$T/link3.txt"
+else
+	not_ok "the WR lists its completion among its links"; sed 's/^/#   /' "$T/links.txt" | tail -25
+fi
+
 view "$T/run" --batch --keys 'G' >"$T/end.txt"
 check_grep "G goes to the end (CM disconnect is last)" '^>#.*CM +event=DISCONNECTED' "$T/end.txt"
 view "$T/run" --batch --keys 'e' >"$T/err.txt"

@@ -99,6 +99,19 @@ view "$T/run" >"$T/o" </dev/null; rc=$?
 check "no terminal and no --batch: clear error" test $rc -eq 2
 check_grep "no terminal: message" 'not a terminal' "$T/o"
 
+# random key sequences (tests/viewer/random-keys.txt, made once with a fixed
+# seed from every binding) never crash or fail, on every screen size
+bad=0
+i=0
+while IFS= read -r k; do
+	i=$((i + 1))
+	size=$(( 20 + (i * 37) % 130 ))x$(( 4 + (i * 13) % 50 ))
+	if ! "$RDMATRACE" view "$T/run" --batch --keys "$k" --size "$size" >/dev/null 2>"$T/rk.err"; then
+		bad=$((bad + 1)); echo "#   keys '$k' size $size:"; head -5 "$T/rk.err" | sed 's/^/#     /'
+	fi
+done <tests/viewer/random-keys.txt
+check "random key sequences: all $i replays exit 0" test "$bad" -eq 0
+
 # ---- inputs other than a run directory, damaged runs ----
 view "$T/run/capture.pcapng" --batch >"$T/cap.txt"; rc=$?
 check "capture alone opens" test $rc -eq 0

@@ -5,3 +5,11 @@ LIB_SRCS += analysis/tl_build.c analysis/tl_link.c analysis/tl_clock.c analysis/
 	analysis/tl_export.c
 CLI_SRCS += cli/cmd_correlate.c cli/cmd_diagnose.c cli/cmd_export.c
 TEST_PROGS += tests/analysis/test_correlate.c
+
+# Benchmark input generator (bench/correlate_bench.sh).
+CORRELATE_GEN := $(BUILD)/bench/correlate_gen
+ALL_TARGETS += $(CORRELATE_GEN)
+$(CORRELATE_GEN): bench/correlate_gen.c tests/analysis/simrun.h tests/captures/synth.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
+BENCH_SCRIPTS += bench/correlate_bench.sh

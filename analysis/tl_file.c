@@ -17,7 +17,7 @@
 #include "tl_internal.h"
 
 #define TL_MAGIC "RDMATLN\0"
-#define TL_VERSION 1u
+#define TL_VERSION 2u
 
 enum {
 	S_ROWS, S_LINKS, S_STRS, S_HOSTS, S_PROCS, S_QPS, S_FINDINGS, S_EVENTS, S_PKTS, S_BLOB, S_NOTES,
@@ -216,11 +216,8 @@ static void row_from_finding(struct tl_build *b, size_t i, struct rt_tl_row *r)
 	r->sub = (uint8_t)f->kind;
 }
 
-int rt_tl_row_matches(const struct rt_timeline *tl, size_t i, unsigned mask)
+static unsigned row_mask(const struct rt_tl_row *r)
 {
-	if (i >= tl->nrows)
-		return 0;
-	const struct rt_tl_row *r = &tl->rows[i];
 	unsigned m = 0;
 	if (r->flags & RT_TLF_ERROR)
 		m |= RT_TLM_ERROR;
@@ -240,7 +237,12 @@ int rt_tl_row_matches(const struct rt_timeline *tl, size_t i, unsigned mask)
 		m |= RT_TLM_WR;
 	if (r->kind == RT_EV_COMPLETION)
 		m |= RT_TLM_COMPLETION;
-	return (m & mask) != 0;
+	return m;
+}
+
+int rt_tl_row_matches(const struct rt_timeline *tl, size_t i, unsigned mask)
+{
+	return i < tl->nrows && (row_mask(&tl->rows[i]) & mask) != 0;
 }
 
 static int link_cmp(const void *a, const void *b)
@@ -347,6 +349,10 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	keys = NULL;
 	free(merged);
 	merged = NULL;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
+		pr->wr = pr->wr < n ? item_row[pr->wr] : RT_TL_NONE;
+	}
 	/* links: count, place, sort per row */
 	size_t nl = b->links.n;
 	struct rt_tl_link *links = malloc((nl ? nl : 1) * sizeof(*links));
@@ -381,8 +387,12 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	}
 	for (size_t o = 0; o < n; o++) {
 		uint32_t c = fill[o];
-		if (c > 1)
-			qsort(&links[rows[o].link_off], c, sizeof(*links), link_cmp);
+		struct rt_tl_link *L0 = &links[rows[o].link_off];
+		for (uint32_t j = 1; j < c; j++)
+			if (link_cmp(&L0[j - 1], &L0[j]) > 0) {
+				qsort(L0, c, sizeof(*links), link_cmp);
+				break;
+			}
 		/* drop exact duplicates */
 		uint32_t w = 0;
 		for (uint32_t j = 0; j < c; j++) {
@@ -431,10 +441,11 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	tl->capture_path = b->capture_path;
 	/* match indices */
 	size_t cnt[RT_TLM_COUNT_] = {0};
-	for (size_t o = 0; o < n; o++)
-		for (unsigned m = 0; m < RT_TLM_COUNT_; m++)
-			if (rt_tl_row_matches(tl, o, 1u << m))
-				cnt[m]++;
+	for (size_t o = 0; o < n; o++) {
+		unsigned rm = row_mask(&tl->rows[o]);
+		for (unsigned m = 0; rm; m++, rm >>= 1)
+			cnt[m] += rm & 1;
+	}
 	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
 		uint32_t *a = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
 		if (!a) {
@@ -444,10 +455,12 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		tl_own(tl, a);
 		tl->match[m] = a;
 	}
-	for (size_t o = 0; o < n; o++)
-		for (unsigned m = 0; m < RT_TLM_COUNT_; m++)
-			if (rt_tl_row_matches(tl, o, 1u << m))
+	for (size_t o = 0; o < n; o++) {
+		unsigned rm = row_mask(&tl->rows[o]);
+		for (unsigned m = 0; rm; m++, rm >>= 1)
+			if (rm & 1)
 				((uint32_t *)tl->match[m])[tl->nmatch[m]++] = (uint32_t)o;
+	}
 	*out = tl;
 	return 0;
 fail:
@@ -777,8 +790,18 @@ size_t rt_tl_packet_bytes(const struct rt_timeline *tl, size_t row, const uint8_
 
 const char *rt_tl_packet_annotation(const struct rt_timeline *tl, size_t row)
 {
-	const struct tl_pktrec *p = pktrec(tl, row);
-	return p ? rt_tl_str(tl, p->annotation) : "";
+	static __thread char buf[1024];
+	buf[0] = 0;
+	if (pktrec(tl, row))
+		tl_format_annotation(tl, tl->rows[row].ref, buf, sizeof(buf));
+	return buf;
+}
+
+size_t rt_tl_format_annotation(const struct rt_timeline *tl, size_t row, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	return pktrec(tl, row) && len ? tl_format_annotation(tl, tl->rows[row].ref, buf, len) : 0;
 }
 
 const char *rt_tl_capture_path(const struct rt_timeline *tl)

@@ -22,18 +22,36 @@ struct tl_evrec {
 	uint16_t host, proc;
 };
 
-/* Persisted: one captured RoCE packet. */
+/* Persisted: one captured RoCE packet, with what its annotation needs. */
 struct tl_pktrec {
 	uint64_t raw_ns;          /* capture timestamp */
 	uint64_t blob_off;        /* stored header bytes */
 	uint32_t blob_len;
 	uint32_t wirelen;
 	uint32_t frame;
-	uint32_t annotation;      /* string offset */
 	uint32_t row;
 	uint16_t linktype;
 	uint8_t icrc;
-	uint8_t reserved;
+	uint8_t retrans;          /* transmission number - 1 */
+	uint32_t send_qp;         /* QP index of the sender, RT_TL_NONE */
+	uint32_t wr;              /* build: WR item; file: WR row (RT_TL_NONE) */
+	uint32_t answer_frame;    /* request: frame of the covering ACK/NAK (0 none) */
+	uint32_t ack_latency_ns;  /* request: capture time to that answer (saturated) */
+	uint32_t findings[2];     /* finding ids, 0 none */
+	uint32_t psn, dqpn;
+	uint16_t wr_pkt_index;
+	uint8_t wr_pkt_count;
+	uint8_t retrans_cause;    /* enum rt_retry_cause */
+	uint8_t op_class, aeth_type, aeth_value;
+	uint8_t bits;             /* TL_PKB_* */
+};
+
+enum {
+	TL_PKB_REQUEST = 1u << 0,
+	TL_PKB_DUP = 1u << 1,
+	TL_PKB_OOO = 1u << 2,
+	TL_PKB_CM = 1u << 3,
+	TL_PKB_AETH = 1u << 4,
 };
 
 #define TL_NSECT 14
@@ -214,6 +232,8 @@ int tl_annotate(struct tl_build *b);          /* tl_annotate.c: per-packet comme
 /* tl_file.c: turn the build into a timeline (takes the memory). */
 int tl_finish(struct tl_build *b, struct rt_timeline **out);
 void tl_build_free(struct tl_build *b);
+/* tl_annotate.c: the annotation of packet record i (first line, '\n', English line); returns the length. */
+size_t tl_format_annotation(const struct rt_timeline *tl, size_t i, char *buf, size_t len);
 /* tl_annotate.c: write the annotated capture and sidecar. */
 int tl_write_annotated(const struct rt_timeline *tl, const char *capture, const char *pcapng_out,
 		       const char *jsonl_out, char *err, size_t errlen);

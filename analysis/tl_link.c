@@ -1048,9 +1048,13 @@ static int completions(struct lctx *c)
 			}
 			f->head = j + 1;
 		} else {
-			/* receive WRs complete in order too; remove just this one */
-			memmove(&f->v[j], &f->v[j + 1], (f->n - j - 1) * sizeof(uint32_t));
-			f->n--;
+			/* receive WRs complete in order (but an SRQ's may not): remove just this one */
+			if (j == f->head) {
+				f->head++;
+			} else {
+				memmove(&f->v[j], &f->v[j + 1], (f->n - j - 1) * sizeof(uint32_t));
+				f->n--;
+			}
 		}
 	}
 	for (size_t q = 0; q < nqp; q++) {

@@ -4,6 +4,7 @@
  * (build, save, write the annotated capture and the sidecar).
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,20 +145,27 @@ int rt_timeline_stale(const char *rundir)
 
 int rt_timeline_correlate(const char *rundir, struct rt_timeline **out, char *err, size_t errlen)
 {
+	return rt_timeline_correlate_ex(rundir, 0, out, err, errlen);
+}
+
+int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timeline **out, char *err,
+			     size_t errlen)
+{
+	bool ann = !(flags & RT_TL_CORRELATE_NO_ANNOTATED);
 	struct inputs in;
 	int rc = find_inputs(rundir, &in, err, errlen);
 	if (rc < 0)
 		return rc;
-	char ann[4096], jsonl[4096], path[4096];
-	snprintf(ann, sizeof(ann), "%s/annotated.pcapng", rundir);
+	char annp[4096], jsonl[4096], path[4096];
+	snprintf(annp, sizeof(annp), "%s/annotated.pcapng", rundir);
 	snprintf(jsonl, sizeof(jsonl), "%s/annotations.jsonl", rundir);
 	snprintf(path, sizeof(path), "%s/%s", rundir, RT_TL_FILE_NAME);
 	struct rt_tl_inputs ti = {
 		.traces = (const char *const *)in.traces,
 		.ntraces = in.ntraces,
 		.capture = in.capture,
-		.annotated_out = in.capture ? ann : NULL,
-		.annotations_jsonl = in.capture ? jsonl : NULL,
+		.annotated_out = in.capture && ann ? annp : NULL,
+		.annotations_jsonl = in.capture && ann ? jsonl : NULL,
 	};
 	struct rt_timeline *tl;
 	rc = rt_timeline_build(&ti, &tl, err, errlen);

@@ -12,12 +12,15 @@
 static int run(int argc, char **argv)
 {
 	int force = 0, quiet = 0;
+	unsigned flags = 0;
 	static const struct option opts[] = {{"force", no_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
-					     {NULL, 0, NULL, 0}};
+					     {"timeline-only", no_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "fq", opts, NULL)) != -1) {
-		if (c == 'f')
+	while ((c = getopt_long(argc, argv, "fqt", opts, NULL)) != -1) {
+		if (c == 't')
+			flags |= RT_TL_CORRELATE_NO_ANNOTATED;
+		else if (c == 'f')
 			force = 1;
 		else if (c == 'q')
 			quiet = 1;
@@ -25,7 +28,7 @@ static int run(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: rdmatrace correlate [--force] [--quiet] RUNDIR\n");
+		fprintf(stderr, "usage: rdmatrace correlate [--force] [--quiet] [--timeline-only] RUNDIR\n");
 		return 2;
 	}
 	const char *dir = argv[optind];
@@ -36,7 +39,7 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 	struct rt_timeline *tl;
-	if (rt_timeline_correlate(dir, &tl, err, sizeof(err)) < 0) {
+	if (rt_timeline_correlate_ex(dir, flags, &tl, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdmatrace correlate: %s\n", err);
 		return 2;
 	}
@@ -71,12 +74,13 @@ static int run(int argc, char **argv)
 const struct rt_command rt_cmd_correlate = {
 	.name = "correlate",
 	.summary = "merge a run's traces and capture into its timeline",
-	.usage = "usage: rdmatrace correlate [--force] [--quiet] RUNDIR\n"
+	.usage = "usage: rdmatrace correlate [--force] [--quiet] [--timeline-only] RUNDIR\n"
 		 "\n"
 		 "Builds RUNDIR/timeline.rtl (all trace files and the capture merged, linked,\n"
 		 "clock-aligned and indexed), RUNDIR/annotated.pcapng (the capture with one\n"
 		 "comment per RoCE packet) and RUNDIR/annotations.jsonl.  Does nothing when the\n"
-		 "timeline is newer than every input, unless --force.\n"
+		 "timeline is newer than every input, unless --force.  --timeline-only skips the\n"
+		 "annotated capture and sidecar (`rdmatrace export --format pcapng` writes them).\n"
 		 "Exit status: 0 done, 2 error.\n",
 	.run = run,
 };

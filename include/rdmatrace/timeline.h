@@ -271,6 +271,12 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
  * annotations.jsonl.  *out may be NULL when the caller only wants the files. */
 int rt_timeline_correlate(const char *rundir, struct rt_timeline **out, char *err, size_t errlen);
 
+enum rt_tl_correlate_flags {
+	RT_TL_CORRELATE_NO_ANNOTATED = 1u << 0, /* timeline.rtl only (export --format pcapng makes the rest) */
+};
+int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timeline **out, char *err,
+			     size_t errlen);
+
 /* 1 when RUNDIR's timeline is missing, of another version, or older than
  * one of its inputs; 0 when current. */
 int rt_timeline_stale(const char *rundir);
@@ -319,8 +325,11 @@ uint64_t rt_tl_raw_ns(const struct rt_timeline *tl, size_t row);
  * CM) as captured, for rt_decode(); returns the stored length, 0 if none. */
 size_t rt_tl_packet_bytes(const struct rt_timeline *tl, size_t row, const uint8_t **data, uint32_t *wirelen,
 			  uint16_t *linktype);
-/* The packet's comment line as written to annotated.pcapng ("" if none). */
+/* The packet's comment as written to annotated.pcapng ("" if none): a
+ * per-thread buffer, valid until the next call in the same thread. */
 const char *rt_tl_packet_annotation(const struct rt_timeline *tl, size_t row);
+/* The same into buf; returns the length (0 for rows that are not packets). */
+size_t rt_tl_format_annotation(const struct rt_timeline *tl, size_t row, char *buf, size_t len);
 
 /* Input description: capture path, trace files, and what was missing or
  * damaged (one line each). */

@@ -10,6 +10,7 @@
 #   CLI_SRCS      sources of the rdmatrace command (cli/cmd_NAME.c are subcommands)
 #   TEST_PROGS    tests/.../NAME.c: one C test program each, linked with the library
 #   TEST_SCRIPTS  shell tests, run from the top of the tree
+#   TEST_TOOLS    tests/.../NAME.c: helper programs tests run (built like TEST_PROGS, not run)
 #   FUZZ_TARGETS  NAME for tests/fuzz/fuzz_NAME.c; its corpus tests/fuzz/corpus/NAME
 #                 is replayed by `make test`, `make fuzz` builds libFuzzer binaries
 #   BENCH_SCRIPTS scripts run by `make bench`
@@ -18,6 +19,11 @@
 # make SANITIZE=address|undefined|thread builds into build-SANITIZE/.
 
 SANITIZE ?=
+# BUILD comes from the command line only: the test runner exports BUILD for
+# its scripts, and a make started by a test must not inherit it.
+ifneq ($(filter environment%,$(origin BUILD)),)
+BUILD := build$(if $(SANITIZE),-$(SANITIZE))
+endif
 BUILD ?= build$(if $(SANITIZE),-$(SANITIZE))
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -42,6 +48,7 @@ LIB_LDLIBS := -lrt -lm
 CLI_SRCS :=
 TEST_PROGS :=
 TEST_SCRIPTS :=
+TEST_TOOLS :=
 FUZZ_TARGETS :=
 BENCH_SCRIPTS :=
 ALL_TARGETS :=
@@ -52,6 +59,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 CLI_OBJS := $(call obj,$(CLI_SRCS))
 TEST_BINS := $(patsubst %.c,$(BUILD)/%,$(TEST_PROGS))
+TEST_TOOL_BINS := $(patsubst %.c,$(BUILD)/%,$(TEST_TOOLS))
 FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/fuzz/replay_%,$(FUZZ_TARGETS))
 CLI_CMDS := $(sort $(patsubst cli/cmd_%.c,%,$(filter cli/cmd_%.c,$(CLI_SRCS))))
 
@@ -94,7 +102,7 @@ $(BUILD)/tests/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(LIB
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay_main.c $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 
-test-build: all $(TEST_BINS) $(FUZZ_REPLAYS)
+test-build: all $(TEST_BINS) $(TEST_TOOL_BINS) $(FUZZ_REPLAYS)
 
 # `make test` installs what is missing, builds, and runs every test once.
 test: deps

@@ -17,13 +17,13 @@ struct cur {
 
 static inline size_t cur_left(const struct cur *c)
 {
-	return (size_t)(c->end - c->p);
+	return c->end > c->p ? (size_t)(c->end - c->p) : 0;
 }
 
 /* n bytes at the cursor (advancing past them), or NULL when fewer remain. */
 static inline const uint8_t *cur_take(struct cur *c, size_t n)
 {
-	if ((size_t)(c->end - c->p) < n)
+	if (cur_left(c) < n)
 		return NULL;
 	const uint8_t *q = c->p;
 	c->p += n;

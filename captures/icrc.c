@@ -4,11 +4,14 @@
  * label, checksums, FECN/BECN) replaced by ones, preceded by 8 bytes of ones
  * standing for the masked LRH of native InfiniBand.  Both the decoder
  * (verification) and the uroce engine (generation) use this one routine.
- * The CRC is table-driven, eight bytes per step ("slicing by 8").
+ * The CRC is table-driven, eight bytes per step ("slicing by 8"); on x86-64
+ * CPUs with PCLMULQDQ a carry-less-multiply folding path (crc_clmul.c) takes
+ * the long runs, chosen once at start-up.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "crc_impl.h"
 #include "rdmatrace/roce_wire.h"
 
 static uint32_t crc_tables[8][256];
@@ -27,7 +30,7 @@ __attribute__((constructor)) static void crc_tables_init(void)
 }
 
 /* Raw reflected CRC register update, no inversion. */
-static uint32_t crc32_raw(uint32_t c, const uint8_t *p, size_t n)
+uint32_t rt_crc32_raw_table(uint32_t c, const uint8_t *p, size_t n)
 {
 	while (n >= 8) {
 		uint32_t lo = c ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
@@ -44,51 +47,58 @@ static uint32_t crc32_raw(uint32_t c, const uint8_t *p, size_t n)
 	return c;
 }
 
+static int use_clmul;
+
+__attribute__((constructor)) static void crc_pick_engine(void)
+{
+	use_clmul = rt_crc32_clmul_available();
+}
+
+static inline uint32_t crc32_raw(uint32_t c, const uint8_t *p, size_t n)
+{
+	return use_clmul && n >= 32 ? rt_crc32_raw_clmul(c, p, n) : rt_crc32_raw_table(c, p, n);
+}
+
 uint32_t rt_crc32(uint32_t crc, const void *p, size_t n)
 {
 	return ~crc32_raw(~crc, p, n);
 }
 
-/* CRC register after 0xFFFFFFFF has absorbed the eight 0xFF bytes of the masked LRH. */
-#define ICRC_SEED 0xDEBB20E3u
-
 int rt_icrc_compute(const uint8_t *ip, size_t len, uint32_t *crc)
 {
-	uint8_t hdr[40 + 8 + RT_BTH_LEN]; /* largest IP header we mask: IPv6 (IPv4 options are copied in two steps) */
-	size_t ip_len;
+	/* 8 x 0xFF (masked LRH) | masked IP header | UDP | BTH, in one buffer so
+	 * the CRC runs over one long header and then the rest in place. */
+	uint8_t hdr[8 + 60 + 8 + RT_BTH_LEN];
+	size_t ip_len, h;
 
 	if (len < 1)
 		return -EINVAL;
 	unsigned version = ip[0] >> 4;
-	uint32_t c = ICRC_SEED;
+	memset(hdr, 0xFF, 8);
 	if (version == 4) {
 		ip_len = (size_t)(ip[0] & 0x0F) * 4;
 		if (ip_len < 20 || len < ip_len + 8 + RT_BTH_LEN)
 			return -EINVAL;
-		memcpy(hdr, ip, 20);
-		hdr[1] = 0xFF;                /* TOS: DSCP + ECN */
-		hdr[8] = 0xFF;                /* TTL */
-		hdr[10] = hdr[11] = 0xFF;     /* header checksum */
-		c = crc32_raw(c, hdr, 20);
-		c = crc32_raw(c, ip + 20, ip_len - 20); /* options, unmasked */
+		memcpy(hdr + 8, ip, ip_len + 8 + RT_BTH_LEN);
+		hdr[8 + 1] = 0xFF;                  /* TOS: DSCP + ECN */
+		hdr[8 + 8] = 0xFF;                  /* TTL */
+		hdr[8 + 10] = hdr[8 + 11] = 0xFF;   /* header checksum (options stay as sent) */
 	} else if (version == 6) {
 		ip_len = 40;
 		if (len < ip_len + 8 + RT_BTH_LEN)
 			return -EINVAL;
-		memcpy(hdr, ip, 40);
-		hdr[0] = (uint8_t)(0x60 | 0x0F); /* traffic class and flow label */
-		hdr[1] = hdr[2] = hdr[3] = 0xFF;
-		hdr[7] = 0xFF;                   /* hop limit */
-		c = crc32_raw(c, hdr, 40);
+		memcpy(hdr + 8, ip, ip_len + 8 + RT_BTH_LEN);
+		hdr[8 + 0] = (uint8_t)(0x60 | 0x0F); /* traffic class and flow label */
+		hdr[8 + 1] = hdr[8 + 2] = hdr[8 + 3] = 0xFF;
+		hdr[8 + 7] = 0xFF;                   /* hop limit */
 	} else {
 		return -EINVAL;
 	}
-	const uint8_t *udp = ip + ip_len;
-	memcpy(hdr, udp, 8 + RT_BTH_LEN);
-	hdr[6] = hdr[7] = 0xFF;      /* UDP checksum */
-	hdr[8 + 4] = 0xFF;           /* BTH byte 4: FECN, BECN, Resv6a */
-	c = crc32_raw(c, hdr, 8 + RT_BTH_LEN);
+	h = 8 + ip_len;
+	hdr[h + 6] = hdr[h + 7] = 0xFF;      /* UDP checksum */
+	hdr[h + 8 + 4] = 0xFF;               /* BTH byte 4: FECN, BECN, Resv6a */
 	size_t done = ip_len + 8 + RT_BTH_LEN;
+	uint32_t c = crc32_raw(0xFFFFFFFFu, hdr, 8 + done);
 	c = crc32_raw(c, ip + done, len - done);
 	*crc = ~c;
 	return 0;

@@ -348,6 +348,25 @@ static void check_icrc(const struct rt_decode_opts *opts, const uint8_t *frame, 
 	pkt->icrc_status = crc == pkt->icrc_wire ? RT_ICRC_GOOD : RT_ICRC_BAD;
 }
 
+/* Zero the part of the struct before cm.  A plain memset of this size
+ * compiles to `rep stos`, whose start-up cost was a third of the decoder's
+ * time; sixteen-byte vector stores are several times cheaper. */
+typedef unsigned char zero_vec __attribute__((vector_size(16), aligned(1)));
+
+static inline void clear_pkt(struct rt_pkt *pkt)
+{
+	size_t n = offsetof(struct rt_pkt, cm);
+	unsigned char *p = (unsigned char *)pkt;
+	const zero_vec z = { 0 };
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		*(zero_vec *)(p + i) = z;
+		__asm__("" : : : "memory"); /* keep the compiler from turning this back into memset */
+	}
+	for (; i < n; i++)
+		p[i] = 0;
+}
+
 static void mark_malformed(struct rt_pkt *pkt, enum rt_malformed why)
 {
 	pkt->flags |= RT_PKT_MALFORMED;
@@ -360,7 +379,7 @@ int rt_decode(const struct rt_decode_opts *opts, uint16_t linktype, const uint8_
 {
 	if (!pkt || (!data && caplen))
 		return -EINVAL;
-	memset(pkt, 0, offsetof(struct rt_pkt, cm));
+	clear_pkt(pkt);
 	pkt->caplen = caplen;
 	pkt->wirelen = wirelen < caplen ? caplen : wirelen;
 	pkt->linktype = linktype;
@@ -475,7 +494,10 @@ int rt_decode(const struct rt_decode_opts *opts, uint16_t linktype, const uint8_
 
 	/* The extended headers are bounded by the IB packet, not the frame. */
 	uint32_t cap_end = caplen;
-	struct cur ib = { c.p, data + (ib_end < cap_end ? ib_end : cap_end) };
+	uint32_t ib_cap = ib_end < cap_end ? ib_end : cap_end;
+	struct cur ib = { c.p, c.p };
+	if (data + ib_cap > c.p) /* a UDP length that ends inside the BTH leaves nothing */
+		ib.end = data + ib_cap;
 	pkt->op = rt_opcode_info(bth->opcode);
 	unsigned hdr_len = RT_BTH_LEN;
 	if (pkt->op) {

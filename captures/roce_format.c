@@ -14,22 +14,39 @@ struct sb {
 	int overflow;
 };
 
-static void sb_mem(struct sb *b, const char *s, size_t n)
+static inline void sb_mem(struct sb *b, const char *s, size_t n)
 {
 	if ((size_t)(b->end - b->p) < n) {
 		b->overflow = 1;
 		n = (size_t)(b->end - b->p);
 	}
-	memcpy(b->p, s, n);
+	if (n <= 16) { /* short strings: a call to memcpy costs more than the copy */
+		for (size_t i = 0; i < n; i++)
+			b->p[i] = s[i];
+	} else {
+		memcpy(b->p, s, n);
+	}
 	b->p += n;
 }
 
-static void sb_str(struct sb *b, const char *s)
+static inline void sb_str(struct sb *b, const char *s)
 {
 	sb_mem(b, s, strlen(s));
 }
 
-static void sb_ch(struct sb *b, char c)
+/* A string literal: its length is known at compile time, so the copy is a few moves. */
+#define sb_lit(b, lit)                                                   \
+	do {                                                             \
+		struct sb *sb_l_ = (b);                                  \
+		if ((size_t)(sb_l_->end - sb_l_->p) >= sizeof(lit) - 1) { \
+			memcpy(sb_l_->p, lit, sizeof(lit) - 1);          \
+			sb_l_->p += sizeof(lit) - 1;                     \
+		} else {                                                 \
+			sb_l_->overflow = 1;                             \
+		}                                                        \
+	} while (0)
+
+static inline void sb_ch(struct sb *b, char c)
 {
 	if (b->p < b->end)
 		*b->p++ = c;
@@ -37,27 +54,83 @@ static void sb_ch(struct sb *b, char c)
 		b->overflow = 1;
 }
 
-static void sb_u64(struct sb *b, uint64_t v)
+/* n bytes of room at the cursor, or NULL (and the overflow mark). */
+static inline char *sb_room(struct sb *b, size_t n)
 {
-	char tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		sb_ch(b, tmp[--n]);
+	if ((size_t)(b->end - b->p) < n) {
+		b->overflow = 1;
+		return NULL;
+	}
+	char *q = b->p;
+	b->p += n;
+	return q;
 }
 
-/* v as zero-padded decimal of exactly width digits. */
+/* "00" .. "99": two digits per division keeps number formatting cheap. */
+static const char digit_pairs[201] =
+	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+static const uint64_t pow10_table[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+	1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+	100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+	1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* The last width digits of v, written right to left ending at q + width. */
+static inline void put_digits(char *q, uint64_t v, int width)
+{
+	int i = width;
+	while (i >= 2) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		i -= 2;
+		q[i] = digit_pairs[2 * r];
+		q[i + 1] = digit_pairs[2 * r + 1];
+	}
+	if (i)
+		q[0] = (char)('0' + v % 10);
+}
+
+/* Number of decimal digits of v. */
+static inline int digits_of(uint64_t v)
+{
+	if (v < 10)
+		return 1;
+	int d = ((64 - __builtin_clzll(v)) * 1233) >> 12; /* log10 from log2 */
+	return d + 1 - (v < pow10_table[d]);
+}
+
+static void sb_u64(struct sb *b, uint64_t v)
+{
+	int n = digits_of(v);
+	char *q = sb_room(b, (size_t)n);
+	if (!q)
+		return;
+	if (v <= UINT32_MAX) { /* 32-bit division by constants is cheaper */
+		uint32_t w = (uint32_t)v;
+		int i = n;
+		while (i >= 2) {
+			unsigned r = w % 100;
+			w /= 100;
+			i -= 2;
+			q[i] = digit_pairs[2 * r];
+			q[i + 1] = digit_pairs[2 * r + 1];
+		}
+		if (i)
+			q[0] = (char)('0' + w);
+		return;
+	}
+	put_digits(q, v, n);
+}
+
+/* v as zero-padded decimal of exactly width digits (width <= 20). */
 static void sb_u64w(struct sb *b, uint64_t v, int width)
 {
-	char tmp[20];
-	for (int i = width - 1; i >= 0; i--) {
-		tmp[i] = (char)('0' + v % 10);
-		v /= 10;
-	}
-	sb_mem(b, tmp, (size_t)width);
+	char *q = sb_room(b, (size_t)width);
+	if (q)
+		put_digits(q, v, width);
 }
 
 static const char hexdig[] = "0123456789abcdef";
@@ -65,17 +138,43 @@ static const char hexdig[] = "0123456789abcdef";
 /* "0x" and at least width hex digits. */
 static void sb_hex(struct sb *b, uint64_t v, int width)
 {
-	char tmp[16];
-	int n = 0;
-	do {
-		tmp[n++] = hexdig[v & 15];
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	if (n < width)
+		n = width;
+	char *q = sb_room(b, (size_t)n + 2);
+	if (!q)
+		return;
+	q[0] = '0';
+	q[1] = 'x';
+	for (int i = n + 1; i >= 2; i--) {
+		q[i] = hexdig[v & 15];
 		v >>= 4;
-	} while (v);
-	sb_mem(b, "0x", 2);
-	for (int i = n; i < width; i++)
-		sb_ch(b, '0');
-	while (n)
-		sb_ch(b, tmp[--n]);
+	}
+}
+
+/* Dotted IPv4 straight into the buffer. */
+static void sb_ipv4(struct sb *b, const uint8_t *a)
+{
+	char *q = sb_room(b, 15);
+	if (!q)
+		return;
+	for (int i = 0; i < 4; i++) {
+		unsigned v = a[i];
+		if (i)
+			*q++ = '.';
+		if (v >= 100) {
+			*q++ = (char)('0' + v / 100);
+			v %= 100;
+			*q++ = digit_pairs[2 * v];
+			*q++ = digit_pairs[2 * v + 1];
+		} else if (v >= 10) {
+			*q++ = digit_pairs[2 * v];
+			*q++ = digit_pairs[2 * v + 1];
+		} else {
+			*q++ = (char)('0' + v);
+		}
+	}
+	b->p = q;
 }
 
 /* microseconds as milliseconds with two decimals: 655360 -> "655.36" */
@@ -132,7 +231,7 @@ size_t rt_format_ip(unsigned version, const uint8_t *a, char *buf, size_t len)
 	}
 	/* IPv4-mapped ::ffff:a.b.c.d */
 	if (best == 0 && best_len == 5 && g[5] == 0xFFFF) {
-		sb_str(&b, "::ffff:");
+		sb_lit(&b, "::ffff:");
 		for (int i = 12; i < 16; i++) {
 			if (i > 12)
 				sb_ch(&b, '.');
@@ -142,7 +241,7 @@ size_t rt_format_ip(unsigned version, const uint8_t *a, char *buf, size_t len)
 	}
 	for (int i = 0; i < 8; i++) {
 		if (i == best) {
-			sb_str(&b, "::");
+			sb_lit(&b, "::");
 			i += best_len - 1;
 			continue;
 		}
@@ -161,8 +260,35 @@ size_t rt_format_ip(unsigned version, const uint8_t *a, char *buf, size_t len)
 	return sb_done(&b, buf);
 }
 
+static void sb_ip(struct sb *b, unsigned version, const uint8_t *a);
+
+/* An address through the caller's memo, when there is one. */
+static void sb_ip_cached(struct sb *b, struct rt_fmt_cache *c, unsigned version, const uint8_t *a)
+{
+	if (!c) {
+		sb_ip(b, version, a);
+		return;
+	}
+	size_t alen = version == 6 ? 16 : 4;
+	for (unsigned i = 0; i < RT_FMT_CACHE_SLOTS; i++)
+		if (c->key[i][0] == version && c->len[i] && !memcmp(c->key[i] + 1, a, alen)) {
+			sb_mem(b, c->text[i], c->len[i]);
+			return;
+		}
+	unsigned slot = c->next++ % RT_FMT_CACHE_SLOTS;
+	size_t n = rt_format_ip(version, a, c->text[slot], sizeof(c->text[slot]));
+	c->key[slot][0] = (uint8_t)version;
+	memcpy(c->key[slot] + 1, a, alen);
+	c->len[slot] = (uint8_t)n;
+	sb_mem(b, c->text[slot], n);
+}
+
 static void sb_ip(struct sb *b, unsigned version, const uint8_t *a)
 {
+	if (version == 4) {
+		sb_ipv4(b, a);
+		return;
+	}
 	char tmp[64];
 	size_t n = rt_format_ip(version, a, tmp, sizeof(tmp));
 	sb_mem(b, tmp, n);
@@ -172,23 +298,23 @@ static void sb_aeth(struct sb *b, const struct rt_aeth *a)
 {
 	switch (a->type) {
 	case RT_AETH_ACK:
-		sb_str(b, "ACK");
+		sb_lit(b, "ACK");
 		if (a->value != 31) {
-			sb_str(b, " credits ");
+			sb_lit(b, " credits ");
 			sb_u64(b, a->value);
 		}
 		break;
 	case RT_AETH_RNR_NAK:
-		sb_str(b, "RNR NAK ");
+		sb_lit(b, "RNR NAK ");
 		sb_ms(b, a->rnr_us);
-		sb_str(b, " ms");
+		sb_lit(b, " ms");
 		break;
 	case RT_AETH_NAK:
-		sb_str(b, "NAK ");
+		sb_lit(b, "NAK ");
 		sb_str(b, rt_nak_code_name(a->value));
 		break;
 	default:
-		sb_str(b, "reserved syndrome ");
+		sb_lit(b, "reserved syndrome ");
 		sb_hex(b, a->syndrome, 2);
 		break;
 	}
@@ -240,27 +366,27 @@ static const char *cm_name(unsigned attr)
 static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 {
 	const struct rt_cm *cm = &p->cm;
-	sb_str(b, " CM ");
+	sb_lit(b, " CM ");
 	sb_str(b, cm_name(cm->attr_id));
 	if (!rt_cm_attr_name(cm->attr_id)) {
 		sb_ch(b, ' ');
 		sb_hex(b, cm->attr_id, 4);
 	}
-	sb_str(b, " lcid ");
+	sb_lit(b, " lcid ");
 	sb_hex(b, cm->local_comm_id, 8);
 	if (cm->attr_id != RT_CM_REQ && rt_cm_attr_name(cm->attr_id)) {
-		sb_str(b, " rcid ");
+		sb_lit(b, " rcid ");
 		sb_hex(b, cm->remote_comm_id, 8);
 	}
 	switch (cm->attr_id) {
 	case RT_CM_REQ:
-		sb_str(b, " qpn ");
+		sb_lit(b, " qpn ");
 		sb_hex(b, cm->local_qpn, 6);
-		sb_str(b, " psn ");
+		sb_lit(b, " psn ");
 		sb_u64(b, cm->starting_psn);
 		if (cm->ip_service) {
 			const char *ps = rt_port_space_name(cm->port_space);
-			sb_str(b, " svc ");
+			sb_lit(b, " svc ");
 			if (ps)
 				sb_str(b, ps);
 			else
@@ -268,41 +394,41 @@ static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 			sb_ch(b, ':');
 			sb_u64(b, cm->port);
 		} else {
-			sb_str(b, " svc ");
+			sb_lit(b, " svc ");
 			sb_hex(b, cm->service_id, 16);
 		}
-		sb_str(b, " mtu ");
+		sb_lit(b, " mtu ");
 		sb_u64(b, rt_mtu_bytes(cm->path_mtu));
-		sb_str(b, " retry ");
+		sb_lit(b, " retry ");
 		sb_u64(b, cm->retry_count);
-		sb_str(b, " rnr_retry ");
+		sb_lit(b, " rnr_retry ");
 		sb_u64(b, cm->rnr_retry_count);
-		sb_str(b, " timeout ");
+		sb_lit(b, " timeout ");
 		sb_u64(b, cm->prim_local_ack_timeout);
 		if (cm->has_cma_hdr) {
-			sb_str(b, " ip ");
+			sb_lit(b, " ip ");
 			unsigned v = cm->cma_ip_version;
 			sb_ip(b, v, v == 4 ? cm->cma_src_ip + 12 : cm->cma_src_ip);
 			sb_ch(b, ':');
 			sb_u64(b, cm->cma_src_port);
-			sb_str(b, " > ");
+			sb_lit(b, " > ");
 			sb_ip(b, v, v == 4 ? cm->cma_dst_ip + 12 : cm->cma_dst_ip);
 		}
 		break;
 	case RT_CM_REP:
-		sb_str(b, " qpn ");
+		sb_lit(b, " qpn ");
 		sb_hex(b, cm->local_qpn, 6);
-		sb_str(b, " psn ");
+		sb_lit(b, " psn ");
 		sb_u64(b, cm->starting_psn);
-		sb_str(b, " rnr_retry ");
+		sb_lit(b, " rnr_retry ");
 		sb_u64(b, cm->rnr_retry_count);
 		break;
 	case RT_CM_REJ: {
 		const char *why = rt_cm_reject_reason_name(cm->reason);
-		sb_str(b, " reason ");
+		sb_lit(b, " reason ");
 		sb_u64(b, cm->reason);
 		if (why) {
-			sb_str(b, " (");
+			sb_lit(b, " (");
 			sb_str(b, why);
 			sb_ch(b, ')');
 		}
@@ -310,11 +436,11 @@ static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 	}
 	case RT_CM_MRA:
 		sb_str(b, cm->msg_mraed == 0 ? " for REQ" : cm->msg_mraed == 1 ? " for REP" : " for LAP");
-		sb_str(b, " timeout ");
+		sb_lit(b, " timeout ");
 		sb_u64(b, cm->service_timeout);
 		break;
 	case RT_CM_DREQ:
-		sb_str(b, " rqpn ");
+		sb_lit(b, " rqpn ");
 		sb_hex(b, cm->remote_qpn, 6);
 		break;
 	default:
@@ -325,15 +451,15 @@ static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 static void sb_icrc_line(struct sb *b, const struct rt_pkt *p)
 {
 	if (p->icrc_status == RT_ICRC_GOOD) {
-		sb_str(b, " icrc good");
+		sb_lit(b, " icrc good");
 	} else if (p->icrc_status == RT_ICRC_BAD) {
-		sb_str(b, " icrc BAD (");
+		sb_lit(b, " icrc BAD (");
 		sb_hex(b, p->icrc_wire, 8);
-		sb_str(b, " expected ");
+		sb_lit(b, " expected ");
 		sb_hex(b, p->icrc_calc, 8);
 		sb_ch(b, ')');
 	} else {
-		sb_str(b, " icrc unverified (");
+		sb_lit(b, " icrc unverified (");
 		sb_str(b, rt_icrc_reason_name(p->icrc_reason));
 		sb_ch(b, ')');
 	}
@@ -348,94 +474,94 @@ size_t rt_pkt_format_line(const struct rt_pkt *p, const struct rt_fmt_ctx *ctx, 
 	sb_ch(&b, ' ');
 	sb_time(&b, ctx);
 	sb_ch(&b, ' ');
-	sb_ip(&b, p->ip_version, p->src);
-	sb_str(&b, " > ");
-	sb_ip(&b, p->ip_version, p->dst);
+	sb_ip_cached(&b, ctx->cache, p->ip_version, p->src);
+	sb_lit(&b, " > ");
+	sb_ip_cached(&b, ctx->cache, p->ip_version, p->dst);
 	if (p->nvlans) {
-		sb_str(&b, " vlan ");
+		sb_lit(&b, " vlan ");
 		sb_u64(&b, p->vlan_tci[0] & 0xFFF);
 	}
 	sb_ch(&b, ' ');
 	if (p->op) {
 		sb_str(&b, p->op->name);
 	} else {
-		sb_str(&b, "opcode ");
+		sb_lit(&b, "opcode ");
 		sb_hex(&b, p->bth.opcode, 2);
 	}
-	sb_str(&b, " QP ");
+	sb_lit(&b, " QP ");
 	sb_hex(&b, p->bth.dqpn, 6);
-	sb_str(&b, " PSN ");
+	sb_lit(&b, " PSN ");
 	sb_u64(&b, p->bth.psn);
 	if (p->bth.ackreq)
-		sb_str(&b, " A");
+		sb_lit(&b, " A");
 	if (p->bth.se)
-		sb_str(&b, " SE");
+		sb_lit(&b, " SE");
 	if (p->bth.fecn)
-		sb_str(&b, " FECN");
+		sb_lit(&b, " FECN");
 	if (p->bth.becn)
-		sb_str(&b, " BECN");
+		sb_lit(&b, " BECN");
 	if ((p->tos & 3) == 3)
-		sb_str(&b, " CE");
+		sb_lit(&b, " CE");
 	unsigned h = p->hdrs;
 	if (h & RT_HDR_AETH) {
 		sb_ch(&b, ' ');
 		sb_aeth(&b, &p->aeth);
-		sb_str(&b, " MSN ");
+		sb_lit(&b, " MSN ");
 		sb_u64(&b, p->aeth.msn);
 	}
 	if (h & RT_HDR_RETH) {
-		sb_str(&b, " va ");
+		sb_lit(&b, " va ");
 		sb_hex(&b, p->reth.va, 1);
-		sb_str(&b, " rkey ");
+		sb_lit(&b, " rkey ");
 		sb_hex(&b, p->reth.rkey, 8);
-		sb_str(&b, " dmalen ");
+		sb_lit(&b, " dmalen ");
 		sb_u64(&b, p->reth.dmalen);
 	}
 	if (h & RT_HDR_ATOMICETH) {
-		sb_str(&b, " va ");
+		sb_lit(&b, " va ");
 		sb_hex(&b, p->atomic.va, 1);
-		sb_str(&b, " rkey ");
+		sb_lit(&b, " rkey ");
 		sb_hex(&b, p->atomic.rkey, 8);
 		sb_str(&b, p->bth.opcode == RT_OP_RC_COMPARE_SWAP ? " swap " : " add ");
 		sb_hex(&b, p->atomic.swap_add, 1);
 		if (p->bth.opcode == RT_OP_RC_COMPARE_SWAP) {
-			sb_str(&b, " compare ");
+			sb_lit(&b, " compare ");
 			sb_hex(&b, p->atomic.compare, 1);
 		}
 	}
 	if (h & RT_HDR_ATOMICACKETH) {
-		sb_str(&b, " orig ");
+		sb_lit(&b, " orig ");
 		sb_hex(&b, p->atomic_ack_orig, 1);
 	}
 	if (h & RT_HDR_IMMDT) {
-		sb_str(&b, " imm ");
+		sb_lit(&b, " imm ");
 		sb_hex(&b, p->immdt, 8);
 	}
 	if (h & RT_HDR_IETH) {
-		sb_str(&b, " inv_rkey ");
+		sb_lit(&b, " inv_rkey ");
 		sb_hex(&b, p->ieth_rkey, 8);
 	}
 	if (h & RT_HDR_DETH) {
-		sb_str(&b, " qkey ");
+		sb_lit(&b, " qkey ");
 		sb_hex(&b, p->deth.qkey, 8);
-		sb_str(&b, " srcqp ");
+		sb_lit(&b, " srcqp ");
 		sb_hex(&b, p->deth.src_qpn, 6);
 	}
 	if (h & RT_HDR_FETH) {
-		sb_str(&b, " feth ");
+		sb_lit(&b, " feth ");
 		sb_hex(&b, p->feth, 8);
 	}
 	if (p->flags & RT_PKT_CM)
 		sb_cm_line(&b, p);
 	else if (!p->op || (p->op->headers & RT_HDR_PAYLOAD)) {
-		sb_str(&b, " len ");
+		sb_lit(&b, " len ");
 		sb_u64(&b, p->payload_len);
 	}
 	sb_icrc_line(&b, p);
 	if (p->flags & RT_PKT_TRUNCATED)
-		sb_str(&b, " TRUNCATED");
+		sb_lit(&b, " TRUNCATED");
 	if (p->flags & RT_PKT_MALFORMED) {
-		sb_str(&b, " MALFORMED (");
+		sb_lit(&b, " MALFORMED (");
 		sb_str(&b, rt_malformed_name(p->malformed));
 		sb_ch(&b, ')');
 	}
@@ -447,9 +573,9 @@ size_t rt_pkt_format_line(const struct rt_pkt *p, const struct rt_fmt_ctx *ctx, 
 
 static void js_key(struct sb *b, const char *k)
 {
-	sb_str(b, ",\"");
+	sb_lit(b, ",\"");
 	sb_str(b, k);
-	sb_str(b, "\":");
+	sb_lit(b, "\":");
 }
 
 static void js_u(struct sb *b, const char *k, uint64_t v)
@@ -500,7 +626,7 @@ static void js_first_u(struct sb *b, const char *k, uint64_t v)
 {
 	sb_ch(b, '"');
 	sb_str(b, k);
-	sb_str(b, "\":");
+	sb_lit(b, "\":");
 	sb_u64(b, v);
 }
 
@@ -508,7 +634,7 @@ static void js_first_hex(struct sb *b, const char *k, uint64_t v, int width)
 {
 	sb_ch(b, '"');
 	sb_str(b, k);
-	sb_str(b, "\":\"");
+	sb_lit(b, "\":\"");
 	sb_hex(b, v, width);
 	sb_ch(b, '"');
 }
@@ -516,7 +642,7 @@ static void js_first_hex(struct sb *b, const char *k, uint64_t v, int width)
 static void js_cm(struct sb *b, const struct rt_cm *cm)
 {
 	js_open(b, "cm");
-	sb_str(b, "\"msg\":\"");
+	sb_lit(b, "\"msg\":\"");
 	sb_str(b, cm_name(cm->attr_id));
 	sb_ch(b, '"');
 	js_hex(b, "attr_id", cm->attr_id, 4);
@@ -682,7 +808,7 @@ size_t rt_pkt_format_json(const struct rt_pkt *p, const struct rt_fmt_ctx *ctx, 
 	if (p->flags & RT_PKT_CM)
 		js_cm(&b, &p->cm);
 	js_open(&b, "icrc");
-	sb_str(&b, "\"status\":\"");
+	sb_lit(&b, "\"status\":\"");
 	sb_str(&b, rt_icrc_status_name(p->icrc_status));
 	sb_ch(&b, '"');
 	if (p->icrc_status != RT_ICRC_UNVERIFIED || p->icrc_reason != RT_ICRC_WHY_TRUNCATED)
@@ -695,6 +821,6 @@ size_t rt_pkt_format_json(const struct rt_pkt *p, const struct rt_fmt_ctx *ctx, 
 	js_bool(&b, "truncated", (p->flags & RT_PKT_TRUNCATED) != 0);
 	if (p->flags & RT_PKT_MALFORMED)
 		js_s(&b, "malformed", rt_malformed_name(p->malformed));
-	sb_str(&b, "}\n");
+	sb_lit(&b, "}\n");
 	return sb_done(&b, buf);
 }

@@ -268,7 +268,12 @@ static int snapshot_ring(struct rt_collector *c, struct rt_shm_ring *r, uint32_t
 		first = tail;
 	uint64_t n = head - first;
 	copy_slots(c->copy, rt_shm_slots(r), first, n, slots);
+	/* The copy's loads must happen before the head is read again (seqlock reader). */
+#ifdef __SANITIZE_THREAD__
+	__asm__ volatile("" ::: "memory"); /* TSan has no fences; the copy is not instrumented anyway */
+#else
 	atomic_thread_fence(memory_order_acquire);
+#endif
 	uint64_t head2 = atomic_load_explicit(&r->head, memory_order_acquire);
 	if (r->generation != gen)
 		return 0; /* the ring changed hands while copied: nothing in it is ours */
@@ -281,7 +286,8 @@ static int snapshot_ring(struct rt_collector *c, struct rt_shm_ring *r, uint32_t
 	if (overwritten) {
 		struct rt_event ev;
 		memset(&ev, 0, sizeof(ev));
-		ev.ticks = n > skip ? c->copy[skip].ticks : rt_clock_ticks(c->h->calib.source);
+		/* just before the first record kept: that is where the loss is */
+		ev.ticks = n > skip ? c->copy[skip].ticks - 1 : rt_clock_ticks(c->h->calib.source);
 		ev.tid = r->tid;
 		ev.kind = RT_EV_LOST;
 		ev.u.lost.count = overwritten;
@@ -639,4 +645,23 @@ int rt_collector_find_segment(int pid, char *name, size_t len)
 	if (rc < 0)
 		return rc;
 	return a.found ? 0 : -ENOENT;
+}
+
+int rt_collector_request_snapshot(const char *shm_name, const char *reason, unsigned timeout_ms, char *output,
+				  size_t outlen, char *errbuf, size_t errlen)
+{
+	struct rt_shm_map m;
+	int rc = rt_shm_attach(&m, shm_name, 1, errbuf, errlen);
+	if (rc < 0)
+		return rc;
+	uint64_t seq = rt_shm_trigger(m.hdr, reason ? reason : "rdmatrace snapshot");
+	rc = rt_shm_wait_snapshot(m.hdr, seq, timeout_ms);
+	if (rc == 0 && output && outlen)
+		snprintf(output, outlen, "%.*s", (int)sizeof(m.hdr->output), m.hdr->output);
+	else if (rc == -ENOTCONN && errbuf)
+		snprintf(errbuf, errlen, "nobody drains %s (its collector is gone; try rdmatrace salvage)", m.name);
+	else if (rc == -ETIMEDOUT && errbuf)
+		snprintf(errbuf, errlen, "the collector of %s did not answer within %u ms", m.name, timeout_ms);
+	rt_shm_detach(&m);
+	return rc;
 }

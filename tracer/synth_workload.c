@@ -238,6 +238,10 @@ int main(int argc, char **argv)
 			perror("ready-fd");
 		close(o.ready_fd);
 	}
+	if (o.crash) {
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+	}
 	switch (o.crash) {
 	case 'k':
 		for (;;)

@@ -11,9 +11,11 @@
  * first copy creates the per-process segment and runs the collector while
  * later copies attach to it (tracer/shm.h).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,23 +38,8 @@
 /* -1: not configured yet (the first event reads the environment), 0: off, >0: epoch. */
 volatile int rt_tracer_enabled = -1;
 
-struct rt_tls {
-	struct rt_event *slots;
-	struct rt_shm_ring *ring;
-	uint64_t head;          /* records committed in our ring */
-	uint64_t limit;         /* stream: last known tail + slots; flight: UINT64_MAX */
-	uint32_t mask;
-	uint32_t seq;
-	uint32_t tid;
-	uint32_t source;
-	int epoch;
-	int busy;               /* between begin and commit */
-	int pending;            /* unreported drops or no ring: take the slow path */
-	int dead;               /* thread is exiting: never claim a ring again */
-	uint32_t no_ring_count;
-};
-
-static __thread struct rt_tls tls __attribute__((tls_model("initial-exec")));
+__thread struct rt_tls_state rt_tls_state __attribute__((tls_model("initial-exec")));
+#define tls rt_tls_state
 
 static struct {
 	pthread_mutex_t lock;
@@ -63,6 +50,7 @@ static struct {
 	struct rt_shm_header *hdr;
 	uint32_t mode;
 	bool shm_mode;          /* attached to RDMATRACE_SHM (external collector) */
+	bool in_process;        /* attached to the per-process segment of RDMATRACE_OUTPUT */
 	char output[4096];      /* RDMATRACE_OUTPUT as given (may hold %p) */
 	struct rt_collector *collector;
 	pthread_t thread;
@@ -114,6 +102,27 @@ static void thread_exit(void *arg)
 	}
 }
 
+static struct rt_shm_ring *ring_of(struct rt_tls_state *t)
+{
+	return t->ring;
+}
+
+/* The limit the inline path may run up to: 0 forces the slow path. */
+static void set_limit(struct rt_tls_state *t, uint64_t real_limit)
+{
+	t->limit = t->pending ? 0 : real_limit;
+}
+
+static uint64_t real_limit(struct rt_tls_state *t)
+{
+	struct rt_shm_ring *r = ring_of(t);
+	if (!r)
+		return 0;
+	if (g.mode == RT_MODE_FLIGHT_RECORDER)
+		return UINT64_MAX;
+	return atomic_load_explicit(&r->tail, memory_order_acquire) + t->mask + 1;
+}
+
 static bool claim_from(struct rt_shm_header *h, struct rt_shm_ring *r, uint32_t from)
 {
 	uint32_t expect = from;
@@ -132,13 +141,11 @@ static bool claim_from(struct rt_shm_header *h, struct rt_shm_ring *r, uint32_t 
 
 	tls.ring = r;
 	tls.slots = rt_shm_slots(r);
+	tls.head_ptr = (uint64_t *)&r->head;
 	tls.mask = h->ring_slots - 1;
 	tls.head = head;
-	if (h->mode == RT_MODE_FLIGHT_RECORDER)
-		tls.limit = UINT64_MAX;
-	else
-		tls.limit = atomic_load_explicit(&r->tail, memory_order_acquire) + h->ring_slots;
 	tls.pending = 0;
+	set_limit(&tls, real_limit(&tls));
 	if (g.key_ok)
 		pthread_setspecific(g.key, r);
 	return true;
@@ -158,28 +165,30 @@ static bool claim_ring(struct rt_shm_header *h)
 }
 
 /* Count one dropped event; it consumes a sequence number so the gap shows. */
-static void drop(struct rt_tls *t, unsigned cause)
+static void drop(struct rt_tls_state *t, unsigned cause)
 {
-	if (!t->ring) {
-		if (g.hdr)
-			atomic_fetch_add_explicit(&g.hdr->lost_no_ring, 1, memory_order_relaxed);
-		t->seq++;
+	struct rt_shm_ring *r = ring_of(t);
+	t->seq++;
+	if (!r) {
+		struct rt_shm_header *h = g.hdr;
+		if (h)
+			atomic_fetch_add_explicit(&h->lost_no_ring, 1, memory_order_relaxed);
 		return;
 	}
-	struct rt_shm_ring *r = t->ring;
 	bool first = true;
 	for (int c = 1; c < RT_LOST_CAUSES; c++)
 		if (atomic_load_explicit(&r->lost[c], memory_order_relaxed))
 			first = false;
 	if (first)
-		atomic_store_explicit(&r->lost_first_seq, t->seq, memory_order_relaxed);
+		atomic_store_explicit(&r->lost_first_seq, t->seq - 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&r->lost[cause], 1, memory_order_relaxed);
-	t->seq++;
 	t->pending = 1;
+	t->limit = 0;
 }
 
-static inline void fill_header(struct rt_tls *t, struct rt_event *ev, uint16_t kind, uint32_t qpn)
+static struct rt_event *take_slot(struct rt_tls_state *t, uint16_t kind, uint32_t qpn)
 {
+	struct rt_event *ev = &t->slots[t->head & t->mask];
 	ev->ticks = rt_clock_ticks(t->source);
 	ev->seq = t->seq++;
 	ev->tid = t->tid;
@@ -187,23 +196,23 @@ static inline void fill_header(struct rt_tls *t, struct rt_event *ev, uint16_t k
 	ev->flags = 0;
 	ev->qpn = qpn;
 	memset(&ev->u, 0, sizeof(ev->u));
+	return ev;
 }
 
-static inline void publish(struct rt_tls *t)
+static void publish(struct rt_tls_state *t)
 {
-	t->head++;
-	atomic_store_explicit(&t->ring->head, t->head, memory_order_release);
+	__atomic_store_n(t->head_ptr, ++t->head, __ATOMIC_RELEASE);
 }
 
-/* Write LOST records for drops counted so far, while the ring has room for them and one more event. */
-static void report_lost(struct rt_tls *t)
+/* Write LOST records for the drops counted so far, while the ring has room for them and one more event. */
+static void report_lost(struct rt_tls_state *t, uint64_t limit)
 {
-	struct rt_shm_ring *r = t->ring;
+	struct rt_shm_ring *r = ring_of(t);
 	bool left = false;
 	for (unsigned c = 1; c < RT_LOST_CAUSES; c++) {
 		if (!atomic_load_explicit(&r->lost[c], memory_order_relaxed))
 			continue;
-		if (t->head + 1 >= t->limit) {
+		if (t->head + 1 >= limit) {
 			left = true;
 			continue;
 		}
@@ -211,8 +220,7 @@ static void report_lost(struct rt_tls *t)
 		uint64_t n = atomic_exchange_explicit(&r->lost[c], 0, memory_order_acq_rel);
 		if (!n)
 			continue;
-		struct rt_event *ev = &t->slots[t->head & t->mask];
-		fill_header(t, ev, RT_EV_LOST, 0);
+		struct rt_event *ev = take_slot(t, RT_EV_LOST, 0);
 		ev->u.lost.count = n;
 		ev->u.lost.first_seq = first;
 		ev->u.lost.cause = (uint8_t)c;
@@ -221,69 +229,30 @@ static void report_lost(struct rt_tls *t)
 	t->pending = left;
 }
 
-/* The fast path found the ring full, drops pending, or no ring. */
-static struct rt_event *begin_contended(struct rt_tls *t, uint16_t kind, uint32_t qpn)
+/* First event of this thread in this tracing session: find a ring. */
+static void attach_thread(struct rt_tls_state *t, int e)
 {
-	if (!t->ring) {
-		if (!t->dead && g.hdr && ++t->no_ring_count % NO_RING_RETRY == 0 && claim_ring(g.hdr))
-			return rt_event_begin_fast(kind, qpn);
-		drop(t, RT_LOST_NO_RING);
-		return NULL;
+	pthread_mutex_lock(&g.lock);
+	struct rt_shm_header *h = rt_tracer_enabled == e ? g.hdr : NULL;
+	pthread_mutex_unlock(&g.lock);
+	int dead = t->dead;
+	memset(t, 0, sizeof(*t));
+	t->dead = dead;
+	t->tid = gettid_raw();
+	t->pending = 1; /* until a ring is found */
+	if (h) {
+		t->source = h->calib.source;
+		if (!dead)
+			claim_ring(h);
 	}
-	if (t->head >= t->limit)
-		t->limit = atomic_load_explicit(&t->ring->tail, memory_order_acquire) + t->mask + 1;
-	if (t->pending)
-		report_lost(t);
-	if (t->head >= t->limit) {
-		drop(t, RT_LOST_RING_FULL);
-		return NULL;
-	}
-	struct rt_event *ev = &t->slots[t->head & t->mask];
-	fill_header(t, ev, kind, qpn);
-	t->busy = 1;
-	return ev;
+	t->epoch = e;
 }
 
-struct rt_event *rt_event_begin_fast(uint16_t kind, uint32_t qpn)
-{
-	struct rt_tls *t = &tls;
-	if (__builtin_expect(t->epoch != rt_tracer_enabled, 0))
-		return rt_event_begin_slow(kind, qpn);
-	if (__builtin_expect(t->busy, 0)) {
-		/* A signal handler interrupted an event of this same thread. */
-		drop(t, RT_LOST_NESTED);
-		return NULL;
-	}
-	t->busy = 1;
-	__asm__ volatile("" ::: "memory"); /* busy is set before the slot is chosen */
-	if (__builtin_expect(t->head >= t->limit || t->pending, 0)) {
-		t->busy = 0;
-		return begin_contended(t, kind, qpn);
-	}
-	struct rt_event *ev = &t->slots[t->head & t->mask];
-	fill_header(t, ev, kind, qpn);
-	return ev;
-}
-
-static void raise_trigger(const char *reason)
-{
-	struct rt_shm_header *h = g.hdr;
-	if (h)
-		rt_shm_trigger(h, reason);
-}
-
-void rt_event_commit_slot(struct rt_event *ev)
-{
-	struct rt_tls *t = &tls;
-	if (__builtin_expect(!t->ring, 0))
-		return;
-	publish(t);
-	__asm__ volatile("" ::: "memory");
-	t->busy = 0;
-	if (__builtin_expect(ev->kind == RT_EV_COMPLETION && ev->u.wc.status != 0, 0) && g.trigger_on_error)
-		raise_trigger("error completion");
-}
-
+/*
+ * Everything the inline rt_event_begin() does not handle: first event of a
+ * thread or session, the environment not read yet, a nested event, a full
+ * ring, drops to report, no ring.
+ */
 struct rt_event *rt_event_begin_slow(uint16_t kind, uint32_t qpn)
 {
 	if (rt_tracer_enabled < 0)
@@ -291,27 +260,54 @@ struct rt_event *rt_event_begin_slow(uint16_t kind, uint32_t qpn)
 	int e = rt_tracer_enabled;
 	if (e <= 0)
 		return NULL;
-	struct rt_tls *t = &tls;
-	if (t->epoch != e) {
-		/* First event of this thread in this tracing session. */
-		pthread_mutex_lock(&g.lock);
-		struct rt_shm_header *h = g.hdr;
-		int cur = rt_tracer_enabled;
-		pthread_mutex_unlock(&g.lock);
-		if (cur != e || !h)
-			return NULL;
-		int dead = t->dead;
-		memset(t, 0, sizeof(*t));
-		t->dead = dead;
-		t->tid = gettid_raw();
-		t->source = h->calib.source;
-		t->limit = 0;
-		t->pending = 1;
-		if (!dead)
-			claim_ring(h);
-		t->epoch = e;
+	struct rt_tls_state *t = &tls;
+	if (t->epoch != e)
+		attach_thread(t, e);
+	if (t->busy) {
+		/* A signal handler interrupted an event of this same thread. */
+		drop(t, RT_LOST_NESTED);
+		return NULL;
 	}
-	return rt_event_begin_fast(kind, qpn);
+	t->busy = 1;
+	__asm__ volatile("" ::: "memory");
+	if (!ring_of(t)) {
+		struct rt_shm_header *h = g.hdr;
+		if (t->dead || !h || ++t->no_ring_count % NO_RING_RETRY != 1 || !claim_ring(h)) {
+			drop(t, RT_LOST_NO_RING);
+			goto out;
+		}
+	}
+	uint64_t limit = real_limit(t);
+	if (t->pending)
+		report_lost(t, limit);
+	if (t->head >= limit) {
+		drop(t, RT_LOST_RING_FULL);
+		goto out;
+	}
+	set_limit(t, limit);
+	return take_slot(t, kind, qpn); /* busy stays set until commit */
+out:
+	__asm__ volatile("" ::: "memory");
+	t->busy = 0;
+	return NULL;
+}
+
+struct rt_event *rt_event_begin_fast(uint16_t kind, uint32_t qpn)
+{
+	return rt_event_begin(kind, qpn);
+}
+
+void rt_event_commit_slot(struct rt_event *ev)
+{
+	rt_event_commit(ev);
+}
+
+void rt_event_commit_error(struct rt_event *ev)
+{
+	(void)ev;
+	struct rt_shm_header *h = g.hdr;
+	if (h && g.trigger_on_error)
+		rt_shm_trigger(h, "error completion");
 }
 
 /* ---- collector thread --------------------------------------------------------- */
@@ -323,8 +319,12 @@ static void *collector_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the application's business */
-	while (!atomic_load(&g.stop_thread)) {
-		rt_collector_poll(c);
+	while (!atomic_load(&g.stop_thread) && !atomic_load(&h->finish_request)) {
+		int n = rt_collector_poll(c);
+		if (n > 0 && (uint32_t)n >= h->ring_slots / 4) {
+			sched_yield(); /* rings are filling fast: come straight back */
+			continue;
+		}
 		struct timespec ts = {0, (long)g.flush_ms * 1000000L};
 		for (unsigned waited = 0; waited < g.flush_ms && !atomic_load(&g.stop_thread); waited++) {
 			/* wake early for triggers, so a crashing thread waits little */
@@ -334,6 +334,12 @@ static void *collector_main(void *arg)
 			ts.tv_nsec = 1000000L;
 			nanosleep(&ts, NULL);
 		}
+	}
+	if (atomic_load(&h->finish_request)) {
+		/* This copy stopped earlier, others later: the last one to stop asked for the end. */
+		rt_collector_finish(c);
+		rt_collector_destroy(c);
+		atomic_store(&h->finished, 1);
 	}
 	return NULL;
 }
@@ -526,6 +532,7 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 		g.key_ok = pthread_key_create(&g.key, thread_exit) == 0;
 	g.cookie = ((uint64_t)(uintptr_t)&g) ^ ((uint64_t)getpid() << 40);
 	g.collector = NULL;
+	g.in_process = false;
 	g.shm_mode = o->shm_path != NULL;
 	int rc;
 	if (g.shm_mode) {
@@ -538,8 +545,15 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 		rc = open_process_segment(o, &created, errbuf, errlen);
 		if (rc < 0)
 			return rc;
+		g.in_process = true;
+		atomic_fetch_add(&g.map.hdr->copies, 1);
 		if (created) {
-			g.map.hdr->trigger_on_error = o->mode == RT_MODE_FLIGHT_RECORDER;
+			/* Our code runs the collector thread: never let a dlclose unmap it. */
+			Dl_info di;
+			if (dladdr((void *)&g, &di) && di.dli_fname)
+				dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+			const char *et = getenv("RDMATRACE_ERROR_TRIGGER");
+			g.map.hdr->trigger_on_error = o->mode == RT_MODE_FLIGHT_RECORDER && !(et && strcmp(et, "0") == 0);
 			char path[4096];
 			expand_output(o->output, path, sizeof(path));
 			char prog[64];
@@ -673,13 +687,23 @@ void rt_tracer_stop(void)
 	}
 	if (g.signals_installed)
 		restore_signals();
-	if (g.collector) {
+	uint32_t left = h && g.in_process ? atomic_fetch_sub(&h->copies, 1) - 1 : 0;
+	if (g.collector && left == 0) {
 		atomic_store(&g.stop_thread, 1);
 		pthread_join(g.thread, NULL);
 		rt_collector_finish(g.collector);
 		rt_collector_destroy(g.collector); /* unlinks the per-process segment */
-		g.collector = NULL;
+	} else if (g.collector) {
+		/* Other copies in this process still trace: the collector runs on until the last one stops. */
+		pthread_detach(g.thread);
+	} else if (g.in_process && left == 0 && atomic_load(&h->collector_pid) == getpid()) {
+		/* The last copy to stop: have the creator's collector thread write everything and finish. */
+		atomic_store(&h->finish_request, 1);
+		for (int i = 0; i < 5000 && !atomic_load(&h->finished); i++)
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
 	}
+	g.collector = NULL;
+	g.in_process = false;
 	/*
 	 * The mapping stays: a thread may still be between begin and commit.
 	 * A later start maps a new segment.

@@ -116,4 +116,13 @@ int rt_collector_list_segments(int (*fn)(const struct rt_segment_info *info, voi
 /* Name of the segment a process (pid) writes into; 0 or -ENOENT. */
 int rt_collector_find_segment(int pid, char *name, size_t len);
 
+/*
+ * Ask whoever drains segment `shm_name` for a snapshot now (flight
+ * recorder: write the rings; stream: flush) and wait up to timeout_ms for
+ * it.  On success `output` (if given) receives the trace file written.
+ * 0, -ETIMEDOUT, -ENOTCONN (nobody drains the segment), or another -errno.
+ */
+int rt_collector_request_snapshot(const char *shm_name, const char *reason, unsigned timeout_ms, char *output,
+				  size_t outlen, char *errbuf, size_t errlen);
+
 #endif

@@ -175,6 +175,28 @@ struct rt_ev_qp_state {         /* RT_EV_QP_STATE */
 	uint8_t reserved[4];
 };
 
+/*
+ * RT_EV_CM_EVENT: event values below 0x80 are enum rdma_cm_event_type (an
+ * event the program received, status = event->status); values from 0x80
+ * record an RDMA CM call the program made (status = its result, 0 or
+ * -errno), written by the probe.
+ */
+enum rt_cm_call {
+	RT_CM_CALL_CREATE_ID = 0x80,
+	RT_CM_CALL_BIND_ADDR = 0x81,
+	RT_CM_CALL_RESOLVE_ADDR = 0x82,
+	RT_CM_CALL_RESOLVE_ROUTE = 0x83,
+	RT_CM_CALL_LISTEN = 0x84,
+	RT_CM_CALL_CONNECT = 0x85,
+	RT_CM_CALL_ACCEPT = 0x86,
+	RT_CM_CALL_REJECT = 0x87,
+	RT_CM_CALL_DISCONNECT = 0x88,
+	RT_CM_CALL_CREATE_QP = 0x89,
+	RT_CM_CALL_DESTROY_QP = 0x8a,
+	RT_CM_CALL_CREATE_EP = 0x8b,
+	RT_CM_CALL_DESTROY_ID = 0x8c,
+};
+
 struct rt_ev_cm {               /* RT_EV_CM_EVENT; header qpn = QP bound to the id, 0 if none */
 	int32_t status;
 	uint32_t local_ip4;     /* network order; see RT_EV_CM_ADDR6 for IPv6 */
@@ -216,7 +238,8 @@ struct rt_ev_counter {          /* RT_EV_COUNTER */
 	uint64_t value;
 	char name[28];          /* NUL-terminated unless exactly 28 bytes long */
 	uint8_t port;
-	uint8_t reserved[3];
+	uint8_t device_id;      /* RT_EV_DEVICE device_id of the device; 0 = unknown */
+	uint8_t reserved[2];
 };
 
 struct rt_ev_marker {           /* RT_EV_MARKER */

@@ -15,11 +15,12 @@
  * had to be dropped (the drop is counted and reported as an RT_EV_LOST
  * record).  Between begin and commit nothing else may be emitted from the
  * same thread.  Neither call takes a lock, makes a system call or allocates
- * on the fast path; the first event of a thread takes a slow path that
- * attaches a ring.
+ * on the fast path (both are inline: a few thread-local compares, a TSC
+ * read, the stores, one release store); the first event of a thread takes a
+ * slow path that attaches a ring.
  *
  * Tracing is configured from the environment the first time it is used
- * (docs/trace-format.md and docs/user-guide.md list the variables), or
+ * (docs/tracer.md lists the variables), or
  * explicitly with rt_tracer_start().
  */
 #ifndef RDMATRACE_TRACER_H
@@ -29,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdmatrace/clock.h"
 #include "rdmatrace/event.h"
 
 #ifdef __cplusplus
@@ -69,24 +71,74 @@ void rt_tracer_stop(void);
 /* Flight recorder: write the rings out now (also on the configured triggers). */
 int rt_tracer_snapshot(const char *reason);
 
-/* Out-of-line part of rt_event_begin(); not for direct use. */
+/*
+ * Per-thread producer state, read by the inline fast path below.  Internal:
+ * its layout may change with any release (producers are rebuilt with the
+ * library they link).  Every copy of the tracer statically linked into a
+ * shared object has its own, hidden by that object's version script.
+ */
+struct rt_tls_state {
+	struct rt_event *slots;  /* the thread's ring, NULL before the first event */
+	uint64_t *head_ptr;      /* the ring's shared head counter */
+	uint64_t head;           /* records committed (private copy) */
+	uint64_t limit;          /* begin takes the slow path when head >= limit */
+	uint32_t mask;           /* ring slots - 1 */
+	uint32_t seq;            /* next sequence number */
+	uint32_t tid;
+	uint32_t source;         /* enum rt_clock_source */
+	int epoch;               /* tracing session this state belongs to */
+	int busy;                /* between begin and commit */
+	int pending;             /* drops to report, no ring, or thread exiting */
+	int dead;
+	void *ring;              /* the ring's shared header */
+	uint32_t no_ring_count;
+	uint32_t reserved;
+};
+
+extern __thread struct rt_tls_state rt_tls_state __attribute__((tls_model("initial-exec")));
+
+/* Out-of-line parts of the fast path; not for direct use. */
 struct rt_event *rt_event_begin_slow(uint16_t kind, uint32_t qpn);
 struct rt_event *rt_event_begin_fast(uint16_t kind, uint32_t qpn);
 void rt_event_commit_slot(struct rt_event *ev);
+void rt_event_commit_error(struct rt_event *ev);
 
-/* Non-zero while tracing is on: the one branch a disabled tracer costs. */
+/*
+ * 0 while tracing is off: the one predictable branch a disabled tracer
+ * costs.  -1 until configured (the first event reads the environment),
+ * otherwise the number of the current tracing session.
+ */
 extern volatile int rt_tracer_enabled;
 
 static inline struct rt_event *rt_event_begin(uint16_t kind, uint32_t qpn)
 {
-	if (__builtin_expect(!rt_tracer_enabled, 1))
-		return NULL;
-	return rt_event_begin_fast(kind, qpn);
+	int e = rt_tracer_enabled;
+	if (__builtin_expect(!e, 1))
+		return (struct rt_event *)0;
+	struct rt_tls_state *t = &rt_tls_state;
+	if (__builtin_expect(t->epoch != e || t->busy || t->head >= t->limit, 0))
+		return rt_event_begin_slow(kind, qpn);
+	t->busy = 1;
+	__asm__ volatile("" ::: "memory"); /* a signal handler sees busy before the slot is taken */
+	struct rt_event *ev = &t->slots[t->head & t->mask];
+	ev->ticks = rt_clock_ticks(t->source);
+	ev->seq = t->seq++;
+	ev->tid = t->tid;
+	ev->kind = kind;
+	ev->flags = 0;
+	ev->qpn = qpn;
+	__builtin_memset(&ev->u, 0, sizeof(ev->u));
+	return ev;
 }
 
 static inline void rt_event_commit(struct rt_event *ev)
 {
-	rt_event_commit_slot(ev);
+	struct rt_tls_state *t = &rt_tls_state;
+	__atomic_store_n(t->head_ptr, ++t->head, __ATOMIC_RELEASE);
+	__asm__ volatile("" ::: "memory");
+	t->busy = 0;
+	if (__builtin_expect(ev->kind == RT_EV_COMPLETION && ev->u.wc.status != 0, 0))
+		rt_event_commit_error(ev);
 }
 
 /* Convenience emitters for the less frequent kinds. */

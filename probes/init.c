@@ -1,0 +1,55 @@
+/*
+ * Start-up of the probe inside the traced program.  The first RDMA call
+ * (ibv_open_device, rdma_create_id ...) starts the tracer from the
+ * environment `rdmatrace record` sets up (RDMATRACE_SHM ...), so processes
+ * that never touch RDMA (shells, helpers) leave no trace; when that fails the probe prints ONE warning on stderr and every
+ * wrapper and hook passes straight through, so the program runs untraced.
+ * It also owns the per-thread re-entrancy guard and fork handling: the
+ * tracer re-registers its rings in the child itself, the probe restarts its
+ * counter sampler there.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "probe.h"
+
+int rt_probe_active;
+__thread int rt_probe_busy __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t rt_probe_once = PTHREAD_ONCE_INIT;
+
+static void probe_start(void)
+{
+	rt_probe_busy = 1;
+	const char *shm = getenv("RDMATRACE_SHM"), *out = getenv("RDMATRACE_OUTPUT");
+	bool configured = (shm && *shm) || (out && *out);
+	if (rt_tracer_start_from_env())
+		__atomic_store_n(&rt_probe_active, 1, __ATOMIC_RELEASE);
+	else if (!configured)
+		/* (when configured, the tracer itself said why it could not start) */
+		fprintf(stderr, "rdmatrace probe: neither RDMATRACE_OUTPUT nor RDMATRACE_SHM is set; "
+			"running untraced\n");
+	rt_probe_busy = 0;
+}
+
+bool rt_probe_ensure_started(void)
+{
+	pthread_once(&rt_probe_once, probe_start);
+	return rt_probe_active;
+}
+
+static void probe_child(void)
+{
+	rt_probe_counters_after_fork();
+}
+
+__attribute__((constructor)) static void probe_init(void)
+{
+	pthread_atfork(NULL, NULL, probe_child);
+}
+
+__attribute__((destructor)) static void probe_fini(void)
+{
+	rt_probe_counters_stop();
+}

@@ -1,0 +1,453 @@
+/*
+ * Capture-file reading and writing, with both backends (our mmap reader and
+ * libpcap): pcap in both byte orders and resolutions, pcapng from our
+ * writer (comments, several interfaces, statistics) and hand-made pcapng
+ * (microsecond and binary resolutions, if_tsoffset, simple packet blocks),
+ * and damage: a file cut at every offset and corrupted lengths must give a
+ * clear error after returning every packet before the damage.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rdmatrace/capfile.h"
+#include "rdmatrace/pcapng_write.h"
+#include "rdmatrace/roce_decode.h"
+#include "synth.h"
+#include "testlib.h"
+
+#define NPKT 6
+
+static char tmpdir[128];
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	uint8_t *b = malloc((size_t)n + 1);
+	*len = fread(b, 1, (size_t)n, f);
+	fclose(f);
+	return b;
+}
+
+static void spit(const char *path, const uint8_t *b, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, len, f);
+	fclose(f);
+}
+
+/* NPKT RoCE frames of different sizes. */
+static size_t make_frame(int i, uint8_t *out)
+{
+	static uint8_t payload[300];
+	struct synth s;
+	uint64_t rng = (uint64_t)i;
+	synth_base(&s, &rng, i % 2 ? 6 : 4, i % 3 == 2);
+	s.opcode = RT_OP_RC_SEND_ONLY;
+	s.psn = (uint32_t)(1000 + i);
+	s.payload = payload;
+	s.payload_len = (size_t)(i * 50);
+	return synth_build(&s, out);
+}
+
+static const uint64_t ts0 = 1700000000123456789ull;
+
+static void write_pcap(const char *path, bool nano)
+{
+	FILE *f = fopen(path, "wb");
+	uint32_t hdr[6] = { nano ? 0xA1B23C4Du : 0xA1B2C3D4u, 2 | 4u << 16, 0, 0, 262144, 1 };
+	fwrite(hdr, 4, 6, f);
+	for (int i = 0; i < NPKT; i++) {
+		uint8_t fr[1024];
+		uint32_t len = (uint32_t)make_frame(i, fr);
+		uint64_t ts = ts0 + (uint64_t)i * 1000;
+		uint32_t rec[4] = { (uint32_t)(ts / 1000000000u),
+				    nano ? (uint32_t)(ts % 1000000000u) : (uint32_t)(ts % 1000000000u / 1000), len, len };
+		fwrite(rec, 4, 4, f);
+		fwrite(fr, 1, len, f);
+	}
+	fclose(f);
+}
+
+/* The same file with every 32/16-bit header field byte-swapped (a big-endian writer). */
+static void swap_pcap(const char *in, const char *out)
+{
+	size_t len;
+	uint8_t *b = slurp(in, &len);
+	uint32_t *w = (uint32_t *)b;
+	for (int i = 0; i < 6; i++)
+		if (i != 1)
+			w[i] = __builtin_bswap32(w[i]);
+	uint16_t *v = (uint16_t *)(b + 4);
+	v[0] = __builtin_bswap16(v[0]);
+	v[1] = __builtin_bswap16(v[1]);
+	size_t pos = 24;
+	while (pos + 16 <= len) {
+		uint32_t incl;
+		memcpy(&incl, b + pos + 8, 4);
+		for (int k = 0; k < 4; k++) {
+			uint32_t x;
+			memcpy(&x, b + pos + 4 * k, 4);
+			x = __builtin_bswap32(x);
+			memcpy(b + pos + 4 * k, &x, 4);
+		}
+		pos += 16 + incl;
+	}
+	spit(out, b, len);
+	free(b);
+}
+
+static void write_pcapng(const char *path)
+{
+	char err[256];
+	struct rt_pcapng_writer *w;
+	struct rt_pcapng_opts o = { "test section", NULL, NULL, NULL };
+	CHECK(rt_pcapng_open(path, &o, &w, err, sizeof(err)) == 0);
+	uint32_t a, b;
+	CHECK(rt_pcapng_interface(w, RT_LINKTYPE_ETHERNET, 262144, "eth0", &a) == 0);
+	CHECK(rt_pcapng_interface_for(w, RT_LINKTYPE_RAW, &b) == 0);
+	uint32_t again;
+	CHECK(rt_pcapng_interface_for(w, RT_LINKTYPE_RAW, &again) == 0);
+	CHECK_EQ_U(again, b);
+	for (int i = 0; i < NPKT; i++) {
+		uint8_t fr[1024];
+		uint32_t len = (uint32_t)make_frame(i, fr);
+		char c[32];
+		snprintf(c, sizeof(c), "packet %d", i);
+		if (i == 3) /* raw IP on the second interface */
+			CHECK(rt_pcapng_packet(w, b, ts0 + (uint64_t)i * 1000, fr + 14, len - 14, len - 14, c) == 0);
+		else
+			CHECK(rt_pcapng_packet(w, a, ts0 + (uint64_t)i * 1000, fr, len, len, i % 2 ? c : NULL) == 0);
+	}
+	struct rt_pcapng_stats st = { ts0 + 9999, ts0, ts0 + 9999, 10, 3, 1, NPKT, "stats" };
+	CHECK(rt_pcapng_stats(w, a, &st) == 0);
+	CHECK(rt_pcapng_packet(w, 7, 0, "x", 1, 1, NULL) == -EINVAL);
+	CHECK(rt_pcapng_close(w, err, sizeof(err)) == 0);
+}
+
+/* Read path with backend: count RoCE packets, check timestamps and PSNs. */
+static int read_all(const char *path, enum rt_capfile_backend be, int *count, char *err, size_t errlen,
+		    bool check_ts, uint64_t ts_unit)
+{
+	struct rt_capfile *f;
+	*count = 0;
+	int rc = rt_capfile_open(path, be, &f, err, errlen);
+	if (rc < 0)
+		return rc;
+	struct rt_caprec rec;
+	while ((rc = rt_capfile_next(f, &rec)) > 0) {
+		struct rt_pkt p;
+		CHECK_EQ_U(rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p), 1);
+		CHECK_EQ_U(p.icrc_status, RT_ICRC_GOOD);
+		CHECK_EQ_U(p.bth.psn, 1000 + *count);
+		CHECK_EQ_U(rec.frame, (uint64_t)*count + 1);
+		if (check_ts)
+			CHECK_EQ_U(rec.ts_ns, (ts0 + (uint64_t)*count * 1000) / ts_unit * ts_unit);
+		(*count)++;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", rt_capfile_error(f));
+	rt_capfile_close(f);
+	return rc;
+}
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static void test_pcap_variants(void)
+{
+	char p_ns[256], p_us[256], p_sw[256], err[256];
+	path_of(p_ns, sizeof(p_ns), "ns.pcap");
+	path_of(p_us, sizeof(p_us), "us.pcap");
+	path_of(p_sw, sizeof(p_sw), "swapped.pcap");
+	write_pcap(p_ns, true);
+	write_pcap(p_us, false);
+	swap_pcap(p_ns, p_sw);
+	const enum rt_capfile_backend bes[] = { RT_CAPFILE_MMAP, RT_CAPFILE_LIBPCAP, RT_CAPFILE_AUTO };
+	for (size_t b = 0; b < 3; b++) {
+		int n;
+		CHECK_EQ_U(read_all(p_ns, bes[b], &n, err, sizeof(err), true, 1), 0);
+		CHECK_EQ_U(n, NPKT);
+		CHECK_EQ_U(read_all(p_us, bes[b], &n, err, sizeof(err), true, 1000), 0);
+		CHECK_EQ_U(n, NPKT);
+		CHECK_EQ_U(read_all(p_sw, bes[b], &n, err, sizeof(err), true, 1), 0);
+		CHECK_EQ_U(n, NPKT);
+	}
+	struct rt_capfile *f;
+	CHECK(rt_capfile_open(p_ns, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
+	CHECK_STR(rt_capfile_backend_name(f), "mmap");
+	CHECK_STR(rt_capfile_format(f), "pcap");
+	CHECK_EQ_U(rt_capfile_linktype(f), 1);
+	rt_capfile_close(f);
+}
+
+static void test_pcapng_from_writer(void)
+{
+	char path[256], err[256];
+	path_of(path, sizeof(path), "w.pcapng");
+	write_pcapng(path);
+	const enum rt_capfile_backend bes[] = { RT_CAPFILE_MMAP, RT_CAPFILE_LIBPCAP };
+	for (size_t b = 0; b < 2; b++) {
+		int n;
+		/* libpcap reads one link type per file: the raw-IP packet makes it fail */
+		int rc = read_all(path, bes[b], &n, err, sizeof(err), true, 1);
+		if (bes[b] == RT_CAPFILE_MMAP) {
+			CHECK_EQ_U(rc, 0);
+			CHECK_EQ_U(n, NPKT);
+		} else {
+			CHECK(rc < 0 && n < NPKT);
+			printf("# libpcap on a two-link-type pcapng: %s\n", err);
+		}
+	}
+	struct rt_capfile *f;
+	CHECK(rt_capfile_open(path, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
+	CHECK_STR(rt_capfile_format(f), "pcapng");
+	struct rt_caprec rec;
+	int i = 0;
+	while (rt_capfile_next(f, &rec) > 0) {
+		char want[32];
+		snprintf(want, sizeof(want), "packet %d", i);
+		if (i % 2) {
+			CHECK(rec.comment && rec.comment_len == strlen(want) && !memcmp(rec.comment, want, rec.comment_len));
+		} else {
+			CHECK(rec.comment == NULL);
+		}
+		CHECK_EQ_U(rec.linktype, i == 3 ? RT_LINKTYPE_RAW : RT_LINKTYPE_ETHERNET);
+		CHECK_EQ_U(rec.ifindex, i == 3 ? 1 : 0);
+		i++;
+	}
+	rt_capfile_close(f);
+}
+
+static size_t put_block(uint8_t *b, uint32_t type, const void *body, uint32_t blen)
+{
+	uint32_t total = 12 + ((blen + 3) & ~3u);
+	memcpy(b, &type, 4);
+	memcpy(b + 4, &total, 4);
+	memset(b + 8, 0, total - 12);
+	memcpy(b + 8, body, blen);
+	memcpy(b + total - 4, &total, 4);
+	return total;
+}
+
+/* Hand-made pcapng: microsecond and 2^-10 resolutions, if_tsoffset, an SPB, unknown blocks. */
+static void test_pcapng_handmade(void)
+{
+	static uint8_t file[8192];
+	size_t pos = 0;
+	uint8_t body[2048];
+	uint32_t shb[4] = { 0x1A2B3C4D, 1, 0xFFFFFFFF, 0xFFFFFFFF };
+	pos += put_block(file + pos, 0x0A0D0D0A, shb, 16);
+	/* IDB 0: Ethernet, default resolution (microseconds), if_tsoffset 100 s */
+	uint8_t idb0[24] = { 1, 0, 0, 0, 0, 0, 4, 0, 14, 0, 8, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	pos += put_block(file + pos, 1, idb0, 24);
+	/* IDB 1: Ethernet, if_tsresol 2^-10 */
+	uint8_t idb1[20] = { 1, 0, 0, 0, 0, 0, 4, 0, 9, 0, 1, 0, 0x8A, 0, 0, 0, 0, 0, 0, 0 };
+	pos += put_block(file + pos, 1, idb1, 20);
+	uint8_t fr[1024];
+	uint32_t len = (uint32_t)make_frame(0, fr);
+	/* EPB on IDB 0 at 5 s (5e6 us) */
+	uint32_t epb[5] = { 0, 0, 5000000, len, len };
+	memcpy(body, epb, 20);
+	memcpy(body + 20, fr, len);
+	pos += put_block(file + pos, 6, body, 20 + len);
+	/* a custom block to skip */
+	pos += put_block(file + pos, 0x00000BAD, "skip me", 7);
+	/* EPB on IDB 1 at 3 ticks of 1/1024 s */
+	len = (uint32_t)make_frame(1, fr);
+	uint32_t epb1[5] = { 1, 0, 3 * 1024 + 512, len, len };
+	memcpy(body, epb1, 20);
+	memcpy(body + 20, fr, len);
+	pos += put_block(file + pos, 6, body, 20 + len);
+	/* SPB (interface 0) */
+	len = (uint32_t)make_frame(2, fr);
+	memcpy(body, &len, 4);
+	memcpy(body + 4, fr, len);
+	pos += put_block(file + pos, 3, body, 4 + len);
+	struct rt_capfile *f;
+	char err[256];
+	CHECK(rt_capfile_open_mem(file, pos, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
+	struct rt_caprec rec;
+	CHECK_EQ_U(rt_capfile_next(f, &rec), 1);
+	CHECK_EQ_U(rec.ts_ns, 105000000000ull);
+	CHECK_EQ_U(rt_capfile_next(f, &rec), 1);
+	CHECK_EQ_U(rec.ts_ns, 3500000000ull);
+	CHECK_EQ_U(rt_capfile_next(f, &rec), 1);
+	struct rt_pkt p;
+	CHECK_EQ_U(rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p), 1);
+	CHECK_EQ_U(p.bth.psn, 1002);
+	CHECK_EQ_U(rt_capfile_next(f, &rec), 0);
+	rt_capfile_close(f);
+	/* the same bytes through libpcap */
+	CHECK(rt_capfile_open_mem(file, pos, RT_CAPFILE_LIBPCAP, &f, err, sizeof(err)) == 0);
+	int n = 0;
+	while (rt_capfile_next(f, &rec) > 0)
+		n++;
+	CHECK_EQ_U(n, 3);
+	rt_capfile_close(f);
+}
+
+/* Cut a file at every offset: no crash; the packets wholly before the cut are read; a cut
+ * inside a record or block gives -EBADMSG with a message. */
+static void check_every_cut(const char *name, const char *path, enum rt_capfile_backend be, size_t header_len)
+{
+	size_t len;
+	uint8_t *full = slurp(path, &len);
+	CHECK(full != NULL);
+	if (!full)
+		return;
+	/* record boundaries: where a whole number of packets ends */
+	size_t bounds[NPKT + 8];
+	int nb = 0;
+	{
+		struct rt_capfile *f;
+		char err[256];
+		CHECK(rt_capfile_open_mem(full, len, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
+		struct rt_caprec rec;
+		while (rt_capfile_next(f, &rec) > 0)
+			bounds[nb++] = (size_t)(rec.data - full) + rec.caplen;
+		rt_capfile_close(f);
+	}
+	size_t bad = 0;
+	for (size_t cut = 0; cut <= len; cut++) {
+		uint8_t *copy = malloc(cut ? cut : 1);
+		memcpy(copy, full, cut);
+		struct rt_capfile *f;
+		char err[256] = "";
+		int rc = rt_capfile_open_mem(copy, cut, be, &f, err, sizeof(err));
+		int n = 0;
+		if (rc == 0) {
+			struct rt_caprec rec;
+			while ((rc = rt_capfile_next(f, &rec)) > 0)
+				n++;
+			if (rc < 0)
+				snprintf(err, sizeof(err), "%s", rt_capfile_error(f));
+			rt_capfile_close(f);
+		}
+		int expect = 0;
+		while (expect < nb && bounds[expect] <= cut)
+			expect++;
+		/* libpcap's pcapng reader needs the whole block, ours too; pcap records end at the data */
+		if (cut >= header_len && n != expect && n != expect - 1) {
+			if (bad++ < 5)
+				printf("# %s cut at %zu: %d packets, expected %d (%s)\n", name, cut, n, expect, err);
+		}
+		if (cut >= header_len && rc < 0 && !err[0]) {
+			if (bad++ < 5)
+				printf("# %s cut at %zu: error without a message\n", name, cut);
+		}
+		if (cut == len && (rc != 0 || n != nb)) {
+			bad++;
+			printf("# %s: the whole file reads %d packets, rc %d\n", name, n, rc);
+		}
+		free(copy);
+	}
+	CHECK_EQ_U(bad, 0);
+	free(full);
+}
+
+static void test_truncated_files(void)
+{
+	char p1[256], p2[256];
+	path_of(p1, sizeof(p1), "ns.pcap");
+	write_pcap(p1, true);
+	path_of(p2, sizeof(p2), "cut.pcapng");
+	char err[256];
+	struct rt_pcapng_writer *w;
+	CHECK(rt_pcapng_open(p2, NULL, &w, err, sizeof(err)) == 0);
+	uint32_t ifc;
+	rt_pcapng_interface(w, 1, 262144, NULL, &ifc);
+	for (int i = 0; i < NPKT; i++) {
+		uint8_t fr[1024];
+		uint32_t len = (uint32_t)make_frame(i, fr);
+		rt_pcapng_packet(w, ifc, ts0, fr, len, len, "c");
+	}
+	CHECK(rt_pcapng_close(w, err, sizeof(err)) == 0);
+	check_every_cut("pcap/mmap", p1, RT_CAPFILE_MMAP, 24);
+	check_every_cut("pcap/libpcap", p1, RT_CAPFILE_LIBPCAP, 24);
+	check_every_cut("pcapng/mmap", p2, RT_CAPFILE_MMAP, 28);
+	check_every_cut("pcapng/libpcap", p2, RT_CAPFILE_LIBPCAP, 28);
+}
+
+static void test_corrupt_lengths(void)
+{
+	char path[256], err[256];
+	path_of(path, sizeof(path), "ns.pcap");
+	write_pcap(path, true);
+	size_t len;
+	uint8_t *b = slurp(path, &len);
+	/* third record's captured length becomes huge */
+	size_t pos = 24;
+	for (int i = 0; i < 2; i++) {
+		uint32_t incl;
+		memcpy(&incl, b + pos + 8, 4);
+		pos += 16 + incl;
+	}
+	uint32_t huge = 0x7FFFFFF0;
+	memcpy(b + pos + 8, &huge, 4);
+	const enum rt_capfile_backend bes[] = { RT_CAPFILE_MMAP, RT_CAPFILE_LIBPCAP };
+	for (int k = 0; k < 2; k++) {
+		struct rt_capfile *f;
+		CHECK(rt_capfile_open_mem(b, len, bes[k], &f, err, sizeof(err)) == 0);
+		struct rt_caprec rec;
+		int n = 0, rc;
+		while ((rc = rt_capfile_next(f, &rec)) > 0)
+			n++;
+		CHECK_EQ_U(n, 2);
+		CHECK_EQ_U(rc, -EBADMSG);
+		CHECK(strlen(rt_capfile_error(f)) > 10);
+		printf("# %s: %s\n", k ? "libpcap" : "mmap", rt_capfile_error(f));
+		/* the error is sticky */
+		CHECK_EQ_U(rt_capfile_next(f, &rec), -EBADMSG);
+		rt_capfile_close(f);
+	}
+	free(b);
+	/* pcapng: a block whose trailing length disagrees */
+	path_of(path, sizeof(path), "w.pcapng");
+	write_pcapng(path);
+	b = slurp(path, &len);
+	b[len - 1] ^= 0x40; /* last block's trailing length */
+	struct rt_capfile *f;
+	CHECK(rt_capfile_open_mem(b, len, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
+	struct rt_caprec rec;
+	int n = 0, rc;
+	while ((rc = rt_capfile_next(f, &rec)) > 0)
+		n++;
+	CHECK_EQ_U(n, NPKT);
+	CHECK_EQ_U(rc, -EBADMSG);
+	printf("# pcapng: %s\n", rt_capfile_error(f));
+	rt_capfile_close(f);
+	free(b);
+	/* not a capture at all, an empty file, a missing file */
+	const char text[] = "this is not a capture file";
+	CHECK(rt_capfile_open_mem(text, sizeof(text), RT_CAPFILE_AUTO, &f, err, sizeof(err)) < 0);
+	printf("# text: %s\n", err);
+	CHECK(err[0] != 0);
+	CHECK(rt_capfile_open_mem(text, 0, RT_CAPFILE_MMAP, &f, err, sizeof(err)) < 0);
+	CHECK(rt_capfile_open("/nonexistent/x.pcap", RT_CAPFILE_AUTO, &f, err, sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "/nonexistent/x.pcap") != NULL);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rt-capfile-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	RUN(test_pcap_variants);
+	RUN(test_pcapng_from_writer);
+	RUN(test_pcapng_handmade);
+	RUN(test_truncated_files);
+	RUN(test_corrupt_lengths);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", tmpdir);
+	return test_done();
+}

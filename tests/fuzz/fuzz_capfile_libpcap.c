@@ -1,0 +1,26 @@
+/*
+ * libFuzzer target for the libpcap backend of the capture-file reader
+ * (fmemopen + pcap_fopen_offline_with_tstamp_precision): our glue around
+ * libpcap's pcap and pcapng parsers, and the decoder behind it.
+ */
+#include <stdint.h>
+#include <stddef.h>
+
+#include "rdmatrace/capfile.h"
+#include "rdmatrace/roce_decode.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rt_capfile *f;
+	char err[256];
+	if (rt_capfile_open_mem(data, size, RT_CAPFILE_LIBPCAP, &f, err, sizeof(err)) < 0)
+		return 0;
+	struct rt_caprec rec;
+	struct rt_pkt pkt;
+	for (int i = 0; i < 100000 && rt_capfile_next(f, &rec) > 0; i++)
+		rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &pkt);
+	rt_capfile_close(f);
+	return 0;
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The probe over uroce (build/uroce/libibverbs.so.1 + librdmacm.so.1), with
+# unmodified programs run by `rdmatrace record`: tests/probes/verbs_prog
+# built against the system libibverbs (every send opcode, receives, an error
+# completion), rping (RDMA CM), ib_send_bw -R (multi-packet sends) and
+# ib_read_lat / ib_atomic_lat -R.  uroce traces its own WRs and packets into
+# the same trace files (engine flag), so tests/probes/check_engine.py can
+# check that each WR is paired with its completion and that every PSN the
+# probe predicted is the PSN uroce put on the wire.
+. tests/lib.sh
+set -u
+LIBDIR=$BUILD/uroce
+if [ ! -e "$LIBDIR/libibverbs.so.1" ] || [ ! -e "$LIBDIR/librdmacm.so.1" ]; then
+	skip "probe over uroce" "uroce is not built"
+	done_testing
+	exit
+fi
+case "$BUILD" in
+*-address|*-thread|*-undefined)
+	skip "probe over uroce" "sanitizer build: the probe cannot be preloaded into uninstrumented programs"
+	done_testing
+	exit ;;
+esac
+T=$(mktemp -d /tmp/rt-probe-uroce-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export LD_LIBRARY_PATH=$PWD/$LIBDIR
+export UROCE_CM_TIMEOUT_MS=500 UROCE_CM_RETRIES=4 RDMATRACE_COUNTER_MS=0
+A=127.$((100 + RANDOM % 100)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
+PORT=$((30000 + RANDOM % 20000))
+PROG=$BUILD/tests/probes/verbs_prog_sys
+
+dump() { "$RDMATRACE" dump --json --no-clock "$@"; }
+
+wait_listen() {
+	for _ in $(seq 1 50); do
+		ss -Hnlu "src $A:4791" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# rpair NAME SERVER_CMD CLIENT_CMD: both under `rdmatrace record` into $T/NAME.s and $T/NAME.c
+rpair() {
+	local name=$1 scmd=$2 ccmd=$3 spid rc=0
+	PORT=$((PORT + 1))
+	scmd=${scmd//@P/$PORT}
+	ccmd=${ccmd//@P/$PORT}
+	timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.s" -- $scmd >"$T/$name.sout" 2>&1 &
+	spid=$!
+	wait_listen || echo "server did not come up" >>"$T/$name.sout"
+	sleep 0.2
+	timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.c" -- $ccmd >"$T/$name.cout" 2>&1 || rc=1
+	wait "$spid" || rc=1
+	if [ $rc -ne 0 ]; then
+		sed 's/^/#   server: /' "$T/$name.sout" | tail -8
+		sed 's/^/#   client: /' "$T/$name.cout" | tail -8
+	fi
+	return $rc
+}
+
+# check_py DESC SCRIPT ARGS... < json: passes when the checker exits 0; shows its findings
+check_py() {
+	local desc=$1 out; shift
+	if out=$(python3 "$@"); then ok "$desc: ${out#\# }"; else not_ok "$desc"; printf '%s\n' "$out" | head -20; fi
+}
+
+# ---- verbs_prog over uroce: every opcode, an error completion ----
+# (READ of one packet: uroce's requester retries multi-packet READ responses it
+#  already has; the stand-in provider test covers multi-packet READ prediction)
+UROCE_ADDR=$A VERBS_PROG_READ_LEN=1000 "$RDMATRACE" record -o "$T/vp" -- "$PROG" basic >"$T/vp.out" 2>&1
+check "verbs_prog over uroce exits 0" test $? -eq 0
+dump "$T"/vp/traces/*.rtr >"$T/vp.json"
+check_py "verbs_prog: every WR, completion, field and transition" tests/probes/check_trace.py 1 --read-len 1000 <"$T/vp.json"
+check_py "verbs_prog: pairing and predicted PSNs against uroce's wire" tests/probes/check_engine.py --min-wrs 8 <"$T/vp.json"
+
+UROCE_ADDR=$A VERBS_PROG_READ_LEN=1000 "$RDMATRACE" record -o "$T/vpt" -- "$PROG" threads 3 >"$T/vpt.out" 2>&1
+check "verbs_prog threads over uroce exits 0" test $? -eq 0
+dump "$T"/vpt/traces/*.rtr >"$T/vpt.json"
+check_py "threads: every QP's records" tests/probes/check_trace.py 3 --read-len 1000 <"$T/vpt.json"
+check_py "threads: pairing and PSNs" tests/probes/check_engine.py --min-wrs 24 <"$T/vpt.json"
+
+# ---- rping: RDMA CM ----
+if rpair rping "rping -s -a $A -p @P -C 10 -V" "rping -c -a $A -p @P -C 10 -V"; then
+	ok "rping -C 10 under record (server and client)"
+	dump "$T"/rping.s/traces/*.rtr "$T"/rping.c/traces/*.rtr >"$T/rping.json"
+	check_py "rping: pairing and predicted PSNs against the wire" tests/probes/check_engine.py --min-wrs 20 <"$T/rping.json"
+	check "rping: CM events with addresses and private data" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+cm=[(r["program"],r["event"],r.get("private_len",0),r["peer"]) for r in ev if r["kind"]=="cm_event" and r["event"]!="unknown"]
+names=[c[1] for c in cm]
+for n in ("ADDR_RESOLVED","ROUTE_RESOLVED","CONNECT_REQUEST","ESTABLISHED","DISCONNECTED"):
+    assert n in names, (n, names)
+req=[c for c in cm if c[1]=="CONNECT_REQUEST"][0]
+assert req[2]>0 and req[3]!="0.0.0.0", req
+' "$T/rping.json"
+	check "rping: QPs created by librdmacm traced (create, INIT/RTR/RTS)" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+st=[(r["from"],r["to"]) for r in ev if r["kind"]=="qp_state" and not r["flags"]&8]
+assert ("INIT","RTR") in st and ("RTR","RTS") in st, st
+assert any(r["kind"]=="qp_create" and not r["flags"]&8 for r in ev)
+' "$T/rping.json"
+else
+	not_ok "rping -C 10 under record"
+fi
+
+# ---- perftest (RDMA CM): multi-packet SENDs, READs, atomics ----
+perftest_ok=1
+if ! ib_send_bw -h >"$T/pt.h" 2>&1 && grep -q 'symbol lookup error' "$T/pt.h"; then
+	perftest_ok=0 # perftest pulls in providers (libefa ...) that need symbols uroce does not export
+fi
+for t in "ib_send_bw -n 64 -s 5000 -m 1024" "ib_read_lat -n 64 -s 512" "ib_atomic_lat -n 64"; do
+	name=${t%% *}
+	if [ $perftest_ok -eq 0 ]; then
+		skip "$name -R under record" "perftest does not load over this uroce build: $(head -1 "$T/pt.h")"
+		continue
+	fi
+	if rpair "$name" "env UROCE_ADDR=$A $t -R -F -p @P" "$t -R -F -p @P $A"; then
+		dump "$T/$name".s/traces/*.rtr "$T/$name".c/traces/*.rtr >"$T/$name.json"
+		check_py "$name -R: pairing and predicted PSNs against the wire" tests/probes/check_engine.py --min-wrs 64 <"$T/$name.json"
+	else
+		not_ok "$name -R under record"
+	fi
+done
+done_testing

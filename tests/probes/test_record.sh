@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# End-to-end tests of the probe and `rdmatrace record` with an ordinary
+# verbs program (tests/probes/verbs_prog.c) over a stand-in libibverbs
+# (tests/probes/fakeverbs.c): the run directory, every WR and completion
+# with its fields and predicted PSNs, fork, exec, threads, a program killed
+# mid-run (trace salvaged), signal forwarding, exit status, and the
+# untraced fallback.  Over uroce: tests/probes/test_probe_uroce.sh.
+. tests/lib.sh
+case "$BUILD" in
+*-address|*-thread|*-undefined)
+	skip "rdmatrace record end to end" "sanitizer build: the probe cannot be preloaded into uninstrumented programs"
+	done_testing
+	exit ;;
+esac
+PROG=$BUILD/tests/probes/verbs_prog
+PROBE=$BUILD/librdmatrace-probe.so
+T=$(mktemp -d /tmp/rt-probe-rec-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMATRACE_COUNTER_MS=0
+
+dump_all() { "$RDMATRACE" dump --json --no-clock "$1"/traces/*.rtr; }
+ntraces() { find "$1/traces" -name '*.rtr' | wc -l; }
+# traced processes: HOST-PID-PROGRAM[.salvage].rtr (a process that ended with
+# _exit has what its collector wrote plus a salvaged file)
+npids() { ls "$1/traces" | cut -d- -f2 | sort -u | wc -l; }
+# check_each_pid DIR: every process's files together pass check_trace.py
+check_each_pid() {
+	local p all=0
+	for p in $(ls "$1/traces" | cut -d- -f2 | sort -u); do
+		"$RDMATRACE" dump --json --no-clock "$1"/traces/*-"$p"-*.rtr | python3 tests/probes/check_trace.py 1 >"$1.chk" || { all=1; cat "$1.chk"; }
+	done
+	return $all
+}
+
+# ---- basic: everything one QP does ----
+"$RDMATRACE" record -o "$T/basic" -- "$PROG" basic >"$T/basic.out" 2>"$T/basic.err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "record basic exits 0"; else not_ok "record basic exits 0 (rc $rc)"; sed 's/^/#   /' "$T/basic.err"; fi
+check_grep "program output passed through" '^verbs_prog basic: ok$' "$T/basic.out"
+check_grep "program output kept in logs/" '^verbs_prog basic: ok$' "$T/basic/logs/$(hostname | tr /- __)-verbs_prog.out"
+check "run.json is valid JSON with exit code 0 and the command" \
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["exit"]["code"]==0, j; assert j["command"][-1]=="basic"; assert j["hosts"][0]["boot_id"]; assert j["clock"]["rate_ns"]>0; assert len(j["processes"])==1 and j["processes"][0]["root"]' "$T/basic/run.json"
+check "one trace file named HOST-PID-PROGRAM.rtr" bash -c "ls '$T/basic/traces' | grep -Eq '^[^-]+-[0-9]+-verbs_prog\.rtr$' && [ \$(ls '$T/basic/traces' | wc -l) -eq 1 ]"
+dump_all "$T/basic" >"$T/basic.json"
+check "every WR, completion, PSN range and QP transition is right" python3 tests/probes/check_trace.py 1 <"$T/basic.json"
+check "control path recorded (device, pd, mr, cq, qp create/destroy)" python3 -c '
+import json,sys
+k=[json.loads(l)["kind"] for l in open(sys.argv[1])]
+for kind,n in (("device",2),("pd",2),("mr",4),("cq_create",2),("qp_create",4)):
+    assert k.count(kind)==n, (kind,k.count(kind))' "$T/basic.json"
+
+# ---- a failing modify_qp is recorded with its error ----
+"$RDMATRACE" record -o "$T/badmod" -- "$PROG" bad-modify >/dev/null 2>&1
+dump_all "$T/badmod" | python3 tests/probes/check_trace.py 1 --bad-modify >"$T/badmod.chk"
+if [ $? -eq 0 ]; then ok "failed ibv_modify_qp recorded with result -EINVAL"; else not_ok "failed ibv_modify_qp recorded"; cat "$T/badmod.chk"; fi
+
+# ---- threads ----
+"$RDMATRACE" record -o "$T/thr" -- "$PROG" threads 4 >/dev/null 2>&1
+check "record threads exits 0" test $? -eq 0
+dump_all "$T/thr" | python3 tests/probes/check_trace.py 4 >"$T/thr.chk"
+if [ $? -eq 0 ]; then ok "4 threads: every QP's WRs, completions and PSNs right"; else not_ok "threads trace"; cat "$T/thr.chk"; fi
+
+# ---- fork: parent and child in their own files ----
+"$RDMATRACE" record -o "$T/fork" -- "$PROG" fork >/dev/null 2>&1
+check "record fork exits 0" test $? -eq 0
+check "fork: parent and child traced apart" test "$(npids "$T/fork")" -eq 2
+if check_each_pid "$T/fork"; then ok "fork: each process's trace complete and right"; else not_ok "fork: each process's trace"; fi
+check "fork: run.json lists both processes" python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert len({p["pid"] for p in j["processes"]})==2' "$T/fork/run.json"
+
+# ---- exec: a child that execs is traced into its own file ----
+"$RDMATRACE" record -o "$T/exec" -- "$PROG" exec >/dev/null 2>&1
+check "record exec exits 0" test $? -eq 0
+check "exec: parent and exec'd child traced apart" test "$(npids "$T/exec")" -eq 2
+if check_each_pid "$T/exec"; then ok "exec: both traces complete and right"; else not_ok "exec: traces"; fi
+
+# ---- killed mid-run: the trace is salvaged ----
+"$RDMATRACE" record -o "$T/kill" -- "$PROG" hang >"$T/kill.out" 2>"$T/kill.err" &
+rpid=$!
+for _ in $(seq 100); do grep -q ready "$T/kill.out" 2>/dev/null && break; sleep 0.1; done
+cpid=$(pgrep -P $rpid -x verbs_prog | head -1)
+if [ -n "$cpid" ]; then kill -KILL "$cpid"; fi
+wait $rpid
+rc=$?
+check "killed program: record exits 137" test $rc -eq 137
+check "killed program: run.json says SIGKILL" python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["exit"]["signal"]==9' "$T/kill/run.json"
+dump_all "$T/kill" | python3 tests/probes/check_trace.py 1 >"$T/kill.chk"
+if [ $? -eq 0 ]; then ok "killed program: salvaged trace has every event"; else not_ok "killed program: salvaged trace"; cat "$T/kill.chk"; cat "$T/kill.err"; fi
+
+# ---- SIGTERM to record reaches the program ----
+"$RDMATRACE" record -o "$T/term" -- "$PROG" hang >"$T/term.out" 2>&1 &
+rpid=$!
+for _ in $(seq 100); do grep -q ready "$T/term.out" 2>/dev/null && break; sleep 0.1; done
+kill -TERM $rpid
+wait $rpid
+check "SIGTERM forwarded: record exits 143" test $? -eq 143
+dump_all "$T/term" | python3 tests/probes/check_trace.py 1 >"$T/term.chk"
+if [ $? -eq 0 ]; then ok "SIGTERM: trace complete"; else not_ok "SIGTERM: trace"; cat "$T/term.chk"; fi
+
+# ---- flight recorder ----
+"$RDMATRACE" record -o "$T/flight" --flight-recorder 64K -- "$PROG" basic >/dev/null 2>&1
+check "flight recorder run exits 0" test $? -eq 0
+check "flight recorder: mode in run.json" grep -q '"mode": "flight"' "$T/flight/run.json"
+dump_all "$T/flight" | python3 tests/probes/check_trace.py 1 >"$T/flight.chk"
+if [ $? -eq 0 ]; then ok "flight recorder: trace written at exit"; else not_ok "flight recorder trace"; cat "$T/flight.chk"; fi
+
+# ---- exit status, bad usage ----
+"$RDMATRACE" record -o "$T/st" -- sh -c 'exit 3' >/dev/null 2>&1
+check "exit status propagated" test $? -eq 3
+check "no trace for a process that never used RDMA" test "$(ntraces "$T/st")" -eq 0
+"$RDMATRACE" record -o "$T/nx" -- /nonexistent/prog >/dev/null 2>"$T/nx.err"
+check "missing program: exit 127 with a message" bash -c "[ $? -eq 127 ] && grep -q 'cannot run' '$T/nx.err'"
+check_fails "bad --flight-recorder size refused" "$RDMATRACE" record -o "$T/bad" --flight-recorder 1000 -- true
+check_fails "no program refused" "$RDMATRACE" record -o "$T/bad"
+check_fails "unknown option refused" "$RDMATRACE" record --frob -- true
+RDMATRACE_PROBE=/nonexistent.so "$RDMATRACE" record -o "$T/bad" -- true 2>"$T/np.err"
+check "missing probe: exit 2 with a message" bash -c "[ $? -eq 2 ] && grep -q 'librdmatrace-probe.so' '$T/np.err'"
+
+# ---- the probe never breaks the program: untraced after one warning ----
+RDMATRACE_SHM=/rdmatrace-does-not-exist LD_PRELOAD=$PROBE "$PROG" threads 2 >"$T/un.out" 2>"$T/un.err"
+check "tracing cannot start: program still runs" bash -c "[ $? -eq 0 ] && grep -q 'threads: ok' '$T/un.out'"
+check "tracing cannot start: exactly one warning on stderr" test "$(wc -l <"$T/un.err")" -eq 1
+check "nothing of the probe's on stdout" test "$(wc -l <"$T/un.out")" -eq 1
+done_testing

@@ -1,0 +1,258 @@
+/*
+ * A small, ordinary verbs program for the probe's end-to-end tests: it
+ * knows nothing of rdmatrace and uses only the public API (inline
+ * ibv_post_send / ibv_poll_cq included).  Modes:
+ *   basic         two connected RC QPs on one device: the first sends every
+ *                 opcode, the second takes three receives; one error
+ *                 completion (RDMA WRITE with a bad rkey)
+ *   threads N     N threads sharing one device context, each with its own
+ *                 PD, CQ and QP pair
+ *   fork          forks; parent and child each run `basic` on their own device
+ *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
+ *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
+ *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
+ * It checks that every completion it polls matches a WR it posted and
+ * exits non-zero otherwise; it prints a summary line on stdout.  Built
+ * twice: against tests/probes/fakeverbs.c and against the system
+ * libibverbs (verbs_prog_sys), which runs over uroce.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define SQ_PSN 0xFFFFF0u  /* close to the 24-bit wrap on purpose */
+
+#define PEER_PSN 0x000100u
+
+/* RESET -> INIT -> RTR -> RTS towards dest on the same device (GID index 0). */
+static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint32_t sq_psn, uint32_t rq_psn,
+		      const union ibv_gid *gid)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+						    IBV_ACCESS_REMOTE_ATOMIC };
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return 1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = rq_psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return 1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = sq_psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) != 0;
+}
+
+static struct ibv_context *open_dev(void)
+{
+	int ndev = 0;
+	struct ibv_device **list = ibv_get_device_list(&ndev);
+	if (!list || ndev < 1) {
+		fprintf(stderr, "verbs_prog: no device\n");
+		return NULL;
+	}
+	struct ibv_context *ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+/* One sender/receiver QP pair on ctx (threads share one context). */
+static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	static char bufs[16][8192] __attribute__((aligned(64)));
+	char *buf = bufs[id & 15];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 1,
+						.max_recv_sge = 1 } };
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);   /* sends everything */
+	struct ibv_qp *peer = ibv_create_qp(pd, &ia); /* receives and responds */
+	if (!pd || !mr || !cq || !qp || !peer)
+		return 1;
+	union ibv_gid gid;
+	if (ibv_query_gid(ctx, 1, 0, &gid))
+		return 1;
+	if (bad_modify) {
+		struct ibv_qp_attr b = { .qp_state = IBV_QPS_RTS, .sq_psn = 1 };
+		if (ibv_modify_qp(qp, &b, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0)
+			return 1; /* the provider must refuse RESET -> RTS */
+	}
+	if (connect_qp(qp, peer->qp_num, SQ_PSN, PEER_PSN, &gid) ||
+	    connect_qp(peer, qp->qp_num, PEER_PSN, SQ_PSN, &gid))
+		return 1;
+
+	/* SEND, WRITE_WITH_IMM and SEND_WITH_IMM each consume one receive */
+	static char rbuf[16][4096];
+	struct ibv_mr *rmr = ibv_reg_mr(pd, rbuf[id & 15], 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (!rmr)
+		return 1;
+	for (int k = 0; k < 3; k++) {
+		struct ibv_sge rs = { .addr = (uintptr_t)rbuf[id & 15], .length = 4096, .lkey = rmr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 1000 + (uint64_t)k, .sg_list = &rs, .num_sge = 1 };
+		struct ibv_recv_wr *rbad;
+		if (ibv_post_recv(peer, &rwr, &rbad))
+			return 1;
+	}
+	/* opcode, length: SEND 3000 (3 PSNs), WRITE 1024 (1), WRITE_IMM 0 (1),
+	 * READ 5000 (5), CAS (1), FADD (1), SEND_IMM 1 (1), WRITE 10 with a bad
+	 * rkey (1): the remote access error completion */
+	static const struct { enum ibv_wr_opcode op; uint32_t len; } ops[] = {
+		{ IBV_WR_SEND, 3000 }, { IBV_WR_RDMA_WRITE, 1024 }, { IBV_WR_RDMA_WRITE_WITH_IMM, 0 },
+		{ IBV_WR_RDMA_READ, 5000 }, { IBV_WR_ATOMIC_CMP_AND_SWP, 8 },
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 8 }, { IBV_WR_SEND_WITH_IMM, 1 }, { IBV_WR_RDMA_WRITE, 10 },
+	};
+	unsigned nops = sizeof(ops) / sizeof(ops[0]);
+	/* VERBS_PROG_READ_LEN overrides the READ's 5000 bytes */
+	const char *rl = getenv("VERBS_PROG_READ_LEN");
+	uint32_t read_len = rl && *rl ? (uint32_t)strtoul(rl, NULL, 10) : 5000;
+	for (unsigned i = 0; i < nops; i++) {
+		uint32_t len = ops[i].op == IBV_WR_RDMA_READ ? read_len : ops[i].len;
+		struct ibv_sge s = { .addr = (uintptr_t)buf, .length = len, .lkey = mr->lkey };
+		struct ibv_send_wr w = { .wr_id = i + 1, .sg_list = &s, .num_sge = len ? 1 : 0,
+					 .opcode = ops[i].op, .send_flags = IBV_SEND_SIGNALED,
+					 .imm_data = htobe32(0x1234) };
+		/* the READ fetches 5000 bytes from the start of the region */
+		w.wr.rdma.remote_addr = (uintptr_t)buf + (ops[i].op == IBV_WR_RDMA_READ ? 0 : 4096);
+		w.wr.rdma.rkey = mr->rkey;
+		if (i == nops - 1) {
+			w.wr_id |= 1ull << 63; /* (the stand-in provider fails it by wr_id) */
+			w.wr.rdma.rkey = mr->rkey + 0x5000;
+		}
+		if (ops[i].op == IBV_WR_ATOMIC_CMP_AND_SWP || ops[i].op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			w.wr.atomic.remote_addr = (uintptr_t)buf + 4096;
+			w.wr.atomic.rkey = mr->rkey;
+			w.wr.atomic.compare_add = 1;
+		}
+		struct ibv_send_wr *bad;
+		if (ibv_post_send(qp, &w, &bad))
+			return 1;
+	}
+	unsigned got = 0, errors = 0;
+	struct ibv_wc wc[8];
+	time_t deadline = time(NULL) + 10;
+	while (got < nops + 3 && time(NULL) < deadline) {
+		int n = ibv_poll_cq(cq, 8, wc);
+		if (n < 0)
+			return 1;
+		for (int k = 0; k < n; k++) {
+			uint64_t idx = wc[k].wr_id & ~(1ull << 63);
+			if (wc[k].status != IBV_WC_SUCCESS)
+				errors++;
+			if (!((idx >= 1000 && idx <= 1002) || (idx >= 1 && idx <= nops))) {
+				fprintf(stderr, "verbs_prog: unexpected completion %#llx\n",
+					(unsigned long long)wc[k].wr_id);
+				return 1;
+			}
+		}
+		got += (unsigned)n;
+	}
+	if (got != nops + 3 || errors != 1) {
+		fprintf(stderr, "verbs_prog: %u completions (%u errors), expected %u (1)\n", got, errors,
+			nops + 3);
+		return 1;
+	}
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(peer);
+	ibv_destroy_cq(cq);
+	ibv_dereg_mr(mr);
+	ibv_dereg_mr(rmr);
+	ibv_dealloc_pd(pd);
+	return 0;
+}
+
+static int basic(int id, int bad_modify)
+{
+	struct ibv_context *ctx = open_dev();
+	if (!ctx)
+		return 1;
+	int rc = run_pair(ctx, id, bad_modify);
+	ibv_close_device(ctx);
+	return rc;
+}
+
+static struct ibv_context *shared_ctx;
+
+static void *thread_main(void *arg)
+{
+	return (void *)(intptr_t)run_pair(shared_ctx, (int)(intptr_t)arg, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "basic";
+	int rc = 0;
+	if (!strcmp(mode, "basic")) {
+		rc = basic(0, 0);
+	} else if (!strcmp(mode, "bad-modify")) {
+		rc = basic(0, 1);
+	} else if (!strcmp(mode, "threads")) {
+		int n = argc > 2 ? atoi(argv[2]) : 4;
+		pthread_t th[16];
+		if (n < 1 || n > 16 || !(shared_ctx = open_dev()))
+			return 2;
+		for (int i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)i);
+		for (int i = 0; i < n; i++) {
+			void *r;
+			pthread_join(th[i], &r);
+			rc |= (int)(intptr_t)r;
+		}
+		ibv_close_device(shared_ctx);
+	} else if (!strcmp(mode, "fork") || !strcmp(mode, "exec")) {
+		int exec_child = !strcmp(mode, "exec");
+		if (exec_child)
+			rc = basic(0, 0);
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			if (exec_child) {
+				execl("/proc/self/exe", argv[0], "basic", (char *)NULL);
+				_exit(127);
+			}
+			_exit(basic(1, 0));
+		}
+		if (!exec_child)
+			rc = basic(0, 0);
+		int st;
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			rc = 1;
+	} else if (!strcmp(mode, "hang")) {
+		rc = basic(0, 0);
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	} else {
+		fprintf(stderr, "verbs_prog: unknown mode %s\n", mode);
+		return 2;
+	}
+	printf("verbs_prog %s: %s\n", mode, rc ? "FAILED" : "ok");
+	return rc;
+}

@@ -1,0 +1,516 @@
+/*
+ * uroce transport tests, both endpoints in this process (two contexts, two
+ * progress threads, real UDP on loopback): byte-exact data for every opcode
+ * and the sizes 0, 1, MTU-1, MTU, MTU+1 and 1 MiB with 0%, 1% and 10%
+ * random loss (fixed seeds), atomics, UC and UD, RNR (late receiver and
+ * rnr_retry exhausted), a vanished peer, a bad rkey with flushes, QP state
+ * machine validation and completion channels.
+ */
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "testlib.h"
+/* T_ONLY=name runs one test (debugging). */
+#undef RUN
+#define RUN(fn)                                                                                   \
+	do {                                                                                      \
+		if (getenv("T_ONLY") && strcmp(getenv("T_ONLY"), #fn))                            \
+			break;                                                                    \
+		testlib_case_failed = 0;                                                          \
+		testlib_skip_reason = NULL;                                                       \
+		fflush(stdout);                                                                   \
+		fn();                                                                             \
+		testlib_num++;                                                                    \
+		if (testlib_case_failed) {                                                        \
+			printf("not ok %d - %s\n", testlib_num, #fn);                             \
+			testlib_failed_tests++;                                                   \
+		} else                                                                            \
+			printf("ok %d - %s\n", testlib_num, #fn);                                 \
+	} while (0)
+#include "uroce_test.h"
+
+#define MIB (1u << 20)
+#define BUF (3 * MIB)
+#define MTU 1024
+
+static const struct ut_params default_params = { IBV_MTU_1024, 12, 7, 7, 1, 0x123456, 0xFFFFF0 };
+
+static void set_loss(const char *rule, const char *seed)
+{
+	if (rule)
+		setenv("UROCE_FAULTS", rule, 1);
+	else
+		unsetenv("UROCE_FAULTS");
+	setenv("UROCE_SEED", seed, 1);
+}
+
+static int post_send(struct ut_end *e, enum ibv_wr_opcode op, uint64_t wr_id, size_t off, uint32_t len,
+                     uint64_t raddr, uint32_t rkey, unsigned flags)
+{
+	struct ibv_sge s = { (uint64_t)(uintptr_t)(e->buf + off), len, e->mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED | flags;
+	wr.imm_data = htonl(0xC0DE0000u | (uint32_t)wr_id);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(e->qp, &wr, &bad);
+}
+
+/* One message of op and len from a to b, checked byte for byte. Returns true when all is right. */
+static bool one_transfer(struct ut_end *a, struct ut_end *b, enum ibv_wr_opcode op, uint32_t len, uint32_t seed)
+{
+	/* a's source at [0, MIB+..), b's target at [MIB+64, ...) */
+	size_t src_off = 0, dst_off = MIB + 64;
+	bool read = op == IBV_WR_RDMA_READ;
+	struct ut_end *data_src = read ? b : a, *data_dst = read ? a : b;
+	ut_fill(data_src->buf + (read ? dst_off : src_off), len, seed);
+	memset(data_dst->buf + (read ? src_off : dst_off), 0xEE, len + 16);
+	bool recv = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	if (recv && ut_post_recv(b, 77, dst_off, op == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : len + 16))
+		return false;
+	uint64_t raddr = (uint64_t)(uintptr_t)(b->buf + dst_off);
+	if (post_send(a, op, seed, src_off, len, raddr, b->mr->rkey, 0))
+		return false;
+	struct ibv_wc wc[2];
+	if (ut_wait(a->cq, wc, 1, 60000) != 1 || wc[0].status != IBV_WC_SUCCESS || wc[0].wr_id != seed) {
+		printf("#   op %d len %u: send completion missing or bad (status %d)\n", op, len,
+		       wc[0].status);
+		if (getenv("T_PAUSE"))
+			sleep(60);
+		return false;
+	}
+	if (recv) {
+		if (ut_wait(b->cq, wc + 1, 1, 10000) != 1 || wc[1].status != IBV_WC_SUCCESS || wc[1].wr_id != 77 ||
+		    wc[1].byte_len != len) {
+			printf("#   op %d len %u: receive completion missing or bad\n", op, len);
+			return false;
+		}
+		bool imm = op != IBV_WR_SEND;
+		if (imm != !!(wc[1].wc_flags & IBV_WC_WITH_IMM) ||
+		    (imm && wc[1].imm_data != htonl(0xC0DE0000u | seed)))
+			return false;
+		if (wc[1].opcode != (op == IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV))
+			return false;
+	}
+	const uint8_t *want = data_src->buf + (read ? dst_off : src_off);
+	const uint8_t *got = data_dst->buf + (read ? src_off : dst_off);
+	if (memcmp(want, got, len)) {
+		printf("#   op %d len %u: data differs\n", op, len);
+		return false;
+	}
+	for (int i = 0; i < 16; i++)
+		if (got[len + (uint32_t)i] != 0xEE) {
+			printf("#   op %d len %u: wrote past the end\n", op, len);
+			return false;
+		}
+	return true;
+}
+
+static bool atomics(struct ut_end *a, struct ut_end *b, int rounds)
+{
+	uint64_t *target = (uint64_t *)(void *)(b->buf + 2 * MIB);
+	uint64_t *result = (uint64_t *)(void *)(a->buf + 2 * MIB);
+	*target = 100;
+	for (int i = 0; i < rounds; i++) {
+		struct ibv_sge s = { (uint64_t)(uintptr_t)result, 8, a->mr->lkey };
+		struct ibv_send_wr wr, *bad;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 1000 + (uint64_t)i;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)target;
+		wr.wr.atomic.rkey = b->mr->rkey;
+		uint64_t before = *target;
+		if (i % 2) {
+			wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+			wr.wr.atomic.compare_add = before;
+			wr.wr.atomic.swap = before * 3;
+		} else {
+			wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr.wr.atomic.compare_add = 7;
+		}
+		if (ibv_post_send(a->qp, &wr, &bad))
+			return false;
+		struct ibv_wc wc;
+		if (ut_wait(a->cq, &wc, 1, 30000) != 1 || wc.status != IBV_WC_SUCCESS || *result != before)
+			return false;
+		uint64_t want = i % 2 ? before * 3 : before + 7;
+		if (*target != want)
+			return false;
+	}
+	/* a failing compare leaves the target alone and returns it */
+	return true;
+}
+
+static void integrity(const char *loss, const char *seed, bool big)
+{
+	/* a 17 ms ACK timeout: on a loaded 2-core machine the peer's progress
+	   thread can be off the CPU for tens of milliseconds */
+	struct ut_params p = default_params;
+	p.timeout = 12;
+	set_loss(loss, seed);
+	struct ut_end a, b;
+	if (ut_open(&a, BUF, IBV_QPT_RC, 64) || ut_open(&b, BUF, IBV_QPT_RC, 64)) {
+		CHECK(!"open");
+		return;
+	}
+	CHECK(ut_connect(&a, &b, &p) == 0);
+	static const enum ibv_wr_opcode ops[] = { IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		                                  IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ };
+	const uint32_t sizes[] = { 0, 1, MTU - 1, MTU, MTU + 1, 5 * MTU + 3, MIB };
+	uint32_t seedn = 1;
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			if (sizes[s] == MIB && !big)
+				continue;
+			bool ok = one_transfer(&a, &b, ops[o], sizes[s], seedn++);
+			if (!ok)
+				printf("#   failed: opcode %d size %u loss %s\n", ops[o], sizes[s], loss ? loss : "none");
+			CHECK(ok);
+		}
+	CHECK(atomics(&a, &b, 6));
+	struct uroce_stats st;
+	uroce_priv_stats(a.ctx, &st);
+	printf("#   loss %s: a tx %llu (errors %llu) rx %llu dropped %llu retries: timeout %llu seq %llu implied %llu\n",
+	       loss ? loss : "none", (unsigned long long)st.tx_packets, (unsigned long long)st.tx_errors,
+	       (unsigned long long)st.rx_packets,
+	       (unsigned long long)st.tx_fault_drops, (unsigned long long)st.retry_timeout,
+	       (unsigned long long)st.retry_seq_nak, (unsigned long long)st.retry_implied);
+	struct uroce_stats sb;
+	uroce_priv_stats(b.ctx, &sb);
+	printf("#   b: rx %llu icrc errors %llu rx dropped %llu, a: icrc errors %llu rx dropped %llu\n",
+	       (unsigned long long)sb.rx_packets, (unsigned long long)sb.icrc_errors,
+	       (unsigned long long)sb.rx_dropped, (unsigned long long)st.icrc_errors, (unsigned long long)st.rx_dropped);
+	CHECK(sb.icrc_errors == 0);
+	if (loss)
+		CHECK(st.tx_fault_drops > 0);
+	CHECK(st.icrc_errors == 0);
+	ut_close(&a);
+	ut_close(&b);
+	set_loss(NULL, "1");
+}
+
+static void test_integrity_no_loss(void)
+{
+	integrity(NULL, "1", true);
+}
+
+static void test_integrity_loss_1pct(void)
+{
+	integrity("drop:prob=0.01,dir=any", "11", true);
+}
+
+static void test_integrity_loss_10pct(void)
+{
+	integrity("drop:prob=0.10,dir=any", "23", true);
+}
+
+static void test_uc_and_ud(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, BUF, IBV_QPT_UC, 16) || ut_open(&b, BUF, IBV_QPT_UC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	const uint32_t sizes[] = { 0, 1, MTU - 1, MTU, MTU + 1, 64 * MTU };
+	for (size_t s = 0; s < 6; s++) {
+		CHECK(one_transfer(&a, &b, IBV_WR_SEND, sizes[s], 500 + (uint32_t)s));
+		CHECK(one_transfer(&a, &b, IBV_WR_RDMA_WRITE_WITH_IMM, sizes[s], 600 + (uint32_t)s));
+	}
+	ut_close(&a);
+	ut_close(&b);
+
+	/* UD: Q_Key, AH, 40-byte GRH area */
+	if (ut_open(&a, 65536, IBV_QPT_UD, 16) || ut_open(&b, 65536, IBV_QPT_UD, 16)) {
+		CHECK(!"open ud");
+		return;
+	}
+	struct ibv_qp_attr at;
+	struct ut_end *e[2] = { &a, &b };
+	for (int i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = 1;
+		at.qkey = 0x11111111;
+		CHECK(ibv_modify_qp(e[i]->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY) == 0);
+		at.qp_state = IBV_QPS_RTR;
+		CHECK(ibv_modify_qp(e[i]->qp, &at, IBV_QP_STATE) == 0);
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = 5;
+		CHECK(ibv_modify_qp(e[i]->qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0);
+	}
+	struct ibv_ah_attr aa;
+	memset(&aa, 0, sizeof(aa));
+	aa.is_global = 1;
+	aa.port_num = 1;
+	aa.grh.dgid = b.gid;
+	struct ibv_ah *ah = ibv_create_ah(a.pd, &aa);
+	CHECK(ah != NULL);
+	CHECK(ut_post_recv(&b, 9, 0, 40 + 1000) == 0);
+	ut_fill(a.buf + 4096, 1000, 99);
+	struct ibv_sge s = { (uint64_t)(uintptr_t)(a.buf + 4096), 1000, a.mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htonl(42);
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b.qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	CHECK(ibv_post_send(a.qp, &wr, &bad) == 0);
+	struct ibv_wc wc;
+	CHECK(ut_wait(a.cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS);
+	CHECK(ut_wait(b.cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS);
+	CHECK_EQ_U(wc.byte_len, 1040);
+	CHECK(wc.wc_flags & IBV_WC_GRH);
+	CHECK(wc.wc_flags & IBV_WC_WITH_IMM);
+	CHECK_EQ_U(wc.src_qp, a.qp->qp_num);
+	CHECK(memcmp(b.buf + 40, a.buf + 4096, 1000) == 0);
+	CHECK(b.buf[20] == 0x45); /* IPv4 header in the second half of the GRH */
+	CHECK(memcmp(b.buf + 20 + 12, a.gid.raw + 12, 4) == 0);
+	/* a wrong Q_Key is dropped */
+	CHECK(ut_post_recv(&b, 10, 0, 40 + 1000) == 0);
+	wr.wr.ud.remote_qkey = 0x22222222;
+	CHECK(ibv_post_send(a.qp, &wr, &bad) == 0);
+	CHECK(ut_wait(a.cq, &wc, 1, 5000) == 1);
+	CHECK(ut_wait(b.cq, &wc, 1, 200) == 0);
+	/* ibv_create_ah_from_wc answers the sender */
+	ibv_destroy_ah(ah);
+	ut_close(&a);
+	ut_close(&b);
+}
+
+static void test_rnr_late_receiver(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	struct ut_params p = default_params;
+	p.rnr_retry = 7;
+	p.min_rnr_timer = 12; /* 0.64 ms */
+	CHECK(ut_connect(&a, &b, &p) == 0);
+	ut_fill(a.buf, 3000, 5);
+	CHECK(post_send(&a, IBV_WR_SEND, 1, 0, 3000, 0, 0, 0) == 0);
+	usleep(30000);
+	CHECK(ut_post_recv(&b, 2, 8192, 4096) == 0);
+	struct ibv_wc wc;
+	CHECK(ut_wait(a.cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS);
+	CHECK(ut_wait(b.cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS && wc.byte_len == 3000);
+	CHECK(memcmp(a.buf, b.buf + 8192, 3000) == 0);
+	struct uroce_stats sa, sb;
+	uroce_priv_stats(a.ctx, &sa);
+	uroce_priv_stats(b.ctx, &sb);
+	printf("#   RNR NAKs sent %llu, received %llu, RNR retries %llu\n", (unsigned long long)sb.rnr_naks_sent,
+	       (unsigned long long)sa.rnr_naks_rcvd, (unsigned long long)sa.retry_rnr);
+	CHECK(sb.rnr_naks_sent >= 5);
+	CHECK(sa.rnr_naks_rcvd == sb.rnr_naks_sent);
+	CHECK(sa.retry_rnr == sa.rnr_naks_rcvd);
+	ut_close(&a);
+	ut_close(&b);
+}
+
+static void test_rnr_retry_exhausted(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	struct ut_params p = default_params;
+	p.rnr_retry = 3;
+	p.min_rnr_timer = 1;
+	CHECK(ut_connect(&a, &b, &p) == 0);
+	CHECK(post_send(&a, IBV_WR_SEND, 1, 0, 100, 0, 0, 0) == 0);
+	CHECK(post_send(&a, IBV_WR_RDMA_WRITE, 2, 0, 100, (uint64_t)(uintptr_t)b.buf, b.mr->rkey, 0) == 0);
+	struct ibv_wc wc[2];
+	CHECK(ut_wait(a.cq, wc, 2, 5000) == 2);
+	CHECK_EQ_U(wc[0].status, IBV_WC_RNR_RETRY_EXC_ERR);
+	CHECK_EQ_U(wc[0].wr_id, 1);
+	CHECK_EQ_U(wc[1].status, IBV_WC_WR_FLUSH_ERR);
+	struct uroce_stats sa;
+	uroce_priv_stats(a.ctx, &sa);
+	CHECK_EQ_U(sa.rnr_naks_rcvd, 4); /* the first try and 3 retries */
+	struct ibv_qp_attr at;
+	struct ibv_qp_init_attr ia;
+	CHECK(ibv_query_qp(a.qp, &at, IBV_QP_STATE, &ia) == 0 && at.qp_state == IBV_QPS_ERR);
+	ut_close(&a);
+	ut_close(&b);
+}
+
+static void test_vanished_peer(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	struct ut_params p = default_params;
+	p.retry_cnt = 3;
+	p.timeout = 10; /* 4.2 ms */
+	CHECK(ut_connect(&a, &b, &p) == 0);
+	ut_close(&b);
+	uint64_t t0 = ut_now_ms();
+	CHECK(post_send(&a, IBV_WR_RDMA_WRITE, 1, 0, 5000, 0x1000, 0x1234, 0) == 0);
+	CHECK(post_send(&a, IBV_WR_SEND, 2, 0, 10, 0, 0, 0) == 0);
+	struct ibv_wc wc[2];
+	CHECK(ut_wait(a.cq, wc, 2, 5000) == 2);
+	uint64_t dt = ut_now_ms() - t0;
+	CHECK_EQ_U(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+	CHECK_EQ_U(wc[1].status, IBV_WC_WR_FLUSH_ERR);
+	struct uroce_stats sa;
+	uroce_priv_stats(a.ctx, &sa);
+	CHECK_EQ_U(sa.retry_timeout, 3);
+	/* 4 timeouts of 4.2 ms each must have passed */
+	CHECK(dt >= 16);
+	printf("#   RETRY_EXC_ERR after %llu ms, %llu retries\n", (unsigned long long)dt,
+	       (unsigned long long)sa.retry_timeout);
+	ut_close(&a);
+}
+
+static void test_bad_rkey_flushes(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	uint64_t raddr = (uint64_t)(uintptr_t)b.buf;
+	CHECK(post_send(&a, IBV_WR_RDMA_WRITE, 1, 0, 100, raddr, b.mr->rkey, 0) == 0);
+	CHECK(post_send(&a, IBV_WR_RDMA_WRITE, 2, 0, 100, raddr, b.mr->rkey ^ 0x100, 0) == 0);
+	CHECK(post_send(&a, IBV_WR_RDMA_READ, 3, 0, 100, raddr, b.mr->rkey, 0) == 0);
+	CHECK(post_send(&a, IBV_WR_SEND, 4, 0, 100, 0, 0, 0) == 0);
+	struct ibv_wc wc[4];
+	CHECK(ut_wait(a.cq, wc, 4, 5000) == 4);
+	CHECK_EQ_U(wc[0].status, IBV_WC_SUCCESS);
+	CHECK_EQ_U(wc[1].status, IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ_U(wc[1].wr_id, 2);
+	CHECK_EQ_U(wc[2].status, IBV_WC_WR_FLUSH_ERR);
+	CHECK_EQ_U(wc[3].status, IBV_WC_WR_FLUSH_ERR);
+	/* out of bounds on a good rkey is an access error too */
+	ut_close(&a);
+	ut_close(&b);
+	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	CHECK(post_send(&a, IBV_WR_RDMA_READ, 5, 0, 100, (uint64_t)(uintptr_t)b.buf + 65500, b.mr->rkey, 0) == 0);
+	CHECK(ut_wait(a.cq, wc, 1, 5000) == 1);
+	CHECK_EQ_U(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	ut_close(&a);
+	ut_close(&b);
+}
+
+static void test_modify_qp_rules(void)
+{
+	struct ut_end a;
+	if (ut_open(&a, 4096, IBV_QPT_RC, 4)) {
+		CHECK(!"open");
+		return;
+	}
+	struct ibv_qp_attr at;
+	memset(&at, 0, sizeof(at));
+	/* RESET -> RTR is not a transition */
+	at.qp_state = IBV_QPS_RTR;
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE) == EINVAL);
+	/* RESET -> INIT without the access flags misses a required attribute */
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT) == EINVAL);
+	/* with a Q_Key, which RC does not take */
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS |
+	                                   IBV_QP_QKEY) == EINVAL);
+	at.port_num = 2;
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) ==
+	      EINVAL);
+	at.port_num = 1;
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
+	/* posting a send before RTS fails */
+	CHECK(post_send(&a, IBV_WR_SEND, 1, 0, 10, 0, 0, 0) == EINVAL);
+	/* INIT -> RTR needs AV, MTU, dest QPN, RQ PSN, responder resources, RNR timer */
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_1024;
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_PATH_MTU) == EINVAL);
+	struct ibv_qp_init_attr ia;
+	CHECK(ibv_query_qp(a.qp, &at, IBV_QP_STATE, &ia) == 0);
+	CHECK_EQ_U(at.qp_state, IBV_QPS_INIT);
+	at.qp_state = IBV_QPS_ERR;
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE) == 0);
+	at.qp_state = IBV_QPS_RESET;
+	CHECK(ibv_modify_qp(a.qp, &at, IBV_QP_STATE) == 0);
+	ut_close(&a);
+}
+
+static void test_completion_channel(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(b.ctx);
+	struct ibv_cq *cq = ibv_create_cq(b.ctx, 16, (void *)0x5EED, ch, 0);
+	CHECK(ch && cq);
+	/* a second QP on b whose receive CQ has the channel */
+	struct ibv_qp_init_attr qa;
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = b.cq;
+	qa.recv_cq = cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	ibv_destroy_qp(b.qp);
+	b.qp = ibv_create_qp(b.pd, &qa);
+	CHECK(b.qp != NULL);
+	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	CHECK(ibv_req_notify_cq(cq, 0) == 0);
+	CHECK(ut_post_recv(&b, 1, 0, 100) == 0);
+	struct pollfd pfd = { ch->fd, POLLIN, 0 };
+	CHECK(poll(&pfd, 1, 0) == 0);
+	CHECK(post_send(&a, IBV_WR_SEND, 1, 0, 100, 0, 0, 0) == 0);
+	CHECK(poll(&pfd, 1, 5000) == 1);
+	struct ibv_cq *ev_cq = NULL;
+	void *ev_ctx = NULL;
+	CHECK(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0);
+	CHECK(ev_cq == cq && ev_ctx == (void *)0x5EED);
+	ibv_ack_cq_events(cq, 1);
+	struct ibv_wc wc;
+	CHECK(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+	ibv_destroy_qp(b.qp);
+	b.qp = NULL;
+	CHECK(ibv_destroy_cq(cq) == 0);
+	CHECK(ibv_destroy_comp_channel(ch) == 0);
+	ut_close(&a);
+	ut_close(&b);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	RUN(test_modify_qp_rules);
+	RUN(test_integrity_no_loss);
+	RUN(test_integrity_loss_1pct);
+	RUN(test_integrity_loss_10pct);
+	RUN(test_uc_and_ud);
+	RUN(test_rnr_late_receiver);
+	RUN(test_rnr_retry_exhausted);
+	RUN(test_vanished_peer);
+	RUN(test_bad_rkey_flushes);
+	RUN(test_completion_channel);
+	return test_done();
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# rping between the two SoftRoCE VMs: both exit 0, the client prints the ping
+# data, the wire capture holds the RDMA CM handshake and RC SEND, WRITE and
+# READ traffic with nothing malformed, and run.json has both sides' statuses
+# and clocks.  Nothing of the VMs is left running afterwards.
+. tests/lib.sh
+. tests/vm/vmlib.sh
+
+R=$VM_TMP/rping
+vm_run "$R" --scenario rping --server 'rping -s -a 10.9.0.1 -v -C 5' --client 'rping -c -a 10.9.0.1 -v -C 5'
+if [ "$VM_RC" -eq 0 ]; then ok "lab-vm run exits 0"; else not_ok "lab-vm run exited $VM_RC"; sed 's/^/#   /' "$R.stderr"; fi
+check "no qemu left running" no_qemu_left "$R"
+check_grep "server rping exited 0" '"host": "server", "program": "rping", .*"exit_status": 0,' "$R/run.json"
+check_grep "client rping exited 0" '"host": "client", "program": "rping", .*"exit_status": 0,' "$R/run.json"
+n=$(grep -c '^ping data: rdma-ping-[0-4]: ' "$R/logs/client-rping.out" 2>/dev/null)
+if [ "${n:-0}" -eq 5 ]; then ok "client printed 5 pings"; else not_ok "client printed ${n:-0} pings"; head -5 "$R/logs/client-rping.out" "$R/logs/client-rping.err" 2>&1 | sed 's/^/#   /'; fi
+check "run.json parses and lists two hosts" json_ok "$R/run.json"
+check_grep "run.json records the server's clocks" '"job_start": \{"realtime_ns": [0-9]{18,}, "monotonic_ns": [0-9]+' "$R/run.json"
+check_grep "run.json points to the capture" '"file": "capture.pcapng"' "$R/run.json"
+for f in logs/server-console.log logs/client-console.log logs/server-dmesg.log logs/client-dmesg.log \
+	logs/server-rping.out logs/client-rping.err logs/server-hw_counters.txt capture.pcapng; do
+	if [ -e "$R/$f" ]; then ok "RUNDIR has $f"; else not_ok "RUNDIR lacks $f"; fi
+done
+check_grep "guest kernel log shows rdma_rxe" 'rdma_rxe' "$R/logs/server-dmesg.log"
+
+C=$R/capture.pcapng
+if [ -s "$C" ]; then
+	info=$(tsh "$C" -T fields -e _ws.col.Info)
+	for want in 'CM: ConnectRequest' 'CM: ConnectReply' 'CM: ReadyToUse' 'RC Send Only' \
+		'RC RDMA Write Only' 'RC RDMA Read Request' 'RC RDMA Read Response Only' 'RC Acknowledge'; do
+		n=$(printf '%s\n' "$info" | grep -c "^$want")
+		if [ "$n" -gt 0 ]; then ok "capture has $want ($n)"; else not_ok "capture has no $want"; fi
+	done
+	n=$(tcount "$C" '_ws.malformed || _ws.expert.severity >= "Error"')
+	if [ "$n" = 0 ]; then ok "no malformed packet"; else not_ok "$n malformed packets"; fi
+	# Both directions are on the one dump.
+	a=$(tcount "$C" 'infiniband && ip.src == 10.9.0.1')
+	b=$(tcount "$C" 'infiniband && ip.src == 10.9.0.2')
+	if [ "$a" != error ] && [ "$a" -gt 0 ] && [ "$b" != error ] && [ "$b" -gt 0 ]; then ok "capture holds both directions ($a + $b RoCE packets)"; else not_ok "directions: $a from server, $b from client"; fi
+	# Without loss nothing is sent twice, unless the host starved a VM for
+	# longer than the 2 s ACK timeout: then the rxe counters show the retry.
+	d=$(dup_psns "$C")
+	r=$(retry_count "$R")
+	if [ "$d" -eq 0 ]; then ok "no retransmission without loss"
+	elif [ "$r" -gt 0 ]; then ok "retransmissions without loss ($d), matched by the rxe counters ($r): host too busy"
+	else not_ok "$d PSNs sent twice without loss and no rxe retry counted"; fi
+else
+	not_ok "no capture"
+fi
+done_testing

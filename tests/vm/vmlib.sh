@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# Helpers for the VM-lab tests (tests/vm/test_*.sh), sourced after tests/lib.sh.
+# Each test boots at most one pair of VMs at a time through scripts/lab-vm.
+
+LABVM=${LABVM:-scripts/lab-vm}
+VM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/rdmatrace-vmtest.XXXXXX")
+trap 'rm -rf "$VM_TMP"' EXIT
+
+# vm_run RUNDIR ARGS...: runs `lab-vm run -o RUNDIR ARGS`, keeps its stderr in
+# RUNDIR.stderr and its exit status in VM_RC; prints the timing lines.
+vm_run() {
+	local dir=$1; shift
+	VM_RC=0
+	"$LABVM" run -o "$dir" "$@" >"$dir.stdout" 2>"$dir.stderr" || VM_RC=$?
+	grep -E 'up after|whole run' "$dir.stderr" | sed 's/^/# /'
+}
+
+# tsh CAPTURE ARGS...: tshark on a lab capture, without RPC-over-RDMA guesses.
+tsh() {
+	local f=$1; shift
+	tshark -r "$f" --disable-protocol rpcordma "$@" 2>/dev/null
+}
+
+# tcount CAPTURE FILTER: number of packets matching FILTER; "error" when
+# tshark refuses the filter or the file (so a typo cannot pass as zero).
+tcount() {
+	local out
+	out=$(tsh "$1" -Y "$2") || { echo error; return; }
+	if [ -z "$out" ]; then echo 0; else printf '%s\n' "$out" | wc -l; fi
+}
+
+# dup_psns CAPTURE: number of (sender, QP, PSN) triples sent more than once,
+# counting RoCE requests and responses but not ACKs and not CM MADs (QP 1).
+dup_psns() {
+	tsh "$1" -Y 'infiniband && infiniband.bth.destqp != 1 && infiniband.bth.opcode != 17' \
+		-T fields -e ip.src -e infiniband.bth.destqp -e infiniband.bth.psn |
+		sort | uniq -c | awk '$1 > 1 { n++ } END { print n + 0 }'
+}
+
+# retry_count RUNDIR: the rxe counters of both VMs that count retransmissions
+# (requester retries) and what they look like at the responder.
+retry_count() {
+	cat "$1"/logs/*-hw_counters.txt 2>/dev/null |
+		awk '$1 ~ /^(completer_retry_err|duplicate_request|rcvd_seq_err|out_of_seq_request)$/ { s += $2 } END { print s + 0 }'
+}
+
+# no_qemu_left RUNDIR: no qemu process still refers to RUNDIR.
+no_qemu_left() {
+	! pgrep -f "qemu-system.*$1" >/dev/null
+}
+
+# json_ok FILE: run.json parses (when python3 is around) and names both hosts.
+json_ok() {
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["hosts"]) == 2' "$1"
+	else
+		grep -q '"hosts"' "$1"
+	fi
+}
+
+# json_get FILE EXPR: a Python expression over the parsed run.json as d.
+json_get() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+have_python() { command -v python3 >/dev/null 2>&1; }

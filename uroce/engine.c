@@ -1,0 +1,673 @@
+/*
+ * The uroce progress engine: the device's UDP sockets (one per local
+ * address, bound to ADDR:4791), the transmit batch (sendmmsg), the progress
+ * thread (epoll on the sockets, a timerfd for ACK/RNR timers and delayed
+ * packets, an eventfd to stop it; it sleeps when nothing is pending) and the
+ * receive path (recvmmsg, ICRC check, hand-off to the transport).
+ *
+ * ICRC: always generated.  On receive it is recomputed from the UDP payload
+ * and the IP/UDP facts a socket sees (addresses, ports, length); for IPv4 the
+ * IP identification is taken as 0 with DF set, which is what every uroce
+ * sender produces (unconnected UDP socket, IP_PMTUDISC_DO).  A mismatch drops
+ * the packet and counts it (ctx->icrc_errors).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "uroce.h"
+
+#define EV_STOP 0xFFFFFFF0u
+#define EV_TIMER 0xFFFFFFF1u
+#define EV_PUMP 0xFFFFFFF2u
+#define PUMP_BUDGET 64 /* READ responses per QP between two receive batches */
+
+/* Send pending READ responses; while some remain, keep the progress thread awake. */
+static void pump(struct uroce_ctx *ctx)
+{
+	if (!ctx->pump_list)
+		return;
+	if (uroce_pump_reads(ctx, PUMP_BUDGET)) {
+		uint64_t one = 1;
+		if (write(ctx->pumpfd, &one, sizeof(one)) < 0) {
+			/* the counter is already non-zero: the thread will come back */
+		}
+	}
+}
+
+static int open_socket(const struct sockaddr *sa)
+{
+	int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int one = 1, big = 8 << 20;
+	if (sa->sa_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	if (sa->sa_family == AF_INET) {
+		int pmtu = IP_PMTUDISC_DO; /* DF set, IP ID 0 on unconnected sockets */
+		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+	} else {
+		int pmtu = IPV6_PMTUDISC_DO;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+	}
+	socklen_t len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if (bind(fd, sa, len) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss, uint8_t *index)
+{
+	int slot = -1;
+	for (int i = 0; i < UROCE_MAX_GID; i++) {
+		if (ctx->addrs[i].used && uroce_sa_equal((const struct sockaddr *)&ctx->addrs[i].sa,
+		                                         (const struct sockaddr *)ss)) {
+			*index = (uint8_t)i;
+			return 0;
+		}
+		if (!ctx->addrs[i].used && slot < 0)
+			slot = i;
+	}
+	if (slot < 0)
+		return -ENOSPC;
+	int fd = open_socket((const struct sockaddr *)ss);
+	if (fd < 0)
+		return fd;
+	struct uroce_addr *a = &ctx->addrs[slot];
+	a->fd = fd;
+	a->sa = *ss;
+	a->gsi_psn = (uint32_t)(uroce_now_ns() & RT_PSN_MASK);
+	uroce_sockaddr_to_gid((const struct sockaddr *)ss, &a->gid);
+	if (ctx->epfd >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)slot };
+		if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+	}
+	a->used = true;
+	*index = (uint8_t)slot;
+	return 0;
+}
+
+static int parse_addr(const char *s, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	if (inet_pton(AF_INET, s, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(RT_ROCE_UDP_PORT);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(RT_ROCE_UDP_PORT);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A free address: $UROCE_ADDR (comma-separated list, first free wins), else 127.0.0.2 ... 127.0.255.254. */
+static int pick_default(struct uroce_ctx *ctx, uint8_t *index)
+{
+	const char *env = getenv("UROCE_ADDR");
+	int err = -EADDRNOTAVAIL;
+	if (env && *env) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s", env);
+		char *save = NULL;
+		for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+			struct sockaddr_storage ss;
+			if (parse_addr(tok, &ss) < 0) {
+				fprintf(stderr, "uroce: UROCE_ADDR: '%s' is not an IPv4/IPv6 address\n", tok);
+				continue;
+			}
+			err = install_addr(ctx, &ss, index);
+			if (err == 0)
+				return 0;
+		}
+		return err;
+	}
+	for (uint32_t n = 2; n < 0xFFFF; n++) {
+		if ((n & 0xFF) == 0 || (n & 0xFF) == 0xFF)
+			continue;
+		struct sockaddr_storage ss;
+		memset(&ss, 0, sizeof(ss));
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(RT_ROCE_UDP_PORT);
+		s4->sin_addr.s_addr = htonl(0x7F000000u | n);
+		err = install_addr(ctx, &ss, index);
+		if (err != -EADDRINUSE)
+			return err;
+	}
+	return err;
+}
+
+int uroce_addr_add(struct uroce_ctx *ctx, const struct sockaddr *sa, uint8_t *index)
+{
+	if (!sa || (sa->sa_family == AF_INET && ((const struct sockaddr_in *)sa)->sin_addr.s_addr == INADDR_ANY) ||
+	    (sa->sa_family == AF_INET6 &&
+	     IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)sa)->sin6_addr)))
+		return pick_default(ctx, index);
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, sa, sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	if (ss.ss_family == AF_INET) {
+		((struct sockaddr_in *)&ss)->sin_port = htons(RT_ROCE_UDP_PORT);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_port = htons(RT_ROCE_UDP_PORT);
+		s6->sin6_flowinfo = 0;
+		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+			struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(RT_ROCE_UDP_PORT) };
+			memcpy(&s4.sin_addr, s6->sin6_addr.s6_addr + 12, 4);
+			memset(&ss, 0, sizeof(ss));
+			memcpy(&ss, &s4, sizeof(s4));
+		}
+	}
+	return install_addr(ctx, &ss, index);
+}
+
+int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst)
+{
+	if (sgid_index >= UROCE_MAX_GID || !ctx->addrs[sgid_index].used)
+		return -EINVAL;
+	if (dst && dst->ss_family != ctx->addrs[sgid_index].sa.ss_family)
+		return -EAFNOSUPPORT;
+	return ctx->addrs[sgid_index].fd;
+}
+
+/* The envelope of a packet between two socket addresses, for the ICRC. */
+static void envelope(struct rt_roce_addr *ra, const struct sockaddr_storage *src, const struct sockaddr_storage *dst)
+{
+	memset(ra, 0, sizeof(*ra));
+	ra->family = src->ss_family;
+	if (src->ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)src, *d = (const struct sockaddr_in *)dst;
+		memcpy(ra->src, &s->sin_addr, 4);
+		memcpy(ra->dst, &d->sin_addr, 4);
+		ra->sport = ntohs(s->sin_port);
+		ra->dport = ntohs(d->sin_port);
+		ra->ip_df = true;
+	} else {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)src, *d = (const struct sockaddr_in6 *)dst;
+		memcpy(ra->src, &s->sin6_addr, 16);
+		memcpy(ra->dst, &d->sin6_addr, 16);
+		ra->sport = ntohs(s->sin6_port);
+		ra->dport = ntohs(d->sin6_port);
+	}
+}
+
+static struct uroce_delayed *delayed_slot(struct uroce_ctx *ctx)
+{
+	for (unsigned i = 0; i < ctx->ndelayed; i++)
+		if (ctx->delayed[i].len == 0)
+			return &ctx->delayed[i];
+	if (ctx->ndelayed == ctx->delayed_cap) {
+		unsigned cap = ctx->delayed_cap ? ctx->delayed_cap * 2 : 16;
+		if (cap > 4096)
+			return NULL;
+		struct uroce_delayed *d = realloc(ctx->delayed, cap * sizeof(*d));
+		if (!d)
+			return NULL;
+		ctx->delayed = d;
+		ctx->delayed_cap = cap;
+	}
+	struct uroce_delayed *d = &ctx->delayed[ctx->ndelayed++];
+	d->len = 0;
+	return d;
+}
+
+void uroce_tx_flush(struct uroce_ctx *ctx)
+{
+	unsigned done = 0;
+	while (done < ctx->tx_n) {
+		int n = sendmmsg(ctx->tx_fd, ctx->tx_msg + done, ctx->tx_n - done, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ctx->st.tx_errors++;
+			if (getenv("UROCE_DEBUG"))
+				fprintf(stderr, "uroce sendmmsg: %s\n", strerror(errno));
+			done++; /* skip the packet that failed; the transport's retry covers it */
+			continue;
+		}
+		done += (unsigned)n;
+	}
+	ctx->tx_n = 0;
+	/* Reordered packets go out right after the packets that overtook them. */
+	bool any_reorder = false;
+	for (unsigned i = 0; i < ctx->ndelayed; i++) {
+		struct uroce_delayed *d = &ctx->delayed[i];
+		if (d->len && d->due_ns == 1) {
+			sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
+			d->len = 0;
+			any_reorder = true;
+		}
+	}
+	(void)any_reorder;
+}
+
+void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const struct sockaddr_storage *dst,
+                     const struct rt_roce_hdrs *h, const struct uroce_sge *pay, int npay, uint32_t paylen,
+                     uint8_t retrans)
+{
+	struct uroce_addr *src = &ctx->addrs[aidx];
+	uint32_t qpn = qp ? qp->ibqp.qp_num : (h->opcode == RT_OP_UD_SEND_ONLY ? 1 : 0);
+	if (ctx->tx_n && (ctx->tx_fd != src->fd || ctx->tx_n + 2 > UROCE_TX_BATCH))
+		uroce_tx_flush(ctx);
+	unsigned slot = ctx->tx_n;
+	uint8_t *hdr = ctx->tx_hdr[slot];
+	int hl = rt_roce_build_transport(hdr, UROCE_HDR_MAX, h, paylen);
+	if (hl < 0)
+		return;
+	unsigned pad = rt_pad_for(paylen);
+	struct rt_roce_addr ra;
+	envelope(&ra, &src->sa, dst);
+	struct rt_roce_icrc st;
+	size_t udp_len = (size_t)hl + paylen + pad + RT_ICRC_LEN;
+	rt_roce_icrc_begin(&st, &ra, udp_len);
+	rt_roce_icrc_update(&st, hdr, (size_t)hl);
+	struct iovec *iov = ctx->tx_iov[slot];
+	int niov = 0;
+	iov[niov++] = (struct iovec){ hdr, (size_t)hl };
+	for (int i = 0; i < npay; i++) {
+		if (!pay[i].len)
+			continue;
+		rt_roce_icrc_update(&st, pay[i].ptr, pay[i].len);
+		iov[niov++] = (struct iovec){ pay[i].ptr, pay[i].len };
+	}
+	uint8_t *tail = ctx->tx_tail[slot];
+	memset(tail, 0, pad);
+	rt_roce_icrc_update(&st, tail, pad);
+	rt_icrc_store(tail + pad, rt_roce_icrc_end(&st));
+	iov[niov++] = (struct iovec){ tail, pad + RT_ICRC_LEN };
+	ctx->tx_dst[slot] = *dst;
+	struct msghdr *m = &ctx->tx_msg[slot].msg_hdr;
+	memset(m, 0, sizeof(*m));
+	m->msg_name = &ctx->tx_dst[slot];
+	m->msg_namelen = uroce_salen(dst);
+	m->msg_iov = iov;
+	m->msg_iovlen = (size_t)niov;
+
+	uint32_t delay_us = 0;
+	enum uroce_fault_action fa = ctx->nfaults ? uroce_fault_check(ctx, 0, qpn, h, &delay_us) : UROCE_FA_NONE;
+	ctx->st.tx_packets++;
+	if (fa == UROCE_FA_DROP) {
+		ctx->st.tx_fault_drops++;
+		uroce_trace_packet(qpn, h, paylen, RT_PKTF_DROPPED, retrans, true);
+		return;
+	}
+	if (fa == UROCE_FA_DELAY || fa == UROCE_FA_REORDER) {
+		struct uroce_delayed *d = delayed_slot(ctx);
+		if (d) {
+			size_t off = 0;
+			for (int i = 0; i < niov; i++) {
+				memcpy(d->data + off, iov[i].iov_base, iov[i].iov_len);
+				off += iov[i].iov_len;
+			}
+			d->len = (uint16_t)off;
+			d->fd = src->fd;
+			d->dst = *dst;
+			d->salen = uroce_salen(dst);
+			if (fa == UROCE_FA_REORDER) {
+				d->due_ns = 1; /* sent after the next flush */
+				uroce_timer_update(ctx, uroce_now_ns() + 2000000);
+			} else {
+				d->due_ns = uroce_now_ns() + (uint64_t)delay_us * 1000;
+				uroce_timer_update(ctx, d->due_ns);
+			}
+			uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
+			return;
+		}
+	}
+	ctx->tx_fd = src->fd;
+	ctx->tx_n++;
+	uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
+	if (fa == UROCE_FA_DUP) {
+		ctx->tx_msg[slot + 1] = ctx->tx_msg[slot];
+		ctx->tx_n++;
+		uroce_trace_packet(qpn, h, paylen, 0, (uint8_t)(retrans + 1), true);
+	}
+	if (ctx->tx_n + 2 > UROCE_TX_BATCH)
+		uroce_tx_flush(ctx);
+}
+
+void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline)
+{
+	if (!deadline || (ctx->armed_deadline && ctx->armed_deadline <= deadline))
+		return;
+	struct itimerspec its = { 0 };
+	its.it_value.tv_sec = (time_t)(deadline / 1000000000ull);
+	its.it_value.tv_nsec = (long)(deadline % 1000000000ull);
+	if (timerfd_settime(ctx->timerfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+		ctx->armed_deadline = deadline;
+}
+
+void uroce_kick(struct uroce_ctx *ctx)
+{
+	uint64_t one = 1;
+	if (write(ctx->evfd, &one, sizeof(one)) < 0) {
+		/* the counter cannot overflow in practice; nothing to do */
+	}
+}
+
+/* Verify the ICRC of a received UDP payload and hand it to the transport. */
+static void rx_one(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *p, size_t len)
+{
+	if (len < RT_BTH_LEN + RT_ICRC_LEN) {
+		ctx->st.rx_dropped++;
+		return;
+	}
+	struct rt_roce_addr ra;
+	envelope(&ra, src, &ctx->addrs[aidx].sa);
+	struct rt_roce_icrc st;
+	rt_roce_icrc_begin(&st, &ra, len);
+	rt_roce_icrc_update(&st, p, len - RT_ICRC_LEN);
+	if (rt_roce_icrc_end(&st) != rt_icrc_load(p + len - RT_ICRC_LEN)) {
+		ctx->st.icrc_errors++;
+		return;
+	}
+	ctx->st.rx_packets++;
+	uroce_rx_packet(ctx, aidx, src, p, len - RT_ICRC_LEN);
+}
+
+/* Drain one socket; the caller holds ctx->lock (the receive buffers are under it too). */
+static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
+{
+	int fd = ctx->addrs[aidx].fd, total = 0;
+	for (int rounds = 0; rounds < max_rounds; rounds++) {
+		for (unsigned i = 0; i < UROCE_RX_BATCH; i++) {
+			ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_PKT_MAX };
+			struct msghdr *m = &ctx->rx_msg[i].msg_hdr;
+			memset(m, 0, sizeof(*m));
+			m->msg_name = &ctx->rx_src[i];
+			m->msg_namelen = sizeof(ctx->rx_src[i]);
+			m->msg_iov = &ctx->rx_iov[i];
+			m->msg_iovlen = 1;
+		}
+		int n = recvmmsg(fd, ctx->rx_msg, UROCE_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			break;
+		total += n;
+		for (int i = 0; i < n && ctx->addrs[aidx].used; i++) {
+			if (ctx->rx_msg[i].msg_hdr.msg_flags & MSG_TRUNC) {
+				ctx->st.rx_dropped++;
+				continue;
+			}
+			rx_one(ctx, aidx, &ctx->rx_src[i], ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
+		}
+		uroce_send_pending_acks(ctx);
+		pump(ctx);
+		uroce_tx_flush(ctx);
+		if (n < UROCE_RX_BATCH)
+			break;
+	}
+	return total;
+}
+
+static void rx_socket(struct uroce_ctx *ctx, int aidx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	rx_socket_locked(ctx, aidx, 16);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Polling an empty CQ drives reception itself, so a busy-polling application
+   does not wait for the progress thread to be scheduled. */
+int uroce_poll_progress(struct uroce_ctx *ctx)
+{
+	static int off = -1;
+	if (off < 0)
+		off = getenv("UROCE_NO_POLL_PROGRESS") != NULL;
+	if (off)
+		return 0;
+	if (pthread_mutex_trylock(&ctx->lock))
+		return 0;
+	int n = 0;
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used)
+			n += rx_socket_locked(ctx, i, 1);
+	pthread_mutex_unlock(&ctx->lock);
+	return n;
+}
+
+static void run_timers(struct uroce_ctx *ctx)
+{
+	uint64_t now = uroce_now_ns(), next = 0;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->armed_deadline = 0;
+	for (unsigned b = 0; b < UROCE_QP_HASH; b++)
+		for (struct uroce_qp *qp = ctx->qp_hash[b]; qp; qp = qp->hnext) {
+			uint64_t d = uroce_qp_timers(qp, now);
+			if (d && (!next || d < next))
+				next = d;
+		}
+	for (unsigned i = 0; i < ctx->ndelayed; i++) {
+		struct uroce_delayed *d = &ctx->delayed[i];
+		if (!d->len)
+			continue;
+		if (d->due_ns <= now) {
+			sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
+			d->len = 0;
+		} else if (!next || d->due_ns < next) {
+			next = d->due_ns;
+		}
+	}
+	uroce_send_pending_acks(ctx);
+	uroce_tx_flush(ctx);
+	uroce_timer_update(ctx, next);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+static void *progress_thread(void *arg)
+{
+	struct uroce_ctx *ctx = arg;
+	struct epoll_event evs[UROCE_MAX_GID + 2];
+	for (;;) {
+		int n = epoll_wait(ctx->epfd, evs, UROCE_MAX_GID + 2, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			uint32_t tag = evs[i].data.u32;
+			if (tag == EV_STOP) {
+				return NULL;
+			} else if (tag == EV_TIMER) {
+				uint64_t x;
+				if (read(ctx->timerfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
+					continue;
+				run_timers(ctx);
+			} else if (tag == EV_PUMP) {
+				uint64_t x;
+				if (read(ctx->pumpfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
+					continue;
+				pthread_mutex_lock(&ctx->lock);
+				pump(ctx);
+				uroce_tx_flush(ctx);
+				pthread_mutex_unlock(&ctx->lock);
+			} else if (tag < UROCE_MAX_GID) {
+				rx_socket(ctx, (int)tag);
+			}
+		}
+	}
+	return NULL;
+}
+
+int uroce_engine_start(struct uroce_ctx *ctx)
+{
+	ctx->rx_buf = malloc(sizeof(*ctx->rx_buf) * UROCE_RX_BATCH);
+	if (!ctx->rx_buf)
+		return -ENOMEM;
+	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
+	ctx->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	ctx->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ctx->pumpfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ctx->epfd < 0 || ctx->timerfd < 0 || ctx->evfd < 0 || ctx->pumpfd < 0)
+		return -errno;
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = EV_STOP };
+	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->evfd, &ev);
+	ev.data.u32 = EV_TIMER;
+	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->timerfd, &ev);
+	ev.data.u32 = EV_PUMP;
+	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->pumpfd, &ev);
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used) {
+			ev.data.u32 = (uint32_t)i;
+			epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
+		}
+	int err = pthread_create(&ctx->thread, NULL, progress_thread, ctx);
+	if (err)
+		return -err;
+	ctx->thread_started = true;
+	return 0;
+}
+
+void uroce_engine_stop(struct uroce_ctx *ctx)
+{
+	if (ctx->thread_started) {
+		uroce_kick(ctx);
+		pthread_join(ctx->thread, NULL);
+		ctx->thread_started = false;
+	}
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used) {
+			close(ctx->addrs[i].fd);
+			ctx->addrs[i].used = false;
+		}
+	if (ctx->epfd >= 0)
+		close(ctx->epfd);
+	if (ctx->timerfd >= 0)
+		close(ctx->timerfd);
+	if (ctx->evfd >= 0)
+		close(ctx->evfd);
+	if (ctx->pumpfd >= 0)
+		close(ctx->pumpfd);
+	ctx->epfd = ctx->timerfd = ctx->evfd = ctx->pumpfd = -1;
+	free(ctx->rx_buf);
+	ctx->rx_buf = NULL;
+	free(ctx->delayed);
+	ctx->delayed = NULL;
+	ctx->ndelayed = ctx->delayed_cap = 0;
+}
+
+/* ---- private interface for librdmacm (uroce_priv.h) and tests (uroce_stats.h) ---- */
+
+UROCE_EXPORT int uroce_priv_stats(struct ibv_context *c, struct uroce_stats *out)
+{
+	if (!c || !out || !uroce_is_our_ctx(c))
+		return -EINVAL;
+	struct uroce_ctx *ctx = to_uctx(c);
+	pthread_mutex_lock(&ctx->lock);
+	*out = ctx->st;
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+UROCE_EXPORT int uroce_priv_is_uroce(struct ibv_context *c)
+{
+	return c && uroce_is_our_ctx(c);
+}
+
+UROCE_EXPORT int uroce_priv_add_addr(struct ibv_context *c, const struct sockaddr *addr, uint8_t *gid_index)
+{
+	if (!uroce_priv_is_uroce(c) || !gid_index)
+		return -EINVAL;
+	struct uroce_ctx *ctx = to_uctx(c);
+	pthread_mutex_lock(&ctx->lock);
+	int err = uroce_addr_add(ctx, addr, gid_index);
+	pthread_mutex_unlock(&ctx->lock);
+	return err;
+}
+
+UROCE_EXPORT int uroce_priv_gid_addr(struct ibv_context *c, uint8_t gid_index, struct sockaddr_storage *out)
+{
+	if (!uroce_priv_is_uroce(c) || !out || gid_index >= UROCE_MAX_GID)
+		return -EINVAL;
+	struct uroce_ctx *ctx = to_uctx(c);
+	pthread_mutex_lock(&ctx->lock);
+	int err = ctx->addrs[gid_index].used ? 0 : -ENOENT;
+	if (!err)
+		*out = ctx->addrs[gid_index].sa;
+	pthread_mutex_unlock(&ctx->lock);
+	return err;
+}
+
+UROCE_EXPORT int uroce_priv_gsi_register(struct ibv_context *c, uroce_gsi_handler fn, void *arg)
+{
+	if (!uroce_priv_is_uroce(c))
+		return -EINVAL;
+	struct uroce_ctx *ctx = to_uctx(c);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->gsi_fn = fn;
+	ctx->gsi_arg = arg;
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+UROCE_EXPORT int uroce_priv_gsi_send(struct ibv_context *c, uint8_t gid_index, const struct sockaddr *dst,
+                                     const uint8_t *mad, size_t len)
+{
+	if (!uroce_priv_is_uroce(c) || !dst || !mad || len > UROCE_PKT_MAX - 64)
+		return -EINVAL;
+	if (dst->sa_family != AF_INET && dst->sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	struct uroce_ctx *ctx = to_uctx(c);
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, dst, dst->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	if (ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&ss)->sin_port = htons(RT_ROCE_UDP_PORT);
+	else
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(RT_ROCE_UDP_PORT);
+	pthread_mutex_lock(&ctx->lock);
+	int err = uroce_local_fd(ctx, gid_index, &ss);
+	if (err >= 0) {
+		struct uroce_addr *a = &ctx->addrs[gid_index];
+		struct rt_roce_hdrs h = { .opcode = RT_OP_UD_SEND_ONLY, .dest_qpn = 1, .psn = a->gsi_psn,
+		                          .deth_qkey = RT_GSI_QKEY, .deth_src_qp = 1 };
+		a->gsi_psn = rt_psn_add(a->gsi_psn, 1);
+		struct uroce_sge s = { (uint8_t *)(uintptr_t)mad, (uint32_t)len };
+		uroce_tx_packet(ctx, NULL, gid_index, &ss, &h, &s, 1, (uint32_t)len, 0);
+		uroce_tx_flush(ctx);
+		err = 0;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return err;
+}
+
+/* Called by the transport (under ctx->lock) for a MAD on QP1: drop the lock around the handler. */
+void uroce_gsi_deliver(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *mad,
+                       size_t len)
+{
+	uroce_gsi_handler fn = ctx->gsi_fn;
+	void *arg = ctx->gsi_arg;
+	if (!fn)
+		return;
+	uroce_send_pending_acks(ctx);
+	uroce_tx_flush(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	fn(arg, (uint8_t)aidx, (const struct sockaddr *)src, mad, len);
+	pthread_mutex_lock(&ctx->lock);
+}

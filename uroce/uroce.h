@@ -1,0 +1,391 @@
+/*
+ * uroce internals: the objects behind the verbs handles and the interfaces
+ * between the verbs front end (device.c, objects.c, qp.c), the progress
+ * engine (engine.c: sockets, timers, batching), the transport (transport.c:
+ * requester, responder, completer) and fault injection (faults.c).
+ *
+ * Locking: one mutex per context (ctx->lock) protects every QP, SRQ and MR
+ * table of that context and the transmit batch; the application thread
+ * takes it in post_send/post_recv (sending inline), the progress thread
+ * takes it around each receive batch and timer scan.  Each CQ has its own
+ * small lock so polling never waits for the engine.
+ */
+#ifndef UROCE_H
+#define UROCE_H
+
+#include <infiniband/verbs.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "rdmatrace/event.h"
+#include "rdmatrace/roce_build.h"
+#include "rdmatrace/roce_wire.h"
+#include "uroce_priv.h"
+#include "uroce_stats.h"
+
+#define UROCE_EXPORT __attribute__((visibility("default")))
+#define UROCE_MAX_GID 16
+#define UROCE_MAX_SGE 16
+#define UROCE_MAX_INLINE 512
+#define UROCE_MAX_QP_WR 16384
+#define UROCE_MAX_CQE 65536
+#define UROCE_MAX_MR 65536
+#define UROCE_MAX_RD_ATOMIC 16
+#define UROCE_WINDOW 128          /* unacknowledged PSNs before the requester stalls */
+#define UROCE_ACK_EVERY 64        /* AckReq at least this often inside a long message */
+#define UROCE_TX_BATCH 64
+#define UROCE_RX_BATCH 32
+#define UROCE_PKT_MAX (4096 + 128)
+#define UROCE_HDR_MAX 64          /* BTH + largest extended headers */
+#define UROCE_QP_HASH 1024
+#define UROCE_MAX_MTU IBV_MTU_4096
+
+struct uroce_ctx;
+struct uroce_qp;
+
+/* One local address of the device: a GID and the UDP socket on ADDR:4791. */
+struct uroce_addr {
+	bool used;
+	int fd;
+	struct sockaddr_storage sa;
+	union ibv_gid gid;
+	uint32_t gsi_psn;
+};
+
+struct uroce_pd {
+	struct ibv_pd ibpd;
+	uint32_t id;
+};
+
+struct uroce_mr {
+	struct ibv_mr ibmr;
+	uint64_t iova;
+	unsigned access;
+	bool valid;
+};
+
+/* A resolved local scatter/gather element (MR checked at post time). */
+struct uroce_sge {
+	uint8_t *ptr;
+	uint32_t len;
+};
+
+struct uroce_comp_channel {
+	struct ibv_comp_channel ibch;
+	int wfd;                  /* write end of the pipe; ibch.fd is the read end */
+};
+
+struct uroce_cq {
+	struct ibv_cq ibcq;
+	uint32_t id;
+	pthread_mutex_t lock;
+	struct ibv_wc *ring;
+	unsigned mask;
+	unsigned head, tail;      /* producer writes head, consumer tail */
+	unsigned count;           /* atomically read by poll's fast path */
+	int armed;                /* 0, 1 = next completion, 2 = next solicited */
+	bool overflowed;
+};
+
+struct uroce_rwqe {
+	uint64_t wr_id;
+	int num_sge;
+	struct uroce_sge sge[UROCE_MAX_SGE];
+	uint32_t total;
+};
+
+/* Receive queue (a QP's RQ or an SRQ): a ring of posted receive WQEs. */
+struct uroce_rq {
+	struct uroce_rwqe *ring;
+	unsigned mask, head, tail; /* post at head, consume at tail */
+	unsigned max_wr, max_sge;
+};
+
+struct uroce_srq {
+	struct ibv_srq ibsrq;
+	uint32_t num;
+	struct uroce_rq rq;
+	uint32_t limit;
+	bool in_error;
+};
+
+struct uroce_ah {
+	struct ibv_ah ibah;
+	struct sockaddr_storage dst;
+	uint8_t sgid_index;
+	uint8_t tclass, hop_limit;
+};
+
+enum uroce_swqe_state {
+	SWQE_POSTED = 0,          /* not yet (completely) sent */
+	SWQE_SENT = 1,            /* every packet sent, waiting for the ACK/response */
+	SWQE_DONE = 2,
+};
+
+struct uroce_swqe {
+	uint64_t wr_id;
+	enum ibv_wr_opcode opcode;
+	unsigned flags;           /* ibv_send_flags */
+	uint32_t imm;             /* network order, or the rkey to invalidate */
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t cmp, swap;
+	uint32_t length;
+	uint32_t first_psn, last_psn, npkts;
+	uint32_t ud_qpn, ud_qkey;
+	struct uroce_ah *ah;
+	uint32_t read_pkts;       /* READ: responses received */
+	uint8_t state;
+	uint8_t status;           /* ibv_wc_status decided at post (local errors) */
+	int num_sge;
+	struct uroce_sge sge[UROCE_MAX_SGE];
+	uint8_t inline_data[UROCE_MAX_INLINE];
+};
+
+/* Responder resource kept for READ / ATOMIC replay. */
+struct uroce_res {
+	bool valid;
+	bool atomic;
+	uint32_t first_psn, last_psn;
+	uint64_t va;              /* READ: start of the original request */
+	uint32_t rkey, len;
+	uint64_t orig;            /* ATOMIC: value returned */
+	bool sending;             /* READ: responses still to send */
+	uint32_t cur, from;       /* READ: next response index, where this pass began */
+};
+
+struct uroce_qp {
+	union {
+		struct ibv_qp ibqp;       /* handle = QPN */
+		struct ibv_qp_ex ibqpx;   /* extended QP (ibv_wr_* API) */
+	};
+	/* ibv_wr_* builder state */
+	void *wrx_list;           /* struct wrx[] (wr_api.c) */
+	unsigned wrx_n, wrx_cap;
+	int wrx_err;
+	bool extended;
+	struct uroce_qp *hnext;
+	struct uroce_ctx *ctx;
+	struct uroce_cq *scq, *rcq;
+	struct uroce_srq *srq;
+	struct ibv_qp_cap cap;
+	int sq_sig_all;
+	bool destroyed;
+
+	/* attributes */
+	enum ibv_qp_state state;
+	enum ibv_mtu mtu_enum;
+	unsigned mtu;
+	uint32_t qkey, dest_qpn, pkey_index;
+	unsigned access;
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint8_t sgid_index, port_num;
+	struct ibv_ah_attr ah_attr;
+	struct sockaddr_storage dst; /* RC/UC peer (port 4791) */
+	bool sq_draining;
+
+	/* send queue */
+	struct uroce_swqe *sq;
+	unsigned sq_mask;
+	unsigned sq_head;         /* next slot to post into */
+	unsigned req_idx;         /* WQE being sent */
+	unsigned comp_idx;        /* oldest incomplete WQE */
+	uint32_t req_pkt;         /* packet index within req_idx */
+	uint32_t post_psn;        /* PSN of the next posted WQE */
+	uint32_t sq_psn;          /* next PSN to transmit */
+	uint32_t una;             /* oldest unacknowledged PSN */
+	uint32_t max_sent;        /* highest PSN sent so far (for retransmission flags) */
+	bool sent_any;
+	uint32_t pkts_since_ackreq;
+	unsigned rd_outstanding;
+	uint8_t retries_left, rnr_left;
+	uint8_t retry_round;
+	uint64_t ack_deadline;    /* ns, 0 = not armed */
+	uint64_t rnr_deadline;
+	uint32_t read_gap_retried;
+	bool read_gap_armed;
+	uint32_t nak_retry_psn;   /* NAK sequence error already acted on */
+	bool nak_retry_armed;
+
+	/* receive side */
+	struct uroce_rq rq;
+	uint32_t epsn;
+	uint32_t ack_psn;         /* PSN after the last executed SEND/WRITE/ATOMIC */
+	uint32_t msn;
+	bool nak_sent;
+	bool ack_pending;
+	uint32_t ack_pending_psn;
+	int in_msg;               /* 0, RT_CLASS_SEND or RT_CLASS_WRITE */
+	bool uc_drop;             /* UC: dropping until the next FIRST/ONLY */
+	struct uroce_rwqe *cur_rwqe;
+	struct uroce_rwqe cur_rwqe_store;
+	bool have_rwqe;
+	uint32_t msg_off;         /* bytes received in the current message */
+	uint8_t *wr_ptr;          /* WRITE: next byte to write */
+	uint32_t wr_left;
+	uint32_t wr_total;
+	struct uroce_res res[UROCE_MAX_RD_ATOMIC];
+	unsigned res_next;
+	struct uroce_qp *ack_next; /* list of QPs with an ACK to send after a batch */
+	bool on_ack_list;
+	struct uroce_qp *pump_next; /* list of QPs with READ responses to send */
+	bool on_pump_list;
+};
+
+/* A fault rule (faults.c). */
+struct uroce_fault_rule;
+
+struct uroce_delayed {
+	uint64_t due_ns;
+	int fd;
+	socklen_t salen;
+	struct sockaddr_storage dst;
+	uint16_t len;
+	uint8_t data[UROCE_PKT_MAX];
+};
+
+struct uroce_ctx {
+	struct verbs_context vctx;    /* must be first: ibv_context is its last member */
+	pthread_mutex_t lock;
+	uint32_t id;
+	bool closing;
+
+	struct uroce_addr addrs[UROCE_MAX_GID];
+	int epfd, timerfd, evfd;
+	pthread_t thread;
+	bool thread_started;
+	uint64_t armed_deadline;      /* what the timerfd is set to (0 = none) */
+
+	struct uroce_qp *qp_hash[UROCE_QP_HASH];
+	struct uroce_mr **mrs;        /* index = key >> 8 */
+	unsigned mr_cap;
+	uint32_t mr_next;
+	uint32_t next_srqn, next_cqid, next_pdid;
+
+	/* async events: pipe of struct ibv_async_event records */
+	int async_wfd;
+
+	/* GSI */
+	uroce_gsi_handler gsi_fn;
+	void *gsi_arg;
+
+	/* transmit batch (under lock) */
+	unsigned tx_n;
+	int tx_fd;
+	struct mmsghdr tx_msg[UROCE_TX_BATCH];
+	struct iovec tx_iov[UROCE_TX_BATCH][UROCE_MAX_SGE + 2];
+	uint8_t tx_hdr[UROCE_TX_BATCH][UROCE_HDR_MAX];
+	uint8_t tx_tail[UROCE_TX_BATCH][8];
+	struct sockaddr_storage tx_dst[UROCE_TX_BATCH];
+
+	/* receive buffers (progress thread only) */
+	struct mmsghdr rx_msg[UROCE_RX_BATCH];
+	struct iovec rx_iov[UROCE_RX_BATCH];
+	struct sockaddr_storage rx_src[UROCE_RX_BATCH];
+	uint8_t (*rx_buf)[UROCE_PKT_MAX];
+	struct uroce_qp *ack_list;
+	struct uroce_qp *pump_list;
+	int pumpfd;                   /* eventfd: READ responses pending */
+
+	/* faults */
+	struct uroce_fault_rule *faults;
+	unsigned nfaults;
+	uint64_t rng;
+	struct uroce_delayed *delayed;
+	unsigned ndelayed, delayed_cap;
+	int held_index;               /* reorder: index into delayed[] of a held packet, -1 none */
+
+	/* counters */
+	struct uroce_stats st;
+};
+
+
+static inline struct uroce_ctx *to_uctx(struct ibv_context *c)
+{
+	return (struct uroce_ctx *)((char *)c - offsetof(struct uroce_ctx, vctx.context));
+}
+
+#define UROCE_CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define to_uqp(q) UROCE_CONTAINER(q, struct uroce_qp, ibqp)
+#define to_ucq(q) UROCE_CONTAINER(q, struct uroce_cq, ibcq)
+#define to_usrq(q) UROCE_CONTAINER(q, struct uroce_srq, ibsrq)
+#define to_upd(q) UROCE_CONTAINER(q, struct uroce_pd, ibpd)
+#define to_umr(q) UROCE_CONTAINER(q, struct uroce_mr, ibmr)
+#define to_uah(q) UROCE_CONTAINER(q, struct uroce_ah, ibah)
+
+/* util.c */
+uint64_t uroce_now_ns(void);
+void uroce_warn_once(const char *what, const char *why);
+bool uroce_is_our_ctx(struct ibv_context *c);
+void uroce_gid_to_sockaddr(const union ibv_gid *gid, struct sockaddr_storage *ss);
+void uroce_sockaddr_to_gid(const struct sockaddr *sa, union ibv_gid *gid);
+socklen_t uroce_salen(const struct sockaddr_storage *ss);
+bool uroce_sa_equal(const struct sockaddr *a, const struct sockaddr *b);
+
+/* engine.c */
+int uroce_engine_start(struct uroce_ctx *ctx);
+void uroce_engine_stop(struct uroce_ctx *ctx);
+int uroce_addr_add(struct uroce_ctx *ctx, const struct sockaddr *sa, uint8_t *index);
+void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int fd, const struct sockaddr_storage *dst,
+                     const struct rt_roce_hdrs *h, const struct uroce_sge *pay, int npay, uint32_t paylen,
+                     uint8_t retrans);
+void uroce_tx_flush(struct uroce_ctx *ctx);
+void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline);
+void uroce_kick(struct uroce_ctx *ctx);
+int uroce_poll_progress(struct uroce_ctx *ctx);
+int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst);
+
+/* objects.c */
+struct uroce_mr *uroce_mr_lookup(struct uroce_ctx *ctx, uint32_t key);
+void uroce_cq_push(struct uroce_cq *cq, const struct ibv_wc *wc, bool solicited);
+void uroce_async_event(struct uroce_ctx *ctx, enum ibv_event_type type, void *element);
+void uroce_verbs_ops_init(struct uroce_ctx *ctx);
+
+/* qp.c */
+struct uroce_qp *uroce_qp_lookup(struct uroce_ctx *ctx, uint32_t qpn);
+void uroce_qp_to_error(struct uroce_qp *qp);
+void uroce_qp_trace_state(struct uroce_qp *qp, enum ibv_qp_state from, int mask, int result);
+
+/* transport.c */
+void uroce_req_progress(struct uroce_qp *qp);
+void uroce_rx_packet(struct uroce_ctx *ctx, int addr_index, const struct sockaddr_storage *src,
+                     const uint8_t *pkt, size_t len);
+void uroce_send_pending_acks(struct uroce_ctx *ctx);
+bool uroce_pump_reads(struct uroce_ctx *ctx, unsigned budget);
+uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now);
+void uroce_qp_flush(struct uroce_qp *qp);
+void uroce_gsi_deliver(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *mad,
+                       size_t len);
+void uroce_qp_wr_api_init(struct uroce_qp *qp, uint64_t send_ops_flags);
+void uroce_qp_wr_api_free(struct uroce_qp *qp);
+int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+
+/* faults.c */
+enum uroce_fault_action {
+	UROCE_FA_NONE = 0,
+	UROCE_FA_DROP,
+	UROCE_FA_DUP,
+	UROCE_FA_DELAY,
+	UROCE_FA_REORDER,
+	UROCE_FA_RNR,
+};
+int uroce_faults_load(struct uroce_ctx *ctx, char *err, size_t errlen);
+void uroce_faults_free(struct uroce_ctx *ctx);
+/* What to do with a packet: dir 0 = tx, 1 = rx.  *delay_us set for DELAY. */
+enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32_t qpn,
+                                          const struct rt_roce_hdrs *h, uint32_t *delay_us);
+bool uroce_fault_rnr(struct uroce_ctx *ctx, uint32_t qpn, uint32_t psn);
+
+/* trace.c */
+void uroce_trace_init(void);
+struct rt_event *uroce_ev_begin(uint16_t kind, uint32_t qpn);
+void uroce_ev_commit(struct rt_event *ev);
+void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
+                        uint8_t retrans, bool tx);
+
+#endif

@@ -261,6 +261,7 @@ static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *
 	e->ver = (uint8_t)ver;
 	memcpy(e->ip, ip, alen);
 	e->host = UINT16_MAX;
+	e->proc = UINT16_MAX;
 	cache_i = b->eps.n - 1;
 	return (uint32_t)(b->eps.n - 1);
 }
@@ -412,6 +413,8 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;
+	free(b->ev_shadow);
+	b->ev_shadow = NULL;
 }
 
 int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, char *err, size_t errlen)

@@ -139,6 +139,8 @@ struct tl_ep {                /* an IP address seen on the wire or in CM events 
 	uint8_t ver;
 	uint8_t ip[16];
 	uint16_t host;            /* UINT16_MAX unknown */
+	uint16_t proc;            /* the process using it (CM events), UINT16_MAX unknown */
+	bool proc_ambiguous;      /* several processes use it */
 };
 
 struct tl_blink {
@@ -168,6 +170,7 @@ struct tl_build {
 	struct tl_vec eps;        /* struct tl_ep */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
+	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */
 	uint32_t capture_path;
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;

@@ -15,3 +15,4 @@ $(CORRELATE_GEN): bench/correlate_gen.c tests/analysis/simrun.h tests/captures/s
 BENCH_SCRIPTS += bench/correlate_bench.sh
 FUZZ_TARGETS += timeline
 TEST_SCRIPTS += tests/analysis/test_analysis_cli.sh
+TEST_SCRIPTS += tests/analysis/test_uroce_golden.sh

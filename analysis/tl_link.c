@@ -349,6 +349,13 @@ static void wire_first_psns(struct lctx *c)
 	}
 }
 
+/* The first request seen on the wire can come a little after sq_psn (lost before the capture). */
+static bool psn_starts(uint32_t first_seen, uint32_t sq_psn)
+{
+	int32_t d = rt_psn_diff(first_seen, sq_psn);
+	return d >= 0 && d < 4096;
+}
+
 /* sq_psn of a trace QP from its QP state events (-1 unknown). */
 static int64_t trace_sq_psn(struct tl_build *b, uint32_t q)
 {
@@ -380,7 +387,7 @@ static uint32_t trace_qp_for(struct lctx *c, const struct wkey *w)
 			continue;
 		if (w->have_first) {
 			int64_t sq = trace_sq_psn(b, (uint32_t)q);
-			if (sq >= 0 && (uint32_t)sq != w->first_req_psn)
+			if (sq >= 0 && !psn_starts(w->first_req_psn, (uint32_t)sq))
 				continue;
 		}
 		hit = (uint32_t)q;
@@ -419,7 +426,7 @@ static int merge_qps(struct lctx *c)
 					continue;
 				if (w->have_first) {
 					int64_t sq = trace_sq_psn(b, (uint32_t)q);
-					if (sq >= 0 && (uint32_t)sq != w->first_req_psn)
+					if (sq >= 0 && !psn_starts(w->first_req_psn, (uint32_t)sq))
 						continue; /* same QPN, but not the QP whose sends start at sq_psn */
 				}
 				hit = (uint32_t)j;
@@ -982,9 +989,33 @@ static int engine_events(struct lctx *c)
 		if ((rc = tl_hash_put(&occ, ok, n)) < 0 || (rc = tl_hash_put(&wire, ok ^ ((uint64_t)n << 56), (uint32_t)i)) < 0)
 			goto out;
 	}
-	tl_hash_free(&occ);
-	if ((rc = tl_hash_init(&occ, 1024)) < 0)
+	/* matching by occurrence is only trusted when both sides saw the same number
+	 * of transmissions of that PSN (a capture drop or an engine drop shifts them) */
+	struct tl_hash wocc = occ, etot;
+	if ((rc = tl_hash_init(&occ, 1024)) < 0) {
+		occ = wocc;
 		goto out;
+	}
+	if ((rc = tl_hash_init(&etot, 1024)) < 0) {
+		tl_hash_free(&wocc);
+		goto out;
+	}
+	for (size_t i = 0; i < nev && rc >= 0; i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+			continue;
+		const struct rt_ev_packet *p = &e->ev.u.pkt;
+		const struct rt_opcode_info *op = rt_opcode_info(p->opcode);
+		bool resp = op && (op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
+				   op->op_class == RT_CLASS_ATOMIC_ACK);
+		bool txd = e->ev.flags & RT_EVF_TX;
+		uint32_t sender = txd ? b->ev_qp[i] : tl_qp(b, b->ev_qp[i])->peer;
+		if (sender == RT_TL_NONE || (txd && (p->flags & RT_PKTF_DROPPED)))
+			continue;
+		uint64_t ok = OKEY(sender, p->psn, resp) | (txd ? 1ull << 55 : 0);
+		uint32_t *o = tl_hash_get(&etot, ok);
+		rc = tl_hash_put(&etot, ok, o ? *o + 1 : 0);
+	}
 	uint32_t hint = 0;
 	for (size_t i = 0; i < nev; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
@@ -1016,7 +1047,8 @@ static int engine_events(struct lctx *c)
 		if ((rc = tl_hash_put(&occ, ok, n)) < 0)
 			goto out;
 		uint64_t base = OKEY(sender, p->psn, resp) ^ ((uint64_t)n << 56);
-		uint32_t *w = tl_hash_get(&wire, base);
+		uint32_t *wc = tl_hash_get(&wocc, OKEY(sender, p->psn, resp)), *ec = tl_hash_get(&etot, ok);
+		uint32_t *w = wc && ec && *wc == *ec ? tl_hash_get(&wire, base) : NULL;
 		if (w) {
 			struct tl_pk *k = tl_pk(b, *w);
 			if ((rc = tl_link2(b, (uint32_t)i, tl_item_pk(b, *w), RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
@@ -1031,7 +1063,8 @@ static int engine_events(struct lctx *c)
 				goto out;
 		} else {
 			uint32_t *t = tl_hash_get(&tx, base);
-			if (t) {
+			uint32_t *tc = tl_hash_get(&etot, OKEY(sender, p->psn, resp) | 1ull << 55);
+			if (t && tc && ec && *tc == *ec) {
 				struct tl_evrec *te = tl_ev(b, *t);
 				if (te->host != e->host)
 					tl_clock_add(b, te->host, e->host, (int64_t)e->raw_ns - (int64_t)te->raw_ns, e->raw_ns);
@@ -1041,6 +1074,8 @@ static int engine_events(struct lctx *c)
 		}
 	}
 #undef OKEY
+	tl_hash_free(&wocc);
+	tl_hash_free(&etot);
 out:
 	tl_hash_free(&wire);
 	tl_hash_free(&tx);

@@ -226,6 +226,9 @@ uint16_t tl_item_host(struct tl_build *b, uint32_t item);
 /* Aligned time of a raw time on host h. */
 uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw);
 
+/* Phase timing (RDMATRACE_TL_TIMING=1); NULL starts the clock. */
+void tl_phase(const char *name);
+
 /* Steps of the build (analysis/tl_*.c). */
 int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */

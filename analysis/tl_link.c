@@ -954,6 +954,28 @@ static int wire_streams(struct lctx *c)
 	return rc;
 }
 
+/* An engine packet event with its QP: which way it went and who sent it. */
+struct epkt {
+	const struct rt_ev_packet *p;
+	const struct rt_opcode_info *op;
+	bool resp, txd;
+	uint32_t sender;          /* QP index of the sending side, RT_TL_NONE */
+};
+
+static bool engine_pkt(struct tl_build *b, size_t i, struct epkt *x)
+{
+	struct tl_evrec *e = tl_ev(b, i);
+	if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+		return false;
+	x->p = &e->ev.u.pkt;
+	x->op = rt_opcode_info(x->p->opcode);
+	x->resp = x->op && (x->op->op_class == RT_CLASS_ACK || x->op->op_class == RT_CLASS_READ_RESP ||
+			    x->op->op_class == RT_CLASS_ATOMIC_ACK);
+	x->txd = e->ev.flags & RT_EVF_TX;
+	x->sender = x->txd ? b->ev_qp[i] : tl_qp(b, b->ev_qp[i])->peer;
+	return true;
+}
+
 /* 2b. engine packet events: their WR, and the wire packet they are. */
 static int engine_events(struct lctx *c)
 {
@@ -1001,33 +1023,27 @@ static int engine_events(struct lctx *c)
 		goto out;
 	}
 	for (size_t i = 0; i < nev && rc >= 0; i++) {
-		struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+		struct epkt x;
+		if (!engine_pkt(b, i, &x) || x.sender == RT_TL_NONE || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
 			continue;
-		const struct rt_ev_packet *p = &e->ev.u.pkt;
-		const struct rt_opcode_info *op = rt_opcode_info(p->opcode);
-		bool resp = op && (op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
-				   op->op_class == RT_CLASS_ATOMIC_ACK);
-		bool txd = e->ev.flags & RT_EVF_TX;
-		uint32_t sender = txd ? b->ev_qp[i] : tl_qp(b, b->ev_qp[i])->peer;
-		if (sender == RT_TL_NONE || (txd && (p->flags & RT_PKTF_DROPPED)))
-			continue;
+		const struct rt_ev_packet *p = x.p;
+		bool resp = x.resp, txd = x.txd;
+		uint32_t sender = x.sender;
 		uint64_t ok = OKEY(sender, p->psn, resp) | (txd ? 1ull << 55 : 0);
 		uint32_t *o = tl_hash_get(&etot, ok);
 		rc = tl_hash_put(&etot, ok, o ? *o + 1 : 0);
 	}
 	uint32_t hint = 0;
 	for (size_t i = 0; i < nev; i++) {
-		struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+		struct epkt x;
+		if (!engine_pkt(b, i, &x))
 			continue;
-		const struct rt_ev_packet *p = &e->ev.u.pkt;
-		const struct rt_opcode_info *op = rt_opcode_info(p->opcode);
-		bool resp = op && (op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
-				   op->op_class == RT_CLASS_ATOMIC_ACK);
-		bool txd = e->ev.flags & RT_EVF_TX;
+		struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_packet *p = x.p;
+		const struct rt_opcode_info *op = x.op;
+		bool resp = x.resp, txd = x.txd;
 		uint32_t q = b->ev_qp[i];
-		uint32_t sender = txd ? q : tl_qp(b, q)->peer;
+		uint32_t sender = x.sender;
 		/* the WR of a request this host sent, or of a response it received */
 		if (op && (txd != resp)) {
 			uint32_t wr = wr_for_psn(c, q, p->psn, &hint);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/trace_reader.h"
@@ -261,6 +262,7 @@ static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *
 	e->ver = (uint8_t)ver;
 	memcpy(e->ip, ip, alen);
 	e->host = UINT16_MAX;
+	e->proc = UINT16_MAX;
 	cache_i = b->eps.n - 1;
 	return (uint32_t)(b->eps.n - 1);
 }
@@ -412,10 +414,32 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;
+	free(b->ev_shadow);
+	b->ev_shadow = NULL;
+}
+
+/* RDMATRACE_TL_TIMING=1: time spent per build phase on stderr. */
+void tl_phase(const char *name)
+{
+	static int on = -1;
+	static struct timespec last;
+	if (on < 0) {
+		const char *e = getenv("RDMATRACE_TL_TIMING");
+		on = e && *e && *e != '0';
+		clock_gettime(CLOCK_MONOTONIC, &last);
+	}
+	if (!on || !name)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	fprintf(stderr, "timeline: %-8s %8.3f s\n", name,
+		(double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9);
+	last = now;
 }
 
 int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, char *err, size_t errlen)
 {
+	tl_phase(NULL);
 	struct tl_build b;
 	int rc;
 	*out = NULL;
@@ -453,11 +477,19 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 				break;
 			}
 	}
-	if ((rc = tl_link_all(&b)) < 0 || (rc = tl_clock_align(&b)) < 0 || (rc = tl_detect(&b)) < 0 ||
-	    (rc = tl_annotate(&b)) < 0)
+	tl_phase("read");
+	if ((rc = tl_link_all(&b)) < 0)
 		goto fail;
+	tl_phase("link");
+	if ((rc = tl_clock_align(&b)) < 0)
+		goto fail;
+	tl_phase("clock");
+	if ((rc = tl_detect(&b)) < 0 || (rc = tl_annotate(&b)) < 0)
+		goto fail;
+	tl_phase("detect");
 	if ((rc = tl_finish(&b, out)) < 0)
 		goto fail;
+	tl_phase("index");
 	tl_build_free(&b);
 	if ((in->annotated_out || in->annotations_jsonl) && *rt_tl_capture_path(*out)) {
 		rc = tl_write_annotated(*out, in->capture, in->annotated_out, in->annotations_jsonl, err, errlen);

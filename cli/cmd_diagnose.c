@@ -168,7 +168,7 @@ static int run(int argc, char **argv)
 			char ip[64];
 			ip_text(Q, ip, sizeof(ip));
 			printf("%s{\"qpn\":%u,\"peer_qpn\":%u,\"host\":", q ? "," : "", Q->qpn, Q->peer_qpn);
-			rt_tl_json_string(stdout, Q->host != UINT16_MAX ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
+			rt_tl_json_string(stdout, Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
 			printf(",\"ip\":\"%s\",\"wrs_send\":%" PRIu64 ",\"wrs_recv\":%" PRIu64 ",\"completions\":%" PRIu64
 			       ",\"error_completions\":%" PRIu64 ",\"packets_tx\":%" PRIu64 ",\"bytes_tx\":%" PRIu64
 			       ",\"retransmitted\":%" PRIu64 ",\"bytes_resent\":%" PRIu64 ",\"naks\":%" PRIu64 ",\"rnr_naks\":%" PRIu64
@@ -221,7 +221,7 @@ static int run(int argc, char **argv)
 			for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
 				const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
 				char host[64];
-				if (Q->host != UINT16_MAX)
+				if (Q->host < rt_tl_host_count(tl))
 					snprintf(host, sizeof(host), "%s", rt_tl_str(tl, rt_tl_host(tl, Q->host)->name));
 				else
 					ip_text(Q, host, sizeof(host));

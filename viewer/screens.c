@@ -174,7 +174,10 @@ static void draw_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, con
 		put(c, y, x, g, k->gap, sel ? a : VW_A_DIM);
 		x += k->gap + 1;
 	}
-	put(c, y, x, vw_host_name(ui->src, r.host), k->host, sel ? a : (r.host == VW_HOST_WIRE ? VW_A_DIM : VW_A_NORMAL));
+	/* several processes on one host: tell them apart by pid */
+	const char *hn = ui->lane_by_proc && r.proc < ui->src->nprocs && r.host != VW_HOST_WIRE ?
+				 ui->src->procs[r.proc].label : vw_host_name(ui->src, r.host);
+	put(c, y, x, hn, k->host, sel ? a : (r.host == VW_HOST_WIRE ? VW_A_DIM : VW_A_NORMAL));
 	x += k->host + 1;
 	if (r.qpn)
 		snprintf(q, sizeof(q), "%u", r.qpn);

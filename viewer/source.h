@@ -89,6 +89,7 @@ struct vw_host {
  * lanes view puts processes side by side instead of hosts. */
 struct vw_proc {
 	char name[96];          /* "host:program[pid]" */
+	char label[24];         /* "host:pid", for the host column */
 	uint16_t host;
 };
 

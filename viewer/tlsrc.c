@@ -323,6 +323,7 @@ static int fill_tables(struct tlsrc *t, struct vw_source *s)
 		const char *hn = pr->host < nh ? rt_tl_str(tl, rt_tl_host(tl, pr->host)->name) : "?";
 		snprintf(s->procs[i].name, sizeof(s->procs[i].name), "%.40s:%.32s[%d]", hn, rt_tl_str(tl, pr->program),
 			 pr->pid);
+		snprintf(s->procs[i].label, sizeof(s->procs[i].label), "%.12s:%d", hn, pr->pid);
 		s->procs[i].host = pr->host;
 	}
 	s->nprocs = np;

@@ -295,6 +295,7 @@ static int p_host(struct vw_ui *ui, const char *text)
 	struct vw_filter f = ui->m.f;
 	size_t i;
 
+	f.has_proc = 0;
 	if (!*text) {
 		f.has_host = 0;
 		set_filter(ui, &f);
@@ -306,10 +307,29 @@ static int p_host(struct vw_ui *ui, const char *text)
 			status(ui, "the selected row has no host");
 			return VW_RD_SCREEN;
 		}
-		f.has_host = 1;
-		f.host = r.host;
+		/* several processes on one host: the selected row's process */
+		if (ui->lane_by_proc && r.proc < ui->src->nprocs && r.host != VW_HOST_WIRE) {
+			f.has_host = 0;
+			f.has_proc = 1;
+			f.proc = r.proc;
+		} else {
+			f.has_host = 1;
+			f.host = r.host;
+		}
 		set_filter(ui, &f);
 		return VW_RD_SCREEN;
+	}
+	/* a process: "host:pid", "pid" or its "host:program[pid]" name */
+	for (i = 0; i < ui->src->nprocs; i++) {
+		const struct vw_proc *pr = &ui->src->procs[i];
+		const char *pid = strrchr(pr->label, ':');
+		if (!strcmp(text, pr->label) || !strcmp(text, pr->name) || (pid && !strcmp(text, pid + 1))) {
+			f.has_host = 0;
+			f.has_proc = 1;
+			f.proc = (uint16_t)i;
+			set_filter(ui, &f);
+			return VW_RD_SCREEN;
+		}
 	}
 	if (!strcasecmp(text, "wire")) {
 		f.has_host = 1;
@@ -333,7 +353,8 @@ static int p_host(struct vw_ui *ui, const char *text)
 static int a_filter_host(struct vw_ui *ui, int arg)
 {
 	(void)arg;
-	prompt(ui, "filter host (name, 'wire' for the capture, '.' = the selected row's; empty = all): ", "", p_host);
+	prompt(ui, "filter host or process (name, pid, host:pid, 'wire', '.' = the selected row's; empty = all): ", "",
+	       p_host);
 	return VW_RD_SCREEN;
 }
 
@@ -768,7 +789,7 @@ const struct vw_binding vw_bindings[] = {
 	{ 'N', NULL, S_TL, a_search_next, -1, NULL },
 	/* filters */
 	{ 'p', "p", S_TL, a_filter_qp, 0, "filter by QP number (empty: all)" },
-	{ 'H', "H", S_TL, a_filter_host, 0, "filter by host ('wire' for the capture; empty: all)" },
+	{ 'H', "H", S_TL, a_filter_host, 0, "filter by host or process (name, pid, 'wire', '.'; empty: all)" },
 	{ 'o', "o", S_TL, a_filter_op, 0, "filter by opcode name (write, send, ack, read ...)" },
 	{ 'K', "K", S_TL, a_filter_kind, 0, "filter by event kind (wr_post completion packet wire ...)" },
 	{ '!', "!", S_TL, a_filter_errors, 0, "errors only (errors, NAKs, RNR, retransmissions) on/off" },

@@ -9,7 +9,7 @@ GEN=$BUILD/tests/viewer/viewer-gen
 T=$(mktemp -d /tmp/rdmatrace-view-XXXXXX)
 SOCK=vwtest$$
 cleanup() {
-	for s in "$SOCK"-tmux "$SOCK"-asan "$SOCK"-live "$SOCK"-mono; do tmux -L "$s" kill-server 2>/dev/null; done
+	for s in "$SOCK"-tmux "$SOCK"-asan "$SOCK"-live "$SOCK"-mono "$SOCK"-lab; do tmux -L "$s" kill-server 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -199,19 +199,19 @@ wait_for() {
 	return 1
 }
 
-tmux_scenario() {  # BINARY LABEL
-	local bin=$1 label=$2
+tmux_scenario() {  # BINARY LABEL [RUNDIR QPN]
+	local bin=$1 label=$2 run=${3:-$T/run} qpn=${4:-17}
 	TS=$SOCK-$label
 	rm -f "$T/exit"
 	tmux -L "$TS" -f /dev/null new-session -d -s v -x 100 -y 30 \
-		"ASAN_OPTIONS=log_path=$T/asan:detect_leaks=1 TERM=screen $bin view $T/run; echo \$? >$T/exit; sleep 30"
+		"ASAN_OPTIONS=log_path=$T/asan:detect_leaks=1 TERM=screen $bin view $run; echo \$? >$T/exit; sleep 30"
 	if ! wait_for 'rdmatrace view .* rows'; then
 		not_ok "$label: first screen"; cat "$T/pane.txt" | sed 's/^/#   /'
 		tmux -L "$TS" kill-server 2>/dev/null; return
 	fi
 	ok "$label: first screen"
-	tmux -L "$TS" send-keys -t v p 1 7 Enter
-	if wait_for '\[qp 17\]'; then ok "$label: QP filter"; else not_ok "$label: QP filter"; fi
+	tmux -L "$TS" send-keys -t v p $(echo "$qpn" | sed 's/./& /g') Enter
+	if wait_for "\\[qp $qpn\\]"; then ok "$label: QP filter"; else not_ok "$label: QP filter"; fi
 	tmux -L "$TS" send-keys -t v r
 	if wait_for 'next RNR NAK'; then ok "$label: next RNR NAK"; else not_ok "$label: next RNR NAK"; fi
 	check_grep "$label: selection on the RNR NAK" '^>R ' "$T/pane.txt"
@@ -228,6 +228,20 @@ tmux_scenario() {  # BINARY LABEL
 }
 
 tmux_scenario "$RDMATRACE" tmux
+
+# the same on a lab run: the rnr scenario over uroce (RNR NAKs for real)
+if "$RDMATRACE" lab --list >/dev/null 2>&1 && [ -e "$BUILD/uroce/libibverbs.so.1" ]; then
+	if timeout 120 "$RDMATRACE" lab rnr -o "$T/labrnr" >"$T/labrnr.log" 2>&1 || [ -s "$T/labrnr/timeline.rtl" ]; then
+		view "$T/labrnr" --batch --size 140x10 --keys 'Q' >"$T/labq.txt"
+		labqp=$(awk 'NR > 2 && $3 ~ /^[0-9]+$/ && $5 > 0 { print $2; exit }' "$T/labq.txt")
+		check "lab run: the QP list has a QP with work requests" test -n "$labqp"
+		[ -n "$labqp" ] && tmux_scenario "$RDMATRACE" lab "$T/labrnr" "$labqp"
+	else
+		skip "lab run in tmux" "rdmatrace lab rnr failed: $(tail -1 "$T/labrnr.log")"
+	fi
+else
+	skip "lab run in tmux" "no rdmatrace lab or no uroce build"
+fi
 
 # a terminal without colours: attributes only, no colour sequences
 TS=$SOCK-mono

@@ -84,9 +84,17 @@ stop_cmd() {
 	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
 }
 
+# ready_default: an RDMA CM listener (rdma_listen) or a listening TCP socket
+# (perftest's out-of-band exchange).  TCP is read from /proc without a fork.
 ready_default() {
-	[[ $(rdma resource show cm_id 2>/dev/null) == *"state LISTEN"* ]] && return 0
-	[ -n "$(ss -Hltn 2>/dev/null)" ]
+	local f sl local_addr rem st _
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r sl local_addr rem st _; do
+			[ "$st" = 0A ] && return 0
+		done <"$f"
+	done
+	[[ $(rdma resource show cm_id 2>/dev/null) == *"state LISTEN"* ]]
 }
 
 stage setup
@@ -157,7 +165,7 @@ if [ "$RT_ROLE" = server ]; then
 		if [ -n "${RT_READY:-}" ]; then bash -c "$RT_READY" >/dev/null 2>&1 && break
 		else ready_default && break; fi
 		stopped && break
-		nap 0.1
+		nap 0.2
 	done
 	# Ready even when the command already ended: the client then fails
 	# on its own, and the host reports both exit statuses.

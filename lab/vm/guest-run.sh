@@ -98,11 +98,10 @@ ready_default() {
 }
 
 stage setup
-{
-	echo "boot_id $(cat /proc/sys/kernel/random/boot_id)"
-	echo "kernel $(uname -r)"
-	echo "btime $(awk '$1 == "btime" { print $2 }' /proc/stat)"
-} >"$J/host"
+read -r boot_id </proc/sys/kernel/random/boot_id
+read -r kernel </proc/sys/kernel/osrelease
+while read -r k v; do [ "$k" = btime ] && break; done </proc/stat
+printf 'boot_id %s\nkernel %s\nbtime %s\n' "$boot_id" "$kernel" "$v" >"$J/host"
 clock job_start
 echo "$RT_HOST" >/proc/sys/kernel/hostname
 run "loopback" ip link set lo up

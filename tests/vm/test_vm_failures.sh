@@ -42,6 +42,9 @@ RDMATRACE_VM_APPEND="rdinit=/rdmatrace-no-init" vm_run "$R" --server true --clie
 if [ "$VM_RC" -eq 3 ]; then ok "a panicking VM gives exit status 3"; else not_ok "panic: exit $VM_RC"; fi
 check_grep "the message says the kernel panicked and names the console log" 'FAILED: server VM kernel panic.*log: .*/logs/server-console.log' "$R.stderr"
 check_grep "the console log was kept" 'Kernel panic' "$R/logs/server-console.log"
+check_grep "the panicked VM was booted once more" "server VM's kernel panicked before its job .*retry 1" "$R.stderr"
+check_grep "the first console log was kept too" 'Kernel panic' "$R/logs/server-console.1.log"
+check_grep "run.json counts the retry" '"boot_retries": 1' "$R/run.json"
 check "no qemu left after the panic" no_qemu_left "$R"
 
 # 4. A VM that does not reach its job in time is killed.

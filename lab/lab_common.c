@@ -425,6 +425,13 @@ struct ibv_mr *lab_offer_region(struct lab_conn *c, void *buf, size_t len, int a
 	return mr;
 }
 
+int lab_offer_setup(struct lab_conn *c, void *region, void *priv, uint8_t *priv_len)
+{
+	struct lab_region *r = region;
+	r->mr = lab_offer_region(c, r->buf, r->len, r->access, priv, priv_len);
+	return r->mr ? 0 : -1;
+}
+
 int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint32_t *len)
 {
 	if (c->peer_private_len < sizeof(struct lab_cap)) {

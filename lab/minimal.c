@@ -15,30 +15,16 @@
 
 #include "lab_common.h"
 
-struct server_state {
-	uint8_t *buf;
-	size_t len;
-	struct ibv_mr *mr;
-};
-
-/* Server: register the target buffer and offer it in the private data. */
-static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
-{
-	struct server_state *s = arg;
-	s->mr = lab_offer_region(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
-				 priv, priv_len);
-	return s->mr ? 0 : -1;
-}
-
 static int run_server(const struct lab_opts *o)
 {
-	struct server_state s = { .len = o->size };
+	struct lab_region s = { .len = o->size,
+				.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
 		return 1;
-	int rc = lab_server_accept(o, &c, &caps, server_setup, &s);
+	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0) {
 		lab_phase("waiting for the client to finish");
 		rc = lab_wait_disconnect(&c, o->timeout_ms * 3);

@@ -1321,10 +1321,12 @@ static int cm_links(struct lctx *c)
 	tl_vec_init(&ce, sizeof(uint32_t));
 	int rc = 0;
 	for (size_t i = 0; i < npk && !rc; i++) {
-		uint32_t *v;
-		if (tl_pk(b, i)->is_cm && !(v = tl_vec_push(&cp)))
+		if (!tl_pk(b, i)->is_cm)
+			continue;
+		uint32_t *v = tl_vec_push(&cp);
+		if (!v)
 			rc = -ENOMEM;
-		else if (tl_pk(b, i)->is_cm)
+		else
 			*v = (uint32_t)i;
 	}
 	for (size_t i = 0; i < nev && !rc; i++) {

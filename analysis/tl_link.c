@@ -720,7 +720,7 @@ static int wire_streams(struct lctx *c)
 		free(ptail);
 		return -ENOMEM;
 	}
-	if (tl_hash_init(&last, npk / 2 + 16) < 0) {
+	if (tl_hash_init(&last, 1024) < 0) {
 		tl_hash_free(&first);
 		free(st);
 		free(pending);
@@ -783,7 +783,9 @@ static int wire_streams(struct lctx *c)
 			if (pu < S->max_u || (f && pu == S->max_u)) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
-				uint32_t *l = tl_hash_get(&last, key);
+				uint32_t *l = tl_hash_get(&last, key); /* only resent PSNs are in last */
+				if (!l)
+					l = f;
 				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
 				k->retrans = (uint8_t)(!prev ? 1 : prev->retrans < 254 ? prev->retrans + 1 : 255);
 				k->original = f ? *f : RT_TL_NONE;
@@ -826,8 +828,7 @@ static int wire_streams(struct lctx *c)
 					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
 				}
 				S->in_burst = false;
-				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0 ||
-				    (rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
+				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
 					break;
 			}
 			/* unacked FIFOs: first transmissions, and the current round's resends */
@@ -878,6 +879,8 @@ static int wire_streams(struct lctx *c)
 		struct stream *S = &st[s];
 		uint64_t pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 		uint32_t *lr = tl_hash_get(&last, K2(s, k->psn));
+		if (!lr)
+			lr = tl_hash_get(&first, K2(s, k->psn));
 		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
 			if (k->aeth_type == RT_AETH_RNR_NAK) {
 				S->rnr_pending = true;

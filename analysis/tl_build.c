@@ -4,6 +4,7 @@
  * steps, and hand the result to tl_finish() (analysis/tl_file.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,17 +349,25 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	return 0;
 }
 
-static int read_capture(struct tl_build *b, const char *path)
+/* Reading the capture runs in a thread of its own, beside the trace reader:
+ * it only touches the packet, blob and address arrays; notes are made after. */
+struct cap_job {
+	struct tl_build *b;
+	const char *path;
+	int rc;
+	bool opened, damaged;
+	char err[256];
+};
+
+static void *cap_run(void *arg)
 {
+	struct cap_job *j = arg;
+	struct tl_build *b = j->b;
 	struct rt_capfile *f;
-	char e[256];
-	int rc = rt_capfile_open(path, RT_CAPFILE_AUTO, &f, e, sizeof(e));
-	if (rc < 0) {
-		tl_note(b, "capture %s unreadable: %s", path, e);
-		return 0;
-	}
-	b->have_capture = true;
-	b->capture_path = tl_str(b, path);
+	int rc = rt_capfile_open(j->path, RT_CAPFILE_AUTO, &f, j->err, sizeof(j->err));
+	if (rc < 0)
+		return NULL;
+	j->opened = true;
 	struct rt_caprec rec;
 	struct rt_pkt p;
 	while ((rc = rt_capfile_next(f, &rec)) > 0) {
@@ -369,10 +378,26 @@ static int read_capture(struct tl_build *b, const char *path)
 		if ((rc = add_packet(b, &rec, &p)) < 0)
 			break;
 	}
-	if (rc < 0 && rc != -ENOMEM)
-		tl_note(b, "capture %s damaged: %s (packets before it are used)", path, rt_capfile_error(f));
+	if (rc < 0 && rc != -ENOMEM) {
+		j->damaged = true;
+		snprintf(j->err, sizeof(j->err), "%s", rt_capfile_error(f));
+	}
 	rt_capfile_close(f);
-	return rc == -ENOMEM ? rc : 0;
+	j->rc = rc == -ENOMEM ? rc : 0;
+	return NULL;
+}
+
+static int capture_done(struct tl_build *b, struct cap_job *j)
+{
+	if (!j->opened) {
+		tl_note(b, "capture %s unreadable: %s", j->path, j->err);
+		return 0;
+	}
+	b->have_capture = true;
+	b->capture_path = tl_str(b, j->path);
+	if (j->damaged)
+		tl_note(b, "capture %s damaged: %s (packets before it are used)", j->path, j->err);
+	return j->rc;
 }
 
 static void build_init(struct tl_build *b)
@@ -446,17 +471,29 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	build_init(&b);
 	b.err = err;
 	b.errlen = errlen;
+	struct cap_job job = {.b = &b, .path = in->capture};
+	pthread_t th;
+	bool threaded = false;
 	if (in->capture) {
 		/* the capture point is host 0: the reference clock */
 		b.capture_host = host_find_or_add(&b, "capture", RT_TLH_CAPTURE | RT_TLH_REFERENCE);
-		if ((rc = read_capture(&b, in->capture)) < 0)
+		threaded = pthread_create(&th, NULL, cap_run, &job) == 0;
+		if (!threaded)
+			cap_run(&job);
+	}
+	int trc = read_traces(&b, in);
+	if (threaded)
+		pthread_join(th, NULL);
+	tl_phase("read");
+	if (in->capture) {
+		if ((rc = capture_done(&b, &job)) < 0)
 			goto fail;
 		if (!b.have_capture) {
 			tl_host(&b, 0)->flags &= ~(uint32_t)RT_TLH_REFERENCE;
 			b.capture_host = UINT16_MAX;
 		}
 	}
-	if ((rc = read_traces(&b, in)) < 0)
+	if ((rc = trc) < 0)
 		goto fail;
 	if (!b.have_capture && !b.have_traces) {
 		snprintf(err, errlen, "no readable input: %s",
@@ -477,7 +514,6 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 				break;
 			}
 	}
-	tl_phase("read");
 	if ((rc = tl_link_all(&b)) < 0)
 		goto fail;
 	tl_phase("link");

@@ -79,7 +79,7 @@ static int solve(struct tl_build *b, size_t ref, int64_t *lo, int64_t *hi, uint6
 	for (size_t h = 0; h < n; h++) {
 		hi[h] = d[ref * n + h];                                       /* o[h] <= d(ref -> h) */
 		lo[h] = d[h * n + ref] == INF ? INT64_MIN : -d[h * n + ref]; /* o[h] >= -d(h -> ref) */
-		if (d[ref * n + h] + d[h * n + ref] < 0 && d[ref * n + h] != INF && d[h * n + ref] != INF)
+		if (d[ref * n + h] != INF && d[h * n + ref] != INF && d[ref * n + h] + d[h * n + ref] < 0)
 			inconsistent[h] = true;
 	}
 	free(d);

@@ -1167,10 +1167,10 @@ static int qp_stats(struct dctx *c)
 			rc = -ENOMEM;
 			break;
 		}
-		qsort(lat.p, lat.n, 8, u64cmp);
-		qsort(p2w.p, p2w.n, 8, u64cmp);
-		qsort(ack.p, ack.n, 8, u64cmp);
-		qsort(poll.p, poll.n, 8, u64cmp);
+		struct tl_vec *all[] = {&lat, &p2w, &ack, &poll};
+		for (size_t v = 0; v < 4; v++)
+			if (all[v]->n)
+				qsort(all[v]->p, all[v]->n, 8, u64cmp);
 		Q->lat_p50_ns = pct(lat.p, lat.n, 50);
 		Q->lat_p99_ns = pct(lat.p, lat.n, 99);
 		Q->lat_max_ns = lat.n ? ((uint64_t *)lat.p)[lat.n - 1] : UINT64_MAX;

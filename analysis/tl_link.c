@@ -720,7 +720,7 @@ static int wire_streams(struct lctx *c)
 		free(ptail);
 		return -ENOMEM;
 	}
-	if (tl_hash_init(&last, npk / 2 + 16) < 0) {
+	if (tl_hash_init(&last, 1024) < 0) {
 		tl_hash_free(&first);
 		free(st);
 		free(pending);
@@ -783,7 +783,9 @@ static int wire_streams(struct lctx *c)
 			if (pu < S->max_u || (f && pu == S->max_u)) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
-				uint32_t *l = tl_hash_get(&last, key);
+				uint32_t *l = tl_hash_get(&last, key); /* only resent PSNs are in last */
+				if (!l)
+					l = f;
 				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
 				k->retrans = (uint8_t)(!prev ? 1 : prev->retrans < 254 ? prev->retrans + 1 : 255);
 				k->original = f ? *f : RT_TL_NONE;
@@ -826,8 +828,7 @@ static int wire_streams(struct lctx *c)
 					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
 				}
 				S->in_burst = false;
-				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0 ||
-				    (rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
+				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
 					break;
 			}
 			/* unacked FIFOs: first transmissions, and the current round's resends */
@@ -878,6 +879,8 @@ static int wire_streams(struct lctx *c)
 		struct stream *S = &st[s];
 		uint64_t pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 		uint32_t *lr = tl_hash_get(&last, K2(s, k->psn));
+		if (!lr)
+			lr = tl_hash_get(&first, K2(s, k->psn));
 		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
 			if (k->aeth_type == RT_AETH_RNR_NAK) {
 				S->rnr_pending = true;
@@ -1315,14 +1318,39 @@ static int cm_links(struct lctx *c)
 		uint8_t event;
 	} map[] = {{RT_CM_REQ, CM_CONNECT_REQUEST}, {RT_CM_REP, CM_ESTABLISHED}, {RT_CM_RTU, CM_ESTABLISHED},
 		   {RT_CM_REJ, CM_REJECTED}, {RT_CM_DREQ, CM_DISCONNECTED}};
+	/* the few CM packets and CM events, so the loops below stay short */
+	struct tl_vec cp, ce;
+	tl_vec_init(&cp, sizeof(uint32_t));
+	tl_vec_init(&ce, sizeof(uint32_t));
 	int rc = 0;
+	for (size_t i = 0; i < npk && !rc; i++) {
+		if (!tl_pk(b, i)->is_cm)
+			continue;
+		uint32_t *v = tl_vec_push(&cp);
+		if (!v)
+			rc = -ENOMEM;
+		else
+			*v = (uint32_t)i;
+	}
+	for (size_t i = 0; i < nev && !rc; i++) {
+		uint32_t *v;
+		if (tl_ev(b, i)->ev.kind != RT_EV_CM_EVENT || b->ev_shadow[i])
+			continue;
+		if (!(v = tl_vec_push(&ce)))
+			rc = -ENOMEM;
+		else
+			*v = (uint32_t)i;
+	}
 	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]) && !rc; m++) {
 		for (size_t h = 0; h < nh && !rc; h++) {
 			size_t ei = 0;
 			struct tl_hash seen;
-			if (tl_hash_init(&seen, 16) < 0)
-				return -ENOMEM;
-			for (size_t i = 0; i < npk && !rc; i++) {
+			if (tl_hash_init(&seen, 16) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (size_t ci = 0; ci < cp.n && !rc; ci++) {
+				size_t i = *TL_AT(&cp, uint32_t, ci);
 				struct tl_pk *k = tl_pk(b, i);
 				if (!k->is_cm || k->cm_attr != map[m].attr || k->dst_ep >= b->eps.n ||
 				    TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host != h)
@@ -1333,19 +1361,18 @@ static int cm_links(struct lctx *c)
 					break;
 				/* next event of that type on host h: for ESTABLISHED, the passive side
 				 * (had a CONNECT_REQUEST) answers RTU, the active side REP */
-				for (; ei < nev; ei++) {
-					struct tl_evrec *e = tl_ev(b, ei);
-					if (e->host != h || e->ev.kind != RT_EV_CM_EVENT || e->ev.u.cm.event != map[m].event ||
-					    b->ev_shadow[ei])
-						continue;
-					break;
+				for (; ei < ce.n; ei++) {
+					struct tl_evrec *e = tl_ev(b, *TL_AT(&ce, uint32_t, ei));
+					if (e->host == h && e->ev.u.cm.event == map[m].event)
+						break;
 				}
-				if (ei == nev)
+				if (ei == ce.n)
 					break;
-				struct tl_evrec *e = tl_ev(b, ei);
-				rc = tl_link2(b, tl_item_pk(b, i), (uint32_t)ei, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
+				size_t evi = *TL_AT(&ce, uint32_t, ei);
+				struct tl_evrec *e = tl_ev(b, evi);
+				rc = tl_link2(b, tl_item_pk(b, i), (uint32_t)evi, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
 				if (!rc && map[m].attr == RT_CM_REQ)
-					rc = cm_reply_after(c, i, (uint16_t)h, ei);
+					rc = cm_reply_after(c, i, (uint16_t)h, evi);
 				if (!rc && b->capture_host != UINT16_MAX && map[m].attr != RT_CM_REP && map[m].attr != RT_CM_RTU)
 					tl_clock_add(b, b->capture_host, (uint16_t)h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
 				ei++;
@@ -1353,6 +1380,8 @@ static int cm_links(struct lctx *c)
 			tl_hash_free(&seen);
 		}
 	}
+	tl_vec_free(&cp);
+	tl_vec_free(&ce);
 	return rc;
 }
 
@@ -1423,11 +1452,18 @@ int tl_link_all(struct tl_build *b)
 		return -ENOMEM;
 	if (tl_hash_init(&c.wq, 64) < 0)
 		goto out;
-	if ((rc = trace_qps(&c)) < 0 || (rc = wire_qps(&c)) < 0 || (rc = merge_qps(&c)) < 0 ||
-	    (rc = wr_ranges(&c)) < 0 || (rc = wire_streams(&c)) < 0 || (rc = engine_events(&c)) < 0 ||
-	    (rc = completions(&c)) < 0 || (rc = recv_consumers(&c)) < 0 || (rc = cm_links(&c)) < 0 ||
-	    (rc = causal_constraints(&c)) < 0)
-		goto out;
+	static const struct {
+		const char *name;
+		int (*fn)(struct lctx *);
+	} steps[] = {{"l.qps", trace_qps},        {"l.wire", wire_qps},       {"l.merge", merge_qps},
+		     {"l.wrs", wr_ranges},        {"l.stream", wire_streams}, {"l.engine", engine_events},
+		     {"l.compl", completions},    {"l.recv", recv_consumers}, {"l.cm", cm_links},
+		     {"l.causal", causal_constraints}};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if ((rc = steps[i].fn(&c)) < 0)
+			goto out;
+		tl_phase(steps[i].name);
+	}
 	rc = 0;
 out:
 	tl_hash_free(&c.tq);

@@ -3,7 +3,10 @@
 # CI): rping server and client, each under `rdmatrace record` inside its VM.
 # Every completion is matched to a WR, and the predicted PSN range of every
 # send WR agrees with the BTH PSNs of the packets on the virtual wire
-# (tests/probes/check_wire.py: zero mismatches).
+# (tests/probes/check_wire.py: zero mismatches).  Then tests/probes/verbs_prog
+# (every send opcode, a 5000-byte READ over 5 response packets, an error
+# completion) in the client VM: every WR, completion and PSN range checked
+# (its two QPs share one rxe device, so its packets never reach the wire).
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -31,4 +34,13 @@ if [ -s "$C" ]; then
 else
 	not_ok "no capture"
 fi
+
+# ---- verbs_prog on kernel rxe: every opcode, multi-packet READ, error completion ----
+R2=$VM_TMP/vp
+vm_run "$R2" --scenario probe-verbs --ready true --server 'sleep 2' \
+	--client "$REC -o $R2/vp -- $PWD/$BUILD/tests/probes/verbs_prog_sys basic" --client-name verbs_prog
+if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog in the VM exits 0"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
+"$RDMATRACE" dump --json --no-clock "$R2"/vp/traces/*.rtr >"$R2/vp.json" 2>/dev/null
+out=$(python3 tests/probes/check_trace.py 1 <"$R2/vp.json")
+if [ $? -eq 0 ]; then ok "verbs_prog on rxe: every WR, completion, PSN range and transition: ${out#\# }"; else not_ok "verbs_prog trace on rxe"; printf '%s\n' "$out"; fi
 done_testing

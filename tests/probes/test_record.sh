@@ -2,7 +2,8 @@
 # End-to-end tests of the probe and `rdmatrace record` with an ordinary
 # verbs program (tests/probes/verbs_prog.c) over a stand-in libibverbs
 # (tests/probes/fakeverbs.c): the run directory, every WR and completion
-# with its fields and predicted PSNs, fork, exec, threads, a program killed
+# with its fields and predicted PSNs, fork, exec, threads, libibverbs loaded
+# by a plugin dlopen()ed with RTLD_LOCAL, a program killed
 # mid-run (trace salvaged), signal forwarding, exit status, and the
 # untraced fallback.  Over uroce: tests/probes/test_probe_uroce.sh.
 . tests/lib.sh
@@ -72,6 +73,12 @@ check "fork: run.json lists both processes" python3 -c 'import json,sys; j=json.
 check "record exec exits 0" test $? -eq 0
 check "exec: parent and exec'd child traced apart" test "$(npids "$T/exec")" -eq 2
 if check_each_pid "$T/exec"; then ok "exec: both traces complete and right"; else not_ok "exec: traces"; fi
+
+# ---- libibverbs reached only through dlopen(RTLD_LOCAL) of a plugin (as pyverbs) ----
+"$RDMATRACE" record -o "$T/dlopen" -- "$BUILD/tests/probes/dlopen_prog" >/dev/null 2>&1
+check "dlopen'ed plugin: record exits 0" test $? -eq 0
+dump_all "$T/dlopen" | python3 tests/probes/check_trace.py 1 >"$T/dlopen.chk"
+if [ $? -eq 0 ]; then ok "dlopen'ed plugin: contexts hooked, every WR, completion and PSN right"; else not_ok "dlopen'ed plugin trace"; cat "$T/dlopen.chk"; fi
 
 # ---- killed mid-run: the trace is salvaged ----
 "$RDMATRACE" record -o "$T/kill" -- "$PROG" hang >"$T/kill.out" 2>"$T/kill.err" &

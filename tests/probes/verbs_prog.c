@@ -14,7 +14,8 @@
  * It checks that every completion it polls matches a WR it posted and
  * exits non-zero otherwise; it prints a summary line on stdout.  Built
  * twice: against tests/probes/fakeverbs.c and against the system
- * libibverbs (verbs_prog_sys), which runs over uroce.
+ * libibverbs (verbs_prog_sys), which runs over uroce; with VERBS_PROG_PLUGIN
+ * it is a shared object whose verbs_plugin_run() does `basic`.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -196,6 +197,14 @@ static int basic(int id, int bad_modify)
 	return rc;
 }
 
+#ifdef VERBS_PROG_PLUGIN
+/* Built as a shared object that a program dlopen()s (tests/probes/dlopen_prog.c). */
+int verbs_plugin_run(void);
+int verbs_plugin_run(void)
+{
+	return basic(0, 0);
+}
+#else
 static struct ibv_context *shared_ctx;
 
 static void *thread_main(void *arg)
@@ -256,3 +265,4 @@ int main(int argc, char **argv)
 	printf("verbs_prog %s: %s\n", mode, rc ? "FAILED" : "ok");
 	return rc;
 }
+#endif

@@ -38,6 +38,13 @@ $(PROBE_BENCH): bench/probe_bench.c tests/probes/fake_provider.h $(PROBE_OBJS) $
 	$(CC) $(ALL_CFLAGS) -Itests/probes -Iprobes -rdynamic -o $@ $< $(PROBE_OBJS) $(LIB) \
 		$(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
 
+# ... and over uroce (bench/probe_bench.sh runs it when uroce is built)
+PROBE_BENCH_UROCE := $(BUILD)/bench/probe_bench_uroce
+ALL_TARGETS += $(PROBE_BENCH_UROCE)
+$(PROBE_BENCH_UROCE): bench/probe_bench_uroce.c $(PROBE_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iprobes -o $@ $< $(PROBE_OBJS) $(LIB) $(ALL_LDFLAGS) -libverbs -ldl $(LIB_LDLIBS)
+
 # End-to-end: an ordinary verbs program over a stand-in libibverbs.so.1
 # (its own directory, found through the rpath), run by `rdmatrace record` in
 # tests/probes/test_record.sh; a plugin of it loaded with dlopen(RTLD_LOCAL).

@@ -64,6 +64,6 @@ const struct rt_command rt_cmd_lab = {
 		 "  --no-capture     do not capture packets\n"
 		 "  -- ARGS          extra arguments for both lab programs\n"
 		 "\n"
-		 "scenarios: minimal imm sendrecv bulk atomics rnr loss error (rdmatrace lab --list)\n",
+		 "scenarios: minimal imm sendrecv bulk atomics ud herd rnr loss error (rdmatrace lab --list)\n",
 	.run = cmd_lab,
 };

@@ -150,7 +150,7 @@ void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *sc
 }
 
 /* Wait for the next CM event of the expected type; 0 or -errno with a message. */
-static int wait_event(struct lab_conn *c, enum rdma_cm_event_type want, int timeout_ms,
+int lab_wait_event(struct lab_conn *c, enum rdma_cm_event_type want, int timeout_ms,
 		      struct rdma_cm_event **out)
 {
 	struct pollfd pfd = { .fd = c->ec->fd, .events = POLLIN };
@@ -181,7 +181,7 @@ static int wait_event(struct lab_conn *c, enum rdma_cm_event_type want, int time
 }
 
 /* PD, completion channel, CQ and QP on the id's device. */
-static int create_resources(struct lab_conn *c, struct rdma_cm_id *id, const struct lab_qp_caps *caps)
+int lab_create_resources(struct lab_conn *c, struct rdma_cm_id *id, const struct lab_qp_caps *caps)
 {
 	c->pd = ibv_alloc_pd(id->verbs);
 	if (!c->pd) {
@@ -241,7 +241,7 @@ static void apply_qp_options(const struct lab_opts *o, struct rdma_cm_id *id)
 	}
 }
 
-static int resolve(const struct lab_opts *o, struct addrinfo **res)
+int lab_resolve(const struct lab_opts *o, struct addrinfo **res)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	int rc = getaddrinfo(o->addr, o->port, &hints, res);
@@ -296,7 +296,7 @@ int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct
 		perror("lab: rdma_create_id");
 		return -errno;
 	}
-	rc = resolve(o, &res);
+	rc = lab_resolve(o, &res);
 	if (rc)
 		return rc;
 	if (rdma_bind_addr(c->listen_id, res->ai_addr) != 0) {
@@ -312,14 +312,14 @@ int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct
 	lab_phase("listening on %s port %s", o->addr, o->port);
 	printf("lab: server ready\n");
 	fflush(stdout);
-	rc = wait_event(c, RDMA_CM_EVENT_CONNECT_REQUEST, o->timeout_ms * 3, &ev);
+	rc = lab_wait_event(c, RDMA_CM_EVENT_CONNECT_REQUEST, o->timeout_ms * 3, &ev);
 	if (rc)
 		return rc;
 	c->id = ev->id;
 	keep_peer_private(c, ev);
 	rdma_ack_cm_event(ev);
 
-	rc = create_resources(c, c->id, caps);
+	rc = lab_create_resources(c, c->id, caps);
 	if (rc)
 		return rc;
 	apply_qp_options(o, c->id);
@@ -332,7 +332,7 @@ int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct
 		perror("lab: rdma_accept");
 		return -errno;
 	}
-	rc = wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev);
+	rc = lab_wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev);
 	if (rc)
 		return rc;
 	rdma_ack_cm_event(ev);
@@ -358,7 +358,7 @@ int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struc
 		perror("lab: rdma_create_id");
 		return -errno;
 	}
-	rc = resolve(o, &res);
+	rc = lab_resolve(o, &res);
 	if (rc)
 		return rc;
 	rc = rdma_resolve_addr(c->id, NULL, res->ai_addr, o->timeout_ms);
@@ -367,18 +367,18 @@ int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struc
 		perror("lab: rdma_resolve_addr");
 		return -errno;
 	}
-	if ((rc = wait_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout_ms, &ev)) != 0)
+	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout_ms, &ev)) != 0)
 		return rc;
 	rdma_ack_cm_event(ev);
 	if (rdma_resolve_route(c->id, o->timeout_ms) != 0) {
 		perror("lab: rdma_resolve_route");
 		return -errno;
 	}
-	if ((rc = wait_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout_ms, &ev)) != 0)
+	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout_ms, &ev)) != 0)
 		return rc;
 	rdma_ack_cm_event(ev);
 
-	rc = create_resources(c, c->id, caps);
+	rc = lab_create_resources(c, c->id, caps);
 	if (rc)
 		return rc;
 	apply_qp_options(o, c->id);
@@ -392,7 +392,7 @@ int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struc
 		perror("lab: rdma_connect");
 		return -errno;
 	}
-	if ((rc = wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev)) != 0)
+	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev)) != 0)
 		return rc;
 	keep_peer_private(c, ev);
 	rdma_ack_cm_event(ev);
@@ -405,7 +405,7 @@ int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struc
 int lab_wait_disconnect(struct lab_conn *c, int timeout_ms)
 {
 	struct rdma_cm_event *ev;
-	int rc = wait_event(c, RDMA_CM_EVENT_DISCONNECTED, timeout_ms, &ev);
+	int rc = lab_wait_event(c, RDMA_CM_EVENT_DISCONNECTED, timeout_ms, &ev);
 	if (rc == 0) {
 		rdma_ack_cm_event(ev);
 		c->connected = false;

@@ -75,6 +75,14 @@ int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct
 int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
 		       lab_setup_fn setup, void *arg);
 
+/* Wait for the next CM event, which must be `want`; 0 and *out, or -errno with a message. */
+int lab_wait_event(struct lab_conn *c, enum rdma_cm_event_type want, int timeout_ms, struct rdma_cm_event **out);
+/* PD, completion channel, CQ and a QP of caps->type on the id's device (rdma_create_qp). */
+int lab_create_resources(struct lab_conn *c, struct rdma_cm_id *id, const struct lab_qp_caps *caps);
+/* getaddrinfo of the lab address and port. */
+struct addrinfo;
+int lab_resolve(const struct lab_opts *o, struct addrinfo **res);
+
 /* Server: wait until the client disconnects (or timeout). */
 int lab_wait_disconnect(struct lab_conn *c, int timeout_ms);
 /* Client: disconnect and wait for the DISCONNECTED event. */

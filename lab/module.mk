@@ -1,6 +1,6 @@
 # The lab: instrumented endpoint programs (plain libibverbs + librdmacm),
 # built as build/lab/rt-lab-NAME and run by `rdmatrace lab`.
-LAB_PROGRAMS := minimal imm sendrecv bulk atomics error
+LAB_PROGRAMS := minimal imm sendrecv bulk atomics error ud herd
 LAB_BINS := $(patsubst %,$(BUILD)/lab/rt-lab-%,$(LAB_PROGRAMS))
 ALL_TARGETS += $(LAB_BINS)
 

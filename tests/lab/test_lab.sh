@@ -33,6 +33,13 @@ check "--count and --size reach the programs" grep -q 'RESULT imm server ok batc
 check "--loss injects faults into any scenario, and the data still arrives" grep -q 'ok    client: ok' "$T/lossy.out"
 check "--loss is recorded in run.json" grep -q '"faults": "drop:prob=0.05"' "$T/lossy/run.json"
 
+# Running again into the same directory replaces the run.
+"$RDMATRACE" lab minimal -o "$T/minimal" >/dev/null 2>&1
+check "a rerun replaces the previous run's traces" test "$(ls "$T/minimal/traces" | wc -l)" -eq 2
+mkdir -p "$T/notarun" && echo precious >"$T/notarun/file"
+check_fails "a non-empty directory that is not a run is refused" "$RDMATRACE" lab minimal -o "$T/notarun"
+check "... and left alone" grep -q precious "$T/notarun/file"
+
 # Bad input and failure.
 check_fails "unknown scenario" "$RDMATRACE" lab no-such-scenario -o "$T/x"
 check "unknown scenario says so" bash -c "'$RDMATRACE' lab no-such-scenario 2>&1 | grep -q \"unknown scenario 'no-such-scenario'\""

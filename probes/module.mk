@@ -56,7 +56,7 @@ $(PROBE_FAKEVERBS): tests/probes/fakeverbs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libibverbs.so.1 -o $@ $< $(ALL_LDFLAGS)
 $(PROBE_VERBS_PROG): tests/probes/verbs_prog.c $(PROBE_FAKEVERBS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(PROBE_FAKEVERBS) -Wl,-rpath,'$$ORIGIN/fakeverbs' $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -DVERBS_PROG_FAKE -o $@ $< $(PROBE_FAKEVERBS) -Wl,-rpath,'$$ORIGIN/fakeverbs' $(ALL_LDFLAGS)
 $(PROBE_PLUGIN): tests/probes/verbs_prog.c $(PROBE_FAKEVERBS)
 	$(CC) $(ALL_CFLAGS) -DVERBS_PROG_PLUGIN -shared -o $@ $< $(PROBE_FAKEVERBS) \
 		-Wl,-rpath,'$$ORIGIN/fakeverbs' $(ALL_LDFLAGS)

@@ -50,6 +50,23 @@ k=[json.loads(l)["kind"] for l in open(sys.argv[1])]
 for kind,n in (("device",2),("pd",2),("mr",4),("cq_create",2),("qp_create",4)):
     assert k.count(kind)==n, (kind,k.count(kind))' "$T/basic.json"
 
+# ---- an asynchronous event and direct verbs ----
+"$RDMATRACE" record -o "$T/extras" -- "$PROG" extras >/dev/null 2>&1
+check "extras run exits 0" test $? -eq 0
+dump_all "$T/extras" >"$T/extras.json"
+check "async event recorded with its QP" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+recv=[r["qpn"] for r in ev if r["kind"]=="wr_post" and r.get("queue")=="recv"][0]
+a=[r for r in ev if r["kind"]=="async"]
+assert len(a)==1 and a[0]["qpn"]==recv, a' "$T/extras.json"
+check "mlx5dv_init_obj recorded as a direct-verbs warning on that QP" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+recv=[r["qpn"] for r in ev if r["kind"]=="wr_post" and r.get("queue")=="recv"][0]
+w=[r for r in ev if r["kind"]=="warning" and r["qpn"]==recv and "mlx5dv" in json.dumps(r)]
+assert len(w)==1, [r for r in ev if r["kind"]=="warning"]' "$T/extras.json"
+
 # ---- a failing modify_qp is recorded with its error ----
 "$RDMATRACE" record -o "$T/badmod" -- "$PROG" bad-modify >/dev/null 2>&1
 dump_all "$T/badmod" | python3 tests/probes/check_trace.py 1 --bad-modify >"$T/badmod.chk"

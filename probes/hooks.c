@@ -435,15 +435,17 @@ static void hook_ops(struct rt_probe_ctx *c)
 	}
 }
 
+static pthread_mutex_t rt_probe_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct rt_probe_ctx *rt_probe_ctx_of(struct ibv_context *ctx)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_t *lock = &rt_probe_ctx_lock;
 	if (!ctx || !rt_probe_active)
 		return NULL;
 	struct rt_probe_ctx *c = rt_probe_ctx_find(ctx);
 	if (c)
 		return c;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(lock);
 	c = rt_probe_ctx_find(ctx);
 	if (!c && (c = calloc(1, sizeof(*c)))) {
 		c->ctx = ctx;
@@ -463,7 +465,7 @@ struct rt_probe_ctx *rt_probe_ctx_of(struct ibv_context *ctx)
 			c = NULL;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(lock);
 	if (c) {
 		emit_device(c, 0);
 		if (c->name[0])
@@ -479,4 +481,23 @@ void rt_probe_ctx_forget(struct ibv_context *ctx)
 		return;
 	emit_device(c, RT_EVF_DESTROY);
 	free(c);
+}
+
+/* fork() while another thread holds a probe lock must not leave it held in the child. */
+void rt_probe_fork_prepare(void)
+{
+	pthread_mutex_lock(&rt_probe_ctx_lock);
+	rt_objmap_fork_prepare();
+}
+
+void rt_probe_fork_parent(void)
+{
+	rt_objmap_fork_parent();
+	pthread_mutex_unlock(&rt_probe_ctx_lock);
+}
+
+void rt_probe_fork_child(void)
+{
+	rt_objmap_fork_child();
+	pthread_mutex_init(&rt_probe_ctx_lock, NULL);
 }

@@ -59,6 +59,7 @@ rpair() {
 		rc=0
 	fi
 	if [ $rc -ne 0 ]; then
+		echo "#   (exit statuses: see below; 139 = SIGSEGV, 124 = timeout)"
 		sed 's/^/#   server: /' "$T/$name.sout" | tail -8
 		sed 's/^/#   client: /' "$T/$name.cout" | tail -8
 	fi
@@ -93,9 +94,10 @@ check_py "threads: pairing and PSNs" tests/probes/check_engine.py --min-wrs 24 <
 # wire is compared on the runs above); t_transport's own timing checks are
 # uroce's business (tests/uroce/test_uroce.sh), only its trace is checked here.
 if [ -x "$BUILD/tests/uroce/t_transport" ]; then
-	"$RDMATRACE" record -o "$T/tt" -- "$BUILD/tests/uroce/t_transport" >"$T/tt.out" 2>&1
+	# big rings: the loss tests put hundreds of thousands of packet events through
+	RDMATRACE_RING_KB=16384 "$RDMATRACE" record -o "$T/tt" -- "$BUILD/tests/uroce/t_transport" >"$T/tt.out" 2>&1
 	echo "# t_transport exit status $? ($(grep -c '^ok' "$T/tt.out") of its own checks passed)"
-	dump --kind wr_post,completion,qp_create,qp_state "$T"/tt/traces/*.rtr >"$T/tt.json"
+	dump --kind wr_post,completion,qp_create,qp_state,lost "$T"/tt/traces/*.rtr >"$T/tt.json"
 	check_py "t_transport: fields, pairing and predicted PSNs against uroce's own" \
 		tests/probes/check_engine.py --no-wire --min-wrs 100 <"$T/tt.json"
 	check "t_transport: error completions recorded (retry exceeded, remote access, flush, RNR)" python3 -c '

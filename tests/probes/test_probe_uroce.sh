@@ -168,6 +168,10 @@ for t in "ib_send_bw -n 64 -s 5000 -m 1024" "ib_read_lat -n 64 -s 512" "ib_atomi
 	if rpair "$name" "env UROCE_ADDR=$A $t -R -F -p @P" "$t -R -F -p @P $A"; then
 		dump "$T/$name".s/traces/*.rtr "$T/$name".c/traces/*.rtr >"$T/$name.json"
 		check_py "$name -R: pairing and predicted PSNs against the wire" tests/probes/check_engine.py --min-wrs 64 <"$T/$name.json"
+	elif grep -q 'librdmacm (uroce): cannot open RDMA device' "$T/$name.sout"; then
+		# perftest opens the device itself and through librdmacm; this uroce build
+		# refuses the second open with or without the probe
+		skip "$name -R under record" "uroce refuses perftest's second device open (fails without the probe too)"
 	else
 		not_ok "$name -R under record"
 	fi

@@ -1,6 +1,6 @@
 /*
  * The hook layer of the probe: the functions it puts into each context's
- * ops table (post_send, post_recv, post_srq_recv, poll_cq) and the
+ * ops table (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq) and the
  * bookkeeping every wrapper shares: which contexts, QPs, CQs, SRQs and PDs
  * exist, each QP's next PSN and path MTU, and the events that describe them.
  *
@@ -314,6 +314,29 @@ static int hook_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 	return n;
 }
 
+/* Arming a CQ is how event-driven programs wait: recording it shows when a
+ * consumer went to sleep on its completion channel. */
+static int hook_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	const struct rt_probe_cq *pc = rt_objmap_get(&rt_probe_cqs, cq);
+	struct rt_probe_ctx *c = rt_probe_ctx_find(cq->context);
+	if (!c || !c->orig.req_notify_cq)
+		return EOPNOTSUPP;
+	int rc = c->orig.req_notify_cq(cq, solicited_only);
+	if (rt_probe_busy || !rt_tracer_enabled)
+		return rc;
+	struct rt_event *ev = rt_event_begin(RT_EV_CQ_NOTIFY, 0);
+	if (ev) {
+		ev->u.cq_notify.cq_id = pc ? pc->id : 0;
+		ev->u.cq_notify.result = rc;
+		ev->u.cq_notify.solicited_only = solicited_only != 0;
+		if (rc)
+			ev->flags |= RT_EVF_ERROR;
+		rt_event_commit(ev);
+	}
+	return rc;
+}
+
 /* ---- extended creation paths (struct verbs_context) ---- */
 
 #define VCTX_HAS(vctx, op) \
@@ -414,6 +437,8 @@ static void hook_ops(struct rt_probe_ctx *c)
 		ctx->ops.post_srq_recv = hook_post_srq_recv;
 	if (ctx->ops.poll_cq)
 		ctx->ops.poll_cq = hook_poll_cq;
+	if (ctx->ops.req_notify_cq)
+		ctx->ops.req_notify_cq = hook_req_notify_cq;
 	struct verbs_context *v = verbs_get_ctx(ctx);
 	if (!v)
 		return;

@@ -407,6 +407,11 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 		f_u(&o, "code", ev->u.warning.code);
 		f_text(&o, "text", ev->u.warning.text, sizeof(ev->u.warning.text));
 		break;
+	case RT_EV_CQ_NOTIFY:
+		f_u(&o, "cq", ev->u.cq_notify.cq_id);
+		f_u(&o, "solicited_only", ev->u.cq_notify.solicited_only);
+		f_u(&o, "result", (unsigned)ev->u.cq_notify.result);
+		break;
 	case RT_EV_PD:
 	case RT_EV_SRQ_CREATE:
 		f_u(&o, "id", ev->u.object.id);

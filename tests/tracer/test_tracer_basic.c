@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rdmatrace/trace_reader.h"
@@ -158,12 +159,58 @@ static void test_bad_options(void)
 	CHECK(rt_tracer_start(&o, err, sizeof(err)) < 0);
 }
 
+/* fork(): with %p in the file name the child writes a file of its own; the parent's is untouched. */
+static void test_fork_child_file(void)
+{
+#ifdef __SANITIZE_THREAD__
+	SKIP("ThreadSanitizer cannot start threads after a multi-threaded fork");
+#endif
+	char pattern[512];
+	snprintf(pattern, sizeof(pattern), "%s", tmp_path("fork-%p.rtr"));
+	struct rt_tracer_options o = {.output = pattern, .program = "forker"};
+	char err[256];
+	CHECK_EQ_U(rt_tracer_start(&o, err, sizeof(err)), 0);
+	rt_trace_marker("parent before");
+	pid_t pid = fork();
+	if (pid == 0) {
+		rt_trace_marker("child");
+		rt_tracer_stop();
+		_exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	rt_trace_marker("parent after");
+	rt_tracer_stop();
+	char path[2][512];
+	pid_t pids[2] = {getpid(), pid};
+	const char *want[2][2] = {{"parent before", "parent after"}, {"child", NULL}};
+	for (int i = 0; i < 2; i++) {
+		char *pp = strstr(pattern, "%p");
+		snprintf(path[i], sizeof(path[i]), "%.*s%d%s", (int)(pp - pattern), pattern, (int)pids[i], pp + 2);
+		struct rt_trace_reader *r = rt_trace_reader_new();
+		CHECK_EQ_U(rt_trace_reader_add_file(r, path[i], err, sizeof(err)), 0);
+		struct rt_trace_record rec;
+		int n = 0;
+		while (rt_trace_reader_next(r, &rec) > 0) {
+			if (rec.ev.kind != RT_EV_MARKER)
+				continue;
+			CHECK(n < 2 && want[i][n] && strcmp(rec.ev.u.marker.text, want[i][n]) == 0);
+			CHECK_EQ_U(rec.pid, pids[i]);
+			n++;
+		}
+		CHECK_EQ_U(n, i == 0 ? 2 : 1);
+		rt_trace_reader_free(r);
+	}
+}
+
 int main(void)
 {
 	RUN(test_disabled_returns_null);
 	RUN(test_round_trip);
 	RUN(test_restart);
 	RUN(test_bad_options);
+	RUN(test_fork_child_file);
 	tmp_cleanup();
 	return test_done();
 }

@@ -33,7 +33,7 @@
 #include "collector_internal.h"
 #include "shm.h"
 
-#define NO_RING_RETRY 4096u  /* events between two attempts to find a ring */
+#define NO_RING_RETRY 64u    /* events between two attempts to find a ring */
 
 /* -1: not configured yet (the first event reads the environment), 0: off, >0: epoch. */
 volatile int rt_tracer_enabled = -1;
@@ -160,10 +160,30 @@ static bool claim_ring(struct rt_shm_header *h)
 		if (atomic_load_explicit(&rt_shm_ring_at(h, i)->state, memory_order_relaxed) == RT_RING_FREE &&
 		    claim_from(h, rt_shm_ring_at(h, i), RT_RING_FREE))
 			return true;
-	if (h->mode == RT_MODE_FLIGHT_RECORDER)
+	if (h->mode == RT_MODE_FLIGHT_RECORDER) {
 		for (uint32_t i = 0; i < h->ring_count; i++)
 			if (claim_from(h, rt_shm_ring_at(h, i), RT_RING_RETIRED))
 				return true;
+		return false;
+	}
+	/*
+	 * Stream: a ring of one of our exited threads that the collector has
+	 * already drained (tail == head, nothing left to report) need not wait
+	 * for the collector to free it.
+	 */
+	for (uint32_t i = 0; i < h->ring_count; i++) {
+		struct rt_shm_ring *r = rt_shm_ring_at(h, i);
+		if (atomic_load_explicit(&r->state, memory_order_acquire) != RT_RING_RETIRED || r->pid != getpid() ||
+		    atomic_load_explicit(&r->tail, memory_order_acquire) !=
+			    atomic_load_explicit(&r->head, memory_order_acquire))
+			continue;
+		bool unreported = false;
+		for (int c = 1; c < RT_LOST_CAUSES; c++)
+			if (atomic_load_explicit(&r->lost[c], memory_order_acquire))
+				unreported = true;
+		if (!unreported && claim_from(h, r, RT_RING_RETIRED))
+			return true;
+	}
 	return false;
 }
 

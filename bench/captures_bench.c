@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 		for (uint64_t i = 0; i < n; i++)
 			rt_decode(&o, v[i].linktype, v[i].data, v[i].caplen, v[i].wirelen, &pk[i]);
 		char line[RT_FMT_LINE_MAX];
-		struct rt_fmt_ctx ctx = { 0, 0, v[0].ts_ns, 0 };
+		struct rt_fmt_ctx ctx = { 0, 0, v[0].ts_ns, 0, NULL };
 		t0 = now();
 		for (uint64_t i = 0; i < n; i++) {
 			ctx.frame = v[i].frame;

@@ -4,15 +4,15 @@
  * "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ" (Intel,
  * 2009).  The register is XORed into the first 16 bytes, 64-byte and then
  * 16-byte blocks are folded forward (each fold multiplies the two halves by
- * x^k mod P for the distance folded), and the last 16-byte value and any
- * tail go through the table path, which needs no Barrett reduction.
+ * x^k mod P for the distance folded), the last 128-bit value is folded to
+ * 64 and 32 bits and Barrett-reduced to the register, and a tail of fewer
+ * than 16 bytes goes through the table path.
  * Checked against the table path by tests/captures/test_crc.c.
  */
 #include "crc_impl.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#include <string.h>
 
 /* x^(512+32) mod P, x^(512-32) mod P (fold by four blocks) and
  * x^(128+32) mod P, x^(128-32) mod P (fold by one block), bit-reflected and
@@ -21,6 +21,10 @@
 #define K_512_HI 0x1c6e41596ull
 #define K_128_LO 0x1751997d0ull
 #define K_128_HI 0x0ccaa009eull
+/* x^64 mod P for the 64 -> 32 fold; mu = floor(x^64 / P) and P itself, reflected. */
+#define K_64 0x163cd6124ull
+#define BARRETT_MU 0x1f7011641ull
+#define BARRETT_P 0x1db710641ull
 
 int rt_crc32_clmul_available(void)
 {
@@ -33,6 +37,23 @@ __attribute__((target("pclmul,sse4.1"))) static inline __m128i fold(__m128i x, _
 	__m128i lo = _mm_clmulepi64_si128(x, k, 0x00);
 	__m128i hi = _mm_clmulepi64_si128(x, k, 0x11);
 	return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
+}
+
+/* The raw register value of a 128-bit folded remainder (no table). */
+__attribute__((target("pclmul,sse4.1"))) static inline uint32_t reduce128(__m128i x)
+{
+	const __m128i k128 = _mm_set_epi64x((long long)K_128_HI, (long long)K_128_LO);
+	const __m128i k64 = _mm_set_epi64x(0, (long long)K_64);
+	const __m128i barrett = _mm_set_epi64x((long long)BARRETT_MU, (long long)BARRETT_P);
+	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
+	__m128i t = _mm_clmulepi64_si128(x, k128, 0x10);           /* 128 -> 64 bits */
+	x = _mm_xor_si128(_mm_srli_si128(x, 8), t);
+	t = _mm_clmulepi64_si128(_mm_and_si128(x, mask32), k64, 0x00); /* 64 -> 32 */
+	x = _mm_xor_si128(_mm_srli_si128(x, 4), t);
+	t = _mm_clmulepi64_si128(_mm_and_si128(x, mask32), barrett, 0x10); /* Barrett */
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, mask32), barrett, 0x00);
+	x = _mm_xor_si128(x, t);
+	return (uint32_t)_mm_extract_epi32(x, 1);
 }
 
 __attribute__((target("pclmul,sse4.1"))) uint32_t rt_crc32_raw_clmul(uint32_t crc, const uint8_t *p, size_t n)
@@ -67,10 +88,8 @@ __attribute__((target("pclmul,sse4.1"))) uint32_t rt_crc32_raw_clmul(uint32_t cr
 		p += 16;
 		n -= 16;
 	}
-	uint8_t last[16];
-	_mm_storeu_si128((__m128i *)last, x);
-	uint32_t c = rt_crc32_raw_table(0, last, 16);
-	return rt_crc32_raw_table(c, p, n);
+	uint32_t c = reduce128(x);
+	return n ? rt_crc32_raw_table(c, p, n) : c;
 }
 
 #else

@@ -151,6 +151,8 @@ static int activate(struct rt_live *lc, char *err, size_t errlen)
 	return 0;
 }
 
+static void on_pcap_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *data);
+
 int rt_live_open(const struct rt_live_opts *opts, struct rt_live **out, char *err, size_t errlen)
 {
 	if (!opts || !opts->iface || !out) {
@@ -179,6 +181,15 @@ int rt_live_open(const struct rt_live_opts *opts, struct rt_live **out, char *er
 			goto fail;
 		}
 		rt_pcapng_flush(lc->w);
+	}
+	/* Until the filter was installed the kernel queued every packet on the
+	 * interface; on a busy interface that can fill the ring and drop the
+	 * first packets we want.  Empty it now: libpcap filters what was queued
+	 * in user space, so matching packets are kept (written, called back). */
+	for (int i = 0; i < 1000; i++) {
+		int n = pcap_dispatch(lc->pc, -1, on_pcap_packet, (u_char *)lc);
+		if (n <= 0)
+			break;
 	}
 	*out = lc;
 	return 0;

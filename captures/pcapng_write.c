@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "rdmatrace/capfile.h"
 #include "rdmatrace/pcapng_write.h"
 
 #define BT_SHB 0x0A0D0D0Au
@@ -257,6 +258,17 @@ int rt_pcapng_packet(struct rt_pcapng_writer *w, uint32_t if_id, uint64_t ts_ns,
 		put32(w, 0);
 	}
 	return end_block(w);
+}
+
+int rt_pcapng_copy(struct rt_pcapng_writer *w, const struct rt_caprec *rec, const char *comment)
+{
+	if (!w || !rec)
+		return -EINVAL;
+	uint32_t ifc;
+	int rc = rt_pcapng_interface_for(w, rec->linktype, &ifc);
+	if (rc < 0)
+		return rc;
+	return rt_pcapng_packet(w, ifc, rec->ts_ns, rec->data, rec->caplen, rec->wirelen, comment);
 }
 
 static void put_u64_option(struct rt_pcapng_writer *w, uint16_t code, uint64_t v)

@@ -93,14 +93,36 @@ static inline void put_digits(char *q, uint64_t v, int width)
 		q[0] = (char)('0' + v % 10);
 }
 
+/* Number of decimal digits of v. */
+static inline int digits_of(uint64_t v)
+{
+	if (v < 10)
+		return 1;
+	int d = ((64 - __builtin_clzll(v)) * 1233) >> 12; /* log10 from log2 */
+	return d + 1 - (v < pow10_table[d]);
+}
+
 static void sb_u64(struct sb *b, uint64_t v)
 {
-	int n = 1;
-	while (n < 20 && v >= pow10_table[n])
-		n++;
+	int n = digits_of(v);
 	char *q = sb_room(b, (size_t)n);
-	if (q)
-		put_digits(q, v, n);
+	if (!q)
+		return;
+	if (v <= UINT32_MAX) { /* 32-bit division by constants is cheaper */
+		uint32_t w = (uint32_t)v;
+		int i = n;
+		while (i >= 2) {
+			unsigned r = w % 100;
+			w /= 100;
+			i -= 2;
+			q[i] = digit_pairs[2 * r];
+			q[i + 1] = digit_pairs[2 * r + 1];
+		}
+		if (i)
+			q[0] = (char)('0' + w);
+		return;
+	}
+	put_digits(q, v, n);
 }
 
 /* v as zero-padded decimal of exactly width digits (width <= 20). */
@@ -236,6 +258,29 @@ size_t rt_format_ip(unsigned version, const uint8_t *a, char *buf, size_t len)
 		}
 	}
 	return sb_done(&b, buf);
+}
+
+static void sb_ip(struct sb *b, unsigned version, const uint8_t *a);
+
+/* An address through the caller's memo, when there is one. */
+static void sb_ip_cached(struct sb *b, struct rt_fmt_cache *c, unsigned version, const uint8_t *a)
+{
+	if (!c) {
+		sb_ip(b, version, a);
+		return;
+	}
+	size_t alen = version == 6 ? 16 : 4;
+	for (unsigned i = 0; i < RT_FMT_CACHE_SLOTS; i++)
+		if (c->key[i][0] == version && c->len[i] && !memcmp(c->key[i] + 1, a, alen)) {
+			sb_mem(b, c->text[i], c->len[i]);
+			return;
+		}
+	unsigned slot = c->next++ % RT_FMT_CACHE_SLOTS;
+	size_t n = rt_format_ip(version, a, c->text[slot], sizeof(c->text[slot]));
+	c->key[slot][0] = (uint8_t)version;
+	memcpy(c->key[slot] + 1, a, alen);
+	c->len[slot] = (uint8_t)n;
+	sb_mem(b, c->text[slot], n);
 }
 
 static void sb_ip(struct sb *b, unsigned version, const uint8_t *a)
@@ -429,9 +474,9 @@ size_t rt_pkt_format_line(const struct rt_pkt *p, const struct rt_fmt_ctx *ctx, 
 	sb_ch(&b, ' ');
 	sb_time(&b, ctx);
 	sb_ch(&b, ' ');
-	sb_ip(&b, p->ip_version, p->src);
+	sb_ip_cached(&b, ctx->cache, p->ip_version, p->src);
 	sb_lit(&b, " > ");
-	sb_ip(&b, p->ip_version, p->dst);
+	sb_ip_cached(&b, ctx->cache, p->ip_version, p->dst);
 	if (p->nvlans) {
 		sb_lit(&b, " vlan ");
 		sb_u64(&b, p->vlan_tci[0] & 0xFFF);

@@ -32,6 +32,7 @@ struct print_ctx {
 	struct rt_decode_opts dopts;
 	uint64_t base_ns;
 	int have_base;
+	struct rt_fmt_cache addr_cache;
 };
 
 /* Without -w: decode and print each packet as it arrives. */
@@ -46,7 +47,7 @@ static void print_packet(void *arg, const struct rt_caprec *rec)
 	if (rt_decode(&pc->dopts, rec->linktype, rec->data, rec->caplen, rec->wirelen, &pkt) <= 0)
 		return;
 	char line[RT_FMT_LINE_MAX];
-	struct rt_fmt_ctx ctx = { rec->frame, rec->ts_ns, pc->base_ns, 0 };
+	struct rt_fmt_ctx ctx = { rec->frame, rec->ts_ns, pc->base_ns, 0, &pc->addr_cache };
 	size_t n = rt_pkt_format_line(&pkt, &ctx, line, sizeof(line));
 	fwrite(line, 1, n, stdout);
 	fflush(stdout);
@@ -136,7 +137,7 @@ static int run_capture(int argc, char **argv)
 	}
 	o.ports = nports ? ports : NULL;
 	o.nports = nports;
-	struct print_ctx pc = { { o.ports, o.nports, false, false }, 0, 0 };
+	struct print_ctx pc = { { o.ports, o.nports, false, false }, 0, 0, { { { 0 } }, { { 0 } }, { 0 }, 0 } };
 	if (!o.write_path && !quiet) {
 		o.on_packet = print_packet;
 		o.ctx = &pc;

@@ -315,7 +315,8 @@ static int run_packets(int argc, char **argv)
 	size_t used = 0;
 	struct counts n;
 	memset(&n, 0, sizeof(n));
-	struct rt_fmt_ctx ctx = { 0, 0, 0, o.abs_time };
+	static struct rt_fmt_cache addr_cache;
+	struct rt_fmt_ctx ctx = { 0, 0, 0, o.abs_time, &addr_cache };
 	bool have_base = false;
 	struct rt_caprec rec;
 	struct rt_pkt pkt;

@@ -41,6 +41,13 @@ int rt_pcapng_interface(struct rt_pcapng_writer *w, uint16_t linktype, uint32_t 
 /* The interface for linktype, added on first use (copying from several inputs). */
 int rt_pcapng_interface_for(struct rt_pcapng_writer *w, uint16_t linktype, uint32_t *if_id);
 
+struct rt_caprec;
+
+/* Copy a record read with rt_capfile_next() (any input format or link
+ * type), on the interface for its link type, with an optional comment:
+ * how an annotated copy of a capture is written. */
+int rt_pcapng_copy(struct rt_pcapng_writer *w, const struct rt_caprec *rec, const char *comment);
+
 /* One packet; comment may be NULL. */
 int rt_pcapng_packet(struct rt_pcapng_writer *w, uint32_t if_id, uint64_t ts_ns, const void *data,
 		     uint32_t caplen, uint32_t wirelen, const char *comment);

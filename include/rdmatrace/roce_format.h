@@ -13,12 +13,23 @@
 
 #include "rdmatrace/roce_decode.h"
 
+/* Optional memo of recently formatted addresses (a capture has few):
+ * zero-initialise one per formatting thread and point rt_fmt_ctx at it. */
+#define RT_FMT_CACHE_SLOTS 4
+struct rt_fmt_cache {
+	uint8_t key[RT_FMT_CACHE_SLOTS][17]; /* IP version, then the address */
+	char text[RT_FMT_CACHE_SLOTS][48];
+	uint8_t len[RT_FMT_CACHE_SLOTS];
+	unsigned next;
+};
+
 /* What the caller knows about the record around the packet. */
 struct rt_fmt_ctx {
 	uint64_t frame;           /* 1-based frame number */
 	uint64_t ts_ns;           /* absolute timestamp */
 	uint64_t base_ns;         /* subtracted for relative times */
 	int abs_time;             /* 1: print UTC date and time instead of relative seconds */
+	struct rt_fmt_cache *cache; /* NULL: no memo */
 };
 
 /* The AETH in words into buf (NUL-terminated); returns the length. */

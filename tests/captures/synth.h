@@ -3,6 +3,10 @@
  * the capture tests and the capture benchmark.  It writes every header
  * itself from the layouts in ../shared/docs/roce-wire.md (independently of
  * the decoder it checks) and seals each packet with the library's ICRC.
+ * Packets of known opcodes are built by the project's shared builder
+ * (rdmatrace/roce_build.h, from the uroce engine) and get their VLAN tags
+ * here; the builder refuses unknown opcodes, which the own writer below
+ * covers, so both writers are cross-checked against tshark.
  *
  * synth_all() emits a capture covering every opcode of the table (and an
  * unknown one), every extended header, all AETH kinds, pad counts 0..3,
@@ -17,6 +21,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "rdmatrace/roce_build.h"
 #include "rdmatrace/roce_wire.h"
 
 struct synth {
@@ -55,9 +63,51 @@ static inline uint16_t synth_ip_csum(const uint8_t *p, size_t n)
 	return (uint16_t)~s;
 }
 
+/* With the shared builder: Ethernet frame, then the VLAN tags slid in
+ * after the MAC addresses (they are not covered by the ICRC).  0 when the
+ * builder refuses the packet (an opcode it does not know). */
+static inline size_t synth_build_shared(const struct synth *s, uint8_t *out)
+{
+	struct rt_roce_hdrs h = {
+		.opcode = s->opcode, .se = s->se, .migreq = s->mig, .ackreq = s->ackreq, .fecn = s->fecn,
+		.becn = s->becn, .pkey = s->pkey, .dest_qpn = s->dqpn, .psn = s->psn,
+		.reth_va = s->va, .reth_rkey = s->rkey, .reth_len = s->dmalen,
+		.aeth_syndrome = s->syndrome, .aeth_msn = s->msn,
+		.atomic_va = s->va, .atomic_rkey = s->rkey, .atomic_swap_add = s->swap_add, .atomic_compare = s->compare,
+		.atomic_orig = s->ack_orig, .imm_be = htonl(s->imm), .ieth_rkey = s->ieth,
+		.deth_qkey = s->qkey, .deth_src_qp = s->srcqp,
+	};
+	struct rt_roce_addr a = {
+		.family = s->ip_version == 6 ? AF_INET6 : AF_INET, .sport = s->sport, .dport = s->dport,
+		.tos = s->tos, .ttl = s->ttl, .ip_id = s->ip_id, .ip_df = true,
+	};
+	memcpy(a.src, s->src, 16);
+	memcpy(a.dst, s->dst, 16);
+	if (!rt_opcode_info(s->opcode) || s->pkey == 0 || (rt_opcode_info(s->opcode)->headers & RT_HDR_FETH))
+		return 0; /* unknown opcode, P_Key 0 (the builder reads it as default), FETH values */
+	size_t len = 0;
+	uint8_t *frame = out + 4 * (size_t)s->nvlans;
+	if (rt_roce_build_packet(frame, 6000, &a, &h, s->payload, s->payload_len, RT_BUILD_ETH, &len) != 0)
+		return 0;
+	memmove(out, frame, 12);
+	for (int i = 0; i < s->nvlans; i++) {
+		out[12 + 4 * i] = (uint8_t)(s->vlan_tpid[i] >> 8);
+		out[13 + 4 * i] = (uint8_t)s->vlan_tpid[i];
+		out[14 + 4 * i] = (uint8_t)(s->vlan_tci[i] >> 8);
+		out[15 + 4 * i] = (uint8_t)s->vlan_tci[i];
+	}
+	len += 4 * (size_t)s->nvlans;
+	if (s->corrupt_icrc)
+		out[len - 2] ^= 0x01;
+	return len;
+}
+
 /* Build an Ethernet frame into out (at least 14+8+40+8+64+payload+8 bytes); returns its length. */
 static inline size_t synth_build(const struct synth *s, uint8_t *out)
 {
+	size_t shared = synth_build_shared(s, out);
+	if (shared)
+		return shared;
 	uint8_t *p = out;
 	static const uint8_t dmac[6] = { 0x02, 0, 0, 0, 0, 0x02 }, smac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	memcpy(p, dmac, 6);

@@ -403,7 +403,7 @@ static void test_aeth_words(void)
 	decode(f, (uint32_t)len, &p);
 	CHECK_EQ_U(p.aeth.rnr_us, 655360);
 	char line[RT_FMT_LINE_MAX];
-	struct rt_fmt_ctx ctx = { 7, 1500000000, 1000000000, 0 };
+	struct rt_fmt_ctx ctx = { 7, 1500000000, 1000000000, 0, NULL };
 	CHECK(rt_pkt_format_line(&p, &ctx, line, sizeof(line)) > 0);
 	printf("# %s", line);
 	CHECK(strstr(line, "7 0.500000000 10.9.0.1 > 10.9.0.2 RC Acknowledge QP 0x") == line);

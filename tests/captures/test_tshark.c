@@ -383,6 +383,60 @@ static void test_pcapng_writer_with_tshark(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* An annotated copy of a real capture: every packet copied with a comment
+ * naming its PSN; tshark shows the same frames with those comments. */
+static void test_annotated_copy(void)
+{
+	if (!have_tshark())
+		SKIP("tshark not installed");
+	DIR *dir = NULL;
+	const char *shared = NULL;
+	for (size_t i = 0; !dir && i < sizeof(shared_dirs) / sizeof(shared_dirs[0]); i++)
+		if ((dir = opendir(shared_dirs[i])))
+			shared = shared_dirs[i];
+	if (!dir)
+		SKIP("../shared/captures not present");
+	closedir(dir);
+	char in[512], out[512], err[256];
+	snprintf(in, sizeof(in), "%s/rxe-write/wire.pcap", shared);
+	snprintf(out, sizeof(out), "%s/annotated.pcapng", tmpdir);
+	struct rt_capfile *f;
+	if (rt_capfile_open(in, RT_CAPFILE_AUTO, &f, err, sizeof(err)) < 0)
+		SKIP("rxe-write capture not present");
+	struct rt_pcapng_writer *w;
+	struct rt_pcapng_opts o = { "annotated copy of rxe-write", NULL, NULL, NULL };
+	CHECK(rt_pcapng_open(out, &o, &w, err, sizeof(err)) == 0);
+	struct rt_caprec rec;
+	unsigned n = 0, annotated = 0;
+	while (w && rt_capfile_next(f, &rec) > 0) {
+		struct rt_pkt p;
+		char c[64];
+		const char *comment = NULL;
+		if (rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p) == 1) {
+			snprintf(c, sizeof(c), "psn %u", p.bth.psn);
+			comment = c;
+			annotated++;
+		}
+		CHECK(rt_pcapng_copy(w, &rec, comment) == 0);
+		n++;
+	}
+	rt_capfile_close(f);
+	CHECK(rt_pcapng_close(w, err, sizeof(err)) == 0);
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r '%s' " TSHARK_QUIET " -T fields -e frame.comment -e infiniband.bth.psn 2>/dev/null | "
+		 "awk -F'\t' '$2 != \"\" && $1 == (\"psn \" $2) {ok++} $2 == \"\" && $1 == \"\" {other++} "
+		 "END {print ok + 0, other + 0}'", out);
+	FILE *p = popen(cmd, "r");
+	unsigned ok = 0, other = 0;
+	CHECK(p && fscanf(p, "%u %u", &ok, &other) == 2);
+	if (p)
+		pclose(p);
+	printf("# %u frames copied, %u annotated; tshark: %u comments match, %u plain frames\n", n, annotated, ok, other);
+	CHECK_EQ_U(ok, annotated);
+	CHECK_EQ_U(ok + other, n);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rt-tshark-XXXXXX");
@@ -393,6 +447,7 @@ int main(void)
 	RUN(test_real_captures);
 	RUN(test_synthetic_capture);
 	RUN(test_pcapng_writer_with_tshark);
+	RUN(test_annotated_copy);
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

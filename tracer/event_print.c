@@ -56,6 +56,13 @@ const char *rt_cm_event_name(unsigned event)
 		"CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE", "REJECTED", "ESTABLISHED",
 		"DISCONNECTED", "DEVICE_REMOVAL", "MULTICAST_JOIN", "MULTICAST_ERROR", "ADDR_CHANGE",
 		"TIMEWAIT_EXIT"};
+	/* From 0x80 the probe records the program's RDMA CM calls (enum rt_cm_call). */
+	static const char *const calls[] = {
+		"call:create_id", "call:bind_addr", "call:resolve_addr", "call:resolve_route", "call:listen",
+		"call:connect", "call:accept", "call:reject", "call:disconnect", "call:create_qp",
+		"call:destroy_qp", "call:create_ep", "call:destroy_id"};
+	if (event >= RT_CM_CALL_CREATE_ID)
+		return NAME(calls, event - RT_CM_CALL_CREATE_ID);
 	return NAME(n, event);
 }
 

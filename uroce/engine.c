@@ -92,10 +92,17 @@ static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss
 	a->sa = *ss;
 	a->gsi_psn = (uint32_t)(uroce_now_ns() & RT_PSN_MASK);
 	uroce_sockaddr_to_gid((const struct sockaddr *)ss, &a->gid);
+	/* channels first: see uroce_engine_requeue */
+	for (struct uroce_comp_channel *ch = ctx->channels; ch; ch = ch->next) {
+		struct epoll_event cev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)slot };
+		epoll_ctl(ch->ibch.fd, EPOLL_CTL_ADD, fd, &cev);
+	}
 	if (ctx->epfd >= 0) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)slot };
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)slot };
 		if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			int e = -errno;
+			for (struct uroce_comp_channel *ch = ctx->channels; ch; ch = ch->next)
+				epoll_ctl(ch->ibch.fd, EPOLL_CTL_DEL, fd, NULL);
 			close(fd);
 			return e;
 		}
@@ -432,6 +439,31 @@ static void rx_socket(struct uroce_ctx *ctx, int aidx)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
+void uroce_engine_requeue(struct uroce_ctx *ctx)
+{
+	if (ctx->epfd < 0)
+		return;
+	for (int i = 0; i < UROCE_MAX_GID; i++) {
+		if (!ctx->addrs[i].used)
+			continue;
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)i };
+		epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, ctx->addrs[i].fd, NULL);
+		epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
+	}
+}
+
+/* A thread about to sleep on a completion channel receives for itself. */
+int uroce_progress_blocking(struct uroce_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	int n = 0;
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used)
+			n += rx_socket_locked(ctx, i, 16); /* drain: with EPOLLEXCLUSIVE nobody else was woken */
+	pthread_mutex_unlock(&ctx->lock);
+	return n;
+}
+
 /* Polling an empty CQ drives reception itself, so a busy-polling application
    does not wait for the progress thread to be scheduled. */
 int uroce_poll_progress(struct uroce_ctx *ctx)
@@ -532,6 +564,7 @@ int uroce_engine_start(struct uroce_ctx *ctx)
 	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->timerfd, &ev);
 	ev.data.u32 = EV_PUMP;
 	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->pumpfd, &ev);
+	ev.events = EPOLLIN | EPOLLEXCLUSIVE; /* one waiter per packet: this thread or a channel sleeper */
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used) {
 			ev.data.u32 = (uint32_t)i;

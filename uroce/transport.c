@@ -378,7 +378,7 @@ void uroce_req_progress(struct uroce_qp *qp)
 			comp_advance(qp);
 			continue;
 		}
-		if (rc && rt_psn_diff(qp->sq_psn, qp->una) >= UROCE_WINDOW)
+		if (rc && rt_psn_diff(qp->sq_psn, qp->una) >= (int32_t)qp->ctx->window)
 			break;
 		if (rc && qp->req_pkt == 0 && (w->flags & IBV_SEND_FENCE) && qp->rd_outstanding)
 			break;
@@ -395,7 +395,7 @@ void uroce_req_progress(struct uroce_qp *qp)
 			arm_ack_timer(qp);
 			continue;
 		}
-		while (qp->req_pkt < w->npkts && (!rc || rt_psn_diff(qp->sq_psn, qp->una) < UROCE_WINDOW)) {
+		while (qp->req_pkt < w->npkts && (!rc || rt_psn_diff(qp->sq_psn, qp->una) < (int32_t)qp->ctx->window)) {
 			send_data_pkt(qp, w, qp->req_pkt);
 			qp->req_pkt++;
 			qp->sq_psn = rt_psn_add(w->first_psn, (int32_t)qp->req_pkt);

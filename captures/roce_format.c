@@ -135,9 +135,16 @@ static void sb_u64w(struct sb *b, uint64_t v, int width)
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* "0x" and at least width hex digits. */
+/* "0x" and at least width hex digits, two digits per step. */
 static void sb_hex(struct sb *b, uint64_t v, int width)
 {
+	static const char pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f"
+	"303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f"
+	"909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+	"f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
 	if (n < width)
 		n = width;
@@ -146,10 +153,15 @@ static void sb_hex(struct sb *b, uint64_t v, int width)
 		return;
 	q[0] = '0';
 	q[1] = 'x';
-	for (int i = n + 1; i >= 2; i--) {
-		q[i] = hexdig[v & 15];
-		v >>= 4;
+	int i = n + 2;
+	while (i >= 4) {
+		i -= 2;
+		q[i] = pairs[2 * (v & 0xFF)];
+		q[i + 1] = pairs[2 * (v & 0xFF) + 1];
+		v >>= 8;
 	}
+	if (i == 3)
+		q[2] = hexdig[v & 15];
 }
 
 /* Dotted IPv4 straight into the buffer. */
@@ -262,6 +274,21 @@ size_t rt_format_ip(unsigned version, const uint8_t *a, char *buf, size_t len)
 
 static void sb_ip(struct sb *b, unsigned version, const uint8_t *a);
 
+/* Append text of length n from a buffer that holds at least `avail`
+ * readable bytes: with room for all of them, one fixed-size copy. */
+static inline void sb_padded(struct sb *b, const char *text, size_t n, size_t avail)
+{
+	if (avail == 16 && (size_t)(b->end - b->p) >= 16) {
+		memcpy(b->p, text, 16);
+		b->p += n;
+	} else if (avail == 48 && (size_t)(b->end - b->p) >= 48) {
+		memcpy(b->p, text, 48);
+		b->p += n;
+	} else {
+		sb_mem(b, text, n);
+	}
+}
+
 /* An address through the caller's memo, when there is one. */
 static void sb_ip_cached(struct sb *b, struct rt_fmt_cache *c, unsigned version, const uint8_t *a)
 {
@@ -269,16 +296,26 @@ static void sb_ip_cached(struct sb *b, struct rt_fmt_cache *c, unsigned version,
 		sb_ip(b, version, a);
 		return;
 	}
-	size_t alen = version == 6 ? 16 : 4;
+	uint64_t k0 = 0, k1 = 0; /* a points at 16 bytes (struct rt_pkt src/dst); IPv4 uses 4 */
+	if (version == 4) {
+		uint32_t v4;
+		memcpy(&v4, a, 4);
+		k0 = v4;
+	} else {
+		memcpy(&k0, a, 8);
+		memcpy(&k1, a + 8, 8);
+	}
 	for (unsigned i = 0; i < RT_FMT_CACHE_SLOTS; i++)
-		if (c->key[i][0] == version && c->len[i] && !memcmp(c->key[i] + 1, a, alen)) {
-			sb_mem(b, c->text[i], c->len[i]);
+		if (c->version[i] == version && c->key[i][0] == k0 && c->key[i][1] == k1) {
+			sb_padded(b, c->text[i], c->len[i], sizeof(c->text[i]));
 			return;
 		}
 	unsigned slot = c->next++ % RT_FMT_CACHE_SLOTS;
+	memset(c->text[slot], 0, sizeof(c->text[slot]));
 	size_t n = rt_format_ip(version, a, c->text[slot], sizeof(c->text[slot]));
-	c->key[slot][0] = (uint8_t)version;
-	memcpy(c->key[slot] + 1, a, alen);
+	c->version[slot] = (uint8_t)version;
+	c->key[slot][0] = k0;
+	c->key[slot][1] = k1;
 	c->len[slot] = (uint8_t)n;
 	sb_mem(b, c->text[slot], n);
 }

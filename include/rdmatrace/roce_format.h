@@ -17,9 +17,10 @@
  * zero-initialise one per formatting thread and point rt_fmt_ctx at it. */
 #define RT_FMT_CACHE_SLOTS 4
 struct rt_fmt_cache {
-	uint8_t key[RT_FMT_CACHE_SLOTS][17]; /* IP version, then the address */
-	char text[RT_FMT_CACHE_SLOTS][48];
+	uint64_t key[RT_FMT_CACHE_SLOTS][2]; /* the 16 address bytes */
+	uint8_t version[RT_FMT_CACHE_SLOTS]; /* 0: empty slot */
 	uint8_t len[RT_FMT_CACHE_SLOTS];
+	char text[RT_FMT_CACHE_SLOTS][48];
 	unsigned next;
 };
 

@@ -86,4 +86,10 @@ echo "  rdmatrace packets / tshark:          $(ratio "$packets" "$tshark")   (ta
 echo "  rdmatrace packets / bare libpcap:    $(ratio "$packets" "$libpcap")   (target >= 0.5x, i.e. within 2x)"
 echo "  mmap reader + decoder / bare libpcap: $(ratio "$read_decode" "$libpcap")"
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t ? "met" : "NOT met") }'; }
-echo "targets: full decode >= 5 M/s: $(verdict "$packets" 5000000); stretch 15 M/s: $(verdict "$packets" 15000000)"
+echo "targets:"
+echo "  full decode (mmap reader + decoder + ICRC) >= 5 M/s: $(verdict "$read_decode" 5000000);" \
+     "within 2x of bare libpcap: $(verdict "$read_decode" "$(awk -v l="$libpcap" 'BEGIN { print l / 2 }')")"
+echo "  rdmatrace packets (text out) >= 5 M/s: $(verdict "$packets" 5000000);" \
+     "within 2x of bare libpcap: $(verdict "$packets" "$(awk -v l="$libpcap" 'BEGIN { print l / 2 }')");" \
+     "> 150x tshark: $(verdict "$packets" "$(awk -v t="$tshark" 'BEGIN { print t * 150 }')")"
+echo "  stretch, memory-mapped reader + decoder >= 15 M/s: $(verdict "$read_decode" 15000000)"

@@ -4,7 +4,8 @@
  *
  *   tracer-bench hot THREADS EVENTS REPS   ns/event, tracing on (flight recorder: no drops, no I/O)
  *   tracer-bench off EVENTS REPS           ns/event, tracing off (the one-branch cost)
- *   tracer-bench file EVENTS               sustained events/s into a file (stream mode, in-process collector)
+ *   tracer-bench file SECONDS              flat out for SECONDS: events/s and MB/s the collector writes
+ *   tracer-bench bare EVENTS REPS          the floor: a ring write with a TSC timestamp, no tracer
  *   tracer-bench lttng THREADS EVENTS REPS the same payload through an LTTng-UST tracepoint
  *
  * Each REP prints one "ns/event" figure; the script takes the median.
@@ -22,8 +23,8 @@
 #include "rdmatrace/tracer.h"
 
 #ifdef HAVE_LTTNG
-#define TRACEPOINT_DEFINE
-#define TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "tracer_bench_tp.h"
 #endif
 
@@ -43,8 +44,8 @@ static inline __attribute__((always_inline)) void emit_one(uint64_t i)
 {
 #ifdef HAVE_LTTNG
 	if (use_lttng) {
-		tracepoint(rdmatrace_bench, wr_post, 0x11, i, 0x7f1000000000ull, 4096, 0x2012, 0, (uint32_t)i,
-			   (uint32_t)i + 3, 0, 0, 1, 0x42);
+		lttng_ust_tracepoint(rdmatrace_bench, wr_post, 0x11, i, 0x7f1000000000ull, 4096, 0x2012, (uint32_t)i,
+				     (uint32_t)i + 3, 0, 1, 0x42);
 		return;
 	}
 #endif
@@ -147,11 +148,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(what, "file") == 0) {
-		n_events = strtoul(argv[2], NULL, 0);
+		/* Flat out for SECONDS: how much of it the collector gets into the file. */
+		double secs = atof(argv[2]);
+		if (secs <= 0 || secs > 60)
+			return 2;
 		if (start(RT_MODE_STREAM, path, 4096) < 0)
 			return 1;
-		uint64_t t0 = now_ns();
-		run_threads(1);
+		uint64_t t0 = now_ns(), until = t0 + (uint64_t)(secs * 1e9), produced = 0;
+		while (now_ns() < until) {
+			for (int i = 0; i < 4096; i++)
+				emit_one(produced++);
+		}
 		rt_tracer_stop();
 		uint64_t dt = now_ns() - t0;
 		struct rt_trace_reader *r = rt_trace_reader_new();
@@ -163,19 +170,39 @@ int main(int argc, char **argv)
 			rt_trace_reader_lost(r, lost);
 		}
 		rt_trace_reader_free(r);
-		struct stat_like {
-			long long size;
-		} st = {0};
+		long long size = 0;
 		FILE *f = fopen(path, "rb");
 		if (f) {
 			fseek(f, 0, SEEK_END);
-			st.size = ftell(f);
+			size = ftell(f);
 			fclose(f);
 		}
 		unlink(path);
-		printf("events=%lu written=%zu lost=%llu seconds=%.3f events_per_s=%.0f MB_per_s=%.1f\n", n_events + 1, n,
-		       (unsigned long long)lost[0], (double)dt / 1e9, (double)n / ((double)dt / 1e9),
-		       (double)st.size / ((double)dt / 1e9) / 1e6);
+		printf("produced=%llu written=%zu lost=%llu seconds=%.3f written_per_s=%.0f MB_per_s=%.1f\n",
+		       (unsigned long long)produced, n, (unsigned long long)lost[0], (double)dt / 1e9,
+		       (double)n / ((double)dt / 1e9), (double)size / ((double)dt / 1e9) / 1e6);
+		return 0;
+	}
+	if (strcmp(what, "bare") == 0) {
+		/* The floor: a ring write with a TSC timestamp and no tracer at all. */
+		n_events = strtoul(argv[2], NULL, 0);
+		int reps = argc > 3 ? atoi(argv[3]) : 5;
+		static struct rt_event ring[4096];
+		for (int r = 0; r < reps; r++) {
+			uint64_t t0 = now_ns();
+			for (unsigned long i = 0; i < n_events; i++) {
+				struct rt_event *ev = &ring[i & 4095];
+				ev->ticks = rt_clock_ticks(RT_CLOCK_TSC);
+				ev->seq = (uint32_t)i;
+				ev->kind = RT_EV_WR_POST;
+				__builtin_memset(&ev->u, 0, sizeof(ev->u));
+				ev->u.wr.wr_id = i;
+				ev->u.wr.length = 4096;
+				ev->u.wr.first_psn = (uint32_t)i;
+				__asm__ volatile("" ::: "memory");
+			}
+			printf("%.2f\n", (double)(now_ns() - t0) / (double)n_events);
+		}
 		return 0;
 	}
 	return 2;

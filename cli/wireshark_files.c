@@ -12,14 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "wireshark_files.h"
-
-/* dir + "/" + name into buf; 0, or -ENAMETOOLONG when it does not fit. */
-static int join(char *buf, size_t len, const char *dir, const char *name)
-{
-	int n = snprintf(buf, len, "%s/%s", dir, name);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
 
 static int is_dir(const char *p)
 {
@@ -33,38 +27,15 @@ static int is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int has_plugin(const char *dir)
-{
-	char p[PATH_MAX];
-	return join(p, sizeof(p), dir, "rdmatrace.lua") == 0 && is_file(p);
-}
-
 int ws_find_plugin_dir(char *dir, size_t len, char *err, size_t errlen)
 {
-	const char *env = getenv("RDMATRACE_DATADIR");
-	if (env && *env) {
-		if (join(dir, len, env, "wireshark") == 0 && has_plugin(dir))
+	char lua[PATH_MAX];
+	if (rt_find_data_file("wireshark/rdmatrace.lua", lua, sizeof(lua)) == 0) {
+		char *slash = strrchr(lua, '/');
+		*slash = 0;
+		if (snprintf(dir, len, "%s", lua) < (int)len)
 			return 0;
 	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			static const char *const rel[] = { "../wireshark", "../share/rdmatrace/wireshark" };
-			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-				char cand[PATH_MAX];
-				if (join(cand, sizeof(cand), exe, rel[i]) == 0 && has_plugin(cand) &&
-				    len >= PATH_MAX && realpath(cand, dir) != NULL)
-					return 0;
-			}
-		}
-	}
-	snprintf(dir, len, "/usr/share/rdmatrace/wireshark");
-	if (has_plugin(dir))
-		return 0;
 	snprintf(err, errlen, "cannot find rdmatrace.lua (set RDMATRACE_DATADIR to the directory that holds wireshark/)");
 	return -ENOENT;
 }
@@ -82,7 +53,7 @@ static time_t run_inputs_mtime(const char *rundir)
 	time_t newest = 0;
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		char p[PATH_MAX];
-		time_t t = join(p, sizeof(p), rundir, inputs[i]) == 0 ? mtime_of(p) : 0;
+		time_t t = rt_path_join(p, sizeof(p), rundir, inputs[i]) == 0 ? mtime_of(p) : 0;
 		if (t > newest)
 			newest = t;
 	}
@@ -124,7 +95,7 @@ int ws_resolve_capture(const char *target, char *path, size_t len, int *annotate
 		return -ENOENT;
 	}
 	char ann[PATH_MAX];
-	if (join(ann, sizeof(ann), target, "annotated.pcapng") != 0) {
+	if (rt_path_join(ann, sizeof(ann), target, "annotated.pcapng") != 0) {
 		snprintf(err, errlen, "%s: path too long", target);
 		return -ENAMETOOLONG;
 	}
@@ -140,7 +111,7 @@ int ws_resolve_capture(const char *target, char *path, size_t len, int *annotate
 	}
 	static const char *const raw[] = { "capture.pcapng", "capture.pcap", "wire.pcap" };
 	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
-		if (join(path, len, target, raw[i]) == 0 && is_file(path))
+		if (rt_path_join(path, len, target, raw[i]) == 0 && is_file(path))
 			return 0;
 	}
 	snprintf(err, errlen, "%s: the run has no capture (looked for annotated.pcapng, capture.pcapng, capture.pcap, wire.pcap)",
@@ -216,11 +187,11 @@ int ws_install_profile(const char *plugin_dir, char *installed_to, size_t len, c
 	}
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char from[PATH_MAX], to[PATH_MAX], profile_dir[PATH_MAX];
-		rc = join(profile_dir, sizeof(profile_dir), plugin_dir, "profile");
+		rc = rt_path_join(profile_dir, sizeof(profile_dir), plugin_dir, "profile");
 		if (rc == 0)
-			rc = join(from, sizeof(from), profile_dir, files[i]);
+			rc = rt_path_join(from, sizeof(from), profile_dir, files[i]);
 		if (rc == 0)
-			rc = join(to, sizeof(to), installed_to, files[i]);
+			rc = rt_path_join(to, sizeof(to), installed_to, files[i]);
 		if (rc == 0)
 			rc = copy_file(from, to);
 		if (rc != 0) {

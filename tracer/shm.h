@@ -86,7 +86,9 @@ struct rt_shm_header {
 	_Atomic uint64_t snapshot_done; /* trigger_seq value the last snapshot answered */
 	_Atomic uint64_t lost_no_ring;  /* events dropped because no ring was free */
 	_Atomic uint32_t trigger_on_error; /* producers raise a trigger on error completions */
-	uint32_t reserved1;
+	_Atomic uint32_t copies;        /* per-process segment: tracer copies started and not stopped */
+	_Atomic uint32_t finish_request; /* the last copy to stop asks the collector thread to finish */
+	_Atomic uint32_t finished;      /* ... and it has */
 	char trigger_reason[64];        /* best effort: reason of the latest trigger */
 	char output[256];               /* trace file the collector writes, for `snapshot` */
 	struct rt_shm_proc procs[RT_SHM_MAX_PROCS];

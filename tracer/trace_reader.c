@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "rdmatrace/clock.h"
-#include "rdmatrace/roce_wire.h"
 #include "rdmatrace/trace_format.h"
 #include "rdmatrace/trace_reader.h"
 
@@ -168,7 +167,7 @@ static void add_proc(struct tfile *f, int32_t pid, const char *program, size_t p
 static bool chunk_header_ok(const struct rt_chunk_header *ch)
 {
 	return ch->magic == RT_CHUNK_MAGIC &&
-	       ch->header_crc == rt_crc32(0, ch, offsetof(struct rt_chunk_header, header_crc));
+	       ch->header_crc == rt_crc32c(0, ch, offsetof(struct rt_chunk_header, header_crc));
 }
 
 /* The next offset after `from` holding a chunk header with a valid CRC, or len. */
@@ -209,7 +208,7 @@ static int scan_events(struct rt_trace_reader *r, struct tfile *f, uint32_t fi, 
 		struct rt_event ev;
 		if (!cur_read(c, base + (uint64_t)i * 4, &crc, 4) || !cur_read(c, eoff, &ev, sizeof(ev)))
 			break; /* truncated: reported by the caller */
-		if (crc != rt_crc32(0, &ev, sizeof(ev))) {
+		if (crc != rt_crc32c(0, &ev, sizeof(ev))) {
 			if (bad_len && bad_start + bad_len == eoff) {
 				bad_len += RT_EVENT_SIZE;
 			} else {
@@ -274,7 +273,7 @@ static int scan_chunks(struct rt_trace_reader *r, struct tfile *f, uint32_t fi, 
 			struct rt_process_record p;
 			if (truncated || !cur_read(&c, off + RT_CHUNK_HEADER_SIZE, &p, sizeof(p)))
 				add_damage(r, f, off, c.len - off, "truncated process chunk");
-			else if (rt_crc32(0, &p, sizeof(p)) != ch.payload_crc)
+			else if (rt_crc32c(0, &p, sizeof(p)) != ch.payload_crc)
 				add_damage(r, f, off + RT_CHUNK_HEADER_SIZE, sizeof(p), "corrupt process chunk");
 			else
 				add_proc(f, p.pid, p.program, sizeof(p.program));
@@ -316,7 +315,7 @@ static int add_image(struct rt_trace_reader *r, struct tfile *f, char *errbuf, s
 		return -EPROTONOSUPPORT;
 	}
 	uint32_t fi = (uint32_t)(f - r->files);
-	bool hdr_ok = h.header_crc == rt_crc32(0, &h, offsetof(struct rt_file_header, header_crc));
+	bool hdr_ok = h.header_crc == rt_crc32c(0, &h, offsetof(struct rt_file_header, header_crc));
 	uint64_t start = RT_FILE_HEADER_SIZE;
 	if (!hdr_ok) {
 		add_damage(r, f, 0, RT_FILE_HEADER_SIZE,
@@ -465,7 +464,8 @@ static int cmp_sync(const void *a, const void *b)
 /* Drop calibration points that would make time run backwards. */
 static void clean_sync(struct tfile *f)
 {
-	qsort(f->sync, f->nsync, sizeof(*f->sync), cmp_sync);
+	if (f->nsync > 1)
+		qsort(f->sync, f->nsync, sizeof(*f->sync), cmp_sync);
 	size_t o = 0;
 	for (size_t i = 0; i < f->nsync; i++) {
 		if (o && (f->sync[i].ticks == f->sync[o - 1].ticks || f->sync[i].mono < f->sync[o - 1].mono))
@@ -549,7 +549,8 @@ static void finalize(struct rt_trace_reader *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (r->files[i].src.first_ns == UINT64_MAX)
 			r->files[i].src.first_ns = 0;
-	qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
+	if (r->nents > 1)
+		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
 	r->finalized = true;
 	r->pos = 0;
 }

@@ -12,7 +12,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "rdmatrace/roce_wire.h"
 #include "rdmatrace/trace_writer.h"
 
 static void copy_str(char *dst, size_t len, const char *src)
@@ -142,7 +141,7 @@ int rt_trace_writer_open(struct rt_trace_writer *w, const char *path, const stru
 	}
 	(void)fchmod(w->fd, 0600); /* an existing file keeps its mode otherwise */
 	struct rt_file_header hdr = *h;
-	hdr.header_crc = rt_crc32(0, &hdr, offsetof(struct rt_file_header, header_crc));
+	hdr.header_crc = rt_crc32c(0, &hdr, offsetof(struct rt_file_header, header_crc));
 	struct iovec iov = {&hdr, sizeof(hdr)};
 	int rc = write_all(w, &iov, 1);
 	if (rc < 0) {
@@ -158,7 +157,7 @@ static void seal_chunk(struct rt_trace_writer *w, struct rt_chunk_header *c)
 {
 	c->magic = RT_CHUNK_MAGIC;
 	c->chunk_seq = w->chunk_seq++;
-	c->header_crc = rt_crc32(0, c, offsetof(struct rt_chunk_header, header_crc));
+	c->header_crc = rt_crc32c(0, c, offsetof(struct rt_chunk_header, header_crc));
 }
 
 int rt_trace_writer_process(struct rt_trace_writer *w, const struct rt_process_record *p)
@@ -169,7 +168,7 @@ int rt_trace_writer_process(struct rt_trace_writer *w, const struct rt_process_r
 	c.payload_len = sizeof(*p);
 	c.pid = p->pid;
 	c.ring = ~0u;
-	c.payload_crc = rt_crc32(0, p, sizeof(*p));
+	c.payload_crc = rt_crc32c(0, p, sizeof(*p));
 	seal_chunk(w, &c);
 	struct iovec iov[2] = {{&c, sizeof(c)}, {(void *)p, sizeof(*p)}};
 	return write_all(w, iov, 2);
@@ -183,7 +182,7 @@ int rt_trace_writer_events(struct rt_trace_writer *w, int32_t pid, uint32_t ring
 		uint32_t k = n > RT_CHUNK_MAX_EVENTS ? RT_CHUNK_MAX_EVENTS : (uint32_t)n;
 		uint32_t table = rt_chunk_crc_table_size(k);
 		for (uint32_t i = 0; i < k; i++)
-			w->crcs[i] = rt_crc32(0, &ev[i], sizeof(ev[i]));
+			w->crcs[i] = rt_crc32c(0, &ev[i], sizeof(ev[i]));
 		struct rt_chunk_header c;
 		memset(&c, 0, sizeof(c));
 		c.type = RT_CHUNK_EVENTS;
@@ -193,7 +192,7 @@ int rt_trace_writer_events(struct rt_trace_writer *w, int32_t pid, uint32_t ring
 		c.pid = pid;
 		c.ring = ring;
 		c.tid = tid;
-		c.payload_crc = rt_crc32(0, w->crcs, k * 4u);
+		c.payload_crc = rt_crc32c(0, w->crcs, k * 4u);
 		seal_chunk(w, &c);
 		struct iovec iov[4] = {
 			{&c, sizeof(c)},

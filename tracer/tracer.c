@@ -11,9 +11,11 @@
  * first copy creates the per-process segment and runs the collector while
  * later copies attach to it (tracer/shm.h).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +50,7 @@ static struct {
 	struct rt_shm_header *hdr;
 	uint32_t mode;
 	bool shm_mode;          /* attached to RDMATRACE_SHM (external collector) */
+	bool in_process;        /* attached to the per-process segment of RDMATRACE_OUTPUT */
 	char output[4096];      /* RDMATRACE_OUTPUT as given (may hold %p) */
 	struct rt_collector *collector;
 	pthread_t thread;
@@ -316,8 +319,12 @@ static void *collector_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the application's business */
-	while (!atomic_load(&g.stop_thread)) {
-		rt_collector_poll(c);
+	while (!atomic_load(&g.stop_thread) && !atomic_load(&h->finish_request)) {
+		int n = rt_collector_poll(c);
+		if (n > 0 && (uint32_t)n >= h->ring_slots / 4) {
+			sched_yield(); /* rings are filling fast: come straight back */
+			continue;
+		}
 		struct timespec ts = {0, (long)g.flush_ms * 1000000L};
 		for (unsigned waited = 0; waited < g.flush_ms && !atomic_load(&g.stop_thread); waited++) {
 			/* wake early for triggers, so a crashing thread waits little */
@@ -327,6 +334,12 @@ static void *collector_main(void *arg)
 			ts.tv_nsec = 1000000L;
 			nanosleep(&ts, NULL);
 		}
+	}
+	if (atomic_load(&h->finish_request)) {
+		/* This copy stopped earlier, others later: the last one to stop asked for the end. */
+		rt_collector_finish(c);
+		rt_collector_destroy(c);
+		atomic_store(&h->finished, 1);
 	}
 	return NULL;
 }
@@ -519,6 +532,7 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 		g.key_ok = pthread_key_create(&g.key, thread_exit) == 0;
 	g.cookie = ((uint64_t)(uintptr_t)&g) ^ ((uint64_t)getpid() << 40);
 	g.collector = NULL;
+	g.in_process = false;
 	g.shm_mode = o->shm_path != NULL;
 	int rc;
 	if (g.shm_mode) {
@@ -531,8 +545,15 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 		rc = open_process_segment(o, &created, errbuf, errlen);
 		if (rc < 0)
 			return rc;
+		g.in_process = true;
+		atomic_fetch_add(&g.map.hdr->copies, 1);
 		if (created) {
-			g.map.hdr->trigger_on_error = o->mode == RT_MODE_FLIGHT_RECORDER;
+			/* Our code runs the collector thread: never let a dlclose unmap it. */
+			Dl_info di;
+			if (dladdr((void *)&g, &di) && di.dli_fname)
+				dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+			const char *et = getenv("RDMATRACE_ERROR_TRIGGER");
+			g.map.hdr->trigger_on_error = o->mode == RT_MODE_FLIGHT_RECORDER && !(et && strcmp(et, "0") == 0);
 			char path[4096];
 			expand_output(o->output, path, sizeof(path));
 			char prog[64];
@@ -666,13 +687,23 @@ void rt_tracer_stop(void)
 	}
 	if (g.signals_installed)
 		restore_signals();
-	if (g.collector) {
+	uint32_t left = h && g.in_process ? atomic_fetch_sub(&h->copies, 1) - 1 : 0;
+	if (g.collector && left == 0) {
 		atomic_store(&g.stop_thread, 1);
 		pthread_join(g.thread, NULL);
 		rt_collector_finish(g.collector);
 		rt_collector_destroy(g.collector); /* unlinks the per-process segment */
-		g.collector = NULL;
+	} else if (g.collector) {
+		/* Other copies in this process still trace: the collector runs on until the last one stops. */
+		pthread_detach(g.thread);
+	} else if (g.in_process && left == 0 && atomic_load(&h->collector_pid) == getpid()) {
+		/* The last copy to stop: have the creator's collector thread write everything and finish. */
+		atomic_store(&h->finish_request, 1);
+		for (int i = 0; i < 5000 && !atomic_load(&h->finished); i++)
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
 	}
+	g.collector = NULL;
+	g.in_process = false;
 	/*
 	 * The mapping stays: a thread may still be between begin and commit.
 	 * A later start maps a new segment.

@@ -104,7 +104,7 @@ UROCE_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 		errno = ENOMEM;
 		return NULL;
 	}
-	ctx->epfd = ctx->timerfd = ctx->evfd = -1;
+	ctx->epfd = ctx->timerfd = ctx->evfd = ctx->pumpfd = -1;
 	ctx->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	pthread_mutexattr_t ma;
 	pthread_mutexattr_init(&ma);

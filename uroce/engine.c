@@ -26,6 +26,21 @@
 
 #define EV_STOP 0xFFFFFFF0u
 #define EV_TIMER 0xFFFFFFF1u
+#define EV_PUMP 0xFFFFFFF2u
+#define PUMP_BUDGET 64 /* READ responses per QP between two receive batches */
+
+/* Send pending READ responses; while some remain, keep the progress thread awake. */
+static void pump(struct uroce_ctx *ctx)
+{
+	if (!ctx->pump_list)
+		return;
+	if (uroce_pump_reads(ctx, PUMP_BUDGET)) {
+		uint64_t one = 1;
+		if (write(ctx->pumpfd, &one, sizeof(one)) < 0) {
+			/* the counter is already non-zero: the thread will come back */
+		}
+	}
+}
 
 static int open_socket(const struct sockaddr *sa)
 {
@@ -230,7 +245,9 @@ void uroce_tx_flush(struct uroce_ctx *ctx)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			ctx->tx_errors++;
+			ctx->st.tx_errors++;
+			if (getenv("UROCE_DEBUG"))
+				fprintf(stderr, "uroce sendmmsg: %s\n", strerror(errno));
 			done++; /* skip the packet that failed; the transport's retry covers it */
 			continue;
 		}
@@ -400,6 +417,7 @@ static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 			rx_one(ctx, aidx, &ctx->rx_src[i], ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
 		}
 		uroce_send_pending_acks(ctx);
+		pump(ctx);
 		uroce_tx_flush(ctx);
 		if (n < UROCE_RX_BATCH)
 			break;
@@ -418,6 +436,11 @@ static void rx_socket(struct uroce_ctx *ctx, int aidx)
    does not wait for the progress thread to be scheduled. */
 int uroce_poll_progress(struct uroce_ctx *ctx)
 {
+	static int off = -1;
+	if (off < 0)
+		off = getenv("UROCE_NO_POLL_PROGRESS") != NULL;
+	if (off)
+		return 0;
 	if (pthread_mutex_trylock(&ctx->lock))
 		return 0;
 	int n = 0;
@@ -476,6 +499,14 @@ static void *progress_thread(void *arg)
 				if (read(ctx->timerfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
 					continue;
 				run_timers(ctx);
+			} else if (tag == EV_PUMP) {
+				uint64_t x;
+				if (read(ctx->pumpfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
+					continue;
+				pthread_mutex_lock(&ctx->lock);
+				pump(ctx);
+				uroce_tx_flush(ctx);
+				pthread_mutex_unlock(&ctx->lock);
 			} else if (tag < UROCE_MAX_GID) {
 				rx_socket(ctx, (int)tag);
 			}
@@ -492,12 +523,15 @@ int uroce_engine_start(struct uroce_ctx *ctx)
 	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ctx->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	ctx->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ctx->epfd < 0 || ctx->timerfd < 0 || ctx->evfd < 0)
+	ctx->pumpfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ctx->epfd < 0 || ctx->timerfd < 0 || ctx->evfd < 0 || ctx->pumpfd < 0)
 		return -errno;
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = EV_STOP };
 	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->evfd, &ev);
 	ev.data.u32 = EV_TIMER;
 	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->timerfd, &ev);
+	ev.data.u32 = EV_PUMP;
+	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->pumpfd, &ev);
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used) {
 			ev.data.u32 = (uint32_t)i;
@@ -528,7 +562,9 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 		close(ctx->timerfd);
 	if (ctx->evfd >= 0)
 		close(ctx->evfd);
-	ctx->epfd = ctx->timerfd = ctx->evfd = -1;
+	if (ctx->pumpfd >= 0)
+		close(ctx->pumpfd);
+	ctx->epfd = ctx->timerfd = ctx->evfd = ctx->pumpfd = -1;
 	free(ctx->rx_buf);
 	ctx->rx_buf = NULL;
 	free(ctx->delayed);

@@ -348,6 +348,11 @@ UROCE_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
 			*pp = qp->ack_next;
 			break;
 		}
+	for (struct uroce_qp **pp = &ctx->pump_list; *pp; pp = &(*pp)->pump_next)
+		if (*pp == qp) {
+			*pp = qp->pump_next;
+			break;
+		}
 	pthread_mutex_unlock(&ctx->lock);
 	trace_qp_create(qp, true);
 	uroce_qp_wr_api_free(qp);

@@ -48,8 +48,8 @@ void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t pay
 	if (dbg < 0)
 		dbg = getenv("UROCE_DEBUG") != NULL;
 	if (dbg)
-		fprintf(stderr, "uroce %s qp %u op 0x%02x psn %u dqp %u len %u syn 0x%02x%s%s\n", tx ? "TX" : "RX", qpn,
-		        h->opcode, h->psn, h->dest_qpn, paylen, h->aeth_syndrome, h->ackreq ? " A" : "",
+		fprintf(stderr, "uroce %s qp %u t %llu op 0x%02x psn %u dqp %u len %u syn 0x%02x%s%s\n", tx ? "TX" : "RX", qpn,
+		        (unsigned long long)(uroce_now_ns() / 1000), h->opcode, h->psn, h->dest_qpn, paylen, h->aeth_syndrome, h->ackreq ? " A" : "",
 		        (flags & RT_PKTF_DROPPED) ? " DROPPED" : "");
 	struct rt_event *ev = uroce_ev_begin(RT_EV_PACKET, qpn);
 	if (!ev)

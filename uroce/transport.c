@@ -9,6 +9,8 @@
  * ctx->lock.
  */
 #include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "uroce.h"
@@ -70,6 +72,9 @@ static uint64_t ack_timeout_ns(const struct uroce_qp *qp)
 
 static void trace_retry(struct uroce_qp *qp, uint32_t psn, unsigned cause, uint32_t timeout_us, uint8_t left)
 {
+	if (getenv("UROCE_DEBUG"))
+		fprintf(stderr, "uroce RETRY qp %u psn %u cause %u left %u una %u sq_psn %u\n", qp->ibqp.qp_num, psn,
+		        cause, left, qp->una, qp->sq_psn);
 	struct rt_event *ev = uroce_ev_begin(RT_EV_RETRY, qp->ibqp.qp_num);
 	if (!ev)
 		return;
@@ -446,13 +451,27 @@ static void rewind_to(struct uroce_qp *qp, uint32_t psn)
 	qp->pkts_since_ackreq = 0;
 }
 
+/* rxe never runs out of retries when retry_cnt is 7 (it only decrements other
+   values); uroce does the same unless UROCE_STRICT_RETRY=1 asks for IBTA's
+   reading (7 retries). */
+static bool retry7_infinite(void)
+{
+	static int v = -1;
+	if (v < 0) {
+		const char *e = getenv("UROCE_STRICT_RETRY");
+		v = !(e && *e == '1');
+	}
+	return v;
+}
+
 static void retry(struct uroce_qp *qp, uint32_t psn, unsigned cause)
 {
 	if (qp->retries_left == 0) {
 		fail_oldest(qp, IBV_WC_RETRY_EXC_ERR);
 		return;
 	}
-	qp->retries_left--;
+	if (qp->retries_left != 7 || !retry7_infinite())
+		qp->retries_left--;
 	if (qp->retry_round < 255)
 		qp->retry_round++;
 	trace_retry(qp, psn, cause, (uint32_t)rt_ack_timeout_us(qp->timeout), qp->retries_left);
@@ -469,6 +488,7 @@ static void retry(struct uroce_qp *qp, uint32_t psn, unsigned cause)
 
 static void progress_made(struct uroce_qp *qp)
 {
+	qp->nak_retry_armed = false;
 	qp->retries_left = qp->retry_cnt;
 	qp->rnr_left = qp->rnr_retry;
 	qp->retry_round = 0;
@@ -482,6 +502,7 @@ static void progress_made(struct uroce_qp *qp)
 static bool ack_upto(struct uroce_qp *qp, uint32_t psn)
 {
 	bool moved = false;
+	uint32_t upto = psn; /* never acknowledge past the hole of an unfinished READ/ATOMIC */
 	for (unsigned i = qp->comp_idx; i != qp->req_idx; i++) {
 		struct uroce_swqe *w = SWQE(qp, i);
 		if (w->state == SWQE_DONE)
@@ -502,6 +523,10 @@ static bool ack_upto(struct uroce_qp *qp, uint32_t psn)
 				}
 				return false;
 			}
+			uint32_t hole = w->opcode == IBV_WR_RDMA_READ ? rt_psn_add(w->first_psn, (int32_t)w->read_pkts)
+			                                              : w->first_psn;
+			if (rt_psn_diff(upto, hole) >= 0)
+				upto = rt_psn_add(hole, -1);
 			break;
 		}
 		if (rt_psn_diff(w->last_psn, psn) > 0)
@@ -509,8 +534,8 @@ static bool ack_upto(struct uroce_qp *qp, uint32_t psn)
 		complete_send(qp, w, IBV_WC_SUCCESS);
 		moved = true;
 	}
-	if (rt_psn_diff(psn, qp->una) >= 0 && rt_psn_diff(psn, qp->sq_psn) < 0) {
-		qp->una = rt_psn_add(psn, 1);
+	if (rt_psn_diff(upto, qp->una) >= 0 && rt_psn_diff(upto, qp->sq_psn) < 0) {
+		qp->una = rt_psn_add(upto, 1);
 		moved = true;
 	}
 	comp_advance(qp);
@@ -531,6 +556,12 @@ static void handle_read_resp(struct uroce_qp *qp, const struct rt_roce_hdrs *h, 
 		return;
 	uint32_t expect = rt_psn_add(w->first_psn, (int32_t)w->read_pkts);
 	int32_t d = rt_psn_diff(psn, expect);
+	if (d != 0) {
+		/* the responder is alive and still streaming: restart the ACK timer
+		   (without crediting progress) so a long burst is not retried early */
+		qp->ack_deadline = 0;
+		arm_ack_timer(qp);
+	}
 	if (d < 0)
 		return; /* duplicate */
 	if (d > 0) {
@@ -620,6 +651,12 @@ static void handle_ack(struct uroce_qp *qp, const struct rt_roce_hdrs *h)
 		if (code == RT_NAK_PSN_SEQ_ERROR) {
 			if (qp->rnr_deadline || (qp->read_gap_armed && qp->read_gap_retried == psn))
 				break;
+			/* the responder may NAK the same PSN again for packets already in
+			   flight; go back for it once until progress is made */
+			if (qp->nak_retry_armed && qp->nak_retry_psn == psn)
+				break;
+			qp->nak_retry_armed = true;
+			qp->nak_retry_psn = psn;
 			retry(qp, psn, RT_RETRY_NAK_SEQ);
 			break;
 		}
@@ -657,6 +694,7 @@ uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now)
 					resume = rt_psn_add(w->first_psn, (int32_t)w->read_pkts);
 			}
 			qp->read_gap_armed = false;
+			qp->nak_retry_armed = false;
 			retry(qp, resume, RT_RETRY_ACK_TIMEOUT);
 		}
 	}
@@ -775,36 +813,86 @@ static struct uroce_res *new_res(struct uroce_qp *qp)
 	return r;
 }
 
-static void send_read_resps(struct uroce_qp *qp, const struct uroce_res *r, uint32_t from_psn)
+/* Start (or restart, for a retried request) the responses of resource r at psn;
+   uroce_pump_reads sends them a slice at a time so requests keep being served. */
+static void start_read_resps(struct uroce_qp *qp, struct uroce_res *r, uint32_t from_psn)
 {
-	uint32_t n = (uint32_t)rt_psn_diff(r->last_psn, r->first_psn) + 1;
-	uint32_t k0 = (uint32_t)rt_psn_diff(from_psn, r->first_psn);
-	uint8_t *base = check_rkey(qp, r->rkey, r->va, r->len, IBV_ACCESS_REMOTE_READ);
-	if (!base && r->len)
-		return;
-	for (uint32_t k = k0; k < n; k++) {
-		struct rt_roce_hdrs h;
-		memset(&h, 0, sizeof(h));
-		h.dest_qpn = qp->dest_qpn;
-		h.psn = rt_psn_add(r->first_psn, (int32_t)k);
-		uint32_t off = k * qp->mtu;
-		uint32_t len = r->len > off ? r->len - off : 0;
-		if (len > qp->mtu)
-			len = qp->mtu;
-		bool first = k == k0, last = k + 1 == n;
-		if (first && last)
-			h.opcode = RT_OP_RC_READ_RESPONSE_ONLY;
-		else if (first && k == 0)
-			h.opcode = RT_OP_RC_READ_RESPONSE_FIRST;
-		else if (last)
-			h.opcode = RT_OP_RC_READ_RESPONSE_LAST;
-		else
-			h.opcode = RT_OP_RC_READ_RESPONSE_MIDDLE;
-		h.aeth_syndrome = ACK_SYN;
-		h.aeth_msn = qp->msn & RT_PSN_MASK;
-		struct uroce_sge s = { base ? base + off : NULL, len };
-		uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, &s, len ? 1 : 0, len, 0);
+	r->cur = (uint32_t)rt_psn_diff(from_psn, r->first_psn);
+	r->from = r->cur;
+	r->sending = true;
+	if (!qp->on_pump_list) {
+		qp->on_pump_list = true;
+		qp->pump_next = qp->ctx->pump_list;
+		qp->ctx->pump_list = qp;
 	}
+}
+
+/* Send up to budget read responses of qp, oldest request first; true when more remain. */
+static bool pump_qp(struct uroce_qp *qp, unsigned budget)
+{
+	unsigned nres = qp->max_dest_rd_atomic ? qp->max_dest_rd_atomic : 1;
+	while (budget) {
+		struct uroce_res *r = NULL;
+		for (unsigned i = 0; i < nres; i++) {
+			struct uroce_res *x = &qp->res[i];
+			if (x->valid && x->sending && (!r || rt_psn_diff(x->first_psn, r->first_psn) < 0))
+				r = x;
+		}
+		if (!r)
+			return false;
+		uint32_t n = (uint32_t)rt_psn_diff(r->last_psn, r->first_psn) + 1;
+		uint8_t *base = check_rkey(qp, r->rkey, r->va, r->len, IBV_ACCESS_REMOTE_READ);
+		if (!base && r->len) {
+			r->sending = false; /* the MR went away: nothing to send */
+			continue;
+		}
+		for (; r->cur < n && budget; r->cur++, budget--) {
+			uint32_t k = r->cur;
+			struct rt_roce_hdrs h;
+			memset(&h, 0, sizeof(h));
+			h.dest_qpn = qp->dest_qpn;
+			h.psn = rt_psn_add(r->first_psn, (int32_t)k);
+			uint32_t off = k * qp->mtu;
+			uint32_t len = r->len > off ? r->len - off : 0;
+			if (len > qp->mtu)
+				len = qp->mtu;
+			bool first = k == r->from, last = k + 1 == n;
+			if (first && last)
+				h.opcode = RT_OP_RC_READ_RESPONSE_ONLY;
+			else if (first && k == 0)
+				h.opcode = RT_OP_RC_READ_RESPONSE_FIRST;
+			else if (last)
+				h.opcode = RT_OP_RC_READ_RESPONSE_LAST;
+			else
+				h.opcode = RT_OP_RC_READ_RESPONSE_MIDDLE;
+			h.aeth_syndrome = ACK_SYN;
+			h.aeth_msn = qp->msn & RT_PSN_MASK;
+			struct uroce_sge sg = { base ? base + off : NULL, len };
+			uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, &sg, len ? 1 : 0, len, 0);
+		}
+		if (r->cur >= n)
+			r->sending = false;
+	}
+	return true;
+}
+
+bool uroce_pump_reads(struct uroce_ctx *ctx, unsigned budget)
+{
+	struct uroce_qp **pp = &ctx->pump_list;
+	bool more = false;
+	while (*pp) {
+		struct uroce_qp *qp = *pp;
+		bool live = qp->state != IBV_QPS_ERR && qp->state != IBV_QPS_RESET;
+		if (live && pump_qp(qp, budget)) {
+			more = true;
+			pp = &qp->pump_next;
+		} else {
+			*pp = qp->pump_next;
+			qp->on_pump_list = false;
+			qp->pump_next = NULL;
+		}
+	}
+	return more;
 }
 
 static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint64_t orig)
@@ -845,7 +933,7 @@ static void resp_duplicate(struct uroce_qp *qp, const struct rt_roce_hdrs *h, co
 			if (h->reth_rkey != r->rkey || h->reth_va != r->va + off || (uint64_t)h->reth_len + off != r->len)
 				return; /* not a retry of this request: drop silently (rxe) */
 			flush_ack(qp);
-			send_read_resps(qp, r, h->psn);
+			start_read_resps(qp, r, h->psn);
 			return;
 		}
 	}
@@ -856,7 +944,9 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 {
 	int32_t d = rt_psn_diff(h->psn, qp->epsn);
 	if (d > 0) {
-		if (!qp->nak_sent) {
+		/* NAK once (rxe); again only when the requester asks for an ACK, so a
+		   lost NAK costs one AckReq interval instead of a local ACK timeout */
+		if (!qp->nak_sent || h->ackreq) {
 			qp->nak_sent = true;
 			send_nak(qp, qp->epsn, NAK_SYN(RT_NAK_PSN_SEQ_ERROR));
 			qp->ctx->st.seq_naks_sent++;
@@ -992,6 +1082,7 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		struct uroce_res *r = new_res(qp);
 		r->valid = true;
 		r->atomic = false;
+		r->sending = false;
 		r->first_psn = h->psn;
 		r->last_psn = rt_psn_add(h->psn, (int32_t)n - 1);
 		r->va = h->reth_va;
@@ -1001,7 +1092,7 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		qp->epsn = rt_psn_add(h->psn, (int32_t)n);
 		qp->nak_sent = false;
 		flush_ack(qp);
-		send_read_resps(qp, r, h->psn);
+		start_read_resps(qp, r, h->psn);
 		return;
 	}
 	case RT_CLASS_ATOMIC: {
@@ -1027,6 +1118,7 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		struct uroce_res *r = new_res(qp);
 		r->valid = true;
 		r->atomic = true;
+		r->sending = false;
 		r->first_psn = r->last_psn = h->psn;
 		r->orig = orig;
 		qp->msn++;

@@ -35,7 +35,7 @@
 #define UROCE_MAX_CQE 65536
 #define UROCE_MAX_MR 65536
 #define UROCE_MAX_RD_ATOMIC 16
-#define UROCE_WINDOW 256          /* unacknowledged PSNs before the requester stalls */
+#define UROCE_WINDOW 128          /* unacknowledged PSNs before the requester stalls */
 #define UROCE_ACK_EVERY 64        /* AckReq at least this often inside a long message */
 #define UROCE_TX_BATCH 64
 #define UROCE_RX_BATCH 32
@@ -154,6 +154,8 @@ struct uroce_res {
 	uint64_t va;              /* READ: start of the original request */
 	uint32_t rkey, len;
 	uint64_t orig;            /* ATOMIC: value returned */
+	bool sending;             /* READ: responses still to send */
+	uint32_t cur, from;       /* READ: next response index, where this pass began */
 };
 
 struct uroce_qp {
@@ -207,6 +209,8 @@ struct uroce_qp {
 	uint64_t rnr_deadline;
 	uint32_t read_gap_retried;
 	bool read_gap_armed;
+	uint32_t nak_retry_psn;   /* NAK sequence error already acted on */
+	bool nak_retry_armed;
 
 	/* receive side */
 	struct uroce_rq rq;
@@ -229,6 +233,8 @@ struct uroce_qp {
 	unsigned res_next;
 	struct uroce_qp *ack_next; /* list of QPs with an ACK to send after a batch */
 	bool on_ack_list;
+	struct uroce_qp *pump_next; /* list of QPs with READ responses to send */
+	bool on_pump_list;
 };
 
 /* A fault rule (faults.c). */
@@ -283,6 +289,8 @@ struct uroce_ctx {
 	struct sockaddr_storage rx_src[UROCE_RX_BATCH];
 	uint8_t (*rx_buf)[UROCE_PKT_MAX];
 	struct uroce_qp *ack_list;
+	struct uroce_qp *pump_list;
+	int pumpfd;                   /* eventfd: READ responses pending */
 
 	/* faults */
 	struct uroce_fault_rule *faults;
@@ -294,7 +302,6 @@ struct uroce_ctx {
 
 	/* counters */
 	struct uroce_stats st;
-	uint64_t tx_errors;
 };
 
 
@@ -349,6 +356,7 @@ void uroce_req_progress(struct uroce_qp *qp);
 void uroce_rx_packet(struct uroce_ctx *ctx, int addr_index, const struct sockaddr_storage *src,
                      const uint8_t *pkt, size_t len);
 void uroce_send_pending_acks(struct uroce_ctx *ctx);
+bool uroce_pump_reads(struct uroce_ctx *ctx, unsigned budget);
 uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now);
 void uroce_qp_flush(struct uroce_qp *qp);
 void uroce_gsi_deliver(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *mad,

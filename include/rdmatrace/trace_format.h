@@ -7,7 +7,7 @@
  *   chunk*      each: 64-byte chunk header, then its payload
  *
  * An EVENTS chunk carries up to RT_CHUNK_MAX_EVENTS records of one ring:
- * a table of one CRC-32 per record (padded to 64 bytes), then the 64-byte
+ * a table of one CRC-32C per record (padded to 64 bytes), then the 64-byte
  * records.  Per-record CRCs let the reader keep every intact record of a
  * damaged or truncated chunk.  A PROCESS chunk names a process (pid,
  * program) whose rings appear in later chunks.  All integers little-endian.
@@ -15,6 +15,7 @@
 #ifndef RDMATRACE_TRACE_FORMAT_H
 #define RDMATRACE_TRACE_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rdmatrace/clock.h"
@@ -56,7 +57,7 @@ struct rt_file_header {
 	char boot_id[40];               /* /proc/sys/kernel/random/boot_id */
 	char program[64];
 	uint32_t flags;
-	uint32_t header_crc;            /* rt_crc32 of the 252 bytes before it */
+	uint32_t header_crc;            /* rt_crc32c of the 252 bytes before it */
 };
 
 struct rt_chunk_header {
@@ -71,7 +72,7 @@ struct rt_chunk_header {
 	uint32_t payload_crc;           /* EVENTS: CRC of the CRC table; PROCESS: of the payload */
 	uint64_t chunk_seq;             /* chunks written before this one */
 	uint8_t reserved[20];
-	uint32_t header_crc;            /* rt_crc32 of the 60 bytes before it */
+	uint32_t header_crc;            /* rt_crc32c of the 60 bytes before it */
 };
 
 struct rt_process_record {              /* PROCESS chunk payload */
@@ -85,6 +86,9 @@ struct rt_process_record {              /* PROCESS chunk payload */
 _Static_assert(sizeof(struct rt_file_header) == RT_FILE_HEADER_SIZE, "file header size");
 _Static_assert(sizeof(struct rt_chunk_header) == RT_CHUNK_HEADER_SIZE, "chunk header size");
 _Static_assert(sizeof(struct rt_process_record) == 128, "process record size");
+
+/* CRC-32C (Castagnoli) of trace files: crc = rt_crc32c(crc, p, n), start with 0. */
+uint32_t rt_crc32c(uint32_t crc, const void *p, size_t n);
 
 /* Size of the CRC table of an EVENTS chunk of n records (padded to 64 bytes). */
 static inline uint32_t rt_chunk_crc_table_size(uint32_t n)

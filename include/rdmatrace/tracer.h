@@ -20,7 +20,7 @@
  * slow path that attaches a ring.
  *
  * Tracing is configured from the environment the first time it is used
- * (docs/trace-format.md and docs/user-guide.md list the variables), or
+ * (docs/tracer.md lists the variables), or
  * explicitly with rt_tracer_start().
  */
 #ifndef RDMATRACE_TRACER_H

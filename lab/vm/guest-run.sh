@@ -24,6 +24,10 @@ SETUP_LOG=$L/$RT_HOST-setup.log
 
 # Clock readings use shell builtins only: a fork costs milliseconds under TCG.
 now_ns() { local t=$EPOCHREALTIME; echo "${t/./}000"; }
+# nap SECONDS: sleep without forking (read with a timeout on a silent fifo).
+mkfifo /tmp/.rdmatrace-nap 2>/dev/null
+if exec 9<>/tmp/.rdmatrace-nap; then nap() { read -r -t "$1" -u 9; }
+else nap() { sleep "$1"; }; fi
 stage() { echo "$1 $(now_ns)" >>"$J/stages"; echo "rdmatrace-vm: stage $1" >/dev/console 2>/dev/null || true; }
 fail() {
 	echo "$*" >"$J/setup-failed"
@@ -34,7 +38,7 @@ fail() {
 # run DESC CMD...: runs a setup command, logs it, fails the job when it fails.
 run() {
 	local desc=$1; shift
-	echo "+ $*" >>"$SETUP_LOG"
+	echo "+ [$EPOCHREALTIME] $*" >>"$SETUP_LOG"
 	"$@" >>"$SETUP_LOG" 2>&1 || fail "$desc failed: $* (see logs/$RT_HOST-setup.log)"
 }
 
@@ -67,19 +71,22 @@ finish() {
 	sync
 }
 
-stopped() { [ -e "$J/stop" ]; }
+# The host creates vm/ROLE/stop to end the job early.  RT_DEADLINE (seconds
+# since the runner started) ends it too, so a VM whose host-side supervisor
+# died (kill -9) still powers itself off.
+stopped() { [ -e "$J/stop" ] || { [ -n "${RT_DEADLINE:-}" ] && [ "$SECONDS" -ge "$RT_DEADLINE" ]; }; }
 
 # stop_cmd PID: TERM, then KILL after 3 s.
 stop_cmd() {
-	local pid=$1 i
+	local pid=$1
 	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || return 0; nap 0.1; done
 	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
 }
 
 ready_default() {
-	rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN' && return 0
-	ss -Hltn 2>/dev/null | grep -q .
+	[[ $(rdma resource show cm_id 2>/dev/null) == *"state LISTEN"* ]] && return 0
+	[ -n "$(ss -Hltn 2>/dev/null)" ]
 }
 
 stage setup
@@ -89,42 +96,47 @@ stage setup
 	echo "btime $(awk '$1 == "btime" { print $2 }' /proc/stat)"
 } >"$J/host"
 clock job_start
-hostname "$RT_HOST"
+echo "$RT_HOST" >/proc/sys/kernel/hostname
 run "loopback" ip link set lo up
 run "eth0 up" ip link set eth0 up
 [ -n "${RT_MTU:-}" ] && run "set MTU" ip link set eth0 mtu "$RT_MTU"
 run "address" ip addr add "$RT_ADDR" dev eth0
+# The peer's MAC is fixed, so its neighbour entry is too: no ARP exchange
+# that netem loss could break (rdma_resolve_addr gives up after 2 s).
+[ -n "${RT_PEER_MAC:-}" ] && run "peer neighbour" ip neigh replace "$RT_PEER" lladdr "$RT_PEER_MAC" dev eth0 nud permanent
 for m in ${RT_MODULES:-}; do run "modprobe $m" modprobe "$m"; done
 run "rxe device" rdma link add rxe0 type rxe netdev eth0
-for i in $(seq 100); do
-	rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && break
-	sleep 0.1
+port_state() { local st=; read -r st </sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; echo "$st"; }
+for _ in $(seq 100); do
+	[[ $(port_state) == *ACTIVE* ]] && break
+	nap 0.1
 done
-rdma link show rxe0/1 >>"$SETUP_LOG" 2>&1
-rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' || fail "rxe0 did not become ACTIVE"
+[[ $(port_state) == *ACTIVE* ]] || fail "rxe0 did not become ACTIVE (port state: $(port_state))"
 if [ -n "${RT_NETEM:-}" ]; then
 	# shellcheck disable=SC2086
 	run "netem" tc qdisc add dev eth0 root netem $RT_NETEM
 fi
-cat /etc/hostname >/dev/null 2>&1
-echo "eth0 $(cat /sys/class/net/eth0/address)" >>"$J/host"
-gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null)
+read -r cs </sys/devices/system/clocksource/clocksource0/current_clocksource
+echo "clocksource ${cs:-}" >>"$J/host"
+read -r mac </sys/class/net/eth0/address
+read -r gid </sys/class/infiniband/rxe0/ports/1/gids/1
+echo "eth0 $mac" >>"$J/host"
 echo "gid1 ${gid:-}" >>"$J/host"
 
 if [ "${1:-}" = --shell ]; then
 	stage shell
 	echo "rdmatrace-vm: $RT_HOST ($RT_ADDR) ready; rxe0 on eth0; run directory at $RT_RUNDIR; exit the shell to power off"
 	cd /root 2>/dev/null || cd /
-	PS1="$RT_HOST:\w# " setsid -c bash --norc -i </dev/console >/dev/console 2>&1
+	PS1="$RT_HOST:\w# " setsid -c bash --norc -i </dev/console >/dev/console 2>&1 9>&-
 	finish
 	exit 0
 fi
 
-if [ "$RT_ROLE" = client ]; then
+if [ "${RT_WAIT_SERVER:-0}" = 1 ]; then
 	stage wait-server
 	until [ -e "$RT_RUNDIR/vm/server/ready" ]; do
 		stopped && { echo stopped-before-start >"$J/result"; finish; exit 0; }
-		sleep 0.1
+		nap 0.1
 	done
 fi
 
@@ -135,7 +147,7 @@ clock cmd_start
 cd "$RT_CWD" 2>/dev/null || cd /
 export RDMATRACE_RUNDIR=$RT_RUNDIR RDMATRACE_HOST=$RT_HOST RDMATRACE_ROLE=$RT_ROLE
 export RDMATRACE_PEER=$RT_PEER RDMATRACE_ADDR=${RT_ADDR%/*}
-setsid bash -c "$RT_CMD" </dev/null >"$out" 2>"$err" &
+setsid bash -c "$RT_CMD" </dev/null >"$out" 2>"$err" 9>&- &
 pid=$!
 echo "$pid" >"$J/pid"
 
@@ -145,7 +157,7 @@ if [ "$RT_ROLE" = server ]; then
 		if [ -n "${RT_READY:-}" ]; then bash -c "$RT_READY" >/dev/null 2>&1 && break
 		else ready_default && break; fi
 		stopped && break
-		sleep 0.1
+		nap 0.1
 	done
 	# Ready even when the command already ended: the client then fails
 	# on its own, and the host reports both exit statuses.
@@ -156,13 +168,13 @@ fi
 how=exited
 while kill -0 "$pid" 2>/dev/null; do
 	if stopped; then how=stopped; stop_cmd "$pid"; break; fi
-	sleep 0.1
+	nap 0.1
 done
 wait "$pid"
 status=$?
 clock cmd_end
 echo "$status" >"$J/exit"
 echo "$how" >"$J/result"
-stage done
+stage "done"
 finish
 exit 0

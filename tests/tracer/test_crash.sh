@@ -62,7 +62,11 @@ check_grep "flight: overwritten records are counted" 'lost qpn=0 cause=overwritt
 # --- fatal signal in flight-recorder mode: the handler has the rings written ---
 RDMATRACE_OUTPUT=$T/s.rtr RDMATRACE_MODE=flight "$SYNTH" --threads 2 --messages 30 --then segv >"$T/s.out" 2>&1
 rc=$?
-check "segv: the program still dies of SIGSEGV (status $rc)" test $rc -eq 139
+case "$BUILD" in
+*address*|*undefined*|*thread*) # the sanitizer's own SEGV handler reports it and exits
+	check "segv: the program still dies (status $rc)" test $rc -ne 0 ;;
+*) check "segv: the program still dies of SIGSEGV (status $rc)" test $rc -eq 139 ;;
+esac
 n=$(records "$T/s.rtr")
 check "segv: the snapshot has all $((2 * 338 + 2)) records (got $n)" test "$n" -eq $((2 * 338 + 2))
 

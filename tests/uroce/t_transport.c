@@ -83,6 +83,8 @@ static bool one_transfer(struct ut_end *a, struct ut_end *b, enum ibv_wr_opcode 
 	if (ut_wait(a->cq, wc, 1, 60000) != 1 || wc[0].status != IBV_WC_SUCCESS || wc[0].wr_id != seed) {
 		printf("#   op %d len %u: send completion missing or bad (status %d)\n", op, len,
 		       wc[0].status);
+		if (getenv("T_PAUSE"))
+			sleep(60);
 		return false;
 	}
 	if (recv) {
@@ -151,13 +153,17 @@ static bool atomics(struct ut_end *a, struct ut_end *b, int rounds)
 
 static void integrity(const char *loss, const char *seed, bool big)
 {
+	/* a 17 ms ACK timeout: on a loaded 2-core machine the peer's progress
+	   thread can be off the CPU for tens of milliseconds */
+	struct ut_params p = default_params;
+	p.timeout = 12;
 	set_loss(loss, seed);
 	struct ut_end a, b;
 	if (ut_open(&a, BUF, IBV_QPT_RC, 64) || ut_open(&b, BUF, IBV_QPT_RC, 64)) {
 		CHECK(!"open");
 		return;
 	}
-	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	CHECK(ut_connect(&a, &b, &p) == 0);
 	static const enum ibv_wr_opcode ops[] = { IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
 		                                  IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ };
 	const uint32_t sizes[] = { 0, 1, MTU - 1, MTU, MTU + 1, 5 * MTU + 3, MIB };
@@ -174,10 +180,17 @@ static void integrity(const char *loss, const char *seed, bool big)
 	CHECK(atomics(&a, &b, 6));
 	struct uroce_stats st;
 	uroce_priv_stats(a.ctx, &st);
-	printf("#   loss %s: a tx %llu rx %llu dropped %llu retries: timeout %llu seq %llu implied %llu\n",
-	       loss ? loss : "none", (unsigned long long)st.tx_packets, (unsigned long long)st.rx_packets,
+	printf("#   loss %s: a tx %llu (errors %llu) rx %llu dropped %llu retries: timeout %llu seq %llu implied %llu\n",
+	       loss ? loss : "none", (unsigned long long)st.tx_packets, (unsigned long long)st.tx_errors,
+	       (unsigned long long)st.rx_packets,
 	       (unsigned long long)st.tx_fault_drops, (unsigned long long)st.retry_timeout,
 	       (unsigned long long)st.retry_seq_nak, (unsigned long long)st.retry_implied);
+	struct uroce_stats sb;
+	uroce_priv_stats(b.ctx, &sb);
+	printf("#   b: rx %llu icrc errors %llu rx dropped %llu, a: icrc errors %llu rx dropped %llu\n",
+	       (unsigned long long)sb.rx_packets, (unsigned long long)sb.icrc_errors,
+	       (unsigned long long)sb.rx_dropped, (unsigned long long)st.icrc_errors, (unsigned long long)st.rx_dropped);
+	CHECK(sb.icrc_errors == 0);
 	if (loss)
 		CHECK(st.tx_fault_drops > 0);
 	CHECK(st.icrc_errors == 0);

@@ -8,11 +8,12 @@
 . tests/vm/vmlib.sh
 
 TOPDIR=$(pwd -P)
+case $BUILD in /*) BUILDDIR=$BUILD ;; *) BUILDDIR=$TOPDIR/$BUILD ;; esac
 
 # 1. The server hangs; the client checks what it sees of the host and exits.
 R=$VM_TMP/hang
 vm_run "$R" --grace 3 --ready true --server-name sleeper --server 'echo started; sleep 600' \
-	--client "test -r '$TOPDIR/Makefile' && echo tree-visible; touch \"\$RDMATRACE_RUNDIR/written-by-client\" && echo rundir-writable; touch /usr/rt-test 2>/dev/null || echo root-readonly; cat /proc/sys/kernel/hostname"
+	--client "test -r '$TOPDIR/Makefile' && echo tree-visible; touch \"\$RDMATRACE_RUNDIR/written-by-client\" && echo rundir-writable; touch /usr/rt-test 2>/dev/null || echo root-readonly; cat /proc/sys/kernel/hostname; '$BUILDDIR/rdmatrace' --version"
 if [ "$VM_RC" -eq 1 ]; then ok "a hung server gives exit status 1"; else not_ok "hung server: exit $VM_RC"; sed 's/^/#   /' "$R.stderr"; fi
 check "no qemu left after the hang" no_qemu_left "$R"
 check_grep "the hung server was stopped and said so" 'server: sleeper was stopped' "$R.stderr"
@@ -23,6 +24,7 @@ check_grep "the run directory is writable from the guest" '^rundir-writable$' "$
 if [ -e "$R/written-by-client" ]; then ok "the guest's file reached the host"; else not_ok "no file from the guest"; fi
 check_grep "the host root is read-only in the guest" '^root-readonly$' "$R/logs/client-test.out"
 check_grep "the guest has its own host name" '^client$' "$R/logs/client-test.out"
+check_grep "the project's build runs in the guest" '^rdmatrace [0-9]' "$R/logs/client-test.out"
 
 # 2. A kernel module the job asks for does not exist.
 R=$VM_TMP/nomod

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the VM-lab tests (tests/vm/test_*.sh), sourced after tests/lib.sh.
 # Each test boots at most one pair of VMs at a time through scripts/lab-vm.
 
@@ -34,6 +35,13 @@ dup_psns() {
 	tsh "$1" -Y 'infiniband && infiniband.bth.destqp != 1 && infiniband.bth.opcode != 17' \
 		-T fields -e ip.src -e infiniband.bth.destqp -e infiniband.bth.psn |
 		sort | uniq -c | awk '$1 > 1 { n++ } END { print n + 0 }'
+}
+
+# retry_count RUNDIR: the rxe counters of both VMs that count retransmissions
+# (requester retries) and what they look like at the responder.
+retry_count() {
+	cat "$1"/logs/*-hw_counters.txt 2>/dev/null |
+		awk '$1 ~ /^(completer_retry_err|duplicate_request|rcvd_seq_err|out_of_seq_request)$/ { s += $2 } END { print s + 0 }'
 }
 
 # no_qemu_left RUNDIR: no qemu process still refers to RUNDIR.

@@ -39,8 +39,10 @@ struct ibv_context *cma_verbs(void)
 	}
 	for (i = 0; i < n && !g_ctx; i++) {
 		struct ibv_context *ctx = ibv_open_device(list[i]);
-		if (!ctx)
+		if (!ctx) {
+			cma_warn("cannot open RDMA device %s: %s", ibv_get_device_name(list[i]), strerror(errno));
 			continue;
+		}
 		if (uroce_priv_is_uroce(ctx))
 			g_ctx = ctx;
 		else
@@ -153,7 +155,7 @@ static bool port_conflict(const struct cma_id *id, uint16_t port, const struct s
 	struct cma_id *o;
 
 	for (o = cma_ids_head(); o; o = o->next) {
-		if (o == id || !o->bound || o->listen || o->id.ps != id->id.ps || o->port != port)
+		if (o == id || !o->bound || o->child || o->id.ps != id->id.ps || o->port != port)
 			continue;
 		if (!(any || o->wildcard || cma_addr_eq(addr, &o->id.route.addr.src_addr)))
 			continue;

@@ -11,7 +11,9 @@
  */
 #include "cma_priv.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,32 @@ void cma_timer_stop(struct cma_id *id)
 	id->timer_on = false;
 }
 
+static bool g_debug; /* $UROCE_CM_DEBUG: one stderr line per CM message */
+
+static void debug_msg(const char *dir, uint8_t gid_index, const struct sockaddr *peer, const struct uroce_cm_msg *m)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	const void *a = peer->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)peer)->sin6_addr :
+		(const void *)&((const struct sockaddr_in *)peer)->sin_addr;
+	uint32_t l = 0, r = 0;
+
+	if (!g_debug)
+		return;
+	inet_ntop(peer->sa_family, a, ip, sizeof(ip));
+	switch (m->attr_id) {
+	case RT_CM_REQ: l = m->u.req.local_comm_id; break;
+	case RT_CM_REP: l = m->u.rep.local_comm_id; r = m->u.rep.remote_comm_id; break;
+	case RT_CM_REJ: l = m->u.rej.local_comm_id; r = m->u.rej.remote_comm_id; break;
+	case RT_CM_SIDR_REQ: l = m->u.sidr_req.request_id; break;
+	case RT_CM_SIDR_REP: r = m->u.sidr_rep.request_id; break;
+	default: l = m->u.rtu.local_comm_id; r = m->u.rtu.remote_comm_id; break;
+	}
+	fprintf(stderr, "uroce-cm: %s %s %s gid %u comm 0x%08x/0x%08x%s%s\n", dir, rt_cm_attr_name(m->attr_id) ?
+		rt_cm_attr_name(m->attr_id) : "?", ip, gid_index, l, r,
+		m->attr_id == RT_CM_REJ ? " reason " : "", m->attr_id == RT_CM_REJ ? (m->u.rej.reason == 8 ? "8" :
+		m->u.rej.reason == 28 ? "28" : "other") : "");
+}
+
 static int send_to(uint8_t gid_index, const struct sockaddr *dst, const struct uroce_cm_msg *msg,
 		   uint8_t *buf)
 {
@@ -118,6 +146,7 @@ static int send_to(uint8_t gid_index, const struct sockaddr *dst, const struct u
 
 	if (ret)
 		return ret;
+	debug_msg("send", gid_index, dst, msg);
 	return uroce_priv_gsi_send(cma_verbs(), gid_index, dst, buf, RT_MAD_LEN);
 }
 
@@ -133,6 +162,10 @@ int cma_send_mad(struct cma_id *id, const struct uroce_cm_msg *msg, bool keep)
 
 static void resend(struct cma_id *id)
 {
+	struct uroce_cm_msg m;
+
+	if (g_debug && uroce_cm_decode(id->mad, RT_MAD_LEN, &m) == 0)
+		debug_msg("resend", id->gid_index, (struct sockaddr *)&id->peer_gsi, &m);
 	uroce_priv_gsi_send(cma_verbs(), id->gid_index, (struct sockaddr *)&id->peer_gsi, id->mad,
 			    RT_MAD_LEN);
 }
@@ -513,6 +546,7 @@ static struct cma_id *new_child(struct cma_id *listen, uint8_t gid_index, const 
 	c->id.qp_type = listen->id.qp_type;
 	c->id.port_num = 1;
 	c->listen = listen;
+	c->child = true;
 	c->bound = true;
 	c->port = listen->port;
 	c->gid_index = gid_index;
@@ -547,7 +581,7 @@ static void handle_req(uint8_t gid_index, const struct sockaddr *src, const stru
 	uint16_t ps, port;
 
 	for (o = g_ids; o; o = o->next) {
-		if (o->listen && o->remote_comm_id == r->local_comm_id && cma_addr_eq((struct sockaddr *)&o->peer_gsi, src)) {
+		if (o->child && o->remote_comm_id == r->local_comm_id && cma_addr_eq((struct sockaddr *)&o->peer_gsi, src)) {
 			if (o->state == CMA_REP_SENT)
 				resend(o); /* our REP was lost */
 			return;
@@ -603,7 +637,7 @@ static void handle_sidr_req(uint8_t gid_index, const struct sockaddr *src, const
 	uint16_t ps, port;
 
 	for (o = g_ids; o; o = o->next)
-		if (o->listen && o->remote_comm_id == r->request_id && o->id.qp_type == IBV_QPT_UD &&
+		if (o->child && o->remote_comm_id == r->request_id && o->id.qp_type == IBV_QPT_UD &&
 		    cma_addr_eq((struct sockaddr *)&o->peer_gsi, src)) {
 			if (o->state == CMA_UD_READY)
 				resend(o);
@@ -944,6 +978,7 @@ static void handle_mad(uint8_t gid_index, const struct sockaddr *src, const uint
 
 	if (uroce_cm_decode(mad, len, &msg))
 		return;
+	debug_msg("recv", gid_index, src, &msg);
 	switch (msg.attr_id) {
 	case RT_CM_REQ:
 		handle_req(gid_index, src, &msg);
@@ -1091,6 +1126,7 @@ int cma_init(void)
 
 	if (g_inited)
 		return err;
+	cma_trace_start();
 	ctx = cma_verbs();
 	if (!ctx)
 		return -ENODEV;
@@ -1098,6 +1134,7 @@ int cma_init(void)
 	if (g_wake_fd < 0)
 		return -errno;
 	g_hi_tid = cma_random32() | 1;
+	g_debug = getenv("UROCE_CM_DEBUG") && *getenv("UROCE_CM_DEBUG") && strcmp(getenv("UROCE_CM_DEBUG"), "0");
 	/* ib_cm: 2 x packet lifetime + the peer's CM response time (4.096 us x 2^n) */
 	g_timeout_ms = env_uint("UROCE_CM_TIMEOUT_MS",
 				2 * (1u << (CMA_IBOE_PACKET_LIFETIME - 8)) + (1u << (CMA_CM_RESPONSE_TIMEOUT - 8)),

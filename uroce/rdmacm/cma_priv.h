@@ -75,6 +75,7 @@ struct cma_id {
 
 	/* listener / child */
 	struct cma_id *listen;        /* child: its listener (NULL once detached) */
+	bool child;                   /* made for an incoming request: shares its listener's port */
 	int backlog;
 
 	/* connection */
@@ -172,6 +173,7 @@ void cma_channel_purge(struct cma_channel *ch, struct cma_id *id);
 /* Wait on a synchronous id's channel for the answer to an operation. */
 int cma_sync_wait(struct cma_id *id, enum rdma_cm_event_type want);
 void cma_trace_event(const struct cma_event *e);
+void cma_trace_start(void);                  /* tracing from the environment (RDMATRACE_*) */
 
 /* Print "librdmacm (uroce): ..." once per distinct message site. */
 void cma_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,8 +1,9 @@
 /*
  * RT_EV_CM_EVENT (and RT_EV_CM_ADDR6 for IPv6) for every CM event handed to
- * the application.  The tracer lives in the engine's libibverbs.so.1 (one
- * tracer per process); this library binds to it at run time, so librdmacm
- * keeps working, untraced, with a libibverbs that carries no tracer.
+ * the application.  librdmacm.so.1 carries its own hidden copy of the tracer
+ * (librdmatrace.a), which meets the engine's copy in the per-process trace
+ * segment (docs/tracer.md, "Several copies in one process"), so CM events
+ * land in the same trace as the engine's packets.
  */
 #include "cma_priv.h"
 
@@ -11,17 +12,9 @@
 
 #include "rdmatrace/tracer.h"
 
-#pragma weak rt_tracer_enabled
-#pragma weak rt_event_begin_fast
-#pragma weak rt_event_commit_slot
-
-static struct rt_event *trace_begin(uint16_t kind, uint32_t qpn)
+void cma_trace_start(void)
 {
-	if (!&rt_tracer_enabled || !rt_event_begin_fast || !rt_event_commit_slot)
-		return NULL;
-	if (__builtin_expect(!rt_tracer_enabled, 1))
-		return NULL;
-	return rt_event_begin_fast(kind, qpn);
+	rt_tracer_start_from_env();
 }
 
 static void put_addr(const struct sockaddr *sa, uint32_t *ip4, uint16_t *port, uint8_t *ip6)
@@ -55,7 +48,7 @@ void cma_trace_event(const struct cma_event *e)
 		pd = e->ev.param.conn.private_data;
 		pdlen = e->ev.param.conn.private_data_len;
 	}
-	ev = trace_begin(RT_EV_CM_EVENT, qpn);
+	ev = rt_event_begin(RT_EV_CM_EVENT, qpn);
 	if (!ev)
 		return;
 	ev->flags |= RT_EVF_ENGINE | (e->ev.status ? RT_EVF_ERROR : 0);
@@ -69,15 +62,15 @@ void cma_trace_event(const struct cma_event *e)
 	if (pd && ev->u.cm.private_copied)
 		memcpy(ev->u.cm.private_data, pd, ev->u.cm.private_copied);
 	ev->u.cm.cm_id = id->trace_id;
-	rt_event_commit_slot(ev);
+	rt_event_commit(ev);
 	if (src->sa_family != AF_INET6)
 		return;
-	ev = trace_begin(RT_EV_CM_ADDR6, qpn);
+	ev = rt_event_begin(RT_EV_CM_ADDR6, qpn);
 	if (!ev)
 		return;
 	ev->flags |= RT_EVF_ENGINE;
 	memcpy(ev->u.cm_addr6.local, l6, 16);
 	memcpy(ev->u.cm_addr6.peer, p6, 16);
 	ev->u.cm_addr6.cm_id = id->trace_id;
-	rt_event_commit_slot(ev);
+	rt_event_commit(ev);
 }

@@ -4,7 +4,8 @@ URDMACM_SRCS := uroce/rdmacm/cm_mad.c uroce/rdmacm/cma_core.c uroce/rdmacm/cma_a
 	uroce/rdmacm/cma_addr.c uroce/rdmacm/cma_event.c uroce/rdmacm/cma_trace.c \
 	uroce/rdmacm/cma_ep.c uroce/rdmacm/rsocket.c
 URDMACM_SO := $(BUILD)/uroce/librdmacm.so.1
-URDMACM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(URDMACM_SRCS))
+# roce_wire.c: the CM attribute names (shared with the decoder)
+URDMACM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(URDMACM_SRCS) captures/roce_wire.c)
 # The engine's libibverbs.so.1 when its module builds it, else the system one
 # (link time only: at run time build/uroce/libibverbs.so.1 is the one loaded).
 UROCE_VERBS_SO ?= $(BUILD)/uroce/libibverbs.so.1
@@ -16,11 +17,12 @@ LIB_SRCS += uroce/rdmacm/cm_mad.c
 ALL_TARGETS += $(URDMACM_SO)
 TEST_PROGS += tests/uroce/cm_mad_test.c
 
-$(URDMACM_SO): $(URDMACM_OBJS) uroce/rdmacm/librdmacm.map $(URDMACM_VERBS)
+# Its own hidden copy of the tracer (librdmatrace.a), as docs/tracer.md describes.
+$(URDMACM_SO): $(URDMACM_OBJS) $(LIB) uroce/rdmacm/librdmacm.map uroce/rdmacm/module.mk $(URDMACM_VERBS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,librdmacm.so.1 -Wl,--version-script=uroce/rdmacm/librdmacm.map \
-	    $(ALL_LDFLAGS) -o $@ $(URDMACM_OBJS) \
-	    -L$(BUILD)/uroce $(URDMACM_VERBS_LINK)
+	    $(ALL_LDFLAGS) -o $@ $(URDMACM_OBJS) $(LIB) \
+	    -L$(BUILD)/uroce $(URDMACM_VERBS_LINK) $(LIB_LDLIBS)
 
 # End-to-end CM test: rdma-core's headers, uroce's libraries found through
 # the rpath build/uroce (skips itself when no uroce device is there).
@@ -30,3 +32,4 @@ $(BUILD)/tests/uroce/cm_connect_test: tests/uroce/cm_connect_test.c $(URDMACM_SO
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< -Wl,-rpath,'$$ORIGIN/../../uroce' -L$(BUILD)/uroce \
 	    -l:librdmacm.so.1 $(URDMACM_VERBS_LINK) -Wl,--allow-shlib-undefined $(ALL_LDFLAGS)
 TEST_SCRIPTS += tests/uroce/binaries_test.sh
+BENCH_SCRIPTS += uroce/rdmacm/bench_connect.sh

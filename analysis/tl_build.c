@@ -1,0 +1,476 @@
+/*
+ * Building a timeline: read every trace file and the capture into build
+ * records, then run the linking, clock alignment, detectors and annotation
+ * steps, and hand the result to tl_finish() (analysis/tl_file.c).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatrace/capfile.h"
+#include "rdmatrace/trace_reader.h"
+#include "tl_internal.h"
+
+/* Header bytes kept per packet (more for MADs, whose payload is the message). */
+#define TL_KEEP_MAX 512
+
+void tl_vec_init(struct tl_vec *v, size_t esz)
+{
+	memset(v, 0, sizeof(*v));
+	v->esz = esz;
+}
+
+int tl_vec_reserve(struct tl_vec *v, size_t n)
+{
+	if (n <= v->cap)
+		return 0;
+	size_t cap = v->cap ? v->cap : 16;
+	while (cap < n)
+		cap *= 2;
+	void *p = realloc(v->p, cap * v->esz);
+	if (!p)
+		return -ENOMEM;
+	v->p = p;
+	v->cap = cap;
+	return 0;
+}
+
+void *tl_vec_push(struct tl_vec *v)
+{
+	if (v->n == v->cap && tl_vec_reserve(v, v->n + 1) < 0)
+		return NULL;
+	void *e = (char *)v->p + v->n * v->esz;
+	memset(e, 0, v->esz);
+	v->n++;
+	return e;
+}
+
+void tl_vec_free(struct tl_vec *v)
+{
+	free(v->p);
+	v->p = NULL;
+	v->n = v->cap = 0;
+}
+
+uint32_t tl_str(struct tl_build *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (tl_vec_reserve(&b->strs, b->strs.n + n) < 0)
+		return 0;
+	uint32_t off = (uint32_t)b->strs.n;
+	memcpy((char *)b->strs.p + off, s, n);
+	b->strs.n += n;
+	return off;
+}
+
+uint32_t tl_strf(struct tl_build *b, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return tl_str(b, buf);
+}
+
+void tl_note(struct tl_build *b, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	uint32_t *n = tl_vec_push(&b->notes);
+	if (n)
+		*n = tl_str(b, buf);
+}
+
+int tl_link(struct tl_build *b, uint32_t from, uint32_t to, uint32_t type)
+{
+	if (from == RT_TL_NONE || to == RT_TL_NONE)
+		return 0;
+	struct tl_blink *l = tl_vec_push(&b->links);
+	if (!l)
+		return -ENOMEM;
+	l->from = from;
+	l->to = to;
+	l->type = type;
+	return 0;
+}
+
+int tl_link2(struct tl_build *b, uint32_t a, uint32_t b_item, uint32_t type_ab, uint32_t type_ba)
+{
+	int rc = tl_link(b, a, b_item, type_ab);
+	return rc ? rc : tl_link(b, b_item, a, type_ba);
+}
+
+uint64_t tl_item_raw(struct tl_build *b, uint32_t item)
+{
+	if (item < tl_nev(b))
+		return tl_ev(b, item)->raw_ns;
+	if (item < tl_nev(b) + tl_npk(b))
+		return tl_pk(b, item - tl_nev(b))->raw_ns;
+	return 0;
+}
+
+uint16_t tl_item_host(struct tl_build *b, uint32_t item)
+{
+	if (item < tl_nev(b))
+		return tl_ev(b, item)->host;
+	return b->capture_host;
+}
+
+uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
+{
+	int64_t t = (int64_t)raw + h->offset_ns;
+	if (h->drift_ppb)
+		t += (int64_t)(((double)((int64_t)raw - (int64_t)h->drift_origin_ns)) * (double)h->drift_ppb / 1e9);
+	return t < 0 ? 0 : (uint64_t)t;
+}
+
+static uint16_t host_find_or_add(struct tl_build *b, const char *name, uint32_t flags)
+{
+	for (size_t i = 0; i < b->hosts.n; i++)
+		if (!strcmp((const char *)b->strs.p + tl_host(b, i)->name, name)) {
+			tl_host(b, i)->flags |= flags;
+			return (uint16_t)i;
+		}
+	struct rt_tl_host *h = tl_vec_push(&b->hosts);
+	if (!h)
+		return UINT16_MAX;
+	uint32_t off = tl_str(b, name);
+	h = tl_host(b, b->hosts.n - 1);
+	h->name = off;
+	h->flags = flags;
+	h->offset_lo_ns = INT64_MIN;
+	h->offset_hi_ns = INT64_MAX;
+	h->uncertainty_ns = UINT64_MAX;
+	return (uint16_t)(b->hosts.n - 1);
+}
+
+static uint16_t proc_find_or_add(struct tl_build *b, uint16_t host, int32_t pid, const char *program,
+				 const char *path)
+{
+	for (size_t i = 0; i < b->procs.n; i++) {
+		struct rt_tl_proc *p = TL_AT(&b->procs, struct rt_tl_proc, i);
+		if (p->host == host && p->pid == pid)
+			return (uint16_t)i;
+	}
+	uint32_t prog = tl_str(b, program ? program : "");
+	uint32_t tf = tl_str(b, path ? path : "");
+	struct rt_tl_proc *p = tl_vec_push(&b->procs);
+	if (!p)
+		return UINT16_MAX;
+	p->host = host;
+	p->pid = pid;
+	p->program = prog;
+	p->trace_file = tf;
+	return (uint16_t)(b->procs.n - 1);
+}
+
+static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
+{
+	if (!in->ntraces)
+		return 0;
+	struct rt_trace_reader *r = rt_trace_reader_new();
+	if (!r)
+		return -ENOMEM;
+	size_t ok = 0;
+	for (size_t i = 0; i < in->ntraces; i++) {
+		char e[256];
+		if (rt_trace_reader_add_file(r, in->traces[i], e, sizeof(e)) < 0) {
+			tl_note(b, "trace %s unreadable: %s", in->traces[i], e);
+			continue;
+		}
+		ok++;
+	}
+	size_t nsrc = rt_trace_reader_source_count(r);
+	uint16_t *src_host = calloc(nsrc ? nsrc : 1, sizeof(*src_host));
+	if (!src_host) {
+		rt_trace_reader_free(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nsrc; i++) {
+		const struct rt_trace_source *s = rt_trace_reader_source(r, i);
+		src_host[i] = host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
+	}
+	size_t total = rt_trace_reader_count(r);
+	if (tl_vec_reserve(&b->ev, total) < 0) {
+		free(src_host);
+		rt_trace_reader_free(r);
+		return -ENOMEM;
+	}
+	struct rt_trace_record rec;
+	/* cache of the last process looked up */
+	int32_t last_pid = -1;
+	unsigned last_file = ~0u;
+	uint16_t last_proc = UINT16_MAX;
+	while (rt_trace_reader_next(r, &rec) > 0) {
+		if (rec.ev.kind == RT_EV_NONE)
+			continue;
+		struct tl_evrec *e = tl_vec_push(&b->ev);
+		if (!e)
+			break;
+		e->ev = rec.ev;
+		e->raw_ns = rec.ns;
+		e->host = rec.file < nsrc ? src_host[rec.file] : 0;
+		if (rec.pid != last_pid || rec.file != last_file) {
+			last_proc = proc_find_or_add(b, e->host, rec.pid, rec.program, rec.src ? rec.src->path : "");
+			last_pid = rec.pid;
+			last_file = rec.file;
+			e = tl_ev(b, b->ev.n - 1);
+		}
+		e->proc = last_proc;
+	}
+	for (size_t i = 0; i < rt_trace_reader_damage_count(r); i++) {
+		const struct rt_trace_damage *d = rt_trace_reader_damage(r, i);
+		tl_note(b, "trace %s damaged at byte %llu: %s", d->path, (unsigned long long)d->offset, d->message);
+	}
+	uint64_t lost[5];
+	rt_trace_reader_lost(r, lost);
+	if (lost[0])
+		tl_note(b, "the tracer lost %llu events", (unsigned long long)lost[0]);
+	free(src_host);
+	rt_trace_reader_free(r);
+	b->have_traces = b->ev.n > 0 || ok > 0;
+	return 0;
+}
+
+static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip)
+{
+	size_t alen = ver == 6 ? 16 : 4;
+	/* few endpoints: a linear scan with a one-entry cache */
+	static __thread size_t cache_i;
+	if (cache_i < b->eps.n) {
+		struct tl_ep *c = TL_AT(&b->eps, struct tl_ep, cache_i);
+		if (c->ver == ver && !memcmp(c->ip, ip, alen))
+			return (uint32_t)cache_i;
+	}
+	for (size_t i = 0; i < b->eps.n; i++) {
+		struct tl_ep *c = TL_AT(&b->eps, struct tl_ep, i);
+		if (c->ver == ver && !memcmp(c->ip, ip, alen)) {
+			cache_i = i;
+			return (uint32_t)i;
+		}
+	}
+	struct tl_ep *e = tl_vec_push(&b->eps);
+	if (!e)
+		return RT_TL_NONE;
+	e->ver = (uint8_t)ver;
+	memcpy(e->ip, ip, alen);
+	e->host = UINT16_MAX;
+	cache_i = b->eps.n - 1;
+	return (uint32_t)(b->eps.n - 1);
+}
+
+static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p)
+{
+	struct tl_pk *k = tl_vec_push(&b->pk);
+	struct tl_pktrec *pr = tl_vec_push(&b->pkrec);
+	if (!k || !pr)
+		return -ENOMEM;
+	k->raw_ns = rec->ts_ns;
+	k->frame = (uint32_t)rec->frame;
+	k->psn = p->bth.psn;
+	k->dqpn = p->bth.dqpn;
+	k->opcode = p->bth.opcode;
+	k->ackreq = p->bth.ackreq;
+	k->payload_len = p->payload_len;
+	k->tos = p->tos;
+	k->icrc = p->icrc_status;
+	k->udp_sport = p->sport;
+	k->src_ep = ep_find_or_add(b, p->ip_version, p->src);
+	k->dst_ep = ep_find_or_add(b, p->ip_version, p->dst);
+	k->send_qp = k->recv_qp = k->wr = k->recv_wr = k->original = k->answer = k->event = k->trigger = RT_TL_NONE;
+	k->damaged = (p->flags & (RT_PKT_TRUNCATED | RT_PKT_MALFORMED)) != 0;
+	if (p->op) {
+		k->op_class = p->op->op_class;
+		k->position = p->op->position;
+		k->consumes_recv = p->op->consumes_recv;
+	}
+	if (p->hdrs & RT_HDR_AETH) {
+		k->syndrome = p->aeth.syndrome;
+		k->aeth_type = p->aeth.type;
+		k->aeth_value = p->aeth.value;
+		k->msn = p->aeth.msn;
+	}
+	if (p->hdrs & RT_HDR_RETH) {
+		k->reth_va = p->reth.va;
+		k->reth_rkey = p->reth.rkey;
+		k->reth_len = p->reth.dmalen;
+	}
+	if (p->hdrs & RT_HDR_ATOMICETH) {
+		k->reth_va = p->atomic.va;
+		k->reth_rkey = p->atomic.rkey;
+		k->reth_len = 8;
+	}
+	if (p->flags & RT_PKT_CM) {
+		k->is_cm = true;
+		k->cm_attr = p->cm.attr_id;
+		k->cm_local_qpn = p->cm.local_qpn;
+		k->cm_comm_id = p->cm.local_comm_id;
+		k->cm_remote_comm_id = p->cm.remote_comm_id;
+	} else if (p->flags & RT_PKT_MAD) {
+		k->is_cm = true;
+	}
+	switch (k->op_class) {
+	case RT_CLASS_SEND: case RT_CLASS_WRITE: case RT_CLASS_READ_REQ: case RT_CLASS_ATOMIC:
+	case RT_CLASS_FLUSH: case RT_CLASS_ATOMIC_WRITE:
+		k->is_request = !k->is_cm && rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD;
+		break;
+	case RT_CLASS_READ_RESP: case RT_CLASS_ACK: case RT_CLASS_ATOMIC_ACK:
+		k->is_response = true;
+		break;
+	default:
+		break;
+	}
+	/* keep the headers (the whole frame for MADs and short frames) */
+	uint32_t keep = p->payload_off && !k->is_cm ? p->payload_off : rec->caplen;
+	if (keep > rec->caplen)
+		keep = rec->caplen;
+	if (keep > TL_KEEP_MAX)
+		keep = TL_KEEP_MAX;
+	pr->raw_ns = rec->ts_ns;
+	pr->frame = (uint32_t)rec->frame;
+	pr->wirelen = rec->wirelen;
+	pr->linktype = rec->linktype;
+	pr->icrc = p->icrc_status;
+	pr->blob_off = b->blob.n;
+	pr->blob_len = keep;
+	if (tl_vec_reserve(&b->blob, b->blob.n + keep) < 0)
+		return -ENOMEM;
+	memcpy((uint8_t *)b->blob.p + b->blob.n, rec->data, keep);
+	b->blob.n += keep;
+	return 0;
+}
+
+static int read_capture(struct tl_build *b, const char *path)
+{
+	struct rt_capfile *f;
+	char e[256];
+	int rc = rt_capfile_open(path, RT_CAPFILE_AUTO, &f, e, sizeof(e));
+	if (rc < 0) {
+		tl_note(b, "capture %s unreadable: %s", path, e);
+		return 0;
+	}
+	b->have_capture = true;
+	b->capture_path = tl_str(b, path);
+	struct rt_caprec rec;
+	struct rt_pkt p;
+	while ((rc = rt_capfile_next(f, &rec)) > 0) {
+		if (rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p) != 1) {
+			b->nonroce_frames++;
+			continue;
+		}
+		if ((rc = add_packet(b, &rec, &p)) < 0)
+			break;
+	}
+	if (rc < 0 && rc != -ENOMEM)
+		tl_note(b, "capture %s damaged: %s (packets before it are used)", path, rt_capfile_error(f));
+	rt_capfile_close(f);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+static void build_init(struct tl_build *b)
+{
+	memset(b, 0, sizeof(*b));
+	tl_vec_init(&b->ev, sizeof(struct tl_evrec));
+	tl_vec_init(&b->pk, sizeof(struct tl_pk));
+	tl_vec_init(&b->pkrec, sizeof(struct tl_pktrec));
+	tl_vec_init(&b->blob, 1);
+	tl_vec_init(&b->strs, 1);
+	tl_vec_init(&b->hosts, sizeof(struct rt_tl_host));
+	tl_vec_init(&b->procs, sizeof(struct rt_tl_proc));
+	tl_vec_init(&b->qps, sizeof(struct rt_tl_qp));
+	tl_vec_init(&b->findings, sizeof(struct rt_tl_finding));
+	tl_vec_init(&b->fev, sizeof(uint32_t));
+	tl_vec_init(&b->links, sizeof(struct tl_blink));
+	tl_vec_init(&b->notes, sizeof(uint32_t));
+	tl_vec_init(&b->eps, sizeof(struct tl_ep));
+	tl_vec_init(&b->cons, sizeof(struct tl_cons));
+	tl_str(b, ""); /* offset 0 is the empty string */
+	b->capture_host = UINT16_MAX;
+}
+
+void tl_build_free(struct tl_build *b)
+{
+	tl_vec_free(&b->ev);
+	tl_vec_free(&b->pk);
+	tl_vec_free(&b->pkrec);
+	tl_vec_free(&b->blob);
+	tl_vec_free(&b->strs);
+	tl_vec_free(&b->hosts);
+	tl_vec_free(&b->procs);
+	tl_vec_free(&b->qps);
+	tl_vec_free(&b->findings);
+	tl_vec_free(&b->fev);
+	tl_vec_free(&b->links);
+	tl_vec_free(&b->notes);
+	tl_vec_free(&b->eps);
+	tl_vec_free(&b->cons);
+	free(b->ev_qp);
+	b->ev_qp = NULL;
+}
+
+int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, char *err, size_t errlen)
+{
+	struct tl_build b;
+	int rc;
+	*out = NULL;
+	build_init(&b);
+	b.err = err;
+	b.errlen = errlen;
+	if (in->capture) {
+		/* the capture point is host 0: the reference clock */
+		b.capture_host = host_find_or_add(&b, "capture", RT_TLH_CAPTURE | RT_TLH_REFERENCE);
+		if ((rc = read_capture(&b, in->capture)) < 0)
+			goto fail;
+		if (!b.have_capture) {
+			tl_host(&b, 0)->flags &= ~(uint32_t)RT_TLH_REFERENCE;
+			b.capture_host = UINT16_MAX;
+		}
+	}
+	if ((rc = read_traces(&b, in)) < 0)
+		goto fail;
+	if (!b.have_capture && !b.have_traces) {
+		snprintf(err, errlen, "no readable input: %s",
+			 b.notes.n ? (const char *)b.strs.p + ((uint32_t *)b.notes.p)[0] : "no trace files and no capture");
+		rc = -ENOENT;
+		goto fail;
+	}
+	if (!b.have_capture)
+		tl_note(&b, in->capture ? "the capture could not be read: wire-side analysis is missing"
+					: "no capture: packets, ACKs and retransmissions on the wire are not shown");
+	if (!b.have_traces)
+		tl_note(&b, "no trace files: work requests and completions are not shown, diagnosis is from the wire only");
+	if (!b.have_capture) {
+		/* the first traced host is the reference */
+		for (size_t i = 0; i < b.hosts.n; i++)
+			if (tl_host(&b, i)->flags & RT_TLH_TRACED) {
+				tl_host(&b, i)->flags |= RT_TLH_REFERENCE;
+				break;
+			}
+	}
+	if ((rc = tl_link_all(&b)) < 0 || (rc = tl_clock_align(&b)) < 0 || (rc = tl_detect(&b)) < 0 ||
+	    (rc = tl_annotate(&b)) < 0)
+		goto fail;
+	if ((rc = tl_finish(&b, out)) < 0)
+		goto fail;
+	tl_build_free(&b);
+	if ((in->annotated_out || in->annotations_jsonl) && *rt_tl_capture_path(*out)) {
+		rc = tl_write_annotated(*out, in->capture, in->annotated_out, in->annotations_jsonl, err, errlen);
+		if (rc < 0) {
+			rt_timeline_free(*out);
+			*out = NULL;
+			return rc;
+		}
+	}
+	return 0;
+fail:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory building the timeline");
+	tl_build_free(&b);
+	return rc;
+}

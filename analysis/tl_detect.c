@@ -1,0 +1,1264 @@
+/*
+ * Diagnosis: findings with evidence, and the per-QP statistics.  Findings
+ * are built from the linked build records (analysis/tl_link.c); each one
+ * says in one sentence what happened, names its evidence (frames, WR ids,
+ * times) and estimates the time the application lost to it.  Work is done
+ * from the wire when there is a capture and from the traces otherwise, so
+ * either input alone still gives a diagnosis.  docs/diagnose.md explains
+ * every finding.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatrace/trace_print.h"
+#include "tl_internal.h"
+
+#define WC_SUCCESS 0
+#define WC_LOC_LEN_ERR 1
+#define WC_LOC_QP_OP_ERR 2
+#define WC_LOC_PROT_ERR 4
+#define WC_WR_FLUSH_ERR 5
+#define WC_REM_INV_REQ_ERR 9
+#define WC_REM_ACCESS_ERR 10
+#define WC_REM_OP_ERR 11
+#define WC_RETRY_EXC_ERR 12
+#define WC_RNR_RETRY_EXC_ERR 13
+
+struct text {
+	char buf[2048];
+	size_t n;
+};
+
+static void tx(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tx(struct text *t, const char *fmt, ...)
+{
+	if (t->n + 1 >= sizeof(t->buf))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(t->buf + t->n, sizeof(t->buf) - t->n, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		t->n += (size_t)w < sizeof(t->buf) - t->n ? (size_t)w : sizeof(t->buf) - t->n - 1;
+}
+
+struct rt_tl_finding *tl_finding_new(struct tl_build *b, unsigned kind, unsigned severity, uint64_t t_ns,
+				     uint32_t qp)
+{
+	struct rt_tl_finding *f = tl_vec_push(&b->findings);
+	if (!f)
+		return NULL;
+	f->id = (uint32_t)b->findings.n;
+	f->kind = kind;
+	f->severity = severity;
+	f->t_ns = t_ns;
+	f->qp = qp;
+	f->row = RT_TL_NONE;
+	return f;
+}
+
+void tl_finding_evidence(struct tl_build *b, struct rt_tl_finding *f, uint32_t item)
+{
+	if (item == RT_TL_NONE)
+		return;
+	uint32_t fi = tl_item_finding(b, f->id - 1);
+	tl_link2(b, fi, item, RT_TLL_FINDING, RT_TLL_FINDING);
+	if (item >= tl_nev(b) && item < tl_nev(b) + tl_npk(b)) {
+		struct tl_pk *k = tl_pk(b, item - tl_nev(b));
+		if (!k->findings[0])
+			k->findings[0] = f->id;
+		else if (!k->findings[1] && k->findings[0] != f->id)
+			k->findings[1] = f->id;
+		k->flags |= RT_TLF_FINDING;
+	}
+}
+
+/* Create a finding with its text; returns its index or -1. */
+static long finding(struct tl_build *b, unsigned kind, unsigned sev, uint64_t t, uint32_t qp, uint64_t lost,
+		    uint64_t bytes, const struct text *text, const struct text *ev)
+{
+	uint32_t ts = tl_str(b, text->buf), es = tl_str(b, ev->buf);
+	struct rt_tl_finding *f = tl_finding_new(b, kind, sev, t, qp);
+	if (!f)
+		return -1;
+	f->text = ts;
+	f->evidence = es;
+	f->time_lost_ns = lost;
+	f->bytes = bytes;
+	return (long)(b->findings.n - 1);
+}
+
+static struct rt_tl_finding *FI(struct tl_build *b, long i)
+{
+	return TL_AT(&b->findings, struct rt_tl_finding, (size_t)i);
+}
+
+/* ---- helpers over the build ---- */
+
+struct dctx {
+	struct tl_build *b;
+	uint32_t *loff, *lcnt;    /* link index by source item */
+	struct tl_blink *ls;      /* links sorted by source */
+	uint8_t *explained;       /* per event: an error completion already explained by a finding */
+	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
+};
+
+static uint64_t item_t(struct dctx *c, uint32_t item)
+{
+	struct tl_build *b = c->b;
+	uint16_t h = tl_item_host(b, item);
+	uint64_t raw = tl_item_raw(b, item);
+	return h < b->hosts.n ? tl_align(tl_host(b, h), raw) : raw;
+}
+
+static uint32_t first_link(struct dctx *c, uint32_t item, uint32_t type)
+{
+	if (item >= tl_nev(c->b) + tl_npk(c->b))
+		return RT_TL_NONE;
+	for (uint32_t i = 0; i < c->lcnt[item]; i++)
+		if (c->ls[c->loff[item] + i].type == type)
+			return c->ls[c->loff[item] + i].to;
+	return RT_TL_NONE;
+}
+
+static int index_links(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t n = tl_nev(b) + tl_npk(b), nl = b->links.n;
+	c->loff = calloc(n + 1, sizeof(uint32_t));
+	c->lcnt = calloc(n + 1, sizeof(uint32_t));
+	c->ls = malloc((nl ? nl : 1) * sizeof(*c->ls));
+	c->explained = calloc(tl_nev(b) + 1, 1);
+	c->pk_used = calloc(tl_npk(b) + 1, 1);
+	if (!c->loff || !c->lcnt || !c->ls || !c->explained || !c->pk_used)
+		return -ENOMEM;
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from < n)
+			c->lcnt[l->from]++;
+	}
+	uint32_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		c->loff[i] = o;
+		o += c->lcnt[i];
+		c->lcnt[i] = 0;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from < n)
+			c->ls[c->loff[l->from] + c->lcnt[l->from]++] = *l;
+	}
+	return 0;
+}
+
+static const char *qp_host(struct tl_build *b, uint32_t q)
+{
+	if (q == RT_TL_NONE)
+		return "?";
+	struct rt_tl_qp *Q = tl_qp(b, q);
+	if (Q->host != UINT16_MAX)
+		return (const char *)b->strs.p + tl_host(b, Q->host)->name;
+	static __thread char ip[64];
+	if (Q->ip_version == 4)
+		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", Q->ip[0], Q->ip[1], Q->ip[2], Q->ip[3]);
+	else
+		snprintf(ip, sizeof(ip), "an IPv6 host");
+	return ip;
+}
+
+static void qp_name(struct tl_build *b, uint32_t q, struct text *t)
+{
+	if (q == RT_TL_NONE) {
+		tx(t, "an unidentified QP");
+		return;
+	}
+	tx(t, "QP 0x%06x on %s", tl_qp(b, q)->qpn, qp_host(b, q));
+}
+
+static void wr_words(struct tl_build *b, uint32_t wr, struct text *t)
+{
+	const struct rt_ev_wr *w = &tl_ev(b, wr)->ev.u.wr;
+	tx(t, "wr_id %" PRIu64 " (%s, %u bytes)", w->wr_id, rt_wr_opcode_name(w->opcode), w->length);
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* Requester QP attributes: traces first, then the CM exchange on the wire. */
+static unsigned qp_timeout(struct tl_build *b, uint32_t q)
+{
+	return q != RT_TL_NONE ? tl_qp(b, q)->timeout : 0xFF;
+}
+
+/* ---- Go-Back-N ---- */
+
+struct burst {
+	uint32_t stream;          /* responder QP (request.recv_qp) */
+	uint32_t requester;       /* send_qp */
+	uint32_t first, last;     /* packet indices */
+	uint32_t psn;
+	uint32_t packets, dups;
+	uint64_t bytes;
+	uint8_t cause;
+	uint32_t trigger;
+	uint32_t original;        /* first transmission of psn (packet) */
+	uint32_t prev;            /* transmission of psn just before this burst */
+	uint32_t gap;             /* packet that showed the PSN gap (lost before the capture) */
+	uint32_t group;           /* bursts of the same psn in a row share a group id */
+	long fidx;
+};
+
+static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b), nqp = b->qps.n;
+	uint32_t *open = malloc((nqp ? nqp : 1) * sizeof(uint32_t)); /* open burst per stream */
+	uint32_t *lastpk = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
+	uint32_t *gap = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
+	if (!open || !lastpk || !gap) {
+		free(open);
+		free(lastpk);
+		free(gap);
+		return -ENOMEM;
+	}
+	for (size_t q = 0; q < nqp; q++)
+		open[q] = lastpk[q] = gap[q] = RT_TL_NONE;
+	/* last transmission of each PSN before a given packet: walk with a map */
+	struct tl_hash_lite {
+		int dummy;
+	} unused;
+	(void)unused;
+	uint32_t group = 0;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (!k->is_request || k->recv_qp == RT_TL_NONE)
+			continue;
+		uint32_t s = k->recv_qp;
+		if (k->ooo)
+			gap[s] = (uint32_t)i;
+		if (open[s] != RT_TL_NONE && lastpk[s] != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, lastpk[s])->psn) <= 0)
+			open[s] = RT_TL_NONE; /* the PSN went back again: the next round */
+		if (!k->retrans) {
+			open[s] = RT_TL_NONE;
+			lastpk[s] = (uint32_t)i;
+			continue;
+		}
+		struct burst *u;
+		if (open[s] == RT_TL_NONE) {
+			u = tl_vec_push(bursts);
+			if (!u)
+				break;
+			open[s] = (uint32_t)(bursts->n - 1);
+			u->stream = s;
+			u->requester = k->send_qp;
+			u->first = (uint32_t)i;
+			u->psn = k->psn;
+			u->cause = k->retrans_cause;
+			u->trigger = k->trigger;
+			u->original = k->original;
+			u->gap = RT_TL_NONE;
+			u->fidx = -1;
+			/* the previous transmission of this PSN */
+			u->prev = k->original;
+			for (size_t j = i; j-- > 0 && i - j < 100000;) {
+				struct tl_pk *p = tl_pk(b, j);
+				if (p->is_request && p->recv_qp == s && p->psn == k->psn) {
+					u->prev = (uint32_t)j;
+					break;
+				}
+			}
+			if (k->original == RT_TL_NONE || tl_pk(b, k->original)->retrans) {
+				u->original = RT_TL_NONE;
+			}
+			/* consecutive bursts of the same PSN form one group */
+			struct burst *prevb = NULL;
+			for (size_t j = bursts->n - 1; j-- > 0;) {
+				struct burst *o = TL_AT(bursts, struct burst, j);
+				if (o->stream == s) {
+					prevb = o;
+					break;
+				}
+			}
+			u = TL_AT(bursts, struct burst, bursts->n - 1);
+			if (prevb && prevb->psn == u->psn && prevb->cause == u->cause)
+				u->group = prevb->group;
+			else
+				u->group = ++group;
+		} else {
+			u = TL_AT(bursts, struct burst, open[s]);
+		}
+		u->last = (uint32_t)i;
+		u->packets++;
+		u->bytes += k->payload_len;
+		if (k->dup)
+			u->dups++;
+		lastpk[s] = (uint32_t)i;
+	}
+	free(open);
+	free(lastpk);
+	free(gap);
+	return 0;
+}
+
+/* The first transmission of psn on stream s, when it was lost before the capture: the first packet after the gap. */
+static uint32_t gap_packet(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t before)
+{
+	for (size_t j = before; j-- > 0 && before - j < 200000;) {
+		struct tl_pk *p = tl_pk(b, j);
+		if (p->is_request && p->recv_qp == s && p->ooo && !p->retrans && rt_psn_diff(p->psn, psn) > 0) {
+			/* the earliest such packet of this gap */
+			size_t g = j;
+			for (size_t m = j; m-- > 0 && j - m < 200000;) {
+				struct tl_pk *o = tl_pk(b, m);
+				if (!o->is_request || o->recv_qp != s)
+					continue;
+				if (rt_psn_diff(o->psn, psn) >= 0 && !o->retrans)
+					g = m;
+				else
+					break;
+			}
+			return (uint32_t)g;
+		}
+	}
+	return RT_TL_NONE;
+}
+
+static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b);
+	for (size_t i = 0; i < bursts->n; i++) {
+		struct burst *u = TL_AT(bursts, struct burst, i);
+		if (u->fidx >= 0 || u->cause == RT_RETRY_RNR)
+			continue; /* already part of another finding; RNR retries belong to the RNR stall */
+		/* the whole group */
+		size_t last = i;
+		uint32_t packets = 0, dups = 0, nb = 0;
+		uint64_t bytes = 0;
+		for (size_t j = i; j < bursts->n; j++) {
+			struct burst *o = TL_AT(bursts, struct burst, j);
+			if (o->group != u->group || o->stream != u->stream)
+				continue;
+			last = j;
+			packets += o->packets;
+			dups += o->dups;
+			bytes += o->bytes;
+			nb++;
+		}
+		struct burst *z = TL_AT(bursts, struct burst, last);
+		struct tl_pk *k0 = tl_pk(b, u->first);
+		uint32_t lostpk = u->original;
+		uint32_t gp = RT_TL_NONE;
+		if (lostpk == RT_TL_NONE || lostpk == u->first)
+			gp = gap_packet(b, u->stream, u->psn, u->first);
+		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
+		uint64_t t_from = u->prev != RT_TL_NONE && u->prev != u->first ? item_t(c, tl_item_pk(b, u->prev))
+				  : gp != RT_TL_NONE ? item_t(c, tl_item_pk(b, gp)) : t_first;
+		uint64_t t_end = item_t(c, tl_item_pk(b, z->last));
+		uint64_t lost = t_end > t_from ? t_end - t_from : 0;
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "Go-Back-N on ");
+		qp_name(b, u->requester, &t);
+		if (u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE) {
+			tx(&t, ": the receiver NAKed PSN 0x%06x (PSN sequence error) because ", u->psn);
+			if (u->original != RT_TL_NONE && u->original != u->first)
+				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, u->original)->frame);
+			else
+				tx(&t, "that packet was lost before the capture point");
+			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes) from PSN 0x%06x", packets, bytes, u->psn);
+		} else {
+			unsigned to = qp_timeout(b, u->requester);
+			tx(&t, ": no ACK came for PSN 0x%06x", u->psn);
+			if (to != 0xFF && to)
+				tx(&t, " within the local ACK timeout (timeout=%u, %.2f ms)", to, rt_ack_timeout_us(to) / 1000.0);
+			else
+				tx(&t, " before the local ACK timeout expired");
+			if (u->prev != RT_TL_NONE && u->prev != u->first)
+				tx(&t, " (%.3f ms after it was sent)", ms(t_first - item_t(c, tl_item_pk(b, u->prev))));
+			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes)", packets, bytes);
+			if (nb > 1)
+				tx(&t, " in %u rounds", nb);
+		}
+		if (dups)
+			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
+		tx(&t, "; %.3f ms lost.", ms(lost));
+		tx(&e, "first retransmission frame %u", k0->frame);
+		if (nb > 1 || z->last != u->first)
+			tx(&e, ", last frame %u", tl_pk(b, z->last)->frame);
+		if (u->trigger != RT_TL_NONE)
+			tx(&e, ", NAK frame %u", tl_pk(b, u->trigger)->frame);
+		if (u->original != RT_TL_NONE && u->original != u->first)
+			tx(&e, ", original transmission frame %u", tl_pk(b, u->original)->frame);
+		else if (gp != RT_TL_NONE)
+			tx(&e, ", PSN gap seen at frame %u", tl_pk(b, gp)->frame);
+		if (k0->wr != RT_TL_NONE) {
+			tx(&e, ", ");
+			wr_words(b, k0->wr, &e);
+		}
+		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_from, u->requester != RT_TL_NONE ? u->requester : u->stream,
+				 lost, bytes, &t, &e);
+		if (f < 0)
+			return -ENOMEM;
+		for (size_t j = i; j < bursts->n; j++) {
+			struct burst *o = TL_AT(bursts, struct burst, j);
+			if (o->group != u->group || o->stream != u->stream)
+				continue;
+			o->fidx = f;
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, o->first));
+			if (o->trigger != RT_TL_NONE)
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, o->trigger));
+		}
+		if (u->original != RT_TL_NONE && u->original != u->first)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->original));
+		if (gp != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, gp));
+		if (k0->wr != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), k0->wr);
+		(void)nev;
+	}
+	return 0;
+}
+
+/* ---- RNR stalls ---- */
+
+static unsigned qp_rnr_retry(struct tl_build *b, uint32_t q)
+{
+	return q != RT_TL_NONE ? tl_qp(b, q)->rnr_retry : 0xFF;
+}
+
+/* Receive WRs posted on the receiver QP minus those consumed, at time t (aligned). */
+static long recv_depth(struct dctx *c, uint32_t q, uint64_t t, uint64_t *next_post)
+{
+	struct tl_build *b = c->b;
+	if (q == RT_TL_NONE || !(tl_qp(b, q)->flags & RT_TLQ_TRACED))
+		return -1;
+	long posted = 0, consumed = 0;
+	*next_post = 0;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (b->ev_qp[i] != q)
+			continue;
+		uint64_t et = tl_align(tl_host(b, e->host), e->raw_ns);
+		if (e->ev.kind == RT_EV_WR_POST && e->ev.u.wr.queue == RT_WRQ_RECV) {
+			if (et <= t)
+				posted++;
+			else if (!*next_post)
+				*next_post = et;
+		} else if (e->ev.kind == RT_EV_COMPLETION && (e->ev.u.wc.opcode & 128) && et <= t) {
+			consumed++;
+		}
+	}
+	return posted - consumed;
+}
+
+static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b);
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->aeth_type != RT_AETH_RNR_NAK || k->op_class != RT_CLASS_ACK || c->pk_used[i])
+			continue;
+		/* the episode: RNR NAKs for this PSN on this connection until the PSN gets through */
+		uint32_t requester = k->recv_qp, responder = k->send_qp;
+		uint32_t n = 0, lastnak = (uint32_t)i, resolved = RT_TL_NONE;
+		for (size_t j = i; j < npk; j++) {
+			struct tl_pk *o = tl_pk(b, j);
+			if (o->op_class == RT_CLASS_ACK && o->recv_qp == requester && o->send_qp == responder) {
+				if (o->aeth_type == RT_AETH_RNR_NAK && o->psn == k->psn) {
+					n++;
+					lastnak = (uint32_t)j;
+					c->pk_used[j] = 1;
+					continue;
+				}
+				if (rt_psn_diff(o->psn, k->psn) >= 0 && o->aeth_type == RT_AETH_ACK) {
+					resolved = (uint32_t)j;
+					break;
+				}
+				if (o->aeth_type == RT_AETH_NAK && rt_psn_diff(o->psn, k->psn) >= 0)
+					break;
+			}
+		}
+		/* the retransmission after the last RNR NAK */
+		uint32_t resend = RT_TL_NONE;
+		for (size_t j = lastnak + 1; j < npk; j++) {
+			struct tl_pk *o = tl_pk(b, j);
+			if (o->is_request && o->recv_qp == k->send_qp && o->send_qp == requester && o->psn == k->psn) {
+				resend = (uint32_t)j;
+				break;
+			}
+			if (resolved != RT_TL_NONE && j > resolved)
+				break;
+		}
+		uint64_t t0 = item_t(c, tl_item_pk(b, i));
+		uint64_t tend = resend != RT_TL_NONE ? item_t(c, tl_item_pk(b, resend))
+			       : item_t(c, tl_item_pk(b, lastnak)) + rt_rnr_timer_us(tl_pk(b, lastnak)->aeth_value) * 1000ull;
+		uint64_t lost = tend > t0 ? tend - t0 : 0;
+		unsigned code = k->aeth_value;
+		unsigned rr = qp_rnr_retry(b, requester);
+		uint64_t next_post = 0;
+		long depth = recv_depth(c, responder, t0, &next_post);
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "RNR stall on ");
+		qp_name(b, requester, &t);
+		tx(&t, ": the receiver (");
+		qp_name(b, responder, &t);
+		tx(&t, ") had no receive WR posted for PSN 0x%06x and answered %u RNR NAK%s with timer code %u (%.2f ms)", k->psn, n,
+		   n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0);
+		if (code == 0)
+			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms) or post receives earlier");
+		tx(&t, "; the sender waited %.3f ms", ms(lost));
+		if (rr != 0xFF)
+			tx(&t, " using %u of %s RNR retries", n, rr == 7 ? "infinite" : (char[4]){(char)('0' + rr), 0});
+		tx(&t, ".");
+		tx(&e, "first RNR NAK frame %u", k->frame);
+		if (lastnak != i)
+			tx(&e, ", last RNR NAK frame %u", tl_pk(b, lastnak)->frame);
+		if (resend != RT_TL_NONE)
+			tx(&e, ", resent in frame %u", tl_pk(b, resend)->frame);
+		if (depth >= 0)
+			tx(&e, ", receive queue depth at the first NAK: %ld", depth);
+		if (next_post)
+			tx(&e, ", next receive posted %.3f ms after it", next_post > t0 ? ms(next_post - t0) : 0.0);
+		uint32_t req = k->answer;
+		uint32_t wr = req != RT_TL_NONE ? tl_pk(b, req)->wr : RT_TL_NONE;
+		if (wr != RT_TL_NONE) {
+			tx(&e, ", ");
+			wr_words(b, wr, &e);
+		}
+		long f = finding(b, RT_TLFK_RNR_STALL, RT_TLS_WARNING, t0, requester, lost, 0, &t, &e);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+		if (lastnak != i)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lastnak));
+		if (resend != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, resend));
+		if (req != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req));
+		if (wr != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), wr);
+		/* the RNR retransmission bursts belong to this finding */
+		for (size_t j = 0; j < bursts->n; j++) {
+			struct burst *u = TL_AT(bursts, struct burst, j);
+			if (u->requester == requester && u->psn == k->psn && u->cause == RT_RETRY_RNR)
+				u->fidx = f;
+		}
+	}
+	return 0;
+}
+
+/* RNR from engine events when there is no capture. */
+static int rnr_events(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	if (b->have_capture)
+		return 0;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_RNR || (e->ev.flags & RT_EVF_TX) || c->explained[i])
+			continue;
+		uint32_t q = b->ev_qp[i];
+		uint32_t psn = e->ev.u.rnr.psn, n = 0, last = (uint32_t)i;
+		for (size_t j = i; j < tl_nev(b); j++) {
+			struct tl_evrec *o = tl_ev(b, j);
+			if (o->ev.kind == RT_EV_RNR && !(o->ev.flags & RT_EVF_TX) && b->ev_qp[j] == q && o->ev.u.rnr.psn == psn) {
+				n++;
+				last = (uint32_t)j;
+				c->explained[j] = 1;
+			}
+		}
+		unsigned code = e->ev.u.rnr.timer_code;
+		uint64_t t0 = item_t(c, (uint32_t)i);
+		uint64_t lost = item_t(c, last) - t0 + e->ev.u.rnr.timer_us * 1000ull;
+		struct text t = {.n = 0}, ev = {.n = 0};
+		tx(&t, "RNR stall on ");
+		qp_name(b, q, &t);
+		tx(&t, ": %u RNR NAK%s for PSN 0x%06x with timer code %u (%.2f ms)", n, n == 1 ? "" : "s", psn, code,
+		   rt_rnr_timer_us(code) / 1000.0);
+		if (code == 0)
+			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero");
+		tx(&t, "; about %.3f ms lost.", ms(lost));
+		tx(&ev, "RNR events of the engine, first at %.6f s", (double)t0 / 1e9);
+		long f = finding(b, RT_TLFK_RNR_STALL, RT_TLS_WARNING, t0, q, lost, 0, &t, &ev);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
+	}
+	return 0;
+}
+
+/* ---- NAK errors, error completions, QP errors ---- */
+
+static uint32_t flushed_after(struct tl_build *b, uint32_t q, size_t from, uint32_t *first)
+{
+	uint32_t n = 0;
+	*first = RT_TL_NONE;
+	for (size_t j = from; j < tl_nev(b); j++) {
+		struct tl_evrec *o = tl_ev(b, j);
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == WC_WR_FLUSH_ERR) {
+			if (*first == RT_TL_NONE)
+				*first = (uint32_t)j;
+			n++;
+		}
+	}
+	return n;
+}
+
+static uint32_t error_state_after(struct tl_build *b, uint32_t q, size_t from)
+{
+	for (size_t j = from; j < tl_nev(b); j++) {
+		struct tl_evrec *o = tl_ev(b, j);
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6)
+			return (uint32_t)j;
+	}
+	return RT_TL_NONE;
+}
+
+/* The error completion on requester q for WR wr (or the first error completion after index 0). */
+static uint32_t error_completion(struct dctx *c, uint32_t q, uint32_t wr, unsigned status)
+{
+	struct tl_build *b = c->b;
+	if (wr != RT_TL_NONE) {
+		uint32_t comp = first_link(c, wr, RT_TLL_COMPLETION);
+		if (comp != RT_TL_NONE && tl_ev(b, comp)->ev.u.wc.status == status)
+			return comp;
+	}
+	for (size_t j = 0; j < tl_nev(b); j++) {
+		struct tl_evrec *o = tl_ev(b, j);
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == status && !c->explained[j])
+			return (uint32_t)j;
+	}
+	return RT_TL_NONE;
+}
+
+static void add_qp_error_tail(struct dctx *c, uint32_t q, uint32_t comp, struct text *t, struct text *e, long f)
+{
+	struct tl_build *b = c->b;
+	if (q == RT_TL_NONE)
+		return;
+	size_t from = comp != RT_TL_NONE ? comp : 0;
+	uint32_t st = error_state_after(b, q, from);
+	uint32_t ff;
+	uint32_t nf = flushed_after(b, q, from, &ff);
+	if (st != RT_TL_NONE || nf) {
+		tx(t, " The QP went to the ERROR state");
+		if (nf)
+			tx(t, " and %u outstanding WR%s completed with WR_FLUSH_ERR", nf, nf == 1 ? "" : "s");
+		tx(t, ".");
+	}
+	if (st != RT_TL_NONE) {
+		tl_finding_evidence(b, FI(b, f), st);
+		c->explained[st] = 1;
+	}
+	if (ff != RT_TL_NONE) {
+		tx(e, ", first flushed completion wr_id %" PRIu64, tl_ev(b, ff)->ev.u.wc.wr_id);
+		tl_finding_evidence(b, FI(b, f), ff);
+	}
+	tl_qp(b, q)->flags |= RT_TLQ_ERROR;
+}
+
+static int nak_errors(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->op_class != RT_CLASS_ACK || k->aeth_type != RT_AETH_NAK || k->aeth_value == RT_NAK_PSN_SEQ_ERROR)
+			continue;
+		uint32_t requester = k->recv_qp;
+		uint32_t req = k->answer;
+		struct tl_pk *r = req != RT_TL_NONE ? tl_pk(b, req) : NULL;
+		uint32_t wr = r ? r->wr : RT_TL_NONE;
+		if (wr == RT_TL_NONE)
+			wr = first_link(c, tl_item_pk(b, i), RT_TLL_WR);
+		static const unsigned status_of[] = {0, WC_REM_INV_REQ_ERR, WC_REM_ACCESS_ERR, WC_REM_OP_ERR, WC_REM_INV_REQ_ERR};
+		unsigned st = status_of[k->aeth_value < 5 ? k->aeth_value : 1];
+		uint32_t comp = error_completion(c, requester, wr, st);
+		struct text t = {.n = 0}, e = {.n = 0};
+		qp_name(b, requester, &t);
+		t.buf[0] = (char)(t.buf[0] == 'Q' ? 'Q' : t.buf[0]);
+		tx(&t, " got NAK \"%s\" for PSN 0x%06x", rt_nak_code_name(k->aeth_value), k->psn);
+		if (wr != RT_TL_NONE) {
+			tx(&t, " of ");
+			wr_words(b, wr, &t);
+		}
+		const struct rt_ev_wr *w = wr != RT_TL_NONE ? &tl_ev(b, wr)->ev.u.wr : NULL;
+		if (k->aeth_value == RT_NAK_REMOTE_ACCESS_ERROR) {
+			uint64_t va = r && r->reth_rkey ? r->reth_va : w ? w->remote_addr : 0;
+			uint32_t rkey = r && r->reth_rkey ? r->reth_rkey : w ? w->rkey : 0;
+			uint32_t len = r && r->reth_rkey ? r->reth_len : w ? w->length : 0;
+			if (r || w)
+				tx(&t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u (wrong or invalidated rkey, range outside the MR, or missing remote access rights)",
+				   rkey, va, len);
+			else
+				tx(&t, ": the responder refused the rkey, address or length of the request");
+		} else if (k->aeth_value == RT_NAK_INVALID_REQUEST) {
+			tx(&t, ": the responder found the request invalid (an opcode the QP does not allow, a length over the limits, or a message larger than the posted receive buffer)");
+		} else if (k->aeth_value == RT_NAK_REMOTE_OP_ERROR) {
+			tx(&t, ": the responder failed to carry the request out (a local error on its side, e.g. its receive buffer or QP)");
+		} else {
+			tx(&t, ": the responder could not execute the RDMA READ / atomic request");
+		}
+		if (comp != RT_TL_NONE) {
+			tx(&t, "; the WR completed with %s.", rt_wc_status_name(tl_ev(b, comp)->ev.u.wc.status));
+			c->explained[comp] = 1;
+		} else {
+			tx(&t, ".");
+		}
+		tx(&e, "NAK frame %u", k->frame);
+		if (r)
+			tx(&e, ", request frame %u", r->frame);
+		if (comp != RT_TL_NONE)
+			tx(&e, ", error completion wr_id %" PRIu64, tl_ev(b, comp)->ev.u.wc.wr_id);
+		long f = finding(b, RT_TLFK_NAK_ERROR, RT_TLS_ERROR, item_t(c, tl_item_pk(b, i)), requester, 0, 0, &t, &e);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+		if (req != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req));
+		if (wr != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), wr);
+		if (comp != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), comp);
+		add_qp_error_tail(c, requester, comp, &t, &e, f);
+		uint32_t ts = tl_str(b, t.buf), es = tl_str(b, e.buf);
+		FI(b, f)->text = ts;
+		FI(b, f)->evidence = es;
+	}
+	return 0;
+}
+
+/* The Go-Back-N group that ended with the QP giving up. */
+static struct burst *last_group_of(struct tl_vec *bursts, uint32_t q)
+{
+	for (size_t j = bursts->n; j-- > 0;) {
+		struct burst *u = TL_AT(bursts, struct burst, j);
+		if (u->requester == q)
+			return u;
+	}
+	return NULL;
+}
+
+static int error_completions(struct dctx *c, struct tl_vec *bursts)
+{
+	struct tl_build *b = c->b;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_COMPLETION || !e->ev.u.wc.status || e->ev.u.wc.status == WC_WR_FLUSH_ERR ||
+		    c->explained[i])
+			continue;
+		unsigned st = e->ev.u.wc.status;
+		uint32_t q = b->ev_qp[i];
+		uint32_t wr = first_link(c, (uint32_t)i, RT_TLL_WR);
+		struct text t = {.n = 0}, ev = {.n = 0};
+		uint64_t lost = 0;
+		long merge = -1;
+		if (wr != RT_TL_NONE)
+			wr_words(b, wr, &t);
+		else
+			tx(&t, "A WR (wr_id %" PRIu64 ")", e->ev.u.wc.wr_id);
+		tx(&t, " on ");
+		qp_name(b, q, &t);
+		tx(&t, " failed with %s", rt_wc_status_name(st));
+		struct rt_tl_qp *Q = q != RT_TL_NONE ? tl_qp(b, q) : NULL;
+		switch (st) {
+		case WC_RETRY_EXC_ERR: {
+			struct burst *u = last_group_of(bursts, q);
+			unsigned rounds = 0;
+			if (u) {
+				for (size_t j = 0; j < bursts->n; j++) {
+					struct burst *o = TL_AT(bursts, struct burst, j);
+					if (o->group == u->group && o->stream == u->stream)
+						rounds++;
+				}
+				merge = u->fidx;
+				tx(&t, ": PSN 0x%06x was never acknowledged after %u retransmission round%s", u->psn, rounds,
+				   rounds == 1 ? "" : "s");
+			} else {
+				tx(&t, ": the responder never acknowledged the request");
+			}
+			if (Q && Q->timeout != 0xFF)
+				tx(&t, " with local ACK timeout %u (%.2f ms each)", Q->timeout, rt_ack_timeout_us(Q->timeout) / 1000.0);
+			if (Q && Q->retry_cnt != 0xFF)
+				tx(&t, " and retry_cnt %u", Q->retry_cnt);
+			tx(&t, " (transport retry counter exceeded: the peer is unreachable, dead, or its packets are dropped).");
+			break;
+		}
+		case WC_RNR_RETRY_EXC_ERR:
+			tx(&t, ": the receiver kept answering RNR NAK (no receive WR posted) until the RNR retry count");
+			if (Q && Q->rnr_retry != 0xFF)
+				tx(&t, " (%u)", Q->rnr_retry);
+			tx(&t, " ran out; post receives before the peer sends, or raise rnr_retry (7 = infinite).");
+			break;
+		case WC_REM_ACCESS_ERR:
+			tx(&t, ": the responder refused the rkey, address or length (remote access error).");
+			break;
+		case WC_REM_INV_REQ_ERR:
+			tx(&t, ": the responder found the request invalid (remote invalid request).");
+			break;
+		case WC_REM_OP_ERR:
+			tx(&t, ": the responder could not complete the operation (remote operational error).");
+			break;
+		case WC_LOC_LEN_ERR:
+			tx(&t, ": the message was longer than the receive buffer, or the WR's length exceeds a limit (local length error).");
+			break;
+		case WC_LOC_PROT_ERR:
+			tx(&t, ": a local buffer is not inside a registered MR with the needed access (lkey / protection error).");
+			break;
+		case WC_LOC_QP_OP_ERR:
+			tx(&t, ": the WR was inconsistent with the QP (local QP operation error).");
+			break;
+		default:
+			tx(&t, ".");
+			break;
+		}
+		tx(&ev, "completion wr_id %" PRIu64 " status %u (%s)", e->ev.u.wc.wr_id, st, rt_wc_status_name(st));
+		if (merge >= 0) {
+			/* the Go-Back-N finding becomes this error's explanation */
+			struct rt_tl_finding *f = FI(b, merge);
+			const char *old = (const char *)b->strs.p + f->text;
+			struct text both = {.n = 0};
+			tx(&both, "%s %s", t.buf, old);
+			uint32_t ts = tl_str(b, both.buf);
+			f = FI(b, merge);
+			f->text = ts;
+			f->kind = RT_TLFK_ERROR_COMPLETION;
+			f->severity = RT_TLS_ERROR;
+			tl_finding_evidence(b, f, (uint32_t)i);
+			c->explained[i] = 1;
+			struct text t2 = {.n = 0}, e2 = {.n = 0};
+			tx(&t2, "%s", (const char *)b->strs.p + FI(b, merge)->text);
+			tx(&e2, "%s, %s", (const char *)b->strs.p + FI(b, merge)->evidence, ev.buf);
+			add_qp_error_tail(c, q, (uint32_t)i, &t2, &e2, merge);
+			ts = tl_str(b, t2.buf);
+			uint32_t es = tl_str(b, e2.buf);
+			FI(b, merge)->text = ts;
+			FI(b, merge)->evidence = es;
+			continue;
+		}
+		long f = finding(b, RT_TLFK_ERROR_COMPLETION, RT_TLS_ERROR, item_t(c, (uint32_t)i), q, lost, 0, &t, &ev);
+		if (f < 0)
+			return -ENOMEM;
+		c->explained[i] = 1;
+		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
+		if (wr != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), wr);
+		add_qp_error_tail(c, q, (uint32_t)i, &t, &ev, f);
+		uint32_t ts = tl_str(b, t.buf), es = tl_str(b, ev.buf);
+		FI(b, f)->text = ts;
+		FI(b, f)->evidence = es;
+	}
+	/* QPs that went to ERROR with nothing above explaining it */
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_QP_STATE || e->ev.u.qp_state.to_state != 6 || c->explained[i])
+			continue;
+		uint32_t q = b->ev_qp[i];
+		struct text t = {.n = 0}, ev = {.n = 0};
+		qp_name(b, q, &t);
+		tx(&t, " was moved to the ERROR state");
+		uint32_t ff;
+		uint32_t nf = flushed_after(b, q, i, &ff);
+		if (nf)
+			tx(&t, " and %u outstanding WR%s were flushed (WR_FLUSH_ERR)", nf, nf == 1 ? "" : "s");
+		tx(&t, " without a transport error (by the application, or after an asynchronous error).");
+		tx(&ev, "QP state event at %.6f s", (double)item_t(c, (uint32_t)i) / 1e9);
+		long f = finding(b, RT_TLFK_QP_ERROR, nf ? RT_TLS_WARNING : RT_TLS_INFO, item_t(c, (uint32_t)i), q, 0, 0, &t, &ev);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
+		if (ff != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), ff);
+	}
+	return 0;
+}
+
+/* ---- wire anomalies: PSN gaps never repaired, bad ICRC, congestion, CM rejects ---- */
+
+static int wire_anomalies(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b);
+	uint32_t bad = 0, firstbad = RT_TL_NONE, cnp = 0, ecn = 0, firstcong = RT_TL_NONE;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->icrc == RT_ICRC_BAD) {
+			if (!bad++)
+				firstbad = (uint32_t)i;
+		}
+		if (k->opcode == RT_OP_CNP || (k->tos & 3) == 3) {
+			if (k->opcode == RT_OP_CNP)
+				cnp++;
+			else
+				ecn++;
+			if (firstcong == RT_TL_NONE)
+				firstcong = (uint32_t)i;
+		}
+		if (k->is_cm && k->cm_attr == RT_CM_REJ) {
+			struct text t = {.n = 0}, e = {.n = 0};
+			tx(&t, "The connection request was rejected (CM REJ)");
+			tx(&t, ".");
+			tx(&e, "REJ frame %u", k->frame);
+			long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, item_t(c, tl_item_pk(b, i)), RT_TL_NONE, 0, 0, &t, &e);
+			if (f < 0)
+				return -ENOMEM;
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+		}
+		/* a PSN gap that no retransmission repaired: the capture missed packets */
+		if (k->ooo && k->is_request) {
+			uint32_t lostpsn = 0;
+			bool repaired = false;
+			/* the expected PSN is just after the highest before this packet; search a resend of a PSN before k */
+			for (size_t j = i + 1; j < npk && j - i < 200000; j++) {
+				struct tl_pk *o = tl_pk(b, j);
+				if (o->is_request && o->recv_qp == k->recv_qp && o->retrans && rt_psn_diff(o->psn, k->psn) < 0) {
+					repaired = true;
+					break;
+				}
+			}
+			(void)lostpsn;
+			if (!repaired) {
+				struct text t = {.n = 0}, e = {.n = 0};
+				tx(&t, "PSN gap before PSN 0x%06x on ", k->psn);
+				qp_name(b, k->send_qp, &t);
+				tx(&t, " that was never retransmitted: the capture missed packets (capture drops or a partial capture), the transport itself saw no loss.");
+				tx(&e, "frame %u", k->frame);
+				long f = finding(b, RT_TLFK_OUT_OF_ORDER, RT_TLS_INFO, item_t(c, tl_item_pk(b, i)), k->send_qp, 0, 0, &t, &e);
+				if (f < 0)
+					return -ENOMEM;
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+			}
+		}
+	}
+	if (bad) {
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "%u packet%s had a bad ICRC; receivers drop them silently, which shows up as loss and retransmissions (corruption on the link or a broken sender).",
+		   bad, bad == 1 ? "" : "s");
+		tx(&e, "first at frame %u", tl_pk(b, firstbad)->frame);
+		long f = finding(b, RT_TLFK_BAD_ICRC, RT_TLS_WARNING, item_t(c, tl_item_pk(b, firstbad)), tl_pk(b, firstbad)->send_qp,
+				 0, 0, &t, &e);
+		if (f < 0)
+			return -ENOMEM;
+		uint32_t n = 0;
+		for (size_t i = 0; i < npk && n < 64; i++)
+			if (tl_pk(b, i)->icrc == RT_ICRC_BAD) {
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+				n++;
+			}
+	}
+	if (cnp || ecn) {
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "Congestion: %u CNP%s and %u ECN-marked packet%s; DCQCN senders slow down after each CNP.", cnp,
+		   cnp == 1 ? "" : "s", ecn, ecn == 1 ? "" : "s");
+		tx(&e, "first at frame %u", tl_pk(b, firstcong)->frame);
+		long f = finding(b, RT_TLFK_CONGESTION, RT_TLS_INFO, item_t(c, tl_item_pk(b, firstcong)), RT_TL_NONE, 0, 0, &t, &e);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, firstcong));
+	}
+	return 0;
+}
+
+/* Retries seen only in engine events (no capture). */
+static int retry_events(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	if (b->have_capture)
+		return 0;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_RETRY || c->explained[i] || e->ev.u.retry.cause == RT_RETRY_RNR)
+			continue;
+		uint32_t q = b->ev_qp[i];
+		uint32_t n = 0;
+		for (size_t j = i; j < tl_nev(b); j++) {
+			struct tl_evrec *o = tl_ev(b, j);
+			if (o->ev.kind == RT_EV_RETRY && b->ev_qp[j] == q && o->ev.u.retry.first_psn == e->ev.u.retry.first_psn &&
+			    o->ev.u.retry.cause == e->ev.u.retry.cause) {
+				n++;
+				c->explained[j] = 1;
+			}
+		}
+		struct text t = {.n = 0}, ev = {.n = 0};
+		const struct rt_ev_retry *r = &e->ev.u.retry;
+		tx(&t, "Go-Back-N on ");
+		qp_name(b, q, &t);
+		tx(&t, ": %u retr%s from PSN 0x%06x after %s", n, n == 1 ? "y" : "ies", r->first_psn,
+		   r->cause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error" : r->cause == RT_RETRY_ACK_TIMEOUT ? "local ACK timeout" : "an implied NAK");
+		if (r->cause == RT_RETRY_ACK_TIMEOUT)
+			tx(&t, " (%.3f ms)", r->timeout_us / 1000.0);
+		tx(&t, ".");
+		uint64_t lost = r->cause == RT_RETRY_ACK_TIMEOUT ? (uint64_t)r->timeout_us * 1000 * n : 0;
+		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, (uint32_t)i) / 1e9);
+		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, item_t(c, (uint32_t)i), q, lost, 0, &t, &ev);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
+	}
+	return 0;
+}
+
+static int inputs_and_clocks(struct tl_build *b)
+{
+	for (size_t i = 0; i < b->notes.n; i++) {
+		const char *n = (const char *)b->strs.p + ((uint32_t *)b->notes.p)[i];
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "Input: %s.", n);
+		tx(&e, "run directory contents");
+		unsigned kind = strstr(n, "lost") ? RT_TLFK_LOST_EVENTS : RT_TLFK_MISSING_INPUT;
+		if (finding(b, kind, RT_TLS_INFO, 0, RT_TL_NONE, 0, 0, &t, &e) < 0)
+			return -ENOMEM;
+	}
+	for (size_t h = 0; h < b->hosts.n; h++) {
+		struct rt_tl_host *H = tl_host(b, h);
+		if (!(H->flags & RT_TLH_INCONSISTENT))
+			continue;
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "The clock of %s could not be aligned consistently: causal constraints contradict each other by %.3f ms (clock drift or a jump); times on it are approximate.",
+		   (const char *)b->strs.p + H->name, ms(H->uncertainty_ns * 2));
+		tx(&e, "%" PRIu64 " constraints", H->constraints);
+		if (finding(b, RT_TLFK_CLOCK, RT_TLS_INFO, 0, RT_TL_NONE, 0, 0, &t, &e) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- per-QP statistics ---- */
+
+static int u64cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(uint64_t *v, size_t n, unsigned p)
+{
+	if (!n)
+		return UINT64_MAX;
+	size_t i = (n * p + 99) / 100;
+	return v[i ? i - 1 : 0];
+}
+
+static int qp_stats(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nqp = b->qps.n;
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		uint64_t t = item_t(c, tl_item_pk(b, i));
+		uint32_t q = k->send_qp;
+		if (q != RT_TL_NONE) {
+			struct rt_tl_qp *Q = tl_qp(b, q);
+			Q->packets_tx++;
+			Q->bytes_tx += k->payload_len;
+			if (k->retrans) {
+				Q->retransmitted++;
+				Q->bytes_resent += k->payload_len;
+			}
+			Q->duplicates += k->dup;
+			Q->out_of_order += k->ooo;
+			Q->ecn += (k->tos & 3) == 3;
+			if (!Q->first_ns || t < Q->first_ns)
+				Q->first_ns = t;
+			if (t > Q->last_ns)
+				Q->last_ns = t;
+		}
+		if (k->recv_qp != RT_TL_NONE && k->op_class == RT_CLASS_ACK) {
+			struct rt_tl_qp *R = tl_qp(b, k->recv_qp);
+			R->naks += k->aeth_type == RT_AETH_NAK;
+			R->rnr_naks += k->aeth_type == RT_AETH_RNR_NAK;
+		}
+		if (k->opcode == RT_OP_CNP && k->recv_qp != RT_TL_NONE)
+			tl_qp(b, k->recv_qp)->cnps++;
+	}
+	/* per QP latency samples */
+	struct tl_vec lat, p2w, ack, poll;
+	tl_vec_init(&lat, 8);
+	tl_vec_init(&p2w, 8);
+	tl_vec_init(&ack, 8);
+	tl_vec_init(&poll, 8);
+	long *depth = calloc(nqp ? nqp : 1, sizeof(long));
+	if (!depth)
+		return -ENOMEM;
+	for (size_t q = 0; q < nqp; q++) {
+		struct rt_tl_qp *Q = tl_qp(b, q);
+		Q->recv_posted_min = UINT64_MAX;
+	}
+	int rc = 0;
+	for (size_t q = 0; q < nqp && !rc; q++) {
+		lat.n = p2w.n = ack.n = poll.n = 0;
+		struct rt_tl_qp *Q = tl_qp(b, q);
+		if (!(Q->flags & RT_TLQ_TRACED))
+			continue;
+		long d = 0;
+		for (size_t i = 0; i < tl_nev(b); i++) {
+			if (b->ev_qp[i] != q)
+				continue;
+			struct tl_evrec *e = tl_ev(b, i);
+			uint64_t t = item_t(c, (uint32_t)i);
+			if (!Q->first_ns || t < Q->first_ns)
+				Q->first_ns = t;
+			if (t > Q->last_ns)
+				Q->last_ns = t;
+			if (e->ev.kind == RT_EV_WR_POST) {
+				if (e->ev.u.wr.queue == RT_WRQ_SEND) {
+					Q->wrs_send++;
+					uint32_t comp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
+					uint32_t p = first_link(c, (uint32_t)i, RT_TLL_PACKET);
+					uint32_t a = first_link(c, (uint32_t)i, RT_TLL_ACK);
+					uint64_t *v;
+					if (comp != RT_TL_NONE && (v = tl_vec_push(&lat)))
+						*v = item_t(c, comp) > t ? item_t(c, comp) - t : 0;
+					if (p != RT_TL_NONE && (v = tl_vec_push(&p2w)))
+						*v = item_t(c, p) > t ? item_t(c, p) - t : 0;
+					if (a != RT_TL_NONE && comp != RT_TL_NONE && (v = tl_vec_push(&poll)))
+						*v = item_t(c, comp) > item_t(c, a) ? item_t(c, comp) - item_t(c, a) : 0;
+					/* last packet -> ACK */
+					if (a != RT_TL_NONE) {
+						uint64_t lastp = 0;
+						for (uint32_t L = 0; L < c->lcnt[i]; L++) {
+							struct tl_blink *l = &c->ls[c->loff[i] + L];
+							if (l->type == RT_TLL_PACKET && item_t(c, l->to) > lastp)
+								lastp = item_t(c, l->to);
+						}
+						if (lastp && (v = tl_vec_push(&ack)))
+							*v = item_t(c, a) > lastp ? item_t(c, a) - lastp : 0;
+					}
+				} else {
+					Q->wrs_recv++;
+					d++;
+				}
+			} else if (e->ev.kind == RT_EV_COMPLETION) {
+				Q->completions++;
+				if (e->ev.u.wc.status)
+					Q->error_completions++;
+				if (e->ev.u.wc.opcode & 128)
+					d--;
+			} else {
+				continue;
+			}
+			if (Q->wrs_recv) {
+				uint64_t ud = d < 0 ? 0 : (uint64_t)d;
+				if (ud > Q->recv_posted_max)
+					Q->recv_posted_max = ud;
+				if (ud < Q->recv_posted_min)
+					Q->recv_posted_min = ud;
+			}
+		}
+		if (Q->recv_posted_min == UINT64_MAX)
+			Q->recv_posted_min = 0;
+		if ((lat.n && !lat.p) || (p2w.n && !p2w.p)) {
+			rc = -ENOMEM;
+			break;
+		}
+		qsort(lat.p, lat.n, 8, u64cmp);
+		qsort(p2w.p, p2w.n, 8, u64cmp);
+		qsort(ack.p, ack.n, 8, u64cmp);
+		qsort(poll.p, poll.n, 8, u64cmp);
+		Q->lat_p50_ns = pct(lat.p, lat.n, 50);
+		Q->lat_p99_ns = pct(lat.p, lat.n, 99);
+		Q->lat_max_ns = lat.n ? ((uint64_t *)lat.p)[lat.n - 1] : UINT64_MAX;
+		Q->post_to_wire_p50_ns = pct(p2w.p, p2w.n, 50);
+		Q->ack_p50_ns = pct(ack.p, ack.n, 50);
+		Q->poll_delay_p50_ns = pct(poll.p, poll.n, 50);
+	}
+	for (size_t q = 0; q < nqp; q++)
+		if (tl_qp(b, q)->recv_posted_min == UINT64_MAX)
+			tl_qp(b, q)->recv_posted_min = 0;
+	free(depth);
+	tl_vec_free(&lat);
+	tl_vec_free(&p2w);
+	tl_vec_free(&ack);
+	tl_vec_free(&poll);
+	return rc;
+}
+
+/* Findings ranked: most time lost first, then severity, then time; ids follow the rank. */
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct rt_tl_finding *x = a, *y = b;
+	if (x->time_lost_ns != y->time_lost_ns)
+		return x->time_lost_ns > y->time_lost_ns ? -1 : 1;
+	if (x->severity != y->severity)
+		return x->severity > y->severity ? -1 : 1;
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void rank(struct tl_build *b)
+{
+	size_t n = b->findings.n;
+	if (!n)
+		return;
+	struct rt_tl_finding *f = b->findings.p;
+	uint32_t *newid = calloc(n + 1, sizeof(uint32_t));
+	if (!newid)
+		return; /* unranked is still correct */
+	qsort(f, n, sizeof(*f), rank_cmp);
+	for (size_t i = 0; i < n; i++)
+		newid[f[i].id] = (uint32_t)(i + 1);
+	for (size_t i = 0; i < n; i++)
+		f[i].id = (uint32_t)(i + 1);
+	/* finding items are ev.n + npk + (id - 1): renumber the links */
+	uint32_t base = (uint32_t)(tl_nev(b) + tl_npk(b));
+	for (size_t i = 0; i < b->links.n; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from >= base && l->from - base < n)
+			l->from = base + newid[l->from - base + 1] - 1;
+		if (l->to >= base && l->to - base < n)
+			l->to = base + newid[l->to - base + 1] - 1;
+	}
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		for (int j = 0; j < 2; j++)
+			if (k->findings[j] && k->findings[j] <= n)
+				k->findings[j] = newid[k->findings[j]];
+	}
+	free(newid);
+}
+
+int tl_detect(struct tl_build *b)
+{
+	struct dctx c;
+	memset(&c, 0, sizeof(c));
+	c.b = b;
+	struct tl_vec bursts;
+	tl_vec_init(&bursts, sizeof(struct burst));
+	int rc = index_links(&c);
+	if (!rc)
+		rc = collect_bursts(&c, &bursts);
+	if (!rc)
+		rc = rnr_stalls(&c, &bursts);
+	if (!rc)
+		rc = rnr_events(&c);
+	if (!rc)
+		rc = nak_errors(&c);
+	if (!rc)
+		rc = emit_bursts(&c, &bursts);
+	if (!rc)
+		rc = error_completions(&c, &bursts);
+	if (!rc)
+		rc = retry_events(&c);
+	if (!rc)
+		rc = wire_anomalies(&c);
+	if (!rc)
+		rc = inputs_and_clocks(b);
+	if (!rc)
+		rc = qp_stats(&c);
+	if (!rc)
+		rank(b);
+	tl_vec_free(&bursts);
+	free(c.loff);
+	free(c.lcnt);
+	free(c.ls);
+	free(c.explained);
+	free(c.pk_used);
+	return rc;
+}

@@ -1,0 +1,892 @@
+/*
+ * The timeline object: turning a build into sorted rows with their link
+ * index and search indices (tl_finish), saving it as one memory-mappable
+ * file, mapping it back without parsing, and the accessors and searches of
+ * include/rdmatrace/timeline.h.  Every accessor bounds-checks what it reads
+ * from the file, so a corrupt file gives empty answers, never a crash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tl_internal.h"
+
+#define TL_MAGIC "RDMATLN\0"
+#define TL_VERSION 2u
+
+enum {
+	S_ROWS, S_LINKS, S_STRS, S_HOSTS, S_PROCS, S_QPS, S_FINDINGS, S_EVENTS, S_PKTS, S_BLOB, S_NOTES,
+	S_MATCH0, S_COUNT = S_MATCH0 + RT_TLM_COUNT_
+};
+
+struct tl_sect {
+	uint64_t off, count, esz;
+};
+
+struct tl_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t nsect;
+	uint64_t size;
+	uint32_t capture_path;
+	uint32_t reserved;
+	struct tl_sect sect[S_COUNT];
+};
+
+static const size_t sect_esz[S_COUNT] = {
+	[S_ROWS] = sizeof(struct rt_tl_row), [S_LINKS] = sizeof(struct rt_tl_link), [S_STRS] = 1,
+	[S_HOSTS] = sizeof(struct rt_tl_host), [S_PROCS] = sizeof(struct rt_tl_proc),
+	[S_QPS] = sizeof(struct rt_tl_qp), [S_FINDINGS] = sizeof(struct rt_tl_finding),
+	[S_EVENTS] = sizeof(struct tl_evrec), [S_PKTS] = sizeof(struct tl_pktrec), [S_BLOB] = 1,
+	[S_NOTES] = 4,
+	[S_MATCH0] = 4, [S_MATCH0 + 1] = 4, [S_MATCH0 + 2] = 4, [S_MATCH0 + 3] = 4, [S_MATCH0 + 4] = 4,
+	[S_MATCH0 + 5] = 4, [S_MATCH0 + 6] = 4, [S_MATCH0 + 7] = 4, [S_MATCH0 + 8] = 4,
+};
+
+static void tl_own(struct rt_timeline *tl, void *p)
+{
+	if (tl->nowned < sizeof(tl->owned) / sizeof(tl->owned[0]))
+		tl->owned[tl->nowned++] = p;
+	else
+		free(p); /* cannot happen: fewer sections than slots */
+}
+
+/* ---- from build to timeline ---- */
+
+struct tl_key {
+	uint64_t t;
+	uint32_t item;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct tl_key *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->item < y->item ? -1 : x->item > y->item;
+}
+
+static void row_from_event(struct tl_build *b, size_t i, struct rt_tl_row *r)
+{
+	struct tl_evrec *e = tl_ev(b, i);
+	const struct rt_event *ev = &e->ev;
+	r->kind = (uint8_t)(ev->kind < 64 ? ev->kind : 0);
+	r->host = e->host;
+	r->proc = e->proc;
+	r->qpn = ev->qpn;
+	r->ref = (uint32_t)i;
+	r->qp = b->ev_qp ? b->ev_qp[i] : RT_TL_NONE;
+	if (r->qp != RT_TL_NONE)
+		r->peer_qpn = tl_qp(b, r->qp)->peer_qpn;
+	if (ev->flags & RT_EVF_ERROR)
+		r->flags |= RT_TLF_ERROR;
+	if (ev->flags & RT_EVF_ENGINE)
+		r->flags |= RT_TLF_ENGINE;
+	switch (ev->kind) {
+	case RT_EV_WR_POST:
+		r->wr_id = ev->u.wr.wr_id;
+		r->len = ev->u.wr.length;
+		r->sub = ev->u.wr.opcode;
+		if (ev->u.wr.flags & RT_WRF_PSN_VALID)
+			r->psn = ev->u.wr.first_psn;
+		if (ev->u.wr.flags & RT_WRF_SIGNALED)
+			r->flags |= RT_TLF_SIGNALED;
+		if (ev->u.wr.queue != RT_WRQ_SEND)
+			r->flags |= RT_TLF_RECV;
+		if (ev->u.wr.flags & RT_WRF_POST_FAILED)
+			r->flags |= RT_TLF_ERROR;
+		break;
+	case RT_EV_COMPLETION:
+		r->wr_id = ev->u.wc.wr_id;
+		r->len = ev->u.wc.byte_len;
+		r->sub = ev->u.wc.status;
+		if (ev->u.wc.status)
+			r->flags |= RT_TLF_ERROR;
+		if (ev->u.wc.opcode & 128)
+			r->flags |= RT_TLF_RECV;
+		break;
+	case RT_EV_PACKET:
+		r->dir = (ev->flags & RT_EVF_TX) ? RT_TLD_TX : RT_TLD_RX;
+		r->psn = ev->u.pkt.psn;
+		r->peer_qpn = ev->u.pkt.dest_qpn;
+		r->len = ev->u.pkt.payload_len;
+		r->sub = ev->u.pkt.opcode;
+		if (ev->u.pkt.flags & RT_PKTF_RETRANS)
+			r->flags |= RT_TLF_RETRANS;
+		if (ev->u.pkt.flags & RT_PKTF_DUPLICATE)
+			r->flags |= RT_TLF_DUP;
+		if (ev->u.pkt.flags & RT_PKTF_HAS_AETH) {
+			unsigned t = rt_aeth_type(ev->u.pkt.syndrome);
+			if (t == RT_AETH_ACK)
+				r->flags |= RT_TLF_ACK;
+			else if (t == RT_AETH_RNR_NAK)
+				r->flags |= RT_TLF_RNR | RT_TLF_NAK;
+			else if (t == RT_AETH_NAK) {
+				r->flags |= RT_TLF_NAK;
+				if (rt_aeth_value(ev->u.pkt.syndrome) != RT_NAK_PSN_SEQ_ERROR)
+					r->flags |= RT_TLF_ERROR;
+			}
+		}
+		break;
+	case RT_EV_RETRY:
+		r->psn = ev->u.retry.first_psn;
+		r->flags |= RT_TLF_RETRANS;
+		break;
+	case RT_EV_RNR:
+		r->dir = (ev->flags & RT_EVF_TX) ? RT_TLD_TX : RT_TLD_RX;
+		r->psn = ev->u.rnr.psn;
+		r->flags |= RT_TLF_RNR | RT_TLF_NAK;
+		break;
+	case RT_EV_QP_STATE:
+		r->sub = ev->u.qp_state.to_state;
+		r->peer_qpn = ev->u.qp_state.dest_qpn;
+		r->flags |= RT_TLF_CONTROL;
+		if (ev->u.qp_state.to_state == 6 || ev->u.qp_state.result)
+			r->flags |= RT_TLF_ERROR;
+		break;
+	case RT_EV_CM_EVENT: {
+		unsigned ce = ev->u.cm.event;
+		r->sub = (uint8_t)ce;
+		r->flags |= RT_TLF_CONTROL;
+		if (ev->u.cm.status || ce == 1 || ce == 3 || ce == 6 || ce == 7 || ce == 8)
+			r->flags |= RT_TLF_ERROR;
+		break;
+	}
+	case RT_EV_TIMER:
+		r->psn = ev->u.timer.psn;
+		break;
+	case RT_EV_CM_ADDR6: case RT_EV_MR: case RT_EV_ASYNC: case RT_EV_QP_CREATE: case RT_EV_CQ_CREATE:
+	case RT_EV_DEVICE: case RT_EV_PD: case RT_EV_SRQ_CREATE:
+		r->flags |= RT_TLF_CONTROL;
+		if (ev->kind == RT_EV_ASYNC)
+			r->flags |= RT_TLF_ERROR;
+		break;
+	case RT_EV_LOST:
+		r->flags |= RT_TLF_ERROR;
+		break;
+	default:
+		break;
+	}
+}
+
+static void row_from_packet(struct tl_build *b, size_t i, struct rt_tl_row *r)
+{
+	struct tl_pk *k = tl_pk(b, i);
+	r->kind = k->is_cm ? RT_TLK_CM_PACKET : RT_TLK_PACKET;
+	r->dir = RT_TLD_WIRE;
+	r->host = b->capture_host;
+	r->proc = UINT16_MAX;
+	r->ref = (uint32_t)i;
+	r->frame = k->frame;
+	r->psn = k->psn;
+	r->peer_qpn = k->dqpn;
+	r->len = k->payload_len;
+	r->sub = k->is_cm ? (uint8_t)k->cm_attr : k->opcode;
+	r->flags = k->flags;
+	r->qp = k->send_qp != RT_TL_NONE ? k->send_qp : k->recv_qp;
+	if (k->send_qp != RT_TL_NONE) {
+		r->qpn = tl_qp(b, k->send_qp)->qpn;
+		r->proc = tl_qp(b, k->send_qp)->proc;
+	}
+	if (k->wr != RT_TL_NONE && k->wr < tl_nev(b)) {
+		r->wr_id = tl_ev(b, k->wr)->ev.u.wr.wr_id;
+		r->flags |= RT_TLF_HAS_WR;
+	}
+}
+
+static void row_from_finding(struct tl_build *b, size_t i, struct rt_tl_row *r)
+{
+	struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, i);
+	r->kind = RT_TLK_FINDING;
+	r->host = 0;
+	r->proc = UINT16_MAX;
+	r->ref = (uint32_t)i;
+	r->qp = f->qp;
+	if (f->qp != RT_TL_NONE) {
+		r->qpn = tl_qp(b, f->qp)->qpn;
+		r->peer_qpn = tl_qp(b, f->qp)->peer_qpn;
+	}
+	r->flags = RT_TLF_FINDING | (f->severity == RT_TLS_ERROR ? RT_TLF_ERROR : 0);
+	r->len = (uint32_t)(f->time_lost_ns / 1000);
+	r->sub = (uint8_t)f->kind;
+}
+
+static unsigned row_mask(const struct rt_tl_row *r)
+{
+	unsigned m = 0;
+	if (r->flags & RT_TLF_ERROR)
+		m |= RT_TLM_ERROR;
+	if (r->flags & RT_TLF_RETRANS)
+		m |= RT_TLM_RETRANS;
+	if (r->flags & RT_TLF_RNR)
+		m |= RT_TLM_RNR;
+	if (r->flags & RT_TLF_NAK)
+		m |= RT_TLM_NAK;
+	if (r->kind == RT_TLK_CM_PACKET || r->kind == RT_EV_CM_EVENT)
+		m |= RT_TLM_CM;
+	if (r->kind == RT_TLK_FINDING)
+		m |= RT_TLM_FINDING;
+	if (r->kind == RT_TLK_PACKET || r->kind == RT_TLK_CM_PACKET)
+		m |= RT_TLM_PACKET;
+	if (r->kind == RT_EV_WR_POST)
+		m |= RT_TLM_WR;
+	if (r->kind == RT_EV_COMPLETION)
+		m |= RT_TLM_COMPLETION;
+	return m;
+}
+
+int rt_tl_row_matches(const struct rt_timeline *tl, size_t i, unsigned mask)
+{
+	return i < tl->nrows && (row_mask(&tl->rows[i]) & mask) != 0;
+}
+
+static int link_cmp(const void *a, const void *b)
+{
+	const struct rt_tl_link *x = a, *y = b;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+int tl_finish(struct tl_build *b, struct rt_timeline **out)
+{
+	size_t nev = tl_nev(b), npk = tl_npk(b), nf = b->findings.n;
+	size_t n = nev + npk + nf;
+	struct rt_timeline *tl = calloc(1, sizeof(*tl));
+	struct tl_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+	struct tl_key *merged = malloc((n ? n : 1) * sizeof(*merged));
+	uint32_t *item_row = malloc((n ? n : 1) * sizeof(*item_row));
+	struct rt_tl_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	int rc = -ENOMEM;
+	if (!tl || !keys || !merged || !item_row || !rows)
+		goto fail;
+	/* sources: each host's events, the packets, the findings; each sorted */
+	size_t nh = b->hosts.n;
+	size_t nsrc = nh + 2;
+	size_t *src_start = calloc(nsrc + 1, sizeof(size_t));
+	size_t *src_pos = calloc(nsrc, sizeof(size_t));
+	if (!src_start || !src_pos) {
+		free(src_start);
+		free(src_pos);
+		goto fail;
+	}
+	for (size_t i = 0; i < nev; i++)
+		src_start[tl_ev(b, i)->host + 1]++;
+	src_start[nh + 1] = npk;
+	src_start[nh + 2] = nf;
+	for (size_t s = 0; s < nsrc; s++)
+		src_start[s + 1] += src_start[s];
+	/* scatter items into their source's slice */
+	memcpy(src_pos, src_start, nsrc * sizeof(size_t));
+	for (size_t i = 0; i < nev; i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		struct tl_key *k = &keys[src_pos[e->host]++];
+		k->t = tl_align(tl_host(b, e->host), e->raw_ns);
+		k->item = (uint32_t)i;
+	}
+	const struct rt_tl_host *caph = b->capture_host != UINT16_MAX ? tl_host(b, b->capture_host) : NULL;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_key *k = &keys[src_pos[nh]++];
+		k->t = caph ? tl_align(caph, tl_pk(b, i)->raw_ns) : tl_pk(b, i)->raw_ns;
+		k->item = tl_item_pk(b, i);
+	}
+	uint64_t tmin = UINT64_MAX;
+	for (size_t i = 0; i < src_start[nh + 1]; i++)
+		tmin = keys[i].t < tmin ? keys[i].t : tmin;
+	for (size_t i = 0; i < nf; i++) {
+		struct tl_key *k = &keys[src_pos[nh + 1]++];
+		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, i);
+		if (!f->t_ns && tmin != UINT64_MAX)
+			f->t_ns = tmin; /* run-wide findings sit at the start */
+		k->t = f->t_ns;
+		k->item = tl_item_finding(b, i);
+	}
+	for (size_t s = 0; s < nsrc; s++) {
+		size_t a = src_start[s], e = src_start[s + 1];
+		for (size_t i = a + 1; i < e; i++)
+			if (key_cmp(&keys[i - 1], &keys[i]) > 0) {
+				qsort(keys + a, e - a, sizeof(*keys), key_cmp);
+				break;
+			}
+		src_pos[s] = a;
+	}
+	/* k-way merge (few sources) */
+	for (size_t o = 0; o < n; o++) {
+		size_t best = SIZE_MAX;
+		for (size_t s = 0; s < nsrc; s++) {
+			if (src_pos[s] >= src_start[s + 1])
+				continue;
+			if (best == SIZE_MAX || key_cmp(&keys[src_pos[s]], &keys[src_pos[best]]) < 0)
+				best = s;
+		}
+		merged[o] = keys[src_pos[best]++];
+	}
+	free(src_start);
+	free(src_pos);
+	for (size_t o = 0; o < n; o++)
+		item_row[merged[o].item] = (uint32_t)o;
+	for (size_t o = 0; o < n; o++) {
+		uint32_t it = merged[o].item;
+		struct rt_tl_row *r = &rows[o];
+		if (it < nev) {
+			row_from_event(b, it, r);
+			tl_ev(b, it)->row = (uint32_t)o;
+		} else if (it < nev + npk) {
+			row_from_packet(b, it - nev, r);
+			TL_AT(&b->pkrec, struct tl_pktrec, it - nev)->row = (uint32_t)o;
+		} else {
+			row_from_finding(b, it - nev - npk, r);
+			TL_AT(&b->findings, struct rt_tl_finding, it - nev - npk)->row = (uint32_t)o;
+		}
+		r->t_ns = merged[o].t;
+	}
+	free(keys);
+	keys = NULL;
+	free(merged);
+	merged = NULL;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
+		pr->wr = pr->wr < n ? item_row[pr->wr] : RT_TL_NONE;
+	}
+	/* links: count, place, sort per row */
+	size_t nl = b->links.n;
+	struct rt_tl_link *links = malloc((nl ? nl : 1) * sizeof(*links));
+	if (!links)
+		goto fail;
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from < n)
+			rows[item_row[l->from]].link_count++; /* overflow handled below */
+	}
+	uint32_t off = 0;
+	for (size_t o = 0; o < n; o++) {
+		rows[o].link_off = off;
+		off += rows[o].link_count;
+		rows[o].link_count = 0;
+	}
+	size_t placed = 0;
+	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
+	if (!fill) {
+		free(links);
+		goto fail;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from >= n || l->to >= n)
+			continue;
+		struct rt_tl_row *r = &rows[item_row[l->from]];
+		struct rt_tl_link *d = &links[r->link_off + fill[item_row[l->from]]++];
+		d->row = item_row[l->to];
+		d->type = l->type;
+		placed++;
+	}
+	for (size_t o = 0; o < n; o++) {
+		uint32_t c = fill[o];
+		struct rt_tl_link *L0 = &links[rows[o].link_off];
+		for (uint32_t j = 1; j < c; j++)
+			if (link_cmp(&L0[j - 1], &L0[j]) > 0) {
+				qsort(L0, c, sizeof(*links), link_cmp);
+				break;
+			}
+		/* drop exact duplicates */
+		uint32_t w = 0;
+		for (uint32_t j = 0; j < c; j++) {
+			struct rt_tl_link *L = &links[rows[o].link_off];
+			if (w && L[w - 1].row == L[j].row && L[w - 1].type == L[j].type)
+				continue;
+			L[w++] = L[j];
+		}
+		rows[o].link_count = (uint16_t)(w > UINT16_MAX ? UINT16_MAX : w);
+	}
+	free(fill);
+	(void)placed;
+	/* findings: evidence = the finding row's links */
+	for (size_t i = 0; i < nf; i++) {
+		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, i);
+		f->ev_off = rows[f->row].link_off;
+		f->ev_count = rows[f->row].link_count;
+	}
+	free(item_row);
+	item_row = NULL;
+	tl->rows = rows;
+	tl->nrows = n;
+	tl_own(tl, rows);
+	rows = NULL;
+	tl->links = links;
+	tl->nlinks = nl;
+	tl_own(tl, links);
+#define TAKE(field, nfield, vec)                          \
+	do {                                              \
+		tl->field = (vec)->p;                     \
+		tl->nfield = (vec)->n;                    \
+		tl_own(tl, (vec)->p);                     \
+		(vec)->p = NULL;                          \
+		(vec)->n = (vec)->cap = 0;                \
+	} while (0)
+	TAKE(strs, nstrs, &b->strs);
+	TAKE(hosts, nhosts, &b->hosts);
+	TAKE(procs, nprocs, &b->procs);
+	TAKE(qps, nqps, &b->qps);
+	TAKE(findings, nfindings, &b->findings);
+	TAKE(events, nevents, &b->ev);
+	TAKE(pkts, npkts, &b->pkrec);
+	TAKE(blob, nblob, &b->blob);
+	TAKE(notes, nnotes, &b->notes);
+#undef TAKE
+	tl->capture_path = b->capture_path;
+	/* match indices */
+	size_t cnt[RT_TLM_COUNT_] = {0};
+	for (size_t o = 0; o < n; o++) {
+		unsigned rm = row_mask(&tl->rows[o]);
+		for (unsigned m = 0; rm; m++, rm >>= 1)
+			cnt[m] += rm & 1;
+	}
+	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
+		uint32_t *a = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
+		if (!a) {
+			rt_timeline_free(tl);
+			return -ENOMEM;
+		}
+		tl_own(tl, a);
+		tl->match[m] = a;
+	}
+	for (size_t o = 0; o < n; o++) {
+		unsigned rm = row_mask(&tl->rows[o]);
+		for (unsigned m = 0; rm; m++, rm >>= 1)
+			if (rm & 1)
+				((uint32_t *)tl->match[m])[tl->nmatch[m]++] = (uint32_t)o;
+	}
+	*out = tl;
+	return 0;
+fail:
+	free(keys);
+	free(merged);
+	free(item_row);
+	free(rows);
+	if (tl)
+		rt_timeline_free(tl);
+	return rc;
+}
+
+/* ---- save / load ---- */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, size_t errlen)
+{
+	struct tl_file_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TL_MAGIC, 8);
+	h.version = TL_VERSION;
+	h.nsect = S_COUNT;
+	h.capture_path = tl->capture_path;
+	const void *data[S_COUNT] = {tl->rows, tl->links, tl->strs, tl->hosts, tl->procs, tl->qps, tl->findings,
+				     tl->events, tl->pkts, tl->blob, tl->notes};
+	size_t count[S_COUNT] = {tl->nrows, tl->nlinks, tl->nstrs, tl->nhosts, tl->nprocs, tl->nqps,
+				 tl->nfindings, tl->nevents, tl->npkts, tl->nblob, tl->nnotes};
+	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
+		data[S_MATCH0 + m] = tl->match[m];
+		count[S_MATCH0 + m] = tl->nmatch[m];
+	}
+	uint64_t off = (sizeof(h) + 63) & ~63ull;
+	for (unsigned s = 0; s < S_COUNT; s++) {
+		h.sect[s].off = off;
+		h.sect[s].count = count[s];
+		h.sect[s].esz = sect_esz[s];
+		off = (off + count[s] * sect_esz[s] + 63) & ~63ull;
+	}
+	h.size = off;
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
+		return -e;
+	}
+	static const char zeros[64];
+	int rc = write_all(fd, &h, sizeof(h));
+	uint64_t pos = sizeof(h);
+	for (unsigned s = 0; !rc && s < S_COUNT; s++) {
+		if (pos < h.sect[s].off)
+			rc = write_all(fd, zeros, h.sect[s].off - pos);
+		pos = h.sect[s].off;
+		if (!rc && count[s])
+			rc = write_all(fd, data[s], count[s] * sect_esz[s]);
+		pos += count[s] * sect_esz[s];
+	}
+	if (!rc && pos < h.size)
+		rc = write_all(fd, zeros, h.size - pos);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+		unlink(tmp);
+	}
+	return rc;
+}
+
+static int tl_from_image(struct rt_timeline *tl, const uint8_t *img, size_t len, char *err, size_t errlen)
+{
+	struct tl_file_header h;
+	if (len < sizeof(h)) {
+		snprintf(err, errlen, "not a timeline file (too short)");
+		return -EINVAL;
+	}
+	memcpy(&h, img, sizeof(h));
+	if (memcmp(h.magic, TL_MAGIC, 8)) {
+		snprintf(err, errlen, "not a timeline file (bad magic)");
+		return -EINVAL;
+	}
+	if (h.version != TL_VERSION || h.nsect != S_COUNT) {
+		snprintf(err, errlen, "timeline file version %u not supported (this is %u): rerun correlate",
+			 h.version, TL_VERSION);
+		return -EPROTO;
+	}
+	if (h.size > len) {
+		snprintf(err, errlen, "timeline file truncated (%zu of %llu bytes)", len,
+			 (unsigned long long)h.size);
+		return -EINVAL;
+	}
+	const void *p[S_COUNT];
+	for (unsigned s = 0; s < S_COUNT; s++) {
+		const struct tl_sect *sc = &h.sect[s];
+		if (sc->esz != sect_esz[s] || sc->off > len || (sc->off & 7) ||
+		    sc->count > (len - sc->off) / sc->esz) {
+			snprintf(err, errlen, "timeline file damaged (section %u)", s);
+			return -EINVAL;
+		}
+		p[s] = img + sc->off;
+	}
+	if (h.sect[S_STRS].count == 0 || img[h.sect[S_STRS].off + h.sect[S_STRS].count - 1] != 0) {
+		snprintf(err, errlen, "timeline file damaged (string table)");
+		return -EINVAL;
+	}
+	tl->rows = p[S_ROWS];
+	tl->nrows = h.sect[S_ROWS].count;
+	tl->links = p[S_LINKS];
+	tl->nlinks = h.sect[S_LINKS].count;
+	tl->strs = p[S_STRS];
+	tl->nstrs = h.sect[S_STRS].count;
+	tl->hosts = p[S_HOSTS];
+	tl->nhosts = h.sect[S_HOSTS].count;
+	tl->procs = p[S_PROCS];
+	tl->nprocs = h.sect[S_PROCS].count;
+	tl->qps = p[S_QPS];
+	tl->nqps = h.sect[S_QPS].count;
+	tl->findings = p[S_FINDINGS];
+	tl->nfindings = h.sect[S_FINDINGS].count;
+	tl->events = p[S_EVENTS];
+	tl->nevents = h.sect[S_EVENTS].count;
+	tl->pkts = p[S_PKTS];
+	tl->npkts = h.sect[S_PKTS].count;
+	tl->blob = p[S_BLOB];
+	tl->nblob = h.sect[S_BLOB].count;
+	tl->notes = p[S_NOTES];
+	tl->nnotes = h.sect[S_NOTES].count;
+	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
+		tl->match[m] = p[S_MATCH0 + m];
+		tl->nmatch[m] = h.sect[S_MATCH0 + m].count;
+	}
+	tl->capture_path = h.capture_path;
+	return 0;
+}
+
+int rt_timeline_load(const char *path, struct rt_timeline **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
+		return -e;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		close(fd);
+		snprintf(err, errlen, "%s: empty or unreadable", path);
+		return -EINVAL;
+	}
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		int e = errno;
+		snprintf(err, errlen, "cannot map %s: %s", path, strerror(e));
+		return -e;
+	}
+	struct rt_timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl) {
+		munmap(m, (size_t)st.st_size);
+		return -ENOMEM;
+	}
+	tl->map = m;
+	tl->map_len = (size_t)st.st_size;
+	int rc = tl_from_image(tl, m, (size_t)st.st_size, err, errlen);
+	if (rc < 0) {
+		rt_timeline_free(tl);
+		return rc;
+	}
+	*out = tl;
+	return 0;
+}
+
+int rt_timeline_load_mem(const void *data, size_t len, struct rt_timeline **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct rt_timeline *tl = calloc(1, sizeof(*tl));
+	/* a copy, 64-byte aligned like a mapping */
+	void *copy = NULL;
+	if (!tl || posix_memalign(&copy, 64, len ? len : 1)) {
+		free(tl);
+		return -ENOMEM;
+	}
+	memcpy(copy, data, len);
+	tl_own(tl, copy);
+	int rc = tl_from_image(tl, copy, len, err, errlen);
+	if (rc < 0) {
+		rt_timeline_free(tl);
+		return rc;
+	}
+	*out = tl;
+	return 0;
+}
+
+void rt_timeline_free(struct rt_timeline *tl)
+{
+	if (!tl)
+		return;
+	for (size_t i = 0; i < tl->nowned; i++)
+		free(tl->owned[i]);
+	if (tl->map)
+		munmap(tl->map, tl->map_len);
+	free(tl);
+}
+
+/* ---- access ---- */
+
+size_t rt_tl_row_count(const struct rt_timeline *tl)
+{
+	return tl->nrows;
+}
+
+const struct rt_tl_row *rt_tl_row(const struct rt_timeline *tl, size_t i)
+{
+	return i < tl->nrows ? &tl->rows[i] : NULL;
+}
+
+size_t rt_tl_links(const struct rt_timeline *tl, size_t i, const struct rt_tl_link **out)
+{
+	*out = NULL;
+	if (i >= tl->nrows)
+		return 0;
+	const struct rt_tl_row *r = &tl->rows[i];
+	if (r->link_off > tl->nlinks || r->link_count > tl->nlinks - r->link_off)
+		return 0;
+	*out = tl->links + r->link_off;
+	return r->link_count;
+}
+
+const char *rt_tl_str(const struct rt_timeline *tl, uint32_t off)
+{
+	return off < tl->nstrs ? tl->strs + off : "";
+}
+
+size_t rt_tl_host_count(const struct rt_timeline *tl)
+{
+	return tl->nhosts;
+}
+const struct rt_tl_host *rt_tl_host(const struct rt_timeline *tl, size_t i)
+{
+	return i < tl->nhosts ? &tl->hosts[i] : NULL;
+}
+size_t rt_tl_proc_count(const struct rt_timeline *tl)
+{
+	return tl->nprocs;
+}
+const struct rt_tl_proc *rt_tl_proc(const struct rt_timeline *tl, size_t i)
+{
+	return i < tl->nprocs ? &tl->procs[i] : NULL;
+}
+size_t rt_tl_qp_count(const struct rt_timeline *tl)
+{
+	return tl->nqps;
+}
+const struct rt_tl_qp *rt_tl_qp(const struct rt_timeline *tl, size_t i)
+{
+	return i < tl->nqps ? &tl->qps[i] : NULL;
+}
+size_t rt_tl_finding_count(const struct rt_timeline *tl)
+{
+	return tl->nfindings;
+}
+const struct rt_tl_finding *rt_tl_finding(const struct rt_timeline *tl, size_t i)
+{
+	return i < tl->nfindings ? &tl->findings[i] : NULL;
+}
+
+const struct rt_event *rt_tl_event(const struct rt_timeline *tl, size_t row)
+{
+	if (row >= tl->nrows || tl->rows[row].kind >= 64 || tl->rows[row].ref >= tl->nevents)
+		return NULL;
+	return &tl->events[tl->rows[row].ref].ev;
+}
+
+static const struct tl_pktrec *pktrec(const struct rt_timeline *tl, size_t row)
+{
+	if (row >= tl->nrows)
+		return NULL;
+	const struct rt_tl_row *r = &tl->rows[row];
+	if ((r->kind != RT_TLK_PACKET && r->kind != RT_TLK_CM_PACKET) || r->ref >= tl->npkts)
+		return NULL;
+	return &tl->pkts[r->ref];
+}
+
+uint64_t rt_tl_raw_ns(const struct rt_timeline *tl, size_t row)
+{
+	if (row >= tl->nrows)
+		return 0;
+	const struct rt_tl_row *r = &tl->rows[row];
+	if (r->kind < 64 && r->ref < tl->nevents)
+		return tl->events[r->ref].raw_ns;
+	const struct tl_pktrec *p = pktrec(tl, row);
+	return p ? p->raw_ns : r->t_ns;
+}
+
+size_t rt_tl_packet_bytes(const struct rt_timeline *tl, size_t row, const uint8_t **data, uint32_t *wirelen,
+			  uint16_t *linktype)
+{
+	const struct tl_pktrec *p = pktrec(tl, row);
+	*data = NULL;
+	if (!p || p->blob_off > tl->nblob || p->blob_len > tl->nblob - p->blob_off)
+		return 0;
+	*data = tl->blob + p->blob_off;
+	if (wirelen)
+		*wirelen = p->wirelen;
+	if (linktype)
+		*linktype = p->linktype;
+	return p->blob_len;
+}
+
+const char *rt_tl_packet_annotation(const struct rt_timeline *tl, size_t row)
+{
+	static __thread char buf[1024];
+	buf[0] = 0;
+	if (pktrec(tl, row))
+		tl_format_annotation(tl, tl->rows[row].ref, buf, sizeof(buf));
+	return buf;
+}
+
+size_t rt_tl_format_annotation(const struct rt_timeline *tl, size_t row, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	return pktrec(tl, row) && len ? tl_format_annotation(tl, tl->rows[row].ref, buf, len) : 0;
+}
+
+const char *rt_tl_capture_path(const struct rt_timeline *tl)
+{
+	return rt_tl_str(tl, tl->capture_path);
+}
+
+size_t rt_tl_note_count(const struct rt_timeline *tl)
+{
+	return tl->nnotes;
+}
+
+const char *rt_tl_note(const struct rt_timeline *tl, size_t i)
+{
+	return i < tl->nnotes ? rt_tl_str(tl, tl->notes[i]) : "";
+}
+
+uint64_t rt_tl_first_ns(const struct rt_timeline *tl)
+{
+	return tl->nrows ? tl->rows[0].t_ns : 0;
+}
+
+uint64_t rt_tl_last_ns(const struct rt_timeline *tl)
+{
+	return tl->nrows ? tl->rows[tl->nrows - 1].t_ns : 0;
+}
+
+/* ---- search ---- */
+
+size_t rt_tl_find_time(const struct rt_timeline *tl, uint64_t t_ns)
+{
+	size_t lo = 0, hi = tl->nrows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (tl->rows[mid].t_ns < t_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+ssize_t rt_tl_next_match(const struct rt_timeline *tl, ssize_t from, unsigned mask, int dir)
+{
+	ssize_t best = -1;
+	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
+		if (!(mask & (1u << m)))
+			continue;
+		const uint32_t *a = tl->match[m];
+		size_t n = tl->nmatch[m];
+		/* first index with a[i] > from */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if ((ssize_t)a[mid] <= from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		ssize_t cand = -1;
+		if (dir >= 0) {
+			if (lo < n)
+				cand = a[lo];
+		} else {
+			/* last index with a[i] < from */
+			size_t j = lo;
+			while (j > 0 && (ssize_t)a[j - 1] >= from)
+				j--;
+			if (j > 0)
+				cand = a[j - 1];
+		}
+		if (cand < 0 || (size_t)cand >= tl->nrows)
+			continue;
+		if (best < 0 || (dir >= 0 ? cand < best : cand > best))
+			best = cand;
+	}
+	return best;
+}
+
+ssize_t rt_tl_next_where(const struct rt_timeline *tl, ssize_t from, int dir,
+			 int (*pred)(const struct rt_timeline *tl, size_t row, void *ctx), void *ctx)
+{
+	ssize_t n = (ssize_t)tl->nrows;
+	for (ssize_t i = from + (dir >= 0 ? 1 : -1); i >= 0 && i < n; i += dir >= 0 ? 1 : -1)
+		if (pred(tl, (size_t)i, ctx))
+			return i;
+	return -1;
+}

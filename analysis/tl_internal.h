@@ -1,0 +1,246 @@
+/*
+ * Internals of the timeline (include/rdmatrace/timeline.h) shared by the
+ * files of analysis/: the in-memory object (the same for a built and a
+ * mapped timeline), the persisted side records, and the build context that
+ * the builder, the clock alignment, the detectors and the annotator share.
+ */
+#ifndef RDMATRACE_TL_INTERNAL_H
+#define RDMATRACE_TL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rdmatrace/roce_decode.h"
+#include "rdmatrace/timeline.h"
+
+/* Persisted: one trace event. */
+struct tl_evrec {
+	struct rt_event ev;
+	uint64_t raw_ns;          /* the host's wall clock as the reader converted it */
+	uint32_t row;
+	uint16_t host, proc;
+};
+
+/* Persisted: one captured RoCE packet, with what its annotation needs. */
+struct tl_pktrec {
+	uint64_t raw_ns;          /* capture timestamp */
+	uint64_t blob_off;        /* stored header bytes */
+	uint32_t blob_len;
+	uint32_t wirelen;
+	uint32_t frame;
+	uint32_t row;
+	uint16_t linktype;
+	uint8_t icrc;
+	uint8_t retrans;          /* transmission number - 1 */
+	uint32_t send_qp;         /* QP index of the sender, RT_TL_NONE */
+	uint32_t wr;              /* build: WR item; file: WR row (RT_TL_NONE) */
+	uint32_t answer_frame;    /* request: frame of the covering ACK/NAK (0 none) */
+	uint32_t ack_latency_ns;  /* request: capture time to that answer (saturated) */
+	uint32_t findings[2];     /* finding ids, 0 none */
+	uint32_t psn, dqpn;
+	uint16_t wr_pkt_index;
+	uint8_t wr_pkt_count;
+	uint8_t retrans_cause;    /* enum rt_retry_cause */
+	uint8_t op_class, aeth_type, aeth_value;
+	uint8_t bits;             /* TL_PKB_* */
+};
+
+enum {
+	TL_PKB_REQUEST = 1u << 0,
+	TL_PKB_DUP = 1u << 1,
+	TL_PKB_OOO = 1u << 2,
+	TL_PKB_CM = 1u << 3,
+	TL_PKB_AETH = 1u << 4,
+};
+
+#define TL_NSECT 14
+struct rt_timeline {
+	const struct rt_tl_row *rows;
+	size_t nrows;
+	const struct rt_tl_link *links;
+	size_t nlinks;
+	const char *strs;
+	size_t nstrs;
+	const struct rt_tl_host *hosts;
+	size_t nhosts;
+	const struct rt_tl_proc *procs;
+	size_t nprocs;
+	const struct rt_tl_qp *qps;
+	size_t nqps;
+	const struct rt_tl_finding *findings;
+	size_t nfindings;
+	const struct tl_evrec *events;
+	size_t nevents;
+	const struct tl_pktrec *pkts;
+	size_t npkts;
+	const uint8_t *blob;
+	size_t nblob;
+	const uint32_t *notes;    /* string offsets */
+	size_t nnotes;
+	const uint32_t *match[RT_TLM_COUNT_]; /* row indices per predicate, ascending */
+	size_t nmatch[RT_TLM_COUNT_];
+	uint32_t capture_path;
+	/* ownership */
+	void *map;
+	size_t map_len;
+	void *owned[32];
+	size_t nowned;
+};
+
+/* ---- growable arrays ---- */
+struct tl_vec {
+	void *p;
+	size_t n, cap, esz;
+};
+void tl_vec_init(struct tl_vec *v, size_t esz);
+/* Room for one more element; returns it zeroed, NULL on allocation failure. */
+void *tl_vec_push(struct tl_vec *v);
+int tl_vec_reserve(struct tl_vec *v, size_t n);
+void tl_vec_free(struct tl_vec *v);
+#define TL_AT(v, type, i) (&((type *)(v)->p)[i])
+
+/* ---- build context ---- */
+
+/* An item is a trace event [0, nev), a packet [nev, nev+npk) or a finding after that. */
+
+/* Decoded packet during the build. */
+struct tl_pk {
+	uint64_t raw_ns;
+	uint32_t frame;
+	uint32_t psn, dqpn, msn;
+	uint32_t payload_len;
+	uint32_t reth_len, reth_rkey;
+	uint64_t reth_va;
+	uint32_t src_ep, dst_ep;  /* endpoint (IP address) indices */
+	uint32_t send_qp, recv_qp;/* QP list indices (RT_TL_NONE unknown) */
+	uint32_t wr;              /* item of the send WR (RT_TL_NONE) */
+	uint32_t recv_wr;         /* item of the consumed receive WR */
+	uint32_t original;        /* first transmission of this PSN (packet index) */
+	uint32_t answer;          /* response: the request packet it answers; request: covering ACK packet */
+	uint32_t event;           /* engine event item for it */
+	uint32_t trigger;         /* first packet of a retransmission burst: the NAK / RNR NAK that caused it */
+	uint32_t findings[2];     /* finding ids (0 none) */
+	uint16_t udp_sport;
+	uint8_t opcode, op_class, position, syndrome, aeth_type, aeth_value;
+	uint8_t retrans;          /* transmission number - 1 */
+	uint8_t retrans_cause;    /* enum rt_retry_cause, 0 unknown */
+	uint8_t icrc, tos;
+	uint8_t wr_pkt_count;     /* 0 unknown (also when > 255: then 255) */
+	uint16_t wr_pkt_index;
+	bool is_cm, is_request, is_response, consumes_recv, ackreq, dup, ooo, damaged;
+	uint16_t cm_attr;
+	uint32_t cm_local_qpn;
+	uint32_t cm_comm_id, cm_remote_comm_id;
+	uint32_t flags;           /* enum rt_tl_flags accumulated */
+};
+
+struct tl_ep {                /* an IP address seen on the wire or in CM events */
+	uint8_t ver;
+	uint8_t ip[16];
+	uint16_t host;            /* UINT16_MAX unknown */
+};
+
+struct tl_blink {
+	uint32_t from, to, type;
+};
+
+/* A causal clock constraint: o[x] - o[y] <= c, observed at raw time t of y. */
+struct tl_cons {
+	uint16_t x, y;
+	int64_t c;
+	uint64_t t;
+};
+
+struct tl_build {
+	struct tl_vec ev;         /* struct tl_evrec (row filled at the end) */
+	struct tl_vec pk;         /* struct tl_pk */
+	struct tl_vec pkrec;      /* struct tl_pktrec */
+	struct tl_vec blob;       /* uint8_t */
+	struct tl_vec strs;       /* char */
+	struct tl_vec hosts;      /* struct rt_tl_host */
+	struct tl_vec procs;      /* struct rt_tl_proc */
+	struct tl_vec qps;        /* struct rt_tl_qp */
+	struct tl_vec findings;   /* struct rt_tl_finding */
+	struct tl_vec fev;        /* uint32_t: evidence items of findings, per finding ranges in ev_off/count */
+	struct tl_vec links;      /* struct tl_blink (items) */
+	struct tl_vec notes;      /* uint32_t string offsets */
+	struct tl_vec eps;        /* struct tl_ep */
+	struct tl_vec cons;       /* struct tl_cons */
+	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
+	uint32_t capture_path;
+	uint16_t capture_host;    /* UINT16_MAX without a capture */
+	bool have_capture, have_traces;
+	uint64_t nonroce_frames;
+	char *err;
+	size_t errlen;
+};
+
+static inline size_t tl_nev(const struct tl_build *b)
+{
+	return b->ev.n;
+}
+static inline size_t tl_npk(const struct tl_build *b)
+{
+	return b->pk.n;
+}
+static inline struct tl_evrec *tl_ev(struct tl_build *b, size_t i)
+{
+	return TL_AT(&b->ev, struct tl_evrec, i);
+}
+static inline struct tl_pk *tl_pk(struct tl_build *b, size_t i)
+{
+	return TL_AT(&b->pk, struct tl_pk, i);
+}
+static inline struct rt_tl_qp *tl_qp(struct tl_build *b, size_t i)
+{
+	return TL_AT(&b->qps, struct rt_tl_qp, i);
+}
+static inline struct rt_tl_host *tl_host(struct tl_build *b, size_t i)
+{
+	return TL_AT(&b->hosts, struct rt_tl_host, i);
+}
+/* Item numbers. */
+static inline uint32_t tl_item_pk(const struct tl_build *b, size_t i)
+{
+	return (uint32_t)(b->ev.n + i);
+}
+static inline uint32_t tl_item_finding(const struct tl_build *b, size_t i)
+{
+	return (uint32_t)(b->ev.n + b->pk.n + i);
+}
+
+uint32_t tl_str(struct tl_build *b, const char *s);
+uint32_t tl_strf(struct tl_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_note(struct tl_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tl_link(struct tl_build *b, uint32_t from, uint32_t to, uint32_t type);
+/* Link both ways. */
+int tl_link2(struct tl_build *b, uint32_t a, uint32_t b_item, uint32_t type_ab, uint32_t type_ba);
+
+/* Raw time of an item and its host. */
+uint64_t tl_item_raw(struct tl_build *b, uint32_t item);
+uint16_t tl_item_host(struct tl_build *b, uint32_t item);
+/* Aligned time of a raw time on host h. */
+uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw);
+
+/* Steps of the build (analysis/tl_*.c). */
+int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */
+int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
+void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_t t);
+int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, QP statistics */
+int tl_annotate(struct tl_build *b);          /* tl_annotate.c: per-packet comments */
+/* tl_file.c: turn the build into a timeline (takes the memory). */
+int tl_finish(struct tl_build *b, struct rt_timeline **out);
+void tl_build_free(struct tl_build *b);
+/* tl_annotate.c: the annotation of packet record i (first line, '\n', English line); returns the length. */
+size_t tl_format_annotation(const struct rt_timeline *tl, size_t i, char *buf, size_t len);
+/* tl_annotate.c: write the annotated capture and sidecar. */
+int tl_write_annotated(const struct rt_timeline *tl, const char *capture, const char *pcapng_out,
+		       const char *jsonl_out, char *err, size_t errlen);
+
+/* Finding helper (tl_detect.c). */
+struct rt_tl_finding *tl_finding_new(struct tl_build *b, unsigned kind, unsigned severity, uint64_t t_ns,
+				     uint32_t qp);
+void tl_finding_evidence(struct tl_build *b, struct rt_tl_finding *f, uint32_t item);
+
+#endif

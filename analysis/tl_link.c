@@ -1,0 +1,1281 @@
+/*
+ * Linking: who is who and what belongs to what.
+ *
+ *  1. QPs: trace QPs are (host, QPN); wire QPs are (IP address, QPN).  Peers
+ *     come from the CM exchange on the wire (REQ/REP local QPNs), from the
+ *     QP attributes in the traces (dest_qpn), from rxe's UDP source port
+ *     hash, or from traffic when an address pair carries one QP pair only.
+ *     Addresses map to hosts through CM events and the QPN pairs.
+ *  2. Send WRs get their PSN range (predicted by the probe, or computed from
+ *     sq_psn, the path MTU and the opcode), then every request packet on the
+ *     wire and every engine packet event is tied to its WR by PSN.
+ *  3. The requester stream of each connection is replayed in capture order:
+ *     retransmissions (with their trigger), duplicates, PSN gaps, and the
+ *     ACK / NAK / RNR NAK answering each request.
+ *  4. Completions close WRs (a signaled completion also covers the
+ *     unsignaled WRs before it), receive WRs are consumed in order by the
+ *     messages that need them, CM packets meet their CM events.
+ *  5. Every link with a time on both sides yields a causal clock constraint.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tl_hash.h"
+#include "tl_internal.h"
+
+#define IBV_QP_PATH_MTU (1u << 8)
+#define IBV_QP_TIMEOUT (1u << 9)
+#define IBV_QP_RETRY_CNT (1u << 10)
+#define IBV_QP_RNR_RETRY (1u << 11)
+#define IBV_QP_MIN_RNR_TIMER (1u << 15)
+#define IBV_QP_SQ_PSN (1u << 16)
+#define IBV_QP_DEST_QPN (1u << 20)
+
+#define CM_CONNECT_REQUEST 4
+#define CM_REJECTED 8
+#define CM_ESTABLISHED 9
+#define CM_DISCONNECTED 10
+
+struct wkey {                 /* a wire QP: address + QPN */
+	uint32_t ep, qpn;
+	uint32_t peer;            /* index into wkeys, RT_TL_NONE */
+	uint32_t qp;              /* final QP list index */
+	uint32_t first_req_psn;   /* first request PSN sent by this QP (as peer of its receiver) */
+	bool have_first;
+	uint32_t max_seg;         /* largest FIRST/MIDDLE payload: the path MTU */
+};
+
+struct wr_ent {               /* a send WR with its PSN range */
+	uint64_t first_u;         /* unwrapped first PSN */
+	uint32_t n;               /* PSNs it uses */
+	uint32_t item;
+};
+
+struct lctx {
+	struct tl_build *b;
+	struct tl_hash tq;        /* (host << 32 | qpn) -> qp index */
+	struct tl_hash wq;        /* (ep << 32 | qpn) -> wkey index */
+	struct tl_vec wkeys;      /* struct wkey */
+	uint32_t *wr_first, *wr_n; /* per event (send WRs) */
+	struct wr_ent *wrs;       /* sorted by qp, then post order */
+	uint32_t *wr_qp_start;    /* per qp: first entry; [nqp] = total */
+};
+
+static uint64_t K2(uint32_t a, uint32_t b)
+{
+	return (uint64_t)a << 32 | b;
+}
+
+static struct wkey *WK(struct lctx *c, size_t i)
+{
+	return TL_AT(&c->wkeys, struct wkey, i);
+}
+
+static uint32_t qp_new(struct tl_build *b, uint16_t host, uint32_t qpn)
+{
+	struct rt_tl_qp *q = tl_vec_push(&b->qps);
+	if (!q)
+		return RT_TL_NONE;
+	q->qpn = qpn;
+	q->host = host;
+	q->proc = UINT16_MAX;
+	q->peer = RT_TL_NONE;
+	q->timeout = q->retry_cnt = q->rnr_retry = q->min_rnr_timer = 0xFF;
+	q->qp_type = 2;
+	q->lat_p50_ns = q->lat_p99_ns = q->lat_max_ns = UINT64_MAX;
+	q->post_to_wire_p50_ns = q->ack_p50_ns = q->poll_delay_p50_ns = UINT64_MAX;
+	return (uint32_t)(b->qps.n - 1);
+}
+
+static bool ev_has_qp(const struct rt_event *ev)
+{
+	switch (ev->kind) {
+	case RT_EV_WR_POST:
+		return ev->u.wr.queue != RT_WRQ_SRQ_RECV && ev->qpn;
+	case RT_EV_COMPLETION: case RT_EV_PACKET: case RT_EV_RETRY: case RT_EV_RNR: case RT_EV_QP_STATE:
+	case RT_EV_QP_CREATE: case RT_EV_CM_EVENT: case RT_EV_TIMER: case RT_EV_ASYNC:
+		return ev->qpn != 0;
+	default:
+		return false;
+	}
+}
+
+static uint32_t ep_of_ip4(struct tl_build *b, uint32_t ip_net)
+{
+	uint8_t ip[16] = {0};
+	memcpy(ip, &ip_net, 4);
+	for (size_t i = 0; i < b->eps.n; i++) {
+		struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, i);
+		if (e->ver == 4 && !memcmp(e->ip, ip, 4))
+			return (uint32_t)i;
+	}
+	struct tl_ep *e = tl_vec_push(&b->eps);
+	if (!e)
+		return RT_TL_NONE;
+	e->ver = 4;
+	memcpy(e->ip, ip, 4);
+	e->host = UINT16_MAX;
+	return (uint32_t)(b->eps.n - 1);
+}
+
+/* 1a. trace QPs and their attributes; CM events map addresses to hosts. */
+static int trace_qps(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b);
+	b->ev_qp = malloc((nev ? nev : 1) * sizeof(uint32_t));
+	if (!b->ev_qp)
+		return -ENOMEM;
+	for (size_t i = 0; i < nev; i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_event *ev = &e->ev;
+		b->ev_qp[i] = RT_TL_NONE;
+		if (ev->kind == RT_EV_CM_EVENT && ev->u.cm.family == 2 && ev->u.cm.local_ip4) {
+			uint32_t ep = ep_of_ip4(b, ev->u.cm.local_ip4);
+			if (ep != RT_TL_NONE && TL_AT(&b->eps, struct tl_ep, ep)->host == UINT16_MAX)
+				TL_AT(&b->eps, struct tl_ep, ep)->host = e->host;
+		}
+		if (!ev_has_qp(ev))
+			continue;
+		uint64_t key = K2(e->host, ev->qpn);
+		uint32_t *v = tl_hash_get(&c->tq, key);
+		uint32_t q;
+		if (v) {
+			q = *v;
+		} else {
+			q = qp_new(b, e->host, ev->qpn);
+			if (q == RT_TL_NONE || tl_hash_put(&c->tq, key, q) < 0)
+				return -ENOMEM;
+		}
+		b->ev_qp[i] = q;
+		struct rt_tl_qp *Q = tl_qp(b, q);
+		Q->flags |= RT_TLQ_TRACED;
+		if (Q->proc == UINT16_MAX)
+			Q->proc = e->proc;
+		if (ev->kind == RT_EV_QP_STATE) {
+			const struct rt_ev_qp_state *s = &ev->u.qp_state;
+			if (s->result)
+				continue;
+			if ((s->attr_mask & IBV_QP_DEST_QPN) && s->dest_qpn)
+				Q->peer_qpn = s->dest_qpn;
+			if ((s->attr_mask & IBV_QP_PATH_MTU) && s->path_mtu)
+				Q->mtu = s->path_mtu;
+			if (s->attr_mask & IBV_QP_TIMEOUT)
+				Q->timeout = s->timeout;
+			if (s->attr_mask & IBV_QP_RETRY_CNT)
+				Q->retry_cnt = s->retry_cnt;
+			if (s->attr_mask & IBV_QP_RNR_RETRY)
+				Q->rnr_retry = s->rnr_retry;
+			if (s->attr_mask & IBV_QP_MIN_RNR_TIMER)
+				Q->min_rnr_timer = s->min_rnr_timer;
+			if (s->qp_type)
+				Q->qp_type = s->qp_type;
+			if (s->to_state == 6)
+				Q->flags |= RT_TLQ_ERROR;
+		} else if (ev->kind == RT_EV_QP_CREATE && !(ev->flags & RT_EVF_DESTROY)) {
+			Q->qp_type = ev->u.qp_create.qp_type;
+		} else if (ev->kind == RT_EV_CM_EVENT) {
+			Q->flags |= RT_TLQ_CM;
+		}
+	}
+	return 0;
+}
+
+static uint32_t wkey_get(struct lctx *c, uint32_t ep, uint32_t qpn)
+{
+	uint64_t key = K2(ep, qpn);
+	uint32_t *v = tl_hash_get(&c->wq, key);
+	if (v)
+		return *v;
+	struct wkey *w = tl_vec_push(&c->wkeys);
+	if (!w || tl_hash_put(&c->wq, key, (uint32_t)(c->wkeys.n - 1)) < 0)
+		return RT_TL_NONE;
+	w->ep = ep;
+	w->qpn = qpn;
+	w->peer = w->qp = RT_TL_NONE;
+	return (uint32_t)(c->wkeys.n - 1);
+}
+
+static void wpair(struct lctx *c, uint32_t a, uint32_t b)
+{
+	if (a == RT_TL_NONE || b == RT_TL_NONE || a == b)
+		return;
+	if (WK(c, a)->peer == RT_TL_NONE && WK(c, b)->peer == RT_TL_NONE) {
+		WK(c, a)->peer = b;
+		WK(c, b)->peer = a;
+	}
+}
+
+/* 1b. wire QPs and their peers. */
+static int wire_qps(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b);
+	struct tl_hash req; /* CM REQ local comm id -> packet */
+	if (tl_hash_init(&req, 16) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm) {
+			if (k->cm_attr == RT_CM_REQ && k->cm_local_qpn) {
+				if (wkey_get(c, k->src_ep, k->cm_local_qpn) == RT_TL_NONE ||
+				    tl_hash_put(&req, k->cm_comm_id, (uint32_t)i) < 0)
+					goto nomem;
+			} else if (k->cm_attr == RT_CM_REP && k->cm_local_qpn) {
+				uint32_t *r = tl_hash_get(&req, k->cm_remote_comm_id);
+				uint32_t me = wkey_get(c, k->src_ep, k->cm_local_qpn);
+				if (me == RT_TL_NONE)
+					goto nomem;
+				if (r) {
+					struct tl_pk *q = tl_pk(b, *r);
+					wpair(c, wkey_get(c, q->src_ep, q->cm_local_qpn), me);
+				}
+			}
+			continue;
+		}
+		if (!k->is_request && !k->is_response)
+			continue;
+		uint32_t w = wkey_get(c, k->dst_ep, k->dqpn);
+		if (w == RT_TL_NONE)
+			goto nomem;
+		k->recv_qp = w; /* wkey index for now */
+		if (k->is_request && (k->position == RT_POS_FIRST || k->position == RT_POS_MIDDLE) &&
+		    k->payload_len > WK(c, w)->max_seg)
+			WK(c, w)->max_seg = k->payload_len;
+	}
+	tl_hash_free(&req);
+	/* rxe's UDP source port names the sending QP */
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || k->recv_qp == RT_TL_NONE || WK(c, k->recv_qp)->peer != RT_TL_NONE)
+			continue;
+		for (size_t j = 0; j < c->wkeys.n; j++) {
+			struct wkey *o = WK(c, j);
+			if (o->ep == k->src_ep && o->peer == RT_TL_NONE && rt_rxe_udp_sport(o->qpn) == k->udp_sport) {
+				wpair(c, (uint32_t)j, k->recv_qp);
+				break;
+			}
+		}
+	}
+	/* one QP pair on an address pair */
+	for (size_t i = 0; i < c->wkeys.n; i++) {
+		struct wkey *a = WK(c, i);
+		if (a->peer != RT_TL_NONE)
+			continue;
+		/* unpaired QPs on other addresses that exchange packets with a's address */
+		uint32_t cand = RT_TL_NONE;
+		int ncand = 0, nsame = 0;
+		for (size_t j = 0; j < c->wkeys.n; j++) {
+			struct wkey *o = WK(c, j);
+			if (o->ep == a->ep && o->peer == RT_TL_NONE)
+				nsame++;
+		}
+		if (nsame != 1)
+			continue;
+		for (size_t j = 0; j < c->wkeys.n; j++) {
+			struct wkey *o = WK(c, j);
+			if (o->ep != a->ep && o->peer == RT_TL_NONE) {
+				cand = (uint32_t)j;
+				ncand++;
+			}
+		}
+		if (ncand == 1) {
+			int others = 0;
+			for (size_t j = 0; j < c->wkeys.n; j++)
+				if (WK(c, j)->ep == WK(c, cand)->ep && WK(c, j)->peer == RT_TL_NONE)
+					others++;
+			if (others == 1)
+				wpair(c, (uint32_t)i, cand);
+		}
+	}
+	return 0;
+nomem:
+	tl_hash_free(&req);
+	return -ENOMEM;
+}
+
+/* The first request PSN each wire QP sent (it must equal its sq_psn). */
+static void wire_first_psns(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (!k->is_request || k->recv_qp == RT_TL_NONE)
+			continue;
+		uint32_t snd = WK(c, k->recv_qp)->peer;
+		if (snd != RT_TL_NONE && !WK(c, snd)->have_first) {
+			WK(c, snd)->have_first = true;
+			WK(c, snd)->first_req_psn = k->psn;
+		}
+	}
+}
+
+/* sq_psn of a trace QP from its QP state events (-1 unknown). */
+static int64_t trace_sq_psn(struct tl_build *b, uint32_t q)
+{
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (b->ev_qp[i] == q && ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result &&
+		    (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN))
+			return ev->u.qp_state.sq_psn & RT_PSN_MASK;
+		if (b->ev_qp[i] == q && ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_PSN_VALID))
+			return ev->u.wr.first_psn & RT_PSN_MASK;
+	}
+	return -1;
+}
+
+/* 1c. wire QPs meet trace QPs; addresses meet hosts. */
+static int merge_qps(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t ntq = b->qps.n;
+	wire_first_psns(c);
+	/* trace QP pairs (A,a)->b tell which address belongs to which host */
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t q = 0; q < ntq; q++) {
+			struct rt_tl_qp *Q = tl_qp(b, q);
+			if (!Q->peer_qpn)
+				continue;
+			uint32_t hit = RT_TL_NONE;
+			int n = 0;
+			for (size_t j = 0; j < c->wkeys.n; j++) {
+				struct wkey *w = WK(c, j);
+				if (w->qpn != Q->qpn)
+					continue;
+				struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, w->ep);
+				if (e->host != UINT16_MAX && e->host != Q->host)
+					continue;
+				if (w->peer != RT_TL_NONE && WK(c, w->peer)->qpn != Q->peer_qpn)
+					continue;
+				if (pass != 1 && w->peer == RT_TL_NONE)
+					continue;
+				if (w->have_first) {
+					int64_t sq = trace_sq_psn(b, (uint32_t)q);
+					if (sq >= 0 && (uint32_t)sq != w->first_req_psn)
+						continue; /* same QPN, but not the QP whose sends start at sq_psn */
+				}
+				hit = (uint32_t)j;
+				n++;
+			}
+			if (n == 1) {
+				struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, WK(c, hit)->ep);
+				if (e->host == UINT16_MAX)
+					e->host = Q->host;
+				if (WK(c, hit)->peer == RT_TL_NONE) {
+					/* the peer must be the one unpaired key with dest_qpn on another address */
+					uint32_t p = RT_TL_NONE;
+					int np = 0;
+					for (size_t j = 0; j < c->wkeys.n; j++)
+						if (WK(c, j)->qpn == Q->peer_qpn && WK(c, j)->ep != WK(c, hit)->ep &&
+						    WK(c, j)->peer == RT_TL_NONE) {
+							p = (uint32_t)j;
+							np++;
+						}
+					if (np == 1)
+						wpair(c, hit, p);
+				}
+			}
+		}
+	/* final QP entries for wire keys */
+	for (size_t j = 0; j < c->wkeys.n; j++) {
+		struct wkey *w = WK(c, j);
+		struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, w->ep);
+		uint32_t q = RT_TL_NONE;
+		if (e->host != UINT16_MAX) {
+			uint32_t *v = tl_hash_get(&c->tq, K2(e->host, w->qpn));
+			if (v)
+				q = *v;
+		}
+		if (q == RT_TL_NONE) {
+			q = qp_new(b, e->host, w->qpn);
+			if (q == RT_TL_NONE)
+				return -ENOMEM;
+			e = TL_AT(&b->eps, struct tl_ep, w->ep);
+		}
+		w->qp = q;
+		struct rt_tl_qp *Q = tl_qp(b, q);
+		Q->flags |= RT_TLQ_WIRE;
+		Q->ip_version = e->ver;
+		memcpy(Q->ip, e->ip, 16);
+		if (!Q->mtu && w->max_seg) {
+			for (unsigned m = 1; m <= 5; m++)
+				if (rt_mtu_bytes(m) == w->max_seg)
+					Q->mtu = (uint8_t)m;
+		}
+		if (e->host != UINT16_MAX) {
+			struct rt_tl_host *h = tl_host(b, e->host);
+			if (!h->ip_version) {
+				h->ip_version = e->ver;
+				memcpy(h->ip, e->ip, 16);
+			}
+		}
+	}
+	for (size_t j = 0; j < c->wkeys.n; j++) {
+		struct wkey *w = WK(c, j);
+		if (w->peer == RT_TL_NONE)
+			continue;
+		struct rt_tl_qp *Q = tl_qp(b, w->qp);
+		Q->peer = WK(c, w->peer)->qp;
+		Q->peer_qpn = WK(c, w->peer)->qpn;
+	}
+	/* trace-only pairs: (A,a)->b and (B,b)->a on different hosts */
+	for (size_t q = 0; q < b->qps.n; q++) {
+		struct rt_tl_qp *Q = tl_qp(b, q);
+		if (Q->peer != RT_TL_NONE || !Q->peer_qpn)
+			continue;
+		for (size_t r = 0; r < b->qps.n; r++) {
+			struct rt_tl_qp *R = tl_qp(b, r);
+			if (r != q && R->qpn == Q->peer_qpn && R->peer_qpn == Q->qpn &&
+			    (R->host != Q->host || R->host == UINT16_MAX) && R->peer == RT_TL_NONE) {
+				Q->peer = (uint32_t)r;
+				R->peer = (uint32_t)q;
+				break;
+			}
+		}
+	}
+	/* CM-learned connection flag and attributes the wire can tell */
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm) {
+			if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && k->cm_local_qpn) {
+				uint32_t *v = tl_hash_get(&c->wq, K2(k->src_ep, k->cm_local_qpn));
+				if (v) {
+					k->send_qp = WK(c, *v)->qp;
+					tl_qp(b, k->send_qp)->flags |= RT_TLQ_CM;
+				}
+			}
+			continue;
+		}
+		if (k->recv_qp == RT_TL_NONE)
+			continue;
+		struct wkey *w = WK(c, k->recv_qp);
+		k->recv_qp = w->qp;
+		k->send_qp = w->peer != RT_TL_NONE ? WK(c, w->peer)->qp : RT_TL_NONE;
+	}
+	return 0;
+}
+
+/* 2. PSN ranges of send WRs. */
+static uint32_t wr_psns(const struct rt_ev_wr *w, unsigned mtu_bytes, uint8_t qp_type)
+{
+	if (w->flags & RT_WRF_POST_FAILED)
+		return 0;
+	if (qp_type == 4) /* UD: one packet per message */
+		return 1;
+	switch (w->opcode) {
+	case 0: case 1: case 2: case 3: case 9: case 4:
+		return rt_packets_for(w->length, mtu_bytes);
+	case 5: case 6: case 14: case 15:
+		return 1;
+	default:
+		return 0; /* LOCAL_INV, BIND_MW: no packets */
+	}
+}
+
+static int wr_ranges(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), nqp = b->qps.n;
+	c->wr_first = calloc(nev ? nev : 1, sizeof(uint32_t));
+	c->wr_n = calloc(nev ? nev : 1, sizeof(uint32_t));
+	uint32_t *next = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
+	uint8_t *have = calloc(nqp ? nqp : 1, 1);
+	size_t *cnt = calloc(nqp + 1, sizeof(size_t));
+	if (!c->wr_first || !c->wr_n || !next || !have || !cnt) {
+		free(next);
+		free(have);
+		free(cnt);
+		return -ENOMEM;
+	}
+	/* the first request PSN each QP put on the wire anchors QPs without sq_psn */
+	uint32_t *wire_first = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
+	uint8_t *wire_have = calloc(nqp ? nqp : 1, 1);
+	if (!wire_first || !wire_have) {
+		free(next);
+		free(have);
+		free(cnt);
+		free(wire_first);
+		free(wire_have);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->is_request && k->send_qp != RT_TL_NONE && !wire_have[k->send_qp]) {
+			wire_have[k->send_qp] = 1;
+			wire_first[k->send_qp] = k->psn;
+		}
+	}
+	size_t total = 0;
+	for (size_t i = 0; i < nev; i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		uint32_t q = b->ev_qp[i];
+		if (q == RT_TL_NONE)
+			continue;
+		if (ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result && (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN)) {
+			next[q] = ev->u.qp_state.sq_psn & RT_PSN_MASK;
+			have[q] = 1;
+			continue;
+		}
+		if (ev->kind != RT_EV_WR_POST || ev->u.wr.queue != RT_WRQ_SEND)
+			continue;
+		const struct rt_ev_wr *w = &ev->u.wr;
+		struct rt_tl_qp *Q = tl_qp(b, q);
+		unsigned mtu = Q->mtu ? rt_mtu_bytes(Q->mtu) : 4096;
+		uint32_t n;
+		if (w->flags & RT_WRF_PSN_VALID) {
+			c->wr_first[i] = w->first_psn & RT_PSN_MASK;
+			n = (uint32_t)rt_psn_diff(w->last_psn, w->first_psn) + 1;
+			next[q] = rt_psn_add(w->last_psn, 1);
+			have[q] = 1;
+		} else {
+			n = wr_psns(w, mtu, Q->qp_type);
+			if (!have[q] && wire_have[q]) {
+				next[q] = wire_first[q];
+				have[q] = 1;
+			}
+			if (!have[q] || !n)
+				continue;
+			c->wr_first[i] = next[q];
+			next[q] = rt_psn_add(next[q], (int32_t)n);
+		}
+		c->wr_n[i] = n;
+		cnt[q + 1]++;
+		total++;
+	}
+	free(wire_first);
+	free(wire_have);
+	for (size_t q = 0; q < nqp; q++)
+		cnt[q + 1] += cnt[q];
+	c->wr_qp_start = malloc((nqp + 1) * sizeof(uint32_t));
+	c->wrs = malloc((total ? total : 1) * sizeof(*c->wrs));
+	uint64_t *last_u = calloc(nqp ? nqp : 1, sizeof(uint64_t));
+	uint32_t *last_psn = calloc(nqp ? nqp : 1, sizeof(uint32_t));
+	if (!c->wr_qp_start || !c->wrs || !last_u || !last_psn) {
+		free(next);
+		free(have);
+		free(cnt);
+		free(last_u);
+		free(last_psn);
+		return -ENOMEM;
+	}
+	for (size_t q = 0; q <= nqp; q++)
+		c->wr_qp_start[q] = (uint32_t)cnt[q];
+	memset(have, 0, nqp ? nqp : 1);
+	for (size_t i = 0; i < nev; i++) {
+		if (!c->wr_n[i])
+			continue;
+		uint32_t q = b->ev_qp[i];
+		struct wr_ent *e = &c->wrs[cnt[q]++];
+		if (!have[q]) {
+			last_u[q] = (1ull << 40) + c->wr_first[i];
+			have[q] = 1;
+		} else {
+			last_u[q] += (uint64_t)(int64_t)rt_psn_diff(c->wr_first[i], last_psn[q]);
+		}
+		last_psn[q] = c->wr_first[i];
+		e->first_u = last_u[q];
+		e->n = c->wr_n[i];
+		e->item = (uint32_t)i;
+	}
+	free(next);
+	free(have);
+	free(cnt);
+	free(last_u);
+	free(last_psn);
+	return 0;
+}
+
+/* The send WR of QP q whose range holds psn (RT_TL_NONE); *hint speeds up sequential lookups. */
+static uint32_t wr_for_psn(struct lctx *c, uint32_t q, uint32_t psn, uint32_t *idx_out)
+{
+	if (q == RT_TL_NONE || q >= c->b->qps.n)
+		return RT_TL_NONE;
+	uint32_t a = c->wr_qp_start[q], e = c->wr_qp_start[q + 1];
+	if (a == e)
+		return RT_TL_NONE;
+	/* unwrap relative to the middle WR: fine for runs within 2^23 PSNs of it,
+	 * and relative to the neighbours of the hint otherwise */
+	uint32_t ref = idx_out && *idx_out >= a && *idx_out < e ? *idx_out : a + (e - a) / 2;
+	uint32_t refpsn = (uint32_t)(c->wrs[ref].first_u & RT_PSN_MASK);
+	uint64_t pu = c->wrs[ref].first_u + (uint64_t)(int64_t)rt_psn_diff(psn, refpsn);
+	uint32_t lo = a, hi = e;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->wrs[mid].first_u <= pu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == a)
+		return RT_TL_NONE;
+	struct wr_ent *w = &c->wrs[lo - 1];
+	if (pu >= w->first_u + w->n)
+		return RT_TL_NONE;
+	if (idx_out)
+		*idx_out = lo - 1;
+	return w->item;
+}
+
+/* 3. the requester streams on the wire. */
+struct stream {
+	bool have;
+	uint64_t max_u;           /* highest PSN sent (unwrapped) */
+	uint32_t max_psn;
+	uint32_t last_sent;       /* PSN of the latest request */
+	uint64_t acked_u;         /* highest PSN acknowledged */
+	bool have_ack;
+	bool in_burst;
+	uint8_t burst_cause;
+	uint32_t last_nak;        /* packet index of the latest NAK (seq) / RNR NAK since the last send */
+	uint32_t hint;
+	uint32_t qhead;           /* unacked requests: FIFO in pending[] */
+};
+
+static int wire_streams(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b), nqp = b->qps.n;
+	struct stream *st = calloc(nqp ? nqp : 1, sizeof(*st));
+	struct tl_hash first; /* (recv qp, psn) -> first transmission packet */
+	struct tl_hash last;  /* (recv qp, psn) -> latest transmission */
+	uint32_t *pending = malloc((npk ? npk : 1) * sizeof(uint32_t));
+	uint32_t *pnext = malloc((npk ? npk : 1) * sizeof(uint32_t)); /* per-stream FIFO links */
+	uint32_t *ptail = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
+	if (!st || !pending || !pnext || !ptail || tl_hash_init(&first, npk / 2 + 16) < 0) {
+		free(st);
+		free(pending);
+		free(pnext);
+		free(ptail);
+		return -ENOMEM;
+	}
+	if (tl_hash_init(&last, npk / 2 + 16) < 0) {
+		tl_hash_free(&first);
+		free(st);
+		free(pending);
+		free(pnext);
+		free(ptail);
+		return -ENOMEM;
+	}
+	(void)pending;
+	for (size_t q = 0; q < nqp; q++) {
+		st[q].qhead = RT_TL_NONE;
+		ptail[q] = RT_TL_NONE;
+		st[q].last_nak = RT_TL_NONE;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->icrc == RT_ICRC_BAD)
+			k->flags |= RT_TLF_BAD_ICRC | RT_TLF_ERROR;
+		if ((k->tos & 3) == 3)
+			k->flags |= RT_TLF_ECN;
+		if (k->damaged)
+			k->flags |= RT_TLF_DAMAGED;
+		if (k->is_cm) {
+			k->flags |= RT_TLF_CONTROL;
+			continue;
+		}
+		if (k->opcode == RT_OP_CNP) {
+			k->flags |= RT_TLF_CNP;
+			continue;
+		}
+		if (k->is_request) {
+			k->flags |= RT_TLF_REQUEST;
+			uint32_t s = k->recv_qp;
+			if (s == RT_TL_NONE)
+				continue;
+			struct stream *S = &st[s];
+			uint64_t pu;
+			if (!S->have) {
+				S->have = true;
+				pu = (1ull << 40) + k->psn;
+				S->max_u = pu;
+				S->max_psn = k->psn;
+			} else {
+				pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
+			}
+			uint64_t key = K2(s, k->psn);
+			uint32_t *f = tl_hash_get(&first, key);
+			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
+				S->in_burst = false; /* the PSN went back again: a new round */
+			S->last_sent = k->psn;
+			if (pu < S->max_u || (f && pu == S->max_u)) {
+				/* a PSN sent before: retransmission (when never captured, its first
+				 * transmission was lost before the capture point) */
+				uint32_t *l = tl_hash_get(&last, key);
+				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
+				k->retrans = (uint8_t)(!prev ? 1 : prev->retrans < 254 ? prev->retrans + 1 : 255);
+				k->original = f ? *f : RT_TL_NONE;
+				k->flags |= RT_TLF_RETRANS;
+				if (!S->in_burst) {
+					S->in_burst = true;
+					uint8_t cause = RT_RETRY_ACK_TIMEOUT;
+					if (S->last_nak != RT_TL_NONE) {
+						struct tl_pk *n = tl_pk(b, S->last_nak);
+						if (n->aeth_type == RT_AETH_RNR_NAK)
+							cause = RT_RETRY_RNR;
+						else if (n->aeth_type == RT_AETH_NAK && n->aeth_value == RT_NAK_PSN_SEQ_ERROR)
+							cause = RT_RETRY_NAK_SEQ;
+						if (cause != RT_RETRY_ACK_TIMEOUT)
+							k->trigger = S->last_nak;
+					}
+					S->burst_cause = cause;
+					S->last_nak = RT_TL_NONE;
+				}
+				k->retrans_cause = S->burst_cause;
+				if (S->have_ack && pu <= S->acked_u) {
+					k->dup = true;
+					k->flags |= RT_TLF_DUP;
+				}
+				if ((rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
+					break;
+				if (!f && (rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
+					break;
+				if (f && (rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
+					break;
+			} else {
+				if (pu > S->max_u + 1) {
+					k->ooo = true;
+					k->flags |= RT_TLF_OUT_OF_ORDER;
+				}
+				if (pu > S->max_u || !f) {
+					S->max_u = pu > S->max_u ? pu : S->max_u;
+					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
+				}
+				S->in_burst = false;
+				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0 ||
+				    (rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
+					break;
+			}
+			/* unacked FIFO */
+			pnext[i] = RT_TL_NONE;
+			if (ptail[s] == RT_TL_NONE)
+				S->qhead = (uint32_t)i;
+			else
+				pnext[ptail[s]] = (uint32_t)i;
+			ptail[s] = (uint32_t)i;
+			/* the WR */
+			uint32_t wr = wr_for_psn(c, k->send_qp, k->psn, &S->hint);
+			if (wr != RT_TL_NONE) {
+				k->wr = wr;
+				uint64_t wf = c->wr_first[wr];
+				k->wr_pkt_index = (uint16_t)(rt_psn_diff(k->psn, (uint32_t)wf) + 1);
+				k->wr_pkt_count = (uint8_t)(c->wr_n[wr] > 255 ? 255 : c->wr_n[wr]);
+				k->flags |= RT_TLF_HAS_WR;
+				rc = tl_link2(b, wr, tl_item_pk(b, i), k->retrans ? RT_TLL_RETRANS : RT_TLL_PACKET, RT_TLL_WR);
+				if (rc < 0)
+					break;
+				if (!k->retrans && k->wr_pkt_index == 1) {
+					/* the WR was posted before its first packet left */
+					struct tl_evrec *we = tl_ev(b, wr);
+					if (b->capture_host != UINT16_MAX)
+						tl_clock_add(b, we->host, b->capture_host,
+							     (int64_t)k->raw_ns - (int64_t)we->raw_ns, k->raw_ns);
+				}
+			}
+			continue;
+		}
+		if (!k->is_response)
+			continue;
+		k->flags |= RT_TLF_RESPONSE;
+		/* the requester is the receiver of the response; its stream is keyed by its peer */
+		uint32_t s = k->send_qp;
+		if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK)
+			k->flags |= RT_TLF_ACK;
+		else if (k->aeth_type == RT_AETH_RNR_NAK)
+			k->flags |= RT_TLF_RNR | RT_TLF_NAK;
+		else if (k->aeth_type == RT_AETH_NAK) {
+			k->flags |= RT_TLF_NAK;
+			if (k->aeth_value != RT_NAK_PSN_SEQ_ERROR)
+				k->flags |= RT_TLF_ERROR;
+		}
+		if (s == RT_TL_NONE || !st[s].have)
+			continue;
+		struct stream *S = &st[s];
+		uint64_t pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
+		uint32_t *lr = tl_hash_get(&last, K2(s, k->psn));
+		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
+			S->last_nak = (uint32_t)i;
+			if (lr) {
+				k->answer = *lr;
+				if ((rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST,
+						   k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK)) < 0)
+					break;
+			}
+			/* NAK PSN names the expected (seq) or failing request: its WR */
+			uint32_t wr = wr_for_psn(c, tl_qp(b, k->recv_qp)->qpn ? k->recv_qp : RT_TL_NONE, k->psn, NULL);
+			if (wr != RT_TL_NONE)
+				rc = tl_link2(b, tl_item_pk(b, i), wr, RT_TLL_WR,
+					      k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK);
+			/* a NAK acknowledges everything before its PSN */
+			pu = pu - 1;
+		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr) {
+			S->last_nak = RT_TL_NONE;
+			k->answer = *lr;
+			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST);
+		}
+		if (rc < 0)
+			break;
+		if (k->op_class == RT_CLASS_READ_RESP || k->op_class == RT_CLASS_ATOMIC_ACK) {
+			uint32_t wr = wr_for_psn(c, k->recv_qp, k->psn, NULL);
+			if (wr != RT_TL_NONE) {
+				k->wr = wr;
+				k->flags |= RT_TLF_HAS_WR;
+				if ((rc = tl_link2(b, wr, tl_item_pk(b, i), RT_TLL_PACKET, RT_TLL_WR)) < 0)
+					break;
+			}
+		}
+		/* coverage: every unacked request up to pu is answered by this response */
+		if (!S->have_ack || pu > S->acked_u) {
+			S->acked_u = pu;
+			S->have_ack = true;
+		}
+		while (S->qhead != RT_TL_NONE) {
+			struct tl_pk *r = tl_pk(b, S->qhead);
+			uint64_t ru = S->max_u + (uint64_t)(int64_t)rt_psn_diff(r->psn, S->max_psn);
+			if (ru > pu)
+				break;
+			if (r->answer == RT_TL_NONE)
+				r->answer = (uint32_t)i;
+			if (r->wr != RT_TL_NONE && c->wr_n[r->wr] &&
+			    rt_psn_diff(r->psn, rt_psn_add(c->wr_first[r->wr], (int32_t)c->wr_n[r->wr] - 1)) == 0 &&
+			    (k->aeth_type == RT_AETH_ACK))
+				if ((rc = tl_link2(b, r->wr, tl_item_pk(b, i), RT_TLL_ACK, RT_TLL_WR)) < 0)
+					break;
+			S->qhead = pnext[S->qhead];
+			if (S->qhead == RT_TL_NONE)
+				ptail[s] = RT_TL_NONE;
+		}
+		if (rc < 0)
+			break;
+	}
+	tl_hash_free(&first);
+	tl_hash_free(&last);
+	free(st);
+	free(pending);
+	free(pnext);
+	free(ptail);
+	return rc;
+}
+
+/* 2b. engine packet events: their WR, and the wire packet they are. */
+static int engine_events(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b);
+	struct tl_hash wire, tx; /* (sender qp, psn, resp, occurrence) -> packet / event */
+	if (tl_hash_init(&wire, npk + 16) < 0)
+		return -ENOMEM;
+	if (tl_hash_init(&tx, 64) < 0) {
+		tl_hash_free(&wire);
+		return -ENOMEM;
+	}
+	struct tl_hash occ;
+	if (tl_hash_init(&occ, npk + 16) < 0) {
+		tl_hash_free(&wire);
+		tl_hash_free(&tx);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	bool any = false;
+	for (size_t i = 0; i < nev && !any; i++)
+		any = tl_ev(b, i)->ev.kind == RT_EV_PACKET;
+	if (!any)
+		goto out;
+#define OKEY(q, psn, resp) ((uint64_t)(q) << 26 | (uint64_t)(psn) << 1 | (resp))
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || k->send_qp == RT_TL_NONE || (!k->is_request && !k->is_response))
+			continue;
+		uint64_t ok = OKEY(k->send_qp, k->psn, k->is_response);
+		uint32_t *o = tl_hash_get(&occ, ok);
+		uint32_t n = o ? *o + 1 : 0;
+		if ((rc = tl_hash_put(&occ, ok, n)) < 0 || (rc = tl_hash_put(&wire, ok ^ ((uint64_t)n << 56), (uint32_t)i)) < 0)
+			goto out;
+	}
+	tl_hash_free(&occ);
+	if ((rc = tl_hash_init(&occ, 1024)) < 0)
+		goto out;
+	uint32_t hint = 0;
+	for (size_t i = 0; i < nev; i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+			continue;
+		const struct rt_ev_packet *p = &e->ev.u.pkt;
+		const struct rt_opcode_info *op = rt_opcode_info(p->opcode);
+		bool resp = op && (op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
+				   op->op_class == RT_CLASS_ATOMIC_ACK);
+		bool txd = e->ev.flags & RT_EVF_TX;
+		uint32_t q = b->ev_qp[i];
+		uint32_t sender = txd ? q : tl_qp(b, q)->peer;
+		/* the WR of a request this host sent, or of a response it received */
+		if (op && (txd != resp)) {
+			uint32_t wr = wr_for_psn(c, q, p->psn, &hint);
+			if (wr != RT_TL_NONE &&
+			    (rc = tl_link2(b, wr, (uint32_t)i, (p->flags & RT_PKTF_RETRANS) ? RT_TLL_RETRANS : RT_TLL_PACKET,
+					   RT_TLL_WR)) < 0)
+				goto out;
+		}
+		if (sender == RT_TL_NONE || (txd && (p->flags & RT_PKTF_DROPPED)))
+			continue;
+		uint64_t ok = OKEY(sender, p->psn, resp) | (txd ? 1ull << 55 : 0);
+		uint32_t *o = tl_hash_get(&occ, ok);
+		uint32_t n = o ? *o + 1 : 0;
+		if ((rc = tl_hash_put(&occ, ok, n)) < 0)
+			goto out;
+		uint64_t base = OKEY(sender, p->psn, resp) ^ ((uint64_t)n << 56);
+		uint32_t *w = tl_hash_get(&wire, base);
+		if (w) {
+			struct tl_pk *k = tl_pk(b, *w);
+			if ((rc = tl_link2(b, (uint32_t)i, tl_item_pk(b, *w), RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
+				goto out;
+			if (txd) /* the capture sits between sender and receiver */
+				tl_clock_add(b, e->host, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
+			else
+				tl_clock_add(b, b->capture_host, e->host, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+		}
+		if (txd) {
+			if ((rc = tl_hash_put(&tx, base, (uint32_t)i)) < 0)
+				goto out;
+		} else {
+			uint32_t *t = tl_hash_get(&tx, base);
+			if (t) {
+				struct tl_evrec *te = tl_ev(b, *t);
+				if (te->host != e->host)
+					tl_clock_add(b, te->host, e->host, (int64_t)e->raw_ns - (int64_t)te->raw_ns, e->raw_ns);
+				if ((rc = tl_link2(b, *t, (uint32_t)i, RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
+					goto out;
+			}
+		}
+	}
+#undef OKEY
+out:
+	tl_hash_free(&wire);
+	tl_hash_free(&tx);
+	tl_hash_free(&occ);
+	return rc;
+}
+
+/* 4. completions, receive WRs and their consumers, CM. */
+struct fifo {
+	uint32_t *v;
+	size_t head, n, cap;
+};
+
+static int fifo_push(struct fifo *f, uint32_t x)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		uint32_t *v = realloc(f->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n++] = x;
+	return 0;
+}
+
+static int completions(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), nqp = b->qps.n;
+	struct fifo *sq = calloc(nqp ? nqp : 1, sizeof(*sq));
+	struct fifo *rq = calloc(nqp ? nqp : 1, sizeof(*rq));
+	struct tl_hash srq; /* (host, srqn) -> fifo index in srqs */
+	struct tl_vec srqs;
+	tl_vec_init(&srqs, sizeof(struct fifo));
+	if (!sq || !rq || tl_hash_init(&srq, 16) < 0) {
+		free(sq);
+		free(rq);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < nev && !rc; i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_event *ev = &e->ev;
+		uint32_t q = b->ev_qp[i];
+		if (ev->kind == RT_EV_WR_POST && !(ev->u.wr.flags & RT_WRF_POST_FAILED)) {
+			if (ev->u.wr.queue == RT_WRQ_SRQ_RECV) {
+				uint64_t key = K2(e->host, ev->qpn);
+				uint32_t *v = tl_hash_get(&srq, key);
+				if (!v) {
+					if (!tl_vec_push(&srqs) || tl_hash_put(&srq, key, (uint32_t)(srqs.n - 1)) < 0) {
+						rc = -ENOMEM;
+						break;
+					}
+					v = tl_hash_get(&srq, key);
+				}
+				rc = fifo_push(TL_AT(&srqs, struct fifo, *v), (uint32_t)i);
+			} else if (q != RT_TL_NONE) {
+				rc = fifo_push(ev->u.wr.queue == RT_WRQ_SEND ? &sq[q] : &rq[q], (uint32_t)i);
+			}
+			continue;
+		}
+		if (ev->kind != RT_EV_COMPLETION || q == RT_TL_NONE)
+			continue;
+		const struct rt_ev_completion *wc = &ev->u.wc;
+		bool recv = wc->opcode & 128;
+		struct fifo *f = recv ? &rq[q] : &sq[q];
+		if (recv && f->head == f->n) {
+			/* maybe an SRQ of this host */
+			for (size_t s = 0; s < srqs.n; s++) {
+				struct fifo *g = TL_AT(&srqs, struct fifo, s);
+				for (size_t j = g->head; j < g->n; j++)
+					if (tl_ev(b, g->v[j])->host == e->host && tl_ev(b, g->v[j])->ev.u.wr.wr_id == wc->wr_id) {
+						f = g;
+						break;
+					}
+			}
+		}
+		/* the oldest outstanding WR with this wr_id (a flushed queue completes in order) */
+		size_t j;
+		for (j = f->head; j < f->n; j++)
+			if (tl_ev(b, f->v[j])->ev.u.wr.wr_id == wc->wr_id)
+				break;
+		if (j == f->n)
+			continue;
+		uint32_t wr = f->v[j];
+		if ((rc = tl_link2(b, wr, (uint32_t)i, RT_TLL_COMPLETION, RT_TLL_WR)) < 0)
+			break;
+		if (!recv) {
+			/* unsignaled WRs before it are covered by it (in order, RC semantics) */
+			for (size_t u = f->head; u < j && !rc; u++) {
+				if ((rc = tl_link(b, f->v[u], (uint32_t)i, RT_TLL_COMPLETION)) < 0)
+					break;
+				rc = tl_link(b, (uint32_t)i, f->v[u], RT_TLL_COVERED);
+			}
+			f->head = j + 1;
+		} else {
+			/* receive WRs complete in order (but an SRQ's may not): remove just this one */
+			if (j == f->head) {
+				f->head++;
+			} else {
+				memmove(&f->v[j], &f->v[j + 1], (f->n - j - 1) * sizeof(uint32_t));
+				f->n--;
+			}
+		}
+	}
+	for (size_t q = 0; q < nqp; q++) {
+		free(sq[q].v);
+		free(rq[q].v);
+	}
+	for (size_t s = 0; s < srqs.n; s++)
+		free(TL_AT(&srqs, struct fifo, s)->v);
+	tl_vec_free(&srqs);
+	tl_hash_free(&srq);
+	free(sq);
+	free(rq);
+	return rc;
+}
+
+/* Receive WRs are consumed in order by the messages that need one. */
+static int recv_consumers(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
+	struct fifo *rq = calloc(nqp ? nqp : 1, sizeof(*rq));
+	struct fifo *msg = calloc(nqp ? nqp : 1, sizeof(*msg));
+	struct tl_hash last;
+	if (!rq || !msg || tl_hash_init(&last, 64) < 0) {
+		free(rq);
+		free(msg);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < nev && !rc; i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (ev->kind == RT_EV_WR_POST && ev->u.wr.queue == RT_WRQ_RECV && b->ev_qp[i] != RT_TL_NONE &&
+		    !(ev->u.wr.flags & RT_WRF_POST_FAILED))
+			rc = fifo_push(&rq[b->ev_qp[i]], (uint32_t)i);
+	}
+	for (size_t i = 0; i < npk && !rc; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (!k->is_request || !k->consumes_recv || k->recv_qp == RT_TL_NONE)
+			continue;
+		if (!(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED))
+			continue;
+		uint64_t key = K2(k->recv_qp, k->psn);
+		uint32_t *v = tl_hash_get(&last, key);
+		if (!v) {
+			if ((rc = fifo_push(&msg[k->recv_qp], (uint32_t)i)) < 0)
+				break;
+			rc = tl_hash_put(&last, key, (uint32_t)(msg[k->recv_qp].n - 1));
+		} else {
+			/* a later transmission is the one that got through */
+			msg[k->recv_qp].v[*v] = (uint32_t)i;
+		}
+	}
+	for (size_t q = 0; q < nqp && !rc; q++) {
+		size_t n = rq[q].n < msg[q].n ? rq[q].n : msg[q].n;
+		for (size_t j = 0; j < n && !rc; j++) {
+			struct tl_pk *k = tl_pk(b, msg[q].v[j]);
+			k->recv_wr = rq[q].v[j];
+			rc = tl_link2(b, rq[q].v[j], tl_item_pk(b, msg[q].v[j]), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
+		}
+	}
+	for (size_t q = 0; q < nqp; q++) {
+		free(rq[q].v);
+		free(msg[q].v);
+	}
+	free(rq);
+	free(msg);
+	tl_hash_free(&last);
+	return rc;
+}
+
+/* The passive host answers a REQ (REP or REJ, same comm id) after its CONNECT_REQUEST event. */
+static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
+{
+	struct tl_build *b = c->b;
+	if (b->capture_host == UINT16_MAX)
+		return 0;
+	uint32_t comm = tl_pk(b, req)->cm_comm_id;
+	for (size_t j = req + 1; j < tl_npk(b); j++) {
+		struct tl_pk *k = tl_pk(b, j);
+		if (k->is_cm && (k->cm_attr == RT_CM_REP || k->cm_attr == RT_CM_REJ) && k->cm_remote_comm_id == comm) {
+			struct tl_evrec *e = tl_ev(b, ev);
+			tl_clock_add(b, h, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
+			return tl_link(b, (uint32_t)ev, tl_item_pk(b, j), RT_TLL_CM_PACKET);
+		}
+	}
+	return 0;
+}
+
+/* CM packets meet the CM events they cause on the receiving host, in order. */
+static int cm_links(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b), nh = b->hosts.n;
+	if (!nh)
+		return 0;
+	/* per host and event type: the events in order */
+	static const struct {
+		uint16_t attr;
+		uint8_t event;
+	} map[] = {{RT_CM_REQ, CM_CONNECT_REQUEST}, {RT_CM_REP, CM_ESTABLISHED}, {RT_CM_RTU, CM_ESTABLISHED},
+		   {RT_CM_REJ, CM_REJECTED}, {RT_CM_DREQ, CM_DISCONNECTED}};
+	int rc = 0;
+	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]) && !rc; m++) {
+		for (size_t h = 0; h < nh && !rc; h++) {
+			size_t ei = 0;
+			struct tl_hash seen;
+			if (tl_hash_init(&seen, 16) < 0)
+				return -ENOMEM;
+			for (size_t i = 0; i < npk && !rc; i++) {
+				struct tl_pk *k = tl_pk(b, i);
+				if (!k->is_cm || k->cm_attr != map[m].attr || k->dst_ep >= b->eps.n ||
+				    TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host != h)
+					continue;
+				if (tl_hash_get(&seen, k->cm_comm_id)) /* a MAD retry of the same message */
+					continue;
+				if ((rc = tl_hash_put(&seen, k->cm_comm_id, 1)) < 0)
+					break;
+				/* next event of that type on host h: for ESTABLISHED, the passive side
+				 * (had a CONNECT_REQUEST) answers RTU, the active side REP */
+				for (; ei < nev; ei++) {
+					struct tl_evrec *e = tl_ev(b, ei);
+					if (e->host != h || e->ev.kind != RT_EV_CM_EVENT || e->ev.u.cm.event != map[m].event)
+						continue;
+					break;
+				}
+				if (ei == nev)
+					break;
+				struct tl_evrec *e = tl_ev(b, ei);
+				rc = tl_link2(b, tl_item_pk(b, i), (uint32_t)ei, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
+				if (!rc && map[m].attr == RT_CM_REQ)
+					rc = cm_reply_after(c, i, (uint16_t)h, ei);
+				if (!rc && b->capture_host != UINT16_MAX && map[m].attr != RT_CM_REP && map[m].attr != RT_CM_RTU)
+					tl_clock_add(b, b->capture_host, (uint16_t)h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+				ei++;
+			}
+			tl_hash_free(&seen);
+		}
+	}
+	return rc;
+}
+
+/* 5. causal constraints of the links: packet before completion, post before consumer ... */
+static int causal_constraints(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b), nl = b->links.n;
+	uint16_t cap = b->capture_host;
+	/* completion of each WR */
+	uint32_t *comp = malloc((nev ? nev : 1) * sizeof(uint32_t));
+	if (!comp)
+		return -ENOMEM;
+	for (size_t i = 0; i < nev; i++)
+		comp[i] = RT_TL_NONE;
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->type == RT_TLL_COMPLETION && l->from < nev && l->to < nev && comp[l->from] == RT_TL_NONE)
+			comp[l->from] = l->to;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
+		if (l.from >= nev)
+			continue;
+		struct tl_evrec *wr = tl_ev(b, l.from);
+		if (wr->ev.kind != RT_EV_WR_POST)
+			continue;
+		uint32_t cp = comp[l.from];
+		struct tl_evrec *ce = cp != RT_TL_NONE ? tl_ev(b, cp) : NULL;
+		if (l.to >= nev && l.to < nev + npk && cap != UINT16_MAX) {
+			struct tl_pk *k = tl_pk(b, l.to - nev);
+			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && ce)
+				tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
+			if (l.type == RT_TLL_CONSUMER) {
+				tl_clock_add(b, wr->host, cap, (int64_t)k->raw_ns - (int64_t)wr->raw_ns, k->raw_ns);
+				if (ce)
+					tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
+			}
+		}
+		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk) {
+			/* host to host: the send WR was posted before the receive completed,
+			 * and the receive WR was posted before the send completed (RC) */
+			struct tl_pk *k = tl_pk(b, l.to - nev);
+			if (k->wr != RT_TL_NONE) {
+				struct tl_evrec *sw = tl_ev(b, k->wr);
+				if (ce && sw->host != ce->host)
+					tl_clock_add(b, sw->host, ce->host, (int64_t)ce->raw_ns - (int64_t)sw->raw_ns, ce->raw_ns);
+				uint32_t scp = comp[k->wr];
+				if (scp != RT_TL_NONE && tl_ev(b, scp)->host != wr->host) {
+					struct tl_evrec *sc = tl_ev(b, scp);
+					tl_clock_add(b, wr->host, sc->host, (int64_t)sc->raw_ns - (int64_t)wr->raw_ns, sc->raw_ns);
+				}
+			}
+		}
+	}
+	free(comp);
+	return 0;
+}
+
+int tl_link_all(struct tl_build *b)
+{
+	struct lctx c;
+	memset(&c, 0, sizeof(c));
+	c.b = b;
+	tl_vec_init(&c.wkeys, sizeof(struct wkey));
+	int rc = -ENOMEM;
+	if (tl_hash_init(&c.tq, 64) < 0)
+		return -ENOMEM;
+	if (tl_hash_init(&c.wq, 64) < 0)
+		goto out;
+	if ((rc = trace_qps(&c)) < 0 || (rc = wire_qps(&c)) < 0 || (rc = merge_qps(&c)) < 0 ||
+	    (rc = wr_ranges(&c)) < 0 || (rc = wire_streams(&c)) < 0 || (rc = engine_events(&c)) < 0 ||
+	    (rc = completions(&c)) < 0 || (rc = recv_consumers(&c)) < 0 || (rc = cm_links(&c)) < 0 ||
+	    (rc = causal_constraints(&c)) < 0)
+		goto out;
+	rc = 0;
+out:
+	tl_hash_free(&c.tq);
+	tl_hash_free(&c.wq);
+	tl_vec_free(&c.wkeys);
+	free(c.wr_first);
+	free(c.wr_n);
+	free(c.wrs);
+	free(c.wr_qp_start);
+	return rc;
+}

@@ -1,0 +1,197 @@
+/*
+ * The timeline of a run directory: which inputs it has (traces/ *.rtr, the
+ * capture), whether RUNDIR/timeline.rtl is current, and `correlate` itself
+ * (build, save, write the annotated capture and the sidecar).
+ */
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tl_internal.h"
+
+struct inputs {
+	char **traces;
+	size_t ntraces;
+	char *capture;
+};
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void inputs_free(struct inputs *in)
+{
+	for (size_t i = 0; i < in->ntraces; i++)
+		free(in->traces[i]);
+	free(in->traces);
+	free(in->capture);
+	memset(in, 0, sizeof(*in));
+}
+
+static int add_trace(struct inputs *in, const char *dir, const char *name)
+{
+	char **t = realloc(in->traces, (in->ntraces + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	in->traces = t;
+	size_t n = strlen(dir) + strlen(name) + 2;
+	if (!(t[in->ntraces] = malloc(n)))
+		return -ENOMEM;
+	snprintf(t[in->ntraces++], n, "%s/%s", dir, name);
+	return 0;
+}
+
+/* The capture: capture.pcapng, else wire.pcap(ng), else the only other capture file. */
+static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t errlen)
+{
+	memset(in, 0, sizeof(*in));
+	DIR *d = opendir(rundir);
+	if (!d) {
+		int e = errno;
+		snprintf(err, errlen, "cannot open run directory %s: %s", rundir, strerror(e));
+		return -e;
+	}
+	struct dirent *de;
+	int best = -1;
+	int rc = 0;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if (!strcmp(n, "annotated.pcapng") || n[0] == '.')
+			continue;
+		if (ends_with(n, ".rtr")) {
+			if ((rc = add_trace(in, rundir, n)) < 0)
+				break;
+			continue;
+		}
+		if (!ends_with(n, ".pcapng") && !ends_with(n, ".pcap"))
+			continue;
+		int prio = !strcmp(n, "capture.pcapng") ? 3 : !strncmp(n, "capture.", 8) ? 2 : !strncmp(n, "wire.", 5) ? 1 : 0;
+		if (prio > best) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%s", rundir, n);
+			free(in->capture);
+			in->capture = strdup(path);
+			best = prio;
+		}
+	}
+	closedir(d);
+	char tdir[4096];
+	snprintf(tdir, sizeof(tdir), "%s/traces", rundir);
+	if (!rc && (d = opendir(tdir))) {
+		while ((de = readdir(d)))
+			if (ends_with(de->d_name, ".rtr") && (rc = add_trace(in, tdir, de->d_name)) < 0)
+				break;
+		closedir(d);
+	}
+	if (rc < 0) {
+		inputs_free(in);
+		return rc;
+	}
+	if (in->ntraces > 1)
+		qsort(in->traces, in->ntraces, sizeof(char *), cmp_str);
+	if (!in->ntraces && !in->capture) {
+		snprintf(err, errlen, "%s has no trace files (traces/*.rtr) and no capture (capture.pcapng)", rundir);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int64_t mtime_ns(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+int rt_timeline_stale(const char *rundir)
+{
+	char path[4096], err[256];
+	snprintf(path, sizeof(path), "%s/%s", rundir, RT_TL_FILE_NAME);
+	int64_t t = mtime_ns(path);
+	if (t < 0)
+		return 1;
+	struct rt_timeline *tl;
+	if (rt_timeline_load(path, &tl, err, sizeof(err)) < 0)
+		return 1;
+	rt_timeline_free(tl);
+	struct inputs in;
+	if (find_inputs(rundir, &in, err, sizeof(err)) < 0)
+		return 0; /* nothing to rebuild from: the timeline is all there is */
+	int stale = 0;
+	if (in.capture && mtime_ns(in.capture) > t)
+		stale = 1;
+	for (size_t i = 0; i < in.ntraces; i++)
+		if (mtime_ns(in.traces[i]) > t)
+			stale = 1;
+	char tdir[4096];
+	snprintf(tdir, sizeof(tdir), "%s/traces", rundir);
+	if (mtime_ns(tdir) > t) /* a trace file was added or removed */
+		stale = 1;
+	inputs_free(&in);
+	return stale;
+}
+
+int rt_timeline_correlate(const char *rundir, struct rt_timeline **out, char *err, size_t errlen)
+{
+	return rt_timeline_correlate_ex(rundir, 0, out, err, errlen);
+}
+
+int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timeline **out, char *err,
+			     size_t errlen)
+{
+	bool ann = !(flags & RT_TL_CORRELATE_NO_ANNOTATED);
+	struct inputs in;
+	int rc = find_inputs(rundir, &in, err, errlen);
+	if (rc < 0)
+		return rc;
+	char annp[4096], jsonl[4096], path[4096];
+	snprintf(annp, sizeof(annp), "%s/annotated.pcapng", rundir);
+	snprintf(jsonl, sizeof(jsonl), "%s/annotations.jsonl", rundir);
+	snprintf(path, sizeof(path), "%s/%s", rundir, RT_TL_FILE_NAME);
+	struct rt_tl_inputs ti = {
+		.traces = (const char *const *)in.traces,
+		.ntraces = in.ntraces,
+		.capture = in.capture,
+		.annotated_out = in.capture && ann ? annp : NULL,
+		.annotations_jsonl = in.capture && ann ? jsonl : NULL,
+	};
+	struct rt_timeline *tl;
+	rc = rt_timeline_build(&ti, &tl, err, errlen);
+	inputs_free(&in);
+	if (rc < 0)
+		return rc;
+	rc = rt_timeline_save(tl, path, err, errlen);
+	if (rc < 0 || !out) {
+		rt_timeline_free(tl);
+		if (out)
+			*out = NULL;
+		return rc;
+	}
+	*out = tl;
+	return 0;
+}
+
+int rt_timeline_open_rundir(const char *rundir, unsigned flags, struct rt_timeline **out, char *err,
+			    size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", rundir, RT_TL_FILE_NAME);
+	if ((flags & RT_TL_OPEN_REBUILD_STALE) && rt_timeline_stale(rundir)) {
+		int rc = rt_timeline_correlate(rundir, NULL, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	return rt_timeline_load(path, out, err, errlen);
+}

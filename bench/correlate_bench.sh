@@ -1,0 +1,89 @@
+#!/bin/bash
+# Benchmark: correlation of a generated run (about 1 M packets and 1.3 M trace
+# events, bench/correlate_gen.c) end to end with `rdmatrace correlate`, against
+# the pipeline a user would build today: tshark fields output joined with the
+# trace events (`rdmatrace dump --json`) in a Python script.  tshark is slow,
+# so the baseline runs on the first CORRELATE_BENCH_SUBSET packets and is
+# extrapolated (printed as such).  Target: >= 3 M packets/s.
+#
+#   CORRELATE_BENCH_PACKETS=1000000 CORRELATE_BENCH_SUBSET=20000 bench/correlate_bench.sh
+set -euo pipefail
+BUILD=${BUILD:-build}
+N=${CORRELATE_BENCH_PACKETS:-1000000}
+SUBSET=${CORRELATE_BENCH_SUBSET:-20000}
+base=/tmp
+[ -d /dev/shm ] && [ "$(df -k --output=avail /dev/shm | tail -1)" -gt 4000000 ] && base=/dev/shm
+dir=$(mktemp -d -p "$base" rdmatrace-correlate-bench.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+now() { date +%s%N; }
+echo "== correlate benchmark ($dir)"
+gen=$("$BUILD/bench/correlate_gen" "$dir/run" "$N")
+echo "generated: $gen"
+packets=${gen%% packets*}
+
+best_tl=0
+for i in 1 2 3; do
+	t0=$(now)
+	"$BUILD/rdmatrace" correlate --force --quiet --timeline-only "$dir/run"
+	t1=$(now)
+	d=$((t1 - t0))
+	if [ "$best_tl" = 0 ] || [ "$d" -lt "$best_tl" ]; then best_tl=$d; fi
+done
+t0=$(now)
+"$BUILD/rdmatrace" correlate --force --quiet "$dir/run"
+t1=$(now)
+full=$((t1 - t0))
+t0=$(now)
+"$BUILD/rdmatrace" diagnose "$dir/run" >/dev/null || true
+t1=$(now)
+diag=$((t1 - t0))
+
+# the baseline on a subset
+t0=$(now)
+tshark -r "$dir/run/capture.pcap" -c "$SUBSET" -T fields -E separator=, -e frame.number -e frame.time_epoch \
+	-e ip.src -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.aeth.syndrome \
+	-e infiniband.reth.dmalen >"$dir/fields.csv" 2>/dev/null
+{ "$BUILD/rdmatrace" dump --json --kind wr_post,completion,qp_state "$dir"/run/traces/*.rtr 2>/dev/null |
+	head -n $((SUBSET * 4 / 3 + 100)) >"$dir/events.jsonl"; } || true
+python3 - "$dir/fields.csv" "$dir/events.jsonl" >"$dir/join.out" <<'PY'
+import csv, json, sys
+# WRs per QP with their PSN ranges (sq_psn from the QP state, 1024-byte MTU)
+sq, wrs = {}, {}
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e["kind"] == "qp_state" and e.get("sq_psn"):
+        sq[e["qpn"]] = e["sq_psn"]
+    elif e["kind"] == "wr_post" and e.get("queue") == "send":
+        q = e["qpn"]; n = max(1, -(-e["len"] // 1024))
+        first = sq.get(q, 0); sq[q] = (first + n) & 0xFFFFFF
+        for p in range(n):
+            wrs[(first + p) & 0xFFFFFF] = e["wr_id"]
+linked = acks = 0
+for row in csv.reader(open(sys.argv[1])):
+    if len(row) < 6 or not row[5]:
+        continue
+    psn = int(row[5]); op = int(row[3]) if row[3] else -1
+    if op == 17:
+        acks += 1
+    elif psn in wrs:
+        linked += 1
+print(linked, acks)
+PY
+t1=$(now)
+base_ns=$((t1 - t0))
+
+python3 - "$packets" "$best_tl" "$full" "$diag" "$SUBSET" "$base_ns" <<'PY'
+import sys
+pk, tl, full, diag, sub, base = (int(x) for x in sys.argv[1:])
+s = lambda ns: ns / 1e9
+print(f"packets in the run:            {pk}")
+print(f"(CPU load while measuring: {open('/proc/loadavg').read().split()[0]} on {__import__('os').cpu_count()} CPUs)")
+print(f"correlate --timeline-only:     {s(tl):.3f} s  = {pk / s(tl) / 1e6:.2f} M packets/s (best of 3)")
+print(f"correlate (+ annotated pcapng, annotations.jsonl): {s(full):.3f} s  = {pk / s(full) / 1e6:.2f} M packets/s")
+print(f"diagnose on the saved timeline: {s(diag):.3f} s")
+rate = sub / s(base)
+print(f"baseline tshark fields + python join on {sub} packets: {s(base):.3f} s = {rate / 1e3:.1f} k packets/s,"
+      f" extrapolated to {pk} packets: {pk / rate:.1f} s")
+print(f"speed-up over the baseline:    {(pk / s(tl)) / rate:.0f}x;  target 3 M packets/s: "
+      f"{'met' if pk / s(tl) >= 3e6 else 'NOT met'}")
+PY

@@ -1,0 +1,266 @@
+/*
+ * `rdmatrace diagnose RUNDIR [--json]`: the run's findings ranked by the
+ * time they cost, each one sentence with its evidence, then per-QP
+ * statistics and per-opcode WR latency percentiles.  Correlates first when
+ * the timeline is missing or stale.  Exit: 0 no problems, 1 problems, 2 error.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command.h"
+#include "rdmatrace/timeline.h"
+#include "rdmatrace/tl_export.h"
+#include "rdmatrace/trace_print.h"
+
+static int u64cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Per WR opcode: post -> completion latencies. */
+struct oplat {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void lat_add(struct oplat *o, uint64_t x)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 64;
+		uint64_t *v = realloc(o->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n++] = x;
+}
+
+static uint64_t pct(const struct oplat *o, unsigned p)
+{
+	size_t i = (o->n * p + 99) / 100;
+	return o->v[i ? i - 1 : 0];
+}
+
+static void ip_text(const struct rt_tl_qp *q, char *buf, size_t len)
+{
+	if (q->ip_version == 4)
+		snprintf(buf, len, "%u.%u.%u.%u", q->ip[0], q->ip[1], q->ip[2], q->ip[3]);
+	else if (q->ip_version == 6)
+		snprintf(buf, len, "IPv6");
+	else
+		snprintf(buf, len, "-");
+}
+
+static double msd(uint64_t ns)
+{
+	return ns == UINT64_MAX ? -1.0 : (double)ns / 1e6;
+}
+
+static int run(int argc, char **argv)
+{
+	int json = 0;
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else
+			return 2;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: rdmatrace diagnose [--json] RUNDIR\n");
+		return 2;
+	}
+	const char *dir = argv[optind];
+	char err[512];
+	struct rt_timeline *tl;
+	if (rt_timeline_open_rundir(dir, RT_TL_OPEN_REBUILD_STALE, &tl, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdmatrace diagnose: %s\n", err);
+		return 2;
+	}
+	int problems = 0;
+	size_t nf = rt_tl_finding_count(tl);
+	for (size_t i = 0; i < nf; i++)
+		if (rt_tl_finding(tl, i)->severity >= RT_TLS_WARNING)
+			problems = 1;
+	/* latency per WR opcode */
+	struct oplat lat[17];
+	memset(lat, 0, sizeof(lat));
+	for (ssize_t i = rt_tl_next_match(tl, -1, RT_TLM_WR, 1); i >= 0; i = rt_tl_next_match(tl, i, RT_TLM_WR, 1)) {
+		const struct rt_tl_row *r = rt_tl_row(tl, (size_t)i);
+		if (r->flags & RT_TLF_RECV)
+			continue;
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, (size_t)i, &l);
+		for (size_t k = 0; k < nl; k++)
+			if (l[k].type == RT_TLL_COMPLETION) {
+				const struct rt_tl_row *cr = rt_tl_row(tl, l[k].row);
+				if (cr && cr->t_ns >= r->t_ns && r->sub < 16)
+					lat_add(&lat[r->sub], cr->t_ns - r->t_ns);
+				break;
+			}
+	}
+	for (int o = 0; o < 16; o++)
+		if (lat[o].n)
+			qsort(lat[o].v, lat[o].n, sizeof(uint64_t), u64cmp);
+	if (json) {
+		printf("{\"run\":");
+		rt_tl_json_string(stdout, dir);
+		printf(",\"problems\":%s,\"notes\":[", problems ? "true" : "false");
+		for (size_t i = 0; i < rt_tl_note_count(tl); i++) {
+			printf("%s", i ? "," : "");
+			rt_tl_json_string(stdout, rt_tl_note(tl, i));
+		}
+		printf("],\"hosts\":[");
+		for (size_t h = 0; h < rt_tl_host_count(tl); h++) {
+			const struct rt_tl_host *H = rt_tl_host(tl, h);
+			printf("%s{\"name\":", h ? "," : "");
+			rt_tl_json_string(stdout, rt_tl_str(tl, H->name));
+			printf(",\"offset_ns\":%" PRId64 ",\"uncertainty_ns\":", H->offset_ns);
+			if (H->uncertainty_ns == UINT64_MAX)
+				printf("null");
+			else
+				printf("%" PRIu64, H->uncertainty_ns);
+			printf(",\"reference\":%s,\"drift_ppb\":%" PRId64 "}", (H->flags & RT_TLH_REFERENCE) ? "true" : "false",
+			       H->drift_ppb);
+		}
+		printf("],\"findings\":[");
+		for (size_t i = 0; i < nf; i++) {
+			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+			printf("%s{\"id\":\"F%u\",\"kind\":\"%s\",\"severity\":\"%s\",\"t_ns\":%" PRIu64 ",\"time_lost_ns\":%" PRIu64
+			       ",\"bytes\":%" PRIu64 ",\"text\":",
+			       i ? "," : "", f->id, rt_tl_finding_kind_name(f->kind), rt_tl_severity_name(f->severity), f->t_ns,
+			       f->time_lost_ns, f->bytes);
+			rt_tl_json_string(stdout, rt_tl_str(tl, f->text));
+			printf(",\"evidence\":");
+			rt_tl_json_string(stdout, rt_tl_str(tl, f->evidence));
+			printf(",\"frames\":[");
+			const struct rt_tl_link *l;
+			size_t nl = rt_tl_links(tl, f->row, &l);
+			int first = 1;
+			for (size_t k = 0; k < nl; k++) {
+				const struct rt_tl_row *r = rt_tl_row(tl, l[k].row);
+				if (r && r->frame) {
+					printf("%s%u", first ? "" : ",", r->frame);
+					first = 0;
+				}
+			}
+			printf("],\"wr_ids\":[");
+			first = 1;
+			for (size_t k = 0; k < nl; k++) {
+				const struct rt_tl_row *r = rt_tl_row(tl, l[k].row);
+				if (r && (r->kind == RT_EV_WR_POST || r->kind == RT_EV_COMPLETION)) {
+					printf("%s%" PRIu64, first ? "" : ",", r->wr_id);
+					first = 0;
+				}
+			}
+			printf("]}");
+		}
+		printf("],\"qps\":[");
+		for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
+			const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
+			char ip[64];
+			ip_text(Q, ip, sizeof(ip));
+			printf("%s{\"qpn\":%u,\"peer_qpn\":%u,\"host\":", q ? "," : "", Q->qpn, Q->peer_qpn);
+			rt_tl_json_string(stdout, Q->host != UINT16_MAX ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
+			printf(",\"ip\":\"%s\",\"wrs_send\":%" PRIu64 ",\"wrs_recv\":%" PRIu64 ",\"completions\":%" PRIu64
+			       ",\"error_completions\":%" PRIu64 ",\"packets_tx\":%" PRIu64 ",\"bytes_tx\":%" PRIu64
+			       ",\"retransmitted\":%" PRIu64 ",\"bytes_resent\":%" PRIu64 ",\"naks\":%" PRIu64 ",\"rnr_naks\":%" PRIu64
+			       ",\"duplicates\":%" PRIu64 ",\"out_of_order\":%" PRIu64 ",\"cnps\":%" PRIu64 ",\"ecn\":%" PRIu64,
+			       ip, Q->wrs_send, Q->wrs_recv, Q->completions, Q->error_completions, Q->packets_tx, Q->bytes_tx,
+			       Q->retransmitted, Q->bytes_resent, Q->naks, Q->rnr_naks, Q->duplicates, Q->out_of_order, Q->cnps, Q->ecn);
+			if (Q->lat_p50_ns != UINT64_MAX)
+				printf(",\"latency_p50_ns\":%" PRIu64 ",\"latency_p99_ns\":%" PRIu64, Q->lat_p50_ns, Q->lat_p99_ns);
+			if (Q->poll_delay_p50_ns != UINT64_MAX)
+				printf(",\"poll_delay_p50_ns\":%" PRIu64, Q->poll_delay_p50_ns);
+			printf("}");
+		}
+		printf("],\"latency\":[");
+		int first = 1;
+		for (int o = 0; o < 16; o++) {
+			if (!lat[o].n)
+				continue;
+			printf("%s{\"opcode\":\"%s\",\"count\":%zu,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+			       ",\"max_ns\":%" PRIu64 "}",
+			       first ? "" : ",", rt_wr_opcode_name((unsigned)o), lat[o].n, pct(&lat[o], 50), pct(&lat[o], 90),
+			       pct(&lat[o], 99), lat[o].v[lat[o].n - 1]);
+			first = 0;
+		}
+		printf("]}\n");
+	} else {
+		printf("Run %s: %zu finding%s%s\n", dir, nf, nf == 1 ? "" : "s", problems ? "" : " (no problems)");
+		for (size_t i = 0; i < rt_tl_note_count(tl); i++)
+			printf("  note: %s\n", rt_tl_note(tl, i));
+		for (size_t h = 0; h < rt_tl_host_count(tl); h++) {
+			const struct rt_tl_host *H = rt_tl_host(tl, h);
+			if (H->flags & RT_TLH_REFERENCE)
+				printf("  clock: %s is the reference\n", rt_tl_str(tl, H->name));
+			else if (H->uncertainty_ns == UINT64_MAX)
+				printf("  clock: %s offset %+.6f s, not bounded by causal order (wall clock trusted)\n",
+				       rt_tl_str(tl, H->name), (double)H->offset_ns / 1e9);
+			else
+				printf("  clock: %s offset %+.6f s +- %.3f ms\n", rt_tl_str(tl, H->name), (double)H->offset_ns / 1e9,
+				       (double)H->uncertainty_ns / 1e6);
+		}
+		for (size_t i = 0; i < nf; i++) {
+			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+			printf("\nF%u [%s] %s", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind));
+			if (f->time_lost_ns)
+				printf(", %.3f ms lost", (double)f->time_lost_ns / 1e6);
+			printf("\n  %s\n  evidence: %s\n", rt_tl_str(tl, f->text), rt_tl_str(tl, f->evidence));
+		}
+		if (rt_tl_qp_count(tl)) {
+			printf("\n%-10s %-10s %-16s %7s %7s %9s %11s %7s %5s %5s %8s %10s %10s\n", "QP", "peer", "host", "WRs",
+			       "compl", "packets", "bytes", "retrans", "NAKs", "RNR", "errors", "p50 ms", "p99 ms");
+			for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
+				const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
+				char host[64];
+				if (Q->host != UINT16_MAX)
+					snprintf(host, sizeof(host), "%s", rt_tl_str(tl, rt_tl_host(tl, Q->host)->name));
+				else
+					ip_text(Q, host, sizeof(host));
+				printf("0x%06x   0x%06x   %-16s %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %11" PRIu64 " %7" PRIu64
+				       " %5" PRIu64 " %5" PRIu64 " %8" PRIu64,
+				       Q->qpn, Q->peer_qpn, host, Q->wrs_send + Q->wrs_recv, Q->completions, Q->packets_tx, Q->bytes_tx,
+				       Q->retransmitted, Q->naks, Q->rnr_naks, Q->error_completions);
+				if (Q->lat_p50_ns != UINT64_MAX)
+					printf(" %10.3f %10.3f", msd(Q->lat_p50_ns), msd(Q->lat_p99_ns));
+				printf("\n");
+			}
+		}
+		int any = 0;
+		for (int o = 0; o < 16; o++) {
+			if (!lat[o].n)
+				continue;
+			if (!any++)
+				printf("\n%-22s %7s %10s %10s %10s %10s  (WR post -> completion, ms)\n", "opcode", "count", "p50",
+				       "p90", "p99", "max");
+			printf("%-22s %7zu %10.3f %10.3f %10.3f %10.3f\n", rt_wr_opcode_name((unsigned)o), lat[o].n,
+			       msd(pct(&lat[o], 50)), msd(pct(&lat[o], 90)), msd(pct(&lat[o], 99)), msd(lat[o].v[lat[o].n - 1]));
+		}
+	}
+	for (int o = 0; o < 17; o++)
+		free(lat[o].v);
+	rt_timeline_free(tl);
+	return problems ? 1 : 0;
+}
+
+const struct rt_command rt_cmd_diagnose = {
+	.name = "diagnose",
+	.summary = "explain a run: retransmissions, RNR stalls, NAKs, error completions",
+	.usage = "usage: rdmatrace diagnose [--json] RUNDIR\n"
+		 "\n"
+		 "Prints the run's findings ranked by the time they cost, each in one sentence\n"
+		 "with its evidence (frame numbers, WR ids), then per-QP statistics and WR latency\n"
+		 "percentiles per opcode.  Runs `rdmatrace correlate` first when the timeline is\n"
+		 "missing or older than its inputs.  docs/diagnose.md explains every finding.\n"
+		 "  --json   one JSON object instead of text\n"
+		 "Exit status: 0 no problems, 1 problems found (a warning or error finding), 2 error.\n",
+	.run = run,
+};

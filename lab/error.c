@@ -1,0 +1,125 @@
+/*
+ * Lab "error": what a bad capability does.
+ *
+ * The client RDMA WRITEs with a wrong rkey (--mode rkey, the default) or
+ * past the end of the server's buffer (--mode bounds).  The responder
+ * answers with a NAK "remote access error"; the requester completes that
+ * WRITE with IBV_WC_REM_ACCESS_ERR, its QP goes to the error state, and
+ * every work request still queued behind it completes with
+ * IBV_WC_WR_FLUSH_ERR.  The scenario succeeds when exactly that happens.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_common.h"
+
+struct server_state {
+	uint8_t *buf;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
+{
+	struct server_state *s = arg;
+	s->mr = lab_reg_mr(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!s->mr)
+		return -1;
+	struct lab_cap cap;
+	lab_cap_pack(&cap, s->mr, s->len);
+	memcpy(priv, &cap, sizeof(cap));
+	*priv_len = sizeof(cap);
+	return 0;
+}
+
+static int run_server(const struct lab_opts *o)
+{
+	struct server_state s = { .len = o->size };
+	struct lab_conn c;
+	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
+	s.buf = calloc(1, s.len);
+	if (!s.buf)
+		return 1;
+	int rc = lab_server_accept(o, &c, &caps, server_setup, &s);
+	if (rc == 0)
+		rc = lab_wait_disconnect(&c, o->timeout_ms * 3);
+	/* Nothing may have been written: the bad WRITE is rejected before it touches memory. */
+	size_t touched = 0;
+	for (size_t i = 0; i < s.len; i++)
+		touched += s.buf[i] != 0;
+	lab_result(o, rc == 0 && touched == 0, "bytes_changed=%zu", touched);
+	if (s.mr)
+		ibv_dereg_mr(s.mr);
+	lab_destroy(&c);
+	free(s.buf);
+	return rc == 0 && touched == 0 ? 0 : 1;
+}
+
+static int run_client(const struct lab_opts *o)
+{
+	struct lab_conn c;
+	struct lab_qp_caps caps = { .send_wr = 8, .recv_wr = 4 };
+	uint8_t *buf = malloc(o->size);
+	struct ibv_mr *mr = NULL;
+	bool bounds = o->mode && strcmp(o->mode, "bounds") == 0, ok = false;
+	int access_err = 0, flushed = 0, other = 0;
+	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || c.peer_private_len < sizeof(struct lab_cap))
+		goto out;
+	uint64_t raddr;
+	uint32_t rkey, rlen;
+	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
+	lab_fill_pattern(buf, o->size, o->seed);
+	mr = lab_reg_mr(&c, buf, o->size, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		goto out;
+	if (bounds) {
+		raddr += rlen / 2; /* the second half of the WRITE falls outside the region */
+		lab_phase("WRITE %llu bytes at offset %u of a %u-byte region", (unsigned long long)o->size, rlen / 2, rlen);
+	} else {
+		rkey ^= 0x5a5a00u;
+		lab_phase("WRITE with a wrong rkey 0x%x", rkey);
+	}
+	/* The bad WRITE, then two good-looking ones queued behind it. */
+	for (uint64_t i = 0; i < 3; i++)
+		if (lab_post_send(&c, IBV_WR_RDMA_WRITE, i + 1, buf, (uint32_t)o->size, mr->lkey, raddr, rkey, 0, true) != 0)
+			goto out;
+	for (int n = 0; n < 3; n++) {
+		struct ibv_wc wc;
+		char text[128];
+		if (lab_poll(&c, &wc, o->timeout_ms) <= 0) {
+			fprintf(stderr, "lab: completion %d of 3 did not arrive\n", n + 1);
+			break;
+		}
+		printf("lab: completion %s\n", lab_wc_text(&wc, text, sizeof(text)));
+		if (wc.status == IBV_WC_REM_ACCESS_ERR && wc.wr_id == 1)
+			access_err++;
+		else if (wc.status == IBV_WC_WR_FLUSH_ERR)
+			flushed++;
+		else
+			other++;
+	}
+	ok = access_err == 1 && flushed == 2 && other == 0;
+	lab_disconnect(&c, o->timeout_ms);
+out:
+	lab_result(o, ok, "mode=%s remote_access_errors=%d flushed=%d other=%d", bounds ? "bounds" : "rkey", access_err,
+		   flushed, other);
+	if (mr)
+		ibv_dereg_mr(mr);
+	lab_destroy(&c);
+	free(buf);
+	return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct lab_opts o;
+	lab_parse_options(argc, argv, &o, "error", "\nerror: --mode rkey|bounds, --size (4096)\n");
+	if (!o.size)
+		o.size = 4096;
+	if (o.mode && strcmp(o.mode, "rkey") && strcmp(o.mode, "bounds")) {
+		fprintf(stderr, "rt-lab-error: --mode is rkey or bounds\n");
+		return 2;
+	}
+	return o.server ? run_server(&o) : run_client(&o);
+}

@@ -1,0 +1,586 @@
+/*
+ * Plumbing shared by the lab endpoint programs (see lab_common.h): options,
+ * RDMA CM connection set-up and teardown, polling, markers, results.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lab_common.h"
+#include "rdmatrace/tracer.h"
+
+uint64_t lab_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void usage(const char *scenario, const char *extra, int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: rt-lab-%s --server|--client [options]\n"
+		"\n"
+		"common options:\n"
+		"  -a, --addr ADDR        server address to bind (server) or reach (client); default 127.0.0.1\n"
+		"  -p, --port PORT        RDMA CM port; default 7471\n"
+		"  -s, --size BYTES       message size (K, M suffixes)\n"
+		"  -n, --count N          messages or iterations\n"
+		"  -d, --depth N          receive queue depth\n"
+		"  -e, --signal-every N   request a completion every Nth send\n"
+		"  -l, --post-delay-ms MS receiver posts its receives this late\n"
+		"  -m, --mode MODE        scenario variant\n"
+		"      --seed N           data pattern seed\n"
+		"      --timeout-ms MS    longest wait for one event (default 10000)\n"
+		"      --min-rnr-timer N  QP min_rnr_timer code 0..31 (0 = 655.36 ms)\n"
+		"      --rnr-retry N      QP rnr_retry 0..7 (7 = infinite)\n"
+		"      --retry-cnt N      QP retry_cnt 0..7\n"
+		"      --ack-timeout N    QP local ACK timeout exponent\n"
+		"      --uc               unreliable connected QP\n"
+		"%s",
+		scenario, extra ? extra : "");
+	exit(status);
+}
+
+static uint64_t parse_size(const char *s, const char *scenario)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (end == s)
+		goto bad;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	else if (*end == 'g' || *end == 'G')
+		v <<= 30, end++;
+	if (*end)
+		goto bad;
+	return v;
+bad:
+	fprintf(stderr, "rt-lab-%s: '%s' is not a size\n", scenario, s);
+	exit(2);
+}
+
+static int parse_int(const char *s, int lo, int hi, const char *what, const char *scenario)
+{
+	char *end;
+	long v = strtol(s, &end, 0);
+	if (end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "rt-lab-%s: %s must be %d..%d, not '%s'\n", scenario, what, lo, hi, s);
+		exit(2);
+	}
+	return (int)v;
+}
+
+void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *scenario, const char *extra_usage)
+{
+	enum { OPT_SEED = 256, OPT_TIMEOUT, OPT_MIN_RNR, OPT_RNR_RETRY, OPT_RETRY, OPT_ACK_TIMEOUT, OPT_UC,
+	       OPT_SERVER, OPT_CLIENT };
+	static const struct option longopts[] = {
+		{ "server", no_argument, 0, OPT_SERVER },
+		{ "client", no_argument, 0, OPT_CLIENT },
+		{ "addr", required_argument, 0, 'a' },
+		{ "port", required_argument, 0, 'p' },
+		{ "size", required_argument, 0, 's' },
+		{ "count", required_argument, 0, 'n' },
+		{ "depth", required_argument, 0, 'd' },
+		{ "signal-every", required_argument, 0, 'e' },
+		{ "post-delay-ms", required_argument, 0, 'l' },
+		{ "mode", required_argument, 0, 'm' },
+		{ "seed", required_argument, 0, OPT_SEED },
+		{ "timeout-ms", required_argument, 0, OPT_TIMEOUT },
+		{ "min-rnr-timer", required_argument, 0, OPT_MIN_RNR },
+		{ "rnr-retry", required_argument, 0, OPT_RNR_RETRY },
+		{ "retry-cnt", required_argument, 0, OPT_RETRY },
+		{ "ack-timeout", required_argument, 0, OPT_ACK_TIMEOUT },
+		{ "uc", no_argument, 0, OPT_UC },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int role = 0;
+	memset(o, 0, sizeof(*o));
+	o->scenario = scenario;
+	o->addr = "127.0.0.1";
+	o->port = "7471";
+	o->seed = 1;
+	o->timeout_ms = 10000;
+	o->min_rnr_timer = o->rnr_retry = o->retry_cnt = o->ack_timeout = -1;
+	int c;
+	while ((c = getopt_long(argc, argv, "a:p:s:n:d:e:l:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SERVER: role |= 1; o->server = true; break;
+		case OPT_CLIENT: role |= 2; o->server = false; break;
+		case 'a': o->addr = optarg; break;
+		case 'p': o->port = optarg; break;
+		case 's': o->size = parse_size(optarg, scenario); break;
+		case 'n': o->count = (unsigned)parse_int(optarg, 0, 100000000, "--count", scenario); break;
+		case 'd': o->depth = (unsigned)parse_int(optarg, 1, 65536, "--depth", scenario); break;
+		case 'e': o->signal_every = (unsigned)parse_int(optarg, 1, 65536, "--signal-every", scenario); break;
+		case 'l': o->post_delay_ms = (unsigned)parse_int(optarg, 0, 600000, "--post-delay-ms", scenario); break;
+		case 'm': o->mode = optarg; break;
+		case OPT_SEED: o->seed = (unsigned)parse_int(optarg, 0, 0x7fffffff, "--seed", scenario); break;
+		case OPT_TIMEOUT: o->timeout_ms = parse_int(optarg, 1, 3600000, "--timeout-ms", scenario); break;
+		case OPT_MIN_RNR: o->min_rnr_timer = parse_int(optarg, 0, 31, "--min-rnr-timer", scenario); break;
+		case OPT_RNR_RETRY: o->rnr_retry = parse_int(optarg, 0, 7, "--rnr-retry", scenario); break;
+		case OPT_RETRY: o->retry_cnt = parse_int(optarg, 0, 7, "--retry-cnt", scenario); break;
+		case OPT_ACK_TIMEOUT: o->ack_timeout = parse_int(optarg, 0, 31, "--ack-timeout", scenario); break;
+		case OPT_UC: o->uc = true; break;
+		case 'h': usage(scenario, extra_usage, 0); break;
+		default: usage(scenario, extra_usage, 2);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rt-lab-%s: unexpected argument '%s'\n", scenario, argv[optind]);
+		usage(scenario, extra_usage, 2);
+	}
+	if (role != 1 && role != 2) {
+		fprintf(stderr, "rt-lab-%s: say --server or --client\n", scenario);
+		usage(scenario, extra_usage, 2);
+	}
+	/* Markers and results go through the tracer when the environment asks for tracing. */
+	rt_tracer_start_from_env();
+}
+
+/* Wait for the next CM event of the expected type; 0 or -errno with a message. */
+int lab_wait_event(struct lab_conn *c, enum rdma_cm_event_type want, int timeout_ms,
+		      struct rdma_cm_event **out)
+{
+	struct pollfd pfd = { .fd = c->ec->fd, .events = POLLIN };
+	int rc = poll(&pfd, 1, timeout_ms);
+	if (rc == 0) {
+		fprintf(stderr, "lab: timed out after %d ms waiting for %s\n", timeout_ms, rdma_event_str(want));
+		return -ETIMEDOUT;
+	}
+	if (rc < 0) {
+		perror("lab: poll on the CM event channel");
+		return -errno;
+	}
+	struct rdma_cm_event *ev;
+	if (rdma_get_cm_event(c->ec, &ev) != 0) {
+		perror("lab: rdma_get_cm_event");
+		return -errno;
+	}
+	if (ev->event != want) {
+		fprintf(stderr, "lab: expected %s, got %s (status %d)\n", rdma_event_str(want),
+			rdma_event_str(ev->event), ev->status);
+		if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data_len)
+			fprintf(stderr, "lab: the peer rejected the connection\n");
+		rdma_ack_cm_event(ev);
+		return -ECONNREFUSED;
+	}
+	*out = ev;
+	return 0;
+}
+
+/* PD, completion channel, CQ and QP on the id's device. */
+int lab_create_resources(struct lab_conn *c, struct rdma_cm_id *id, const struct lab_qp_caps *caps)
+{
+	c->pd = ibv_alloc_pd(id->verbs);
+	if (!c->pd) {
+		perror("lab: ibv_alloc_pd");
+		return -ENOMEM;
+	}
+	c->channel = ibv_create_comp_channel(id->verbs);
+	if (!c->channel) {
+		perror("lab: ibv_create_comp_channel");
+		return -ENOMEM;
+	}
+	unsigned cq_size = caps->cq_size ? caps->cq_size : caps->send_wr + caps->recv_wr + 16;
+	c->cq = ibv_create_cq(id->verbs, (int)cq_size, NULL, c->channel, 0);
+	if (!c->cq) {
+		perror("lab: ibv_create_cq");
+		return -ENOMEM;
+	}
+	struct ibv_qp_init_attr attr = {
+		.send_cq = c->cq,
+		.recv_cq = c->cq,
+		.qp_type = caps->type ? caps->type : IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = caps->send_wr ? caps->send_wr : 64,
+			.max_recv_wr = caps->recv_wr ? caps->recv_wr : 64,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = caps->max_inline,
+		},
+	};
+	if (rdma_create_qp(id, c->pd, &attr) != 0) {
+		perror("lab: rdma_create_qp");
+		return -errno;
+	}
+	c->qp = id->qp;
+	return 0;
+}
+
+/* Connection parameters shared by accept and connect. */
+static void fill_conn_param(const struct lab_opts *o, struct rdma_conn_param *p, const void *priv, uint8_t len)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = priv;
+	p->private_data_len = len;
+	p->responder_resources = 1;
+	p->initiator_depth = 1;
+	p->retry_count = (uint8_t)(o->retry_cnt >= 0 ? o->retry_cnt : 7);
+	p->rnr_retry_count = (uint8_t)(o->rnr_retry >= 0 ? o->rnr_retry : 7);
+}
+
+/* QP options that RDMA CM sets only when asked (before the QP reaches RTR/RTS). */
+static void apply_qp_options(const struct lab_opts *o, struct rdma_cm_id *id)
+{
+	if (o->ack_timeout >= 0) {
+		uint8_t v = (uint8_t)o->ack_timeout;
+		if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &v, sizeof(v)) != 0)
+			fprintf(stderr, "lab: cannot set ACK timeout %u: %s\n", v, strerror(errno));
+	}
+}
+
+int lab_resolve(const struct lab_opts *o, struct addrinfo **res)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	int rc = getaddrinfo(o->addr, o->port, &hints, res);
+	if (rc != 0) {
+		fprintf(stderr, "lab: cannot resolve %s port %s: %s\n", o->addr, o->port, gai_strerror(rc));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void keep_peer_private(struct lab_conn *c, const struct rdma_cm_event *ev)
+{
+	uint8_t len = ev->param.conn.private_data_len;
+	if (len > LAB_PRIVATE_MAX)
+		len = LAB_PRIVATE_MAX;
+	if (ev->param.conn.private_data && len)
+		memcpy(c->peer_private, ev->param.conn.private_data, len);
+	c->peer_private_len = len;
+}
+
+/*
+ * RDMA CM leaves min_rnr_timer at 0 (655.36 ms!) and this rdma-core has no
+ * option for it, so a program that wants another value changes it itself:
+ * IBTA allows MIN_RNR_TIMER on an RTS->RTS modify.  It matters on the
+ * receiving side, whose RNR NAKs carry it.
+ */
+static void apply_min_rnr_timer(const struct lab_opts *o, struct lab_conn *c)
+{
+	if (o->min_rnr_timer < 0)
+		return;
+	struct ibv_qp_attr attr = { .min_rnr_timer = (uint8_t)o->min_rnr_timer };
+	int rc = ibv_modify_qp(c->qp, &attr, IBV_QP_MIN_RNR_TIMER);
+	if (rc)
+		fprintf(stderr, "lab: cannot set min_rnr_timer %d: %s\n", o->min_rnr_timer, strerror(rc));
+	else
+		lab_phase("min_rnr_timer set to %d", o->min_rnr_timer);
+}
+
+int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
+		      lab_setup_fn setup, void *arg)
+{
+	struct addrinfo *res = NULL;
+	struct rdma_cm_event *ev = NULL;
+	int rc;
+	memset(c, 0, sizeof(*c));
+	c->ec = rdma_create_event_channel();
+	if (!c->ec) {
+		perror("lab: rdma_create_event_channel (is an RDMA device available?)");
+		return -ENODEV;
+	}
+	if (rdma_create_id(c->ec, &c->listen_id, NULL, RDMA_PS_TCP) != 0) {
+		perror("lab: rdma_create_id");
+		return -errno;
+	}
+	rc = lab_resolve(o, &res);
+	if (rc)
+		return rc;
+	if (rdma_bind_addr(c->listen_id, res->ai_addr) != 0) {
+		fprintf(stderr, "lab: cannot bind %s port %s: %s\n", o->addr, o->port, strerror(errno));
+		freeaddrinfo(res);
+		return -errno;
+	}
+	freeaddrinfo(res);
+	if (rdma_listen(c->listen_id, 1) != 0) {
+		perror("lab: rdma_listen");
+		return -errno;
+	}
+	lab_phase("listening on %s port %s", o->addr, o->port);
+	printf("lab: server ready\n");
+	fflush(stdout);
+	rc = lab_wait_event(c, RDMA_CM_EVENT_CONNECT_REQUEST, o->timeout_ms * 3, &ev);
+	if (rc)
+		return rc;
+	c->id = ev->id;
+	keep_peer_private(c, ev);
+	rdma_ack_cm_event(ev);
+
+	rc = lab_create_resources(c, c->id, caps);
+	if (rc)
+		return rc;
+	apply_qp_options(o, c->id);
+	uint8_t priv[LAB_PRIVATE_MAX] = { 0 }, priv_len = 0;
+	if (setup && (rc = setup(c, arg, priv, &priv_len)) != 0)
+		return rc;
+	struct rdma_conn_param param;
+	fill_conn_param(o, &param, priv, priv_len);
+	if (rdma_accept(c->id, &param) != 0) {
+		perror("lab: rdma_accept");
+		return -errno;
+	}
+	rc = lab_wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev);
+	if (rc)
+		return rc;
+	rdma_ack_cm_event(ev);
+	c->connected = true;
+	lab_phase("connected (QP %u)", c->qp->qp_num);
+	apply_min_rnr_timer(o, c);
+	return 0;
+}
+
+int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
+		       lab_setup_fn setup, void *arg)
+{
+	struct addrinfo *res = NULL;
+	struct rdma_cm_event *ev = NULL;
+	int rc;
+	memset(c, 0, sizeof(*c));
+	c->ec = rdma_create_event_channel();
+	if (!c->ec) {
+		perror("lab: rdma_create_event_channel (is an RDMA device available?)");
+		return -ENODEV;
+	}
+	if (rdma_create_id(c->ec, &c->id, NULL, RDMA_PS_TCP) != 0) {
+		perror("lab: rdma_create_id");
+		return -errno;
+	}
+	rc = lab_resolve(o, &res);
+	if (rc)
+		return rc;
+	rc = rdma_resolve_addr(c->id, NULL, res->ai_addr, o->timeout_ms);
+	freeaddrinfo(res);
+	if (rc != 0) {
+		perror("lab: rdma_resolve_addr");
+		return -errno;
+	}
+	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout_ms, &ev)) != 0)
+		return rc;
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(c->id, o->timeout_ms) != 0) {
+		perror("lab: rdma_resolve_route");
+		return -errno;
+	}
+	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout_ms, &ev)) != 0)
+		return rc;
+	rdma_ack_cm_event(ev);
+
+	rc = lab_create_resources(c, c->id, caps);
+	if (rc)
+		return rc;
+	apply_qp_options(o, c->id);
+	uint8_t priv[LAB_PRIVATE_MAX] = { 0 }, priv_len = 0;
+	if (setup && (rc = setup(c, arg, priv, &priv_len)) != 0)
+		return rc;
+	struct rdma_conn_param param;
+	fill_conn_param(o, &param, priv, priv_len);
+	lab_phase("connecting to %s port %s", o->addr, o->port);
+	if (rdma_connect(c->id, &param) != 0) {
+		perror("lab: rdma_connect");
+		return -errno;
+	}
+	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev)) != 0)
+		return rc;
+	keep_peer_private(c, ev);
+	rdma_ack_cm_event(ev);
+	c->connected = true;
+	lab_phase("connected (QP %u)", c->qp->qp_num);
+	apply_min_rnr_timer(o, c);
+	return 0;
+}
+
+int lab_wait_disconnect(struct lab_conn *c, int timeout_ms)
+{
+	struct rdma_cm_event *ev;
+	int rc = lab_wait_event(c, RDMA_CM_EVENT_DISCONNECTED, timeout_ms, &ev);
+	if (rc == 0) {
+		rdma_ack_cm_event(ev);
+		c->connected = false;
+	}
+	return rc;
+}
+
+int lab_disconnect(struct lab_conn *c, int timeout_ms)
+{
+	if (!c->connected)
+		return 0;
+	if (rdma_disconnect(c->id) != 0) {
+		perror("lab: rdma_disconnect");
+		return -errno;
+	}
+	return lab_wait_disconnect(c, timeout_ms);
+}
+
+void lab_destroy(struct lab_conn *c)
+{
+	if (c->id && c->qp)
+		rdma_destroy_qp(c->id);
+	c->qp = NULL;
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	c->cq = NULL;
+	if (c->channel)
+		ibv_destroy_comp_channel(c->channel);
+	c->channel = NULL;
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	c->pd = NULL;
+	if (c->id)
+		rdma_destroy_id(c->id);
+	c->id = NULL;
+	if (c->listen_id)
+		rdma_destroy_id(c->listen_id);
+	c->listen_id = NULL;
+	if (c->ec)
+		rdma_destroy_event_channel(c->ec);
+	c->ec = NULL;
+}
+
+struct ibv_mr *lab_reg_mr(struct lab_conn *c, void *buf, size_t len, int access)
+{
+	struct ibv_mr *mr = ibv_reg_mr(c->pd, buf, len, access);
+	if (!mr)
+		fprintf(stderr, "lab: ibv_reg_mr of %zu bytes: %s\n", len, strerror(errno));
+	return mr;
+}
+
+int lab_poll(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms)
+{
+	uint64_t deadline = lab_now_ms() + (uint64_t)timeout_ms;
+	for (;;) {
+		int n = ibv_poll_cq(c->cq, 1, wc);
+		if (n != 0)
+			return n < 0 ? -EIO : 1;
+		if (ibv_req_notify_cq(c->cq, 0) != 0)
+			return -EIO;
+		/* A completion may have arrived between the poll and the arm. */
+		n = ibv_poll_cq(c->cq, 1, wc);
+		if (n != 0)
+			return n < 0 ? -EIO : 1;
+		uint64_t now = lab_now_ms();
+		if (now >= deadline)
+			return 0;
+		struct pollfd pfd = { .fd = c->channel->fd, .events = POLLIN };
+		int rc = poll(&pfd, 1, (int)(deadline - now));
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+		if (rc > 0) {
+			struct ibv_cq *ev_cq;
+			void *ev_ctx;
+			if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx) == 0)
+				ibv_ack_cq_events(ev_cq, 1);
+		}
+	}
+}
+
+int lab_post_recv(struct lab_conn *c, uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len, .lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
+	int rc = ibv_post_recv(c->qp, &wr, &bad);
+	if (rc)
+		fprintf(stderr, "lab: ibv_post_recv: %s\n", strerror(rc));
+	return -rc;
+}
+
+int lab_post_send(struct lab_conn *c, enum ibv_wr_opcode op, uint64_t wr_id, void *buf, uint32_t len,
+		  uint32_t lkey, uint64_t remote_addr, uint32_t rkey, uint32_t imm_host, bool signaled)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = op,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+		.imm_data = htobe32(imm_host),
+	}, *bad;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	int rc = ibv_post_send(c->qp, &wr, &bad);
+	if (rc)
+		fprintf(stderr, "lab: ibv_post_send: %s\n", strerror(rc));
+	return -rc;
+}
+
+void lab_phase(const char *fmt, ...)
+{
+	char text[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rt_trace_marker("%s", text);
+	printf("lab: phase %s\n", text);
+	fflush(stdout);
+}
+
+void lab_result(const struct lab_opts *o, bool ok, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rt_trace_marker("result %s", ok ? "ok" : "fail");
+	printf("lab: RESULT %s %s %s %s\n", o->scenario, o->server ? "server" : "client", ok ? "ok" : "fail", text);
+	fflush(stdout);
+}
+
+void lab_fill_pattern(uint8_t *buf, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+}
+
+long lab_check_pattern(const uint8_t *buf, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		if (buf[i] != (uint8_t)x)
+			return (long)i;
+	}
+	return -1;
+}
+
+const char *lab_wc_text(const struct ibv_wc *wc, char *buf, size_t len)
+{
+	snprintf(buf, len, "wr %llu opcode %d: %s", (unsigned long long)wc->wr_id, (int)wc->opcode,
+		 ibv_wc_status_str(wc->status));
+	return buf;
+}
+
+void lab_cap_pack(struct lab_cap *cap, const struct ibv_mr *mr, size_t length)
+{
+	cap->addr = htobe64((uint64_t)(uintptr_t)mr->addr);
+	cap->rkey = htobe32(mr->rkey);
+	cap->length = htobe32((uint32_t)length);
+}
+
+void lab_cap_unpack(const struct lab_cap *cap, uint64_t *addr, uint32_t *rkey, uint32_t *length)
+{
+	*addr = be64toh(cap->addr);
+	*rkey = be32toh(cap->rkey);
+	*length = be32toh(cap->length);
+}

@@ -1,0 +1,490 @@
+/*
+ * Test-only generator of whole runs: a client host A and a server host B
+ * with one RC connection set up through RDMA CM, a capture point in the
+ * middle, and the trace files both hosts' probes would write, all
+ * consistent with each other.  Faults are injected per WR (a packet lost
+ * before or after the capture point, the last packet lost so only the ACK
+ * timeout helps, a dead peer, a bad rkey, RNR with the receiver's queue
+ * empty), and the simulation follows the transport's rules (Go-Back-N on
+ * NAK PSN sequence error or timeout, RNR wait, retry counters, error
+ * completions, flushing).  Host clocks can be offset from the capture's.
+ *
+ * Used by tests/analysis/test_correlate.c (known injected faults) and
+ * bench/correlate_gen.c (a large clean run).
+ */
+#ifndef RDMATRACE_TESTS_SIMRUN_H
+#define RDMATRACE_TESTS_SIMRUN_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../captures/synth.h"
+#include "rdmatrace/roce_wire.h"
+#include "rdmatrace/trace_writer.h"
+
+struct sim_cfg {
+	uint64_t t0;              /* true start time, ns since the epoch */
+	int64_t off_a, off_b;     /* host clock = true time + offset */
+	uint32_t qpn_a, qpn_b, psn_a, psn_b;
+	unsigned mtu;             /* bytes */
+	uint8_t timeout;          /* ACK timeout exponent of A */
+	uint8_t retry_cnt, rnr_retry, min_rnr_timer_b;
+	int psn_valid;            /* the probe predicted PSNs in WR_POST */
+	int no_capture, no_trace_a, no_trace_b;
+	uint64_t link_ns;         /* one-way delay host <-> capture point */
+};
+
+struct sim_fault {
+	int lose_before;          /* packet index lost before the capture point (first transmission), -1 none */
+	int lose_after;           /* packet index lost after the capture point (first transmission), -1 none */
+	int peer_dead;            /* nothing ever reaches B */
+	int bad_rkey;             /* B answers NAK remote access error */
+	int64_t rnr_post_after_ns;/* SEND with no receive posted: B posts one this long after the first RNR NAK (-1 never) */
+};
+
+#define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .rnr_post_after_ns = -1})
+
+struct sim_evbuf {
+	struct rt_event *v;
+	size_t n, cap;
+};
+
+struct sim {
+	struct sim_cfg c;
+	FILE *pcap;
+	struct sim_evbuf ea, eb;
+	char dir[1024];
+	uint64_t now;             /* true time */
+	uint32_t a_psn, b_epsn, b_msn, seq;
+	uint64_t *rq;             /* B's receive queue (wr_ids) */
+	size_t rq_n, rq_cap, rq_head;
+	int a_error;
+	uint64_t packets;
+	uint64_t rng;
+	uint32_t mr_rkey;
+	uint64_t mr_va;
+};
+
+static inline void sim_push(struct sim_evbuf *b, const struct rt_event *e)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 1024;
+		b->v = realloc(b->v, b->cap * sizeof(*b->v));
+		if (!b->v)
+			abort(); /* test program */
+	}
+	b->v[b->n++] = *e;
+}
+
+static inline struct rt_event sim_ev(struct sim *s, int host_b, uint64_t t, unsigned kind, uint32_t qpn)
+{
+	struct rt_event e;
+	memset(&e, 0, sizeof(e));
+	e.ticks = (uint64_t)((int64_t)t + (host_b ? s->c.off_b : s->c.off_a));
+	e.seq = s->seq++;
+	e.tid = host_b ? 200 : 100;
+	e.kind = (uint16_t)kind;
+	e.qpn = qpn;
+	return e;
+}
+
+static inline void sim_emit(struct sim *s, int host_b, const struct rt_event *e)
+{
+	if (host_b ? !s->c.no_trace_b : !s->c.no_trace_a)
+		sim_push(host_b ? &s->eb : &s->ea, e);
+}
+
+/* One frame on the wire at true time t, from A (a_to_b) or B. */
+static inline void sim_wire(struct sim *s, uint64_t t, int a_to_b, struct synth *p)
+{
+	static const uint8_t ipa[4] = {10, 9, 0, 2}, ipb[4] = {10, 9, 0, 1};
+	memcpy(p->src, a_to_b ? ipa : ipb, 4);
+	memcpy(p->dst, a_to_b ? ipb : ipa, 4);
+	p->ip_version = 4;
+	p->ttl = 64;
+	p->dport = RT_ROCE_UDP_PORT;
+	p->pkey = 0xFFFF;
+	if (!p->sport)
+		p->sport = rt_rxe_udp_sport(a_to_b ? s->c.qpn_a : s->c.qpn_b);
+	uint8_t frame[8192];
+	size_t n = synth_build(p, frame);
+	s->packets++;
+	if (!s->c.no_capture)
+		synth_pcap_add(s->pcap, t, frame, (uint32_t)n, (uint32_t)n);
+}
+
+static inline void sim_cm(struct sim *s, uint64_t t, int a_to_b, uint16_t attr, uint32_t comm, uint32_t rcomm, uint32_t qpn)
+{
+	uint8_t mad[RT_MAD_LEN];
+	synth_cm_mad(mad, attr, &s->rng, 4);
+	synth_be32(mad + 24, comm);
+	if (attr == RT_CM_REQ) {
+		synth_be24(mad + 24 + 32, qpn);
+	} else {
+		synth_be32(mad + 28, rcomm);
+		if (attr == RT_CM_REP)
+			synth_be24(mad + 24 + 12, qpn);
+	}
+	struct synth p;
+	memset(&p, 0, sizeof(p));
+	p.opcode = RT_OP_UD_SEND_ONLY;
+	p.dqpn = 1;
+	p.qkey = RT_GSI_QKEY;
+	p.srcqp = 1;
+	p.payload = mad;
+	p.payload_len = RT_MAD_LEN;
+	p.sport = 0xC001;
+	sim_wire(s, t, a_to_b, &p);
+}
+
+static inline void sim_qp_state(struct sim *s, int host_b, uint64_t t, unsigned to, uint32_t qpn, uint32_t dest, uint32_t sq_psn,
+				uint32_t rq_psn)
+{
+	struct rt_event e = sim_ev(s, host_b, t, RT_EV_QP_STATE, qpn);
+	e.u.qp_state.from_state = (uint8_t)(to - 1);
+	e.u.qp_state.to_state = (uint8_t)to;
+	e.u.qp_state.qp_type = 2;
+	if (to == 2) { /* RTR */
+		e.u.qp_state.attr_mask = 1 | (1u << 8) | (1u << 12) | (1u << 20) | (1u << 15) | (1u << 17) | 128;
+		e.u.qp_state.dest_qpn = dest;
+		e.u.qp_state.rq_psn = rq_psn;
+		e.u.qp_state.path_mtu = (uint8_t)(s->c.mtu == 4096 ? 5 : s->c.mtu == 2048 ? 4 : s->c.mtu == 1024 ? 3 : s->c.mtu == 512 ? 2 : 1);
+		e.u.qp_state.min_rnr_timer = host_b ? s->c.min_rnr_timer_b : 12;
+	} else if (to == 3) { /* RTS */
+		e.u.qp_state.attr_mask = 1 | (1u << 9) | (1u << 10) | (1u << 11) | (1u << 16) | (1u << 13);
+		e.u.qp_state.sq_psn = sq_psn;
+		e.u.qp_state.timeout = s->c.timeout;
+		e.u.qp_state.retry_cnt = s->c.retry_cnt;
+		e.u.qp_state.rnr_retry = s->c.rnr_retry;
+	}
+	sim_emit(s, host_b, &e);
+}
+
+static inline void sim_cm_event(struct sim *s, int host_b, uint64_t t, unsigned event, uint32_t qpn)
+{
+	struct rt_event e = sim_ev(s, host_b, t, RT_EV_CM_EVENT, qpn);
+	e.u.cm.event = (uint8_t)event;
+	e.u.cm.family = 2;
+	uint8_t a[4] = {10, 9, 0, 2}, b[4] = {10, 9, 0, 1};
+	memcpy(&e.u.cm.local_ip4, host_b ? b : a, 4);
+	memcpy(&e.u.cm.peer_ip4, host_b ? a : b, 4);
+	e.u.cm.cm_id = host_b ? 2 : 1;
+	sim_emit(s, host_b, &e);
+}
+
+static inline int sim_open(struct sim *s, const char *dir, const struct sim_cfg *cfg)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = *cfg;
+	if (!s->c.mtu)
+		s->c.mtu = 1024;
+	if (!s->c.link_ns)
+		s->c.link_ns = 5000;
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	char p[1200];
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/traces", dir);
+	mkdir(p, 0755);
+	if (!s->c.no_capture) {
+		snprintf(p, sizeof(p), "%s/capture.pcap", dir);
+		if (!(s->pcap = synth_pcap_open(p, 1)))
+			return -errno;
+	}
+	s->rng = 0xC0FFEE;
+	s->now = s->c.t0;
+	s->a_psn = s->c.psn_a;
+	s->b_epsn = s->c.psn_a;
+	s->mr_rkey = 0x297;
+	s->mr_va = 0x7fc27c70b010ull;
+	uint64_t L = s->c.link_ns, t = s->now;
+	/* connection setup: A resolves, REQ, B CONNECT_REQUEST, B RTR/RTS + REP, A RTR/RTS + RTU, both ESTABLISHED */
+	sim_cm_event(s, 0, t, 0, 0);
+	sim_cm_event(s, 0, t + 1000, 2, 0);
+	t += 2000;
+	sim_cm(s, t + L, 1, RT_CM_REQ, 0x1111, 0, s->c.qpn_a);
+	t += 2 * L;
+	sim_cm_event(s, 1, t + 1000, 4, 0);
+	sim_qp_state(s, 1, t + 2000, 1, s->c.qpn_b, 0, 0, 0);
+	sim_qp_state(s, 1, t + 3000, 2, s->c.qpn_b, s->c.qpn_a, 0, s->c.psn_a);
+	sim_qp_state(s, 1, t + 4000, 3, s->c.qpn_b, 0, s->c.psn_b, 0);
+	t += 5000;
+	sim_cm(s, t + L, 0, RT_CM_REP, 0x2222, 0x1111, s->c.qpn_b);
+	t += 2 * L;
+	sim_qp_state(s, 0, t + 1000, 1, s->c.qpn_a, 0, 0, 0);
+	sim_qp_state(s, 0, t + 2000, 2, s->c.qpn_a, s->c.qpn_b, 0, s->c.psn_b);
+	sim_qp_state(s, 0, t + 3000, 3, s->c.qpn_a, 0, s->c.psn_a, 0);
+	t += 4000;
+	sim_cm_event(s, 0, t, 9, s->c.qpn_a);
+	sim_cm(s, t + L, 1, RT_CM_RTU, 0x1111, 0x2222, 0);
+	t += 2 * L;
+	sim_cm_event(s, 1, t + 1000, 9, s->c.qpn_b);
+	s->now = t + 10000;
+	return 0;
+}
+
+static inline void sim_post_recv(struct sim *s, uint64_t wr_id, uint32_t len)
+{
+	struct rt_event e = sim_ev(s, 1, s->now, RT_EV_WR_POST, s->c.qpn_b);
+	e.u.wr.wr_id = wr_id;
+	e.u.wr.length = len;
+	e.u.wr.queue = RT_WRQ_RECV;
+	e.u.wr.num_sge = 1;
+	sim_emit(s, 1, &e);
+	if (s->rq_n == s->rq_cap) {
+		s->rq_cap = s->rq_cap ? s->rq_cap * 2 : 64;
+		s->rq = realloc(s->rq, s->rq_cap * sizeof(*s->rq));
+		if (!s->rq)
+			abort();
+	}
+	s->rq[s->rq_n++] = wr_id;
+	s->now += 500;
+}
+
+static inline void sim_completion(struct sim *s, int host_b, uint64_t t, uint64_t wr_id, unsigned status, unsigned opcode,
+				  uint32_t len)
+{
+	struct rt_event e = sim_ev(s, host_b, t, RT_EV_COMPLETION, host_b ? s->c.qpn_b : s->c.qpn_a);
+	e.u.wc.wr_id = wr_id;
+	e.u.wc.status = (uint8_t)status;
+	e.u.wc.opcode = (uint8_t)opcode;
+	e.u.wc.byte_len = len;
+	e.u.wc.src_qp = host_b ? s->c.qpn_a : s->c.qpn_b;
+	if (status)
+		e.flags |= RT_EVF_ERROR;
+	sim_emit(s, host_b, &e);
+}
+
+/* One WR from A: opcode 0 RDMA_WRITE or 2 SEND.  Returns the completion status. */
+static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, uint32_t len, int signaled,
+			      const struct sim_fault *f)
+{
+	uint64_t L = s->c.link_ns;
+	uint32_t n = rt_packets_for(len, s->c.mtu);
+	uint32_t psn0 = s->a_psn;
+	struct rt_event e = sim_ev(s, 0, s->now, RT_EV_WR_POST, s->c.qpn_a);
+	e.u.wr.wr_id = wr_id;
+	e.u.wr.length = len;
+	e.u.wr.opcode = (uint8_t)opcode;
+	e.u.wr.queue = RT_WRQ_SEND;
+	e.u.wr.num_sge = 1;
+	e.u.wr.remote_addr = opcode == 0 ? s->mr_va : 0;
+	e.u.wr.rkey = opcode == 0 ? (f->bad_rkey ? 0xbad : s->mr_rkey) : 0;
+	e.u.wr.flags = (uint8_t)(signaled ? RT_WRF_SIGNALED : 0);
+	if (s->c.psn_valid) {
+		e.u.wr.flags |= RT_WRF_PSN_VALID;
+		e.u.wr.first_psn = psn0;
+		e.u.wr.last_psn = rt_psn_add(psn0, (int32_t)n - 1);
+	}
+	sim_emit(s, 0, &e);
+	unsigned wc_op = opcode == 0 ? 1 : 0;
+	if (s->a_error) {
+		sim_completion(s, 0, s->now + 2000, wr_id, 5, wc_op, 0);
+		s->now += 3000;
+		return 5;
+	}
+	s->a_psn = rt_psn_add(psn0, (int32_t)n);
+	uint64_t t = s->now + 1000;
+	uint32_t start = 0;
+	unsigned retries = 0, rnr = 0, status = 0;
+	int first_round = 1;
+	uint64_t rnr_post_at = 0;
+	for (;;) {
+		/* send packets start..n-1; B processes them in order */
+		int answered = 0;
+		uint64_t tb_resp = 0;
+		struct synth resp;
+		memset(&resp, 0, sizeof(resp));
+		int nak_sent = 0;
+		for (uint32_t i = start; i < n; i++) {
+			uint32_t psn = rt_psn_add(psn0, (int32_t)i);
+			struct synth p;
+			memset(&p, 0, sizeof(p));
+			uint32_t plen = i + 1 < n ? s->c.mtu : len - (n - 1) * s->c.mtu;
+			static uint8_t zero[8192];
+			int first = i == 0, last = i + 1 == n;
+			if (opcode == 0)
+				p.opcode = n == 1 ? RT_OP_RC_WRITE_ONLY : first ? RT_OP_RC_WRITE_FIRST : last ? RT_OP_RC_WRITE_LAST : RT_OP_RC_WRITE_MIDDLE;
+			else
+				p.opcode = n == 1 ? RT_OP_RC_SEND_ONLY : first ? RT_OP_RC_SEND_FIRST : last ? RT_OP_RC_SEND_LAST : RT_OP_RC_SEND_MIDDLE;
+			p.dqpn = s->c.qpn_b;
+			p.psn = psn;
+			p.ackreq = last;
+			p.va = s->mr_va;
+			p.rkey = f->bad_rkey ? 0xbad : s->mr_rkey;
+			p.dmalen = len;
+			p.payload = zero;
+			p.payload_len = plen;
+			int lost_before = f->peer_dead ? 0 : first_round && (int)i == f->lose_before;
+			int lost_after = f->peer_dead || (first_round && (int)i == f->lose_after);
+			if (!lost_before)
+				sim_wire(s, t + L, 1, &p);
+			uint64_t tb = t + 2 * L;
+			t += 1000;
+			if (lost_before || lost_after || answered)
+				continue;
+			/* B */
+			if (psn != s->b_epsn) {
+				if (rt_psn_diff(psn, s->b_epsn) > 0 && !nak_sent) {
+					nak_sent = 1;
+					answered = 1;
+					tb_resp = tb + 2000;
+					resp.opcode = RT_OP_RC_ACKNOWLEDGE;
+					resp.psn = s->b_epsn;
+					resp.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR);
+					resp.msn = s->b_msn;
+				}
+				continue;
+			}
+			if (f->bad_rkey && opcode == 0) {
+				answered = 1;
+				tb_resp = tb + 2000;
+				resp.opcode = RT_OP_RC_ACKNOWLEDGE;
+				resp.psn = psn;
+				resp.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_REMOTE_ACCESS_ERROR);
+				resp.msn = s->b_msn;
+				continue;
+			}
+			if (opcode == 2 && first) {
+				if (rnr_post_at && tb >= rnr_post_at) {
+					struct rt_event r = sim_ev(s, 1, rnr_post_at, RT_EV_WR_POST, s->c.qpn_b);
+					r.u.wr.wr_id = 9000 + wr_id;
+					r.u.wr.length = 65536;
+					r.u.wr.queue = RT_WRQ_RECV;
+					sim_emit(s, 1, &r);
+					if (s->rq_n == s->rq_cap) {
+						s->rq_cap = s->rq_cap ? s->rq_cap * 2 : 64;
+						s->rq = realloc(s->rq, s->rq_cap * sizeof(*s->rq));
+					}
+					s->rq[s->rq_n++] = 9000 + wr_id;
+					rnr_post_at = 0;
+				}
+				if (s->rq_head == s->rq_n) {
+					answered = 1;
+					tb_resp = tb + 2000;
+					resp.opcode = RT_OP_RC_ACKNOWLEDGE;
+					resp.psn = psn;
+					resp.syndrome = rt_aeth_syndrome(RT_AETH_RNR_NAK, s->c.min_rnr_timer_b);
+					resp.msn = s->b_msn;
+					continue;
+				}
+			}
+			s->b_epsn = rt_psn_add(psn, 1);
+			if (last) {
+				s->b_msn++;
+				if (opcode == 2) {
+					uint64_t rid = s->rq[s->rq_head++];
+					sim_completion(s, 1, tb + 3000, rid, 0, 128, len);
+				}
+				answered = 1;
+				tb_resp = tb + 2000;
+				resp.opcode = RT_OP_RC_ACKNOWLEDGE;
+				resp.psn = psn;
+				resp.syndrome = rt_aeth_syndrome(RT_AETH_ACK, 31);
+				resp.msn = s->b_msn;
+			}
+		}
+		first_round = 0;
+		if (!answered) {
+			/* local ACK timeout */
+			uint64_t to = rt_ack_timeout_us(s->c.timeout) * 1000;
+			t += to;
+			if (++retries > s->c.retry_cnt) {
+				status = 12;
+				break;
+			}
+			start = 0; /* Go-Back-N from the oldest unacknowledged PSN */
+			continue;
+		}
+		resp.dqpn = s->c.qpn_a;
+		sim_wire(s, tb_resp + L, 0, &resp);
+		uint64_t ta = tb_resp + 2 * L;
+		unsigned type = rt_aeth_type(resp.syndrome), val = rt_aeth_value(resp.syndrome);
+		if (type == RT_AETH_ACK) {
+			t = ta;
+			break;
+		}
+		if (type == RT_AETH_RNR_NAK) {
+			if (!rnr && f->rnr_post_after_ns >= 0)
+				rnr_post_at = tb_resp - 2000 + (uint64_t)f->rnr_post_after_ns;
+			if (++rnr > s->c.rnr_retry && s->c.rnr_retry != 7) {
+				t = ta;
+				status = 13;
+				break;
+			}
+			t = ta + rt_rnr_timer_us(val) * 1000ull;
+			start = (uint32_t)rt_psn_diff(resp.psn, psn0);
+			continue;
+		}
+		if (val == RT_NAK_PSN_SEQ_ERROR) {
+			t = ta + 1000;
+			start = (uint32_t)rt_psn_diff(resp.psn, psn0);
+			continue;
+		}
+		t = ta;
+		status = val == RT_NAK_REMOTE_ACCESS_ERROR ? 10 : val == RT_NAK_INVALID_REQUEST ? 9 : 11;
+		break;
+	}
+	if (status)
+		s->a_error = 1;
+	if (signaled || status)
+		sim_completion(s, 0, t + 3000, wr_id, status, wc_op, status ? 0 : len);
+	s->now = t + 5000;
+	return status;
+}
+
+static inline int sim_ev_cmp(const void *a, const void *b)
+{
+	const struct rt_event *x = a, *y = b;
+	if (x->ticks != y->ticks)
+		return x->ticks < y->ticks ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static inline int sim_write_trace(struct sim *s, int host_b)
+{
+	struct sim_evbuf *b = host_b ? &s->eb : &s->ea;
+	if (host_b ? s->c.no_trace_b : s->c.no_trace_a)
+		return 0;
+	qsort(b->v, b->n, sizeof(*b->v), sim_ev_cmp);
+	struct rt_file_header h;
+	rt_file_header_init(&h);
+	h.pid = host_b ? 200 : 100;
+	h.mode = 1;
+	snprintf(h.program, sizeof(h.program), "%s", host_b ? "server" : "client");
+	snprintf(h.host, sizeof(h.host), "%s", host_b ? "hostB" : "hostA");
+	snprintf(h.boot_id, sizeof(h.boot_id), "%s", host_b ? "boot-b" : "boot-a");
+	memset(&h.calib, 0, sizeof(h.calib));
+	h.calib.source = 1; /* RT_CLOCK_MONOTONIC: ticks are ns */
+	char p[1200];
+	snprintf(p, sizeof(p), "%s/traces/%s-%d-%s.rtr", s->dir, h.host, h.pid, h.program);
+	struct rt_trace_writer w;
+	char err[256];
+	int rc = rt_trace_writer_open(&w, p, &h, err, sizeof(err));
+	if (rc < 0)
+		return rc;
+	rc = rt_trace_writer_events(&w, h.pid, 0, h.pid, 0, b->v, b->n);
+	int rc2 = rt_trace_writer_close(&w);
+	return rc ? rc : rc2;
+}
+
+static inline int sim_close(struct sim *s)
+{
+	int rc = 0;
+	if (s->pcap && fclose(s->pcap))
+		rc = -EIO;
+	s->pcap = NULL;
+	if (!rc)
+		rc = sim_write_trace(s, 0);
+	if (!rc)
+		rc = sim_write_trace(s, 1);
+	free(s->ea.v);
+	free(s->eb.v);
+	free(s->rq);
+	return rc;
+}
+
+#endif

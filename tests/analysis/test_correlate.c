@@ -1,0 +1,741 @@
+/*
+ * Correlation and diagnosis tests: synthetic runs with known injected
+ * faults (tests/analysis/simrun.h) where diagnosis must find every fault and
+ * nothing else, clock alignment of shifted host clocks, partial inputs,
+ * the timeline file round trip and searches, the exports (Perfetto JSON
+ * parsed, annotated pcapng read back with tshark), and golden runs on the
+ * real SoftRoCE captures in ../shared/captures.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analysis/simrun.h"
+#include "rdmatrace/timeline.h"
+#include "rdmatrace/tl_export.h"
+#include "testlib.h"
+
+static char tmpdir[256];
+
+static const char *rundir(const char *name)
+{
+	static char p[512];
+	snprintf(p, sizeof(p), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static struct sim_cfg base_cfg(void)
+{
+	struct sim_cfg c;
+	memset(&c, 0, sizeof(c));
+	c.t0 = 1795311408000000000ull;
+	c.off_a = -200000000;  /* host A's clock 0.2 s behind the capture's */
+	c.off_b = 480000000;   /* host B's 0.48 s ahead */
+	c.qpn_a = 0x11;
+	c.qpn_b = 0x12;
+	c.psn_a = 0xc7075b;
+	c.psn_b = 0x9e1c84;
+	c.mtu = 1024;
+	c.timeout = 14;
+	c.retry_cnt = 7;
+	c.rnr_retry = 7;
+	c.min_rnr_timer_b = 12;
+	return c;
+}
+
+static struct rt_timeline *correlate(const char *dir)
+{
+	char err[512];
+	struct rt_timeline *tl = NULL;
+	if (rt_timeline_correlate(dir, &tl, err, sizeof(err)) < 0) {
+		printf("#   correlate %s: %s\n", dir, err);
+		return NULL;
+	}
+	return tl;
+}
+
+/* Count findings of a kind with severity >= warning; any other warning+ finding is reported. */
+static unsigned problems(const struct rt_timeline *tl, unsigned *kinds_out)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		if (f->severity < RT_TLS_WARNING)
+			continue;
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), rt_tl_str(tl, f->text));
+		if (kinds_out && n < 8)
+			kinds_out[n] = f->kind;
+		n++;
+	}
+	return n;
+}
+
+static const struct rt_tl_finding *only_problem(const struct rt_timeline *tl, unsigned kind)
+{
+	unsigned kinds[8] = {0};
+	unsigned n = problems(tl, kinds);
+	CHECK_EQ_U(n, 1);
+	CHECK_EQ_U(kinds[0], kind);
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++)
+		if (rt_tl_finding(tl, i)->kind == kind)
+			return rt_tl_finding(tl, i);
+	return NULL;
+}
+
+static int contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle)) {
+		printf("#   \"%s\" not in \"%s\"\n", needle, hay);
+		return 0;
+	}
+	return 1;
+}
+
+static void clean_workload(struct sim *s, int nwr)
+{
+	struct sim_fault nf = SIM_NOFAULT;
+	for (int i = 0; i < 4; i++)
+		sim_post_recv(s, 1000 + (uint64_t)i, 65536);
+	for (int i = 1; i <= nwr; i++)
+		sim_wr(s, (uint64_t)i, 0, 8192, i % 4 == 0, &nf);
+	for (int i = 0; i < 4; i++)
+		sim_wr(s, 100 + (uint64_t)i, 2, 3000, 1, &nf);
+}
+
+static void test_clean_run(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("clean"), &c) == 0);
+	clean_workload(&s, 20);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("clean"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	CHECK_EQ_U(problems(tl, NULL), 0);
+	/* every send WR: its 8 packets (or 3 for a SEND), an ACK for the last, a completion */
+	size_t wrs = 0, covered = 0;
+	for (ssize_t i = rt_tl_next_match(tl, -1, RT_TLM_WR, 1); i >= 0; i = rt_tl_next_match(tl, i, RT_TLM_WR, 1)) {
+		const struct rt_tl_row *r = rt_tl_row(tl, (size_t)i);
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, (size_t)i, &l);
+		unsigned pk = 0, ack = 0, comp = 0, cons = 0;
+		for (size_t k = 0; k < nl; k++) {
+			pk += l[k].type == RT_TLL_PACKET;
+			ack += l[k].type == RT_TLL_ACK;
+			comp += l[k].type == RT_TLL_COMPLETION;
+			cons += l[k].type == RT_TLL_CONSUMER;
+		}
+		if (r->flags & RT_TLF_RECV) {
+			CHECK_EQ_U(cons, 1);
+			continue;
+		}
+		wrs++;
+		CHECK_EQ_U(pk, r->sub == 0 ? 8 : 3);
+		CHECK_EQ_U(ack, 1);
+		CHECK_EQ_U(comp, 1);
+		if (!(r->flags & RT_TLF_SIGNALED))
+			covered++;
+	}
+	CHECK_EQ_U(wrs, 24);
+	CHECK_EQ_U(covered, 15);
+	/* clocks: the true offsets (aligned = raw - off) lie in the reported intervals */
+	CHECK_EQ_U(rt_tl_host_count(tl), 3);
+	for (size_t h = 0; h < rt_tl_host_count(tl); h++) {
+		const struct rt_tl_host *H = rt_tl_host(tl, h);
+		const char *n = rt_tl_str(tl, H->name);
+		int64_t truth = !strcmp(n, "hostA") ? -c.off_a : !strcmp(n, "hostB") ? -c.off_b : 0;
+		printf("#   %s offset %" PRId64 " [%" PRId64 ", %" PRId64 "] truth %" PRId64 "\n", n, H->offset_ns, H->offset_lo_ns,
+		       H->offset_hi_ns, truth);
+		CHECK(H->offset_lo_ns <= truth && truth <= H->offset_hi_ns);
+		CHECK(H->uncertainty_ns < 100000); /* the causal windows are tens of us wide */
+		int64_t d = H->offset_ns - truth;
+		CHECK((uint64_t)(d < 0 ? -d : d) <= (uint64_t)(H->offset_hi_ns - H->offset_lo_ns));
+	}
+	/* aligned: every WR post precedes its first packet, every completion follows its ACK */
+	for (size_t i = 0; i < rt_tl_row_count(tl); i++) {
+		const struct rt_tl_row *r = rt_tl_row(tl, i);
+		if (r->kind != RT_EV_WR_POST || (r->flags & RT_TLF_RECV))
+			continue;
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, i, &l);
+		for (size_t k = 0; k < nl; k++) {
+			const struct rt_tl_row *o = rt_tl_row(tl, l[k].row);
+			if (l[k].type == RT_TLL_PACKET)
+				CHECK(o->t_ns >= r->t_ns);
+			if (l[k].type == RT_TLL_COMPLETION)
+				CHECK(o->t_ns >= r->t_ns);
+		}
+	}
+	rt_timeline_free(tl);
+}
+
+static struct rt_timeline *fault_run(const char *name, unsigned opcode, const struct sim_fault *f, int extra_after,
+				     struct sim_cfg *cfg)
+{
+	struct sim s;
+	struct sim_cfg c = cfg ? *cfg : base_cfg();
+	if (sim_open(&s, rundir(name), &c))
+		return NULL;
+	struct sim_fault nf = SIM_NOFAULT;
+	if (opcode == 0)
+		for (int i = 0; i < 2; i++)
+			sim_post_recv(&s, 1000 + (uint64_t)i, 65536);
+	for (int i = 1; i <= 4; i++)
+		sim_wr(&s, (uint64_t)i, 0, 8192, i % 2 == 0, &nf);
+	sim_wr(&s, 50, opcode, opcode == 2 ? 2048 : 8192, 1, f);
+	for (int i = 0; i < extra_after; i++)
+		sim_wr(&s, 60 + (uint64_t)i, 0, 4096, 1, &nf);
+	if (sim_close(&s))
+		return NULL;
+	return correlate(rundir(name));
+}
+
+static void test_loss_before_capture(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 3;
+	struct rt_timeline *tl = fault_run("loss-before", 0, &f, 2, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		CHECK(contains(t, "PSN sequence error"));
+		CHECK(contains(t, "lost before the capture point"));
+		CHECK(contains(t, "resent 5 packets (5120 bytes)"));
+		CHECK(F->bytes == 5120);
+		CHECK(F->time_lost_ns > 0 && F->time_lost_ns < 1000000);
+		CHECK(contains(rt_tl_str(tl, F->evidence), "wr_id 50"));
+	}
+	rt_timeline_free(tl);
+}
+
+static void test_loss_after_capture(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_after = 2;
+	struct rt_timeline *tl = fault_run("loss-after", 0, &f, 1, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		CHECK(contains(rt_tl_str(tl, F->text), "lost after the capture point"));
+		CHECK(contains(rt_tl_str(tl, F->evidence), "original transmission frame"));
+	}
+	rt_timeline_free(tl);
+}
+
+static void test_ack_timeout(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 7; /* the last packet: nothing after it shows the gap */
+	struct rt_timeline *tl = fault_run("ack-timeout", 0, &f, 1, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		CHECK(contains(rt_tl_str(tl, F->text), "local ACK timeout (timeout=14, 67.11 ms)"));
+		CHECK(F->time_lost_ns >= 67000000 && F->time_lost_ns < 70000000);
+	}
+	rt_timeline_free(tl);
+}
+
+static void test_rnr_min_timer_zero(void)
+{
+	struct sim_cfg c = base_cfg();
+	c.min_rnr_timer_b = 0;
+	struct sim_fault f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 1000000; /* the receiver posts 1 ms after the first RNR NAK */
+	struct rt_timeline *tl = fault_run("rnr", 2, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_RNR_STALL);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		CHECK(contains(t, "timer code 0 (655.36 ms)"));
+		CHECK(contains(t, "min_rnr_timer 0"));
+		CHECK(contains(t, "1 RNR NAK "));
+		CHECK(F->time_lost_ns >= 655000000 && F->time_lost_ns < 660000000);
+		CHECK(contains(rt_tl_str(tl, F->evidence), "receive queue depth at the first NAK: 0"));
+	}
+	rt_timeline_free(tl);
+}
+
+static void test_bad_rkey(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.bad_rkey = 1;
+	struct rt_timeline *tl = fault_run("bad-rkey", 0, &f, 2, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_NAK_ERROR);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		CHECK(contains(t, "remote access error"));
+		CHECK(contains(t, "rkey 0xbad"));
+		CHECK(contains(t, "REM_ACCESS_ERR"));
+		CHECK(contains(t, "2 outstanding WRs completed with WR_FLUSH_ERR"));
+	}
+	rt_timeline_free(tl);
+}
+
+static void test_retry_exceeded(void)
+{
+	struct sim_cfg c = base_cfg();
+	c.retry_cnt = 2;
+	c.timeout = 10;
+	struct sim_fault f = SIM_NOFAULT;
+	f.peer_dead = 1;
+	struct rt_timeline *tl = fault_run("retry-exc", 0, &f, 1, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_ERROR_COMPLETION);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		CHECK(contains(t, "RETRY_EXC_ERR"));
+		CHECK(contains(t, "never acknowledged after 2 retransmission rounds"));
+		CHECK(contains(t, "retry_cnt 2"));
+		CHECK(contains(t, "WR_FLUSH_ERR"));
+	}
+	rt_timeline_free(tl);
+}
+
+static void test_partial_inputs(void)
+{
+	/* capture only */
+	struct sim_cfg c = base_cfg();
+	c.no_trace_a = c.no_trace_b = 1;
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 2;
+	struct rt_timeline *tl = fault_run("wire-only", 0, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (tl) {
+		only_problem(tl, RT_TLFK_GO_BACK_N);
+		CHECK(rt_tl_note_count(tl) >= 1);
+		CHECK(contains(rt_tl_note(tl, 0), "no trace files"));
+		rt_timeline_free(tl);
+	}
+	/* traces only: host B aligned against host A through the SENDs */
+	c = base_cfg();
+	c.no_capture = 1;
+	struct sim s;
+	CHECK(sim_open(&s, rundir("traces-only"), &c) == 0);
+	clean_workload(&s, 8);
+	CHECK(sim_close(&s) == 0);
+	tl = correlate(rundir("traces-only"));
+	CHECK(tl != NULL);
+	if (tl) {
+		CHECK_EQ_U(problems(tl, NULL), 0);
+		CHECK(contains(rt_tl_note(tl, 0), "no capture"));
+		for (size_t h = 0; h < rt_tl_host_count(tl); h++) {
+			const struct rt_tl_host *H = rt_tl_host(tl, h);
+			if (!strcmp(rt_tl_str(tl, H->name), "hostB")) {
+				int64_t truth = c.off_a - c.off_b; /* relative to host A, the reference */
+				CHECK(H->offset_lo_ns <= truth && truth <= H->offset_hi_ns);
+			}
+		}
+		rt_timeline_free(tl);
+	}
+	/* one host's trace missing, and a damaged trace file */
+	c = base_cfg();
+	c.no_trace_b = 1;
+	tl = fault_run("one-trace", 0, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (tl) {
+		only_problem(tl, RT_TLFK_GO_BACK_N);
+		rt_timeline_free(tl);
+	}
+	char p[600];
+	snprintf(p, sizeof(p), "%s/traces/hostA-100-client.rtr", rundir("one-trace"));
+	FILE *fp = fopen(p, "r+b");
+	CHECK(fp != NULL);
+	if (fp) {
+		fseek(fp, 600, SEEK_SET);
+		fputs("garbage garbage garbage", fp);
+		fclose(fp);
+	}
+	tl = correlate(rundir("one-trace"));
+	CHECK(tl != NULL);
+	if (tl) {
+		int damaged = 0;
+		for (size_t i = 0; i < rt_tl_note_count(tl); i++)
+			damaged |= strstr(rt_tl_note(tl, i), "damaged") != NULL;
+		CHECK(damaged);
+		rt_timeline_free(tl);
+	}
+	/* nothing at all */
+	mkdir(rundir("empty"), 0755);
+	char err[256];
+	CHECK(rt_timeline_correlate(rundir("empty"), &tl, err, sizeof(err)) < 0);
+}
+
+static void test_file_and_search(void)
+{
+	char path[600], err[256];
+	snprintf(path, sizeof(path), "%s/%s", rundir("loss-before"), RT_TL_FILE_NAME);
+	struct rt_timeline *tl;
+	CHECK(rt_timeline_load(path, &tl, err, sizeof(err)) == 0);
+	if (!tl)
+		return;
+	CHECK(!rt_timeline_stale(rundir("loss-before")));
+	size_t n = rt_tl_row_count(tl);
+	CHECK(n > 50);
+	for (size_t i = 1; i < n; i++)
+		CHECK(rt_tl_row(tl, i - 1)->t_ns <= rt_tl_row(tl, i)->t_ns);
+	/* search helpers agree with a scan */
+	unsigned masks[] = {RT_TLM_RETRANS, RT_TLM_NAK, RT_TLM_ERROR | RT_TLM_CM, RT_TLM_FINDING, RT_TLM_PACKET};
+	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		ssize_t a = -1, cnt = 0;
+		while ((a = rt_tl_next_match(tl, a, masks[m], 1)) >= 0) {
+			CHECK(rt_tl_row_matches(tl, (size_t)a, masks[m]));
+			cnt++;
+		}
+		ssize_t scan = 0;
+		for (size_t i = 0; i < n; i++)
+			scan += rt_tl_row_matches(tl, i, masks[m]);
+		CHECK_EQ_U(cnt, scan);
+		ssize_t back = rt_tl_next_match(tl, (ssize_t)n, masks[m], -1);
+		ssize_t last = -1;
+		for (size_t i = 0; i < n; i++)
+			if (rt_tl_row_matches(tl, i, masks[m]))
+				last = (ssize_t)i;
+		CHECK_EQ_U(back, last);
+	}
+	CHECK(rt_tl_next_match(tl, -1, RT_TLM_RETRANS, 1) >= 0);
+	uint64_t mid = rt_tl_row(tl, n / 2)->t_ns;
+	size_t i = rt_tl_find_time(tl, mid);
+	CHECK(rt_tl_row(tl, i)->t_ns == mid && (i == 0 || rt_tl_row(tl, i - 1)->t_ns < mid));
+	CHECK_EQ_U(rt_tl_find_time(tl, UINT64_MAX), n);
+	/* formatters: a retransmitted packet's detail shows its decoded fields and links */
+	ssize_t r = rt_tl_next_match(tl, -1, RT_TLM_RETRANS | RT_TLM_PACKET, 1);
+	r = rt_tl_next_match(tl, -1, RT_TLM_RETRANS, 1);
+	while (r >= 0 && rt_tl_row(tl, (size_t)r)->kind != RT_TLK_PACKET)
+		r = rt_tl_next_match(tl, r, RT_TLM_RETRANS, 1);
+	CHECK(r >= 0);
+	if (r >= 0) {
+		char d[RT_TL_DETAIL_MAX], s[RT_TL_SUMMARY_MAX];
+		rt_tl_format_summary(tl, (size_t)r, s, sizeof(s));
+		CHECK(contains(s, "RETRANSMISSION"));
+		rt_tl_format_detail(tl, (size_t)r, d, sizeof(d));
+		CHECK(contains(d, "\"psn\""));
+		CHECK(contains(d, "finding"));
+		CHECK(contains(d, "retrans=1 retrans_cause=nak_seq"));
+	}
+	/* a WR's detail lists its packets, ACK and completion */
+	ssize_t w = rt_tl_next_match(tl, -1, RT_TLM_WR, 1);
+	while (w >= 0 && (rt_tl_row(tl, (size_t)w)->flags & RT_TLF_RECV))
+		w = rt_tl_next_match(tl, w, RT_TLM_WR, 1);
+	if (w >= 0) {
+		char d[RT_TL_DETAIL_MAX];
+		rt_tl_format_detail(tl, (size_t)w, d, sizeof(d));
+		CHECK(contains(d, "packet"));
+		CHECK(contains(d, "completion"));
+	}
+	rt_timeline_free(tl);
+	/* corrupt files are refused, never crash */
+	FILE *f = fopen(path, "r+b");
+	if (f) {
+		fseek(f, 40, SEEK_SET);
+		fputs("\xff\xff\xff\xff\xff\xff\xff\x7f", f);
+		fclose(f);
+	}
+	CHECK(rt_timeline_load(path, &tl, err, sizeof(err)) < 0 || (rt_timeline_free(tl), 1));
+	CHECK(rt_timeline_stale(rundir("loss-before")) == 1 || 1);
+}
+
+static void test_exports(void)
+{
+	struct rt_timeline *tl = correlate(rundir("loss-after"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	char p[600], cmd[1400];
+	snprintf(p, sizeof(p), "%s/perfetto.json", rundir("loss-after"));
+	FILE *f = fopen(p, "w");
+	CHECK(f && rt_tl_export_perfetto(tl, f) == 0);
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		 "ev=d[\"traceEvents\"]; assert any(e[\"ph\"]==\"X\" for e in ev); assert any(e[\"ph\"]==\"i\" for e in ev); "
+		 "assert all(\"pid\" in e and \"ts\" in e for e in ev if e[\"ph\"]!=\"M\")' %s", p);
+	CHECK(system(cmd) == 0);
+	snprintf(p, sizeof(p), "%s/timeline.jsonl", rundir("loss-after"));
+	f = fopen(p, "w");
+	CHECK(f && rt_tl_export_jsonl(tl, f) == 0);
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' %s", p);
+	CHECK(system(cmd) == 0);
+	rt_timeline_free(tl);
+	if (system("command -v tshark >/dev/null 2>&1") != 0)
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s/annotated.pcapng -T fields -e frame.comment 2>/dev/null | grep -c 'retrans=1 retrans_cause=nak_seq' "
+		 "| grep -qx 6",
+		 rundir("loss-after"));
+	CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s/annotated.pcapng -T fields -e frame.comment 2>/dev/null | grep -q 'ack=nak nak_code=psn_seq_error'",
+		 rundir("loss-after"));
+	CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "test \"$(tshark -r %s/annotated.pcapng 2>/dev/null | wc -l)\" = \"$(tshark -r %s/capture.pcap 2>/dev/null | wc -l)\"",
+		 rundir("loss-after"), rundir("loss-after"));
+	CHECK(system(cmd) == 0);
+}
+
+/* ---- golden: the real SoftRoCE captures ---- */
+
+static const char *shared_dir(void)
+{
+	static const char *const d[] = {"../shared/captures", "../../shared/captures", "/work/shared/captures"};
+	for (size_t i = 0; i < 3; i++) {
+		char p[300];
+		snprintf(p, sizeof(p), "%s/rxe-write/wire.pcap", d[i]);
+		if (access(p, R_OK) == 0)
+			return d[i];
+	}
+	return NULL;
+}
+
+/* client.log / server.log lines to trace events (the test's own probe). */
+static int log_to_trace(const char *log, const char *out, const char *host, int pid, const char *prog)
+{
+	FILE *f = fopen(log, "r");
+	if (!f)
+		return -1;
+	struct sim_evbuf b = {0};
+	char line[512];
+	uint32_t qpn = 0;
+	uint32_t seq = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long t;
+		char what[32];
+		if (sscanf(line, "T %llu %31s", &t, what) != 2)
+			continue;
+		struct rt_event e;
+		memset(&e, 0, sizeof(e));
+		e.ticks = t;
+		e.seq = seq++;
+		e.tid = (uint32_t)pid;
+		const char *kv = strstr(line, what) + strlen(what);
+		unsigned long long v;
+		const char *p;
+#define KV(name) ((p = strstr(kv, " " name "=")) && sscanf(p + strlen(name) + 2, "%lli", &v) == 1)
+		if (!strcmp(what, "qp")) {
+			e.kind = RT_EV_QP_STATE;
+			if (KV("qpn"))
+				qpn = (uint32_t)v;
+			e.qpn = qpn;
+			e.u.qp_state.from_state = 7;
+			e.u.qp_state.to_state = 3;
+			e.u.qp_state.attr_mask = (1u << 20) | (1u << 16) | (1u << 8) | (1u << 9) | (1u << 10) | (1u << 11) | (1u << 15);
+			if (KV("dest_qpn"))
+				e.u.qp_state.dest_qpn = (uint32_t)v;
+			if (KV("sq_psn"))
+				e.u.qp_state.sq_psn = (uint32_t)v;
+			if (KV("rq_psn"))
+				e.u.qp_state.rq_psn = (uint32_t)v;
+			if (KV("mtu"))
+				e.u.qp_state.path_mtu = (uint8_t)(v == 1024 ? 3 : v == 4096 ? 5 : v == 2048 ? 4 : 1);
+			if (KV("timeout"))
+				e.u.qp_state.timeout = (uint8_t)v;
+			if (KV("retry"))
+				e.u.qp_state.retry_cnt = (uint8_t)v;
+			if (KV("rnr_retry"))
+				e.u.qp_state.rnr_retry = (uint8_t)v;
+			if (KV("min_rnr_timer"))
+				e.u.qp_state.min_rnr_timer = (uint8_t)v;
+			e.u.qp_state.qp_type = 2;
+		} else if (!strcmp(what, "post_send") || !strcmp(what, "post_recv")) {
+			e.kind = RT_EV_WR_POST;
+			e.qpn = qpn;
+			if (KV("wr_id"))
+				e.u.wr.wr_id = v;
+			if (!strcmp(what, "post_recv")) {
+				e.u.wr.queue = RT_WRQ_RECV;
+			} else {
+				if (KV("opcode"))
+					e.u.wr.opcode = (uint8_t)v;
+				if (KV("len"))
+					e.u.wr.length = (uint32_t)v;
+				if (KV("signaled") && v)
+					e.u.wr.flags |= RT_WRF_SIGNALED;
+			}
+		} else if (!strcmp(what, "cqe")) {
+			e.kind = RT_EV_COMPLETION;
+			if (KV("qpn"))
+				e.qpn = (uint32_t)v;
+			if (KV("wr_id"))
+				e.u.wc.wr_id = v;
+			if (KV("status"))
+				e.u.wc.status = (uint8_t)v;
+			if (KV("opcode"))
+				e.u.wc.opcode = (uint8_t)v;
+			if (KV("len"))
+				e.u.wc.byte_len = (uint32_t)v;
+		} else if (!strcmp(what, "cm")) {
+			e.kind = RT_EV_CM_EVENT;
+			static const char *const names[] = {"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+							    "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",
+							    "UNREACHABLE", "REJECTED", "ESTABLISHED", "DISCONNECTED"};
+			for (unsigned i = 0; i < 11; i++) {
+				char pat[64];
+				snprintf(pat, sizeof(pat), "RDMA_CM_EVENT_%s ", names[i]);
+				if (strstr(line, pat))
+					e.u.cm.event = (uint8_t)i;
+			}
+		} else {
+			continue;
+		}
+#undef KV
+		sim_push(&b, &e);
+	}
+	fclose(f);
+	/* the server's receive WRs belong to its QP, known only from its qp line */
+	for (size_t i = 0; i < b.n; i++)
+		if (!b.v[i].qpn && (b.v[i].kind == RT_EV_WR_POST))
+			b.v[i].qpn = qpn;
+	struct rt_file_header h;
+	rt_file_header_init(&h);
+	h.pid = pid;
+	h.mode = 1;
+	snprintf(h.program, sizeof(h.program), "%s", prog);
+	snprintf(h.host, sizeof(h.host), "%s", host);
+	snprintf(h.boot_id, sizeof(h.boot_id), "boot-%s", host);
+	memset(&h.calib, 0, sizeof(h.calib));
+	h.calib.source = 1;
+	struct rt_trace_writer w;
+	char err[256];
+	int rc = rt_trace_writer_open(&w, out, &h, err, sizeof(err));
+	if (!rc)
+		rc = rt_trace_writer_events(&w, pid, 0, (uint32_t)pid, 0, b.v, b.n);
+	if (!rc)
+		rc = rt_trace_writer_close(&w);
+	free(b.v);
+	return rc;
+}
+
+static void test_golden_rxe_write(void)
+{
+	const char *sd = shared_dir();
+	if (!sd)
+		SKIP("../shared/captures not present");
+	char d[600], cmd[1400], p[800];
+	snprintf(d, sizeof(d), "%s", rundir("rxe-write"));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/traces && cp %s/rxe-write/wire.pcap %s/capture.pcap", d, sd, d);
+	CHECK(system(cmd) == 0);
+	snprintf(p, sizeof(p), "%s/traces/client-1-writer.rtr", d);
+	snprintf(cmd, sizeof(cmd), "%s/rxe-write/client.log", sd);
+	CHECK(log_to_trace(cmd, p, "client", 1, "writer") == 0);
+	snprintf(p, sizeof(p), "%s/traces/server-1-writer.rtr", d);
+	snprintf(cmd, sizeof(cmd), "%s/rxe-write/server.log", sd);
+	CHECK(log_to_trace(cmd, p, "server", 1, "writer") == 0);
+	struct rt_timeline *tl = correlate(d);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	CHECK_EQ_U(problems(tl, NULL), 0);
+	/* all 20 WRITEs: 8 packets each, in order; every 4th signaled covers the 3 before */
+	unsigned wrs = 0, covered = 0;
+	for (ssize_t i = rt_tl_next_match(tl, -1, RT_TLM_WR, 1); i >= 0; i = rt_tl_next_match(tl, i, RT_TLM_WR, 1)) {
+		const struct rt_tl_row *r = rt_tl_row(tl, (size_t)i);
+		if (r->flags & RT_TLF_RECV)
+			continue;
+		wrs++;
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, (size_t)i, &l);
+		unsigned pk = 0, comp = 0, ack = 0;
+		for (size_t k = 0; k < nl; k++) {
+			pk += l[k].type == RT_TLL_PACKET;
+			comp += l[k].type == RT_TLL_COMPLETION;
+			ack += l[k].type == RT_TLL_ACK;
+			if (l[k].type == RT_TLL_PACKET) {
+				const struct rt_tl_row *o = rt_tl_row(tl, l[k].row);
+				CHECK(o->wr_id == r->wr_id);
+				CHECK(o->t_ns >= r->t_ns); /* aligned: posted before its packets */
+			}
+			if (l[k].type == RT_TLL_COMPLETION) {
+				const struct rt_tl_row *o = rt_tl_row(tl, l[k].row);
+				CHECK(o->wr_id == (r->wr_id + 3) / 4 * 4);
+				CHECK(o->t_ns >= r->t_ns);
+			}
+		}
+		CHECK_EQ_U(pk, 8);
+		CHECK_EQ_U(comp, 1);
+		covered += !(r->flags & RT_TLF_SIGNALED);
+		(void)ack;
+	}
+	CHECK_EQ_U(wrs, 20);
+	CHECK_EQ_U(covered, 15);
+	/* the client's clock is bounded on both sides by its WRs and completions */
+	for (size_t h = 0; h < rt_tl_host_count(tl); h++) {
+		const struct rt_tl_host *H = rt_tl_host(tl, h);
+		printf("#   %s offset %+.6f s +- %.3f ms\n", rt_tl_str(tl, H->name), (double)H->offset_ns / 1e9,
+		       (double)H->uncertainty_ns / 1e6);
+		if (!strcmp(rt_tl_str(tl, H->name), "client"))
+			CHECK((H->flags & RT_TLH_ALIGNED) && H->uncertainty_ns < 5000000);
+		CHECK(!(H->flags & RT_TLH_INCONSISTENT));
+	}
+	rt_timeline_free(tl);
+}
+
+static void test_golden_rxe_rping(void)
+{
+	const char *sd = shared_dir();
+	if (!sd)
+		SKIP("../shared/captures not present");
+	char d[600], cmd[1400];
+	snprintf(d, sizeof(d), "%s", rundir("rxe-rping"));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/rxe-rping/wire.pcap %s/", d, sd, d);
+	CHECK(system(cmd) == 0);
+	struct rt_timeline *tl = correlate(d);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	CHECK_EQ_U(problems(tl, NULL), 0);
+	/* QPs paired through the CM exchange */
+	unsigned paired = 0;
+	for (size_t q = 0; q < rt_tl_qp_count(tl); q++)
+		paired += rt_tl_qp(tl, q)->peer != RT_TL_NONE;
+	CHECK(paired >= 2);
+	CHECK(rt_tl_next_match(tl, -1, RT_TLM_CM, 1) >= 0);
+	rt_timeline_free(tl);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rdmatrace-correlate-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(test_clean_run);
+	RUN(test_loss_before_capture);
+	RUN(test_loss_after_capture);
+	RUN(test_ack_timeout);
+	RUN(test_rnr_min_timer_zero);
+	RUN(test_bad_rkey);
+	RUN(test_retry_exceeded);
+	RUN(test_partial_inputs);
+	RUN(test_exports);
+	RUN(test_file_and_search);
+	RUN(test_golden_rxe_write);
+	RUN(test_golden_rxe_rping);
+	int rc = test_done();
+	if (!rc && !getenv("KEEP_TMP")) {
+		char cmd[400];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		if (system(cmd) != 0)
+			rc = 1;
+	}
+	return rc;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Every lab scenario end to end on the uroce backend: `rdmatrace lab` must
+# exit 0 (each scenario checks its own results: data verified, expected
+# error statuses, RNR NAKs in rnr, retransmissions in loss), and the run
+# directory must hold what docs/run-directory.md promises.  Then the ways
+# a lab run can go wrong.
+. tests/lib.sh
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+for s in $("$RDMATRACE" lab --list | awk 'NR > 1 { print $1 }'); do
+	if timeout 180 "$RDMATRACE" lab "$s" -o "$T/$s" >"$T/$s.out" 2>&1; then
+		ok "lab $s on uroce: every expectation met"
+	else
+		not_ok "lab $s on uroce"
+		sed 's/^/#   /' "$T/$s.out" | tail -25
+	fi
+	check "lab $s: run.json, traces, capture and logs" test -s "$T/$s/run.json" -a -s "$T/$s/capture.pcapng" \
+		-a "$(ls "$T/$s/traces" | wc -l)" -ge 2 -a -s "$T/$s/logs/packets.txt"
+done
+
+check "lab minimal: the client's trace holds its WRITE and READ" bash -c \
+	"'$RDMATRACE' dump '$T'/minimal/traces/*.rtr | grep -q RDMA_READ"
+check "lab rnr: min_rnr_timer 0 shows as 655.36 ms RNR NAKs" grep -q 'RNR NAK 655.36 ms' "$T/rnr/logs/packets.txt"
+check "lab error: the client saw the remote access error and the flushes" grep -q 'remote_access_errors=1 flushed=2' "$T/error/logs/client-rt-lab-error.out"
+check "lab bulk: the TCP comparison ran" grep -q 'RESULT bulk server ok transport=tcp' "$T/bulk/logs/server-tcp.out"
+check "run.json is valid JSON" python3 -m json.tool "$T/minimal/run.json"
+
+# Options reach the programs.
+"$RDMATRACE" lab imm --count 3 --size 1000 -o "$T/imm3" >"$T/imm3.out" 2>&1
+check "--count and --size reach the programs" grep -q 'RESULT imm server ok batches=3' "$T/imm3/logs/server-rt-lab-imm.out"
+"$RDMATRACE" lab minimal --loss 5 --seed 7 -o "$T/lossy" >"$T/lossy.out" 2>&1
+check "--loss injects faults into any scenario, and the data still arrives" grep -q 'ok    client: ok' "$T/lossy.out"
+check "--loss is recorded in run.json" grep -q '"faults": "drop:prob=0.05"' "$T/lossy/run.json"
+
+# Running again into the same directory replaces the run.
+"$RDMATRACE" lab minimal -o "$T/minimal" >/dev/null 2>&1
+check "a rerun replaces the previous run's traces" test "$(ls "$T/minimal/traces" | wc -l)" -eq 2
+mkdir -p "$T/notarun" && echo precious >"$T/notarun/file"
+check_fails "a non-empty directory that is not a run is refused" "$RDMATRACE" lab minimal -o "$T/notarun"
+check "... and left alone" grep -q precious "$T/notarun/file"
+
+# Bad input and failure.
+check_fails "unknown scenario" "$RDMATRACE" lab no-such-scenario -o "$T/x"
+check "unknown scenario says so" bash -c "'$RDMATRACE' lab no-such-scenario 2>&1 | grep -q \"unknown scenario 'no-such-scenario'\""
+check_fails "unknown backend" "$RDMATRACE" lab minimal --backend nowhere -o "$T/x"
+check_fails "a non-number option" "$RDMATRACE" lab minimal --count lots -o "$T/x"
+timeout 60 "$RDMATRACE" lab minimal -o "$T/dies" -- --size not-a-size >"$T/dies.out" 2>&1
+rc=$?
+check "a program that dies fails the run" test $rc -ne 0 -a $rc -ne 124
+check "... with a message naming what failed and the log" grep -q 'did not come up; its output is in .*logs/server-rt-lab-minimal.out' "$T/dies.out"
+check "... and keeps what was recorded" test -s "$T/dies/logs/server-rt-lab-minimal.out" -a -s "$T/dies/run.json"
+done_testing

@@ -14,7 +14,7 @@ struct sb {
 	int overflow;
 };
 
-static inline void sb_mem(struct sb *b, const char *s, size_t n)
+__attribute__((always_inline)) static inline void sb_mem(struct sb *b, const char *s, size_t n)
 {
 	if ((size_t)(b->end - b->p) < n) {
 		b->overflow = 1;
@@ -46,7 +46,7 @@ static inline void sb_str(struct sb *b, const char *s)
 		}                                                        \
 	} while (0)
 
-static inline void sb_ch(struct sb *b, char c)
+__attribute__((always_inline)) static inline void sb_ch(struct sb *b, char c)
 {
 	if (b->p < b->end)
 		*b->p++ = c;
@@ -55,7 +55,7 @@ static inline void sb_ch(struct sb *b, char c)
 }
 
 /* n bytes of room at the cursor, or NULL (and the overflow mark). */
-static inline char *sb_room(struct sb *b, size_t n)
+__attribute__((always_inline)) static inline char *sb_room(struct sb *b, size_t n)
 {
 	if ((size_t)(b->end - b->p) < n) {
 		b->overflow = 1;
@@ -102,7 +102,7 @@ static inline int digits_of(uint64_t v)
 	return d + 1 - (v < pow10_table[d]);
 }
 
-static void sb_u64(struct sb *b, uint64_t v)
+__attribute__((always_inline)) static inline void sb_u64(struct sb *b, uint64_t v)
 {
 	int n = digits_of(v);
 	char *q = sb_room(b, (size_t)n);
@@ -126,7 +126,7 @@ static void sb_u64(struct sb *b, uint64_t v)
 }
 
 /* v as zero-padded decimal of exactly width digits (width <= 20). */
-static void sb_u64w(struct sb *b, uint64_t v, int width)
+__attribute__((always_inline)) static inline void sb_u64w(struct sb *b, uint64_t v, int width)
 {
 	char *q = sb_room(b, (size_t)width);
 	if (q)
@@ -136,7 +136,7 @@ static void sb_u64w(struct sb *b, uint64_t v, int width)
 static const char hexdig[] = "0123456789abcdef";
 
 /* "0x" and at least width hex digits, two digits per step. */
-static void sb_hex(struct sb *b, uint64_t v, int width)
+__attribute__((always_inline)) static inline void sb_hex(struct sb *b, uint64_t v, int width)
 {
 	static const char pairs[513] =
 	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f"
@@ -165,7 +165,7 @@ static void sb_hex(struct sb *b, uint64_t v, int width)
 }
 
 /* Dotted IPv4 straight into the buffer. */
-static void sb_ipv4(struct sb *b, const uint8_t *a)
+__attribute__((always_inline)) static inline void sb_ipv4(struct sb *b, const uint8_t *a)
 {
 	char *q = sb_room(b, 15);
 	if (!q)
@@ -276,7 +276,7 @@ static void sb_ip(struct sb *b, unsigned version, const uint8_t *a);
 
 /* Append text of length n from a buffer that holds at least `avail`
  * readable bytes: with room for all of them, one fixed-size copy. */
-static inline void sb_padded(struct sb *b, const char *text, size_t n, size_t avail)
+__attribute__((always_inline)) static inline void sb_padded(struct sb *b, const char *text, size_t n, size_t avail)
 {
 	if (avail == 16 && (size_t)(b->end - b->p) >= 16) {
 		memcpy(b->p, text, 16);
@@ -290,7 +290,7 @@ static inline void sb_padded(struct sb *b, const char *text, size_t n, size_t av
 }
 
 /* An address through the caller's memo, when there is one. */
-static void sb_ip_cached(struct sb *b, struct rt_fmt_cache *c, unsigned version, const uint8_t *a)
+__attribute__((always_inline)) static inline void sb_ip_cached(struct sb *b, struct rt_fmt_cache *c, unsigned version, const uint8_t *a)
 {
 	if (!c) {
 		sb_ip(b, version, a);
@@ -331,7 +331,7 @@ static void sb_ip(struct sb *b, unsigned version, const uint8_t *a)
 	sb_mem(b, tmp, n);
 }
 
-static void sb_aeth(struct sb *b, const struct rt_aeth *a)
+__attribute__((always_inline)) static inline void sb_aeth(struct sb *b, const struct rt_aeth *a)
 {
 	switch (a->type) {
 	case RT_AETH_ACK:
@@ -366,7 +366,7 @@ size_t rt_aeth_describe(const struct rt_aeth *aeth, char *buf, size_t len)
 	return sb_done(&b, buf);
 }
 
-static void sb_time(struct sb *b, const struct rt_fmt_ctx *ctx)
+__attribute__((always_inline)) static inline void sb_time(struct sb *b, const struct rt_fmt_ctx *ctx)
 {
 	if (ctx->abs_time) {
 		time_t s = (time_t)(ctx->ts_ns / 1000000000u);
@@ -485,7 +485,7 @@ static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 	}
 }
 
-static void sb_icrc_line(struct sb *b, const struct rt_pkt *p)
+__attribute__((always_inline)) static inline void sb_icrc_line(struct sb *b, const struct rt_pkt *p)
 {
 	if (p->icrc_status == RT_ICRC_GOOD) {
 		sb_lit(b, " icrc good");

@@ -23,15 +23,9 @@ struct server_state {
 static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
 {
 	struct server_state *s = arg;
-	s->mr = lab_reg_mr(c, s->counters, 2 * sizeof(uint64_t),
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_READ);
-	if (!s->mr)
-		return -1;
-	struct lab_cap cap;
-	lab_cap_pack(&cap, s->mr, 2 * sizeof(uint64_t));
-	memcpy(priv, &cap, sizeof(cap));
-	*priv_len = sizeof(cap);
-	return 0;
+	s->mr = lab_offer_region(c, s->counters, 2 * sizeof(uint64_t),
+				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_READ, priv, priv_len);
+	return s->mr ? 0 : -1;
 }
 
 static int run_server(const struct lab_opts *o)
@@ -91,11 +85,10 @@ static int run_client(const struct lab_opts *o)
 	struct ibv_mr *mr = NULL;
 	unsigned i = 0, wrong = 0;
 	bool ok = false;
-	if (!result || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || c.peer_private_len < sizeof(struct lab_cap))
-		goto out;
 	uint64_t raddr;
 	uint32_t rkey, rlen;
-	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
+	if (!result || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
+		goto out;
 	mr = lab_reg_mr(&c, result, sizeof(uint64_t), IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
 		goto out;

@@ -21,25 +21,6 @@
 
 #include "lab_common.h"
 
-struct server_state {
-	uint8_t *buf;
-	size_t len;
-	struct ibv_mr *mr;
-};
-
-static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
-{
-	struct server_state *s = arg;
-	s->mr = lab_reg_mr(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!s->mr)
-		return -1;
-	struct lab_cap cap;
-	lab_cap_pack(&cap, s->mr, s->len);
-	memcpy(priv, &cap, sizeof(cap));
-	*priv_len = sizeof(cap);
-	return 0;
-}
-
 static double mb_per_s(uint64_t bytes, uint64_t ms)
 {
 	return ms ? (double)bytes / 1e6 / ((double)ms / 1000.0) : 0.0;
@@ -47,13 +28,13 @@ static double mb_per_s(uint64_t bytes, uint64_t ms)
 
 static int rdma_server(const struct lab_opts *o)
 {
-	struct server_state s = { .len = o->size };
+	struct lab_region s = { .len = o->size, .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
 		return 1;
-	int rc = lab_server_accept(o, &c, &caps, server_setup, &s);
+	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0)
 		rc = lab_wait_disconnect(&c, o->timeout_ms * 6);
 	long bad = lab_check_pattern(s.buf, s.len, o->seed);
@@ -75,11 +56,10 @@ static int rdma_client(const struct lab_opts *o)
 	uint64_t chunk = (o->size + o->count - 1) / o->count, start = 0, elapsed = 0;
 	unsigned posted = 0, done = 0, completions = 0;
 	bool ok = false;
-	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || c.peer_private_len < sizeof(struct lab_cap))
-		goto out;
 	uint64_t raddr;
 	uint32_t rkey, rlen;
-	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
+	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
+		goto out;
 	if (rlen < o->size)
 		goto out;
 	lab_fill_pattern(buf, o->size, o->seed);

@@ -14,40 +14,22 @@
 
 #include "lab_common.h"
 
-struct server_state {
-	uint8_t *buf;
-	size_t len;
-	struct ibv_mr *mr;
-};
-
-static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
-{
-	struct server_state *s = arg;
-	s->mr = lab_reg_mr(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!s->mr)
-		return -1;
-	struct lab_cap cap;
-	lab_cap_pack(&cap, s->mr, s->len);
-	memcpy(priv, &cap, sizeof(cap));
-	*priv_len = sizeof(cap);
-	return 0;
-}
-
 static int run_server(const struct lab_opts *o)
 {
-	struct server_state s = { .len = o->size };
+	struct lab_region s = { .len = o->size, .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
 		return 1;
-	int rc = lab_server_accept(o, &c, &caps, server_setup, &s);
+	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0)
 		rc = lab_wait_disconnect(&c, o->timeout_ms * 3);
 	/* Nothing may have been written: the bad WRITE is rejected before it touches memory. */
 	size_t touched = 0;
+	const uint8_t *bytes = s.buf;
 	for (size_t i = 0; i < s.len; i++)
-		touched += s.buf[i] != 0;
+		touched += bytes[i] != 0;
 	lab_result(o, rc == 0 && touched == 0, "bytes_changed=%zu", touched);
 	if (s.mr)
 		ibv_dereg_mr(s.mr);
@@ -64,11 +46,10 @@ static int run_client(const struct lab_opts *o)
 	struct ibv_mr *mr = NULL;
 	bool bounds = o->mode && strcmp(o->mode, "bounds") == 0, ok = false;
 	int access_err = 0, flushed = 0, other = 0;
-	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || c.peer_private_len < sizeof(struct lab_cap))
-		goto out;
 	uint64_t raddr;
 	uint32_t rkey, rlen;
-	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
+	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
+		goto out;
 	lab_fill_pattern(buf, o->size, o->seed);
 	mr = lab_reg_mr(&c, buf, o->size, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)

@@ -129,8 +129,7 @@ static int run_server(const struct lab_opts *o)
 	/* The UD service, on port + 1. */
 	snprintf(udport, sizeof(udport), "%d", atoi(o->port) + 1);
 	udo.port = udport;
-	ud.c.ec = rdma_create_event_channel();
-	if (!ud.c.ec || rdma_create_id(ud.c.ec, &ud.c.listen_id, NULL, RDMA_PS_UDP) != 0 || lab_resolve(&udo, &res) != 0 ||
+	if (lab_open_id(&ud.c, &ud.c.listen_id, RDMA_PS_UDP) != 0 || lab_resolve(&udo, &res) != 0 ||
 	    rdma_bind_addr(ud.c.listen_id, res->ai_addr) != 0 || rdma_listen(ud.c.listen_id, 4) != 0) {
 		perror("lab: UD service");
 		goto out;
@@ -269,16 +268,8 @@ static int run_client(const struct lab_opts *o)
 	/* The server's UD QP by SIDR, and a hello so it knows where to reply. */
 	snprintf(udport, sizeof(udport), "%d", atoi(o->port) + 1);
 	udo.port = udport;
-	ud.c.ec = rdma_create_event_channel();
-	if (!ud.c.ec || rdma_create_id(ud.c.ec, &ud.c.id, NULL, RDMA_PS_UDP) != 0 || lab_resolve(&udo, &res) != 0 ||
-	    rdma_resolve_addr(ud.c.id, NULL, res->ai_addr, o->timeout_ms) != 0 ||
-	    lab_wait_event(&ud.c, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout_ms, &ev) != 0)
+	if (lab_open_id(&ud.c, &ud.c.id, RDMA_PS_UDP) != 0 || lab_resolve_route(&udo, &ud.c) != 0)
 		goto out;
-	rdma_ack_cm_event(ev);
-	if (rdma_resolve_route(ud.c.id, o->timeout_ms) != 0 ||
-	    lab_wait_event(&ud.c, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout_ms, &ev) != 0)
-		goto out;
-	rdma_ack_cm_event(ev);
 	if (ud_setup(&ud, ud.c.id, 8) != 0)
 		goto out;
 	struct rdma_conn_param udparam = { .qp_num = ud.c.qp->qp_num };

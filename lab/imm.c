@@ -33,7 +33,7 @@ static int post_doorbells(struct lab_conn *c, unsigned n)
 static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
 {
 	struct server_state *s = arg;
-	s->mr = lab_reg_mr(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	s->mr = lab_offer_region(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, priv, priv_len);
 	if (!s->mr)
 		return -1;
 	if (s->o->post_delay_ms == 0) {
@@ -41,10 +41,6 @@ static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv
 		if (post_doorbells(c, s->o->depth) != 0)
 			return -1;
 	}
-	struct lab_cap cap;
-	lab_cap_pack(&cap, s->mr, s->len);
-	memcpy(priv, &cap, sizeof(cap));
-	*priv_len = sizeof(cap);
 	return 0;
 }
 
@@ -105,13 +101,10 @@ static int run_client(const struct lab_opts *o)
 	struct ibv_mr *mr = NULL;
 	unsigned sent = 0;
 	bool ok = false;
-	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0)
-		goto done;
 	uint64_t raddr;
 	uint32_t rkey, rlen;
-	if (c.peer_private_len < sizeof(struct lab_cap))
+	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
 		goto done;
-	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
 	if (rlen < o->size * o->count) {
 		fprintf(stderr, "lab: the server's buffer is smaller than size x count\n");
 		goto done;

@@ -280,85 +280,26 @@ static void apply_min_rnr_timer(const struct lab_opts *o, struct lab_conn *c)
 		lab_phase("min_rnr_timer set to %d", o->min_rnr_timer);
 }
 
-int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
-		      lab_setup_fn setup, void *arg)
+int lab_open_id(struct lab_conn *c, struct rdma_cm_id **id, enum rdma_port_space ps)
 {
-	struct addrinfo *res = NULL;
-	struct rdma_cm_event *ev = NULL;
-	int rc;
 	memset(c, 0, sizeof(*c));
 	c->ec = rdma_create_event_channel();
 	if (!c->ec) {
 		perror("lab: rdma_create_event_channel (is an RDMA device available?)");
 		return -ENODEV;
 	}
-	if (rdma_create_id(c->ec, &c->listen_id, NULL, RDMA_PS_TCP) != 0) {
+	if (rdma_create_id(c->ec, id, NULL, ps) != 0) {
 		perror("lab: rdma_create_id");
 		return -errno;
 	}
-	rc = lab_resolve(o, &res);
-	if (rc)
-		return rc;
-	if (rdma_bind_addr(c->listen_id, res->ai_addr) != 0) {
-		fprintf(stderr, "lab: cannot bind %s port %s: %s\n", o->addr, o->port, strerror(errno));
-		freeaddrinfo(res);
-		return -errno;
-	}
-	freeaddrinfo(res);
-	if (rdma_listen(c->listen_id, 1) != 0) {
-		perror("lab: rdma_listen");
-		return -errno;
-	}
-	lab_phase("listening on %s port %s", o->addr, o->port);
-	printf("lab: server ready\n");
-	fflush(stdout);
-	rc = lab_wait_event(c, RDMA_CM_EVENT_CONNECT_REQUEST, o->timeout_ms * 3, &ev);
-	if (rc)
-		return rc;
-	c->id = ev->id;
-	keep_peer_private(c, ev);
-	rdma_ack_cm_event(ev);
-
-	rc = lab_create_resources(c, c->id, caps);
-	if (rc)
-		return rc;
-	apply_qp_options(o, c->id);
-	uint8_t priv[LAB_PRIVATE_MAX] = { 0 }, priv_len = 0;
-	if (setup && (rc = setup(c, arg, priv, &priv_len)) != 0)
-		return rc;
-	struct rdma_conn_param param;
-	fill_conn_param(o, &param, priv, priv_len);
-	if (rdma_accept(c->id, &param) != 0) {
-		perror("lab: rdma_accept");
-		return -errno;
-	}
-	rc = lab_wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev);
-	if (rc)
-		return rc;
-	rdma_ack_cm_event(ev);
-	c->connected = true;
-	lab_phase("connected (QP %u)", c->qp->qp_num);
-	apply_min_rnr_timer(o, c);
 	return 0;
 }
 
-int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
-		       lab_setup_fn setup, void *arg)
+int lab_resolve_route(const struct lab_opts *o, struct lab_conn *c)
 {
 	struct addrinfo *res = NULL;
 	struct rdma_cm_event *ev = NULL;
-	int rc;
-	memset(c, 0, sizeof(*c));
-	c->ec = rdma_create_event_channel();
-	if (!c->ec) {
-		perror("lab: rdma_create_event_channel (is an RDMA device available?)");
-		return -ENODEV;
-	}
-	if (rdma_create_id(c->ec, &c->id, NULL, RDMA_PS_TCP) != 0) {
-		perror("lab: rdma_create_id");
-		return -errno;
-	}
-	rc = lab_resolve(o, &res);
+	int rc = lab_resolve(o, &res);
 	if (rc)
 		return rc;
 	rc = rdma_resolve_addr(c->id, NULL, res->ai_addr, o->timeout_ms);
@@ -377,28 +318,130 @@ int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struc
 	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout_ms, &ev)) != 0)
 		return rc;
 	rdma_ack_cm_event(ev);
+	return 0;
+}
 
-	rc = lab_create_resources(c, c->id, caps);
+/* Resources, options and the program's set-up hook, then the connection parameters. */
+static int prepare(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps, lab_setup_fn setup,
+		   void *arg, uint8_t priv[LAB_PRIVATE_MAX], struct rdma_conn_param *param)
+{
+	uint8_t priv_len = 0;
+	int rc = lab_create_resources(c, c->id, caps);
 	if (rc)
 		return rc;
 	apply_qp_options(o, c->id);
-	uint8_t priv[LAB_PRIVATE_MAX] = { 0 }, priv_len = 0;
 	if (setup && (rc = setup(c, arg, priv, &priv_len)) != 0)
 		return rc;
+	fill_conn_param(o, param, priv, priv_len);
+	return 0;
+}
+
+/* ESTABLISHED: keep the peer's private data, apply what must follow RTS. */
+static int established(const struct lab_opts *o, struct lab_conn *c)
+{
+	struct rdma_cm_event *ev = NULL;
+	int rc = lab_wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev);
+	if (rc)
+		return rc;
+	if (!c->listen_id)
+		keep_peer_private(c, ev);
+	rdma_ack_cm_event(ev);
+	c->connected = true;
+	lab_phase("connected (QP %u)", c->qp->qp_num);
+	apply_min_rnr_timer(o, c);
+	return 0;
+}
+
+int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
+		      lab_setup_fn setup, void *arg)
+{
+	struct addrinfo *res = NULL;
+	struct rdma_cm_event *ev = NULL;
+	int rc = lab_open_id(c, &c->listen_id, RDMA_PS_TCP);
+	if (rc)
+		return rc;
+	if ((rc = lab_resolve(o, &res)) != 0)
+		return rc;
+	if (rdma_bind_addr(c->listen_id, res->ai_addr) != 0) {
+		rc = -errno;
+		fprintf(stderr, "lab: cannot bind %s port %s: %s\n", o->addr, o->port, strerror(errno));
+		freeaddrinfo(res);
+		return rc;
+	}
+	freeaddrinfo(res);
+	if (rdma_listen(c->listen_id, 1) != 0) {
+		perror("lab: rdma_listen");
+		return -errno;
+	}
+	lab_phase("listening on %s port %s", o->addr, o->port);
+	printf("lab: server ready\n");
+	fflush(stdout);
+	rc = lab_wait_event(c, RDMA_CM_EVENT_CONNECT_REQUEST, o->timeout_ms * 3, &ev);
+	if (rc)
+		return rc;
+	c->id = ev->id;
+	keep_peer_private(c, ev);
+	rdma_ack_cm_event(ev);
+
+	uint8_t priv[LAB_PRIVATE_MAX] = { 0 };
 	struct rdma_conn_param param;
-	fill_conn_param(o, &param, priv, priv_len);
+	if ((rc = prepare(o, c, caps, setup, arg, priv, &param)) != 0)
+		return rc;
+	if (rdma_accept(c->id, &param) != 0) {
+		perror("lab: rdma_accept");
+		return -errno;
+	}
+	return established(o, c);
+}
+
+int lab_client_connect(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
+		       lab_setup_fn setup, void *arg)
+{
+	int rc = lab_open_id(c, &c->id, RDMA_PS_TCP);
+	if (rc || (rc = lab_resolve_route(o, c)) != 0)
+		return rc;
+	uint8_t priv[LAB_PRIVATE_MAX] = { 0 };
+	struct rdma_conn_param param;
+	if ((rc = prepare(o, c, caps, setup, arg, priv, &param)) != 0)
+		return rc;
 	lab_phase("connecting to %s port %s", o->addr, o->port);
 	if (rdma_connect(c->id, &param) != 0) {
 		perror("lab: rdma_connect");
 		return -errno;
 	}
-	if ((rc = lab_wait_event(c, RDMA_CM_EVENT_ESTABLISHED, o->timeout_ms, &ev)) != 0)
-		return rc;
-	keep_peer_private(c, ev);
-	rdma_ack_cm_event(ev);
-	c->connected = true;
-	lab_phase("connected (QP %u)", c->qp->qp_num);
-	apply_min_rnr_timer(o, c);
+	return established(o, c);
+}
+
+struct ibv_mr *lab_offer_region(struct lab_conn *c, void *buf, size_t len, int access, void *priv, uint8_t *priv_len)
+{
+	struct ibv_mr *mr = lab_reg_mr(c, buf, len, access);
+	if (!mr)
+		return NULL;
+	struct lab_cap cap;
+	lab_cap_pack(&cap, mr, len);
+	memcpy(priv, &cap, sizeof(cap));
+	*priv_len = sizeof(cap);
+	lab_phase("offering region addr=%p rkey=0x%x len=%zu", buf, mr->rkey, len);
+	return mr;
+}
+
+int lab_offer_setup(struct lab_conn *c, void *region, void *priv, uint8_t *priv_len)
+{
+	struct lab_region *r = region;
+	r->mr = lab_offer_region(c, r->buf, r->len, r->access, priv, priv_len);
+	return r->mr ? 0 : -1;
+}
+
+int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint32_t *len)
+{
+	if (c->peer_private_len < sizeof(struct lab_cap)) {
+		fprintf(stderr, "lab: the server sent %u bytes of private data, not a capability\n", c->peer_private_len);
+		return -EPROTO;
+	}
+	struct lab_cap cap;
+	memcpy(&cap, c->peer_private, sizeof(cap));
+	lab_cap_unpack(&cap, addr, rkey, len);
+	lab_phase("got capability addr=0x%llx rkey=0x%x len=%u", (unsigned long long)*addr, *rkey, *len);
 	return 0;
 }
 

@@ -83,6 +83,24 @@ int lab_create_resources(struct lab_conn *c, struct rdma_cm_id *id, const struct
 struct addrinfo;
 int lab_resolve(const struct lab_opts *o, struct addrinfo **res);
 
+/* A fresh event channel and an id in port space ps (zeroes *c first). */
+int lab_open_id(struct lab_conn *c, struct rdma_cm_id **id, enum rdma_port_space ps);
+/* Client: resolve the lab address and the route for c->id. */
+int lab_resolve_route(const struct lab_opts *o, struct lab_conn *c);
+
+/* Server set-up hooks: register buf and put its capability in the private data. */
+struct ibv_mr *lab_offer_region(struct lab_conn *c, void *buf, size_t len, int access, void *priv, uint8_t *priv_len);
+/* A region a server offers; lab_offer_setup is a ready-made lab_setup_fn for it. */
+struct lab_region {
+	void *buf;
+	size_t len;
+	int access;          /* IBV_ACCESS_* */
+	struct ibv_mr *mr;   /* set by lab_offer_setup */
+};
+int lab_offer_setup(struct lab_conn *c, void *region, void *priv, uint8_t *priv_len);
+/* Client: the capability the server sent, or -EPROTO with a message. */
+int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint32_t *len);
+
 /* Server: wait until the client disconnects (or timeout). */
 int lab_wait_disconnect(struct lab_conn *c, int timeout_ms);
 /* Client: disconnect and wait for the DISCONNECTED event. */

@@ -15,36 +15,16 @@
 
 #include "lab_common.h"
 
-struct server_state {
-	uint8_t *buf;
-	size_t len;
-	struct ibv_mr *mr;
-};
-
-/* Server: register the target buffer and offer it in the private data. */
-static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv_len)
-{
-	struct server_state *s = arg;
-	s->mr = lab_reg_mr(c, s->buf, s->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	if (!s->mr)
-		return -1;
-	struct lab_cap cap;
-	lab_cap_pack(&cap, s->mr, s->len);
-	memcpy(priv, &cap, sizeof(cap));
-	*priv_len = sizeof(cap);
-	lab_phase("offering buffer addr=%p rkey=0x%x len=%zu", (void *)s->buf, s->mr->rkey, s->len);
-	return 0;
-}
-
 static int run_server(const struct lab_opts *o)
 {
-	struct server_state s = { .len = o->size };
+	struct lab_region s = { .len = o->size,
+				.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
 		return 1;
-	int rc = lab_server_accept(o, &c, &caps, server_setup, &s);
+	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0) {
 		lab_phase("waiting for the client to finish");
 		rc = lab_wait_disconnect(&c, o->timeout_ms * 3);
@@ -90,14 +70,10 @@ static int run_client(const struct lab_opts *o)
 	lab_fill_pattern(out, o->size, o->seed);
 	if (lab_client_connect(o, &c, &caps, NULL, NULL) != 0)
 		goto done;
-	if (c.peer_private_len < sizeof(struct lab_cap)) {
-		fprintf(stderr, "lab: the server sent %u bytes of private data, not a capability\n", c.peer_private_len);
-		goto done;
-	}
 	uint64_t raddr;
 	uint32_t rkey, rlen;
-	lab_cap_unpack((const struct lab_cap *)c.peer_private, &raddr, &rkey, &rlen);
-	lab_phase("got capability addr=0x%llx rkey=0x%x len=%u", (unsigned long long)raddr, rkey, rlen);
+	if (lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
+		goto done;
 	if (rlen < o->size) {
 		fprintf(stderr, "lab: the server's buffer (%u bytes) is smaller than --size\n", rlen);
 		goto done;

@@ -92,12 +92,8 @@ static int run_server(const struct lab_opts *o)
 	struct rdma_cm_event *ev;
 	unsigned served = 0, bad = 0;
 	int rc = -1;
-	memset(&c, 0, sizeof(c));
-	c.ec = rdma_create_event_channel();
-	if (!c.ec || rdma_create_id(c.ec, &c.listen_id, NULL, RDMA_PS_UDP) != 0 || lab_resolve(o, &res) != 0) {
-		perror("lab: RDMA CM set-up");
+	if (lab_open_id(&c, &c.listen_id, RDMA_PS_UDP) != 0 || lab_resolve(o, &res) != 0)
 		goto out;
-	}
 	if (rdma_bind_addr(c.listen_id, res->ai_addr) != 0 || rdma_listen(c.listen_id, 1) != 0) {
 		perror("lab: rdma_bind_addr/rdma_listen (UDP port space)");
 		goto out;
@@ -161,20 +157,8 @@ static int run_client(const struct lab_opts *o)
 	struct ibv_ah *ah = NULL;
 	unsigned done = 0, bad = 0;
 	int rc = -1;
-	memset(&c, 0, sizeof(c));
-	c.ec = rdma_create_event_channel();
-	if (!c.ec || rdma_create_id(c.ec, &c.id, NULL, RDMA_PS_UDP) != 0 || lab_resolve(o, &res) != 0) {
-		perror("lab: RDMA CM set-up");
+	if (lab_open_id(&c, &c.id, RDMA_PS_UDP) != 0 || lab_resolve_route(o, &c) != 0)
 		goto out;
-	}
-	if (rdma_resolve_addr(c.id, NULL, res->ai_addr, o->timeout_ms) != 0 ||
-	    lab_wait_event(&c, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout_ms, &ev) != 0)
-		goto out;
-	rdma_ack_cm_event(ev);
-	if (rdma_resolve_route(c.id, o->timeout_ms) != 0 ||
-	    lab_wait_event(&c, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout_ms, &ev) != 0)
-		goto out;
-	rdma_ack_cm_event(ev);
 	if (lab_create_resources(&c, c.id, &caps) != 0 || ud_bufs_init(&c, &b, o) != 0)
 		goto out;
 	struct rdma_conn_param param = { .qp_num = c.qp->qp_num };

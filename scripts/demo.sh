@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# `make demo` (for now): run the synthetic traced workload, which emits the
-# events of an RC RDMA WRITE stream with one RNR NAK and one error
-# completion, and show its trace.  Builds nothing: make demo built it.
-# The lab issue replaces this with a real two-host run.
-set -euo pipefail
+# `make demo`: the default lab scenario on the embedded uroce backend (no
+# RDMA hardware, no kernel module, no root needed), its diagnosis, and the
+# viewer when the terminal is interactive.  Builds nothing: make demo did.
+#
+# The default scenario is "rnr": a receiver that posts its receives late,
+# with RDMA CM's min_rnr_timer of 0, so the sender stalls 655.36 ms per RNR
+# NAK.  RDMATRACE_DEMO_SCENARIO picks another one (rdmatrace lab --list).
+set -u
 BUILD=${BUILD:-build}
-out=${RDMATRACE_DEMO_DIR:-$BUILD/demo}
-mkdir -p "$out"
-trace=$out/synth.rtr
-rm -f "$trace"
-echo "== running a traced synthetic workload (2 threads, 20 RDMA WRITEs each)"
-RDMATRACE_OUTPUT=$trace "$BUILD/rdmatrace-synth" --threads 2 --messages 20 --rnr-at 5 --error-at 12
-echo "== rdmatrace dump --info $trace"
-"$BUILD/rdmatrace" dump --info "$trace"
-echo "== the first records, in time order"
-"$BUILD/rdmatrace" dump --no-clock "$trace" >"$out/synth.txt"
-head -25 "$out/synth.txt"
-echo "   ..."
-echo "== the RNR NAK, the retry and the error completion"
-"$BUILD/rdmatrace" dump --kind rnr,retry,completion "$trace" | grep -E ' rnr | retry |status=[A-Z_]*ERR' || true
+RT=$BUILD/rdmatrace
+scenario=${RDMATRACE_DEMO_SCENARIO:-rnr}
+run=${RDMATRACE_DEMO_DIR:-runs/demo-$scenario}
+
+"$RT" lab "$scenario" -o "$run"
+status=$?
 echo
-echo "trace file: $trace  (rdmatrace dump --json $trace for JSON Lines)"
+if [ $status -ne 0 ]; then
+	echo "the $scenario lab did not show what it should (exit status $status); everything recorded is in $run"
+fi
+if [ -t 0 ] && [ -t 1 ] && "$RT" --help | grep -q '^  view '; then
+	echo "opening the viewer (press ? for help, q to quit)..."
+	sleep 1
+	exec "$RT" view "$run"
+fi
+echo "the run is in $run; explore it with:"
+echo "  $RT view $run          # the timeline (terminal UI)"
+echo "  $RT diagnose $run      # findings in plain words"
+echo "  $RT wireshark $run     # the annotated capture in Wireshark"
+exit $status

@@ -58,11 +58,33 @@ if [ -f "$RPING" ]; then
 	check "the plugin loads without errors on a plain capture" no_lua_errors
 fi
 
+# --- lab runs on uroce, annotated by rdmatrace correlate -------------------
+if "$RDMATRACE" --help | grep -q '^  correlate ' && [ -x "$BUILD/lab/rt-lab-sendrecv" ]; then
+	"$RDMATRACE" lab rnr -o "$T/rnr" >"$T/rnr.out" 2>&1
+	rnr=$(frames "$T/rnr/annotated.pcapng" 'rdmatrace.rnr_wait_ms > 100')
+	check "lab rnr: the RNR NAKs (655.36 ms) are selected" test -n "$rnr"
+	check "lab rnr: exactly the RNR NAKs the wire shows" test "$rnr" = "$(tshark -r "$T/rnr/annotated.pcapng" -Y 'infiniband.aeth.syndrome.opcode == 1' -T fields -e frame.number 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+	check "lab rnr: the resends after the RNR wait are retransmissions caused by rnr" test -n "$(frames "$T/rnr/annotated.pcapng" 'rdmatrace.retrans_cause == "rnr"')"
+	check "lab rnr: packets name their work request" test -n "$(frames "$T/rnr/annotated.pcapng" 'rdmatrace.wr_id')"
+	"$RDMATRACE" lab loss -o "$T/loss" >"$T/loss.out" 2>&1
+	check "lab loss: retransmissions are selected" test -n "$(frames "$T/loss/annotated.pcapng" rdmatrace.retransmission)"
+	ts -r "$T/loss/annotated.pcapng" -q -z expert >"$T/expert-loss.txt"
+	check "lab loss: expert info lists the retransmissions" grep -q 'Retransmission #' "$T/expert-loss.txt"
+	check "the plugin loads without errors on lab runs" no_lua_errors
+fi
+
 # --- the profile and the commands ----------------------------------------
 mkdir -p "$T/home" "$T/run"
 cp "$T/acks.pcapng" "$T/run/capture.pcapng"
 out=$(HOME=$T/home XDG_CONFIG_HOME= DISPLAY= "$RDMATRACE" wireshark "$T/run" --frame 4 2>"$T/ws-stderr")
-check "wireshark without a display prints the commands" grep -q "^wireshark -X 'lua_script:.*rdmatrace.lua' -C rdmatrace -r '.*capture.pcapng' -g 4" <<<"$out"
+if "$RDMATRACE" --help | grep -q '^  correlate '; then
+	check "wireshark on a run correlates it and prints the commands" grep -q "^wireshark -X 'lua_script:.*rdmatrace.lua' -C rdmatrace -r '.*/run/annotated.pcapng' -g 4" <<<"$out"
+	check "the run's RNR NAK is annotated and filterable" test "$("$RDMATRACE" tshark "$T/run" -- -Y 'rdmatrace.annotated && rdmatrace.rnr_wait_ms > 100' -T fields -e frame.number 2>/dev/null)" = "4"
+else
+	check "wireshark without correlation prints the commands for the raw capture" grep -q "^wireshark -X 'lua_script:.*rdmatrace.lua' -C rdmatrace -r '.*capture.pcapng' -g 4" <<<"$out"
+fi
+out=$(HOME=$T/home XDG_CONFIG_HOME= DISPLAY= "$RDMATRACE" wireshark "$T/acks.pcapng" 2>"$T/ws-stderr")
+check "a plain capture file opens as it is" grep -q "^wireshark .* -r '$T/acks.pcapng'" <<<"$out"
 check "it says when the capture has no annotations" grep -q 'no rdmatrace annotations' "$T/ws-stderr"
 PROF=$T/home/.config/wireshark/profiles/rdmatrace
 check "the profile is installed" test -f "$PROF/colorfilters" -a -f "$PROF/preferences" -a -f "$PROF/disabled_protos"

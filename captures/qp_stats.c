@@ -31,15 +31,21 @@ struct rt_qp_stats {
 	size_t nents, ents_cap;
 	uint32_t *index;          /* slot -> ents index + 1, 0 empty */
 	size_t slots;             /* power of two */
+	/* the flows of the latest packets (both directions of a conversation
+	 * alternate); recent_flow[i] is valid when recent_valid[i] */
+	struct key recent_key[2];
+	size_t recent_flow[2];
+	bool recent_valid[2];
 };
 
 static uint64_t key_hash(const struct key *k)
 {
-	const uint8_t *p = (const uint8_t *)k;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h ^ (h >> 29);
+	uint64_t w[sizeof(*k) / 8 + 1] = { 0 };
+	memcpy(w, k, sizeof(*k));
+	uint64_t h = 0x9E3779B97F4A7C15ull;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = (h ^ w[i]) * 0xFF51AFD7ED558CCDull;
+	return h ^ (h >> 31);
 }
 
 int rt_qp_stats_new(struct rt_qp_stats **out)
@@ -150,6 +156,16 @@ static void learn_mtu(struct rt_qp_stats *s, const struct rt_pkt *p, unsigned mt
 		e->ref = mtu;
 }
 
+static void remember(struct rt_qp_stats *s, const struct key *k, size_t flow)
+{
+	s->recent_key[1] = s->recent_key[0];
+	s->recent_flow[1] = s->recent_flow[0];
+	s->recent_valid[1] = s->recent_valid[0];
+	s->recent_key[0] = *k;
+	s->recent_flow[0] = flow;
+	s->recent_valid[0] = true;
+}
+
 static struct rt_qp_stat *flow_of(struct rt_qp_stats *s, const struct rt_pkt *p)
 {
 	struct key k;
@@ -159,9 +175,14 @@ static struct rt_qp_stat *flow_of(struct rt_qp_stats *s, const struct rt_pkt *p)
 	memcpy(k.b, p->dst, 16);
 	k.qpn = p->bth.dqpn;
 	k.sqpn = (p->hdrs & RT_HDR_DETH) ? p->deth.src_qpn : RT_QP_STAT_NO_SRC_QP;
+	for (int i = 0; i < 2; i++)
+		if (s->recent_valid[i] && !memcmp(&k, &s->recent_key[i], sizeof(k)))
+			return &s->qps[s->recent_flow[i]];
 	const struct entry *found = find(s, &k, NULL);
-	if (found)
+	if (found) {
+		remember(s, &k, found->ref);
 		return &s->qps[found->ref];
+	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
 		struct rt_qp_stat *n = realloc(s->qps, cap * sizeof(*n));
@@ -181,7 +202,8 @@ static struct rt_qp_stat *flow_of(struct rt_qp_stats *s, const struct rt_pkt *p)
 	memcpy(q->dst, p->dst, 16);
 	q->qpn = k.qpn;
 	q->src_qpn = k.sqpn;
-	e->ref = (uint32_t)s->n++;
+	e->ref = (uint32_t)s->n;
+	remember(s, &k, s->n++);
 	return q;
 }
 

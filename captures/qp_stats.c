@@ -97,6 +97,19 @@ static struct entry *find(const struct rt_qp_stats *s, const struct key *k, size
 	return NULL;
 }
 
+/* arr (cap elements of size elem, n used) with room for one more: arr
+ * itself, or a grown copy (*cap updated), or NULL when out of memory. */
+static void *room_for_one(void *arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return arr;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *grown = realloc(arr, c * elem);
+	if (grown)
+		*cap = c;
+	return grown;
+}
+
 /* The entry of k, added (ref 0, *added set) when new; NULL when out of memory. */
 static struct entry *find_or_add(struct rt_qp_stats *s, const struct key *k, bool *added)
 {
@@ -110,14 +123,10 @@ static struct entry *find_or_add(struct rt_qp_stats *s, const struct key *k, boo
 			return NULL;
 		find(s, k, &j);
 	}
-	if (s->nents == s->ents_cap) {
-		size_t cap = s->ents_cap ? s->ents_cap * 2 : 16;
-		struct entry *n = realloc(s->ents, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		s->ents = n;
-		s->ents_cap = cap;
-	}
+	struct entry *ents = room_for_one(s->ents, &s->ents_cap, s->nents, sizeof(*ents));
+	if (!ents)
+		return NULL;
+	s->ents = ents;
 	e = &s->ents[s->nents];
 	e->k = *k;
 	e->ref = 0;
@@ -183,14 +192,10 @@ static struct rt_qp_stat *flow_of(struct rt_qp_stats *s, const struct rt_pkt *p)
 		remember(s, &k, found->ref);
 		return &s->qps[found->ref];
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct rt_qp_stat *n = realloc(s->qps, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		s->qps = n;
-		s->cap = cap;
-	}
+	struct rt_qp_stat *qps = room_for_one(s->qps, &s->cap, s->n, sizeof(*qps));
+	if (!qps)
+		return NULL;
+	s->qps = qps;
 	bool added;
 	struct entry *e = find_or_add(s, &k, &added);
 	if (!e)

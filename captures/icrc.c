@@ -103,7 +103,10 @@ int rt_icrc_compute(const uint8_t *ip, size_t len, uint32_t *crc)
 	memset(buf, 0, 16);
 	memset(buf + z, 0xFF, 4);
 	uint8_t *h = buf + z + 4;
-	memcpy(h, ip, done);
+	if (done == 20 + 8 + RT_BTH_LEN)
+		memcpy(h, ip, 20 + 8 + RT_BTH_LEN); /* IPv4 without options: a fixed-size copy */
+	else
+		memcpy(h, ip, done);
 	if (version == 4) {
 		h[1] = 0xFF;                 /* TOS: DSCP + ECN */
 		h[8] = 0xFF;                 /* TTL */

@@ -4,10 +4,12 @@
  * steps, and hand the result to tl_finish() (analysis/tl_file.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/trace_reader.h"
@@ -261,6 +263,7 @@ static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *
 	e->ver = (uint8_t)ver;
 	memcpy(e->ip, ip, alen);
 	e->host = UINT16_MAX;
+	e->proc = UINT16_MAX;
 	cache_i = b->eps.n - 1;
 	return (uint32_t)(b->eps.n - 1);
 }
@@ -346,17 +349,25 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	return 0;
 }
 
-static int read_capture(struct tl_build *b, const char *path)
+/* Reading the capture runs in a thread of its own, beside the trace reader:
+ * it only touches the packet, blob and address arrays; notes are made after. */
+struct cap_job {
+	struct tl_build *b;
+	const char *path;
+	int rc;
+	bool opened, damaged;
+	char err[256];
+};
+
+static void *cap_run(void *arg)
 {
+	struct cap_job *j = arg;
+	struct tl_build *b = j->b;
 	struct rt_capfile *f;
-	char e[256];
-	int rc = rt_capfile_open(path, RT_CAPFILE_AUTO, &f, e, sizeof(e));
-	if (rc < 0) {
-		tl_note(b, "capture %s unreadable: %s", path, e);
-		return 0;
-	}
-	b->have_capture = true;
-	b->capture_path = tl_str(b, path);
+	int rc = rt_capfile_open(j->path, RT_CAPFILE_AUTO, &f, j->err, sizeof(j->err));
+	if (rc < 0)
+		return NULL;
+	j->opened = true;
 	struct rt_caprec rec;
 	struct rt_pkt p;
 	while ((rc = rt_capfile_next(f, &rec)) > 0) {
@@ -367,10 +378,26 @@ static int read_capture(struct tl_build *b, const char *path)
 		if ((rc = add_packet(b, &rec, &p)) < 0)
 			break;
 	}
-	if (rc < 0 && rc != -ENOMEM)
-		tl_note(b, "capture %s damaged: %s (packets before it are used)", path, rt_capfile_error(f));
+	if (rc < 0 && rc != -ENOMEM) {
+		j->damaged = true;
+		snprintf(j->err, sizeof(j->err), "%s", rt_capfile_error(f));
+	}
 	rt_capfile_close(f);
-	return rc == -ENOMEM ? rc : 0;
+	j->rc = rc == -ENOMEM ? rc : 0;
+	return NULL;
+}
+
+static int capture_done(struct tl_build *b, struct cap_job *j)
+{
+	if (!j->opened) {
+		tl_note(b, "capture %s unreadable: %s", j->path, j->err);
+		return 0;
+	}
+	b->have_capture = true;
+	b->capture_path = tl_str(b, j->path);
+	if (j->damaged)
+		tl_note(b, "capture %s damaged: %s (packets before it are used)", j->path, j->err);
+	return j->rc;
 }
 
 static void build_init(struct tl_build *b)
@@ -412,27 +439,61 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;
+	free(b->ev_shadow);
+	b->ev_shadow = NULL;
+}
+
+/* RDMATRACE_TL_TIMING=1: time spent per build phase on stderr. */
+void tl_phase(const char *name)
+{
+	static int on = -1;
+	static struct timespec last;
+	if (on < 0) {
+		const char *e = getenv("RDMATRACE_TL_TIMING");
+		on = e && *e && *e != '0';
+		clock_gettime(CLOCK_MONOTONIC, &last);
+	}
+	if (!on || !name)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	fprintf(stderr, "timeline: %-8s %8.3f s\n", name,
+		(double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9);
+	last = now;
 }
 
 int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, char *err, size_t errlen)
 {
+	tl_phase(NULL);
 	struct tl_build b;
 	int rc;
 	*out = NULL;
 	build_init(&b);
 	b.err = err;
 	b.errlen = errlen;
+	struct cap_job job = {.b = &b, .path = in->capture};
+	pthread_t th;
+	bool threaded = false;
 	if (in->capture) {
 		/* the capture point is host 0: the reference clock */
 		b.capture_host = host_find_or_add(&b, "capture", RT_TLH_CAPTURE | RT_TLH_REFERENCE);
-		if ((rc = read_capture(&b, in->capture)) < 0)
+		threaded = pthread_create(&th, NULL, cap_run, &job) == 0;
+		if (!threaded)
+			cap_run(&job);
+	}
+	int trc = read_traces(&b, in);
+	if (threaded)
+		pthread_join(th, NULL);
+	tl_phase("read");
+	if (in->capture) {
+		if ((rc = capture_done(&b, &job)) < 0)
 			goto fail;
 		if (!b.have_capture) {
 			tl_host(&b, 0)->flags &= ~(uint32_t)RT_TLH_REFERENCE;
 			b.capture_host = UINT16_MAX;
 		}
 	}
-	if ((rc = read_traces(&b, in)) < 0)
+	if ((rc = trc) < 0)
 		goto fail;
 	if (!b.have_capture && !b.have_traces) {
 		snprintf(err, errlen, "no readable input: %s",
@@ -453,11 +514,18 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 				break;
 			}
 	}
-	if ((rc = tl_link_all(&b)) < 0 || (rc = tl_clock_align(&b)) < 0 || (rc = tl_detect(&b)) < 0 ||
-	    (rc = tl_annotate(&b)) < 0)
+	if ((rc = tl_link_all(&b)) < 0)
 		goto fail;
+	tl_phase("link");
+	if ((rc = tl_clock_align(&b)) < 0)
+		goto fail;
+	tl_phase("clock");
+	if ((rc = tl_detect(&b)) < 0 || (rc = tl_annotate(&b)) < 0)
+		goto fail;
+	tl_phase("detect");
 	if ((rc = tl_finish(&b, out)) < 0)
 		goto fail;
+	tl_phase("index");
 	tl_build_free(&b);
 	if ((in->annotated_out || in->annotations_jsonl) && *rt_tl_capture_path(*out)) {
 		rc = tl_write_annotated(*out, in->capture, in->annotated_out, in->annotations_jsonl, err, errlen);

@@ -20,6 +20,7 @@
  * that interval's middle.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,7 +79,7 @@ static int solve(struct tl_build *b, size_t ref, int64_t *lo, int64_t *hi, uint6
 	for (size_t h = 0; h < n; h++) {
 		hi[h] = d[ref * n + h];                                       /* o[h] <= d(ref -> h) */
 		lo[h] = d[h * n + ref] == INF ? INT64_MIN : -d[h * n + ref]; /* o[h] >= -d(h -> ref) */
-		if (d[ref * n + h] + d[h * n + ref] < 0 && d[ref * n + h] != INF && d[h * n + ref] != INF)
+		if (d[ref * n + h] != INF && d[h * n + ref] != INF && d[ref * n + h] + d[h * n + ref] < 0)
 			inconsistent[h] = true;
 	}
 	free(d);
@@ -186,6 +187,11 @@ int tl_clock_align(struct tl_build *b)
 	}
 	int64_t *hi = lo + n;
 	int rc = solve(b, ref, lo, hi, used, inc);
+	if (getenv("TLDBG"))
+		for (size_t i = 0; i < b->cons.n; i++) {
+			struct tl_cons *k = TL_AT(&b->cons, struct tl_cons, i);
+			fprintf(stderr, "o%u - o%u <= %lld t=%llu\n", k->x, k->y, (long long)k->c, (unsigned long long)k->t);
+		}
 	for (size_t h = 0; !rc && h < n; h++) {
 		struct rt_tl_host *H = tl_host(b, h);
 		H->constraints = used[h];

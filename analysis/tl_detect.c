@@ -442,16 +442,20 @@ static long recv_depth(struct dctx *c, uint32_t q, uint64_t t, uint64_t *next_po
 	*next_post = 0;
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		struct tl_evrec *e = tl_ev(b, i);
-		if (b->ev_qp[i] != q)
+		if (b->ev_qp[i] != q || b->ev_shadow[i])
 			continue;
 		uint64_t et = tl_align(tl_host(b, e->host), e->raw_ns);
 		if (e->ev.kind == RT_EV_WR_POST && e->ev.u.wr.queue == RT_WRQ_RECV) {
-			if (et <= t)
+			if (et <= t) {
 				posted++;
-			else if (!*next_post)
+				/* consumed by a packet seen before t (else by its completion before t) */
+				uint32_t pk = first_link(c, (uint32_t)i, RT_TLL_CONSUMER);
+				uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
+				if ((pk != RT_TL_NONE && item_t(c, pk) < t) || (cp != RT_TL_NONE && item_t(c, cp) <= t))
+					consumed++;
+			} else if (!*next_post) {
 				*next_post = et;
-		} else if (e->ev.kind == RT_EV_COMPLETION && (e->ev.u.wc.opcode & 128) && et <= t) {
-			consumed++;
+			}
 		}
 	}
 	return posted - consumed;
@@ -602,7 +606,7 @@ static uint32_t flushed_after(struct tl_build *b, uint32_t q, size_t from, uint3
 	*first = RT_TL_NONE;
 	for (size_t j = from; j < tl_nev(b); j++) {
 		struct tl_evrec *o = tl_ev(b, j);
-		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == WC_WR_FLUSH_ERR) {
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == WC_WR_FLUSH_ERR && !b->ev_shadow[j]) {
 			if (*first == RT_TL_NONE)
 				*first = (uint32_t)j;
 			n++;
@@ -615,7 +619,7 @@ static uint32_t error_state_after(struct tl_build *b, uint32_t q, size_t from)
 {
 	for (size_t j = from; j < tl_nev(b); j++) {
 		struct tl_evrec *o = tl_ev(b, j);
-		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6)
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 && !b->ev_shadow[j])
 			return (uint32_t)j;
 	}
 	return RT_TL_NONE;
@@ -632,7 +636,8 @@ static uint32_t error_completion(struct dctx *c, uint32_t q, uint32_t wr, unsign
 	}
 	for (size_t j = 0; j < tl_nev(b); j++) {
 		struct tl_evrec *o = tl_ev(b, j);
-		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == status && !c->explained[j])
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == status && !c->explained[j] &&
+		    !b->ev_shadow[j])
 			return (uint32_t)j;
 	}
 	return RT_TL_NONE;
@@ -751,7 +756,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_COMPLETION || !e->ev.u.wc.status || e->ev.u.wc.status == WC_WR_FLUSH_ERR ||
-		    c->explained[i])
+		    c->explained[i] || b->ev_shadow[i])
 			continue;
 		unsigned st = e->ev.u.wc.status;
 		uint32_t q = b->ev_qp[i];
@@ -854,22 +859,27 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		FI(b, f)->text = ts;
 		FI(b, f)->evidence = es;
 	}
-	/* QPs that went to ERROR with nothing above explaining it */
+	/* QPs moved to ERROR with WRs still outstanding and nothing above explaining it
+	 * (a QP moved to ERROR at teardown with nothing outstanding is normal) */
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind != RT_EV_QP_STATE || e->ev.u.qp_state.to_state != 6 || c->explained[i])
+		if (e->ev.kind != RT_EV_QP_STATE || e->ev.u.qp_state.to_state != 6 || c->explained[i] || b->ev_shadow[i])
 			continue;
 		uint32_t q = b->ev_qp[i];
+		if (q != RT_TL_NONE && (tl_qp(b, q)->flags & RT_TLQ_ERROR))
+			continue; /* the application tearing down a QP whose error is already explained */
 		struct text t = {.n = 0}, ev = {.n = 0};
-		qp_name(b, q, &t);
-		tx(&t, " was moved to the ERROR state");
 		uint32_t ff;
 		uint32_t nf = flushed_after(b, q, i, &ff);
+		if (!nf)
+			continue;
+		qp_name(b, q, &t);
+		tx(&t, " was moved to the ERROR state");
 		if (nf)
 			tx(&t, " and %u outstanding WR%s were flushed (WR_FLUSH_ERR)", nf, nf == 1 ? "" : "s");
 		tx(&t, " without a transport error (by the application, or after an asynchronous error).");
 		tx(&ev, "QP state event at %.6f s", (double)item_t(c, (uint32_t)i) / 1e9);
-		long f = finding(b, RT_TLFK_QP_ERROR, nf ? RT_TLS_WARNING : RT_TLS_INFO, item_t(c, (uint32_t)i), q, 0, 0, &t, &ev);
+		long f = finding(b, RT_TLFK_QP_ERROR, RT_TLS_WARNING, item_t(c, (uint32_t)i), q, 0, 0, &t, &ev);
 		if (f < 0)
 			return -ENOMEM;
 		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
@@ -1098,7 +1108,7 @@ static int qp_stats(struct dctx *c)
 			continue;
 		long d = 0;
 		for (size_t i = 0; i < tl_nev(b); i++) {
-			if (b->ev_qp[i] != q)
+			if (b->ev_qp[i] != q || b->ev_shadow[i])
 				continue;
 			struct tl_evrec *e = tl_ev(b, i);
 			uint64_t t = item_t(c, (uint32_t)i);
@@ -1157,10 +1167,10 @@ static int qp_stats(struct dctx *c)
 			rc = -ENOMEM;
 			break;
 		}
-		qsort(lat.p, lat.n, 8, u64cmp);
-		qsort(p2w.p, p2w.n, 8, u64cmp);
-		qsort(ack.p, ack.n, 8, u64cmp);
-		qsort(poll.p, poll.n, 8, u64cmp);
+		struct tl_vec *all[] = {&lat, &p2w, &ack, &poll};
+		for (size_t v = 0; v < 4; v++)
+			if (all[v]->n)
+				qsort(all[v]->p, all[v]->n, 8, u64cmp);
 		Q->lat_p50_ns = pct(lat.p, lat.n, 50);
 		Q->lat_p99_ns = pct(lat.p, lat.n, 99);
 		Q->lat_max_ns = lat.n ? ((uint64_t *)lat.p)[lat.n - 1] : UINT64_MAX;

@@ -93,9 +93,8 @@ static void ts_us(FILE *out, const struct rt_timeline *tl, uint64_t t)
 
 static unsigned row_pid(const struct rt_timeline *tl, const struct rt_tl_row *r)
 {
-	if ((r->kind == RT_TLK_PACKET || r->kind == RT_TLK_CM_PACKET) && r->qp < tl->nqps && tl->qps[r->qp].host != UINT16_MAX)
-		return (unsigned)r->host + 1; /* packets stay on the capture's process */
-	return (unsigned)r->host + 1;
+	(void)tl;
+	return (unsigned)r->host + 1; /* packets stay on the capture's process */
 }
 
 int rt_tl_export_perfetto(const struct rt_timeline *tl, FILE *out)
@@ -121,8 +120,9 @@ int rt_tl_export_perfetto(const struct rt_timeline *tl, FILE *out)
 			if (Q->host != h && !(tl->hosts[h].flags & RT_TLH_CAPTURE))
 				continue;
 			char nm[96];
-			snprintf(nm, sizeof(nm), "QP 0x%06x%s%s", Q->qpn, Q->host != UINT16_MAX && Q->host != h ? " @" : "",
-				 Q->host != UINT16_MAX && Q->host != h ? rt_tl_str(tl, tl->hosts[Q->host].name) : "");
+			int other = Q->host < tl->nhosts && Q->host != h;
+			snprintf(nm, sizeof(nm), "QP 0x%06x%s%s", Q->qpn, other ? " @" : "",
+				 other ? rt_tl_str(tl, tl->hosts[Q->host].name) : "");
 			fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%zu,\"tid\":%zu,\"args\":{\"name\":", SEP(), h + 1,
 				q + 1);
 			rt_tl_json_string(out, nm);

@@ -169,7 +169,7 @@ size_t rt_tl_format_detail(const struct rt_timeline *tl, size_t row, char *buf, 
 	const struct rt_tl_proc *p = r->proc != UINT16_MAX ? rt_tl_proc(tl, r->proc) : NULL;
 	if (p)
 		put(&o, "  process %d %s", p->pid, rt_tl_str(tl, p->program));
-	if (r->qp != RT_TL_NONE && r->qp < tl->nqps) {
+	if (r->qp < tl->nqps) {
 		const struct rt_tl_qp *q = &tl->qps[r->qp];
 		put(&o, "  QP 0x%06x", q->qpn);
 		if (q->peer_qpn)

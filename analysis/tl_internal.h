@@ -139,6 +139,8 @@ struct tl_ep {                /* an IP address seen on the wire or in CM events 
 	uint8_t ver;
 	uint8_t ip[16];
 	uint16_t host;            /* UINT16_MAX unknown */
+	uint16_t proc;            /* the process using it (CM events), UINT16_MAX unknown */
+	bool proc_ambiguous;      /* several processes use it */
 };
 
 struct tl_blink {
@@ -168,6 +170,7 @@ struct tl_build {
 	struct tl_vec eps;        /* struct tl_ep */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
+	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */
 	uint32_t capture_path;
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;
@@ -222,6 +225,9 @@ uint64_t tl_item_raw(struct tl_build *b, uint32_t item);
 uint16_t tl_item_host(struct tl_build *b, uint32_t item);
 /* Aligned time of a raw time on host h. */
 uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw);
+
+/* Phase timing (RDMATRACE_TL_TIMING=1); NULL starts the clock. */
+void tl_phase(const char *name);
 
 /* Steps of the build (analysis/tl_*.c). */
 int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */

@@ -54,7 +54,8 @@ struct wr_ent {               /* a send WR with its PSN range */
 
 struct lctx {
 	struct tl_build *b;
-	struct tl_hash tq;        /* (host << 32 | qpn) -> qp index */
+	struct tl_hash tq;        /* (process << 32 | qpn) -> qp index: QPNs repeat across hosts and uroce processes */
+	size_t ntq;               /* trace QPs are the first ntq of the QP list */
 	struct tl_hash wq;        /* (ep << 32 | qpn) -> wkey index */
 	struct tl_vec wkeys;      /* struct wkey */
 	uint32_t *wr_first, *wr_n; /* per event (send WRs) */
@@ -116,7 +117,21 @@ static uint32_t ep_of_ip4(struct tl_build *b, uint32_t ip_net)
 	e->ver = 4;
 	memcpy(e->ip, ip, 4);
 	e->host = UINT16_MAX;
+	e->proc = UINT16_MAX;
 	return (uint32_t)(b->eps.n - 1);
+}
+
+/* An address is used by this host / process. */
+static void ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc)
+{
+	if (e->host == UINT16_MAX)
+		e->host = host;
+	if (proc == UINT16_MAX || e->proc_ambiguous)
+		return;
+	if (e->proc == UINT16_MAX)
+		e->proc = proc;
+	else if (e->proc != proc)
+		e->proc_ambiguous = true;
 }
 
 /* 1a. trace QPs and their attributes; CM events map addresses to hosts. */
@@ -125,20 +140,42 @@ static int trace_qps(struct lctx *c)
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b);
 	b->ev_qp = malloc((nev ? nev : 1) * sizeof(uint32_t));
-	if (!b->ev_qp)
+	b->ev_shadow = calloc(nev ? nev : 1, 1);
+	if (!b->ev_qp || !b->ev_shadow)
 		return -ENOMEM;
+	/* A process run with both the engine (uroce) and the probe records WR posts,
+	 * completions, QP and CM events twice: the application's view (the probe:
+	 * posted / polled) is linked, the engine's copy stays as a row. */
+	size_t np = b->procs.n;
+	uint32_t *probe_kinds = calloc(np + 1, sizeof(uint32_t));
+	if (!probe_kinds)
+		return -ENOMEM;
+	for (size_t i = 0; i < nev; i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		if (!(e->ev.flags & RT_EVF_ENGINE) && e->proc < np && e->ev.kind < 32)
+			probe_kinds[e->proc] |= 1u << e->ev.kind;
+	}
+	for (size_t i = 0; i < nev; i++) {
+		struct tl_evrec *e = tl_ev(b, i);
+		unsigned k = e->ev.kind;
+		if ((e->ev.flags & RT_EVF_ENGINE) && e->proc < np && k < 32 && (probe_kinds[e->proc] & (1u << k)) &&
+		    (k == RT_EV_WR_POST || k == RT_EV_COMPLETION || k == RT_EV_QP_STATE || k == RT_EV_CM_EVENT ||
+		     k == RT_EV_QP_CREATE || k == RT_EV_CQ_CREATE || k == RT_EV_MR || k == RT_EV_PD || k == RT_EV_SRQ_CREATE))
+			b->ev_shadow[i] = 1;
+	}
+	free(probe_kinds);
 	for (size_t i = 0; i < nev; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_event *ev = &e->ev;
 		b->ev_qp[i] = RT_TL_NONE;
 		if (ev->kind == RT_EV_CM_EVENT && ev->u.cm.family == 2 && ev->u.cm.local_ip4) {
 			uint32_t ep = ep_of_ip4(b, ev->u.cm.local_ip4);
-			if (ep != RT_TL_NONE && TL_AT(&b->eps, struct tl_ep, ep)->host == UINT16_MAX)
-				TL_AT(&b->eps, struct tl_ep, ep)->host = e->host;
+			if (ep != RT_TL_NONE)
+				ep_claim(TL_AT(&b->eps, struct tl_ep, ep), e->host, e->proc);
 		}
 		if (!ev_has_qp(ev))
 			continue;
-		uint64_t key = K2(e->host, ev->qpn);
+		uint64_t key = K2(e->proc, ev->qpn);
 		uint32_t *v = tl_hash_get(&c->tq, key);
 		uint32_t q;
 		if (v) {
@@ -147,6 +184,7 @@ static int trace_qps(struct lctx *c)
 			q = qp_new(b, e->host, ev->qpn);
 			if (q == RT_TL_NONE || tl_hash_put(&c->tq, key, q) < 0)
 				return -ENOMEM;
+			tl_qp(b, q)->proc = e->proc;
 		}
 		b->ev_qp[i] = q;
 		struct rt_tl_qp *Q = tl_qp(b, q);
@@ -311,6 +349,13 @@ static void wire_first_psns(struct lctx *c)
 	}
 }
 
+/* The first request seen on the wire can come a little after sq_psn (lost before the capture). */
+static bool psn_starts(uint32_t first_seen, uint32_t sq_psn)
+{
+	int32_t d = rt_psn_diff(first_seen, sq_psn);
+	return d >= 0 && d < 4096;
+}
+
 /* sq_psn of a trace QP from its QP state events (-1 unknown). */
 static int64_t trace_sq_psn(struct tl_build *b, uint32_t q)
 {
@@ -325,11 +370,38 @@ static int64_t trace_sq_psn(struct tl_build *b, uint32_t q)
 	return -1;
 }
 
+/* The trace QP a wire QP is: same host and QPN, the process using the address, sends starting at its sq_psn. */
+static uint32_t trace_qp_for(struct lctx *c, const struct wkey *w)
+{
+	struct tl_build *b = c->b;
+	const struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, w->ep);
+	if (e->host == UINT16_MAX)
+		return RT_TL_NONE;
+	uint32_t hit = RT_TL_NONE;
+	int n = 0;
+	for (size_t q = 0; q < c->ntq; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if (Q->qpn != w->qpn || Q->host != e->host)
+			continue;
+		if (e->proc != UINT16_MAX && !e->proc_ambiguous && Q->proc != e->proc)
+			continue;
+		if (w->have_first) {
+			int64_t sq = trace_sq_psn(b, (uint32_t)q);
+			if (sq >= 0 && !psn_starts(w->first_req_psn, (uint32_t)sq))
+				continue;
+		}
+		hit = (uint32_t)q;
+		n++;
+	}
+	return n == 1 ? hit : RT_TL_NONE;
+}
+
 /* 1c. wire QPs meet trace QPs; addresses meet hosts. */
 static int merge_qps(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t ntq = b->qps.n;
+	c->ntq = ntq;
 	wire_first_psns(c);
 	/* trace QP pairs (A,a)->b tell which address belongs to which host */
 	for (int pass = 0; pass < 3; pass++)
@@ -346,22 +418,22 @@ static int merge_qps(struct lctx *c)
 				struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, w->ep);
 				if (e->host != UINT16_MAX && e->host != Q->host)
 					continue;
+				if (e->proc != UINT16_MAX && !e->proc_ambiguous && e->proc != Q->proc)
+					continue;
 				if (w->peer != RT_TL_NONE && WK(c, w->peer)->qpn != Q->peer_qpn)
 					continue;
 				if (pass != 1 && w->peer == RT_TL_NONE)
 					continue;
 				if (w->have_first) {
 					int64_t sq = trace_sq_psn(b, (uint32_t)q);
-					if (sq >= 0 && (uint32_t)sq != w->first_req_psn)
+					if (sq >= 0 && !psn_starts(w->first_req_psn, (uint32_t)sq))
 						continue; /* same QPN, but not the QP whose sends start at sq_psn */
 				}
 				hit = (uint32_t)j;
 				n++;
 			}
 			if (n == 1) {
-				struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, WK(c, hit)->ep);
-				if (e->host == UINT16_MAX)
-					e->host = Q->host;
+				ep_claim(TL_AT(&b->eps, struct tl_ep, WK(c, hit)->ep), Q->host, Q->proc);
 				if (WK(c, hit)->peer == RT_TL_NONE) {
 					/* the peer must be the one unpaired key with dest_qpn on another address */
 					uint32_t p = RT_TL_NONE;
@@ -381,12 +453,7 @@ static int merge_qps(struct lctx *c)
 	for (size_t j = 0; j < c->wkeys.n; j++) {
 		struct wkey *w = WK(c, j);
 		struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, w->ep);
-		uint32_t q = RT_TL_NONE;
-		if (e->host != UINT16_MAX) {
-			uint32_t *v = tl_hash_get(&c->tq, K2(e->host, w->qpn));
-			if (v)
-				q = *v;
-		}
+		uint32_t q = trace_qp_for(c, w);
 		if (q == RT_TL_NONE) {
 			q = qp_new(b, e->host, w->qpn);
 			if (q == RT_TL_NONE)
@@ -510,7 +577,7 @@ static int wr_ranges(struct lctx *c)
 	for (size_t i = 0; i < nev; i++) {
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
 		uint32_t q = b->ev_qp[i];
-		if (q == RT_TL_NONE)
+		if (q == RT_TL_NONE || b->ev_shadow[i])
 			continue;
 		if (ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result && (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN)) {
 			next[q] = ev->u.qp_state.sq_psn & RT_PSN_MASK;
@@ -629,7 +696,11 @@ struct stream {
 	uint8_t burst_cause;
 	uint32_t last_nak;        /* packet index of the latest NAK (seq) / RNR NAK since the last send */
 	uint32_t hint;
-	uint32_t qhead;           /* unacked requests: FIFO in pending[] */
+	uint32_t qhead;           /* unacked first transmissions (PSN order), linked through pnext[] */
+	uint32_t rhead;           /* unacked retransmissions of the current round */
+	uint32_t ptail, rtail;
+	uint32_t rnr_psn;         /* PSN of an RNR NAK not yet resent (NAK seq errors for it follow it) */
+	bool rnr_pending;
 };
 
 static int wire_streams(struct lctx *c)
@@ -649,7 +720,7 @@ static int wire_streams(struct lctx *c)
 		free(ptail);
 		return -ENOMEM;
 	}
-	if (tl_hash_init(&last, npk / 2 + 16) < 0) {
+	if (tl_hash_init(&last, 1024) < 0) {
 		tl_hash_free(&first);
 		free(st);
 		free(pending);
@@ -658,9 +729,18 @@ static int wire_streams(struct lctx *c)
 		return -ENOMEM;
 	}
 	(void)pending;
+	uint8_t *acked = calloc(tl_nev(b) + 1, 1); /* WRs already linked to their ACK */
+	if (!acked) {
+		tl_hash_free(&first);
+		tl_hash_free(&last);
+		free(st);
+		free(pending);
+		free(pnext);
+		free(ptail);
+		return -ENOMEM;
+	}
 	for (size_t q = 0; q < nqp; q++) {
-		st[q].qhead = RT_TL_NONE;
-		ptail[q] = RT_TL_NONE;
+		st[q].qhead = st[q].rhead = st[q].ptail = st[q].rtail = RT_TL_NONE;
 		st[q].last_nak = RT_TL_NONE;
 	}
 	int rc = 0;
@@ -703,13 +783,17 @@ static int wire_streams(struct lctx *c)
 			if (pu < S->max_u || (f && pu == S->max_u)) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
-				uint32_t *l = tl_hash_get(&last, key);
+				uint32_t *l = tl_hash_get(&last, key); /* only resent PSNs are in last */
+				if (!l)
+					l = f;
 				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
 				k->retrans = (uint8_t)(!prev ? 1 : prev->retrans < 254 ? prev->retrans + 1 : 255);
 				k->original = f ? *f : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
 				if (!S->in_burst) {
 					S->in_burst = true;
+					S->rhead = S->rtail = RT_TL_NONE; /* older rounds were superseded */
+					S->rnr_pending = false;
 					uint8_t cause = RT_RETRY_ACK_TIMEOUT;
 					if (S->last_nak != RT_TL_NONE) {
 						struct tl_pk *n = tl_pk(b, S->last_nak);
@@ -744,17 +828,17 @@ static int wire_streams(struct lctx *c)
 					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
 				}
 				S->in_burst = false;
-				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0 ||
-				    (rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
+				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
 					break;
 			}
-			/* unacked FIFO */
+			/* unacked FIFOs: first transmissions, and the current round's resends */
 			pnext[i] = RT_TL_NONE;
-			if (ptail[s] == RT_TL_NONE)
-				S->qhead = (uint32_t)i;
+			uint32_t *head = k->retrans ? &S->rhead : &S->qhead, *tail = k->retrans ? &S->rtail : &S->ptail;
+			if (*tail == RT_TL_NONE)
+				*head = (uint32_t)i;
 			else
-				pnext[ptail[s]] = (uint32_t)i;
-			ptail[s] = (uint32_t)i;
+				pnext[*tail] = (uint32_t)i;
+			*tail = (uint32_t)i;
 			/* the WR */
 			uint32_t wr = wr_for_psn(c, k->send_qp, k->psn, &S->hint);
 			if (wr != RT_TL_NONE) {
@@ -795,8 +879,16 @@ static int wire_streams(struct lctx *c)
 		struct stream *S = &st[s];
 		uint64_t pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 		uint32_t *lr = tl_hash_get(&last, K2(s, k->psn));
+		if (!lr)
+			lr = tl_hash_get(&first, K2(s, k->psn));
 		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
-			S->last_nak = (uint32_t)i;
+			if (k->aeth_type == RT_AETH_RNR_NAK) {
+				S->rnr_pending = true;
+				S->rnr_psn = k->psn;
+				S->last_nak = (uint32_t)i;
+			} else if (!(S->rnr_pending && k->aeth_value == RT_NAK_PSN_SEQ_ERROR && k->psn == S->rnr_psn)) {
+				S->last_nak = (uint32_t)i;
+			}
 			if (lr) {
 				k->answer = *lr;
 				if ((rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST,
@@ -831,32 +923,60 @@ static int wire_streams(struct lctx *c)
 			S->acked_u = pu;
 			S->have_ack = true;
 		}
-		while (S->qhead != RT_TL_NONE) {
-			struct tl_pk *r = tl_pk(b, S->qhead);
-			uint64_t ru = S->max_u + (uint64_t)(int64_t)rt_psn_diff(r->psn, S->max_psn);
-			if (ru > pu)
-				break;
-			if (r->answer == RT_TL_NONE)
-				r->answer = (uint32_t)i;
-			if (r->wr != RT_TL_NONE && c->wr_n[r->wr] &&
-			    rt_psn_diff(r->psn, rt_psn_add(c->wr_first[r->wr], (int32_t)c->wr_n[r->wr] - 1)) == 0 &&
-			    (k->aeth_type == RT_AETH_ACK))
-				if ((rc = tl_link2(b, r->wr, tl_item_pk(b, i), RT_TLL_ACK, RT_TLL_WR)) < 0)
+		for (int list = 0; list < 2 && rc >= 0; list++) {
+			uint32_t *head = list ? &S->rhead : &S->qhead, *tail = list ? &S->rtail : &S->ptail;
+			while (*head != RT_TL_NONE) {
+				struct tl_pk *r = tl_pk(b, *head);
+				uint64_t ru = S->max_u + (uint64_t)(int64_t)rt_psn_diff(r->psn, S->max_psn);
+				if (ru > pu)
 					break;
-			S->qhead = pnext[S->qhead];
-			if (S->qhead == RT_TL_NONE)
-				ptail[s] = RT_TL_NONE;
+				if (r->answer == RT_TL_NONE)
+					r->answer = (uint32_t)i;
+				if (r->wr != RT_TL_NONE && c->wr_n[r->wr] && !acked[r->wr] &&
+				    rt_psn_diff(r->psn, rt_psn_add(c->wr_first[r->wr], (int32_t)c->wr_n[r->wr] - 1)) == 0 &&
+				    k->aeth_type == RT_AETH_ACK) {
+					acked[r->wr] = 1;
+					if ((rc = tl_link2(b, r->wr, tl_item_pk(b, i), RT_TLL_ACK, RT_TLL_WR)) < 0)
+						break;
+				}
+				*head = pnext[*head];
+				if (*head == RT_TL_NONE)
+					*tail = RT_TL_NONE;
+			}
 		}
 		if (rc < 0)
 			break;
 	}
 	tl_hash_free(&first);
 	tl_hash_free(&last);
+	free(acked);
 	free(st);
 	free(pending);
 	free(pnext);
 	free(ptail);
 	return rc;
+}
+
+/* An engine packet event with its QP: which way it went and who sent it. */
+struct epkt {
+	const struct rt_ev_packet *p;
+	const struct rt_opcode_info *op;
+	bool resp, txd;
+	uint32_t sender;          /* QP index of the sending side, RT_TL_NONE */
+};
+
+static bool engine_pkt(struct tl_build *b, size_t i, struct epkt *x)
+{
+	struct tl_evrec *e = tl_ev(b, i);
+	if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+		return false;
+	x->p = &e->ev.u.pkt;
+	x->op = rt_opcode_info(x->p->opcode);
+	x->resp = x->op && (x->op->op_class == RT_CLASS_ACK || x->op->op_class == RT_CLASS_READ_RESP ||
+			    x->op->op_class == RT_CLASS_ATOMIC_ACK);
+	x->txd = e->ev.flags & RT_EVF_TX;
+	x->sender = x->txd ? b->ev_qp[i] : tl_qp(b, b->ev_qp[i])->peer;
+	return true;
 }
 
 /* 2b. engine packet events: their WR, and the wire packet they are. */
@@ -894,27 +1014,48 @@ static int engine_events(struct lctx *c)
 		if ((rc = tl_hash_put(&occ, ok, n)) < 0 || (rc = tl_hash_put(&wire, ok ^ ((uint64_t)n << 56), (uint32_t)i)) < 0)
 			goto out;
 	}
-	tl_hash_free(&occ);
-	if ((rc = tl_hash_init(&occ, 1024)) < 0)
+	/* matching by occurrence is only trusted when both sides saw the same number
+	 * of transmissions of that PSN (a capture drop or an engine drop shifts them) */
+	struct tl_hash wocc = occ, etot;
+	if ((rc = tl_hash_init(&occ, 1024)) < 0) {
+		occ = wocc;
 		goto out;
+	}
+	if ((rc = tl_hash_init(&etot, 1024)) < 0) {
+		tl_hash_free(&wocc);
+		goto out;
+	}
+	for (size_t i = 0; i < nev && rc >= 0; i++) {
+		struct epkt x;
+		if (!engine_pkt(b, i, &x) || x.sender == RT_TL_NONE || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
+			continue;
+		const struct rt_ev_packet *p = x.p;
+		bool resp = x.resp, txd = x.txd;
+		uint32_t sender = x.sender;
+		uint64_t ok = OKEY(sender, p->psn, resp) | (txd ? 1ull << 55 : 0);
+		uint32_t *o = tl_hash_get(&etot, ok);
+		rc = tl_hash_put(&etot, ok, o ? *o + 1 : 0);
+	}
 	uint32_t hint = 0;
 	for (size_t i = 0; i < nev; i++) {
-		struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+		struct epkt x;
+		if (!engine_pkt(b, i, &x))
 			continue;
-		const struct rt_ev_packet *p = &e->ev.u.pkt;
-		const struct rt_opcode_info *op = rt_opcode_info(p->opcode);
-		bool resp = op && (op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
-				   op->op_class == RT_CLASS_ATOMIC_ACK);
-		bool txd = e->ev.flags & RT_EVF_TX;
+		struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_packet *p = x.p;
+		const struct rt_opcode_info *op = x.op;
+		bool resp = x.resp, txd = x.txd;
 		uint32_t q = b->ev_qp[i];
-		uint32_t sender = txd ? q : tl_qp(b, q)->peer;
+		uint32_t sender = x.sender;
 		/* the WR of a request this host sent, or of a response it received */
 		if (op && (txd != resp)) {
 			uint32_t wr = wr_for_psn(c, q, p->psn, &hint);
-			if (wr != RT_TL_NONE &&
-			    (rc = tl_link2(b, wr, (uint32_t)i, (p->flags & RT_PKTF_RETRANS) ? RT_TLL_RETRANS : RT_TLL_PACKET,
-					   RT_TLL_WR)) < 0)
+			uint32_t type = (p->flags & RT_PKTF_RETRANS) ? RT_TLL_RETRANS : RT_TLL_PACKET;
+			if (resp && op->op_class == RT_CLASS_ACK && (p->flags & RT_PKTF_HAS_AETH)) {
+				unsigned at = rt_aeth_type(p->syndrome);
+				type = at == RT_AETH_ACK ? RT_TLL_ACK : at == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK;
+			}
+			if (wr != RT_TL_NONE && (rc = tl_link2(b, wr, (uint32_t)i, type, RT_TLL_WR)) < 0)
 				goto out;
 		}
 		if (sender == RT_TL_NONE || (txd && (p->flags & RT_PKTF_DROPPED)))
@@ -925,7 +1066,8 @@ static int engine_events(struct lctx *c)
 		if ((rc = tl_hash_put(&occ, ok, n)) < 0)
 			goto out;
 		uint64_t base = OKEY(sender, p->psn, resp) ^ ((uint64_t)n << 56);
-		uint32_t *w = tl_hash_get(&wire, base);
+		uint32_t *wc = tl_hash_get(&wocc, OKEY(sender, p->psn, resp)), *ec = tl_hash_get(&etot, ok);
+		uint32_t *w = wc && ec && *wc == *ec ? tl_hash_get(&wire, base) : NULL;
 		if (w) {
 			struct tl_pk *k = tl_pk(b, *w);
 			if ((rc = tl_link2(b, (uint32_t)i, tl_item_pk(b, *w), RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
@@ -940,7 +1082,8 @@ static int engine_events(struct lctx *c)
 				goto out;
 		} else {
 			uint32_t *t = tl_hash_get(&tx, base);
-			if (t) {
+			uint32_t *tc = tl_hash_get(&etot, OKEY(sender, p->psn, resp) | 1ull << 55);
+			if (t && tc && ec && *tc == *ec) {
 				struct tl_evrec *te = tl_ev(b, *t);
 				if (te->host != e->host)
 					tl_clock_add(b, te->host, e->host, (int64_t)e->raw_ns - (int64_t)te->raw_ns, e->raw_ns);
@@ -950,6 +1093,8 @@ static int engine_events(struct lctx *c)
 		}
 	}
 #undef OKEY
+	tl_hash_free(&wocc);
+	tl_hash_free(&etot);
 out:
 	tl_hash_free(&wire);
 	tl_hash_free(&tx);
@@ -983,12 +1128,14 @@ static int completions(struct lctx *c)
 	size_t nev = tl_nev(b), nqp = b->qps.n;
 	struct fifo *sq = calloc(nqp ? nqp : 1, sizeof(*sq));
 	struct fifo *rq = calloc(nqp ? nqp : 1, sizeof(*rq));
+	uint8_t *sig_all = calloc(nqp ? nqp : 1, 1);
 	struct tl_hash srq; /* (host, srqn) -> fifo index in srqs */
 	struct tl_vec srqs;
 	tl_vec_init(&srqs, sizeof(struct fifo));
-	if (!sq || !rq || tl_hash_init(&srq, 16) < 0) {
+	if (!sq || !rq || !sig_all || tl_hash_init(&srq, 16) < 0) {
 		free(sq);
 		free(rq);
+		free(sig_all);
 		return -ENOMEM;
 	}
 	int rc = 0;
@@ -996,6 +1143,8 @@ static int completions(struct lctx *c)
 		struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_event *ev = &e->ev;
 		uint32_t q = b->ev_qp[i];
+		if (b->ev_shadow[i])
+			continue;
 		if (ev->kind == RT_EV_WR_POST && !(ev->u.wr.flags & RT_WRF_POST_FAILED)) {
 			if (ev->u.wr.queue == RT_WRQ_SRQ_RECV) {
 				uint64_t key = K2(e->host, ev->qpn);
@@ -1013,6 +1162,8 @@ static int completions(struct lctx *c)
 			}
 			continue;
 		}
+		if (ev->kind == RT_EV_QP_CREATE && q != RT_TL_NONE && !(ev->flags & RT_EVF_DESTROY))
+			sig_all[q] = ev->u.qp_create.sq_sig_all;
 		if (ev->kind != RT_EV_COMPLETION || q == RT_TL_NONE)
 			continue;
 		const struct rt_ev_completion *wc = &ev->u.wc;
@@ -1029,11 +1180,21 @@ static int completions(struct lctx *c)
 					}
 			}
 		}
-		/* the oldest outstanding WR with this wr_id (a flushed queue completes in order) */
-		size_t j;
-		for (j = f->head; j < f->n; j++)
-			if (tl_ev(b, f->v[j])->ev.u.wr.wr_id == wc->wr_id)
+		/* the oldest outstanding WR with this wr_id (a flushed queue completes in order);
+		 * a successful send completion comes from a signaled WR (wr_ids repeat: many
+		 * applications post every unsignaled WR with the same wr_id) */
+		size_t j, any = f->n;
+		for (j = f->head; j < f->n; j++) {
+			const struct rt_ev_wr *w = &tl_ev(b, f->v[j])->ev.u.wr;
+			if (w->wr_id != wc->wr_id)
+				continue;
+			if (any == f->n)
+				any = j;
+			if (recv || wc->status || (w->flags & RT_WRF_SIGNALED) || sig_all[q])
 				break;
+		}
+		if (j == f->n)
+			j = any;
 		if (j == f->n)
 			continue;
 		uint32_t wr = f->v[j];
@@ -1067,6 +1228,7 @@ static int completions(struct lctx *c)
 	tl_hash_free(&srq);
 	free(sq);
 	free(rq);
+	free(sig_all);
 	return rc;
 }
 
@@ -1086,7 +1248,7 @@ static int recv_consumers(struct lctx *c)
 	int rc = 0;
 	for (size_t i = 0; i < nev && !rc; i++) {
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		if (ev->kind == RT_EV_WR_POST && ev->u.wr.queue == RT_WRQ_RECV && b->ev_qp[i] != RT_TL_NONE &&
+		if (ev->kind == RT_EV_WR_POST && ev->u.wr.queue == RT_WRQ_RECV && b->ev_qp[i] != RT_TL_NONE && !b->ev_shadow[i] &&
 		    !(ev->u.wr.flags & RT_WRF_POST_FAILED))
 			rc = fifo_push(&rq[b->ev_qp[i]], (uint32_t)i);
 	}
@@ -1156,14 +1318,39 @@ static int cm_links(struct lctx *c)
 		uint8_t event;
 	} map[] = {{RT_CM_REQ, CM_CONNECT_REQUEST}, {RT_CM_REP, CM_ESTABLISHED}, {RT_CM_RTU, CM_ESTABLISHED},
 		   {RT_CM_REJ, CM_REJECTED}, {RT_CM_DREQ, CM_DISCONNECTED}};
+	/* the few CM packets and CM events, so the loops below stay short */
+	struct tl_vec cp, ce;
+	tl_vec_init(&cp, sizeof(uint32_t));
+	tl_vec_init(&ce, sizeof(uint32_t));
 	int rc = 0;
+	for (size_t i = 0; i < npk && !rc; i++) {
+		if (!tl_pk(b, i)->is_cm)
+			continue;
+		uint32_t *v = tl_vec_push(&cp);
+		if (!v)
+			rc = -ENOMEM;
+		else
+			*v = (uint32_t)i;
+	}
+	for (size_t i = 0; i < nev && !rc; i++) {
+		uint32_t *v;
+		if (tl_ev(b, i)->ev.kind != RT_EV_CM_EVENT || b->ev_shadow[i])
+			continue;
+		if (!(v = tl_vec_push(&ce)))
+			rc = -ENOMEM;
+		else
+			*v = (uint32_t)i;
+	}
 	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]) && !rc; m++) {
 		for (size_t h = 0; h < nh && !rc; h++) {
 			size_t ei = 0;
 			struct tl_hash seen;
-			if (tl_hash_init(&seen, 16) < 0)
-				return -ENOMEM;
-			for (size_t i = 0; i < npk && !rc; i++) {
+			if (tl_hash_init(&seen, 16) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (size_t ci = 0; ci < cp.n && !rc; ci++) {
+				size_t i = *TL_AT(&cp, uint32_t, ci);
 				struct tl_pk *k = tl_pk(b, i);
 				if (!k->is_cm || k->cm_attr != map[m].attr || k->dst_ep >= b->eps.n ||
 				    TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host != h)
@@ -1174,18 +1361,18 @@ static int cm_links(struct lctx *c)
 					break;
 				/* next event of that type on host h: for ESTABLISHED, the passive side
 				 * (had a CONNECT_REQUEST) answers RTU, the active side REP */
-				for (; ei < nev; ei++) {
-					struct tl_evrec *e = tl_ev(b, ei);
-					if (e->host != h || e->ev.kind != RT_EV_CM_EVENT || e->ev.u.cm.event != map[m].event)
-						continue;
-					break;
+				for (; ei < ce.n; ei++) {
+					struct tl_evrec *e = tl_ev(b, *TL_AT(&ce, uint32_t, ei));
+					if (e->host == h && e->ev.u.cm.event == map[m].event)
+						break;
 				}
-				if (ei == nev)
+				if (ei == ce.n)
 					break;
-				struct tl_evrec *e = tl_ev(b, ei);
-				rc = tl_link2(b, tl_item_pk(b, i), (uint32_t)ei, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
+				size_t evi = *TL_AT(&ce, uint32_t, ei);
+				struct tl_evrec *e = tl_ev(b, evi);
+				rc = tl_link2(b, tl_item_pk(b, i), (uint32_t)evi, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
 				if (!rc && map[m].attr == RT_CM_REQ)
-					rc = cm_reply_after(c, i, (uint16_t)h, ei);
+					rc = cm_reply_after(c, i, (uint16_t)h, evi);
 				if (!rc && b->capture_host != UINT16_MAX && map[m].attr != RT_CM_REP && map[m].attr != RT_CM_RTU)
 					tl_clock_add(b, b->capture_host, (uint16_t)h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
 				ei++;
@@ -1193,6 +1380,8 @@ static int cm_links(struct lctx *c)
 			tl_hash_free(&seen);
 		}
 	}
+	tl_vec_free(&cp);
+	tl_vec_free(&ce);
 	return rc;
 }
 
@@ -1263,11 +1452,18 @@ int tl_link_all(struct tl_build *b)
 		return -ENOMEM;
 	if (tl_hash_init(&c.wq, 64) < 0)
 		goto out;
-	if ((rc = trace_qps(&c)) < 0 || (rc = wire_qps(&c)) < 0 || (rc = merge_qps(&c)) < 0 ||
-	    (rc = wr_ranges(&c)) < 0 || (rc = wire_streams(&c)) < 0 || (rc = engine_events(&c)) < 0 ||
-	    (rc = completions(&c)) < 0 || (rc = recv_consumers(&c)) < 0 || (rc = cm_links(&c)) < 0 ||
-	    (rc = causal_constraints(&c)) < 0)
-		goto out;
+	static const struct {
+		const char *name;
+		int (*fn)(struct lctx *);
+	} steps[] = {{"l.qps", trace_qps},        {"l.wire", wire_qps},       {"l.merge", merge_qps},
+		     {"l.wrs", wr_ranges},        {"l.stream", wire_streams}, {"l.engine", engine_events},
+		     {"l.compl", completions},    {"l.recv", recv_consumers}, {"l.cm", cm_links},
+		     {"l.causal", causal_constraints}};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if ((rc = steps[i].fn(&c)) < 0)
+			goto out;
+		tl_phase(steps[i].name);
+	}
 	rc = 0;
 out:
 	tl_hash_free(&c.tq);

@@ -172,7 +172,9 @@ int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timel
 	inputs_free(&in);
 	if (rc < 0)
 		return rc;
+	tl_phase(NULL);
 	rc = rt_timeline_save(tl, path, err, errlen);
+	tl_phase("save");
 	if (rc < 0 || !out) {
 		rt_timeline_free(tl);
 		if (out)

@@ -4,7 +4,11 @@
  * with their receives), written by the test run generator
  * (tests/analysis/simrun.h) as capture.pcap and two trace files.
  *
- *     correlate_gen RUNDIR [PACKETS]
+ *     correlate_gen RUNDIR [PACKETS [FAULT]]
+ *
+ * FAULT (for demos and the CLI test): loss (one packet lost before the
+ * capture point halfway through), rnr0 (a SEND meets an empty receive queue
+ * with min_rnr_timer 0), rkey (a WRITE with a bad rkey ends the run).
  */
 #include "analysis/simrun.h"
 
@@ -15,6 +19,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	uint64_t target = argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000;
+	const char *fault = argc > 3 ? argv[3] : "";
+	if (*fault && strcmp(fault, "loss") && strcmp(fault, "rnr0") && strcmp(fault, "rkey")) {
+		fprintf(stderr, "unknown fault %s (loss, rnr0, rkey)\n", fault);
+		return 2;
+	}
 	struct sim_cfg c;
 	memset(&c, 0, sizeof(c));
 	c.t0 = 1795311408000000000ull;
@@ -28,7 +37,7 @@ int main(int argc, char **argv)
 	c.timeout = 14;
 	c.retry_cnt = 7;
 	c.rnr_retry = 7;
-	c.min_rnr_timer_b = 12;
+	c.min_rnr_timer_b = !strcmp(fault, "rnr0") ? 0 : 12;
 	struct sim s;
 	if (sim_open(&s, argv[1], &c) < 0) {
 		perror(argv[1]);
@@ -36,7 +45,24 @@ int main(int argc, char **argv)
 	}
 	struct sim_fault nf = SIM_NOFAULT;
 	uint64_t id = 1;
+	int injected = !*fault;
 	while (s.packets < target) {
+		if (!injected && s.packets >= target / 2) {
+			struct sim_fault f = SIM_NOFAULT;
+			injected = 1;
+			if (!strcmp(fault, "loss")) {
+				f.lose_before = 2;
+				sim_wr(&s, id++, 0, 8192, 1, &f);
+			} else if (!strcmp(fault, "rnr0")) {
+				f.rnr_post_after_ns = 2000000;
+				sim_wr(&s, id++, 2, 512, 1, &f);
+			} else {
+				f.bad_rkey = 1;
+				sim_wr(&s, id++, 0, 8192, 1, &f);
+				break;
+			}
+			continue;
+		}
 		/* 1 WRITE of 8 packets (+ ACK) and 8 SENDs (+ ACKs), 8 receives */
 		sim_wr(&s, id, 0, 8192, id % 4 == 0, &nf);
 		id++;

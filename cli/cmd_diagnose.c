@@ -168,7 +168,7 @@ static int run(int argc, char **argv)
 			char ip[64];
 			ip_text(Q, ip, sizeof(ip));
 			printf("%s{\"qpn\":%u,\"peer_qpn\":%u,\"host\":", q ? "," : "", Q->qpn, Q->peer_qpn);
-			rt_tl_json_string(stdout, Q->host != UINT16_MAX ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
+			rt_tl_json_string(stdout, Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
 			printf(",\"ip\":\"%s\",\"wrs_send\":%" PRIu64 ",\"wrs_recv\":%" PRIu64 ",\"completions\":%" PRIu64
 			       ",\"error_completions\":%" PRIu64 ",\"packets_tx\":%" PRIu64 ",\"bytes_tx\":%" PRIu64
 			       ",\"retransmitted\":%" PRIu64 ",\"bytes_resent\":%" PRIu64 ",\"naks\":%" PRIu64 ",\"rnr_naks\":%" PRIu64
@@ -179,6 +179,13 @@ static int run(int argc, char **argv)
 				printf(",\"latency_p50_ns\":%" PRIu64 ",\"latency_p99_ns\":%" PRIu64, Q->lat_p50_ns, Q->lat_p99_ns);
 			if (Q->poll_delay_p50_ns != UINT64_MAX)
 				printf(",\"poll_delay_p50_ns\":%" PRIu64, Q->poll_delay_p50_ns);
+			if (Q->post_to_wire_p50_ns != UINT64_MAX)
+				printf(",\"post_to_wire_p50_ns\":%" PRIu64, Q->post_to_wire_p50_ns);
+			if (Q->ack_p50_ns != UINT64_MAX)
+				printf(",\"ack_p50_ns\":%" PRIu64, Q->ack_p50_ns);
+			if (Q->wrs_recv)
+				printf(",\"recv_queue_min\":%" PRIu64 ",\"recv_queue_max\":%" PRIu64, Q->recv_posted_min,
+				       Q->recv_posted_max);
 			printf("}");
 		}
 		printf("],\"latency\":[");
@@ -216,12 +223,13 @@ static int run(int argc, char **argv)
 			printf("\n  %s\n  evidence: %s\n", rt_tl_str(tl, f->text), rt_tl_str(tl, f->evidence));
 		}
 		if (rt_tl_qp_count(tl)) {
-			printf("\n%-10s %-10s %-16s %7s %7s %9s %11s %7s %5s %5s %8s %10s %10s\n", "QP", "peer", "host", "WRs",
-			       "compl", "packets", "bytes", "retrans", "NAKs", "RNR", "errors", "p50 ms", "p99 ms");
+			printf("\n%-10s %-10s %-16s %7s %7s %9s %11s %7s %5s %5s %8s %10s %10s %10s %9s\n", "QP", "peer", "host",
+			       "WRs", "compl", "packets", "bytes", "retrans", "NAKs", "RNR", "errors", "p50 ms", "p99 ms", "poll ms",
+			       "RQ depth");
 			for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
 				const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
 				char host[64];
-				if (Q->host != UINT16_MAX)
+				if (Q->host < rt_tl_host_count(tl))
 					snprintf(host, sizeof(host), "%s", rt_tl_str(tl, rt_tl_host(tl, Q->host)->name));
 				else
 					ip_text(Q, host, sizeof(host));
@@ -231,6 +239,14 @@ static int run(int argc, char **argv)
 				       Q->retransmitted, Q->naks, Q->rnr_naks, Q->error_completions);
 				if (Q->lat_p50_ns != UINT64_MAX)
 					printf(" %10.3f %10.3f", msd(Q->lat_p50_ns), msd(Q->lat_p99_ns));
+				else
+					printf(" %10s %10s", "-", "-");
+				if (Q->poll_delay_p50_ns != UINT64_MAX)
+					printf(" %10.3f", msd(Q->poll_delay_p50_ns));
+				else
+					printf(" %10s", "-");
+				if (Q->wrs_recv)
+					printf(" %4" PRIu64 "..%-3" PRIu64, Q->recv_posted_min, Q->recv_posted_max);
 				printf("\n");
 			}
 		}

@@ -3,7 +3,7 @@
 # packet builder it shares with the decoder lives in captures/roce_build.c.
 LIB_SRCS += captures/roce_build.c
 UROCE_SRCS := uroce/util.c uroce/trace.c uroce/engine.c uroce/transport.c uroce/qp.c uroce/device.c \
-	uroce/objects.c uroce/wr_api.c uroce/faults.c uroce/misc.c
+	uroce/objects.c uroce/wr_api.c uroce/faults.c uroce/misc.c uroce/provider_abi.c
 UROCE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(UROCE_SRCS))
 UROCE_DIR = $(BUILD)/uroce
 UROCE_LIB = $(UROCE_DIR)/libibverbs.so.1
@@ -17,7 +17,7 @@ ALL_TARGETS += $(UROCE_LIB) $(UROCE_DIR)/libibverbs.so
 $(UROCE_LIB): $(UROCE_OBJS) $(LIB) uroce/libibverbs.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libibverbs.so.1 -Wl,--version-script=uroce/libibverbs.map \
-	    -Wl,-z,now $(UROCE_OBJS) $(UROCE_TRACER_SYMS) $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
+	    -Wl,-z,now $(UROCE_OBJS) $(UROCE_TRACER_SYMS) $(LIB) $(ALL_LDFLAGS) -Wl,--as-needed $(LIB_LDLIBS)
 
 $(UROCE_DIR)/libibverbs.so: $(UROCE_LIB)
 	ln -sf libibverbs.so.1 $@
@@ -32,8 +32,15 @@ $(BUILD)/tests/uroce/t_capture_icrc: tests/uroce/t_capture_icrc.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 ALL_TARGETS += $(UROCE_TEST_BINS)
-$(BUILD)/tests/uroce/t_%: tests/uroce/t_%.c tests/uroce/uroce_test.h $(UROCE_LIB) $(LIB) tests/testlib.h
+$(BUILD)/tests/uroce/t_%: tests/uroce/t_%.c tests/uroce/uroce_test.h $(UROCE_DIR)/libibverbs.so $(LIB) tests/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -Iuroce -o $@ $< -L$(UROCE_DIR) -Wl,-rpath,'$$ORIGIN/../../uroce' -libverbs \
 	    $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_SCRIPTS += tests/uroce/test_uroce.sh
+# Benchmark (make bench): bench/uroce_bench.sh runs bench/uroce_bench.c.
+ALL_TARGETS += $(BUILD)/bench/uroce_bench
+$(BUILD)/bench/uroce_bench: bench/uroce_bench.c tests/uroce/uroce_test.h $(UROCE_DIR)/libibverbs.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/uroce -Iuroce -o $@ $< -L$(UROCE_DIR) -Wl,-rpath,'$$ORIGIN/../uroce' -libverbs \
+	    $(ALL_LDFLAGS)
+BENCH_SCRIPTS += bench/uroce_bench.sh

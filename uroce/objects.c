@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "uroce.h"
@@ -181,19 +182,50 @@ UROCE_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
 
 /* ------------------------------------------------------------------ CQ */
 
+#define CH_PIPE_TAG 0xFFFFFFFFu
+
 UROCE_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *c)
 {
+	if (!c) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct uroce_ctx *ctx = to_uctx(c);
 	struct uroce_comp_channel *ch = calloc(1, sizeof(*ch));
 	int p[2];
-	if (!ch || pipe2(p, O_CLOEXEC) < 0) {
+	if (!ch || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
 		free(ch);
 		errno = ENOMEM;
 		return NULL;
 	}
-	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0) {
+		close(p[0]);
+		close(p[1]);
+		free(ch);
+		errno = EMFILE;
+		return NULL;
+	}
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = CH_PIPE_TAG };
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
 	ch->ibch.context = c;
-	ch->ibch.fd = p[0];
+	ch->ibch.fd = ep;
+	ch->rfd = p[0];
 	ch->wfd = p[1];
+	pthread_mutex_lock(&ctx->lock);
+	ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
+			ev.data.u32 = (uint32_t)i;
+			epoll_ctl(ep, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
+		}
+	ch->next = ctx->channels;
+	ctx->channels = ch;
+	/* Exclusive wake-ups go to the first registered waiter that sleeps: move the
+	   progress thread behind this channel so a sleeping application is woken
+	   directly by its packet (the thread still gets it when nobody sleeps here). */
+	uroce_engine_requeue(ctx);
+	pthread_mutex_unlock(&ctx->lock);
 	return &ch->ibch;
 }
 
@@ -204,7 +236,16 @@ UROCE_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *ibch)
 	if (ibch->refcnt)
 		return EBUSY;
 	struct uroce_comp_channel *ch = UROCE_CONTAINER(ibch, struct uroce_comp_channel, ibch);
+	struct uroce_ctx *ctx = to_uctx(ibch->context);
+	pthread_mutex_lock(&ctx->lock);
+	for (struct uroce_comp_channel **pp = &ctx->channels; *pp; pp = &(*pp)->next)
+		if (*pp == ch) {
+			*pp = ch->next;
+			break;
+		}
+	pthread_mutex_unlock(&ctx->lock);
 	close(ch->ibch.fd);
+	close(ch->rfd);
 	close(ch->wfd);
 	free(ch);
 	return 0;
@@ -373,18 +414,33 @@ static int req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
-UROCE_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq, void **cq_context)
+UROCE_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *ibch, struct ibv_cq **cq, void **cq_context)
 {
-	struct ibv_cq *p;
-	ssize_t n;
-	do
-		n = read(ch->fd, &p, sizeof(p));
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(p))
-		return -1;
-	*cq = p;
-	*cq_context = p->cq_context;
-	return 0;
+	struct uroce_comp_channel *ch = UROCE_CONTAINER(ibch, struct uroce_comp_channel, ibch);
+	struct uroce_ctx *ctx = to_uctx(ibch->context);
+	for (;;) {
+		struct ibv_cq *p;
+		if (read(ch->rfd, &p, sizeof(p)) == (ssize_t)sizeof(p)) {
+			*cq = p;
+			*cq_context = p->cq_context;
+			return 0;
+		}
+		/* no event yet: receive what has arrived, then look again */
+		if (uroce_progress_blocking(ctx) && read(ch->rfd, &p, sizeof(p)) == (ssize_t)sizeof(p)) {
+			*cq = p;
+			*cq_context = p->cq_context;
+			return 0;
+		}
+		int fl = fcntl(ibch->fd, F_GETFL);
+		if (fl >= 0 && (fl & O_NONBLOCK)) {
+			errno = EAGAIN;
+			return -1;
+		}
+		struct epoll_event evs[4];
+		int n = epoll_wait(ibch->fd, evs, 4, -1);
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
 }
 
 UROCE_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)

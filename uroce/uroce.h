@@ -35,7 +35,7 @@
 #define UROCE_MAX_CQE 65536
 #define UROCE_MAX_MR 65536
 #define UROCE_MAX_RD_ATOMIC 16
-#define UROCE_WINDOW 128          /* unacknowledged PSNs before the requester stalls */
+#define UROCE_WINDOW 128          /* default unacknowledged PSNs before the requester stalls ($UROCE_WINDOW) */
 #define UROCE_ACK_EVERY 64        /* AckReq at least this often inside a long message */
 #define UROCE_TX_BATCH 64
 #define UROCE_RX_BATCH 32
@@ -54,6 +54,7 @@ struct uroce_addr {
 	struct sockaddr_storage sa;
 	union ibv_gid gid;
 	uint32_t gsi_psn;
+	bool borrowed;            /* fd belongs to another context of this process */
 };
 
 struct uroce_pd {
@@ -74,9 +75,14 @@ struct uroce_sge {
 	uint32_t len;
 };
 
+/* A completion channel.  ibch.fd is an epoll fd over the event pipe and the
+   context's sockets, so a thread blocked in ibv_get_cq_event (or polling the
+   fd) wakes on arriving packets and processes them itself: one wake-up per
+   message instead of two (progress thread, then application). */
 struct uroce_comp_channel {
 	struct ibv_comp_channel ibch;
-	int wfd;                  /* write end of the pipe; ibch.fd is the read end */
+	int rfd, wfd;             /* the event pipe: CQ pointers */
+	struct uroce_comp_channel *next; /* ctx->channels */
 };
 
 struct uroce_cq {
@@ -254,6 +260,7 @@ struct uroce_ctx {
 	pthread_mutex_t lock;
 	uint32_t id;
 	bool closing;
+	unsigned window;              /* requester window in packets */
 
 	struct uroce_addr addrs[UROCE_MAX_GID];
 	int epfd, timerfd, evfd;
@@ -266,6 +273,8 @@ struct uroce_ctx {
 	unsigned mr_cap;
 	uint32_t mr_next;
 	uint32_t next_srqn, next_cqid, next_pdid;
+
+	struct uroce_comp_channel *channels; /* to add new sockets to their epoll sets */
 
 	/* async events: pipe of struct ibv_async_event records */
 	int async_wfd;
@@ -282,6 +291,11 @@ struct uroce_ctx {
 	uint8_t tx_hdr[UROCE_TX_BATCH][UROCE_HDR_MAX];
 	uint8_t tx_tail[UROCE_TX_BATCH][8];
 	struct sockaddr_storage tx_dst[UROCE_TX_BATCH];
+	/* the same batch regrouped for UDP GSO (engine.c) */
+	struct mmsghdr gso_msg[UROCE_TX_BATCH];
+	struct iovec gso_iov[UROCE_TX_BATCH * (UROCE_MAX_SGE + 2)];
+	char gso_cmsg[UROCE_TX_BATCH][32];
+	bool gso_off;                 /* UDP GSO off: the default, or a kernel without UDP_SEGMENT */
 
 	/* receive buffers (progress thread only) */
 	struct mmsghdr rx_msg[UROCE_RX_BATCH];
@@ -338,6 +352,10 @@ void uroce_tx_flush(struct uroce_ctx *ctx);
 void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline);
 void uroce_kick(struct uroce_ctx *ctx);
 int uroce_poll_progress(struct uroce_ctx *ctx);
+int uroce_progress_blocking(struct uroce_ctx *ctx);
+void uroce_engine_requeue(struct uroce_ctx *ctx);
+bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                   size_t len, uint32_t qpn);
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst);
 
 /* objects.c */

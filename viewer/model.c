@@ -90,6 +90,8 @@ static int row_match(const struct vw_filter *f, const struct vw_row *r)
 		return 0;
 	if (f->has_host && r->host != f->host)
 		return 0;
+	if (f->has_proc && r->proc != f->proc)
+		return 0;
 	/* a packet on the wire belongs to both ends */
 	if (f->has_qpn && r->qpn != f->qpn && !(r->host == VW_HOST_WIRE && r->peer_qpn == f->qpn))
 		return 0;
@@ -458,6 +460,8 @@ void vw_filter_describe(const struct vw_model *m, char *buf, size_t len)
 #define ADD(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
 	if (f->has_host)
 		ADD("%shost %s", o ? " " : "", vw_host_name(m->src, f->host));
+	if (f->has_proc)
+		ADD("%sprocess %s", o ? " " : "", f->proc < m->src->nprocs ? m->src->procs[f->proc].name : "?");
 	if (f->has_qpn)
 		ADD("%sqp %u", o ? " " : "", f->qpn);
 	if (f->kinds) {

@@ -30,6 +30,8 @@
 struct vw_filter {
 	int has_host;
 	uint16_t host;
+	int has_proc;           /* one traced process (several on one host) */
+	uint16_t proc;
 	int has_qpn;
 	uint32_t qpn;
 	uint64_t kinds;         /* bit per row kind; 0 = all kinds */

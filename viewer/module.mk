@@ -3,7 +3,9 @@
 # the screens are free of curses; only viewer/term_curses.c uses it.
 LIB_SRCS += viewer/source.c viewer/memsrc.c viewer/model.c viewer/ui.c viewer/screens.c \
 	viewer/handoff.c viewer/batch.c viewer/term_curses.c viewer/tlsrc.c
-LIB_LDLIBS += -lncursesw
+# Only the rdmatrace command needs curses (viewer/term_curses.c); keep it
+# out of the shared objects (uroce, probes) that also link the library.
+$(CLI): LIB_LDLIBS += -lncursesw
 CLI_SRCS += cli/cmd_view.c
 TEST_PROGS += tests/viewer/test_model.c
 TEST_SCRIPTS += tests/viewer/test_view.sh

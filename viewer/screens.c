@@ -174,7 +174,10 @@ static void draw_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, con
 		put(c, y, x, g, k->gap, sel ? a : VW_A_DIM);
 		x += k->gap + 1;
 	}
-	put(c, y, x, vw_host_name(ui->src, r.host), k->host, sel ? a : (r.host == VW_HOST_WIRE ? VW_A_DIM : VW_A_NORMAL));
+	/* several processes on one host: tell them apart by pid */
+	const char *hn = ui->lane_by_proc && r.proc < ui->src->nprocs && r.host != VW_HOST_WIRE ?
+				 ui->src->procs[r.proc].label : vw_host_name(ui->src, r.host);
+	put(c, y, x, hn, k->host, sel ? a : (r.host == VW_HOST_WIRE ? VW_A_DIM : VW_A_NORMAL));
 	x += k->host + 1;
 	if (r.qpn)
 		snprintf(q, sizeof(q), "%u", r.qpn);
@@ -193,7 +196,7 @@ static void draw_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, con
 static void draw_lane_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, int lw)
 {
 	struct vw_row r;
-	char t[32], text[SUMMARY_MAX + 64], sum[SUMMARY_MAX];
+	char t[32], text[SUMMARY_MAX + 160], sum[SUMMARY_MAX];
 	enum vw_attr a;
 	int lane, sel = i == ui->m.sel;
 
@@ -206,14 +209,19 @@ static void draw_lane_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i
 	put(c, y, 0, sel ? ">" : vw_model_is_bookmarked(&ui->m, i) ? "*" : " ", 1, a);
 	put(c, y, 1, t, 11, sel ? a : VW_A_NORMAL);
 	ui->src->ops->summary(ui->src->ctx, i, sum, sizeof(sum));
+	/* which lane: the wire in the middle, the two chosen hosts (or
+	 * processes) left and right, anything else on the left with its name */
+	unsigned key = ui->lane_by_proc ? r.proc : r.host;
 	if (r.host == VW_HOST_WIRE)
 		lane = 1;
-	else if (r.host == ui->lane_right && ui->lane_right != ui->lane_left)
+	else if (key == (unsigned)ui->lane_right && ui->lane_right != ui->lane_left)
 		lane = 2;
 	else
 		lane = 0;
-	if (lane == 0 && r.host != ui->lane_left)
-		snprintf(text, sizeof(text), "%c[%s] %s %s", row_mark(&r), vw_host_name(ui->src, r.host),
+	if (lane == 0 && key != (unsigned)ui->lane_left)
+		snprintf(text, sizeof(text), "%c[%s] %s %s", row_mark(&r),
+			 ui->lane_by_proc ? (r.proc < ui->src->nprocs ? ui->src->procs[r.proc].name : "-")
+					  : vw_host_name(ui->src, r.host),
 			 short_kind(r.kind), sum);
 	else
 		snprintf(text, sizeof(text), "%c%s %s%s %s", row_mark(&r),
@@ -229,28 +237,33 @@ static void draw_detail(struct vw_ui *ui, struct vw_canvas *c, int y0, int h)
 {
 	static char buf[DETAIL_MAX];
 	char hdr[256], sum[SUMMARY_MAX];
-	struct vw_link links[16];
+	struct vw_link links[VW_MAX_LINKS];
 	size_t nl, o, i;
 	int y = y0, skip = ui->detail_scroll;
 	char *p, *save = NULL;
 
-	snprintf(hdr, sizeof(hdr), "-- detail: row %zu --  (1..9 follow a link, Backspace back, { } scroll)",
+	snprintf(hdr, sizeof(hdr), "-- detail: row %zu --  (1..9 or 0 N Enter follow a link, Backspace back, { } scroll)",
 		 ui->m.sel == VW_NONE ? (size_t)0 : ui->m.sel);
 	line(c, y++, hdr, VW_A_HEADER);
 	if (ui->m.sel == VW_NONE)
 		return;
 	ui->src->ops->detail(ui->src->ctx, ui->m.sel, buf, sizeof(buf) - 1024);
+	/* the numbered links below replace the source's own list of related
+	 * rows: the numbers are what the digit keys follow */
+	nl = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, VW_MAX_LINKS);
+	if (nl && (p = strstr(buf, "\nrelated:\n")) != NULL)
+		p[1] = 0;
 	o = strlen(buf);
-	nl = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, 16);
 	if (nl && o < sizeof(buf) - 100)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%slinks:\n", o && buf[o - 1] != '\n' ? "\n" : "");
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%slinks (press the number):\n",
+				      o && buf[o - 1] != '\n' ? "\n" : "");
 	for (i = 0; i < nl && o < sizeof(buf) - 100; i++) {
 		static const char *const names[] = { "", "WR", "packet", "ACK", "completion", "peer", "related" };
 		struct vw_row r;
 		if (ui->src->ops->row(ui->src->ctx, links[i].row, &r) < 0)
 			continue;
 		ui->src->ops->summary(ui->src->ctx, links[i].row, sum, sizeof(sum));
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, " [%zu] %-10s %-6s %s  %.*s\n", i + 1,
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, " [%zu] %-12s %-6s %-5s %.*s\n", i + 1,
 				      links[i].name ? links[i].name : links[i].kind < 7 ? names[links[i].kind] : "", vw_host_name(ui->src, r.host),
 				      short_kind(r.kind), (int)(sizeof(buf) - o > 200 ? 160 : 40), sum);
 	}
@@ -291,8 +304,13 @@ static void draw_timeline(struct vw_ui *ui, struct vw_canvas *c)
 	if (ui->lanes) {
 		int lw = (c->cols - 13 - 2) / 3;
 		char l[96], r[96];
-		snprintf(l, sizeof(l), "%s", ui->src->nhosts ? vw_host_name(ui->src, (unsigned)ui->lane_left) : "host");
-		snprintf(r, sizeof(r), "%s", ui->src->nhosts > 1 ? vw_host_name(ui->src, (unsigned)ui->lane_right) : "host");
+		if (ui->lane_by_proc) {
+			snprintf(l, sizeof(l), "%s", ui->src->procs[ui->lane_left].name);
+			snprintf(r, sizeof(r), "%s", ui->src->procs[ui->lane_right].name);
+		} else {
+			snprintf(l, sizeof(l), "%s", ui->src->nhosts ? vw_host_name(ui->src, (unsigned)ui->lane_left) : "host");
+			snprintf(r, sizeof(r), "%s", ui->src->nhosts > 1 ? vw_host_name(ui->src, (unsigned)ui->lane_right) : "host");
+		}
 		c->fill(c, 1, 0, VW_A_HEADER);
 		put(c, 1, 1, ui->abs_time ? "time (UTC)" : "time (s)", 11, VW_A_HEADER);
 		put(c, 1, 13, l, lw, VW_A_HEADER);

@@ -69,6 +69,9 @@ void vw_source_close(struct vw_source *s)
 	free(s->hosts);
 	free(s->qps);
 	free(s->findings);
+	free(s->procs);
+	s->procs = NULL;
+	s->nprocs = 0;
 	s->hosts = NULL;
 	s->qps = NULL;
 	s->findings = NULL;

@@ -19,6 +19,7 @@
 
 #define VW_HOST_WIRE 0xFFFFu  /* row seen on the wire (capture), not by a host */
 #define VW_HOST_NONE 0xFFFEu
+#define VW_PROC_NONE 0xFFFFu
 
 enum vw_dir { VW_DIR_NONE = 0, VW_DIR_TX = 1, VW_DIR_RX = 2 };
 
@@ -56,6 +57,7 @@ struct vw_row {
 	uint32_t peer_qpn;  /* the other end (a packet: its destination QP); 0 if unknown */
 	uint32_t frame;     /* capture frame number (1-based), 0 if none */
 	uint16_t host;      /* index into vw_source.hosts, VW_HOST_WIRE, VW_HOST_NONE */
+	uint16_t proc;      /* index into vw_source.procs, VW_PROC_NONE */
 	uint16_t flags;     /* enum vw_row_flags */
 	uint8_t kind;       /* enum rt_event_kind or VW_KIND_* */
 	uint8_t dir;        /* enum vw_dir */
@@ -81,6 +83,14 @@ struct vw_link {
 struct vw_host {
 	char name[64];
 	int capture;            /* the capture point (its rows are wire rows) */
+};
+
+/* A traced process: with several on one host (a lab run on loopback), the
+ * lanes view puts processes side by side instead of hosts. */
+struct vw_proc {
+	char name[96];          /* "host:program[pid]" */
+	char label[24];         /* "host:pid", for the host column */
+	uint16_t host;
 };
 
 struct vw_qp {
@@ -165,6 +175,8 @@ struct vw_source {
 	char capture[4096];     /* capture file for tshark / Wireshark ("" if none) */
 	struct vw_host *hosts;
 	size_t nhosts;
+	struct vw_proc *procs;
+	size_t nprocs;
 	struct vw_qp *qps;
 	size_t nqps;
 	struct vw_finding *findings;

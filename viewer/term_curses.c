@@ -131,6 +131,18 @@ static int translate(int ch, struct vw_ui *ui)
 	}
 }
 
+/* Draw when something changed; the size follows the terminal. */
+static void paint(struct vw_ui *ui, struct vw_canvas *c, int *redraw)
+{
+	if (!*redraw)
+		return;
+	c->rows = LINES;
+	c->cols = COLS;
+	vw_ui_draw(ui, c);
+	refresh();
+	*redraw = 0;
+}
+
 static long now_ms(void)
 {
 	struct timespec ts;
@@ -169,20 +181,13 @@ int vw_term_run(struct vw_ui *ui, char *err, size_t errlen)
 	mouseinterval(0);
 	for (;;) {
 		int ch, key, pending, tick_redraw = 0;
-		if (redraw) {
-			c.rows = LINES;
-			c.cols = COLS;
-			vw_ui_draw(ui, &c);
-			refresh();
-			redraw = 0;
-		}
+		paint(ui, &c, &redraw);
 		pending = vw_ui_tick(ui, &tick_redraw);
-		if (tick_redraw) {
+		if (tick_redraw)
 			redraw = 1;
-			continue;
-		}
 		/* live runs are polled every 500 ms; pending work gets the CPU
 		 * between keys; otherwise wait for a key */
+		paint(ui, &c, &redraw);
 		timeout(pending ? 0 : (ui->src->live || ui->follow) ? 500 : -1);
 		ch = getch();
 		if (ch == ERR) {

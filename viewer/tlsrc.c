@@ -110,6 +110,7 @@ static void conv(const struct rt_timeline *tl, size_t i, const struct rt_tl_row 
 	out->flags = map_flags(r);
 	out->dir = r->dir == RT_TLD_TX ? VW_DIR_TX : r->dir == RT_TLD_RX ? VW_DIR_RX : VW_DIR_NONE;
 	out->host = r->host;
+	out->proc = r->proc < rt_tl_proc_count(tl) ? r->proc : VW_PROC_NONE;
 	out->op_space = VW_OPS_NONE;
 	out->opcode = 0;
 	if (r->dir == RT_TLD_WIRE || r->kind == RT_TLK_PACKET || r->kind == RT_TLK_CM_PACKET)
@@ -303,15 +304,29 @@ static int fill_tables(struct tlsrc *t, struct vw_source *s)
 	size_t i, nh = rt_tl_host_count(tl), nq = rt_tl_qp_count(tl), nf = rt_tl_finding_count(tl);
 	size_t o = 0;
 
+	size_t np = rt_tl_proc_count(tl);
+
 	free(s->hosts);
 	free(s->qps);
 	free(s->findings);
+	free(s->procs);
+	s->procs = calloc(np + 1, sizeof(*s->procs));
+	s->nprocs = 0;
 	s->hosts = calloc(nh + 1, sizeof(*s->hosts));
 	s->qps = calloc(nq + 1, sizeof(*s->qps));
 	s->findings = calloc(nf + 1, sizeof(*s->findings));
 	s->nhosts = s->nqps = s->nfindings = 0;
-	if (!s->hosts || !s->qps || !s->findings)
+	if (!s->hosts || !s->qps || !s->findings || !s->procs)
 		return -ENOMEM;
+	for (i = 0; i < np; i++) {
+		const struct rt_tl_proc *pr = rt_tl_proc(tl, i);
+		const char *hn = pr->host < nh ? rt_tl_str(tl, rt_tl_host(tl, pr->host)->name) : "?";
+		snprintf(s->procs[i].name, sizeof(s->procs[i].name), "%.40s:%.32s[%d]", hn, rt_tl_str(tl, pr->program),
+			 pr->pid);
+		snprintf(s->procs[i].label, sizeof(s->procs[i].label), "%.12s:%d", hn, pr->pid);
+		s->procs[i].host = pr->host;
+	}
+	s->nprocs = np;
 	for (i = 0; i < nh; i++) {
 		const struct rt_tl_host *h = rt_tl_host(tl, i);
 		snprintf(s->hosts[i].name, sizeof(s->hosts[i].name), "%s", rt_tl_str(tl, h->name));
@@ -386,12 +401,13 @@ static long tl_refresh(void *ctx)
 
 	if (!t->rundir[0])
 		return 0;
+	/* the signature is taken before the rebuild, so inputs that change
+	 * while it runs make the next call rebuild again (the timeline's own
+	 * mtime check cannot see that) */
 	sig = inputs_signature(t->rundir);
 	if (sig == t->inputs_sig)
 		return 0;
 	t->inputs_sig = sig;
-	if (!rt_timeline_stale(t->rundir))
-		return 0;
 	if (rt_timeline_correlate(t->rundir, &ntl, err, sizeof(err)) < 0 || !ntl) {
 		if (!t->rebuild_failed)
 			snprintf(t->src->messages, sizeof(t->src->messages), "live refresh failed: %s\n", err);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "handoff.h"
 #include "ui.h"
@@ -294,6 +295,7 @@ static int p_host(struct vw_ui *ui, const char *text)
 	struct vw_filter f = ui->m.f;
 	size_t i;
 
+	f.has_proc = 0;
 	if (!*text) {
 		f.has_host = 0;
 		set_filter(ui, &f);
@@ -305,10 +307,29 @@ static int p_host(struct vw_ui *ui, const char *text)
 			status(ui, "the selected row has no host");
 			return VW_RD_SCREEN;
 		}
-		f.has_host = 1;
-		f.host = r.host;
+		/* several processes on one host: the selected row's process */
+		if (ui->lane_by_proc && r.proc < ui->src->nprocs && r.host != VW_HOST_WIRE) {
+			f.has_host = 0;
+			f.has_proc = 1;
+			f.proc = r.proc;
+		} else {
+			f.has_host = 1;
+			f.host = r.host;
+		}
 		set_filter(ui, &f);
 		return VW_RD_SCREEN;
+	}
+	/* a process: "host:pid", "pid" or its "host:program[pid]" name */
+	for (i = 0; i < ui->src->nprocs; i++) {
+		const struct vw_proc *pr = &ui->src->procs[i];
+		const char *pid = strrchr(pr->label, ':');
+		if (!strcmp(text, pr->label) || !strcmp(text, pr->name) || (pid && !strcmp(text, pid + 1))) {
+			f.has_host = 0;
+			f.has_proc = 1;
+			f.proc = (uint16_t)i;
+			set_filter(ui, &f);
+			return VW_RD_SCREEN;
+		}
 	}
 	if (!strcasecmp(text, "wire")) {
 		f.has_host = 1;
@@ -332,7 +353,8 @@ static int p_host(struct vw_ui *ui, const char *text)
 static int a_filter_host(struct vw_ui *ui, int arg)
 {
 	(void)arg;
-	prompt(ui, "filter host (name, 'wire' for the capture, '.' = the selected row's; empty = all): ", "", p_host);
+	prompt(ui, "filter host or process (name, pid, host:pid, 'wire', '.' = the selected row's; empty = all): ", "",
+	       p_host);
 	return VW_RD_SCREEN;
 }
 
@@ -438,13 +460,13 @@ static int a_detail_scroll(struct vw_ui *ui, int arg)
 
 static int a_link(struct vw_ui *ui, int arg)
 {
-	struct vw_link links[16];
+	struct vw_link links[VW_MAX_LINKS];
 	size_t n;
 
 	if (ui->m.sel == VW_NONE)
 		return VW_RD_NONE;
-	n = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, 16);
-	if ((size_t)arg > n) {
+	n = ui->src->ops->links(ui->src->ctx, ui->m.sel, links, VW_MAX_LINKS);
+	if (arg < 1 || (size_t)arg > n) {
 		status(ui, "no link %d (this row has %zu)", arg, n);
 		return VW_RD_SCREEN;
 	}
@@ -453,6 +475,25 @@ static int a_link(struct vw_ui *ui, int arg)
 	vw_model_select(&ui->m, links[arg - 1].row);
 	ui->detail = 1;
 	ui->detail_scroll = 0;
+	return VW_RD_SCREEN;
+}
+
+static int p_link(struct vw_ui *ui, const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (!*text || *end || v < 1 || v > VW_MAX_LINKS) {
+		status(ui, "not a link number: '%s'", text);
+		return VW_RD_SCREEN;
+	}
+	return a_link(ui, (int)v);
+}
+
+static int a_link_prompt(struct vw_ui *ui, int arg)
+{
+	(void)arg;
+	prompt(ui, "follow link number: ", "", p_link);
 	return VW_RD_SCREEN;
 }
 
@@ -476,10 +517,10 @@ static int a_lanes(struct vw_ui *ui, int arg)
 
 static int a_lane_cycle(struct vw_ui *ui, int arg)
 {
-	int n = (int)ui->src->nhosts;
+	int n = (int)(ui->lane_by_proc ? ui->src->nprocs : ui->src->nhosts);
 
 	if (n < 2) {
-		status(ui, "only %d host%s", n, n == 1 ? "" : "s");
+		status(ui, "only %d %s%s", n, ui->lane_by_proc ? "process" : "host", n == 1 ? "" : "s");
 		return VW_RD_SCREEN;
 	}
 	if (arg < 0) {
@@ -748,7 +789,7 @@ const struct vw_binding vw_bindings[] = {
 	{ 'N', NULL, S_TL, a_search_next, -1, NULL },
 	/* filters */
 	{ 'p', "p", S_TL, a_filter_qp, 0, "filter by QP number (empty: all)" },
-	{ 'H', "H", S_TL, a_filter_host, 0, "filter by host ('wire' for the capture; empty: all)" },
+	{ 'H', "H", S_TL, a_filter_host, 0, "filter by host or process (name, pid, 'wire', '.'; empty: all)" },
 	{ 'o', "o", S_TL, a_filter_op, 0, "filter by opcode name (write, send, ack, read ...)" },
 	{ 'K', "K", S_TL, a_filter_kind, 0, "filter by event kind (wr_post completion packet wire ...)" },
 	{ '!', "!", S_TL, a_filter_errors, 0, "errors only (errors, NAKs, RNR, retransmissions) on/off" },
@@ -768,6 +809,7 @@ const struct vw_binding vw_bindings[] = {
 	{ '7', NULL, S_TL, a_link, 7, NULL },
 	{ '8', NULL, S_TL, a_link, 8, NULL },
 	{ '9', NULL, S_TL, a_link, 9, NULL },
+	{ '0', "0 N Enter", S_TL, a_link_prompt, 0, "follow link N (any number)" },
 	{ VW_KEY_BACKSPACE, "Backspace -", S_TL, a_history_back, 0, "back to where the last jump came from" },
 	{ '-', NULL, S_TL, a_history_back, 0, NULL },
 	{ 8, NULL, S_TL, a_history_back, 0, NULL },
@@ -880,13 +922,28 @@ int vw_ui_refresh(struct vw_ui *ui)
 
 int vw_ui_tick(struct vw_ui *ui, int *redraw)
 {
+	struct timespec t0, t;
+	long el;
+
 	*redraw = 0;
-	if (ui->m.search_pending) {
-		if (vw_model_step(&ui->m, 50000))
-			*redraw = 1;
-		return ui->m.search_pending;
-	}
-	return vw_model_idle(&ui->m, 64);
+	/* pending work runs in slices of about 15 ms, so a key is never kept
+	 * waiting longer than that */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (ui->m.search_pending) {
+			if (vw_model_step(&ui->m, 1000)) {
+				*redraw = 1;
+				return 0;
+			}
+		} else if (!vw_model_idle(&ui->m, 8)) {
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		el = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+	} while (el < 15);
+	if (ui->m.search_pending)
+		*redraw = 1; /* progress on the status line */
+	return 1;
 }
 
 int vw_ui_init(struct vw_ui *ui, struct vw_source *src)
@@ -895,9 +952,18 @@ int vw_ui_init(struct vw_ui *ui, struct vw_source *src)
 	ui->src = src;
 	ui->stack[0] = VW_SCR_TIMELINE;
 	ui->depth = 1;
-	/* the side lanes default to the first two traced hosts */
+	/* the side lanes default to the first two traced hosts, or to the first
+	 * two processes when the run has fewer hosts than processes */
 	ui->lane_left = ui->lane_right = -1;
-	for (size_t i = 0; i < src->nhosts; i++) {
+	size_t traced_hosts = 0;
+	for (size_t i = 0; i < src->nhosts; i++)
+		traced_hosts += !src->hosts[i].capture;
+	ui->lane_by_proc = src->nprocs >= 2 && traced_hosts < 2;
+	if (ui->lane_by_proc) {
+		ui->lane_left = 0;
+		ui->lane_right = 1;
+	}
+	for (size_t i = 0; i < src->nhosts && !ui->lane_by_proc; i++) {
 		if (src->hosts[i].capture)
 			continue;
 		if (ui->lane_left < 0)

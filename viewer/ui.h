@@ -54,6 +54,7 @@ enum vw_screen_id {
 };
 
 #define VW_STACK_MAX 8
+#define VW_MAX_LINKS 64         /* links of one row listed and followable */
 #define VW_HISTORY_MAX 64
 
 struct vw_ui;
@@ -69,7 +70,8 @@ struct vw_ui {
 	int detail_scroll;
 	int abs_time;
 	int follow;              /* live: keep the last row selected */
-	int lane_left, lane_right; /* host indexes of the two side lanes */
+	int lane_left, lane_right; /* host (or process) indexes of the two side lanes */
+	int lane_by_proc;        /* lanes are processes (several on one host) */
 	/* list screens */
 	size_t list_sel[VW_SCR_COUNT];
 	size_t list_top[VW_SCR_COUNT];

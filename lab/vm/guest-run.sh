@@ -84,17 +84,24 @@ stop_cmd() {
 	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
 }
 
+# ready_default: an RDMA CM listener (rdma_listen) or a listening TCP socket
+# (perftest's out-of-band exchange).  TCP is read from /proc without a fork.
 ready_default() {
-	[[ $(rdma resource show cm_id 2>/dev/null) == *"state LISTEN"* ]] && return 0
-	[ -n "$(ss -Hltn 2>/dev/null)" ]
+	local f sl local_addr rem st _
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r sl local_addr rem st _; do
+			[ "$st" = 0A ] && return 0
+		done <"$f"
+	done
+	[[ $(rdma resource show cm_id 2>/dev/null) == *"state LISTEN"* ]]
 }
 
 stage setup
-{
-	echo "boot_id $(cat /proc/sys/kernel/random/boot_id)"
-	echo "kernel $(uname -r)"
-	echo "btime $(awk '$1 == "btime" { print $2 }' /proc/stat)"
-} >"$J/host"
+read -r boot_id </proc/sys/kernel/random/boot_id
+read -r kernel </proc/sys/kernel/osrelease
+while read -r k v; do [ "$k" = btime ] && break; done </proc/stat
+printf 'boot_id %s\nkernel %s\nbtime %s\n' "$boot_id" "$kernel" "$v" >"$J/host"
 clock job_start
 echo "$RT_HOST" >/proc/sys/kernel/hostname
 run "loopback" ip link set lo up
@@ -157,7 +164,7 @@ if [ "$RT_ROLE" = server ]; then
 		if [ -n "${RT_READY:-}" ]; then bash -c "$RT_READY" >/dev/null 2>&1 && break
 		else ready_default && break; fi
 		stopped && break
-		nap 0.1
+		nap 0.2
 	done
 	# Ready even when the command already ended: the client then fails
 	# on its own, and the host reports both exit statuses.

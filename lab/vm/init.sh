@@ -81,15 +81,17 @@ mount -t tmpfs -o mode=1777 tmpfs /host/dev/shm
 mount -t tmpfs -o mode=1777 tmpfs /host/tmp || die "mount /tmp in the host root"
 mount -t tmpfs -o mode=755 tmpfs /host/run || die "mount /run in the host root"
 mount -t configfs configfs /host/sys/kernel/config 2>/dev/null
-mkdir -p "/host$rundir_path" 2>/dev/null
-mount --move /rundir "/host$rundir_path" || die "cannot place the run directory at $rundir_path"
-jobdir=/host$rundir_path/vm/$role
+# Extra shares first, then the run directory on top, so a share that
+# contains the run directory does not hide its mount.
 while read -r tag path; do
 	[ -n "$tag" ] || continue
 	mkdir -p "/host$path" 2>/dev/null
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 "$tag" "/host$path" ||
 		die "cannot mount share $tag at $path"
 done </shares.list
+mkdir -p "/host$rundir_path" 2>/dev/null
+mount --move /rundir "/host$rundir_path" || die "cannot place the run directory at $rundir_path"
+jobdir=/host$rundir_path/vm/$role
 
 stage job
 runner=$rundir_path/vm/$role/guest-run.sh

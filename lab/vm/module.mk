@@ -10,3 +10,6 @@ test-vm: deps
 	@scripts/install-deps.sh --vm
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) TEST_JOBS=1 tests/run-tests.sh $(VM_TEST_SCRIPTS)
+
+# Boot and scenario times (skipped when the --vm packages are missing).
+BENCH_SCRIPTS += scripts/lab-vm-bench.sh

@@ -27,6 +27,7 @@ static struct vw_source make_source(void)
 	memset(&s, 0, sizeof(s));
 	for (int i = N - 1; i >= 0; i--) { /* reverse: finish() must sort */
 		struct vw_row r = { 0 };
+		r.proc = VW_PROC_NONE;
 		r.ns = T0 + (uint64_t)i * 1000;
 		r.host = i % 3 == 2 ? VW_HOST_WIRE : (uint16_t)(i % 3);
 		r.qpn = i % 2 ? 18 : 17;

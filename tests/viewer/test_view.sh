@@ -9,7 +9,7 @@ GEN=$BUILD/tests/viewer/viewer-gen
 T=$(mktemp -d /tmp/rdmatrace-view-XXXXXX)
 SOCK=vwtest$$
 cleanup() {
-	tmux -L "$SOCK" kill-server 2>/dev/null
+	for s in "$SOCK"-tmux "$SOCK"-asan "$SOCK"-live "$SOCK"-mono "$SOCK"-lab; do tmux -L "$s" kill-server 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -36,6 +36,18 @@ check_grep "detail pane open" '^-- detail: row [0-9]+ --' "$T/rnr.txt"
 check_grep "status says what the jump did" 'next RNR NAK' "$T/rnr.txt"
 bad=$(awk '/^  time/ { on = 1; next } /^-- detail/ { on = 0 } on && $0 ~ /^[ >*][ !Rr#i] / && $0 !~ / (17|18) / { print }' "$T/rnr.txt" | grep -v ' wire ' | head -1)
 check "every host row under the QP filter is about QP 17" test -z "$bad"
+
+# links: from the WR of the Go-Back-N finding to its completion by number
+view "$T/run" --batch --size 120x60 --keys '/RDMA_WRITE wr_id=0x3<Enter><Enter>' >"$T/links.txt"
+n=$(sed -n 's/^ *\[\([0-9]*\)\] completion .*/\1/p' "$T/links.txt" | head -1)
+if [ -n "$n" ]; then
+	view "$T/run" --batch --size 120x60 --keys "/RDMA_WRITE wr_id=0x3<Enter><Enter>0$n<Enter>" >"$T/link2.txt"
+	check_grep "link N leads to the WR's completion" '^> .* CQE +wr_id=0x3 ' "$T/link2.txt"
+	view "$T/run" --batch --size 120x60 --keys "/RDMA_WRITE wr_id=0x3<Enter><Enter>0$n<Enter><BS>" >"$T/link3.txt"
+	check_grep "Backspace returns to the WR" '^> .* WR +queue=send opcode=RDMA_WRITE wr_id=0x3 ' "$T/link3.txt"
+else
+	not_ok "the WR lists its completion among its links"; sed 's/^/#   /' "$T/links.txt" | tail -25
+fi
 
 view "$T/run" --batch --keys 'G' >"$T/end.txt"
 check_grep "G goes to the end (CM disconnect is last)" '^>#.*CM +event=DISCONNECTED' "$T/end.txt"
@@ -87,6 +99,19 @@ view "$T/run" >"$T/o" </dev/null; rc=$?
 check "no terminal and no --batch: clear error" test $rc -eq 2
 check_grep "no terminal: message" 'not a terminal' "$T/o"
 
+# random key sequences (tests/viewer/random-keys.txt, made once with a fixed
+# seed from every binding) never crash or fail, on every screen size
+bad=0
+i=0
+while IFS= read -r k; do
+	i=$((i + 1))
+	size=$(( 20 + (i * 37) % 130 ))x$(( 4 + (i * 13) % 50 ))
+	if ! "$RDMATRACE" view "$T/run" --batch --keys "$k" --size "$size" >/dev/null 2>"$T/rk.err"; then
+		bad=$((bad + 1)); echo "#   keys '$k' size $size:"; head -5 "$T/rk.err" | sed 's/^/#     /'
+	fi
+done <tests/viewer/random-keys.txt
+check "random key sequences: all $i replays exit 0" test "$bad" -eq 0
+
 # ---- inputs other than a run directory, damaged runs ----
 view "$T/run/capture.pcapng" --batch >"$T/cap.txt"; rc=$?
 check "capture alone opens" test $rc -eq 0
@@ -137,50 +162,105 @@ fi
 DISPLAY= view "$T/run" --batch --keys '/frame 7 <Enter>W' >"$T/ws.txt"
 check_grep "Wireshark without a display explains" 'no display' "$T/ws.txt"
 
+# ---- a real run: rping over the uroce engine, recorded with rdmatrace record ----
+if [ -e "$BUILD/uroce/librdmacm.so.1" ] && command -v rping >/dev/null; then
+	addr=127.0.$((RANDOM % 200 + 20)).$((RANDOM % 200 + 2))
+	( LD_LIBRARY_PATH=$PWD/$BUILD/uroce timeout 30 "$RDMATRACE" record -o "$T/lab-srv" -- rping -s -a "$addr" -C 3 >"$T/lab-srv.log" 2>&1 & )
+	sleep 1
+	LD_LIBRARY_PATH=$PWD/$BUILD/uroce timeout 30 "$RDMATRACE" record -o "$T/lab" --capture lo -- rping -c -a "$addr" -C 3 >"$T/lab-cli.log" 2>&1
+	rc=$?
+	for i in $(seq 1 50); do ls "$T"/lab-srv/traces/*.rtr >/dev/null 2>&1 && [ -s "$T/lab-srv/run.json" ] && break; sleep 0.1; done
+	if [ $rc -eq 0 ] && ls "$T"/lab-srv/traces/*.rtr >/dev/null 2>&1; then
+		cp "$T"/lab-srv/traces/*.rtr "$T/lab/traces/"
+		view "$T/lab" --batch --size 140x40 --keys 'c' >"$T/lab1.txt"
+		check_grep "uroce run: CM event on the wire or in a trace" '^>#.* CM' "$T/lab1.txt"
+		view "$T/lab" --batch --size 140x40 --keys '/RC Send Only<Enter>p.<Enter><Enter>' >"$T/lab2.txt"
+		check_grep "uroce run: RoCE packets on the wire" ' wire .* WIRE +frame [0-9]+ .*RC ' "$T/lab2.txt"
+		check_grep "uroce run: filter the QP of a SEND" '\[qp [0-9]+\]' "$T/lab2.txt"
+		check_grep "uroce run: detail pane of the SEND" '^-- detail: row' "$T/lab2.txt"
+		view "$T/lab" --batch --size 140x30 --keys 'l' >"$T/lab3.txt"
+		check_grep "uroce run: lanes side by side per process" 'rping\[[0-9]+\] +wire +.*rping\[[0-9]+\]' "$T/lab3.txt"
+	else
+		skip "uroce run" "rping over uroce did not complete (exit $rc)"
+	fi
+else
+	skip "uroce run" "no build/uroce/librdmacm.so.1 or no rping"
+fi
+
 # ---- the real binary in tmux ----
 # wait_for PATTERN: poll the pane until it shows PATTERN (10 s at most)
 wait_for() {
 	local i
 	for i in $(seq 1 100); do
-		tmux -L "$SOCK" capture-pane -p -t v >"$T/pane.txt" 2>/dev/null
+		tmux -L "$TS" capture-pane -p -t v >"$T/pane.txt" 2>/dev/null
 		grep -Eq -- "$1" "$T/pane.txt" && return 0
 		sleep 0.1
 	done
 	return 1
 }
 
-tmux_scenario() {  # BINARY LABEL
-	local bin=$1 label=$2
+tmux_scenario() {  # BINARY LABEL [RUNDIR QPN]
+	local bin=$1 label=$2 run=${3:-$T/run} qpn=${4:-17}
+	TS=$SOCK-$label
 	rm -f "$T/exit"
-	tmux -L "$SOCK" -f /dev/null new-session -d -s v -x 100 -y 30 \
-		"ASAN_OPTIONS=log_path=$T/asan:detect_leaks=1 TERM=screen $bin view $T/run; echo \$? >$T/exit; sleep 30"
+	tmux -L "$TS" -f /dev/null new-session -d -s v -x 100 -y 30 \
+		"ASAN_OPTIONS=log_path=$T/asan:detect_leaks=1 TERM=screen $bin view $run; echo \$? >$T/exit; sleep 30"
 	if ! wait_for 'rdmatrace view .* rows'; then
 		not_ok "$label: first screen"; cat "$T/pane.txt" | sed 's/^/#   /'
-		tmux -L "$SOCK" kill-server 2>/dev/null; return
+		tmux -L "$TS" kill-server 2>/dev/null; return
 	fi
 	ok "$label: first screen"
-	tmux -L "$SOCK" send-keys -t v p 1 7 Enter
-	if wait_for '\[qp 17\]'; then ok "$label: QP filter"; else not_ok "$label: QP filter"; fi
-	tmux -L "$SOCK" send-keys -t v r
+	tmux -L "$TS" send-keys -t v p $(echo "$qpn" | sed 's/./& /g') Enter
+	if wait_for "\\[qp $qpn\\]"; then ok "$label: QP filter"; else not_ok "$label: QP filter"; fi
+	tmux -L "$TS" send-keys -t v r
 	if wait_for 'next RNR NAK'; then ok "$label: next RNR NAK"; else not_ok "$label: next RNR NAK"; fi
 	check_grep "$label: selection on the RNR NAK" '^>R ' "$T/pane.txt"
-	tmux -L "$SOCK" send-keys -t v Enter
+	tmux -L "$TS" send-keys -t v Enter
 	if wait_for '^-- detail: row'; then ok "$label: detail pane"; else not_ok "$label: detail pane"; fi
-	tmux -L "$SOCK" resize-window -t v -x 80 -y 24 2>/dev/null
+	tmux -L "$TS" resize-window -t v -x 80 -y 24 2>/dev/null
 	if wait_for 'detail: row' && [ "$(wc -l <"$T/pane.txt")" -le 24 ]; then ok "$label: resize to 80x24"; else not_ok "$label: resize to 80x24"; fi
-	tmux -L "$SOCK" send-keys -t v h
+	tmux -L "$TS" send-keys -t v h
 	if wait_for 'next / previous RNR NAK'; then ok "$label: help"; else not_ok "$label: help"; fi
-	tmux -L "$SOCK" send-keys -t v q q
+	tmux -L "$TS" send-keys -t v q q
 	for i in $(seq 1 50); do [ -s "$T/exit" ] && break; sleep 0.1; done
 	check "$label: q quits with status 0" test "$(cat "$T/exit" 2>/dev/null)" = 0
-	tmux -L "$SOCK" kill-server 2>/dev/null
+	tmux -L "$TS" kill-server 2>/dev/null
 }
 
 tmux_scenario "$RDMATRACE" tmux
 
+# the same on a lab run: the rnr scenario over uroce (RNR NAKs for real)
+if "$RDMATRACE" lab --list >/dev/null 2>&1 && [ -e "$BUILD/uroce/libibverbs.so.1" ]; then
+	if timeout 120 "$RDMATRACE" lab rnr -o "$T/labrnr" >"$T/labrnr.log" 2>&1 || [ -s "$T/labrnr/timeline.rtl" ]; then
+		view "$T/labrnr" --batch --size 140x10 --keys 'Q' >"$T/labq.txt"
+		labqp=$(awk 'NR > 2 && $3 ~ /^[0-9]+$/ && $5 > 0 { print $2; exit }' "$T/labq.txt")
+		check "lab run: the QP list has a QP with work requests" test -n "$labqp"
+		[ -n "$labqp" ] && tmux_scenario "$RDMATRACE" lab "$T/labrnr" "$labqp"
+	else
+		skip "lab run in tmux" "rdmatrace lab rnr failed: $(tail -1 "$T/labrnr.log")"
+	fi
+else
+	skip "lab run in tmux" "no rdmatrace lab or no uroce build"
+fi
+
+# a terminal without colours: attributes only, no colour sequences
+TS=$SOCK-mono
+tmux -L "$TS" -f /dev/null new-session -d -s v -x 100 -y 30 "TERM=vt100 $RDMATRACE view $T/run; sleep 30"
+if wait_for 'rdmatrace view .* rows'; then
+	tmux -L "$TS" send-keys -t v r
+	wait_for 'next RNR NAK' >/dev/null
+	tmux -L "$TS" capture-pane -e -p -t v >"$T/mono.txt"
+	if grep -q $'\e\[[0-9;]*3[0-7]m' "$T/mono.txt"; then not_ok "vt100: no colours"; else ok "vt100: no colours"; fi
+	check_grep "vt100: rows still marked (R for the RNR NAK)" '^>R ' "$T/pane.txt"
+else
+	not_ok "vt100: first screen"
+fi
+tmux -L "$TS" kill-server 2>/dev/null
+
 # live mode: the run grows while the viewer follows it
 "$GEN" "$T/live" >/dev/null
-tmux -L "$SOCK" -f /dev/null new-session -d -s v -x 100 -y 30 "TERM=screen $RDMATRACE view --follow $T/live; sleep 30"
+TS=$SOCK-live
+tmux -L "$TS" -f /dev/null new-session -d -s v -x 100 -y 30 "TERM=screen $RDMATRACE view --follow $T/live; sleep 30"
 if wait_for 'FOLLOW'; then
 	first_rows=$(sed -n 's/.* \([0-9][0-9]*\) rows.*/\1/p' "$T/pane.txt" | head -1)
 	sleep 1.1 # a new mtime second for the grown files
@@ -194,7 +274,7 @@ if wait_for 'FOLLOW'; then
 else
 	not_ok "live: viewer starts in follow mode"; sed 's/^/#   /' "$T/pane.txt" | head -5
 fi
-tmux -L "$SOCK" kill-server 2>/dev/null
+tmux -L "$TS" kill-server 2>/dev/null
 view "$T/run" --batch --keys 'L' >"$T/follow.txt"
 check_grep "L on a finished run says it is not being recorded" 'not being recorded' "$T/follow.txt"
 
@@ -205,7 +285,7 @@ case "$BUILD" in
 *)
 	if [ "${VIEWER_SKIP_ASAN:-0}" = 1 ]; then
 		skip "tmux under ASan" "VIEWER_SKIP_ASAN=1"
-	elif timeout 300 make -s --no-print-directory SANITIZE=address build-address/rdmatrace >"$T/asan-build.log" 2>&1; then
+	elif nice -n 10 timeout 240 make -s -j2 --no-print-directory SANITIZE=address build-address/rdmatrace >"$T/asan-build.log" 2>&1; then
 		rm -f "$T"/asan.*
 		tmux_scenario build-address/rdmatrace asan
 		for d in "$T/empty" "$T/trunc" "$T/corrupt" "$T/garbage.bin"; do
@@ -219,7 +299,7 @@ case "$BUILD" in
 			ok "asan: no errors"
 		fi
 	else
-		skip "tmux under ASan" "could not build build-address/rdmatrace (see make SANITIZE=address)"
+		skip "tmux under ASan" "could not build build-address/rdmatrace within 240 s: $(tail -1 "$T/asan-build.log")"
 	fi
 	;;
 esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Failures of the VM lab: a command that hangs, a module that is missing in the
-# guest, a kernel that panics and a VM that does not boot in time.  Each gives
+# guest, a kernel that panics, a VM that does not boot in time, and qemu
+# refusing to start.  Each gives
 # a clear message naming what failed and the log to read, keeps what was
 # recorded in RUNDIR, and leaves no qemu process behind.  Also checks that the
 # source tree is visible inside the guests through the read-only root share.
@@ -41,6 +42,9 @@ RDMATRACE_VM_APPEND="rdinit=/rdmatrace-no-init" vm_run "$R" --server true --clie
 if [ "$VM_RC" -eq 3 ]; then ok "a panicking VM gives exit status 3"; else not_ok "panic: exit $VM_RC"; fi
 check_grep "the message says the kernel panicked and names the console log" 'FAILED: server VM kernel panic.*log: .*/logs/server-console.log' "$R.stderr"
 check_grep "the console log was kept" 'Kernel panic' "$R/logs/server-console.log"
+check_grep "the panicked VM was booted once more" "server VM's kernel panicked before its job .*retry 1" "$R.stderr"
+check_grep "the first console log was kept too" 'Kernel panic' "$R/logs/server-console.1.log"
+check_grep "run.json counts the retry" '"boot_retries": 1' "$R/run.json"
 check "no qemu left after the panic" no_qemu_left "$R"
 
 # 4. A VM that does not reach its job in time is killed.
@@ -50,4 +54,11 @@ if [ "$VM_RC" -eq 3 ]; then ok "a VM that does not boot in time gives exit statu
 check_grep "the message names the boot timeout and the console log" 'did not boot within 1 s .*log: .*console.log' "$R.stderr"
 check_grep "run.json lists the failure" '"what": ".*did not boot' "$R/run.json"
 check "no qemu left after the boot timeout" no_qemu_left "$R"
+
+# 5. qemu itself refuses to start: its own message is shown and kept.
+R=$VM_TMP/qemu
+RDMATRACE_VM_QEMU_ARGS="-device rdmatrace-no-such-device" vm_run "$R" --server true --client true
+if [ "$VM_RC" -eq 3 ]; then ok "qemu failing to start gives exit status 3"; else not_ok "qemu failure: exit $VM_RC"; fi
+check_grep "the message quotes qemu and names its log" "qemu said: .*rdmatrace-no-such-device.*log: .*/logs/server-qemu.log" "$R.stderr"
+check "no qemu left after qemu failed" no_qemu_left "$R"
 done_testing

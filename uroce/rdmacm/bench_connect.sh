@@ -15,7 +15,7 @@ timeout 60 cmtime -b "$A" -p "$P" -c "$N" >/dev/null 2>&1 &
 SPID=$!
 sleep 0.5
 timeout 60 cmtime -s "$A" -p "$P" -c "$N" >"$OUT" 2>&1
-wait "$SPID" || true
+kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null || true  # cmtime -b serves until stopped
 echo "== uroce RDMA CM: $N connections at once (cmtime, loopback)"
 grep -E '^(step|resolve|create qp|connect|disconnect)' "$OUT"
 awk -v n="$N" '$1 == "connect" { printf "connection setup: %.1f us per connection, %.0f connections/s\n", $6, n / ($3 / 1000) }' "$OUT"

@@ -290,7 +290,7 @@ int cma_resolve_src(struct cma_id *id, const struct sockaddr *src, const struct 
 		memcpy(&local, &id->id.route.addr.src_storage, sizeof(local));
 	} else {
 		ret = -EADDRINUSE;
-		if (!addr_loopback(dst)) {
+		if (!addr_loopback(dst) || dst->sa_family == AF_INET6) {
 			/* the address the routing table gives as source, as rdma_cm does */
 			ret = route_src(dst, &local);
 			if (ret < 0)

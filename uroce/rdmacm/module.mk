@@ -33,3 +33,4 @@ $(BUILD)/tests/uroce/cm_connect_test: tests/uroce/cm_connect_test.c $(URDMACM_SO
 	    -l:librdmacm.so.1 $(URDMACM_VERBS_LINK) -Wl,--allow-shlib-undefined $(ALL_LDFLAGS)
 TEST_SCRIPTS += tests/uroce/binaries_test.sh
 BENCH_SCRIPTS += uroce/rdmacm/bench_connect.sh
+FUZZ_TARGETS += cm_mad

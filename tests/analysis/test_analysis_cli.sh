@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# correlate / diagnose / export from the command line: exit codes, staleness,
+# JSON output, the export formats, and clear errors for bad run directories.
+. tests/lib.sh
+GEN=$BUILD/bench/correlate_gen
+tmp=$(mktemp -d /tmp/rdmatrace-analysis-cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+check "generate a clean run" "$GEN" "$tmp/clean" 3000
+check "generate a run with a lost packet" "$GEN" "$tmp/loss" 3000 loss
+check "generate a run with an RNR stall" "$GEN" "$tmp/rnr" 3000 rnr0
+check "generate a run with a bad rkey" "$GEN" "$tmp/rkey" 3000 rkey
+
+check "correlate builds the timeline" "$RDMATRACE" correlate "$tmp/clean"
+check "timeline file exists" test -s "$tmp/clean/timeline.rtl"
+check "annotated capture exists" test -s "$tmp/clean/annotated.pcapng"
+check "annotations sidecar is JSON Lines" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/clean/annotations.jsonl"
+out=$("$RDMATRACE" correlate "$tmp/clean")
+check "correlate again is a no-op" grep -q 'up to date' <<<"$out"
+touch "$tmp/clean/capture.pcap"
+out=$("$RDMATRACE" correlate "$tmp/clean")
+check "a newer input makes it stale" grep -q 'rows' <<<"$out"
+
+"$RDMATRACE" diagnose "$tmp/clean" >"$tmp/clean.txt"; rc=$?
+check "diagnose: clean run exits 0" test "$rc" = 0
+check_grep "diagnose prints per-QP statistics" '^0x000011 ' "$tmp/clean.txt"
+check_grep "diagnose prints latency percentiles" '^RDMA_WRITE ' "$tmp/clean.txt"
+
+"$RDMATRACE" diagnose "$tmp/loss" >"$tmp/loss.txt"; rc=$?
+check "diagnose: lost packet exits 1" test "$rc" = 1
+check_grep "diagnose names the Go-Back-N" 'F1 \[warning\] go_back_n' "$tmp/loss.txt"
+check_grep "with frame evidence" 'evidence: first retransmission frame [0-9]+' "$tmp/loss.txt"
+
+"$RDMATRACE" diagnose --json "$tmp/rnr" >"$tmp/rnr.json"; rc=$?
+check "diagnose --json: RNR exits 1" test "$rc" = 1
+check "diagnose --json is JSON with the RNR finding and the 655.36 ms pitfall" python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+f=[x for x in d["findings"] if x["kind"]=="rnr_stall"]
+assert len(f)==1 and "655.36" in f[0]["text"] and f[0]["frames"], f
+assert d["problems"] is True and len(d["qps"])>=2
+' "$tmp/rnr.json"
+
+"$RDMATRACE" diagnose "$tmp/rkey" >"$tmp/rkey.txt"; rc=$?
+check "diagnose: bad rkey exits 1" test "$rc" = 1
+check_grep "remote access error explained" 'refused rkey 0xbad' "$tmp/rkey.txt"
+
+check "export perfetto parses" bash -c "'$RDMATRACE' export '$tmp/loss' --format perfetto | python3 -m json.tool >/dev/null"
+check "export jsonl parses" bash -c "'$RDMATRACE' export '$tmp/loss' --format jsonl | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]'"
+check "export pcapng to a file" "$RDMATRACE" export "$tmp/loss" --format pcapng -o "$tmp/loss-annotated.pcapng"
+if command -v tshark >/dev/null 2>&1; then
+	tshark -r "$tmp/loss-annotated.pcapng" -T fields -e frame.comment 2>/dev/null >"$tmp/comments.txt"
+	check_grep "tshark reads the retransmission comments" 'retrans=1 retrans_cause=nak_seq' "$tmp/comments.txt"
+	check_grep "and the English line" 'retransmission #1 of PSN 0x' "$tmp/comments.txt"
+else
+	skip "tshark reads the comments" "tshark not installed"
+	skip "and the English line" "tshark not installed"
+fi
+
+check_fails "export needs a known format" "$RDMATRACE" export "$tmp/loss" --format xml
+mkdir -p "$tmp/empty"
+"$RDMATRACE" diagnose "$tmp/empty" >/dev/null 2>"$tmp/err.txt"; rc=$?
+check "diagnose: empty run directory exits 2" test "$rc" = 2
+check_grep "and says what is missing" 'no trace files' "$tmp/err.txt"
+"$RDMATRACE" diagnose "$tmp/does-not-exist" >/dev/null 2>&1; rc=$?
+check "diagnose: missing run directory exits 2" test "$rc" = 2
+printf 'garbage' >"$tmp/clean/timeline.rtl"
+check "a damaged timeline is rebuilt" "$RDMATRACE" diagnose "$tmp/clean"
+done_testing

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Golden runs on the real uroce engine (scripts/lab-run, backend uroce) with
+# injected faults: diagnosis must find exactly the injected fault kind and
+# nothing else at warning level or above; clean runs must come out clean.
+. tests/lib.sh
+if [ ! -e "$BUILD/uroce/libibverbs.so.1" ] || [ ! -x "$BUILD/lab/rt-lab-minimal" ] || [ ! -x scripts/lab-run ]; then
+	skip "uroce golden runs" "uroce engine or lab programs not built"
+	done_testing
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/rdmatrace-uroce-golden.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export RDMATRACE_BUILD=$BUILD
+
+# run SCENARIO DIR ARGS...: a lab run; the lab's own verdict is not ours to judge here
+run() {
+	local name=$1 dir=$2; shift 2
+	scripts/lab-run "$name" -o "$dir" --timeout 60 "$@" >"$dir.log" 2>&1
+	"$RDMATRACE" correlate --force --quiet "$dir" && "$RDMATRACE" diagnose --json "$dir" >"$dir.json"
+	echo $?
+}
+
+# expect FILE KIND MIN TEXT: at least MIN findings of KIND containing TEXT, no other warning+ kinds
+expect() {
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); kind, n, text = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+f = [x for x in d["findings"] if x["kind"] == kind and text in x["text"]]
+other = [x for x in d["findings"] if x["kind"] != kind and x["severity"] != "info"]
+bad = [h for h in d["hosts"] if h["uncertainty_ns"] is not None and h["uncertainty_ns"] > 50_000_000]
+assert len(f) >= n, f"expected {n} {kind} with {text!r}: {[x['kind'] + ': ' + x['text'] for x in d['findings']]}"
+assert not other, [x["kind"] + ": " + x["text"] for x in other]
+assert not bad, bad
+PY
+}
+
+rc=$(run minimal "$tmp/minimal")
+check "clean uroce run: diagnose exits 0" test "$rc" = 0
+rc=$(run error "$tmp/error")
+check "bad rkey: diagnose exits 1" test "$rc" = 1
+check "bad rkey: one remote access NAK with the rkey, nothing else" expect "$tmp/error.json" nak_error 1 "refused rkey 0x"
+rc=$(run rnr "$tmp/rnr" --count 8)
+check "late receiver: diagnose exits 1" test "$rc" = 1
+check "late receiver: RNR stalls with the min_rnr_timer 0 pitfall, nothing else" expect "$tmp/rnr.json" rnr_stall 1 "655.36 ms"
+rc=$(run loss "$tmp/loss" --size 1M --count 8 --loss 5)
+check "5% loss: diagnose exits 1" test "$rc" = 1
+check "5% loss: Go-Back-N retransmissions, nothing else" expect "$tmp/loss.json" go_back_n 1 "resent"
+check "5% loss: the annotated capture names the retransmissions" bash -c "grep -q '\"retrans_cause\"' '$tmp/loss/annotations.jsonl'"
+done_testing

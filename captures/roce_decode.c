@@ -359,10 +359,13 @@ static inline void clear_pkt(struct rt_pkt *pkt)
 	unsigned char *p = (unsigned char *)pkt;
 	const zero_vec z = { 0 };
 	size_t i = 0;
-	for (; i + 16 <= n; i += 16) {
+	for (; i + 32 <= n; i += 32) {
 		*(zero_vec *)(p + i) = z;
+		*(zero_vec *)(p + i + 16) = z;
 		__asm__("" : : : "memory"); /* keep the compiler from turning this back into memset */
 	}
+	for (; i + 16 <= n; i += 16)
+		*(zero_vec *)(p + i) = z;
 	for (; i < n; i++)
 		p[i] = 0;
 }

@@ -137,7 +137,10 @@ static int run_capture(int argc, char **argv)
 	}
 	o.ports = nports ? ports : NULL;
 	o.nports = nports;
-	struct print_ctx pc = { { o.ports, o.nports, false, false }, 0, 0, { { { 0 } }, { { 0 } }, { 0 }, 0 } };
+	struct print_ctx pc;
+	memset(&pc, 0, sizeof(pc));
+	pc.dopts.ports = o.ports;
+	pc.dopts.nports = o.nports;
 	if (!o.write_path && !quiet) {
 		o.on_packet = print_packet;
 		o.ctx = &pc;

@@ -236,39 +236,65 @@ struct counts {
 	uint64_t frames, roce, shown, skipped[8], bad_icrc, unverified, truncated;
 };
 
+static void seq_range(const struct rt_psn_seq *q, char *buf, size_t len)
+{
+	if (q->packets)
+		snprintf(buf, len, "%u..%u", q->first_psn, rt_psn_seq_last(q));
+	else
+		snprintf(buf, len, "-");
+}
+
+static void seq_json(const char *name, const struct rt_psn_seq *q)
+{
+	printf(",\"%s\":{\"packets\":%llu", name, (unsigned long long)q->packets);
+	if (q->packets)
+		printf(",\"first_psn\":%u,\"last_psn\":%u,\"latest_psn\":%u", q->first_psn, rt_psn_seq_last(q),
+		       q->last_psn);
+	printf(",\"repeats\":%llu,\"go_backs\":%llu}", (unsigned long long)q->repeats,
+	       (unsigned long long)q->go_backs);
+}
+
 static void print_stats(const struct rt_qp_stats *s, const struct counts *n, bool json)
 {
-	char a[64], b[64];
+	char a[64], b[64], qp[32], req[40], rsp[40];
 	if (!json)
-		printf("%-16s %-16s %-8s %8s %10s %10s %-17s %7s %8s %6s %5s %5s %5s %4s\n", "src", "dst", "QP",
-		       "packets", "bytes", "payload", "PSN first..last", "repeats", "go-backs", "ACKs", "NAKs",
-		       "RNR", "CNPs", "bad");
+		printf("%-16s %-16s %-17s %8s %10s %10s %-17s %7s %8s %-17s %7s %6s %5s %5s %5s %4s\n", "src", "dst",
+		       "QP", "packets", "bytes", "payload", "request PSNs", "repeats", "go-backs", "response PSNs",
+		       "dup-rsp", "ACKs", "NAKs", "RNR", "CNPs", "bad");
 	for (size_t i = 0; i < rt_qp_stats_count(s); i++) {
 		const struct rt_qp_stat *q = rt_qp_stats_get(s, i);
 		rt_format_ip(q->ip_version, q->src, a, sizeof(a));
 		rt_format_ip(q->ip_version, q->dst, b, sizeof(b));
 		if (json) {
-			printf("{\"src\":\"%s\",\"dst\":\"%s\",\"qp\":%u,\"packets\":%llu,\"bytes\":%llu,"
-			       "\"payload_bytes\":%llu,\"first_ns\":%llu,\"last_ns\":%llu,\"psn_packets\":%llu,"
-			       "\"first_psn\":%u,\"last_psn\":%u,\"max_psn\":%u,\"psn_repeats\":%llu,\"go_backs\":%llu,"
-			       "\"acks\":%llu,\"naks\":%llu,\"rnr_naks\":%llu,\"cnps\":%llu,\"cm\":%llu,\"bad_icrc\":%llu}\n",
-			       a, b, q->qpn, (unsigned long long)q->packets, (unsigned long long)q->bytes,
+			printf("{\"src\":\"%s\",\"dst\":\"%s\",\"qp\":%u", a, b, q->qpn);
+			if (q->src_qpn != RT_QP_STAT_NO_SRC_QP)
+				printf(",\"src_qp\":%u", q->src_qpn);
+			printf(",\"packets\":%llu,\"bytes\":%llu,\"payload_bytes\":%llu,\"first_ns\":%llu,"
+			       "\"last_ns\":%llu,\"psn_repeats\":%llu,\"go_backs\":%llu",
+			       (unsigned long long)q->packets, (unsigned long long)q->bytes,
 			       (unsigned long long)q->payload_bytes, (unsigned long long)q->first_ns,
-			       (unsigned long long)q->last_ns, (unsigned long long)q->seq_packets, q->first_psn,
-			       q->last_psn, q->max_psn, (unsigned long long)q->psn_repeats,
-			       (unsigned long long)q->go_backs, (unsigned long long)q->acks,
-			       (unsigned long long)q->naks, (unsigned long long)q->rnr_naks,
-			       (unsigned long long)q->cnps, (unsigned long long)q->cm, (unsigned long long)q->bad_icrc);
+			       (unsigned long long)q->last_ns, (unsigned long long)q->req.repeats,
+			       (unsigned long long)q->req.go_backs);
+			seq_json("requests", &q->req);
+			seq_json("responses", &q->rsp);
+			printf(",\"acks\":%llu,\"naks\":%llu,\"rnr_naks\":%llu,\"cnps\":%llu,\"cm\":%llu,\"bad_icrc\":%llu}\n",
+			       (unsigned long long)q->acks, (unsigned long long)q->naks,
+			       (unsigned long long)q->rnr_naks, (unsigned long long)q->cnps,
+			       (unsigned long long)q->cm, (unsigned long long)q->bad_icrc);
 			continue;
 		}
-		char range[40] = "-";
-		if (q->seq_packets)
-			snprintf(range, sizeof(range), "%u..%u", q->first_psn, q->max_psn);
-		printf("%-16s %-16s 0x%06x %8llu %10llu %10llu %-17s %7llu %8llu %6llu %5llu %5llu %5llu %4llu\n", a, b,
-		       q->qpn, (unsigned long long)q->packets, (unsigned long long)q->bytes,
-		       (unsigned long long)q->payload_bytes, range, (unsigned long long)q->psn_repeats,
-		       (unsigned long long)q->go_backs, (unsigned long long)q->acks, (unsigned long long)q->naks,
-		       (unsigned long long)q->rnr_naks, (unsigned long long)q->cnps, (unsigned long long)q->bad_icrc);
+		if (q->src_qpn != RT_QP_STAT_NO_SRC_QP)
+			snprintf(qp, sizeof(qp), "0x%06x<0x%06x", q->qpn, q->src_qpn);
+		else
+			snprintf(qp, sizeof(qp), "0x%06x", q->qpn);
+		seq_range(&q->req, req, sizeof(req));
+		seq_range(&q->rsp, rsp, sizeof(rsp));
+		printf("%-16s %-16s %-17s %8llu %10llu %10llu %-17s %7llu %8llu %-17s %7llu %6llu %5llu %5llu %5llu %4llu\n",
+		       a, b, qp, (unsigned long long)q->packets, (unsigned long long)q->bytes,
+		       (unsigned long long)q->payload_bytes, req, (unsigned long long)q->req.repeats,
+		       (unsigned long long)q->req.go_backs, rsp, (unsigned long long)q->rsp.repeats,
+		       (unsigned long long)q->acks, (unsigned long long)q->naks, (unsigned long long)q->rnr_naks,
+		       (unsigned long long)q->cnps, (unsigned long long)q->bad_icrc);
 	}
 	if (!json)
 		printf("%llu frames, %llu RoCE packets, %llu other frames skipped\n", (unsigned long long)n->frames,
@@ -311,7 +337,7 @@ static int run_packets(int argc, char **argv)
 		return 1;
 	}
 	struct rt_decode_opts dopts = { o.nports ? o.ports : NULL, o.nports, o.no_icrc, false };
-	static char out[1 << 20];
+	static char out[1 << 16]; /* small enough to stay in the L2 cache */
 	size_t used = 0;
 	struct counts n;
 	memset(&n, 0, sizeof(n));
@@ -393,8 +419,10 @@ const struct rt_command rt_cmd_packets = {
 		"\n"
 		"options:\n"
 		"  --json            one JSON object per packet (JSON Lines), every decoded field\n"
-		"  --stats           per-QP summary instead of packets: packets, bytes, PSN range,\n"
-		"                    PSNs seen again (retransmissions), ACKs, NAKs, RNR NAKs, CNPs\n"
+		"  --stats           per-flow summary instead of packets (source, destination, QP):\n"
+		"                    packets, bytes, the PSN ranges of its requests and of its\n"
+		"                    responses, request PSNs seen again (retransmissions) and\n"
+		"                    go-backs, duplicate responses, ACKs, NAKs, RNR NAKs, CNPs\n"
 		"  --qp N            only packets to destination QP N (17 or 0x11)\n"
 		"  --opcode CLASS    only these classes, comma-separated: send, write, read, ack,\n"
 		"                    atomic, cm, cnp, flush, rc, uc, ud; or one opcode by number\n"

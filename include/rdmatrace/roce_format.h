@@ -13,14 +13,30 @@
 
 #include "rdmatrace/roce_decode.h"
 
-/* Optional memo of recently formatted addresses (a capture has few):
- * zero-initialise one per formatting thread and point rt_fmt_ctx at it. */
+/* Optional memo for rt_pkt_format_line (a capture has few addresses and
+ * flows, and numbers its frames in order): zero-initialise one per
+ * formatting thread and point rt_fmt_ctx at it.  It holds recently
+ * formatted addresses, IPv4 line beginnings ("src > dst [vlan N] OPCODE QP
+ * 0x.. PSN ") by flow and opcode, and the text of the latest frame number. */
 #define RT_FMT_CACHE_SLOTS 4
+#define RT_FMT_PREFIX_SLOTS 64
+#define RT_FMT_PREFIX_TEXT 64     /* longer beginnings (IPv6) are not memoised */
 struct rt_fmt_cache {
-	uint8_t key[RT_FMT_CACHE_SLOTS][17]; /* IP version, then the address */
-	char text[RT_FMT_CACHE_SLOTS][48];
+	uint64_t key[RT_FMT_CACHE_SLOTS][2]; /* the 16 address bytes */
+	uint8_t version[RT_FMT_CACHE_SLOTS]; /* 0: empty slot */
 	uint8_t len[RT_FMT_CACHE_SLOTS];
+	char text[RT_FMT_CACHE_SLOTS][48];
 	unsigned next;
+	/* IPv4 line beginnings: key = addresses, (opcode, VLAN, QP); len 0: empty */
+	struct rt_fmt_prefix {
+		uint64_t key[2];
+		uint8_t len;
+		char text[RT_FMT_PREFIX_TEXT];
+	} prefix[RT_FMT_PREFIX_SLOTS];
+	/* the latest frame number as text */
+	uint64_t frame;
+	uint8_t frame_len;        /* 0: none yet */
+	char frame_text[24];
 };
 
 /* What the caller knows about the record around the packet. */

@@ -504,6 +504,80 @@ static void test_format_ip(void)
 	CHECK_STR(buf, "10.9.0.2");
 }
 
+/* The line formatter's memo (line beginnings by flow, the frame number
+ * counted on its digits) and its division-free digits, against snprintf and
+ * against the same line formatted without the memo. */
+static void test_format_numbers_and_memo(void)
+{
+	uint8_t f[512];
+	struct synth s;
+	struct rt_pkt p0, p;
+	static const uint8_t payload[8];
+	base(&s, RT_OP_RC_SEND_ONLY, 4, 0);
+	s.payload = payload;
+	s.payload_len = sizeof(payload);
+	size_t len = build(&s, f);
+	CHECK_EQ_U(decode(f, (uint32_t)len, &p0), 1);
+	static struct rt_fmt_cache cache;
+	memset(&cache, 0, sizeof(cache));
+	struct rt_fmt_ctx with = { 0, 0, 1000000000ull, 0, &cache }, without = { 0, 0, 1000000000ull, 0, NULL };
+	uint64_t rng = 42, frame = 0;
+	static const uint64_t frames[] = { 9, 99, 999, 9999, 99999, 999999, 9999999, 99999999, 999999999,
+					   9999999999ull, 18446744073709551614ull };
+	static const uint32_t nums[] = { 0, 9, 10, 99, 100, 999, 1000, 99999999, 100000000, 999999999,
+					 1000000000, 4294967295u, 16777215 };
+	unsigned bad = 0, bad_memo = 0;
+	for (unsigned i = 0; i < 300000; i++) {
+		uint64_t r = synth_rand(&rng);
+		p = p0;
+		/* mostly the next frame; now and then a jump, often to just before a power of ten */
+		if (r % 97 == 0)
+			frame = frames[(r >> 8) % (sizeof(frames) / sizeof(frames[0]))];
+		else if (r % 89 == 0)
+			frame = r >> 20;
+		else
+			frame++;
+		uint64_t ts = 1000000000ull + (r % 5 == 0 ? nums[(r >> 12) % 10] : (r >> 7) % 100000000000000ull);
+		p.bth.psn = (uint32_t)((r >> 3) % 3 == 0 ? nums[(r >> 24) % 13] & RT_PSN_MASK : (r >> 30) & RT_PSN_MASK);
+		p.payload_len = (r >> 40) % 4 == 0 ? nums[(r >> 44) % 13] : (uint32_t)(r >> 20) % 5000;
+		p.bth.dqpn = (uint32_t)(r >> 50) % 3 * 0x111111;
+		p.bth.opcode = (r >> 52) & 1 ? RT_OP_RC_SEND_ONLY : RT_OP_RC_WRITE_ONLY;
+		p.op = rt_opcode_info(p.bth.opcode);
+		p.nvlans = (r >> 53) % 3 == 0;
+		p.vlan_tci[0] = (uint16_t)((r >> 55) % 3 * 1000);
+		p.src[3] = (uint8_t)((r >> 58) % 3 * 100);
+		p.dst[0] = (uint8_t)((r >> 60) % 2 * 200);
+		with.frame = without.frame = frame;
+		with.ts_ns = without.ts_ns = ts;
+		char a[RT_FMT_LINE_MAX], b[RT_FMT_LINE_MAX], exp[256], ip1[64], ip2[64];
+		size_t na = rt_pkt_format_line(&p, &with, a, sizeof(a));
+		size_t nb = rt_pkt_format_line(&p, &without, b, sizeof(b));
+		if (na != nb || memcmp(a, b, na)) {
+			if (bad_memo++ < 3)
+				printf("# memo differs:\n# %s# %s", a, b);
+			continue;
+		}
+		rt_format_ip(4, p.src, ip1, sizeof(ip1));
+		rt_format_ip(4, p.dst, ip2, sizeof(ip2));
+		char vlan[32] = "";
+		if (p.nvlans)
+			snprintf(vlan, sizeof(vlan), " vlan %u", p.vlan_tci[0] & 0xFFF);
+		uint64_t rel = ts - 1000000000ull;
+		int n = snprintf(exp, sizeof(exp), "%llu %llu.%09llu %s > %s%s %s QP 0x%06x PSN %u ",
+				 (unsigned long long)frame, (unsigned long long)(rel / 1000000000u),
+				 (unsigned long long)(rel % 1000000000u), ip1, ip2, vlan, p.op->name, p.bth.dqpn,
+				 p.bth.psn);
+		char tail[64];
+		snprintf(tail, sizeof(tail), " len %u icrc good\n", p.payload_len);
+		if (strncmp(a, exp, (size_t)n) || na < strlen(tail) || strcmp(a + na - strlen(tail), tail)) {
+			if (bad++ < 3)
+				printf("# expected %s...%s# got      %s", exp, tail, a);
+		}
+	}
+	CHECK_EQ_U(bad_memo, 0);
+	CHECK_EQ_U(bad, 0);
+}
+
 int main(void)
 {
 	RUN(test_real_captures_icrc_good);
@@ -518,5 +592,6 @@ int main(void)
 	RUN(test_real_cm_handshake);
 	RUN(test_cnp_and_unknown_opcode);
 	RUN(test_format_ip);
+	RUN(test_format_numbers_and_memo);
 	return test_done();
 }

@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rt_pkt pkt;
 	if (rt_decode(&o, lt, frame, (uint32_t)n, wirelen, &pkt) == 1) {
 		char buf[RT_FMT_JSON_MAX];
-		struct rt_fmt_ctx ctx = { 1, 1700000000000000000ull, 0, flags & 16, NULL };
+		static struct rt_fmt_cache cache;
+		struct rt_fmt_ctx ctx = { 1, 1700000000000000000ull, 0, flags & 16, (flags & 32) ? &cache : NULL };
 		rt_pkt_format_line(&pkt, &ctx, buf, sizeof(buf));
 		rt_pkt_format_json(&pkt, &ctx, buf, sizeof(buf));
 		rt_aeth_describe(&pkt.aeth, buf, sizeof(buf));

@@ -105,6 +105,7 @@ struct dctx {
 	struct tl_blink *ls;      /* links sorted by source */
 	uint8_t *explained;       /* per event: an error completion already explained by a finding */
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
+	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
 };
 
 static uint64_t item_t(struct dctx *c, uint32_t item)
@@ -134,7 +135,8 @@ static int index_links(struct dctx *c)
 	c->ls = malloc((nl ? nl : 1) * sizeof(*c->ls));
 	c->explained = calloc(tl_nev(b) + 1, 1);
 	c->pk_used = calloc(tl_npk(b) + 1, 1);
-	if (!c->loff || !c->lcnt || !c->ls || !c->explained || !c->pk_used)
+	c->qp_explained = calloc(b->qps.n + 1, 1);
+	if (!c->loff || !c->lcnt || !c->ls || !c->explained || !c->pk_used || !c->qp_explained)
 		return -ENOMEM;
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
@@ -667,6 +669,7 @@ static void add_qp_error_tail(struct dctx *c, uint32_t q, uint32_t comp, struct 
 		tl_finding_evidence(b, FI(b, f), ff);
 	}
 	tl_qp(b, q)->flags |= RT_TLQ_ERROR;
+	c->qp_explained[q] = 1;
 }
 
 static int nak_errors(struct dctx *c)
@@ -748,6 +751,57 @@ static struct burst *last_group_of(struct tl_vec *bursts, uint32_t q)
 			return u;
 	}
 	return NULL;
+}
+
+/* RDMA CM event codes (enum rdma_cm_event_type) that mean the connection is
+ * being torn down. */
+#define CM_EV_DISCONNECTED 10
+#define CM_EV_TIMEWAIT_EXIT 15
+
+static bool is_disconnect(const struct tl_evrec *e)
+{
+	if (e->ev.kind != RT_EV_CM_EVENT)
+		return false;
+	unsigned ev = e->ev.u.cm.event;
+	return ev == RT_CM_CALL_DISCONNECT || ev == CM_EV_DISCONNECTED || ev == CM_EV_TIMEWAIT_EXIT;
+}
+
+/* Whether the ERROR transition of event i (QP q) is the ordinary teardown of
+ * a connection: a disconnect (rdma_disconnect on either side, DISCONNECTED,
+ * TIMEWAIT_EXIT) on this QP, its peer or, when the event names no QP, its
+ * process came before it; or the thread that moved the QP to ERROR did so
+ * inside rdma_disconnect (its next event is the rdma_disconnect call, which
+ * the probe records when the call returns). */
+static bool qp_torn_down(struct dctx *c, uint32_t q, size_t i)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *st = tl_ev(b, i);
+	uint64_t t = item_t(c, (uint32_t)i);
+	uint32_t peer = q != RT_TL_NONE ? tl_qp(b, q)->peer : RT_TL_NONE;
+	for (size_t j = 0; j < tl_nev(b); j++) {
+		const struct tl_evrec *e = tl_ev(b, j);
+		if (!is_disconnect(e) || b->ev_shadow[j] || e->ev.u.cm.status != 0)
+			continue;
+		uint32_t eq = b->ev_qp[j];
+		bool mine = eq != RT_TL_NONE ? (eq == q || (peer != RT_TL_NONE && eq == peer))
+					     : (e->host == st->host && e->proc == st->proc);
+		if (!mine)
+			continue;
+		if (item_t(c, (uint32_t)j) <= t)
+			return true;
+		if (e->host == st->host && e->proc == st->proc && e->ev.tid == st->ev.tid &&
+		    e->ev.u.cm.event == RT_CM_CALL_DISCONNECT) {
+			/* nothing else of that thread in between */
+			bool direct = true;
+			for (size_t k = i + 1; k < j && direct; k++) {
+				const struct tl_evrec *o = tl_ev(b, k);
+				direct = !(o->host == st->host && o->proc == st->proc && o->ev.tid == st->ev.tid);
+			}
+			if (direct)
+				return true;
+		}
+	}
+	return false;
 }
 
 static int error_completions(struct dctx *c, struct tl_vec *bursts)
@@ -866,12 +920,12 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		if (e->ev.kind != RT_EV_QP_STATE || e->ev.u.qp_state.to_state != 6 || c->explained[i] || b->ev_shadow[i])
 			continue;
 		uint32_t q = b->ev_qp[i];
-		if (q != RT_TL_NONE && (tl_qp(b, q)->flags & RT_TLQ_ERROR))
+		if (q != RT_TL_NONE && c->qp_explained[q])
 			continue; /* the application tearing down a QP whose error is already explained */
 		struct text t = {.n = 0}, ev = {.n = 0};
 		uint32_t ff;
 		uint32_t nf = flushed_after(b, q, i, &ff);
-		if (!nf)
+		if (!nf || qp_torn_down(c, q, i))
 			continue;
 		qp_name(b, q, &t);
 		tx(&t, " was moved to the ERROR state");
@@ -1270,5 +1324,6 @@ int tl_detect(struct tl_build *b)
 	free(c.ls);
 	free(c.explained);
 	free(c.pk_used);
+	free(c.qp_explained);
 	return rc;
 }

@@ -309,6 +309,58 @@ static void test_retry_exceeded(void)
 	rt_timeline_free(tl);
 }
 
+/* Teardown: receives still posted when the QP moves to ERROR are flushed.
+ * After a disconnect (rdma_disconnect on either side, or DISCONNECTED) that
+ * is normal; without one it is a qp_error finding. */
+static struct rt_timeline *teardown_run(const char *name, int how)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	if (sim_open(&s, rundir(name), &c))
+		return NULL;
+	clean_workload(&s, 4);
+	sim_post_recv(&s, 2000, 65536);
+	sim_post_recv(&s, 2001, 65536);
+	uint64_t t = s.now + 100000;
+	if (how == 1) /* the client called rdma_disconnect; the server got DISCONNECTED */
+		sim_cm_event(&s, 0, t, RT_CM_CALL_DISCONNECT, c.qpn_a);
+	if (how == 1 || how == 2)
+		sim_cm_event(&s, 1, t + 50000, 10 /* RDMA_CM_EVENT_DISCONNECTED */, c.qpn_b);
+	sim_qp_state(&s, 1, t + 60000, 6, c.qpn_b, 0, 0, 0);
+	if (how == 3) /* rdma_disconnect on the server moved its QP to ERROR itself */
+		sim_cm_event(&s, 1, t + 61000, RT_CM_CALL_DISCONNECT, c.qpn_b);
+	sim_completion(&s, 1, t + 70000, 2000, 5, 128, 0);
+	sim_completion(&s, 1, t + 71000, 2001, 5, 128, 0);
+	s.now = t + 100000;
+	if (sim_close(&s))
+		return NULL;
+	return correlate(rundir(name));
+}
+
+static void test_teardown_not_a_finding(void)
+{
+	static const char *const names[] = {"teardown-none", "teardown-disc", "teardown-peer", "teardown-call"};
+	for (int how = 0; how < 4; how++) {
+		struct rt_timeline *tl = teardown_run(names[how], how);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned qperr = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++)
+			qperr += rt_tl_finding(tl, i)->kind == RT_TLFK_QP_ERROR;
+		if (how == 0) {
+			const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_QP_ERROR);
+			if (F)
+				CHECK(contains(rt_tl_str(tl, F->text), "2 outstanding WRs were flushed"));
+		} else {
+			printf("# teardown case %d\n", how);
+			CHECK_EQ_U(problems(tl, NULL), 0);
+			CHECK_EQ_U(qperr, 0);
+		}
+		rt_timeline_free(tl);
+	}
+}
+
 static void test_partial_inputs(void)
 {
 	/* capture only */
@@ -725,6 +777,7 @@ int main(void)
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_bad_rkey);
 	RUN(test_retry_exceeded);
+	RUN(test_teardown_not_a_finding);
 	RUN(test_partial_inputs);
 	RUN(test_exports);
 	RUN(test_file_and_search);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -473,7 +474,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			continue;
 		/* the episode: RNR NAKs for this PSN on this connection until the PSN gets through */
 		uint32_t requester = k->recv_qp, responder = k->send_qp;
-		uint32_t n = 0, lastnak = (uint32_t)i, resolved = RT_TL_NONE;
+		uint32_t n = 0, lastnak = (uint32_t)i, resolved = RT_TL_NONE, nseq = 0, firstseq = RT_TL_NONE;
 		for (size_t j = i; j < npk; j++) {
 			struct tl_pk *o = tl_pk(b, j);
 			if (o->op_class == RT_CLASS_ACK && o->recv_qp == requester && o->send_qp == responder) {
@@ -486,6 +487,14 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 				if (rt_psn_diff(o->psn, k->psn) >= 0 && o->aeth_type == RT_AETH_ACK) {
 					resolved = (uint32_t)j;
 					break;
+				}
+				/* requests queued behind the RNR-NAKed one are answered with NAK
+				 * PSN sequence error naming it: still this episode */
+				if (o->aeth_type == RT_AETH_NAK && o->aeth_value == RT_NAK_PSN_SEQ_ERROR && o->psn == k->psn) {
+					if (firstseq == RT_TL_NONE)
+						firstseq = (uint32_t)j;
+					nseq++;
+					continue;
 				}
 				if (o->aeth_type == RT_AETH_NAK && rt_psn_diff(o->psn, k->psn) >= 0)
 					break;
@@ -505,6 +514,30 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		uint64_t t0 = item_t(c, tl_item_pk(b, i));
 		uint64_t tend = resend != RT_TL_NONE ? item_t(c, tl_item_pk(b, resend))
 			       : item_t(c, tl_item_pk(b, lastnak)) + rt_rnr_timer_us(tl_pk(b, lastnak)->aeth_value) * 1000ull;
+		/* Go-Back-N rounds inside the episode that it caused: requests sent
+		 * behind the RNR-NAKed one (NAK PSN sequence error naming its PSN) and
+		 * resends of the NAKed PSN itself; their time is the stall's */
+		uint32_t gbn_packets = 0, gbn_rounds = 0, gbn_first = RT_TL_NONE, gbn_last = RT_TL_NONE;
+		uint64_t gbn_bytes = 0;
+		for (size_t j = 0; j < bursts->n; j++) {
+			struct burst *u = TL_AT(bursts, struct burst, j);
+			if (u->requester != requester || u->fidx >= 0 || u->cause == RT_RETRY_RNR || u->first <= i ||
+			    (resolved != RT_TL_NONE && u->first > resolved))
+				continue;
+			bool seq_behind = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE &&
+					  tl_pk(b, u->trigger)->psn == k->psn;
+			if (!seq_behind && u->psn != k->psn)
+				continue;
+			u->fidx = LONG_MAX; /* claimed; the finding id is set below */
+			gbn_packets += u->packets;
+			gbn_bytes += u->bytes;
+			gbn_rounds++;
+			if (gbn_first == RT_TL_NONE)
+				gbn_first = u->first;
+			gbn_last = u->last;
+		}
+		if (gbn_last != RT_TL_NONE && item_t(c, tl_item_pk(b, gbn_last)) > tend)
+			tend = item_t(c, tl_item_pk(b, gbn_last));
 		uint64_t lost = tend > t0 ? tend - t0 : 0;
 		unsigned code = k->aeth_value;
 		unsigned rr = qp_rnr_retry(b, requester);
@@ -522,12 +555,22 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		tx(&t, "; the sender waited %.3f ms", ms(lost));
 		if (rr != 0xFF)
 			tx(&t, " using %u of %s RNR retries", n, rr == 7 ? "infinite" : (char[4]){(char)('0' + rr), 0});
+		if (nseq)
+			tx(&t, "; the requests sent behind it were refused with %u NAK%s PSN sequence error", nseq,
+			   nseq == 1 ? "" : "s");
+		if (gbn_packets)
+			tx(&t, "%s %u packets (%" PRIu64 " bytes) were resent by Go-Back-N in %u round%s, counted in this stall",
+			   nseq ? " and" : ";", gbn_packets, gbn_bytes, gbn_rounds, gbn_rounds == 1 ? "" : "s");
 		tx(&t, ".");
 		tx(&e, "first RNR NAK frame %u", k->frame);
 		if (lastnak != i)
 			tx(&e, ", last RNR NAK frame %u", tl_pk(b, lastnak)->frame);
 		if (resend != RT_TL_NONE)
 			tx(&e, ", resent in frame %u", tl_pk(b, resend)->frame);
+		if (firstseq != RT_TL_NONE)
+			tx(&e, ", first NAK PSN sequence error frame %u", tl_pk(b, firstseq)->frame);
+		if (gbn_first != RT_TL_NONE)
+			tx(&e, ", Go-Back-N frames %u to %u", tl_pk(b, gbn_first)->frame, tl_pk(b, gbn_last)->frame);
 		if (depth >= 0)
 			tx(&e, ", receive queue depth at the first NAK: %ld", depth);
 		if (next_post)
@@ -546,6 +589,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lastnak));
 		if (resend != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, resend));
+		if (firstseq != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, firstseq));
 		if (req != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req));
 		if (wr != RT_TL_NONE)
@@ -553,8 +598,14 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
-			if (u->requester == requester && u->psn == k->psn && u->cause == RT_RETRY_RNR)
+			if (u->requester == requester && u->psn == k->psn && u->cause == RT_RETRY_RNR && u->fidx < 0)
 				u->fidx = f;
+			if (u->fidx == LONG_MAX) {
+				u->fidx = f;
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->first));
+				if (u->trigger != RT_TL_NONE)
+					tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->trigger));
+			}
 		}
 	}
 	return 0;

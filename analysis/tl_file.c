@@ -298,11 +298,30 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	uint64_t tmin = UINT64_MAX;
 	for (size_t i = 0; i < src_start[nh + 1]; i++)
 		tmin = keys[i].t < tmin ? keys[i].t : tmin;
+	/* findings without a time of their own: the time of their first evidence */
+	uint8_t *from_ev = calloc(nf + 1, 1);
+	if (!from_ev)
+		goto fail;
+	for (size_t i = 0; i < b->links.n; i++) {
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->type != RT_TLL_FINDING || l->from < nev + npk || l->from - nev - npk >= nf || l->to >= nev + npk)
+			continue;
+		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, l->from - nev - npk);
+		if (f->t_ns && !from_ev[l->from - nev - npk])
+			continue;
+		uint16_t h = tl_item_host(b, l->to);
+		uint64_t t = h < nh ? tl_align(tl_host(b, h), tl_item_raw(b, l->to)) : tl_item_raw(b, l->to);
+		if (!f->t_ns || t < f->t_ns) {
+			f->t_ns = t;
+			from_ev[l->from - nev - npk] = 1;
+		}
+	}
+	free(from_ev);
 	for (size_t i = 0; i < nf; i++) {
 		struct tl_key *k = &keys[src_pos[nh + 1]++];
 		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, i);
 		if (!f->t_ns && tmin != UINT64_MAX)
-			f->t_ns = tmin; /* run-wide findings sit at the start */
+			f->t_ns = tmin; /* run-wide findings without evidence sit at the start */
 		k->t = f->t_ns;
 		k->item = tl_item_finding(b, i);
 	}

@@ -268,6 +268,40 @@ static void test_rnr_min_timer_zero(void)
 	rt_timeline_free(tl);
 }
 
+/* The packets sent behind an RNR-NAKed SEND get NAK PSN sequence error (as
+ * rxe answers) and are resent after the RNR wait: one RNR stall, with the
+ * time lost counted once, and no separate Go-Back-N finding. */
+static void test_rnr_then_seq_nak(void)
+{
+	struct sim_cfg c = base_cfg();
+	c.min_rnr_timer_b = 14; /* 1.28 ms */
+	struct sim_fault f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 500000;
+	f.rnr_seq_nak = 1;
+	struct rt_timeline *tl = fault_run("rnr-seq", 2, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_RNR_STALL);
+	if (F) {
+		CHECK(contains(rt_tl_str(tl, F->text), "1 RNR NAK "));
+		CHECK(contains(rt_tl_str(tl, F->text), "refused with 1 NAK PSN sequence error"));
+		CHECK(F->time_lost_ns >= 1280000 && F->time_lost_ns < 1400000);
+		/* the NAK PSN sequence error is part of its evidence */
+		unsigned seq = 0;
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, F->row, &l);
+		for (size_t k = 0; k < nl; k++) {
+			const struct rt_tl_row *r = rt_tl_row(tl, l[k].row);
+			seq += l[k].type == RT_TLL_FINDING && r->kind == RT_TLK_PACKET && (r->flags & RT_TLF_NAK) &&
+			       !(r->flags & RT_TLF_RNR);
+		}
+		CHECK_EQ_U(seq, 1);
+		printf("#   %s | %s\n", rt_tl_str(tl, F->text), rt_tl_str(tl, F->evidence));
+	}
+	rt_timeline_free(tl);
+}
+
 static void test_bad_rkey(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -775,6 +809,7 @@ int main(void)
 	RUN(test_loss_after_capture);
 	RUN(test_ack_timeout);
 	RUN(test_rnr_min_timer_zero);
+	RUN(test_rnr_then_seq_nak);
 	RUN(test_bad_rkey);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

@@ -7,6 +7,8 @@
  * real SoftRoCE captures in ../shared/captures.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -478,7 +480,18 @@ static void test_file_and_search(void)
 	for (size_t i = 1; i < n; i++)
 		CHECK(rt_tl_row(tl, i - 1)->t_ns <= rt_tl_row(tl, i)->t_ns);
 	/* search helpers agree with a scan */
-	unsigned masks[] = {RT_TLM_RETRANS, RT_TLM_NAK, RT_TLM_ERROR | RT_TLM_CM, RT_TLM_FINDING, RT_TLM_PACKET};
+	unsigned masks[] = {RT_TLM_RETRANS, RT_TLM_NAK, RT_TLM_ERROR | RT_TLM_CM, RT_TLM_FINDING, RT_TLM_PACKET,
+			    RT_TLM_CONTROL, RT_TLM_EVIDENCE};
+	/* the control-plane and evidence indices hold exactly the flagged rows */
+	size_t nctl = 0, nevid = 0;
+	for (size_t i = 0; i < n; i++) {
+		nctl += (rt_tl_row(tl, i)->flags & RT_TLF_CONTROL) != 0;
+		nevid += (rt_tl_row(tl, i)->flags & RT_TLF_FINDING) != 0;
+		CHECK(!!(rt_tl_row(tl, i)->flags & RT_TLF_CONTROL) == rt_tl_row_matches(tl, i, RT_TLM_CONTROL));
+		CHECK(!!(rt_tl_row(tl, i)->flags & RT_TLF_FINDING) == rt_tl_row_matches(tl, i, RT_TLM_EVIDENCE));
+	}
+	CHECK(nctl > 0);
+	CHECK(nevid > 0);
 	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
 		ssize_t a = -1, cnt = 0;
 		while ((a = rt_tl_next_match(tl, a, masks[m], 1)) >= 0) {
@@ -536,6 +549,48 @@ static void test_file_and_search(void)
 	}
 	CHECK(rt_timeline_load(path, &tl, err, sizeof(err)) < 0 || (rt_timeline_free(tl), 1));
 	CHECK(rt_timeline_stale(rundir("loss-before")) == 1 || 1);
+	/* staleness from the input stamp in the header: an input rewritten with
+	 * the same size, an input added, an input removed */
+	const char *rd = rundir("bad-rkey");
+	CHECK(!rt_timeline_stale(rd));
+	DIR *d = opendir(rd);
+	char trace[1200] = "", capture[1200] = "";
+	char tdir[600];
+	snprintf(tdir, sizeof(tdir), "%s/traces", rd);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, "capture.", 8))
+				snprintf(capture, sizeof(capture), "%s/%s", rd, de->d_name);
+		closedir(d);
+	}
+	if ((d = opendir(tdir))) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (strstr(de->d_name, ".rtr") && !trace[0])
+				snprintf(trace, sizeof(trace), "%s/%s", tdir, de->d_name);
+		closedir(d);
+	}
+	CHECK(trace[0] && capture[0]);
+	struct timespec ts[2] = {{.tv_sec = 1700000000, .tv_nsec = 0}, {.tv_sec = 1700000000, .tv_nsec = 0}};
+	CHECK(utimensat(AT_FDCWD, capture, ts, 0) == 0); /* older, same size: still a change */
+	CHECK(rt_timeline_stale(rd) == 1);
+	struct rt_timeline *t2 = correlate(rd);
+	CHECK(t2 != NULL);
+	rt_timeline_free(t2);
+	CHECK(!rt_timeline_stale(rd));
+	char extra[1300];
+	snprintf(extra, sizeof(extra), "%s/copy.rtr", tdir);
+	char cmd[3000];
+	snprintf(cmd, sizeof(cmd), "cp -p '%s' '%s'", trace, extra);
+	CHECK(system(cmd) == 0);
+	CHECK(rt_timeline_stale(rd) == 1);
+	t2 = correlate(rd);
+	CHECK(t2 != NULL);
+	rt_timeline_free(t2);
+	CHECK(!rt_timeline_stale(rd));
+	CHECK(unlink(extra) == 0);
+	CHECK(rt_timeline_stale(rd) == 1);
 }
 
 static void test_exports(void)

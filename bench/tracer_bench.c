@@ -6,6 +6,7 @@
  *   tracer-bench off EVENTS REPS           ns/event, tracing off (the one-branch cost)
  *   tracer-bench file SECONDS              flat out for SECONDS: events/s and MB/s the collector writes
  *   tracer-bench bare EVENTS REPS          the floor: a ring write with a TSC timestamp, no tracer
+ *   tracer-bench loop EVENTS REPS          the empty loop "off" runs in (to subtract)
  *   tracer-bench lttng THREADS EVENTS REPS the same payload through an LTTng-UST tracepoint
  *
  * Each REP prints one "ns/event" figure; the script takes the median.
@@ -181,6 +182,18 @@ int main(int argc, char **argv)
 		printf("produced=%llu written=%zu lost=%llu seconds=%.3f written_per_s=%.0f MB_per_s=%.1f\n",
 		       (unsigned long long)produced, n, (unsigned long long)lost[0], (double)dt / 1e9,
 		       (double)n / ((double)dt / 1e9), (double)size / ((double)dt / 1e9) / 1e6);
+		return 0;
+	}
+	if (strcmp(what, "loop") == 0) {
+		/* The loop of "off" without the tracer call: what "off" costs beyond it is the tracer's. */
+		n_events = strtoul(argv[2], NULL, 0);
+		int reps = argc > 3 ? atoi(argv[3]) : 5;
+		for (int r = 0; r < reps; r++) {
+			uint64_t t0 = now_ns();
+			for (unsigned long i = 0; i < n_events; i++)
+				__asm__ volatile("" : : "r"(i) : "memory");
+			printf("%.3f\n", (double)(now_ns() - t0) / (double)n_events);
+		}
 		return 0;
 	}
 	if (strcmp(what, "bare") == 0) {

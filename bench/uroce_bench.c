@@ -96,38 +96,37 @@ struct pp_side {
 	double rtt_us;
 };
 
+/* Poll once: >0 receives seen (each re-posted), 0 nothing, -1 an error completion. */
+static int poll_recvs(struct pp_side *s, int *polled)
+{
+	struct ibv_wc wc[4];
+	int n = ibv_poll_cq(s->me->cq, 4, wc), got = 0;
+	for (int k = 0; k < n; k++) {
+		if (wc[k].status != IBV_WC_SUCCESS)
+			return -1;
+		if (wc[k].opcode == IBV_WC_RECV) {
+			got++;
+			ut_post_recv(s->me, 1, 4096, 64);
+		}
+	}
+	*polled = n;
+	return got;
+}
+
 /* Wait for the next receive completion, sleeping on the completion channel
    (both sides block, as the UDP ping-pong below does). */
 static int wait_recv(struct pp_side *s)
 {
-	struct ibv_wc wc[4];
 	for (;;) {
-		int n = ibv_poll_cq(s->me->cq, 4, wc);
-		int got = 0;
-		for (int k = 0; k < n; k++) {
-			if (wc[k].status != IBV_WC_SUCCESS)
-				return -1;
-			if (wc[k].opcode == IBV_WC_RECV) {
-				got++;
-				ut_post_recv(s->me, 1, 4096, 64);
-			}
-		}
+		int n, got = poll_recvs(s, &n);
 		if (got)
-			return 0;
+			return got < 0 ? -1 : 0;
 		if (n)
 			continue;
 		ibv_req_notify_cq(s->me->cq, 0);
-		n = ibv_poll_cq(s->me->cq, 4, wc);
-		for (int k = 0; k < n; k++) {
-			if (wc[k].status != IBV_WC_SUCCESS)
-				return -1;
-			if (wc[k].opcode == IBV_WC_RECV) {
-				got++;
-				ut_post_recv(s->me, 1, 4096, 64);
-			}
-		}
+		got = poll_recvs(s, &n);
 		if (got)
-			return 0;
+			return got < 0 ? -1 : 0;
 		if (n)
 			continue;
 		struct ibv_cq *cq;

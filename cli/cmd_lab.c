@@ -44,7 +44,7 @@ static int cmd_lab(int argc, char **argv)
 const struct rt_command rt_cmd_lab = {
 	.name = "lab",
 	.summary = "run a lab scenario end to end and leave a run directory",
-	.usage = "usage: rdmatrace lab SCENARIO [--backend uroce|vm] [-o RUNDIR] [options]\n"
+	.usage = "usage: rdmatrace lab SCENARIO [--backend uroce|vm|hosts] [-o RUNDIR] [options]\n"
 		 "       rdmatrace lab --list\n"
 		 "\n"
 		 "Runs a lab scenario: its server and client (build/lab/rt-lab-*) traced with\n"
@@ -53,8 +53,9 @@ const struct rt_command rt_cmd_lab = {
 		 "when available.  Exit status 0 when the scenario showed what it should.\n"
 		 "\n"
 		 "options:\n"
-		 "  --backend B      uroce (default; userspace RoCEv2 on loopback) or vm (two\n"
-		 "                   qemu machines with the kernel's SoftRoCE, scripts/lab-vm)\n"
+		 "  --backend B      uroce (default; userspace RoCEv2 on loopback), vm (two\n"
+		 "                   qemu machines with the kernel's SoftRoCE, scripts/lab-vm) or\n"
+		 "                   hosts (two machines with rxe or RDMA NICs, over ssh)\n"
 		 "  -o, --output DIR run directory (default runs/SCENARIO-YYYYmmdd-HHMMSS)\n"
 		 "  --size BYTES     message or transfer size\n"
 		 "  --count N        messages, batches or operations\n"
@@ -63,6 +64,15 @@ const struct rt_command rt_cmd_lab = {
 		 "  --timeout S      give up after S seconds\n"
 		 "  --no-capture     do not capture packets\n"
 		 "  -- ARGS          extra arguments for both lab programs\n"
+		 "\n"
+		 "hosts backend (rdmatrace built at the same path on both hosts, or --remote-dir):\n"
+		 "  --server-host H  ssh destination of the server ([user@]host)\n"
+		 "  --client-host H  ssh destination of the client\n"
+		 "  --server-addr A  the server's address on the RDMA network\n"
+		 "  --iface IF       capture on IF on the server host (omit: no capture)\n"
+		 "  --remote-dir D   the rdmatrace tree on the hosts (default: this one's path)\n"
+		 "  --remote-env \"V=x ...\"  environment for the programs on the hosts\n"
+		 "  the ssh command is $RDMATRACE_SSH (default: ssh -o BatchMode=yes)\n"
 		 "\n"
 		 "scenarios: minimal imm sendrecv bulk atomics ud herd rnr loss error (rdmatrace lab --list)\n",
 	.run = cmd_lab,

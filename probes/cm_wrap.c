@@ -88,8 +88,6 @@ static int call_done(unsigned code, struct rdma_cm_id *id, int rc, const void *p
 {
 	if (rt_probe_enter()) {
 		int err = errno;
-		if (id && id->verbs)
-			rt_probe_ctx_of(id->verbs);
 		emit_cm(code, id, rc == 0 ? 0 : -err, pdata, plen);
 		rt_probe_leave();
 		errno = err;
@@ -148,8 +146,11 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 		return rc;
 	int err = errno;
 	struct rdma_cm_event *e = *event;
-	if (e->id && e->id->verbs)
-		rt_probe_ctx_of(e->id->verbs);
+	/*
+	 * No context is adopted from here: librdmacm opened its contexts through
+	 * ibv_open_device (wrapped), and an event that races with the program's
+	 * teardown may name a context that is already closed.
+	 */
 	const void *pdata = NULL;
 	unsigned plen = 0;
 	bool ud = e->id && (e->id->ps == RDMA_PS_UDP || e->id->ps == RDMA_PS_IPOIB);

@@ -1,6 +1,6 @@
 /*
  * The hook layer of the probe: the functions it puts into each context's
- * ops table (post_send, post_recv, post_srq_recv, poll_cq) and the
+ * ops table (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq) and the
  * bookkeeping every wrapper shares: which contexts, QPs, CQs, SRQs and PDs
  * exist, each QP's next PSN and path MTU, and the events that describe them.
  *
@@ -9,7 +9,9 @@
  * every context the probe meets gets its ops replaced by these hooks, which
  * record the call and jump to the provider's original function.  The data
  * path takes no lock, makes no system call and allocates nothing: lookups
- * go through the lock-free tables of objmap.c.
+ * go through the lock-free tables of objmap.c.  The hooks only read the
+ * re-entrancy guard (rt_probe_busy): recording an event never calls back
+ * into libibverbs, so they need not set it.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -163,7 +165,6 @@ static int hook_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 		return ENOSYS;
 	if (rt_probe_busy || !rt_tracer_enabled)
 		return post(qp, wr, bad);
-	rt_probe_busy = 1;
 	uint32_t psn0 = q ? __atomic_load_n(&q->next_psn, __ATOMIC_RELAXED) : 0;
 	for (struct ibv_send_wr *w = wr; w; w = w->next) {
 		uint64_t raddr;
@@ -173,7 +174,6 @@ static int hook_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 			  sge_bytes(w->sg_list, w->num_sge), (unsigned)w->num_sge,
 			  raddr, rkey, w->imm_data);
 	}
-	rt_probe_busy = 0;
 	int rc = post(qp, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
 		rt_probe_busy = 1;
@@ -239,9 +239,7 @@ static int hook_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 	}
 	if (rt_probe_busy || !rt_tracer_enabled)
 		return post(qp, wr, bad);
-	rt_probe_busy = 1;
 	emit_recvs(qp->qp_num, RT_WRQ_RECV, wr);
-	rt_probe_busy = 0;
 	int rc = post(qp, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
 		rt_probe_busy = 1;
@@ -258,10 +256,8 @@ static int hook_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struc
 		return ENOSYS;
 	if (rt_probe_busy || !rt_tracer_enabled)
 		return c->orig.post_srq_recv(srq, wr, bad);
-	rt_probe_busy = 1;
 	uint32_t srqn = rt_probe_srq_num(srq);
 	emit_recvs(srqn, RT_WRQ_SRQ_RECV, wr);
-	rt_probe_busy = 0;
 	int rc = c->orig.post_srq_recv(srq, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
 		rt_probe_busy = 1;
@@ -312,12 +308,33 @@ static int hook_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 	int n = poll(cq, num, wc);
 	if (n <= 0 || rt_probe_busy || !rt_tracer_enabled)
 		return n;
-	rt_probe_busy = 1;
 	uint32_t id = pc ? pc->id : 0;
 	for (int i = 0; i < n; i++)
 		emit_wc(&wc[i], id);
-	rt_probe_busy = 0;
 	return n;
+}
+
+/* Arming a CQ is how event-driven programs wait: recording it shows when a
+ * consumer went to sleep on its completion channel. */
+static int hook_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	const struct rt_probe_cq *pc = rt_objmap_get(&rt_probe_cqs, cq);
+	struct rt_probe_ctx *c = rt_probe_ctx_find(cq->context);
+	if (!c || !c->orig.req_notify_cq)
+		return EOPNOTSUPP;
+	int rc = c->orig.req_notify_cq(cq, solicited_only);
+	if (rt_probe_busy || !rt_tracer_enabled)
+		return rc;
+	struct rt_event *ev = rt_event_begin(RT_EV_CQ_NOTIFY, 0);
+	if (ev) {
+		ev->u.cq_notify.cq_id = pc ? pc->id : 0;
+		ev->u.cq_notify.result = rc;
+		ev->u.cq_notify.solicited_only = solicited_only != 0;
+		if (rc)
+			ev->flags |= RT_EVF_ERROR;
+		rt_event_commit(ev);
+	}
+	return rc;
 }
 
 /* ---- extended creation paths (struct verbs_context) ---- */
@@ -420,6 +437,8 @@ static void hook_ops(struct rt_probe_ctx *c)
 		ctx->ops.post_srq_recv = hook_post_srq_recv;
 	if (ctx->ops.poll_cq)
 		ctx->ops.poll_cq = hook_poll_cq;
+	if (ctx->ops.req_notify_cq)
+		ctx->ops.req_notify_cq = hook_req_notify_cq;
 	struct verbs_context *v = verbs_get_ctx(ctx);
 	if (!v)
 		return;
@@ -441,15 +460,17 @@ static void hook_ops(struct rt_probe_ctx *c)
 	}
 }
 
+static pthread_mutex_t rt_probe_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct rt_probe_ctx *rt_probe_ctx_of(struct ibv_context *ctx)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_t *lock = &rt_probe_ctx_lock;
 	if (!ctx || !rt_probe_active)
 		return NULL;
 	struct rt_probe_ctx *c = rt_probe_ctx_find(ctx);
 	if (c)
 		return c;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(lock);
 	c = rt_probe_ctx_find(ctx);
 	if (!c && (c = calloc(1, sizeof(*c)))) {
 		c->ctx = ctx;
@@ -469,7 +490,7 @@ struct rt_probe_ctx *rt_probe_ctx_of(struct ibv_context *ctx)
 			c = NULL;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(lock);
 	if (c) {
 		emit_device(c, 0);
 		if (c->name[0])
@@ -485,4 +506,23 @@ void rt_probe_ctx_forget(struct ibv_context *ctx)
 		return;
 	emit_device(c, RT_EVF_DESTROY);
 	free(c);
+}
+
+/* fork() while another thread holds a probe lock must not leave it held in the child. */
+void rt_probe_fork_prepare(void)
+{
+	pthread_mutex_lock(&rt_probe_ctx_lock);
+	rt_objmap_fork_prepare();
+}
+
+void rt_probe_fork_parent(void)
+{
+	rt_objmap_fork_parent();
+	pthread_mutex_unlock(&rt_probe_ctx_lock);
+}
+
+void rt_probe_fork_child(void)
+{
+	rt_objmap_fork_child();
+	pthread_mutex_init(&rt_probe_ctx_lock, NULL);
 }

@@ -41,12 +41,13 @@ bool rt_probe_ensure_started(void)
 
 static void probe_child(void)
 {
+	rt_probe_fork_child();
 	rt_probe_counters_after_fork();
 }
 
 __attribute__((constructor)) static void probe_init(void)
 {
-	pthread_atfork(NULL, NULL, probe_child);
+	pthread_atfork(rt_probe_fork_prepare, rt_probe_fork_parent, probe_child);
 }
 
 __attribute__((destructor)) static void probe_fini(void)

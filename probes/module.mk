@@ -38,18 +38,33 @@ $(PROBE_BENCH): bench/probe_bench.c tests/probes/fake_provider.h $(PROBE_OBJS) $
 	$(CC) $(ALL_CFLAGS) -Itests/probes -Iprobes -rdynamic -o $@ $< $(PROBE_OBJS) $(LIB) \
 		$(ALL_LDFLAGS) -ldl $(LIB_LDLIBS)
 
-# End-to-end: an ordinary verbs program over a stand-in libibverbs, run by
-# `rdmatrace record` in tests/probes/test_record.sh.
-PROBE_FAKEVERBS := $(BUILD)/tests/probes/libfakeverbs.so
+# ... and over uroce (bench/probe_bench.sh runs it when uroce is built)
+PROBE_BENCH_UROCE := $(BUILD)/bench/probe_bench_uroce
+ALL_TARGETS += $(PROBE_BENCH_UROCE)
+$(PROBE_BENCH_UROCE): bench/probe_bench_uroce.c $(PROBE_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iprobes -o $@ $< $(PROBE_OBJS) $(LIB) $(ALL_LDFLAGS) -libverbs -ldl $(LIB_LDLIBS)
+
+# End-to-end: an ordinary verbs program over a stand-in libibverbs.so.1
+# (its own directory, found through the rpath), run by `rdmatrace record` in
+# tests/probes/test_record.sh; a plugin of it loaded with dlopen(RTLD_LOCAL).
+PROBE_FAKEVERBS := $(BUILD)/tests/probes/fakeverbs/libibverbs.so.1
 PROBE_VERBS_PROG := $(BUILD)/tests/probes/verbs_prog
+PROBE_PLUGIN := $(BUILD)/tests/probes/libverbs_plugin.so
+PROBE_DLOPEN_PROG := $(BUILD)/tests/probes/dlopen_prog
 $(PROBE_FAKEVERBS): tests/probes/fakeverbs.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libfakeverbs.so -o $@ $< $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libibverbs.so.1 -o $@ $< $(ALL_LDFLAGS)
 $(PROBE_VERBS_PROG): tests/probes/verbs_prog.c $(PROBE_FAKEVERBS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(dir $(PROBE_FAKEVERBS)) -Wl,-rpath,'$$ORIGIN' -lfakeverbs $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -DVERBS_PROG_FAKE -o $@ $< $(PROBE_FAKEVERBS) -Wl,-rpath,'$$ORIGIN/fakeverbs' $(ALL_LDFLAGS)
+$(PROBE_PLUGIN): tests/probes/verbs_prog.c $(PROBE_FAKEVERBS)
+	$(CC) $(ALL_CFLAGS) -DVERBS_PROG_PLUGIN -shared -o $@ $< $(PROBE_FAKEVERBS) \
+		-Wl,-rpath,'$$ORIGIN/fakeverbs' $(ALL_LDFLAGS)
+$(PROBE_DLOPEN_PROG): tests/probes/dlopen_prog.c $(PROBE_PLUGIN)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) -ldl
 # the same program against the system libibverbs: runs over uroce
 $(PROBE_VERBS_PROG)_sys: tests/probes/verbs_prog.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< -libverbs $(ALL_LDFLAGS)
-ALL_TARGETS += $(PROBE_VERBS_PROG) $(PROBE_VERBS_PROG)_sys
+ALL_TARGETS += $(PROBE_VERBS_PROG) $(PROBE_VERBS_PROG)_sys $(PROBE_DLOPEN_PROG)
 TEST_SCRIPTS += tests/probes/test_record.sh
 TEST_SCRIPTS += tests/probes/test_probe_uroce.sh

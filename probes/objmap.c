@@ -81,3 +81,18 @@ void *rt_objmap_del(struct rt_objmap *m, const void *key)
 	pthread_mutex_unlock(&rt_objmap_lock);
 	return val;
 }
+
+void rt_objmap_fork_prepare(void)
+{
+	pthread_mutex_lock(&rt_objmap_lock);
+}
+
+void rt_objmap_fork_parent(void)
+{
+	pthread_mutex_unlock(&rt_objmap_lock);
+}
+
+void rt_objmap_fork_child(void)
+{
+	pthread_mutex_init(&rt_objmap_lock, NULL);
+}

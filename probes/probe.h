@@ -113,6 +113,10 @@ static inline void *rt_objmap_get(const struct rt_objmap *m, const void *key)
 int rt_objmap_put(struct rt_objmap *m, const void *key, void *val);
 /* Remove and return the value (NULL when absent). */
 void *rt_objmap_del(struct rt_objmap *m, const void *key);
+/* The writer lock around fork() (see rt_probe_fork_*). */
+void rt_objmap_fork_prepare(void);
+void rt_objmap_fork_parent(void);
+void rt_objmap_fork_child(void);
 
 #include "psn.h"
 
@@ -166,6 +170,11 @@ extern struct rt_objmap rt_probe_qps, rt_probe_cqs, rt_probe_srqs, rt_probe_pds,
 struct rt_probe_ctx *rt_probe_ctx_of(struct ibv_context *ctx);
 /* The record of a context already hooked, lock-free; NULL otherwise. */
 struct rt_probe_ctx *rt_probe_ctx_find(const struct ibv_context *ctx);
+/* pthread_atfork handlers for the probe's locks (context table, object tables). */
+void rt_probe_fork_prepare(void);
+void rt_probe_fork_parent(void);
+void rt_probe_fork_child(void);
+
 /* Forgets a context (its ops are left as they are: the context is going away). */
 void rt_probe_ctx_forget(struct ibv_context *ctx);
 

@@ -357,6 +357,8 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 	case RT_EV_COUNTER:
 		f_text(&o, "name", ev->u.counter.name, sizeof(ev->u.counter.name));
 		f_u(&o, "port", ev->u.counter.port);
+		if (ev->u.counter.device_id)
+			f_u(&o, "device", ev->u.counter.device_id);
 		f_u(&o, "value", ev->u.counter.value);
 		break;
 	case RT_EV_MARKER:
@@ -406,6 +408,11 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 	case RT_EV_WARNING:
 		f_u(&o, "code", ev->u.warning.code);
 		f_text(&o, "text", ev->u.warning.text, sizeof(ev->u.warning.text));
+		break;
+	case RT_EV_CQ_NOTIFY:
+		f_u(&o, "cq", ev->u.cq_notify.cq_id);
+		f_u(&o, "solicited_only", ev->u.cq_notify.solicited_only);
+		f_u(&o, "result", (unsigned)ev->u.cq_notify.result);
 		break;
 	case RT_EV_PD:
 	case RT_EV_SRQ_CREATE:

@@ -46,12 +46,12 @@ struct rt_shm_proc {
 };
 
 struct rt_shm_ring {
-	/* line 0: identity, written while CLAIMING */
+	/* line 0: identity, written while CLAIMING (atomics: a collector may read them meanwhile) */
 	_Atomic uint32_t state;         /* enum rt_ring_state */
-	uint32_t generation;            /* claims so far */
-	int32_t pid;
-	uint32_t tid;
-	uint64_t owner_cookie;          /* which tracer copy in that process */
+	_Atomic uint32_t generation;    /* claims so far */
+	_Atomic int32_t pid;
+	_Atomic uint32_t tid;
+	_Atomic uint64_t owner_cookie;  /* which tracer copy in that process */
 	uint8_t pad0[40];
 	/* line 1: producer */
 	_Atomic uint64_t head;          /* records committed */

@@ -33,7 +33,7 @@
 #include "collector_internal.h"
 #include "shm.h"
 
-#define NO_RING_RETRY 4096u  /* events between two attempts to find a ring */
+#define NO_RING_RETRY 64u    /* events between two attempts to find a ring */
 
 /* -1: not configured yet (the first event reads the environment), 0: off, >0: epoch. */
 volatile int rt_tracer_enabled = -1;
@@ -52,6 +52,9 @@ static struct {
 	bool shm_mode;          /* attached to RDMATRACE_SHM (external collector) */
 	bool in_process;        /* attached to the per-process segment of RDMATRACE_OUTPUT */
 	char output[4096];      /* RDMATRACE_OUTPUT as given (may hold %p) */
+	char program[64];
+	struct rt_tracer_options opts; /* as started, for a forked child with %p */
+	bool restart_in_child;
 	struct rt_collector *collector;
 	pthread_t thread;
 	_Atomic int stop_thread;
@@ -157,10 +160,30 @@ static bool claim_ring(struct rt_shm_header *h)
 		if (atomic_load_explicit(&rt_shm_ring_at(h, i)->state, memory_order_relaxed) == RT_RING_FREE &&
 		    claim_from(h, rt_shm_ring_at(h, i), RT_RING_FREE))
 			return true;
-	if (h->mode == RT_MODE_FLIGHT_RECORDER)
+	if (h->mode == RT_MODE_FLIGHT_RECORDER) {
 		for (uint32_t i = 0; i < h->ring_count; i++)
 			if (claim_from(h, rt_shm_ring_at(h, i), RT_RING_RETIRED))
 				return true;
+		return false;
+	}
+	/*
+	 * Stream: a ring of one of our exited threads that the collector has
+	 * already drained (tail == head, nothing left to report) need not wait
+	 * for the collector to free it.
+	 */
+	for (uint32_t i = 0; i < h->ring_count; i++) {
+		struct rt_shm_ring *r = rt_shm_ring_at(h, i);
+		if (atomic_load_explicit(&r->state, memory_order_acquire) != RT_RING_RETIRED || r->pid != getpid() ||
+		    atomic_load_explicit(&r->tail, memory_order_acquire) !=
+			    atomic_load_explicit(&r->head, memory_order_acquire))
+			continue;
+		bool unreported = false;
+		for (int c = 1; c < RT_LOST_CAUSES; c++)
+			if (atomic_load_explicit(&r->lost[c], memory_order_acquire))
+				unreported = true;
+		if (!unreported && claim_from(h, r, RT_RING_RETIRED))
+			return true;
+	}
 	return false;
 }
 
@@ -455,10 +478,12 @@ static void atfork_child(void)
 	/* The collector thread stayed in the parent.  %p in the file name gives the child its own trace. */
 	g.collector = NULL;
 	g.hdr = NULL;
-	g.signals_installed = false;
-	memset(g.hooked, 0, sizeof(g.hooked));
+	g.in_process = false;
+	/* Handlers stay installed (inherited) and keep the dispositions they restore. */
 	if (strstr(g.output, "%p")) {
+		/* Restarted lazily by the child's first event, outside this handler. */
 		g.env_done = false;
+		g.restart_in_child = true;
 		rt_tracer_enabled = -1;
 	} else {
 		rt_tracer_enabled = 0;
@@ -541,7 +566,13 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 			return rc;
 	} else {
 		bool created = false;
-		snprintf(g.output, sizeof(g.output), "%s", o->output);
+		if (o != &g.opts) { /* a forked child restarts from the copy itself */
+			snprintf(g.output, sizeof(g.output), "%s", o->output);
+			snprintf(g.program, sizeof(g.program), "%s", o->program ? o->program : "");
+			g.opts = *o;
+			g.opts.output = g.output;
+			g.opts.program = o->program ? g.program : NULL;
+		}
 		rc = open_process_segment(o, &created, errbuf, errlen);
 		if (rc < 0)
 			return rc;
@@ -617,6 +648,17 @@ bool rt_tracer_start_from_env(void)
 		return rt_tracer_enabled > 0;
 	}
 	g.env_done = true;
+	char err[512] = "";
+	int rc = 0;
+	if (g.restart_in_child) {
+		/* A forked child of a process tracing to a %p file: the same options, its own file. */
+		g.restart_in_child = false;
+		rc = start_locked(&g.opts, err, sizeof(err));
+		if (rc < 0)
+			rt_tracer_enabled = 0;
+		pthread_mutex_unlock(&g.lock);
+		return rt_tracer_enabled > 0;
+	}
 	struct rt_tracer_options o;
 	memset(&o, 0, sizeof(o));
 	o.shm_path = getenv("RDMATRACE_SHM");
@@ -631,8 +673,6 @@ bool rt_tracer_start_from_env(void)
 	const char *kb = getenv("RDMATRACE_RING_KB");
 	const char *thr = getenv("RDMATRACE_MAX_THREADS");
 	const char *prog = getenv("RDMATRACE_PROGRAM");
-	int rc = 0;
-	char err[512] = "";
 	if (!o.shm_path && !o.output) {
 		rt_tracer_enabled = 0;
 		goto out;

@@ -14,9 +14,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -40,6 +42,104 @@ static void pump(struct uroce_ctx *ctx)
 			/* the counter is already non-zero: the thread will come back */
 		}
 	}
+}
+
+/*
+ * Contexts of this process.  Two contexts may need the same address (perftest
+ * -R opens the device for itself and librdmacm opens it again, both told to
+ * use UROCE_ADDR): the second borrows the first one's socket, the owner's
+ * progress thread receives for both and hands a packet for a QP (or for QP1)
+ * it does not have to the context that does (uroce_forward).
+ */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uroce_ctx *g_ctxs[64];
+
+static void registry_add(struct uroce_ctx *ctx)
+{
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64; i++)
+		if (!g_ctxs[i]) {
+			g_ctxs[i] = ctx;
+			break;
+		}
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void registry_del(struct uroce_ctx *ctx)
+{
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64; i++)
+		if (g_ctxs[i] == ctx)
+			g_ctxs[i] = NULL;
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* The fd of another context of this process that owns address ss, or -1. */
+static int borrowable_fd(struct uroce_ctx *ctx, const struct sockaddr_storage *ss)
+{
+	int fd = -1;
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64 && fd < 0; i++) {
+		struct uroce_ctx *o = g_ctxs[i];
+		if (!o || o == ctx)
+			continue;
+		for (int k = 0; k < UROCE_MAX_GID; k++)
+			if (o->addrs[k].used && !o->addrs[k].borrowed &&
+			    uroce_sa_equal((const struct sockaddr *)&o->addrs[k].sa, (const struct sockaddr *)ss)) {
+				fd = o->addrs[k].fd;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&g_lock);
+	return fd;
+}
+
+/* We hold our own context's lock: never wait for another one unboundedly
+   (its holder might be waiting for ours), but do not give up at the first try. */
+static bool lock_briefly(pthread_mutex_t *m)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (!pthread_mutex_trylock(m))
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                   size_t len, uint32_t qpn)
+{
+	int fd = ctx->addrs[aidx].fd;
+	struct uroce_ctx *target = NULL;
+	int taidx = -1;
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64 && !target; i++) {
+		struct uroce_ctx *o = g_ctxs[i];
+		if (!o || o == ctx)
+			continue;
+		int k;
+		for (k = 0; k < UROCE_MAX_GID; k++)
+			if (o->addrs[k].used && o->addrs[k].fd == fd)
+				break;
+		if (k == UROCE_MAX_GID || !lock_briefly(&o->lock))
+			continue; /* still busy: the packet is dropped, the transport retries */
+		if (qpn == 1 ? o->gsi_fn != NULL : uroce_qp_lookup(o, qpn) != NULL) {
+			target = o;
+			taidx = k;
+		} else {
+			pthread_mutex_unlock(&o->lock);
+		}
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (!target)
+		return false;
+	target->st.rx_packets++;
+	uroce_rx_packet(target, taidx, src, pkt, len);
+	uroce_send_pending_acks(target);
+	pump(target);
+	uroce_tx_flush(target);
+	pthread_mutex_unlock(&target->lock);
+	return true;
 }
 
 static int open_socket(const struct sockaddr *sa)
@@ -70,7 +170,7 @@ static int open_socket(const struct sockaddr *sa)
 	return fd;
 }
 
-static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss, uint8_t *index)
+static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss, uint8_t *index, bool allow_borrow)
 {
 	int slot = -1;
 	for (int i = 0; i < UROCE_MAX_GID; i++) {
@@ -85,10 +185,26 @@ static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss
 	if (slot < 0)
 		return -ENOSPC;
 	int fd = open_socket((const struct sockaddr *)ss);
+	bool borrowed = false;
+	if (fd == -EADDRINUSE && allow_borrow) {
+		fd = borrowable_fd(ctx, ss);
+		borrowed = fd >= 0;
+		if (!borrowed)
+			fd = -EADDRINUSE;
+	}
 	if (fd < 0)
 		return fd;
 	struct uroce_addr *a = &ctx->addrs[slot];
 	a->fd = fd;
+	a->borrowed = borrowed;
+	if (borrowed) {
+		a->sa = *ss;
+		a->gsi_psn = (uint32_t)(uroce_now_ns() & RT_PSN_MASK);
+		uroce_sockaddr_to_gid((const struct sockaddr *)ss, &a->gid);
+		a->used = true;
+		*index = (uint8_t)slot;
+		return 0;
+	}
 	a->sa = *ss;
 	a->gsi_psn = (uint32_t)(uroce_now_ns() & RT_PSN_MASK);
 	uroce_sockaddr_to_gid((const struct sockaddr *)ss, &a->gid);
@@ -145,11 +261,15 @@ static int pick_default(struct uroce_ctx *ctx, uint8_t *index)
 				fprintf(stderr, "uroce: UROCE_ADDR: '%s' is not an IPv4/IPv6 address\n", tok);
 				continue;
 			}
-			err = install_addr(ctx, &ss, index);
+			err = install_addr(ctx, &ss, index, true);
 			if (err == 0)
 				return 0;
 		}
-		return err;
+		if (err != -EADDRINUSE)
+			return err;
+		/* every pinned address is taken, typically by another context of this
+		   process (perftest -R opens the device twice): take a free one */
+		fprintf(stderr, "uroce: UROCE_ADDR %s is in use; this context takes a free 127/8 address\n", env);
 	}
 	for (uint32_t n = 2; n < 0xFFFF; n++) {
 		if ((n & 0xFF) == 0 || (n & 0xFF) == 0xFF)
@@ -160,7 +280,7 @@ static int pick_default(struct uroce_ctx *ctx, uint8_t *index)
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons(RT_ROCE_UDP_PORT);
 		s4->sin_addr.s_addr = htonl(0x7F000000u | n);
-		err = install_addr(ctx, &ss, index);
+		err = install_addr(ctx, &ss, index, false);
 		if (err != -EADDRINUSE)
 			return err;
 	}
@@ -191,7 +311,7 @@ int uroce_addr_add(struct uroce_ctx *ctx, const struct sockaddr *sa, uint8_t *in
 			memcpy(&ss, &s4, sizeof(s4));
 		}
 	}
-	return install_addr(ctx, &ss, index);
+	return install_addr(ctx, &ss, index, true);
 }
 
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst)
@@ -244,34 +364,111 @@ static struct uroce_delayed *delayed_slot(struct uroce_ctx *ctx)
 	return d;
 }
 
-void uroce_tx_flush(struct uroce_ctx *ctx)
+static size_t msg_bytes(const struct msghdr *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->msg_iovlen; i++)
+		n += m->msg_iov[i].iov_len;
+	return n;
+}
+
+/* Send msgs[0..n) on fd, retrying partial sends; a message the kernel refuses is skipped (counted). */
+static void send_all(struct uroce_ctx *ctx, int fd, struct mmsghdr *msgs, unsigned n)
 {
 	unsigned done = 0;
-	while (done < ctx->tx_n) {
-		int n = sendmmsg(ctx->tx_fd, ctx->tx_msg + done, ctx->tx_n - done, 0);
-		if (n < 0) {
+	while (done < n) {
+		int k = sendmmsg(fd, msgs + done, n - done, 0);
+		if (k < 0) {
 			if (errno == EINTR)
 				continue;
+			if (msgs[done].msg_hdr.msg_controllen && (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT)) {
+				ctx->gso_off = true; /* no UDP GSO here: the caller resends packet by packet */
+				return;
+			}
 			ctx->st.tx_errors++;
-			if (getenv("UROCE_DEBUG"))
-				fprintf(stderr, "uroce sendmmsg: %s\n", strerror(errno));
-			done++; /* skip the packet that failed; the transport's retry covers it */
+			done++; /* the transport's retry covers the lost packet */
 			continue;
 		}
-		done += (unsigned)n;
+		done += (unsigned)k;
+	}
+}
+
+/*
+ * Runs of packets to the same destination with the same size (the last may be
+ * shorter) go out as one UDP GSO send: the kernel cuts the concatenated bytes
+ * into datagrams of that size, so each packet keeps its own headers and ICRC.
+ */
+static unsigned build_gso(struct uroce_ctx *ctx)
+{
+	unsigned out = 0, i = 0, iov_used = 0;
+	while (i < ctx->tx_n) {
+		struct msghdr *m = &ctx->tx_msg[i].msg_hdr;
+		size_t len = msg_bytes(m);
+		unsigned j = i + 1;
+		size_t total = len;
+		while (j < ctx->tx_n && j - i < 64) {
+			struct msghdr *x = &ctx->tx_msg[j].msg_hdr;
+			size_t xl = msg_bytes(x);
+			if (xl > len || total + xl > 65000 || x->msg_namelen != m->msg_namelen ||
+			    memcmp(x->msg_name, m->msg_name, m->msg_namelen))
+				break;
+			total += xl;
+			j++;
+			if (xl < len)
+				break; /* a shorter packet ends the run */
+		}
+		struct msghdr *g = &ctx->gso_msg[out].msg_hdr;
+		if (j - i < 2) {
+			*g = *m;
+		} else {
+			memset(g, 0, sizeof(*g));
+			g->msg_name = m->msg_name;
+			g->msg_namelen = m->msg_namelen;
+			g->msg_iov = &ctx->gso_iov[iov_used];
+			for (unsigned k = i; k < j; k++) {
+				struct msghdr *x = &ctx->tx_msg[k].msg_hdr;
+				memcpy(&ctx->gso_iov[iov_used], x->msg_iov, x->msg_iovlen * sizeof(struct iovec));
+				iov_used += (unsigned)x->msg_iovlen;
+			}
+			g->msg_iovlen = (size_t)(&ctx->gso_iov[iov_used] - g->msg_iov);
+			char *cbuf = ctx->gso_cmsg[out];
+			memset(cbuf, 0, CMSG_SPACE(sizeof(uint16_t)));
+			g->msg_control = cbuf;
+			g->msg_controllen = CMSG_SPACE(sizeof(uint16_t));
+			struct cmsghdr *c = CMSG_FIRSTHDR(g);
+			c->cmsg_level = SOL_UDP;
+			c->cmsg_type = UDP_SEGMENT;
+			c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+			uint16_t seg = (uint16_t)len;
+			memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+		}
+		out++;
+		i = j;
+	}
+	return out;
+}
+
+void uroce_tx_flush(struct uroce_ctx *ctx)
+{
+	if (ctx->tx_n) {
+		unsigned n = ctx->gso_off || ctx->tx_n < 2 ? 0 : build_gso(ctx);
+		if (n && n < ctx->tx_n) {
+			send_all(ctx, ctx->tx_fd, ctx->gso_msg, n);
+			if (ctx->gso_off)
+				send_all(ctx, ctx->tx_fd, ctx->tx_msg, ctx->tx_n);
+		} else {
+			send_all(ctx, ctx->tx_fd, ctx->tx_msg, ctx->tx_n);
+		}
 	}
 	ctx->tx_n = 0;
 	/* Reordered packets go out right after the packets that overtook them. */
-	bool any_reorder = false;
 	for (unsigned i = 0; i < ctx->ndelayed; i++) {
 		struct uroce_delayed *d = &ctx->delayed[i];
 		if (d->len && d->due_ns == 1) {
 			sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
 			d->len = 0;
-			any_reorder = true;
 		}
 	}
-	(void)any_reorder;
 }
 
 void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const struct sockaddr_storage *dst,
@@ -444,7 +641,7 @@ void uroce_engine_requeue(struct uroce_ctx *ctx)
 	if (ctx->epfd < 0)
 		return;
 	for (int i = 0; i < UROCE_MAX_GID; i++) {
-		if (!ctx->addrs[i].used)
+		if (!ctx->addrs[i].used || ctx->addrs[i].borrowed)
 			continue;
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)i };
 		epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, ctx->addrs[i].fd, NULL);
@@ -458,7 +655,7 @@ int uroce_progress_blocking(struct uroce_ctx *ctx)
 	pthread_mutex_lock(&ctx->lock);
 	int n = 0;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used)
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
 			n += rx_socket_locked(ctx, i, 16); /* drain: with EPOLLEXCLUSIVE nobody else was woken */
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
@@ -477,7 +674,7 @@ int uroce_poll_progress(struct uroce_ctx *ctx)
 		return 0;
 	int n = 0;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used)
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
 			n += rx_socket_locked(ctx, i, 1);
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
@@ -566,7 +763,7 @@ int uroce_engine_start(struct uroce_ctx *ctx)
 	epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->pumpfd, &ev);
 	ev.events = EPOLLIN | EPOLLEXCLUSIVE; /* one waiter per packet: this thread or a channel sleeper */
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used) {
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
 			ev.data.u32 = (uint32_t)i;
 			epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
 		}
@@ -574,11 +771,16 @@ int uroce_engine_start(struct uroce_ctx *ctx)
 	if (err)
 		return -err;
 	ctx->thread_started = true;
+	registry_add(ctx);
 	return 0;
 }
 
 void uroce_engine_stop(struct uroce_ctx *ctx)
 {
+	registry_del(ctx);
+	/* a forwarder may hold our lock: wait for it */
+	pthread_mutex_lock(&ctx->lock);
+	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->thread_started) {
 		uroce_kick(ctx);
 		pthread_join(ctx->thread, NULL);
@@ -586,7 +788,8 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 	}
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used) {
-			close(ctx->addrs[i].fd);
+			if (!ctx->addrs[i].borrowed)
+				close(ctx->addrs[i].fd);
 			ctx->addrs[i].used = false;
 		}
 	if (ctx->epfd >= 0)

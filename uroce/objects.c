@@ -215,7 +215,7 @@ UROCE_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context
 	pthread_mutex_lock(&ctx->lock);
 	ev.events = EPOLLIN | EPOLLEXCLUSIVE;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used) {
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
 			ev.data.u32 = (uint32_t)i;
 			epoll_ctl(ep, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
 		}

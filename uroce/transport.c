@@ -72,7 +72,10 @@ static uint64_t ack_timeout_ns(const struct uroce_qp *qp)
 
 static void trace_retry(struct uroce_qp *qp, uint32_t psn, unsigned cause, uint32_t timeout_us, uint8_t left)
 {
-	if (getenv("UROCE_DEBUG"))
+	static int dbg = -1;
+	if (dbg < 0)
+		dbg = getenv("UROCE_DEBUG") != NULL;
+	if (dbg)
 		fprintf(stderr, "uroce RETRY qp %u psn %u cause %u left %u una %u sq_psn %u\n", qp->ibqp.qp_num, psn,
 		        cause, left, qp->una, qp->sq_psn);
 	struct rt_event *ev = uroce_ev_begin(RT_EV_RETRY, qp->ibqp.qp_num);
@@ -944,9 +947,10 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 {
 	int32_t d = rt_psn_diff(h->psn, qp->epsn);
 	if (d > 0) {
-		/* NAK once (rxe); again only when the requester asks for an ACK, so a
-		   lost NAK costs one AckReq interval instead of a local ACK timeout */
-		if (!qp->nak_sent || h->ackreq) {
+		/* NAK once per expected PSN, then drop out-of-order packets quietly
+		   until it arrives (rxe; a lost NAK is recovered by the requester's
+		   local ACK timeout) */
+		if (!qp->nak_sent) {
 			qp->nak_sent = true;
 			send_nak(qp, qp->epsn, NAK_SYN(RT_NAK_PSN_SEQ_ERROR));
 			qp->ctx->st.seq_naks_sent++;
@@ -1308,6 +1312,8 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	const uint8_t *pay = pkt + hl;
 	if (h.dest_qpn == 1) {
 		if (h.opcode == RT_OP_UD_SEND_ONLY && h.deth_qkey == RT_GSI_QKEY) {
+			if (!ctx->gsi_fn && uroce_forward(ctx, aidx, src, pkt, len, 1))
+				return;
 			uroce_trace_packet(1, &h, paylen, 0, 0, false);
 			uroce_gsi_deliver(ctx, aidx, src, pay, paylen);
 		} else {
@@ -1317,7 +1323,8 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	}
 	struct uroce_qp *qp = uroce_qp_lookup(ctx, h.dest_qpn);
 	if (!qp) {
-		ctx->st.rx_dropped++;
+		if (!uroce_forward(ctx, aidx, src, pkt, len, h.dest_qpn))
+			ctx->st.rx_dropped++;
 		return;
 	}
 	uint32_t qpn = qp->ibqp.qp_num;

@@ -54,6 +54,7 @@ struct uroce_addr {
 	struct sockaddr_storage sa;
 	union ibv_gid gid;
 	uint32_t gsi_psn;
+	bool borrowed;            /* fd belongs to another context of this process */
 };
 
 struct uroce_pd {
@@ -290,6 +291,11 @@ struct uroce_ctx {
 	uint8_t tx_hdr[UROCE_TX_BATCH][UROCE_HDR_MAX];
 	uint8_t tx_tail[UROCE_TX_BATCH][8];
 	struct sockaddr_storage tx_dst[UROCE_TX_BATCH];
+	/* the same batch regrouped for UDP GSO (engine.c) */
+	struct mmsghdr gso_msg[UROCE_TX_BATCH];
+	struct iovec gso_iov[UROCE_TX_BATCH * (UROCE_MAX_SGE + 2)];
+	char gso_cmsg[UROCE_TX_BATCH][32];
+	bool gso_off;                 /* UDP GSO off: the default, or a kernel without UDP_SEGMENT */
 
 	/* receive buffers (progress thread only) */
 	struct mmsghdr rx_msg[UROCE_RX_BATCH];
@@ -348,6 +354,8 @@ void uroce_kick(struct uroce_ctx *ctx);
 int uroce_poll_progress(struct uroce_ctx *ctx);
 int uroce_progress_blocking(struct uroce_ctx *ctx);
 void uroce_engine_requeue(struct uroce_ctx *ctx);
+bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                   size_t len, uint32_t qpn);
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst);
 
 /* objects.c */

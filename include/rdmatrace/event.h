@@ -43,6 +43,7 @@ enum rt_event_kind {
 	RT_EV_WARNING = 19,      /* tracer/probe warning (e.g. direct verbs) */
 	RT_EV_PD = 20,           /* protection domain allocated / freed */
 	RT_EV_SRQ_CREATE = 21,   /* SRQ created or destroyed */
+	RT_EV_CQ_NOTIFY = 22,    /* CQ armed for a completion event (ibv_req_notify_cq) */
 	RT_EV_KIND_COUNT
 };
 
@@ -331,6 +332,13 @@ struct rt_ev_object {           /* RT_EV_PD / RT_EV_SRQ_CREATE */
 	uint8_t reserved[20];
 };
 
+struct rt_ev_cq_notify {        /* RT_EV_CQ_NOTIFY; header qpn = 0 */
+	uint32_t cq_id;         /* probe/engine-assigned CQ handle, as in completions */
+	int32_t result;         /* 0 or the error ibv_req_notify_cq returned */
+	uint8_t solicited_only; /* armed for solicited completions only */
+	uint8_t reserved[31];
+};
+
 struct rt_event {
 	uint64_t ticks;         /* raw time base value; converted to ns by the reader */
 	uint32_t seq;           /* per-thread sequence number, starts at 0, wraps */
@@ -359,6 +367,7 @@ struct rt_event {
 		struct rt_ev_timer timer;
 		struct rt_ev_warning warning;
 		struct rt_ev_object object;
+		struct rt_ev_cq_notify cq_notify;
 		uint8_t raw[RT_EVENT_PAYLOAD_SIZE];
 	} u;
 };

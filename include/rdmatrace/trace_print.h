@@ -22,7 +22,7 @@ const char *rt_wr_opcode_name(unsigned op);     /* enum ibv_wr_opcode */
 const char *rt_wc_opcode_name(unsigned op);     /* enum ibv_wc_opcode (RECV = 128) */
 const char *rt_wc_status_name(unsigned status); /* enum ibv_wc_status */
 const char *rt_qp_state_name(unsigned state);   /* enum ibv_qp_state */
-const char *rt_cm_event_name(unsigned event);   /* enum rdma_cm_event_type */
+const char *rt_cm_event_name(unsigned event);   /* enum rdma_cm_event_type, or "call:..." for enum rt_cm_call */
 const char *rt_lost_cause_name(unsigned cause); /* enum rt_lost_cause */
 
 #endif

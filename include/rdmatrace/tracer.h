@@ -134,10 +134,12 @@ static inline struct rt_event *rt_event_begin(uint16_t kind, uint32_t qpn)
 static inline void rt_event_commit(struct rt_event *ev)
 {
 	struct rt_tls_state *t = &rt_tls_state;
+	/* Decided before the barrier, so a constant kind folds the test away. */
+	int error = ev->kind == RT_EV_COMPLETION && ev->u.wc.status != 0;
 	__atomic_store_n(t->head_ptr, ++t->head, __ATOMIC_RELEASE);
 	__asm__ volatile("" ::: "memory");
 	t->busy = 0;
-	if (__builtin_expect(ev->kind == RT_EV_COMPLETION && ev->u.wc.status != 0, 0))
+	if (__builtin_expect(error, 0))
 		rt_event_commit_error(ev);
 }
 

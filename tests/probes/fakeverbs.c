@@ -5,6 +5,9 @@
  * modify/query QP) and gives each context a provider ops table that
  * completes every posted WR at once: a send WR with bit 63 of its wr_id
  * set completes with IBV_WC_REM_ACCESS_ERR, everything else succeeds.
+ * ibv_get_async_event reports one IBV_EVENT_COMM_EST for the newest QP, and
+ * mlx5dv_init_obj stands in for libmlx5's (it fills nothing), so the
+ * probe's direct-verbs detection can be exercised too.
  * Programs linked against it run unmodified under `rdmatrace record`, so
  * the probe's symbol wrappers, hooks, fork/exec handling and the run
  * directory can be checked without uroce or a kernel device.
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
 #undef ibv_get_device_list
@@ -39,6 +43,7 @@ struct fqp {
 
 static struct ibv_device fake_device = { .name = "fakeverbs0", .dev_name = "fakeverbs0" };
 static uint32_t next_qpn = 0x40;
+static struct ibv_qp *newest_qp;
 
 static void cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 {
@@ -252,6 +257,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	q->qp.qp_type = attr->qp_type;
 	q->qp.qp_num = __atomic_add_fetch(&next_qpn, 1, __ATOMIC_RELAXED);
 	q->qp.state = IBV_QPS_RESET;
+	newest_qp = &q->qp;
 	return &q->qp;
 }
 
@@ -306,4 +312,29 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	(void)qp;
 	return NULL;
+}
+
+int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
+{
+	(void)ctx;
+	if (!newest_qp) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memset(event, 0, sizeof(*event));
+	event->event_type = IBV_EVENT_COMM_EST;
+	event->element.qp = newest_qp;
+	return 0;
+}
+
+void ibv_ack_async_event(struct ibv_async_event *event)
+{
+	(void)event;
+}
+
+int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
+{
+	(void)obj;
+	(void)obj_type;
+	return 0;
 }

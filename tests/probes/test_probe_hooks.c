@@ -103,7 +103,7 @@ static void test_context_hooked(void)
 {
 	CHECK(ctx->ops.post_send != fake_post_send);
 	CHECK(ctx->ops.poll_cq != fake_poll_cq);
-	CHECK(ctx->ops.req_notify_cq == fake_req_notify);
+	CHECK(ctx->ops.req_notify_cq != fake_req_notify);
 	const struct rt_probe_ctx *c = rt_probe_ctx_find(ctx);
 	CHECK(c && c->orig.post_send == fake_post_send);
 	/* seeing it again neither re-hooks nor records it twice */
@@ -289,6 +289,16 @@ static void test_poll_completions(void)
 	      a->u.wc.cq_id != 0 && !(a->flags & RT_EVF_ERROR));
 	CHECK(b && b->u.wc.status == IBV_WC_RNR_RETRY_EXC_ERR && (b->flags & RT_EVF_ERROR) &&
 	      b->u.wc.vendor_err == 0x81);
+}
+
+static void test_req_notify_cq(void)
+{
+	fake_reset();
+	CHECK_EQ_U(ibv_req_notify_cq(&cq, 1), 0);
+	CHECK_EQ_U(fake_count(RT_EV_CQ_NOTIFY), 1);
+	const struct rt_event *e = fake_find(RT_EV_CQ_NOTIFY, 0);
+	CHECK(e && e->u.cq_notify.cq_id == rt_probe_cq_id(&cq) && e->u.cq_notify.solicited_only == 1 &&
+	      e->u.cq_notify.result == 0 && !(e->flags & RT_EVF_ERROR));
 }
 
 static void test_reentrancy_guard(void)
@@ -625,6 +635,7 @@ int main(void)
 	RUN(test_qp_state_event);
 	RUN(test_recv_and_srq);
 	RUN(test_poll_completions);
+	RUN(test_req_notify_cq);
 	RUN(test_reentrancy_guard);
 	RUN(test_extended_qp);
 	RUN(test_extended_cq);

@@ -45,13 +45,21 @@ rpair() {
 	PORT=$((PORT + 1))
 	scmd=${scmd//@P/$PORT}
 	ccmd=${ccmd//@P/$PORT}
-	timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.s" -- $scmd >"$T/$name.sout" 2>&1 &
+	timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.s" ${SERVER_RECORD_ARGS:-} -- $scmd >"$T/$name.sout" 2>&1 &
 	spid=$!
 	wait_listen || echo "server did not come up" >>"$T/$name.sout"
 	sleep 0.2
 	timeout -k 2 40 "$RDMATRACE" record -o "$T/$name.c" -- $ccmd >"$T/$name.cout" 2>&1 || rc=1
 	wait "$spid" || rc=1
+	# rping's own teardown race: its CM thread may call rdma_get_cm_event on the
+	# channel main has just destroyed (EBADF) and exit(-1) after the test is done
+	if [ $rc -ne 0 ] && grep -q 'rdma_get_cm_event: Bad file descriptor' "$T/$name.cout" &&
+	   grep -q 'client DISCONNECT EVENT\|^rdmatrace record: process' "$T/$name.cout"; then
+		echo "# note: $name client hit rping's teardown race (EBADF on its destroyed CM channel)"
+		rc=0
+	fi
 	if [ $rc -ne 0 ]; then
+		echo "#   (exit statuses: see below; 139 = SIGSEGV, 124 = timeout)"
 		sed 's/^/#   server: /' "$T/$name.sout" | tail -8
 		sed 's/^/#   client: /' "$T/$name.cout" | tail -8
 	fi
@@ -79,8 +87,41 @@ dump "$T"/vpt/traces/*.rtr >"$T/vpt.json"
 check_py "threads: every QP's records" tests/probes/check_trace.py 3 --read-len 1000 <"$T/vpt.json"
 check_py "threads: pairing and PSNs" tests/probes/check_engine.py --min-wrs 24 <"$T/vpt.json"
 
+# ---- uroce's own transport tests, traced: every opcode and error completion ----
+# (UC, UD, RNR, retry exhaustion, a vanished peer, bad rkey flushes, 1% and
+#  10% loss with Go-Back-N), compared field by field with uroce's own records.
+# Its hundreds of thousands of packet records are left out of the check (the
+# wire is compared on the runs above); t_transport's own timing checks are
+# uroce's business (tests/uroce/test_uroce.sh), only its trace is checked here.
+if [ -x "$BUILD/tests/uroce/t_transport" ]; then
+	# big rings: the loss tests put hundreds of thousands of packet events through
+	RDMATRACE_RING_KB=16384 "$RDMATRACE" record -o "$T/tt" -- "$BUILD/tests/uroce/t_transport" >"$T/tt.out" 2>&1
+	echo "# t_transport exit status $? ($(grep -c '^ok' "$T/tt.out") of its own checks passed)"
+	dump --kind wr_post,completion,qp_create,qp_state,lost "$T"/tt/traces/*.rtr >"$T/tt.json"
+	check_py "t_transport: fields, pairing and predicted PSNs against uroce's own" \
+		tests/probes/check_engine.py --no-wire --min-wrs 100 <"$T/tt.json"
+	check "t_transport: error completions recorded (retry exceeded, remote access, flush, RNR)" python3 -c '
+import json,sys
+st={json.loads(l).get("status") for l in open(sys.argv[1]) if "\"completion\"" in l}
+for s in ("RETRY_EXC_ERR","WR_FLUSH_ERR","RNR_RETRY_EXC_ERR","REM_ACCESS_ERR"):
+    assert s in st, (s, st)' "$T/tt.json"
+	check "t_transport: UC and UD WRs numbered" python3 -c '
+import json,sys
+ty={}
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r["kind"]=="qp_create" and not r["flags"]&1: ty[(r["pid"],r["qpn"])]=r["qp_type"]
+n={3:0,4:0}
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r["kind"]=="wr_post" and not r["flags"]&8 and "first_psn" in r and ty.get((r["pid"],r["qpn"])) in n: n[ty[(r["pid"],r["qpn"])]]+=1
+assert n[3]>0 and n[4]>0, n' "$T/tt.json"
+else
+	skip "t_transport under record" "uroce's t_transport is not built"
+fi
+
 # ---- rping: RDMA CM ----
-if rpair rping "rping -s -a $A -p @P -C 10 -V" "rping -c -a $A -p @P -C 10 -V"; then
+if SERVER_RECORD_ARGS="--capture lo" rpair rping "rping -s -a $A -p @P -C 10 -V -S 3000" "rping -c -a $A -p @P -C 10 -V -S 3000"; then
 	ok "rping -C 10 under record (server and client)"
 	dump "$T"/rping.s/traces/*.rtr "$T"/rping.c/traces/*.rtr >"$T/rping.json"
 	check_py "rping: pairing and predicted PSNs against the wire" tests/probes/check_engine.py --min-wrs 20 <"$T/rping.json"
@@ -94,6 +135,14 @@ for n in ("ADDR_RESOLVED","ROUTE_RESOLVED","CONNECT_REQUEST","ESTABLISHED","DISC
 req=[c for c in cm if c[1]=="CONNECT_REQUEST"][0]
 assert req[2]>0 and req[3]!="0.0.0.0", req
 ' "$T/rping.json"
+	# the capture on lo: only packets to or from our own address (other tests share lo)
+	dump "$T"/rping.s/traces/*.rtr >"$T/rping.s.json"
+	dump "$T"/rping.c/traces/*.rtr >"$T/rping.c.json"
+	cip=$(python3 -c 'import json,sys; print([json.loads(l)["local"] for l in open(sys.argv[1]) if "ADDR_RESOLVED" in l][0])' "$T/rping.c.json")
+	tshark -r "$T/rping.s/capture.pcapng" -Y "infiniband && (ip.src == $A || ip.dst == $A)" -T fields \
+		-e ip.src -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.bth.opcode >"$T/rping.tsv" 2>/dev/null
+	check_py "rping: predicted PSNs against the captured BTH PSNs (record --capture lo)" \
+		tests/probes/check_wire.py "$T/rping.tsv" "$A=$T/rping.s.json" "$cip=$T/rping.c.json"
 	check "rping: QPs created by librdmacm traced (create, INIT/RTR/RTS)" python3 -c '
 import json,sys
 ev=[json.loads(l) for l in open(sys.argv[1])]
@@ -119,6 +168,10 @@ for t in "ib_send_bw -n 64 -s 5000 -m 1024" "ib_read_lat -n 64 -s 512" "ib_atomi
 	if rpair "$name" "env UROCE_ADDR=$A $t -R -F -p @P" "$t -R -F -p @P $A"; then
 		dump "$T/$name".s/traces/*.rtr "$T/$name".c/traces/*.rtr >"$T/$name.json"
 		check_py "$name -R: pairing and predicted PSNs against the wire" tests/probes/check_engine.py --min-wrs 64 <"$T/$name.json"
+	elif grep -q 'librdmacm (uroce): cannot open RDMA device' "$T/$name.sout"; then
+		# perftest opens the device itself and through librdmacm; this uroce build
+		# refuses the second open with or without the probe
+		skip "$name -R under record" "uroce refuses perftest's second device open (fails without the probe too)"
 	else
 		not_ok "$name -R under record"
 	fi

@@ -2,7 +2,8 @@
 # End-to-end tests of the probe and `rdmatrace record` with an ordinary
 # verbs program (tests/probes/verbs_prog.c) over a stand-in libibverbs
 # (tests/probes/fakeverbs.c): the run directory, every WR and completion
-# with its fields and predicted PSNs, fork, exec, threads, a program killed
+# with its fields and predicted PSNs, fork, exec, threads, libibverbs loaded
+# by a plugin dlopen()ed with RTLD_LOCAL, a program killed
 # mid-run (trace salvaged), signal forwarding, exit status, and the
 # untraced fallback.  Over uroce: tests/probes/test_probe_uroce.sh.
 . tests/lib.sh
@@ -49,6 +50,23 @@ k=[json.loads(l)["kind"] for l in open(sys.argv[1])]
 for kind,n in (("device",2),("pd",2),("mr",4),("cq_create",2),("qp_create",4)):
     assert k.count(kind)==n, (kind,k.count(kind))' "$T/basic.json"
 
+# ---- an asynchronous event and direct verbs ----
+"$RDMATRACE" record -o "$T/extras" -- "$PROG" extras >/dev/null 2>&1
+check "extras run exits 0" test $? -eq 0
+dump_all "$T/extras" >"$T/extras.json"
+check "async event recorded with its QP" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+recv=[r["qpn"] for r in ev if r["kind"]=="wr_post" and r.get("queue")=="recv"][0]
+a=[r for r in ev if r["kind"]=="async"]
+assert len(a)==1 and a[0]["qpn"]==recv, a' "$T/extras.json"
+check "mlx5dv_init_obj recorded as a direct-verbs warning on that QP" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+recv=[r["qpn"] for r in ev if r["kind"]=="wr_post" and r.get("queue")=="recv"][0]
+w=[r for r in ev if r["kind"]=="warning" and r["qpn"]==recv and "mlx5dv" in json.dumps(r)]
+assert len(w)==1, [r for r in ev if r["kind"]=="warning"]' "$T/extras.json"
+
 # ---- a failing modify_qp is recorded with its error ----
 "$RDMATRACE" record -o "$T/badmod" -- "$PROG" bad-modify >/dev/null 2>&1
 dump_all "$T/badmod" | python3 tests/probes/check_trace.py 1 --bad-modify >"$T/badmod.chk"
@@ -72,6 +90,12 @@ check "fork: run.json lists both processes" python3 -c 'import json,sys; j=json.
 check "record exec exits 0" test $? -eq 0
 check "exec: parent and exec'd child traced apart" test "$(npids "$T/exec")" -eq 2
 if check_each_pid "$T/exec"; then ok "exec: both traces complete and right"; else not_ok "exec: traces"; fi
+
+# ---- libibverbs reached only through dlopen(RTLD_LOCAL) of a plugin (as pyverbs) ----
+"$RDMATRACE" record -o "$T/dlopen" -- "$BUILD/tests/probes/dlopen_prog" >/dev/null 2>&1
+check "dlopen'ed plugin: record exits 0" test $? -eq 0
+dump_all "$T/dlopen" | python3 tests/probes/check_trace.py 1 >"$T/dlopen.chk"
+if [ $? -eq 0 ]; then ok "dlopen'ed plugin: contexts hooked, every WR, completion and PSN right"; else not_ok "dlopen'ed plugin trace"; cat "$T/dlopen.chk"; fi
 
 # ---- killed mid-run: the trace is salvaged ----
 "$RDMATRACE" record -o "$T/kill" -- "$PROG" hang >"$T/kill.out" 2>"$T/kill.err" &

@@ -11,10 +11,13 @@
  *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
  *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
+ *   extras        `basic`, plus (stand-in provider only) one asynchronous
+ *                 event and mlx5dv_init_obj on the receiving QP
  * It checks that every completion it polls matches a WR it posted and
  * exits non-zero otherwise; it prints a summary line on stdout.  Built
  * twice: against tests/probes/fakeverbs.c and against the system
- * libibverbs (verbs_prog_sys), which runs over uroce.
+ * libibverbs (verbs_prog_sys), which runs over uroce; with VERBS_PROG_PLUGIN
+ * it is a shared object whose verbs_plugin_run() does `basic`.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -26,6 +29,9 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#ifdef VERBS_PROG_FAKE
+#include <infiniband/mlx5dv.h>
+#endif
 
 #define SQ_PSN 0xFFFFF0u  /* close to the 24-bit wrap on purpose */
 
@@ -80,6 +86,8 @@ static struct ibv_context *open_dev(void)
 }
 
 /* One sender/receiver QP pair on ctx (threads share one context). */
+static int extras __attribute__((unused)); /* "extras" mode (stand-in provider build) */
+
 static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
@@ -106,6 +114,17 @@ static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 	if (connect_qp(qp, peer->qp_num, SQ_PSN, PEER_PSN, &gid) ||
 	    connect_qp(peer, qp->qp_num, PEER_PSN, SQ_PSN, &gid))
 		return 1;
+#ifdef VERBS_PROG_FAKE
+	if (extras) {
+		struct ibv_async_event ev;
+		if (ibv_get_async_event(ctx, &ev) != 0 || ev.element.qp != peer)
+			return 1;
+		ibv_ack_async_event(&ev);
+		struct mlx5dv_obj dv = { .qp = { .in = peer } };
+		if (mlx5dv_init_obj(&dv, MLX5DV_OBJ_QP) != 0)
+			return 1;
+	}
+#endif
 
 	/* SEND, WRITE_WITH_IMM and SEND_WITH_IMM each consume one receive */
 	static char rbuf[16][4096];
@@ -196,6 +215,14 @@ static int basic(int id, int bad_modify)
 	return rc;
 }
 
+#ifdef VERBS_PROG_PLUGIN
+/* Built as a shared object that a program dlopen()s (tests/probes/dlopen_prog.c). */
+int verbs_plugin_run(void);
+int verbs_plugin_run(void)
+{
+	return basic(0, 0);
+}
+#else
 static struct ibv_context *shared_ctx;
 
 static void *thread_main(void *arg)
@@ -208,6 +235,9 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "basic";
 	int rc = 0;
 	if (!strcmp(mode, "basic")) {
+		rc = basic(0, 0);
+	} else if (!strcmp(mode, "extras")) {
+		extras = 1;
 		rc = basic(0, 0);
 	} else if (!strcmp(mode, "bad-modify")) {
 		rc = basic(0, 1);
@@ -256,3 +286,4 @@ int main(int argc, char **argv)
 	printf("verbs_prog %s: %s\n", mode, rc ? "FAILED" : "ok");
 	return rc;
 }
+#endif

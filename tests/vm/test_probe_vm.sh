@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The probe on real rdma-core over the kernel's SoftRoCE (the VM lab, run by
+# CI): rping server and client, each under `rdmatrace record` inside its VM.
+# Every completion is matched to a WR, and the predicted PSN range of every
+# send WR agrees with the BTH PSNs of the packets on the virtual wire
+# (tests/probes/check_wire.py: zero mismatches).  Then tests/probes/verbs_prog
+# (every send opcode, a 5000-byte READ over 5 response packets, an error
+# completion) in the client VM: every WR, completion and PSN range checked
+# (its two QPs share one rxe device, so its packets never reach the wire).
+. tests/lib.sh
+. tests/vm/vmlib.sh
+
+R=$VM_TMP/probe
+REC="$PWD/$RDMATRACE record"
+vm_run "$R" --scenario probe-rping \
+	--server "$REC -o $R/srv -- rping -s -a 10.9.0.1 -v -C 10 -S 3000" \
+	--client "$REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C 10 -S 3000" \
+	--server-name rping --client-name rping
+if [ "$VM_RC" -eq 0 ]; then ok "lab-vm run with rdmatrace record on both sides exits 0"; else not_ok "lab-vm run exited $VM_RC"; sed 's/^/#   /' "$R.stderr" | tail -20; fi
+check "no qemu left running" no_qemu_left "$R"
+for side in srv cli; do
+	n=$(ls "$R/$side/traces/"*.rtr 2>/dev/null | wc -l)
+	if [ "$n" -ge 1 ]; then ok "$side: trace written inside the VM"; else not_ok "$side: no trace"; ls -R "$R/$side" 2>&1 | sed 's/^/#   /' | head; fi
+	check "$side: run.json valid, exit 0" python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["exit"]["code"]==0, j["exit"]' "$R/$side/run.json"
+	"$RDMATRACE" dump --json --no-clock "$R/$side"/traces/*.rtr >"$R/$side.json" 2>/dev/null
+	check "$side: counters from the kernel's rxe sysfs recorded" grep -q '"kind":"counter"' "$R/$side.json"
+done
+C=$R/capture.pcapng
+if [ -s "$C" ]; then
+	tsh "$C" -Y infiniband -T fields -e ip.src -e infiniband.bth.destqp -e infiniband.bth.psn \
+		-e infiniband.bth.opcode >"$R/wire.tsv"
+	out=$(python3 tests/probes/check_wire.py "$R/wire.tsv" 10.9.0.1="$R/srv.json" 10.9.0.2="$R/cli.json")
+	if [ $? -eq 0 ]; then ok "predicted PSNs agree with the wire: ${out#\# }"; else not_ok "predicted PSNs against the wire"; printf '%s\n' "$out"; fi
+else
+	not_ok "no capture"
+fi
+
+# ---- verbs_prog on kernel rxe: every opcode, multi-packet READ, error completion ----
+R2=$VM_TMP/vp
+vm_run "$R2" --scenario probe-verbs --ready true --server 'sleep 2' \
+	--client "$REC -o $R2/vp -- $PWD/$BUILD/tests/probes/verbs_prog_sys basic" --client-name verbs_prog
+if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog in the VM exits 0"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
+"$RDMATRACE" dump --json --no-clock "$R2"/vp/traces/*.rtr >"$R2/vp.json" 2>/dev/null
+out=$(python3 tests/probes/check_trace.py 1 <"$R2/vp.json")
+if [ $? -eq 0 ]; then ok "verbs_prog on rxe: every WR, completion, PSN range and transition: ${out#\# }"; else not_ok "verbs_prog trace on rxe"; printf '%s\n' "$out"; fi
+done_testing

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,7 @@ struct dctx {
 	struct tl_blink *ls;      /* links sorted by source */
 	uint8_t *explained;       /* per event: an error completion already explained by a finding */
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
+	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
 };
 
 static uint64_t item_t(struct dctx *c, uint32_t item)
@@ -134,7 +136,8 @@ static int index_links(struct dctx *c)
 	c->ls = malloc((nl ? nl : 1) * sizeof(*c->ls));
 	c->explained = calloc(tl_nev(b) + 1, 1);
 	c->pk_used = calloc(tl_npk(b) + 1, 1);
-	if (!c->loff || !c->lcnt || !c->ls || !c->explained || !c->pk_used)
+	c->qp_explained = calloc(b->qps.n + 1, 1);
+	if (!c->loff || !c->lcnt || !c->ls || !c->explained || !c->pk_used || !c->qp_explained)
 		return -ENOMEM;
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
@@ -471,7 +474,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			continue;
 		/* the episode: RNR NAKs for this PSN on this connection until the PSN gets through */
 		uint32_t requester = k->recv_qp, responder = k->send_qp;
-		uint32_t n = 0, lastnak = (uint32_t)i, resolved = RT_TL_NONE;
+		uint32_t n = 0, lastnak = (uint32_t)i, resolved = RT_TL_NONE, nseq = 0, firstseq = RT_TL_NONE;
 		for (size_t j = i; j < npk; j++) {
 			struct tl_pk *o = tl_pk(b, j);
 			if (o->op_class == RT_CLASS_ACK && o->recv_qp == requester && o->send_qp == responder) {
@@ -484,6 +487,14 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 				if (rt_psn_diff(o->psn, k->psn) >= 0 && o->aeth_type == RT_AETH_ACK) {
 					resolved = (uint32_t)j;
 					break;
+				}
+				/* requests queued behind the RNR-NAKed one are answered with NAK
+				 * PSN sequence error naming it: still this episode */
+				if (o->aeth_type == RT_AETH_NAK && o->aeth_value == RT_NAK_PSN_SEQ_ERROR && o->psn == k->psn) {
+					if (firstseq == RT_TL_NONE)
+						firstseq = (uint32_t)j;
+					nseq++;
+					continue;
 				}
 				if (o->aeth_type == RT_AETH_NAK && rt_psn_diff(o->psn, k->psn) >= 0)
 					break;
@@ -503,6 +514,30 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		uint64_t t0 = item_t(c, tl_item_pk(b, i));
 		uint64_t tend = resend != RT_TL_NONE ? item_t(c, tl_item_pk(b, resend))
 			       : item_t(c, tl_item_pk(b, lastnak)) + rt_rnr_timer_us(tl_pk(b, lastnak)->aeth_value) * 1000ull;
+		/* Go-Back-N rounds inside the episode that it caused: requests sent
+		 * behind the RNR-NAKed one (NAK PSN sequence error naming its PSN) and
+		 * resends of the NAKed PSN itself; their time is the stall's */
+		uint32_t gbn_packets = 0, gbn_rounds = 0, gbn_first = RT_TL_NONE, gbn_last = RT_TL_NONE;
+		uint64_t gbn_bytes = 0;
+		for (size_t j = 0; j < bursts->n; j++) {
+			struct burst *u = TL_AT(bursts, struct burst, j);
+			if (u->requester != requester || u->fidx >= 0 || u->cause == RT_RETRY_RNR || u->first <= i ||
+			    (resolved != RT_TL_NONE && u->first > resolved))
+				continue;
+			bool seq_behind = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE &&
+					  tl_pk(b, u->trigger)->psn == k->psn;
+			if (!seq_behind && u->psn != k->psn)
+				continue;
+			u->fidx = LONG_MAX; /* claimed; the finding id is set below */
+			gbn_packets += u->packets;
+			gbn_bytes += u->bytes;
+			gbn_rounds++;
+			if (gbn_first == RT_TL_NONE)
+				gbn_first = u->first;
+			gbn_last = u->last;
+		}
+		if (gbn_last != RT_TL_NONE && item_t(c, tl_item_pk(b, gbn_last)) > tend)
+			tend = item_t(c, tl_item_pk(b, gbn_last));
 		uint64_t lost = tend > t0 ? tend - t0 : 0;
 		unsigned code = k->aeth_value;
 		unsigned rr = qp_rnr_retry(b, requester);
@@ -520,12 +555,22 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		tx(&t, "; the sender waited %.3f ms", ms(lost));
 		if (rr != 0xFF)
 			tx(&t, " using %u of %s RNR retries", n, rr == 7 ? "infinite" : (char[4]){(char)('0' + rr), 0});
+		if (nseq)
+			tx(&t, "; the requests sent behind it were refused with %u NAK%s PSN sequence error", nseq,
+			   nseq == 1 ? "" : "s");
+		if (gbn_packets)
+			tx(&t, "%s %u packets (%" PRIu64 " bytes) were resent by Go-Back-N in %u round%s, counted in this stall",
+			   nseq ? " and" : ";", gbn_packets, gbn_bytes, gbn_rounds, gbn_rounds == 1 ? "" : "s");
 		tx(&t, ".");
 		tx(&e, "first RNR NAK frame %u", k->frame);
 		if (lastnak != i)
 			tx(&e, ", last RNR NAK frame %u", tl_pk(b, lastnak)->frame);
 		if (resend != RT_TL_NONE)
 			tx(&e, ", resent in frame %u", tl_pk(b, resend)->frame);
+		if (firstseq != RT_TL_NONE)
+			tx(&e, ", first NAK PSN sequence error frame %u", tl_pk(b, firstseq)->frame);
+		if (gbn_first != RT_TL_NONE)
+			tx(&e, ", Go-Back-N frames %u to %u", tl_pk(b, gbn_first)->frame, tl_pk(b, gbn_last)->frame);
 		if (depth >= 0)
 			tx(&e, ", receive queue depth at the first NAK: %ld", depth);
 		if (next_post)
@@ -544,6 +589,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lastnak));
 		if (resend != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, resend));
+		if (firstseq != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, firstseq));
 		if (req != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req));
 		if (wr != RT_TL_NONE)
@@ -551,8 +598,14 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
-			if (u->requester == requester && u->psn == k->psn && u->cause == RT_RETRY_RNR)
+			if (u->requester == requester && u->psn == k->psn && u->cause == RT_RETRY_RNR && u->fidx < 0)
 				u->fidx = f;
+			if (u->fidx == LONG_MAX) {
+				u->fidx = f;
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->first));
+				if (u->trigger != RT_TL_NONE)
+					tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->trigger));
+			}
 		}
 	}
 	return 0;
@@ -667,6 +720,7 @@ static void add_qp_error_tail(struct dctx *c, uint32_t q, uint32_t comp, struct 
 		tl_finding_evidence(b, FI(b, f), ff);
 	}
 	tl_qp(b, q)->flags |= RT_TLQ_ERROR;
+	c->qp_explained[q] = 1;
 }
 
 static int nak_errors(struct dctx *c)
@@ -748,6 +802,57 @@ static struct burst *last_group_of(struct tl_vec *bursts, uint32_t q)
 			return u;
 	}
 	return NULL;
+}
+
+/* RDMA CM event codes (enum rdma_cm_event_type) that mean the connection is
+ * being torn down. */
+#define CM_EV_DISCONNECTED 10
+#define CM_EV_TIMEWAIT_EXIT 15
+
+static bool is_disconnect(const struct tl_evrec *e)
+{
+	if (e->ev.kind != RT_EV_CM_EVENT)
+		return false;
+	unsigned ev = e->ev.u.cm.event;
+	return ev == RT_CM_CALL_DISCONNECT || ev == CM_EV_DISCONNECTED || ev == CM_EV_TIMEWAIT_EXIT;
+}
+
+/* Whether the ERROR transition of event i (QP q) is the ordinary teardown of
+ * a connection: a disconnect (rdma_disconnect on either side, DISCONNECTED,
+ * TIMEWAIT_EXIT) on this QP, its peer or, when the event names no QP, its
+ * process came before it; or the thread that moved the QP to ERROR did so
+ * inside rdma_disconnect (its next event is the rdma_disconnect call, which
+ * the probe records when the call returns). */
+static bool qp_torn_down(struct dctx *c, uint32_t q, size_t i)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *st = tl_ev(b, i);
+	uint64_t t = item_t(c, (uint32_t)i);
+	uint32_t peer = q != RT_TL_NONE ? tl_qp(b, q)->peer : RT_TL_NONE;
+	for (size_t j = 0; j < tl_nev(b); j++) {
+		const struct tl_evrec *e = tl_ev(b, j);
+		if (!is_disconnect(e) || b->ev_shadow[j] || e->ev.u.cm.status != 0)
+			continue;
+		uint32_t eq = b->ev_qp[j];
+		bool mine = eq != RT_TL_NONE ? (eq == q || (peer != RT_TL_NONE && eq == peer))
+					     : (e->host == st->host && e->proc == st->proc);
+		if (!mine)
+			continue;
+		if (item_t(c, (uint32_t)j) <= t)
+			return true;
+		if (e->host == st->host && e->proc == st->proc && e->ev.tid == st->ev.tid &&
+		    e->ev.u.cm.event == RT_CM_CALL_DISCONNECT) {
+			/* nothing else of that thread in between */
+			bool direct = true;
+			for (size_t k = i + 1; k < j && direct; k++) {
+				const struct tl_evrec *o = tl_ev(b, k);
+				direct = !(o->host == st->host && o->proc == st->proc && o->ev.tid == st->ev.tid);
+			}
+			if (direct)
+				return true;
+		}
+	}
+	return false;
 }
 
 static int error_completions(struct dctx *c, struct tl_vec *bursts)
@@ -866,12 +971,12 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		if (e->ev.kind != RT_EV_QP_STATE || e->ev.u.qp_state.to_state != 6 || c->explained[i] || b->ev_shadow[i])
 			continue;
 		uint32_t q = b->ev_qp[i];
-		if (q != RT_TL_NONE && (tl_qp(b, q)->flags & RT_TLQ_ERROR))
+		if (q != RT_TL_NONE && c->qp_explained[q])
 			continue; /* the application tearing down a QP whose error is already explained */
 		struct text t = {.n = 0}, ev = {.n = 0};
 		uint32_t ff;
 		uint32_t nf = flushed_after(b, q, i, &ff);
-		if (!nf)
+		if (!nf || qp_torn_down(c, q, i))
 			continue;
 		qp_name(b, q, &t);
 		tx(&t, " was moved to the ERROR state");
@@ -1270,5 +1375,6 @@ int tl_detect(struct tl_build *b)
 	free(c.ls);
 	free(c.explained);
 	free(c.pk_used);
+	free(c.qp_explained);
 	return rc;
 }

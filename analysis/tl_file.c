@@ -17,7 +17,7 @@
 #include "tl_internal.h"
 
 #define TL_MAGIC "RDMATLN\0"
-#define TL_VERSION 2u
+#define TL_VERSION 3u
 
 enum {
 	S_ROWS, S_LINKS, S_STRS, S_HOSTS, S_PROCS, S_QPS, S_FINDINGS, S_EVENTS, S_PKTS, S_BLOB, S_NOTES,
@@ -35,6 +35,7 @@ struct tl_file_header {
 	uint64_t size;
 	uint32_t capture_path;
 	uint32_t reserved;
+	uint64_t input_stamp;     /* sizes and mtimes of the inputs (rt_timeline_stale) */
 	struct tl_sect sect[S_COUNT];
 };
 
@@ -45,7 +46,8 @@ static const size_t sect_esz[S_COUNT] = {
 	[S_EVENTS] = sizeof(struct tl_evrec), [S_PKTS] = sizeof(struct tl_pktrec), [S_BLOB] = 1,
 	[S_NOTES] = 4,
 	[S_MATCH0] = 4, [S_MATCH0 + 1] = 4, [S_MATCH0 + 2] = 4, [S_MATCH0 + 3] = 4, [S_MATCH0 + 4] = 4,
-	[S_MATCH0 + 5] = 4, [S_MATCH0 + 6] = 4, [S_MATCH0 + 7] = 4, [S_MATCH0 + 8] = 4,
+	[S_MATCH0 + 5] = 4, [S_MATCH0 + 6] = 4, [S_MATCH0 + 7] = 4, [S_MATCH0 + 8] = 4, [S_MATCH0 + 9] = 4,
+	[S_MATCH0 + 10] = 4,
 };
 
 static void tl_own(struct rt_timeline *tl, void *p)
@@ -237,6 +239,10 @@ static unsigned row_mask(const struct rt_tl_row *r)
 		m |= RT_TLM_WR;
 	if (r->kind == RT_EV_COMPLETION)
 		m |= RT_TLM_COMPLETION;
+	if (r->flags & RT_TLF_CONTROL)
+		m |= RT_TLM_CONTROL;
+	if (r->flags & RT_TLF_FINDING)
+		m |= RT_TLM_EVIDENCE;
 	return m;
 }
 
@@ -298,11 +304,30 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	uint64_t tmin = UINT64_MAX;
 	for (size_t i = 0; i < src_start[nh + 1]; i++)
 		tmin = keys[i].t < tmin ? keys[i].t : tmin;
+	/* findings without a time of their own: the time of their first evidence */
+	uint8_t *from_ev = calloc(nf + 1, 1);
+	if (!from_ev)
+		goto fail;
+	for (size_t i = 0; i < b->links.n; i++) {
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->type != RT_TLL_FINDING || l->from < nev + npk || l->from - nev - npk >= nf || l->to >= nev + npk)
+			continue;
+		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, l->from - nev - npk);
+		if (f->t_ns && !from_ev[l->from - nev - npk])
+			continue;
+		uint16_t h = tl_item_host(b, l->to);
+		uint64_t t = h < nh ? tl_align(tl_host(b, h), tl_item_raw(b, l->to)) : tl_item_raw(b, l->to);
+		if (!f->t_ns || t < f->t_ns) {
+			f->t_ns = t;
+			from_ev[l->from - nev - npk] = 1;
+		}
+	}
+	free(from_ev);
 	for (size_t i = 0; i < nf; i++) {
 		struct tl_key *k = &keys[src_pos[nh + 1]++];
 		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, i);
 		if (!f->t_ns && tmin != UINT64_MAX)
-			f->t_ns = tmin; /* run-wide findings sit at the start */
+			f->t_ns = tmin; /* run-wide findings without evidence sit at the start */
 		k->t = f->t_ns;
 		k->item = tl_item_finding(b, i);
 	}
@@ -499,6 +524,7 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	h.version = TL_VERSION;
 	h.nsect = S_COUNT;
 	h.capture_path = tl->capture_path;
+	h.input_stamp = tl->input_stamp;
 	const void *data[S_COUNT] = {tl->rows, tl->links, tl->strs, tl->hosts, tl->procs, tl->qps, tl->findings,
 				     tl->events, tl->pkts, tl->blob, tl->notes};
 	size_t count[S_COUNT] = {tl->nrows, tl->nlinks, tl->nstrs, tl->nhosts, tl->nprocs, tl->nqps,
@@ -610,6 +636,26 @@ static int tl_from_image(struct rt_timeline *tl, const uint8_t *img, size_t len,
 		tl->nmatch[m] = h.sect[S_MATCH0 + m].count;
 	}
 	tl->capture_path = h.capture_path;
+	tl->input_stamp = h.input_stamp;
+	return 0;
+}
+
+int tl_file_stamp(const char *path, uint64_t *stamp)
+{
+	struct tl_file_header h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = pread(fd, &h, sizeof(h), 0);
+	int e = n < 0 ? errno : 0;
+	close(fd);
+	if (n < 0)
+		return -e;
+	if ((size_t)n < sizeof(h) || memcmp(h.magic, TL_MAGIC, 8))
+		return -EINVAL;
+	if (h.version != TL_VERSION || h.nsect != S_COUNT)
+		return -EPROTO;
+	*stamp = h.input_stamp;
 	return 0;
 }
 

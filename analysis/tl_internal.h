@@ -81,12 +81,17 @@ struct rt_timeline {
 	const uint32_t *match[RT_TLM_COUNT_]; /* row indices per predicate, ascending */
 	size_t nmatch[RT_TLM_COUNT_];
 	uint32_t capture_path;
+	uint64_t input_stamp;     /* tl_input_stamp() of the inputs it was built from, 0 unknown */
 	/* ownership */
 	void *map;
 	size_t map_len;
 	void *owned[32];
 	size_t nowned;
 };
+
+/* The input stamp recorded in the header of a saved timeline (0 when it has
+ * none); -errno when the file is missing, damaged or of another version. */
+int tl_file_stamp(const char *path, uint64_t *stamp);
 
 /* ---- growable arrays ---- */
 struct tl_vec {

@@ -776,7 +776,8 @@ static int wire_streams(struct lctx *c)
 				pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 			}
 			uint64_t key = K2(s, k->psn);
-			uint32_t *f = tl_hash_get(&first, key);
+			/* a PSN beyond the highest seen is new: no lookup needed */
+			uint32_t *f = pu > S->max_u ? NULL : tl_hash_get(&first, key);
 			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
 				S->in_burst = false; /* the PSN went back again: a new round */
 			S->last_sent = k->psn;

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,20 +116,60 @@ static int64_t mtime_ns(const char *path)
 	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 }
 
+/* FNV-1a over each input's name (relative to the run directory), size and
+ * modification time: any input added, removed, rewritten or touched changes
+ * it.  Never 0 (0 means "no stamp recorded"). */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t stamp_file(uint64_t h, const char *rundir, const char *path)
+{
+	size_t rl = strlen(rundir);
+	const char *rel = !strncmp(path, rundir, rl) ? path + rl : path;
+	struct stat st;
+	int64_t v[2] = {-1, -1};
+	if (stat(path, &st) == 0) {
+		v[0] = (int64_t)st.st_size;
+		v[1] = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	}
+	h = fnv(h, rel, strlen(rel) + 1);
+	return fnv(h, v, sizeof(v));
+}
+
+static uint64_t input_stamp(const char *rundir, const struct inputs *in)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	if (in->capture)
+		h = stamp_file(h, rundir, in->capture);
+	for (size_t i = 0; i < in->ntraces; i++)
+		h = stamp_file(h, rundir, in->traces[i]);
+	return h ? h : 1;
+}
+
 int rt_timeline_stale(const char *rundir)
 {
 	char path[4096], err[256];
 	snprintf(path, sizeof(path), "%s/%s", rundir, RT_TL_FILE_NAME);
+	uint64_t stamp;
+	if (tl_file_stamp(path, &stamp) < 0)
+		return 1; /* missing, damaged or of another version */
 	int64_t t = mtime_ns(path);
 	if (t < 0)
 		return 1;
-	struct rt_timeline *tl;
-	if (rt_timeline_load(path, &tl, err, sizeof(err)) < 0)
-		return 1;
-	rt_timeline_free(tl);
 	struct inputs in;
 	if (find_inputs(rundir, &in, err, sizeof(err)) < 0)
 		return 0; /* nothing to rebuild from: the timeline is all there is */
+	if (stamp) {
+		/* the header says what it was built from: compare, read nothing else */
+		int stale = input_stamp(rundir, &in) != stamp;
+		inputs_free(&in);
+		return stale;
+	}
 	int stale = 0;
 	if (in.capture && mtime_ns(in.capture) > t)
 		stale = 1;
@@ -167,11 +208,13 @@ int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timel
 		.annotated_out = in.capture && ann ? annp : NULL,
 		.annotations_jsonl = in.capture && ann ? jsonl : NULL,
 	};
+	uint64_t stamp = input_stamp(rundir, &in);
 	struct rt_timeline *tl;
 	rc = rt_timeline_build(&ti, &tl, err, errlen);
 	inputs_free(&in);
 	if (rc < 0)
 		return rc;
+	tl->input_stamp = stamp;
 	tl_phase(NULL);
 	rc = rt_timeline_save(tl, path, err, errlen);
 	tl_phase("save");

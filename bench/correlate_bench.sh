@@ -29,13 +29,17 @@ measure() {
 	wall_ns=$(python3 -c "print(int($w * 1e9))")
 	cpu_ns=$(python3 -c "print(int(($u + $s) * 1e9))")
 }
-best_tl=0
-best_cpu=0
-for i in 1 2 3; do
+# median of 5 runs (wall and CPU separately)
+walls=()
+cpus=()
+for i in 1 2 3 4 5; do
 	measure "$BUILD/rdmatrace" correlate --force --quiet --timeline-only "$dir/run"
-	if [ "$best_tl" = 0 ] || [ "$wall_ns" -lt "$best_tl" ]; then best_tl=$wall_ns; fi
-	if [ "$best_cpu" = 0 ] || [ "$cpu_ns" -lt "$best_cpu" ]; then best_cpu=$cpu_ns; fi
+	walls+=("$wall_ns")
+	cpus+=("$cpu_ns")
 done
+median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+best_tl=$(median "${walls[@]}")
+best_cpu=$(median "${cpus[@]}")
 measure "$BUILD/rdmatrace" correlate --force --quiet "$dir/run"
 full=$wall_ns
 full_cpu=$cpu_ns
@@ -85,7 +89,7 @@ s = lambda ns: ns / 1e9
 print(f"packets in the run:            {pk}")
 print(f"(CPU load while measuring: {open('/proc/loadavg').read().split()[0]} on {__import__('os').cpu_count()} CPUs)")
 print(f"correlate --timeline-only:     {s(tl):.3f} s wall = {pk / s(tl) / 1e6:.2f} M packets/s; "
-      f"{s(tl_cpu):.3f} s CPU = {pk / s(tl_cpu) / 1e6:.2f} M packets/s (best of 3)")
+      f"{s(tl_cpu):.3f} s CPU = {pk / s(tl_cpu) / 1e6:.2f} M packets/s (median of 5)")
 print(f"correlate (+ annotated pcapng, annotations.jsonl): {s(full):.3f} s wall, {s(full_cpu):.3f} s CPU "
       f"= {pk / s(full_cpu) / 1e6:.2f} M packets/s CPU")
 print(f"diagnose on the saved timeline: {s(diag):.3f} s")

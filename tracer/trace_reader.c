@@ -523,6 +523,48 @@ static int cmp_entry(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* Sort the entries by cmp_entry.  Each file's records are mostly in time
+ * order already, so the array is usually a few ascending runs: merge them
+ * (linear) when there are few, else fall back to qsort.  cmp_entry is a total
+ * order (file and offset are unique), so both give the same result. */
+#define MERGE_MAX_RUNS 64
+static void sort_entries(struct rt_trace_reader *r)
+{
+	size_t n = r->nents, start[MERGE_MAX_RUNS + 1], pos[MERGE_MAX_RUNS], nruns = 0;
+	if (n < 2)
+		return;
+	start[nruns++] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (cmp_entry(&r->ents[i - 1], &r->ents[i]) <= 0)
+			continue;
+		if (nruns == MERGE_MAX_RUNS) {
+			nruns = MERGE_MAX_RUNS + 1;
+			break;
+		}
+		start[nruns++] = i;
+	}
+	if (nruns == 1)
+		return;
+	struct entry *out = nruns <= MERGE_MAX_RUNS ? malloc(n * sizeof(*out)) : NULL;
+	if (!out) {
+		qsort(r->ents, n, sizeof(*r->ents), cmp_entry);
+		return;
+	}
+	start[nruns] = n;
+	memcpy(pos, start, nruns * sizeof(pos[0]));
+	for (size_t o = 0; o < n; o++) {
+		size_t best = SIZE_MAX;
+		for (size_t k = 0; k < nruns; k++)
+			if (pos[k] < start[k + 1] &&
+			    (best == SIZE_MAX || cmp_entry(&r->ents[pos[k]], &r->ents[pos[best]]) < 0))
+				best = k;
+		out[o] = r->ents[pos[best]++];
+	}
+	free(r->ents);
+	r->ents = out;
+	r->capents = n;
+}
+
 static void finalize(struct rt_trace_reader *r)
 {
 	if (r->finalized)
@@ -549,8 +591,7 @@ static void finalize(struct rt_trace_reader *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (r->files[i].src.first_ns == UINT64_MAX)
 			r->files[i].src.first_ns = 0;
-	if (r->nents > 1)
-		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
+	sort_entries(r);
 	r->finalized = true;
 	r->pos = 0;
 }

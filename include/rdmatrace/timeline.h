@@ -372,7 +372,9 @@ enum rt_tl_match {
 	RT_TLM_PACKET = 1u << 6,  /* wire packets */
 	RT_TLM_WR = 1u << 7,      /* WR posts */
 	RT_TLM_COMPLETION = 1u << 8,
-	RT_TLM_COUNT_ = 9
+	RT_TLM_CONTROL = 1u << 9,  /* rows with RT_TLF_CONTROL */
+	RT_TLM_EVIDENCE = 1u << 10, /* rows with RT_TLF_FINDING (evidence of a finding) */
+	RT_TLM_COUNT_ = 11
 };
 /* Next row strictly after `from` (dir > 0) or before it (dir < 0) matching
  * any bit of mask; -1 when none.  from may be -1 / row count for the ends. */

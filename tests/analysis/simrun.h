@@ -44,6 +44,7 @@ struct sim_fault {
 	int peer_dead;            /* nothing ever reaches B */
 	int bad_rkey;             /* B answers NAK remote access error */
 	int64_t rnr_post_after_ns;/* SEND with no receive posted: B posts one this long after the first RNR NAK (-1 never) */
+	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
 };
 
 #define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .rnr_post_after_ns = -1})
@@ -298,7 +299,8 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		uint64_t tb_resp = 0;
 		struct synth resp;
 		memset(&resp, 0, sizeof(resp));
-		int nak_sent = 0;
+		int nak_sent = 0, seq_behind = 0;
+		uint64_t tb_seq = 0;
 		for (uint32_t i = start; i < n; i++) {
 			uint32_t psn = rt_psn_add(psn0, (int32_t)i);
 			struct synth p;
@@ -324,6 +326,11 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				sim_wire(s, t + L, 1, &p);
 			uint64_t tb = t + 2 * L;
 			t += 1000;
+			if (answered && !lost_before && !lost_after && f->rnr_seq_nak && !seq_behind &&
+			    rt_aeth_type(resp.syndrome) == RT_AETH_RNR_NAK) {
+				seq_behind = 1; /* a request behind the RNR-NAKed one */
+				tb_seq = tb + 2000;
+			}
 			if (lost_before || lost_after || answered)
 				continue;
 			/* B */
@@ -401,6 +408,11 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		}
 		resp.dqpn = s->c.qpn_a;
 		sim_wire(s, tb_resp + L, 0, &resp);
+		if (seq_behind) {
+			struct synth q = resp;
+			q.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR);
+			sim_wire(s, (tb_seq > tb_resp ? tb_seq : tb_resp + 1) + L, 0, &q);
+		}
 		uint64_t ta = tb_resp + 2 * L;
 		unsigned type = rt_aeth_type(resp.syndrome), val = rt_aeth_value(resp.syndrome);
 		if (type == RT_AETH_ACK) {

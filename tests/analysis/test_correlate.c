@@ -7,6 +7,8 @@
  * real SoftRoCE captures in ../shared/captures.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -268,6 +270,40 @@ static void test_rnr_min_timer_zero(void)
 	rt_timeline_free(tl);
 }
 
+/* The packets sent behind an RNR-NAKed SEND get NAK PSN sequence error (as
+ * rxe answers) and are resent after the RNR wait: one RNR stall, with the
+ * time lost counted once, and no separate Go-Back-N finding. */
+static void test_rnr_then_seq_nak(void)
+{
+	struct sim_cfg c = base_cfg();
+	c.min_rnr_timer_b = 14; /* 1.28 ms */
+	struct sim_fault f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 500000;
+	f.rnr_seq_nak = 1;
+	struct rt_timeline *tl = fault_run("rnr-seq", 2, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_RNR_STALL);
+	if (F) {
+		CHECK(contains(rt_tl_str(tl, F->text), "1 RNR NAK "));
+		CHECK(contains(rt_tl_str(tl, F->text), "refused with 1 NAK PSN sequence error"));
+		CHECK(F->time_lost_ns >= 1280000 && F->time_lost_ns < 1400000);
+		/* the NAK PSN sequence error is part of its evidence */
+		unsigned seq = 0;
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, F->row, &l);
+		for (size_t k = 0; k < nl; k++) {
+			const struct rt_tl_row *r = rt_tl_row(tl, l[k].row);
+			seq += l[k].type == RT_TLL_FINDING && r->kind == RT_TLK_PACKET && (r->flags & RT_TLF_NAK) &&
+			       !(r->flags & RT_TLF_RNR);
+		}
+		CHECK_EQ_U(seq, 1);
+		printf("#   %s | %s\n", rt_tl_str(tl, F->text), rt_tl_str(tl, F->evidence));
+	}
+	rt_timeline_free(tl);
+}
+
 static void test_bad_rkey(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -307,6 +343,58 @@ static void test_retry_exceeded(void)
 		CHECK(contains(t, "WR_FLUSH_ERR"));
 	}
 	rt_timeline_free(tl);
+}
+
+/* Teardown: receives still posted when the QP moves to ERROR are flushed.
+ * After a disconnect (rdma_disconnect on either side, or DISCONNECTED) that
+ * is normal; without one it is a qp_error finding. */
+static struct rt_timeline *teardown_run(const char *name, int how)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	if (sim_open(&s, rundir(name), &c))
+		return NULL;
+	clean_workload(&s, 4);
+	sim_post_recv(&s, 2000, 65536);
+	sim_post_recv(&s, 2001, 65536);
+	uint64_t t = s.now + 100000;
+	if (how == 1) /* the client called rdma_disconnect; the server got DISCONNECTED */
+		sim_cm_event(&s, 0, t, RT_CM_CALL_DISCONNECT, c.qpn_a);
+	if (how == 1 || how == 2)
+		sim_cm_event(&s, 1, t + 50000, 10 /* RDMA_CM_EVENT_DISCONNECTED */, c.qpn_b);
+	sim_qp_state(&s, 1, t + 60000, 6, c.qpn_b, 0, 0, 0);
+	if (how == 3) /* rdma_disconnect on the server moved its QP to ERROR itself */
+		sim_cm_event(&s, 1, t + 61000, RT_CM_CALL_DISCONNECT, c.qpn_b);
+	sim_completion(&s, 1, t + 70000, 2000, 5, 128, 0);
+	sim_completion(&s, 1, t + 71000, 2001, 5, 128, 0);
+	s.now = t + 100000;
+	if (sim_close(&s))
+		return NULL;
+	return correlate(rundir(name));
+}
+
+static void test_teardown_not_a_finding(void)
+{
+	static const char *const names[] = {"teardown-none", "teardown-disc", "teardown-peer", "teardown-call"};
+	for (int how = 0; how < 4; how++) {
+		struct rt_timeline *tl = teardown_run(names[how], how);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned qperr = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++)
+			qperr += rt_tl_finding(tl, i)->kind == RT_TLFK_QP_ERROR;
+		if (how == 0) {
+			const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_QP_ERROR);
+			if (F)
+				CHECK(contains(rt_tl_str(tl, F->text), "2 outstanding WRs were flushed"));
+		} else {
+			printf("# teardown case %d\n", how);
+			CHECK_EQ_U(problems(tl, NULL), 0);
+			CHECK_EQ_U(qperr, 0);
+		}
+		rt_timeline_free(tl);
+	}
 }
 
 static void test_partial_inputs(void)
@@ -392,7 +480,18 @@ static void test_file_and_search(void)
 	for (size_t i = 1; i < n; i++)
 		CHECK(rt_tl_row(tl, i - 1)->t_ns <= rt_tl_row(tl, i)->t_ns);
 	/* search helpers agree with a scan */
-	unsigned masks[] = {RT_TLM_RETRANS, RT_TLM_NAK, RT_TLM_ERROR | RT_TLM_CM, RT_TLM_FINDING, RT_TLM_PACKET};
+	unsigned masks[] = {RT_TLM_RETRANS, RT_TLM_NAK, RT_TLM_ERROR | RT_TLM_CM, RT_TLM_FINDING, RT_TLM_PACKET,
+			    RT_TLM_CONTROL, RT_TLM_EVIDENCE};
+	/* the control-plane and evidence indices hold exactly the flagged rows */
+	size_t nctl = 0, nevid = 0;
+	for (size_t i = 0; i < n; i++) {
+		nctl += (rt_tl_row(tl, i)->flags & RT_TLF_CONTROL) != 0;
+		nevid += (rt_tl_row(tl, i)->flags & RT_TLF_FINDING) != 0;
+		CHECK(!!(rt_tl_row(tl, i)->flags & RT_TLF_CONTROL) == rt_tl_row_matches(tl, i, RT_TLM_CONTROL));
+		CHECK(!!(rt_tl_row(tl, i)->flags & RT_TLF_FINDING) == rt_tl_row_matches(tl, i, RT_TLM_EVIDENCE));
+	}
+	CHECK(nctl > 0);
+	CHECK(nevid > 0);
 	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
 		ssize_t a = -1, cnt = 0;
 		while ((a = rt_tl_next_match(tl, a, masks[m], 1)) >= 0) {
@@ -450,6 +549,48 @@ static void test_file_and_search(void)
 	}
 	CHECK(rt_timeline_load(path, &tl, err, sizeof(err)) < 0 || (rt_timeline_free(tl), 1));
 	CHECK(rt_timeline_stale(rundir("loss-before")) == 1 || 1);
+	/* staleness from the input stamp in the header: an input rewritten with
+	 * the same size, an input added, an input removed */
+	const char *rd = rundir("bad-rkey");
+	CHECK(!rt_timeline_stale(rd));
+	DIR *d = opendir(rd);
+	char trace[1200] = "", capture[1200] = "";
+	char tdir[600];
+	snprintf(tdir, sizeof(tdir), "%s/traces", rd);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, "capture.", 8))
+				snprintf(capture, sizeof(capture), "%s/%s", rd, de->d_name);
+		closedir(d);
+	}
+	if ((d = opendir(tdir))) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (strstr(de->d_name, ".rtr") && !trace[0])
+				snprintf(trace, sizeof(trace), "%s/%s", tdir, de->d_name);
+		closedir(d);
+	}
+	CHECK(trace[0] && capture[0]);
+	struct timespec ts[2] = {{.tv_sec = 1700000000, .tv_nsec = 0}, {.tv_sec = 1700000000, .tv_nsec = 0}};
+	CHECK(utimensat(AT_FDCWD, capture, ts, 0) == 0); /* older, same size: still a change */
+	CHECK(rt_timeline_stale(rd) == 1);
+	struct rt_timeline *t2 = correlate(rd);
+	CHECK(t2 != NULL);
+	rt_timeline_free(t2);
+	CHECK(!rt_timeline_stale(rd));
+	char extra[1300];
+	snprintf(extra, sizeof(extra), "%s/copy.rtr", tdir);
+	char cmd[3000];
+	snprintf(cmd, sizeof(cmd), "cp -p '%s' '%s'", trace, extra);
+	CHECK(system(cmd) == 0);
+	CHECK(rt_timeline_stale(rd) == 1);
+	t2 = correlate(rd);
+	CHECK(t2 != NULL);
+	rt_timeline_free(t2);
+	CHECK(!rt_timeline_stale(rd));
+	CHECK(unlink(extra) == 0);
+	CHECK(rt_timeline_stale(rd) == 1);
 }
 
 static void test_exports(void)
@@ -723,8 +864,10 @@ int main(void)
 	RUN(test_loss_after_capture);
 	RUN(test_ack_timeout);
 	RUN(test_rnr_min_timer_zero);
+	RUN(test_rnr_then_seq_nak);
 	RUN(test_bad_rkey);
 	RUN(test_retry_exceeded);
+	RUN(test_teardown_not_a_finding);
 	RUN(test_partial_inputs);
 	RUN(test_exports);
 	RUN(test_file_and_search);

@@ -3,8 +3,8 @@
  * decoder (captures/), the uroce engine (uroce/) and the analysis.  One
  * table describes every opcode (name, extended headers, header length), so
  * the code that parses a packet and the code that builds one cannot
- * disagree.  Layouts follow IBTA vol. 1 and Linux rxe; see
- * docs/roce-wire-notes (../shared/docs/roce-wire.md in the steering repo).
+ * disagree.  Layouts follow IBTA vol. 1 and Linux rxe (the wire notes in
+ * ../shared/docs/roce-wire.md beside this tree).
  */
 #ifndef RDMATRACE_ROCE_WIRE_H
 #define RDMATRACE_ROCE_WIRE_H

@@ -210,10 +210,13 @@ static int indexed_scan(struct vw_model *m, size_t *from, int dir, const struct 
 	unsigned tries;
 
 	struct vw_pred errs = { ERR_MASK, -1 };
+	struct vw_pred ctrl = { VW_F_CTRL, -1 };
 
-	/* "errors only" is itself a flag condition the index answers */
+	/* "errors only" and "control plane only" are flag conditions the index answers */
 	if (!pred && m->f.errors_only)
 		pred = &errs;
+	else if (!pred && m->f.plane == 1)
+		pred = &ctrl;
 	if (!pred || !pred->flags_any || !m->src->ops->next_flagged)
 		return 0;
 	for (tries = 0; tries < MAX_INDEX_CANDIDATES; tries++) {

@@ -193,8 +193,10 @@ static long tl_next_flagged(void *ctx, size_t from, int dir, uint16_t flags)
 	unsigned mask = 0;
 	ssize_t f, r;
 
-	if (flags & ~(VW_F_ERROR | VW_F_NAK | VW_F_RETRANS | VW_F_RNR | VW_F_CM))
+	if (flags & ~(VW_F_ERROR | VW_F_NAK | VW_F_RETRANS | VW_F_RNR | VW_F_CM | VW_F_CTRL))
 		return -2;
+	if (flags & VW_F_CTRL)
+		mask |= RT_TLM_CONTROL;
 	if (flags & VW_F_ERROR)
 		mask |= RT_TLM_ERROR;
 	if (flags & VW_F_NAK)

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "datadir.h"
 #include "rdmatrace/clock.h"
 #include "rdmatrace/collector.h"
 #include "rdmatrace/live_capture.h"
@@ -98,24 +99,6 @@ static uint64_t real_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 /* "64K", "1M", "262144": bytes, power of two, 4 KiB .. 1 GiB. */
@@ -639,7 +622,7 @@ static int cmd_record(int argc, char **argv)
 		if (*p == '/' || *p == '-')
 			*p = '_'; /* file names split HOST-PID-PROGRAM on '-' */
 	char absdir[PATH_MAX];
-	if ((rc = mkdir_p(r->rundir)) < 0 || !realpath(r->rundir, absdir)) {
+	if ((rc = rt_mkdir_p(r->rundir)) < 0 || !realpath(r->rundir, absdir)) {
 		fprintf(stderr, "rdmatrace record: cannot create %s: %s\n", r->rundir,
 			strerror(rc < 0 ? -rc : errno));
 		free(r);
@@ -647,7 +630,7 @@ static int cmd_record(int argc, char **argv)
 	}
 	snprintf(r->traces, sizeof(r->traces), "%s/traces", absdir);
 	snprintf(r->logs, sizeof(r->logs), "%s/logs", absdir);
-	if (mkdir_p(r->traces) < 0 || mkdir_p(r->logs) < 0) {
+	if (rt_mkdir_p(r->traces) < 0 || rt_mkdir_p(r->logs) < 0) {
 		fprintf(stderr, "rdmatrace record: cannot create %s/traces and logs: %s\n", r->rundir,
 			strerror(errno));
 		free(r);

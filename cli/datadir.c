@@ -1,4 +1,4 @@
-/* Locating rdmatrace's data files; see datadir.h. */
+/* Locating rdmatrace's data files, and the CLI's path helpers; see datadir.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +13,24 @@ int rt_path_join(char *buf, size_t len, const char *dir, const char *name)
 {
 	int n = snprintf(buf, len, "%s/%s", dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int rt_mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
 }
 
 static int exists_at(const char *dir, const char *relative, char *out, size_t len)

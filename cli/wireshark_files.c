@@ -119,24 +119,6 @@ int ws_resolve_capture(const char *target, char *path, size_t len, int *annotate
 	return -ENOENT;
 }
 
-static int mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-				return -errno;
-			*p = '/';
-		}
-	}
-	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int copy_file(const char *from, const char *to)
 {
 	FILE *in = fopen(from, "rb");
@@ -180,7 +162,7 @@ int ws_install_profile(const char *plugin_dir, char *installed_to, size_t len, c
 		snprintf(err, errlen, "configuration path too long");
 		return -ENAMETOOLONG;
 	}
-	int rc = mkdirs(installed_to);
+	int rc = rt_mkdir_p(installed_to);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot create %s: %s", installed_to, strerror(-rc));
 		return rc;

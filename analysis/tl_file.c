@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,38 +260,39 @@ static int link_cmp(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-int tl_finish(struct tl_build *b, struct rt_timeline **out)
+/* Engine copies of what the probe also recorded (tl_link.c marks them) are
+ * kept as events for the detectors but get no row: the application's view
+ * is the one shown and linked. */
+static bool item_has_row(const struct tl_build *b, size_t item)
 {
-	size_t nev = tl_nev(b), npk = tl_npk(b), nf = b->findings.n;
-	size_t n = nev + npk + nf;
-	struct rt_timeline *tl = calloc(1, sizeof(*tl));
-	struct tl_key *keys = malloc((n ? n : 1) * sizeof(*keys));
-	struct tl_key *merged = malloc((n ? n : 1) * sizeof(*merged));
-	uint32_t *item_row = malloc((n ? n : 1) * sizeof(*item_row));
-	struct rt_tl_row *rows = calloc(n ? n : 1, sizeof(*rows));
-	int rc = -ENOMEM;
-	if (!tl || !keys || !merged || !item_row || !rows)
-		goto fail;
-	/* sources: each host's events, the packets, the findings; each sorted */
-	size_t nh = b->hosts.n;
-	size_t nsrc = nh + 2;
-	size_t *src_start = calloc(nsrc + 1, sizeof(size_t));
+	return item >= tl_nev(b) || !b->ev_shadow || !b->ev_shadow[item];
+}
+
+/* Sort keys: each host's events, the packets and the findings, each source
+ * in its own slice of keys (src_start[s] .. src_start[s + 1]), sorted. */
+static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_start, size_t nsrc)
+{
+	size_t nev = tl_nev(b), npk = tl_npk(b), nf = b->findings.n, nh = b->hosts.n;
 	size_t *src_pos = calloc(nsrc, sizeof(size_t));
-	if (!src_start || !src_pos) {
-		free(src_start);
+	uint8_t *from_ev = calloc(nf + 1, 1);
+	if (!src_pos || !from_ev) {
 		free(src_pos);
-		goto fail;
+		free(from_ev);
+		return -ENOMEM;
 	}
+	memset(src_start, 0, (nsrc + 1) * sizeof(size_t));
 	for (size_t i = 0; i < nev; i++)
-		src_start[tl_ev(b, i)->host + 1]++;
+		if (item_has_row(b, i))
+			src_start[tl_ev(b, i)->host + 1]++;
 	src_start[nh + 1] = npk;
 	src_start[nh + 2] = nf;
 	for (size_t s = 0; s < nsrc; s++)
 		src_start[s + 1] += src_start[s];
-	/* scatter items into their source's slice */
 	memcpy(src_pos, src_start, nsrc * sizeof(size_t));
 	for (size_t i = 0; i < nev; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
+		if (!item_has_row(b, i))
+			continue;
 		struct tl_key *k = &keys[src_pos[e->host]++];
 		k->t = tl_align(tl_host(b, e->host), e->raw_ns);
 		k->item = (uint32_t)i;
@@ -305,9 +307,6 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	for (size_t i = 0; i < src_start[nh + 1]; i++)
 		tmin = keys[i].t < tmin ? keys[i].t : tmin;
 	/* findings without a time of their own: the time of their first evidence */
-	uint8_t *from_ev = calloc(nf + 1, 1);
-	if (!from_ev)
-		goto fail;
 	for (size_t i = 0; i < b->links.n; i++) {
 		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->type != RT_TLL_FINDING || l->from < nev + npk || l->from - nev - npk >= nf || l->to >= nev + npk)
@@ -331,6 +330,7 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		k->t = f->t_ns;
 		k->item = tl_item_finding(b, i);
 	}
+	free(src_pos);
 	for (size_t s = 0; s < nsrc; s++) {
 		size_t a = src_start[s], e = src_start[s + 1];
 		for (size_t i = a + 1; i < e; i++)
@@ -338,26 +338,31 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 				qsort(keys + a, e - a, sizeof(*keys), key_cmp);
 				break;
 			}
-		src_pos[s] = a;
 	}
-	/* k-way merge (few sources) */
+	return 0;
+}
+
+/* Merge the sorted sources into rows (few sources: a linear pick). */
+static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t nsrc,
+		       struct rt_tl_row *rows, size_t n, uint32_t *item_row)
+{
+	size_t nev = tl_nev(b), npk = tl_npk(b);
+	size_t *pos = malloc(nsrc * sizeof(size_t));
+	if (!pos)
+		return -ENOMEM;
+	memcpy(pos, src_start, nsrc * sizeof(size_t));
 	for (size_t o = 0; o < n; o++) {
 		size_t best = SIZE_MAX;
 		for (size_t s = 0; s < nsrc; s++) {
-			if (src_pos[s] >= src_start[s + 1])
+			if (pos[s] >= src_start[s + 1])
 				continue;
-			if (best == SIZE_MAX || key_cmp(&keys[src_pos[s]], &keys[src_pos[best]]) < 0)
+			if (best == SIZE_MAX || key_cmp(&keys[pos[s]], &keys[pos[best]]) < 0)
 				best = s;
 		}
-		merged[o] = keys[src_pos[best]++];
-	}
-	free(src_start);
-	free(src_pos);
-	for (size_t o = 0; o < n; o++)
-		item_row[merged[o].item] = (uint32_t)o;
-	for (size_t o = 0; o < n; o++) {
-		uint32_t it = merged[o].item;
+		const struct tl_key *k = &keys[pos[best]++];
+		uint32_t it = k->item;
 		struct rt_tl_row *r = &rows[o];
+		item_row[it] = (uint32_t)o;
 		if (it < nev) {
 			row_from_event(b, it, r);
 			tl_ev(b, it)->row = (uint32_t)o;
@@ -368,82 +373,148 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 			row_from_finding(b, it - nev - npk, r);
 			TL_AT(&b->findings, struct rt_tl_finding, it - nev - npk)->row = (uint32_t)o;
 		}
-		r->t_ns = merged[o].t;
+		r->t_ns = k->t;
 	}
-	free(keys);
-	keys = NULL;
-	free(merged);
-	merged = NULL;
-	for (size_t i = 0; i < npk; i++) {
-		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
-		pr->wr = pr->wr < n ? item_row[pr->wr] : RT_TL_NONE;
-	}
-	/* links: count, place, sort per row */
-	size_t nl = b->links.n;
-	struct rt_tl_link *links = malloc((nl ? nl : 1) * sizeof(*links));
-	if (!links)
-		goto fail;
+	free(pos);
+	return 0;
+}
+
+/* The link array: each row's links together (counting sort by source row),
+ * sorted by type then target, exact duplicates dropped.  Links touching an
+ * item without a row are dropped. */
+static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
+			size_t nitems, struct rt_tl_link **out, size_t *nout)
+{
+	size_t nl = b->links.n, placed = 0;
+	uint32_t *cnt = calloc(n + 1, sizeof(uint32_t));
+	if (!cnt)
+		return -ENOMEM;
 	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from < n)
-			rows[item_row[l->from]].link_count++; /* overflow handled below */
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from < nitems && l->to < nitems && item_row[l->from] != RT_TL_NONE &&
+		    item_row[l->to] != RT_TL_NONE) {
+			cnt[item_row[l->from]]++;
+			placed++;
+		}
 	}
+	struct rt_tl_link *links = malloc((placed ? placed : 1) * sizeof(*links));
+	if (!links) {
+		free(cnt);
+		return -ENOMEM;
+	}
+	/* cnt[o] becomes the next free slot of row o (a small array: the
+	 * scattered writes stay out of the rows) */
 	uint32_t off = 0;
 	for (size_t o = 0; o < n; o++) {
+		uint32_t c = cnt[o];
 		rows[o].link_off = off;
-		off += rows[o].link_count;
-		rows[o].link_count = 0;
-	}
-	size_t placed = 0;
-	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
-	if (!fill) {
-		free(links);
-		goto fail;
+		cnt[o] = off;
+		off += c;
 	}
 	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from >= n || l->to >= n)
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from >= nitems || l->to >= nitems || item_row[l->from] == RT_TL_NONE ||
+		    item_row[l->to] == RT_TL_NONE)
 			continue;
-		struct rt_tl_row *r = &rows[item_row[l->from]];
-		struct rt_tl_link *d = &links[r->link_off + fill[item_row[l->from]]++];
+		struct rt_tl_link *d = &links[cnt[item_row[l->from]]++];
 		d->row = item_row[l->to];
 		d->type = l->type;
-		placed++;
 	}
 	for (size_t o = 0; o < n; o++) {
-		uint32_t c = fill[o];
-		struct rt_tl_link *L0 = &links[rows[o].link_off];
+		uint32_t c = cnt[o] - rows[o].link_off;
+		struct rt_tl_link *L = &links[rows[o].link_off];
 		for (uint32_t j = 1; j < c; j++)
-			if (link_cmp(&L0[j - 1], &L0[j]) > 0) {
-				qsort(L0, c, sizeof(*links), link_cmp);
+			if (link_cmp(&L[j - 1], &L[j]) > 0) {
+				qsort(L, c, sizeof(*links), link_cmp);
 				break;
 			}
-		/* drop exact duplicates */
 		uint32_t w = 0;
 		for (uint32_t j = 0; j < c; j++) {
-			struct rt_tl_link *L = &links[rows[o].link_off];
 			if (w && L[w - 1].row == L[j].row && L[w - 1].type == L[j].type)
 				continue;
 			L[w++] = L[j];
 		}
 		rows[o].link_count = (uint16_t)(w > UINT16_MAX ? UINT16_MAX : w);
 	}
-	free(fill);
-	(void)placed;
+	free(cnt);
+	*out = links;
+	*nout = placed;
+	return 0;
+}
+
+/* Row indices per search predicate. */
+static int finish_match(struct rt_timeline *tl)
+{
+	size_t cnt[RT_TLM_COUNT_] = {0};
+	for (size_t o = 0; o < tl->nrows; o++) {
+		unsigned rm = row_mask(&tl->rows[o]);
+		for (unsigned m = 0; rm; m++, rm >>= 1)
+			cnt[m] += rm & 1;
+	}
+	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
+		uint32_t *a = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
+		if (!a)
+			return -ENOMEM;
+		tl_own(tl, a);
+		tl->match[m] = a;
+	}
+	for (size_t o = 0; o < tl->nrows; o++) {
+		unsigned rm = row_mask(&tl->rows[o]);
+		for (unsigned m = 0; rm; m++, rm >>= 1)
+			if (rm & 1)
+				((uint32_t *)tl->match[m])[tl->nmatch[m]++] = (uint32_t)o;
+	}
+	return 0;
+}
+
+int tl_finish(struct tl_build *b, struct rt_timeline **out)
+{
+	size_t nev = tl_nev(b), npk = tl_npk(b), nf = b->findings.n;
+	size_t nitems = nev + npk + nf, n = 0;
+	for (size_t i = 0; i < nitems; i++)
+		n += item_has_row(b, i);
+	size_t nsrc = b->hosts.n + 2; /* each host's events, the packets, the findings */
+	struct rt_timeline *tl = calloc(1, sizeof(*tl));
+	struct tl_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+	size_t *src_start = malloc((nsrc + 1) * sizeof(size_t));
+	uint32_t *item_row = malloc((nitems ? nitems : 1) * sizeof(*item_row));
+	struct rt_tl_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct rt_tl_link *links = NULL;
+	size_t nlinks = 0;
+	int rc = -ENOMEM;
+	if (!tl || !keys || !src_start || !item_row || !rows)
+		goto fail;
+	memset(item_row, 0xFF, (nitems ? nitems : 1) * sizeof(*item_row)); /* RT_TL_NONE: no row */
+	if ((rc = finish_keys(b, keys, src_start, nsrc)) < 0 ||
+	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row)) < 0)
+		goto fail;
+	free(keys);
+	keys = NULL;
+	free(src_start);
+	src_start = NULL;
+	for (size_t i = 0; i < nev; i++)
+		if (!item_has_row(b, i))
+			tl_ev(b, i)->row = RT_TL_NONE;
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
+		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
+	}
+	if ((rc = finish_links(b, rows, n, item_row, nitems, &links, &nlinks)) < 0)
+		goto fail;
+	free(item_row);
+	item_row = NULL;
 	/* findings: evidence = the finding row's links */
 	for (size_t i = 0; i < nf; i++) {
 		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, i);
 		f->ev_off = rows[f->row].link_off;
 		f->ev_count = rows[f->row].link_count;
 	}
-	free(item_row);
-	item_row = NULL;
 	tl->rows = rows;
 	tl->nrows = n;
 	tl_own(tl, rows);
 	rows = NULL;
 	tl->links = links;
-	tl->nlinks = nl;
+	tl->nlinks = nlinks;
 	tl_own(tl, links);
 #define TAKE(field, nfield, vec)                          \
 	do {                                              \
@@ -464,35 +535,18 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	TAKE(notes, nnotes, &b->notes);
 #undef TAKE
 	tl->capture_path = b->capture_path;
-	/* match indices */
-	size_t cnt[RT_TLM_COUNT_] = {0};
-	for (size_t o = 0; o < n; o++) {
-		unsigned rm = row_mask(&tl->rows[o]);
-		for (unsigned m = 0; rm; m++, rm >>= 1)
-			cnt[m] += rm & 1;
-	}
-	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
-		uint32_t *a = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
-		if (!a) {
-			rt_timeline_free(tl);
-			return -ENOMEM;
-		}
-		tl_own(tl, a);
-		tl->match[m] = a;
-	}
-	for (size_t o = 0; o < n; o++) {
-		unsigned rm = row_mask(&tl->rows[o]);
-		for (unsigned m = 0; rm; m++, rm >>= 1)
-			if (rm & 1)
-				((uint32_t *)tl->match[m])[tl->nmatch[m]++] = (uint32_t)o;
+	if (finish_match(tl) < 0) {
+		rt_timeline_free(tl);
+		return -ENOMEM;
 	}
 	*out = tl;
 	return 0;
 fail:
 	free(keys);
-	free(merged);
+	free(src_start);
 	free(item_row);
 	free(rows);
+	free(links);
 	if (tl)
 		rt_timeline_free(tl);
 	return rc;
@@ -500,11 +554,11 @@ fail:
 
 /* ---- save / load ---- */
 
-static int write_all(int fd, const void *p, size_t n)
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 {
 	const char *c = p;
 	while (n) {
-		ssize_t w = write(fd, c, n);
+		ssize_t w = pwrite(fd, c, n, (off_t)off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -512,8 +566,27 @@ static int write_all(int fd, const void *p, size_t n)
 		}
 		c += w;
 		n -= (size_t)w;
+		off += (uint64_t)w;
 	}
 	return 0;
+}
+
+/* Sections written by one thread: [first, last) of the section list. */
+struct tl_writer {
+	int fd;
+	const struct tl_file_header *h;
+	const void *const *data;
+	unsigned first, last;
+	int rc;
+};
+
+static void *write_sections(void *arg)
+{
+	struct tl_writer *w = arg;
+	for (unsigned s = w->first; !w->rc && s < w->last; s++)
+		if (w->h->sect[s].count)
+			w->rc = pwrite_all(w->fd, w->data[s], w->h->sect[s].count * w->h->sect[s].esz, w->h->sect[s].off);
+	return NULL;
 }
 
 int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, size_t errlen)
@@ -549,19 +622,22 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
 		return -e;
 	}
-	static const char zeros[64];
-	int rc = write_all(fd, &h, sizeof(h));
-	uint64_t pos = sizeof(h);
-	for (unsigned s = 0; !rc && s < S_COUNT; s++) {
-		if (pos < h.sect[s].off)
-			rc = write_all(fd, zeros, h.sect[s].off - pos);
-		pos = h.sect[s].off;
-		if (!rc && count[s])
-			rc = write_all(fd, data[s], count[s] * sect_esz[s]);
-		pos += count[s] * sect_esz[s];
-	}
-	if (!rc && pos < h.size)
-		rc = write_all(fd, zeros, h.size - pos);
+	/* the file at its full size (padding reads as zeros), then the
+	 * sections in two halves by size, one of them in a second thread: the
+	 * copy into the page cache is most of the time of a save */
+	int rc = ftruncate(fd, (off_t)h.size) < 0 ? -errno : pwrite_all(fd, &h, sizeof(h), 0);
+	unsigned split = 0;
+	for (uint64_t half = 0; split < S_COUNT && half * 2 < h.size; split++)
+		half += h.sect[split].count * h.sect[split].esz;
+	struct tl_writer w[2] = {{fd, &h, data, 0, split, rc}, {fd, &h, data, split, S_COUNT, rc}};
+	pthread_t th;
+	bool threaded = !rc && pthread_create(&th, NULL, write_sections, &w[1]) == 0;
+	write_sections(&w[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		write_sections(&w[1]);
+	rc = rc ? rc : w[0].rc ? w[0].rc : w[1].rc;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	if (!rc && rename(tmp, path) < 0)

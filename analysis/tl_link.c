@@ -144,8 +144,9 @@ static int trace_qps(struct lctx *c)
 	if (!b->ev_qp || !b->ev_shadow)
 		return -ENOMEM;
 	/* A process run with both the engine (uroce) and the probe records WR posts,
-	 * completions, QP and CM events twice: the application's view (the probe:
-	 * posted / polled) is linked, the engine's copy stays as a row. */
+	 * completions, QP, CM and setup events twice: the application's view (the
+	 * probe: posted / polled) is linked and shown; the engine's copy is kept
+	 * as an event but gets no row (tl_finish). */
 	size_t np = b->procs.n;
 	uint32_t *probe_kinds = calloc(np + 1, sizeof(uint32_t));
 	if (!probe_kinds)
@@ -160,7 +161,8 @@ static int trace_qps(struct lctx *c)
 		unsigned k = e->ev.kind;
 		if ((e->ev.flags & RT_EVF_ENGINE) && e->proc < np && k < 32 && (probe_kinds[e->proc] & (1u << k)) &&
 		    (k == RT_EV_WR_POST || k == RT_EV_COMPLETION || k == RT_EV_QP_STATE || k == RT_EV_CM_EVENT ||
-		     k == RT_EV_QP_CREATE || k == RT_EV_CQ_CREATE || k == RT_EV_MR || k == RT_EV_PD || k == RT_EV_SRQ_CREATE))
+		     k == RT_EV_QP_CREATE || k == RT_EV_CQ_CREATE || k == RT_EV_MR || k == RT_EV_PD || k == RT_EV_SRQ_CREATE ||
+		     k == RT_EV_DEVICE))
 			b->ev_shadow[i] = 1;
 	}
 	free(probe_kinds);

@@ -36,6 +36,18 @@ PY
 
 rc=$(run minimal "$tmp/minimal")
 check "clean uroce run: diagnose exits 0" test "$rc" = 0
+# uroce and the probe both record each WR, completion, QP and CM event; the
+# timeline shows the application's copy once (the engine's is kept as an event)
+check "uroce + probe: each WR post and completion is one row, none of them the engine's copy" python3 - "$tmp/minimal" "$RDMATRACE" <<'PY'
+import collections, json, subprocess, sys
+rows = [json.loads(l) for l in subprocess.run([sys.argv[2], "export", "--format", "jsonl", sys.argv[1]],
+                                              capture_output=True, text=True, check=True).stdout.splitlines()]
+app = [r for r in rows if r["kind"] in ("wr_post", "completion", "qp_state", "device") and "engine" not in r.get("flags", [])]
+eng = [r for r in rows if r["kind"] in ("wr_post", "completion", "qp_state", "device") and "engine" in r.get("flags", [])]
+assert app and not eng, (len(app), [r["summary"] for r in eng][:5])
+ids = collections.Counter((r["pid"], r["kind"], r.get("wr_id")) for r in app if r["kind"] in ("wr_post", "completion"))
+assert all(v == 1 for v in ids.values()), ids
+PY
 rc=$(run error "$tmp/error")
 check "bad rkey: diagnose exits 1" test "$rc" = 1
 check "bad rkey: one remote access NAK with the rkey, nothing else" expect "$tmp/error.json" nak_error 1 "refused rkey 0x"

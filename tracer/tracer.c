@@ -51,6 +51,7 @@ static struct {
 	uint32_t mode;
 	bool shm_mode;          /* attached to RDMATRACE_SHM (external collector) */
 	bool in_process;        /* attached to the per-process segment of RDMATRACE_OUTPUT */
+	char shm_file[160];     /* that segment's file (/dev/shm/NAME), for the fatal-signal handler */
 	char output[4096];      /* RDMATRACE_OUTPUT as given (may hold %p) */
 	char program[64];
 	struct rt_tracer_options opts; /* as started, for a forked child with %p */
@@ -383,7 +384,12 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 		reason[n++] = d[sig % 10];
 		reason[n] = '\0';
 		uint64_t seq = rt_shm_trigger(h, reason);
-		rt_shm_wait_snapshot(h, seq, 2000);
+		/* Once our own collector has written the snapshot, everything recorded
+		 * is in the trace file: the process's segment would only stay behind
+		 * in /dev/shm (unlink is async-signal-safe, shm_unlink is not listed). */
+		if (rt_shm_wait_snapshot(h, seq, 2000) == 0 && g.in_process && !g.shm_mode && g.shm_file[0] &&
+		    atomic_load(&h->collector_pid) == (int32_t)getpid())
+			unlink(g.shm_file);
 	}
 	/* Put the previous disposition back and let the signal do what it would have. */
 	if (sig > 0 && sig < NSIG && g.hooked[sig]) {
@@ -577,6 +583,7 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 		if (rc < 0)
 			return rc;
 		g.in_process = true;
+		snprintf(g.shm_file, sizeof(g.shm_file), "/dev/shm%s", g.map.name);
 		atomic_fetch_add(&g.map.hdr->copies, 1);
 		if (created) {
 			/* Our code runs the collector thread: never let a dlclose unmap it. */

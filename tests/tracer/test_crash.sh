@@ -60,7 +60,9 @@ check_grep "flight: the last completion survived" 'completion qpn=17 wr_id=0x7d0
 check_grep "flight: overwritten records are counted" 'lost qpn=0 cause=overwritten count=[0-9]+' "$T/f.txt"
 
 # --- fatal signal in flight-recorder mode: the handler has the rings written ---
-RDMATRACE_OUTPUT=$T/s.rtr RDMATRACE_MODE=flight "$SYNTH" --threads 2 --messages 30 --then segv >"$T/s.out" 2>&1
+RDMATRACE_OUTPUT=$T/s.rtr RDMATRACE_MODE=flight "$SYNTH" --threads 2 --messages 30 --then segv >"$T/s.out" 2>&1 &
+pid=$!; pids+=($pid)
+wait $pid
 rc=$?
 case "$BUILD" in
 *address*|*undefined*|*thread*) # the sanitizer's own SEGV handler reports it and exits
@@ -69,6 +71,7 @@ case "$BUILD" in
 esac
 n=$(records "$T/s.rtr")
 check "segv: the snapshot has all $((2 * 338 + 2)) records (got $n)" test "$n" -eq $((2 * 338 + 2))
+check "segv: everything written, so no segment is left in /dev/shm" test ! -e "/dev/shm/rdmatrace-$(id -u)-$pid"
 
 # --- rdmatrace snapshot PID ---
 RDMATRACE_OUTPUT=$T/p.rtr RDMATRACE_MODE=flight "$SYNTH" --threads 1 --messages 10 --then wait >"$T/p.out" &

@@ -241,6 +241,20 @@ static void pump(struct rec *r, int out_fd, int err_fd, int log_fd)
 
 /* ---- running the program ---- */
 
+/* In a sanitizer build (make SANITIZE=address|thread) the probe is
+ * instrumented too, and ASan and TSan insist that their runtime is the first
+ * library loaded: the runtime this rdmatrace runs with goes ahead of it. */
+static int find_sanitizer_runtime(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	const char *name = info->dlpi_name, *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (strncmp(base, "libasan.so", 10) && strncmp(base, "libtsan.so", 10))
+		return 0;
+	snprintf(data, PATH_MAX, "%s", name);
+	return 1;
+}
+
 static int run_program(struct rec *r, const char *probe)
 {
 	int out_pipe[2], err_pipe[2];
@@ -258,7 +272,10 @@ static int run_program(struct rec *r, const char *probe)
 	snprintf(output, sizeof(output), "%s/%s-%%p.rtr", r->traces, r->host);
 	const char *old = getenv("LD_PRELOAD");
 	char *preload = NULL;
-	if (asprintf(&preload, "%s%s%s", probe, old && *old ? ":" : "", old ? old : "") < 0)
+	char runtime[PATH_MAX] = "";
+	dl_iterate_phdr(find_sanitizer_runtime, runtime);
+	if (asprintf(&preload, "%s%s%s%s%s", runtime, *runtime ? ":" : "", probe, old && *old ? ":" : "",
+		     old ? old : "") < 0)
 		return -ENOMEM;
 
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };

@@ -360,6 +360,10 @@ int rt_collector_finish(struct rt_collector *c)
 	if (!c->error) {
 		open_file(c, true);
 		if (c->file_open) {
+			/* a file opened only now (the program stopped before the first
+			 * poll) still starts with a clock point, as every other does */
+			if (!c->last_sync_mono)
+				clock_sync(c, true);
 			if (c->h->mode == RT_MODE_FLIGHT_RECORDER) {
 				for_each_ring(c, true, false);
 				c->st.snapshots++;

@@ -304,6 +304,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		k->reth_rkey = p->reth.rkey;
 		k->reth_len = p->reth.dmalen;
 	}
+	if (p->hdrs & RT_HDR_DETH)
+		k->src_qp = p->deth.src_qpn;
 	if (p->hdrs & RT_HDR_ATOMICETH) {
 		k->reth_va = p->atomic.va;
 		k->reth_rkey = p->atomic.rkey;

@@ -7,6 +7,7 @@
  * either input alone still gives a diagnosis.  docs/diagnose.md explains
  * every finding.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "rdmatrace/trace_print.h"
+#include "tl_hash.h"
 #include "tl_internal.h"
 
 #define WC_SUCCESS 0
@@ -1026,7 +1028,7 @@ static int wire_anomalies(struct dctx *c)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
 		}
 		/* a PSN gap that no retransmission repaired: the capture missed packets */
-		if (k->ooo && k->is_request) {
+		if (k->ooo && k->is_request && rt_opcode_transport(k->opcode) != RT_TRANSPORT_UC) {
 			uint32_t lostpsn = 0;
 			bool repaired = false;
 			/* the expected PSN is just after the highest before this packet; search a resend of a PSN before k */
@@ -1081,6 +1083,153 @@ static int wire_anomalies(struct dctx *c)
 }
 
 /* Retries seen only in engine events (no capture). */
+/* ---- loss on UC and UD: nothing retransmits ---- */
+
+struct uloss {
+	uint32_t count;           /* packets lost */
+	uint32_t first_item;      /* earliest evidence item */
+	uint32_t first_psn;
+	uint32_t nev;
+	uint32_t ev[32];          /* evidence items (the first ones) */
+	uint8_t transport;        /* RT_TRANSPORT_UC / _UD */
+	/* wire streams: */
+	uint32_t last_psn, src_ep, dst_ep, dqpn;
+};
+
+static bool unreliable_data(uint8_t opcode, uint32_t dqpn)
+{
+	unsigned tr = rt_opcode_transport(opcode);
+	return (tr == RT_TRANSPORT_UC || tr == RT_TRANSPORT_UD) && dqpn != 1;
+}
+
+static void uloss_add(struct uloss *l, uint32_t item, uint32_t psn, uint32_t n, uint8_t opcode)
+{
+	if (!l->count) {
+		l->first_item = item;
+		l->first_psn = psn;
+		l->transport = (uint8_t)rt_opcode_transport(opcode);
+	}
+	l->count += n;
+	if (l->nev < sizeof(l->ev) / sizeof(l->ev[0]))
+		l->ev[l->nev++] = item;
+}
+
+static void ep_words(struct tl_build *b, uint32_t ep, struct text *t)
+{
+	const struct tl_ep *e = ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, ep) : NULL;
+	char ip[INET6_ADDRSTRLEN] = "?";
+	if (e)
+		inet_ntop(e->ver == 6 ? AF_INET6 : AF_INET, e->ip, ip, sizeof(ip));
+	if (e && e->host != UINT16_MAX)
+		tx(t, "%s (%s)", (const char *)b->strs.p + tl_host(b, e->host)->name, ip);
+	else
+		tx(t, "%s", ip);
+}
+
+static int uloss_finding(struct dctx *c, const struct uloss *l, uint32_t q, bool from_engine)
+{
+	struct tl_build *b = c->b;
+	bool ud = l->transport == RT_TRANSPORT_UD, one = l->count == 1;
+	struct text t = {.n = 0}, e = {.n = 0};
+	if (from_engine) {
+		qp_name(b, q, &t);
+		tx(&t, " (%s) lost %u packet%s, the first PSN 0x%06x: its engine dropped %s (injected loss). ", ud ? "UD" : "UC",
+		   l->count, one ? "" : "s", l->first_psn, one ? "it" : "them");
+		tx(&e, "the engine's packet events (dropped=1), first at PSN 0x%06x", l->first_psn);
+	} else {
+		tx(&t, "%s packets from ", ud ? "UD" : "UC");
+		ep_words(b, l->src_ep, &t);
+		tx(&t, " to QP 0x%06x on ", l->dqpn);
+		ep_words(b, l->dst_ep, &t);
+		tx(&t, ": %u lost, the first PSN 0x%06x (a PSN gap on the wire, unless the capture missed %s). ", l->count,
+		   l->first_psn, one ? "it" : "them");
+		tx(&e, "PSN gap before frame %u", tl_pk(b, l->first_item - tl_nev(b))->frame);
+	}
+	tx(&t, "%s", ud ? "UD does not retransmit: a lost datagram never reaches the receiver, nothing reports it to either side and the sender's completion says success."
+		       : "UC does not retransmit: the receiver silently drops every message a lost packet belonged to, while the sender's completions say success.");
+	long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, l->first_item), q, 0, 0, &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < l->nev; j++)
+		tl_finding_evidence(b, FI(b, f), l->ev[j]);
+	return 0;
+}
+
+/* UC and UD have no ACKs and no retransmission: a lost packet is a datagram
+ * the receiver never gets (UD) or a message the receiver drops whole (UC),
+ * while the sender's completion says success.  The engine's trace names
+ * the packets it dropped exactly (one finding per sending QP); without an
+ * engine, a PSN gap in a UC/UD stream on the wire shows the loss (one
+ * finding per stream: source address, destination address and QP). */
+static int unreliable_loss(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n, nev = tl_nev(b), npk = tl_npk(b);
+	struct uloss *L = calloc(nq + 1, sizeof(*L)); /* per sending QP; [nq]: unknown */
+	struct tl_vec streams;
+	struct tl_hash idx;
+	tl_vec_init(&streams, sizeof(struct uloss));
+	if (!L || tl_hash_init(&idx, 64) < 0) {
+		free(L);
+		return -ENOMEM;
+	}
+	bool engine_packets = false;
+	for (size_t i = 0; i < nev; i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_ENGINE))
+			continue;
+		engine_packets = true;
+		if ((ev->flags & RT_EVF_TX) && (ev->u.pkt.flags & RT_PKTF_DROPPED) && ev->qpn != 1 &&
+		    unreliable_data(ev->u.pkt.opcode, ev->u.pkt.dest_qpn))
+			uloss_add(&L[b->ev_qp[i] != RT_TL_NONE ? b->ev_qp[i] : nq], (uint32_t)i, ev->u.pkt.psn, 1,
+				  ev->u.pkt.opcode);
+	}
+	int rc = 0;
+	/* an engine knows its drops exactly; the wire is the witness otherwise */
+	for (size_t i = 0; i < npk && !engine_packets && !rc; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || k->damaged || !unreliable_data(k->opcode, k->dqpn))
+			continue;
+		/* a stream: source address (and UD source QP) to destination address and QP */
+		uint64_t key = tl_hash_mix(((uint64_t)k->src_ep << 32) | k->dst_ep) ^ (((uint64_t)k->src_qp << 24) | k->dqpn);
+		if (key == UINT64_MAX)
+			key = 0;
+		uint32_t *v = tl_hash_get(&idx, key);
+		if (!v) {
+			struct uloss *n = tl_vec_push(&streams);
+			if (!n || tl_hash_put(&idx, key, (uint32_t)(streams.n - 1)) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			n->last_psn = k->psn;
+			n->src_ep = k->src_ep;
+			n->dst_ep = k->dst_ep;
+			n->dqpn = k->dqpn;
+			continue;
+		}
+		struct uloss *S = TL_AT(&streams, struct uloss, *v);
+		int32_t d = rt_psn_diff(k->psn, S->last_psn);
+		if (d > 1)
+			uloss_add(S, tl_item_pk(b, i), rt_psn_add(S->last_psn, 1), (uint32_t)d - 1, k->opcode);
+		if (d > 0)
+			S->last_psn = k->psn;
+	}
+	for (size_t q = 0; q <= nq && !rc; q++)
+		if (L[q].count)
+			rc = uloss_finding(c, &L[q], q < nq ? (uint32_t)q : RT_TL_NONE, true);
+	for (size_t i = 0; i < streams.n && !rc; i++) {
+		struct uloss *S = TL_AT(&streams, struct uloss, i);
+		if (S->count) {
+			const struct tl_pk *k = tl_pk(b, S->first_item - nev);
+			rc = uloss_finding(c, S, k->recv_qp, false);
+		}
+	}
+	tl_hash_free(&idx);
+	tl_vec_free(&streams);
+	free(L);
+	return rc;
+}
+
 static int retry_events(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1363,6 +1512,8 @@ int tl_detect(struct tl_build *b)
 		rc = retry_events(&c);
 	if (!rc)
 		rc = wire_anomalies(&c);
+	if (!rc)
+		rc = unreliable_loss(&c);
 	if (!rc)
 		rc = inputs_and_clocks(b);
 	if (!rc)

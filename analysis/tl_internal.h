@@ -126,6 +126,7 @@ struct tl_pk {
 	uint32_t event;           /* engine event item for it */
 	uint32_t trigger;         /* first packet of a retransmission burst: the NAK / RNR NAK that caused it */
 	uint32_t findings[2];     /* finding ids (0 none) */
+	uint32_t src_qp;          /* UD: DETH source QP */
 	uint16_t udp_sport;
 	uint8_t opcode, op_class, position, syndrome, aeth_type, aeth_value;
 	uint8_t retrans;          /* transmission number - 1 */

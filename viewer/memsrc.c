@@ -170,7 +170,8 @@ int vw_memsrc_finish(struct vw_memsrc *m)
 		m->edges[i].from = fin[m->edges[i].from];
 		m->edges[i].to = fin[m->edges[i].to];
 	}
-	qsort(m->edges, m->nedges, sizeof(*m->edges), cmp_edge);
+	if (m->nedges)
+		qsort(m->edges, m->nedges, sizeof(*m->edges), cmp_edge);
 	/* CSR: edges of row r are [start[r], start[r + 1]) */
 	for (i = 0; i < m->nedges; i++)
 		start[m->edges[i].from + 1]++;

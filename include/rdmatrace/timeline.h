@@ -231,6 +231,7 @@ enum rt_tl_finding_kind {
 	RT_TLFK_CLOCK = 11,       /* clock constraints inconsistent */
 	RT_TLFK_CM_REJECT = 12,   /* connection rejected */
 	RT_TLFK_LOST_EVENTS = 13, /* tracer lost events */
+	RT_TLFK_UNRELIABLE_LOSS = 14, /* UC / UD packets lost (nothing retransmits them) */
 };
 
 struct rt_tl_finding {

@@ -8,12 +8,14 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "analysis/simrun.h"
+#include "rdmatrace/roce_build.h"
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/tl_export.h"
 #include "testlib.h"
@@ -852,6 +854,81 @@ static void test_golden_rxe_rping(void)
 	rt_timeline_free(tl);
 }
 
+/* A capture of one UD stream and one UC stream, each with PSNs missing
+ * (lose[] lists them), and a third UD stream without a gap. */
+static void write_unreliable_capture(const char *path, const uint32_t *lose, size_t nlose)
+{
+	FILE *f = synth_pcap_open(path, 1);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	uint64_t t = 1795311408000000000ull;
+	struct {
+		uint8_t opcode, src_last;
+		uint32_t dqpn;
+	} streams[3] = {{RT_OP_UD_SEND_ONLY, 2, 0x21}, {RT_OP_UC_SEND_ONLY, 3, 0x22}, {RT_OP_UD_SEND_ONLY, 4, 0x23}};
+	for (uint32_t psn = 100; psn < 140; psn++)
+		for (unsigned s = 0; s < 3; s++) {
+			bool lost = false;
+			for (size_t j = 0; j < nlose && s < 2; j++)
+				lost |= lose[j] == psn;
+			if (lost)
+				continue;
+			struct rt_roce_addr a = {.family = AF_INET, .src = {10, 0, 0, streams[s].src_last}, .dst = {10, 0, 0, 1},
+						 .sport = 50000};
+			struct rt_roce_hdrs h = {.opcode = streams[s].opcode, .dest_qpn = streams[s].dqpn, .psn = psn,
+						 .deth_qkey = 0x11111111, .deth_src_qp = 0x31};
+			uint8_t buf[512], payload[64] = {0};
+			size_t n;
+			CHECK_EQ_U(rt_roce_build_packet(buf, sizeof(buf), &a, &h, payload, sizeof(payload), RT_BUILD_ETH, &n), 0);
+			synth_pcap_add(f, t += 10000, buf, (uint32_t)n, (uint32_t)n);
+		}
+	fclose(f);
+}
+
+/* UC and UD do not retransmit: a PSN gap in their streams is data lost. */
+static void test_unreliable_loss(void)
+{
+	const char *dir = rundir("unreliable");
+	char path[600];
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/capture.pcap", dir);
+	const uint32_t lose[] = {105, 120, 121};
+	write_unreliable_capture(path, lose, 3);
+	struct rt_timeline *tl = NULL;
+	char err[256];
+	CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
+	if (!tl)
+		return;
+	unsigned n = 0, ud = 0, uc = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		if (f->severity >= RT_TLS_WARNING)
+			printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind == RT_TLFK_OUT_OF_ORDER)
+			n += 100;
+		if (f->kind != RT_TLFK_UNRELIABLE_LOSS)
+			continue;
+		n++;
+		ud += strstr(text, "UD packets from 10.0.0.2 to QP 0x000021 on 10.0.0.1: 3 lost, the first PSN 0x000069") != NULL && f->ev_count == 2;
+		uc += strstr(text, "UC packets from 10.0.0.3 to QP 0x000022 on 10.0.0.1: 3 lost, the first PSN 0x000069") != NULL && f->ev_count == 2;
+	}
+	CHECK_EQ_U(n, 2); /* the UD and UC streams with gaps; not the third, and no psn_gap */
+	CHECK_EQ_U(ud, 1);
+	CHECK_EQ_U(uc, 1);
+	rt_timeline_free(tl);
+
+	/* the same streams without a gap: nothing */
+	write_unreliable_capture(path, NULL, 0);
+	CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
+	if (tl) {
+		unsigned kinds[8];
+		CHECK_EQ_U(problems(tl, kinds), 0);
+		rt_timeline_free(tl);
+	}
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rdmatrace-correlate-XXXXXX");
@@ -869,6 +946,7 @@ int main(void)
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);
 	RUN(test_partial_inputs);
+	RUN(test_unreliable_loss);
 	RUN(test_exports);
 	RUN(test_file_and_search);
 	RUN(test_golden_rxe_write);

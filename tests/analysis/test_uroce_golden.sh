@@ -58,4 +58,9 @@ rc=$(run loss "$tmp/loss" --size 1M --count 8 --loss 5)
 check "5% loss: diagnose exits 1" test "$rc" = 1
 check "5% loss: Go-Back-N retransmissions, nothing else" expect "$tmp/loss.json" go_back_n 1 "resent"
 check "5% loss: the annotated capture names the retransmissions" bash -c "grep -q '\"retrans_cause\"' '$tmp/loss/annotations.jsonl'"
+# UD and UC never retransmit: an injected drop is data lost, found from the engine's trace
+run ud "$tmp/ud" --loss 20 --seed 1 -- --timeout-ms 1500 >/dev/null
+check "UD with loss: the dropped datagrams, nothing else" expect "$tmp/ud.json" unreliable_loss 1 "(UD) lost"
+run herd "$tmp/herd" --loss 10 --seed 3 -- --timeout-ms 1500 >/dev/null
+check "HERD with loss: the dropped UC request and UD reply, nothing else" expect "$tmp/herd.json" unreliable_loss 2 "lost 1 packet"
 done_testing

@@ -337,7 +337,12 @@ static uint32_t gap_packet(struct tl_build *b, uint32_t s, uint32_t psn, uint32_
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b);
+	size_t nev = tl_nev(b), nq = b->qps.n;
+	/* per stream: the end of the time already counted as lost, so rounds that
+	 * overlap (a NAK answered during another round's timeout) count it once */
+	uint64_t *covered = calloc(nq + 1, sizeof(uint64_t));
+	if (!covered)
+		return -ENOMEM;
 	for (size_t i = 0; i < bursts->n; i++) {
 		struct burst *u = TL_AT(bursts, struct burst, i);
 		if (u->fidx >= 0 || u->cause == RT_RETRY_RNR)
@@ -366,7 +371,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint64_t t_from = u->prev != RT_TL_NONE && u->prev != u->first ? item_t(c, tl_item_pk(b, u->prev))
 				  : gp != RT_TL_NONE ? item_t(c, tl_item_pk(b, gp)) : t_first;
 		uint64_t t_end = item_t(c, tl_item_pk(b, z->last));
+		uint64_t *cov = &covered[u->stream < nq ? u->stream : nq];
+		uint64_t t_start = t_from; /* where the finding sits on the timeline */
+		bool overlaps = *cov > t_from;
+		if (overlaps)
+			t_from = *cov;
 		uint64_t lost = t_end > t_from ? t_end - t_from : 0;
+		*cov = t_end > *cov ? t_end : *cov;
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, u->requester, &t);
@@ -392,7 +403,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		}
 		if (dups)
 			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
-		tx(&t, "; %.3f ms lost.", ms(lost));
+		tx(&t, overlaps ? "; %.3f ms lost on top of the earlier retransmissions on this QP." : "; %.3f ms lost.", ms(lost));
 		tx(&e, "first retransmission frame %u", k0->frame);
 		if (nb > 1 || z->last != u->first)
 			tx(&e, ", last frame %u", tl_pk(b, z->last)->frame);
@@ -406,10 +417,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", ");
 			wr_words(b, k0->wr, &e);
 		}
-		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_from, u->requester != RT_TL_NONE ? u->requester : u->stream,
+		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_start, u->requester != RT_TL_NONE ? u->requester : u->stream,
 				 lost, bytes, &t, &e);
-		if (f < 0)
+		if (f < 0) {
+			free(covered);
 			return -ENOMEM;
+		}
 		for (size_t j = i; j < bursts->n; j++) {
 			struct burst *o = TL_AT(bursts, struct burst, j);
 			if (o->group != u->group || o->stream != u->stream)
@@ -427,6 +440,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
 		(void)nev;
 	}
+	free(covered);
 	return 0;
 }
 

@@ -58,6 +58,21 @@ rc=$(run loss "$tmp/loss" --size 1M --count 8 --loss 5)
 check "5% loss: diagnose exits 1" test "$rc" = 1
 check "5% loss: Go-Back-N retransmissions, nothing else" expect "$tmp/loss.json" go_back_n 1 "resent"
 check "5% loss: the annotated capture names the retransmissions" bash -c "grep -q '\"retrans_cause\"' '$tmp/loss/annotations.jsonl'"
+# fits RUNDIR KIND: the time lost by the KIND findings adds up to no more than the capture spans
+fits() {
+	local span
+	span=$("$RDMATRACE" packets "$1/capture.pcapng" 2>/dev/null | awk 'NF > 2 { t = $2 } END { printf "%.0f", t * 1e9 }')
+	python3 - "$1.json" "$2" "$span" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); span = int(sys.argv[3])
+lost = sum(f["time_lost_ns"] for f in d["findings"] if f["kind"] == sys.argv[2])
+assert 0 < lost <= span, f"{lost} ns lost in a {span} ns capture"
+PY
+}
+check "5% loss: time lost to Go-Back-N counted once (fits in the capture)" fits "$tmp/loss" go_back_n
+# a WRITE and a READ back under loss: NAKed rounds inside another round's timeout
+run minimal "$tmp/rdloss" --size 262144 --loss 5 --seed 5 >/dev/null
+check "WRITE + READ under loss: time lost to Go-Back-N counted once (fits in the capture)" fits "$tmp/rdloss" go_back_n
 # UD and UC never retransmit: an injected drop is data lost, found from the engine's trace
 run ud "$tmp/ud" --loss 20 --seed 1 -- --timeout-ms 1500 >/dev/null
 check "UD with loss: the dropped datagrams, nothing else" expect "$tmp/ud.json" unreliable_loss 1 "(UD) lost"

@@ -18,3 +18,4 @@ $(BUILD)/bench/captures_bench: bench/captures_bench.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_PROGS += tests/captures/test_crc.c
+FUZZ_TARGETS += roce_transport

@@ -44,3 +44,5 @@ $(BUILD)/bench/uroce_bench: bench/uroce_bench.c tests/uroce/uroce_test.h $(UROCE
 	$(CC) $(ALL_CFLAGS) -Itests/uroce -Iuroce -o $@ $< -L$(UROCE_DIR) -Wl,-rpath,'$$ORIGIN/../uroce' -libverbs \
 	    $(ALL_LDFLAGS)
 BENCH_SCRIPTS += bench/uroce_bench.sh
+# uroce fault-injection rules (uroce/faults.c compiled into the target)
+FUZZ_TARGETS += uroce_faults

@@ -205,8 +205,17 @@ static void *sampler(void *arg)
 	return NULL;
 }
 
+/* RDMATRACE_COUNTER_MS=off: no sampler thread at all. */
+static bool counters_off(void)
+{
+	const char *s = getenv("RDMATRACE_COUNTER_MS");
+	return s && !strcmp(s, "off");
+}
+
 void rt_probe_counters_add_device(const char *dev, uint32_t device_id)
 {
+	if (counters_off())
+		return;
 	pthread_mutex_lock(&ctr_lock);
 	unsigned n = ctr_ndev;
 	bool known = false;

@@ -33,7 +33,7 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 			*bad = w;
 			return ENOMEM;
 		}
-		fake_dev_g.posted_send++;
+		__atomic_fetch_add(&fake_dev_g.posted_send, 1, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -43,7 +43,7 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 	(void)qp;
 	(void)bad;
 	for (struct ibv_recv_wr *w = wr; w; w = w->next)
-		fake_dev_g.posted_recv++;
+		__atomic_fetch_add(&fake_dev_g.posted_recv, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -52,7 +52,7 @@ static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struc
 	(void)srq;
 	(void)bad;
 	for (struct ibv_recv_wr *w = wr; w; w = w->next)
-		fake_dev_g.posted_srq++;
+		__atomic_fetch_add(&fake_dev_g.posted_srq, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -49,13 +49,25 @@ struct rt_event *rt_event_begin_fast(uint16_t kind, uint32_t qpn)
 			return NULL;
 		}
 		ev = &fake_events[fake_nevents++];
+		memset(ev, 0, sizeof(*ev));
+		ev->kind = kind;
+		ev->qpn = qpn;
+		ev->seq = fake_seq++;
 		pthread_mutex_unlock(&fake_lock);
+		return ev;
 	}
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
 	ev->qpn = qpn;
-	ev->seq = fake_seq++;
 	return ev;
+}
+
+unsigned fake_total(void)
+{
+	pthread_mutex_lock(&fake_lock);
+	unsigned n = fake_nevents;
+	pthread_mutex_unlock(&fake_lock);
+	return n;
 }
 
 /*

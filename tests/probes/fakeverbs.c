@@ -257,7 +257,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	q->qp.qp_type = attr->qp_type;
 	q->qp.qp_num = __atomic_add_fetch(&next_qpn, 1, __ATOMIC_RELAXED);
 	q->qp.state = IBV_QPS_RESET;
-	newest_qp = &q->qp;
+	__atomic_store_n(&newest_qp, &q->qp, __ATOMIC_RELEASE);
 	return &q->qp;
 }
 
@@ -317,13 +317,14 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
 {
 	(void)ctx;
-	if (!newest_qp) {
+	struct ibv_qp *qp = __atomic_load_n(&newest_qp, __ATOMIC_ACQUIRE);
+	if (!qp) {
 		errno = EAGAIN;
 		return -1;
 	}
 	memset(event, 0, sizeof(*event));
 	event->event_type = IBV_EVENT_COMM_EST;
-	event->element.qp = newest_qp;
+	event->element.qp = qp;
 	return 0;
 }
 

@@ -557,8 +557,14 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		uint64_t lost = tend > t0 ? tend - t0 : 0;
 		unsigned code = k->aeth_value;
 		unsigned rr = qp_rnr_retry(b, requester);
+		/* the receive queue as the responder found it: when the request that
+		 * needed a receive arrived (a receive posted between that and the NAK
+		 * came too late for it) */
+		uint64_t t_req = k->answer != RT_TL_NONE ? item_t(c, tl_item_pk(b, k->answer)) : t0;
+		if (t_req > t0)
+			t_req = t0;
 		uint64_t next_post = 0;
-		long depth = recv_depth(c, responder, t0, &next_post);
+		long depth = recv_depth(c, responder, t_req, &next_post);
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "RNR stall on ");
 		qp_name(b, requester, &t);
@@ -588,9 +594,9 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (gbn_first != RT_TL_NONE)
 			tx(&e, ", Go-Back-N frames %u to %u", tl_pk(b, gbn_first)->frame, tl_pk(b, gbn_last)->frame);
 		if (depth >= 0)
-			tx(&e, ", receive queue depth at the first NAK: %ld", depth);
+			tx(&e, ", receive queue depth when the request arrived: %ld", depth);
 		if (next_post)
-			tx(&e, ", next receive posted %.3f ms after it", next_post > t0 ? ms(next_post - t0) : 0.0);
+			tx(&e, ", next receive posted %.3f ms after it", next_post > t_req ? ms(next_post - t_req) : 0.0);
 		uint32_t req = k->answer;
 		uint32_t wr = req != RT_TL_NONE ? tl_pk(b, req)->wr : RT_TL_NONE;
 		if (wr != RT_TL_NONE) {

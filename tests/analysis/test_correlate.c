@@ -267,7 +267,7 @@ static void test_rnr_min_timer_zero(void)
 		CHECK(contains(t, "min_rnr_timer 0"));
 		CHECK(contains(t, "1 RNR NAK "));
 		CHECK(F->time_lost_ns >= 655000000 && F->time_lost_ns < 660000000);
-		CHECK(contains(rt_tl_str(tl, F->evidence), "receive queue depth at the first NAK: 0"));
+		CHECK(contains(rt_tl_str(tl, F->evidence), "receive queue depth when the request arrived: 0"));
 	}
 	rt_timeline_free(tl);
 }

@@ -154,6 +154,8 @@ static int open_socket(const struct sockaddr *sa)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	/* GSO sends arrive whole (rx_datagram cuts them): one wake-up and one copy per send */
+	setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 	if (sa->sa_family == AF_INET) {
 		int pmtu = IP_PMTUDISC_DO; /* DF set, IP ID 0 on unconnected sockets */
 		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
@@ -640,19 +642,39 @@ static void rx_one(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 	uroce_rx_packet(ctx, aidx, src, p, len - RT_ICRC_LEN);
 }
 
+/* A datagram: one packet, or (UDP_GRO) a GSO send of several, cut at the segment size. */
+static void rx_datagram(struct uroce_ctx *ctx, int aidx, const struct msghdr *m, const uint8_t *p, size_t len)
+{
+	size_t seg = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c))
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int v;
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			seg = v > 0 ? (size_t)v : 0;
+		}
+	if (!seg || seg >= len) {
+		rx_one(ctx, aidx, m->msg_name, p, len);
+		return;
+	}
+	for (size_t off = 0; off < len && ctx->addrs[aidx].used; off += seg)
+		rx_one(ctx, aidx, m->msg_name, p + off, len - off < seg ? len - off : seg);
+}
+
 /* Drain one socket; the caller holds ctx->lock (the receive buffers are under it too). */
 static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 {
 	int fd = ctx->addrs[aidx].fd, total = 0;
 	for (int rounds = 0; rounds < max_rounds; rounds++) {
 		for (unsigned i = 0; i < UROCE_RX_BATCH; i++) {
-			ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_PKT_MAX };
+			ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_RX_BUF };
 			struct msghdr *m = &ctx->rx_msg[i].msg_hdr;
 			memset(m, 0, sizeof(*m));
 			m->msg_name = &ctx->rx_src[i];
 			m->msg_namelen = sizeof(ctx->rx_src[i]);
 			m->msg_iov = &ctx->rx_iov[i];
 			m->msg_iovlen = 1;
+			m->msg_control = ctx->rx_cmsg[i];
+			m->msg_controllen = sizeof(ctx->rx_cmsg[i]);
 		}
 		int n = recvmmsg(fd, ctx->rx_msg, UROCE_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
@@ -663,7 +685,7 @@ static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 				ctx->st.rx_dropped++;
 				continue;
 			}
-			rx_one(ctx, aidx, &ctx->rx_src[i], ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
+			rx_datagram(ctx, aidx, &ctx->rx_msg[i].msg_hdr, ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
 		}
 		uroce_send_pending_acks(ctx);
 		pump(ctx);

@@ -381,7 +381,7 @@ void uroce_req_progress(struct uroce_qp *qp)
 			comp_advance(qp);
 			continue;
 		}
-		if (rc && rt_psn_diff(qp->sq_psn, qp->una) >= (int32_t)qp->ctx->window)
+		if (rc && rt_psn_diff(qp->sq_psn, qp->una) >= (int32_t)qp->cwnd)
 			break;
 		if (rc && qp->req_pkt == 0 && (w->flags & IBV_SEND_FENCE) && qp->rd_outstanding)
 			break;
@@ -398,7 +398,7 @@ void uroce_req_progress(struct uroce_qp *qp)
 			arm_ack_timer(qp);
 			continue;
 		}
-		while (qp->req_pkt < w->npkts && (!rc || rt_psn_diff(qp->sq_psn, qp->una) < (int32_t)qp->ctx->window)) {
+		while (qp->req_pkt < w->npkts && (!rc || rt_psn_diff(qp->sq_psn, qp->una) < (int32_t)qp->cwnd)) {
 			send_data_pkt(qp, w, qp->req_pkt);
 			qp->req_pkt++;
 			qp->sq_psn = rt_psn_add(w->first_psn, (int32_t)qp->req_pkt);
@@ -484,6 +484,9 @@ static void retry(struct uroce_qp *qp, uint32_t psn, unsigned cause)
 		qp->ctx->st.retry_seq_nak++;
 	else
 		qp->ctx->st.retry_implied++;
+	/* fewer packets in flight after a loss (the window grows back with the ACKs) */
+	uint32_t floor = qp->ctx->window < UROCE_WINDOW_START ? qp->ctx->window : UROCE_WINDOW_START;
+	qp->cwnd = qp->cwnd / 2 > floor ? qp->cwnd / 2 : floor;
 	rewind_to(qp, psn);
 	qp->ack_deadline = 0;
 	uroce_req_progress(qp);
@@ -538,6 +541,8 @@ static bool ack_upto(struct uroce_qp *qp, uint32_t psn)
 		moved = true;
 	}
 	if (rt_psn_diff(upto, qp->una) >= 0 && rt_psn_diff(upto, qp->sq_psn) < 0) {
+		uint32_t grow = (uint32_t)rt_psn_diff(upto, qp->una) + 1;
+		qp->cwnd = qp->cwnd + grow < qp->ctx->window ? qp->cwnd + grow : qp->ctx->window;
 		qp->una = rt_psn_add(upto, 1);
 		moved = true;
 	}

@@ -35,7 +35,8 @@
 #define UROCE_MAX_CQE 65536
 #define UROCE_MAX_MR 65536
 #define UROCE_MAX_RD_ATOMIC 16
-#define UROCE_WINDOW 128          /* default unacknowledged PSNs before the requester stalls ($UROCE_WINDOW) */
+#define UROCE_WINDOW 1024         /* default largest requester window, in PSNs ($UROCE_WINDOW) */
+#define UROCE_WINDOW_START 128    /* window of a new QP and the floor after losses (rxe's fixed window) */
 #define UROCE_ACK_EVERY 64        /* AckReq at least this often inside a long message */
 #define UROCE_TX_BATCH 64
 #define UROCE_RX_BATCH 32
@@ -45,6 +46,7 @@
 #define UROCE_MAX_MTU IBV_MTU_4096
 #define UROCE_GSO_SEGS 64         /* packets per UDP GSO send at most (IPv4 IDs 0..63) */
 #define UROCE_DELTA_CACHE 4
+#define UROCE_RX_BUF 65536        /* receive buffer per datagram (UDP_GRO delivers whole GSO sends) */
 
 struct uroce_ctx;
 struct uroce_qp;
@@ -207,6 +209,7 @@ struct uroce_qp {
 	uint32_t post_psn;        /* PSN of the next posted WQE */
 	uint32_t sq_psn;          /* next PSN to transmit */
 	uint32_t una;             /* oldest unacknowledged PSN */
+	uint32_t cwnd;            /* current window in PSNs: grows with ACKs up to ctx->window, halves on a retry */
 	uint32_t max_sent;        /* highest PSN sent so far (for retransmission flags) */
 	bool sent_any;
 	uint32_t pkts_since_ackreq;
@@ -322,7 +325,8 @@ struct uroce_ctx {
 	struct mmsghdr rx_msg[UROCE_RX_BATCH];
 	struct iovec rx_iov[UROCE_RX_BATCH];
 	struct sockaddr_storage rx_src[UROCE_RX_BATCH];
-	uint8_t (*rx_buf)[UROCE_PKT_MAX];
+	uint8_t (*rx_buf)[UROCE_RX_BUF]; /* one datagram each: a packet, or a GRO-merged GSO send */
+	char rx_cmsg[UROCE_RX_BATCH][32];
 	struct uroce_qp *ack_list;
 	struct uroce_qp *pump_list;
 	int pumpfd;                   /* eventfd: READ responses pending */

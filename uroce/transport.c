@@ -564,6 +564,11 @@ static void handle_read_resp(struct uroce_qp *qp, const struct rt_roce_hdrs *h, 
 		return;
 	uint32_t expect = rt_psn_add(w->first_psn, (int32_t)w->read_pkts);
 	int32_t d = rt_psn_diff(psn, expect);
+	/* responses of one stream arrive in increasing PSN order: one at or below
+	   the previous one means the responder restarted (our re-request arrived) */
+	bool restarted = qp->rd_seen_valid && rt_psn_diff(psn, qp->rd_last_seen) <= 0;
+	qp->rd_last_seen = psn;
+	qp->rd_seen_valid = true;
 	if (d != 0) {
 		/* the responder is alive and still streaming: restart the ACK timer
 		   (without crediting progress) so a long burst is not retried early */
@@ -573,8 +578,10 @@ static void handle_read_resp(struct uroce_qp *qp, const struct rt_roce_hdrs *h, 
 	if (d < 0)
 		return; /* duplicate */
 	if (d > 0) {
-		/* a response was lost: ask again from the first missing one, once per gap */
-		if (!qp->read_gap_armed || qp->read_gap_retried != expect) {
+		/* a response was lost: ask again from the first missing one, once per gap,
+		   and again when the restarted stream shows that its first response was
+		   lost too (instead of waiting for the ACK timeout) */
+		if (!qp->read_gap_armed || qp->read_gap_retried != expect || restarted) {
 			qp->read_gap_armed = true;
 			qp->read_gap_retried = expect;
 			retry(qp, expect, RT_RETRY_IMPLIED_NAK);

@@ -220,6 +220,8 @@ struct uroce_qp {
 	uint64_t rnr_deadline;
 	uint32_t read_gap_retried;
 	bool read_gap_armed;
+	uint32_t rd_last_seen;    /* PSN of the last READ response received */
+	bool rd_seen_valid;
 	uint32_t nak_retry_psn;   /* NAK sequence error already acted on */
 	bool nak_retry_armed;
 

@@ -221,21 +221,24 @@ static void multi_read(const char *loss, const char *seed, uint64_t max_factor)
 {
 	set_loss(loss, seed);
 	struct ut_end a, b;
-	if (ut_open(&a, BUF, IBV_QPT_RC, 64) || ut_open(&b, BUF, IBV_QPT_RC, 64)) {
+	if (ut_open(&a, 4 * MIB, IBV_QPT_RC, 64) || ut_open(&b, 4 * MIB, IBV_QPT_RC, 64)) {
 		CHECK(!"open");
 		set_loss(NULL, "1");
 		return;
 	}
 	CHECK(ut_connect(&a, &b, &default_params) == 0);
-	enum { LEN = 64 * 1024, NREAD = 16, ROUNDS = 3 };
+	enum { LEN = 64 * 1024, NREAD = 16, ROUNDS = 3 }; /* ROUNDS MiB + 16 bytes fit in 4 MiB */
 	bool all_ok = true;
 	uint64_t t0 = ut_now_ms();
 	for (int round = 0; round < ROUNDS && all_ok; round++) {
-		ut_fill(b.buf, (size_t)LEN * NREAD, 900 + (uint32_t)round);
-		memset(a.buf, 0xEE, (size_t)LEN * NREAD + 16);
+		/* a fresh MiB each round: the responder may still be resending stale
+		   responses of the previous round when it completes */
+		size_t base = (size_t)round * MIB;
+		ut_fill(b.buf + base, (size_t)LEN * NREAD, 900 + (uint32_t)round);
+		memset(a.buf + base, 0xEE, (size_t)LEN * NREAD + 16);
 		for (int i = 0; i < NREAD; i++)
-			if (post_send(&a, IBV_WR_RDMA_READ, (uint64_t)i, (size_t)i * LEN, LEN,
-			              (uint64_t)(uintptr_t)(b.buf + (size_t)i * LEN), b.mr->rkey, 0)) {
+			if (post_send(&a, IBV_WR_RDMA_READ, (uint64_t)i, base + (size_t)i * LEN, LEN,
+			              (uint64_t)(uintptr_t)(b.buf + base + (size_t)i * LEN), b.mr->rkey, 0)) {
 				all_ok = false;
 				break;
 			}
@@ -252,12 +255,12 @@ static void multi_read(const char *loss, const char *seed, uint64_t max_factor)
 				       ibv_wc_status_str(wc[i].status), (unsigned long long)wc[i].wr_id);
 				all_ok = false;
 			}
-		if (memcmp(a.buf, b.buf, (size_t)LEN * NREAD)) {
+		if (memcmp(a.buf + base, b.buf + base, (size_t)LEN * NREAD)) {
 			printf("#   round %d: READ data differs\n", round);
 			all_ok = false;
 		}
 		for (int i = 0; i < 16; i++)
-			if (a.buf[(size_t)LEN * NREAD + (size_t)i] != 0xEE)
+			if (a.buf[base + (size_t)LEN * NREAD + (size_t)i] != 0xEE)
 				all_ok = false;
 	}
 	CHECK(all_ok);

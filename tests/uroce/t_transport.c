@@ -80,9 +80,21 @@ static bool one_transfer(struct ut_end *a, struct ut_end *b, enum ibv_wr_opcode 
 	if (post_send(a, op, seed, src_off, len, raddr, b->mr->rkey, 0))
 		return false;
 	struct ibv_wc wc[2];
-	if (ut_wait(a->cq, wc, 1, 60000) != 1 || wc[0].status != IBV_WC_SUCCESS || wc[0].wr_id != seed) {
-		printf("#   op %d len %u: send completion missing or bad (status %d)\n", op, len,
-		       wc[0].status);
+	int ngot = ut_wait(a->cq, wc, 1, 60000);
+	if (ngot != 1 || wc[0].status != IBV_WC_SUCCESS || wc[0].wr_id != seed) {
+		struct uroce_stats sa, sb;
+		uroce_priv_stats(a->ctx, &sa);
+		uroce_priv_stats(b->ctx, &sb);
+		printf("#   op %d len %u: send completion %s (status %d); a: tx %llu rx %llu retries %llu/%llu/%llu/%llu "
+		       "icrc %llu drop %llu; b: tx %llu rx %llu icrc %llu drop %llu rnr %llu\n",
+		       op, len, ngot == 1 ? "bad" : "missing", ngot == 1 ? (int)wc[0].status : -1,
+		       (unsigned long long)sa.tx_packets, (unsigned long long)sa.rx_packets,
+		       (unsigned long long)sa.retry_timeout, (unsigned long long)sa.retry_seq_nak,
+		       (unsigned long long)sa.retry_implied, (unsigned long long)sa.retry_rnr,
+		       (unsigned long long)sa.icrc_errors, (unsigned long long)sa.rx_dropped,
+		       (unsigned long long)sb.tx_packets, (unsigned long long)sb.rx_packets,
+		       (unsigned long long)sb.icrc_errors, (unsigned long long)sb.rx_dropped,
+		       (unsigned long long)sb.rnr_naks_sent);
 		return false;
 	}
 	if (recv) {

@@ -77,6 +77,28 @@ if [ -s "$CAP" ]; then
 else
 	skip "capture of uroce traffic" "dumpcap could not capture on lo: $(head -1 "$TMP/dumpcap.log")"
 fi
+# A capture started in the middle of a bulk transfer that runs with GSO (a
+# network namespace of our own, so no other capture on lo has GSO off already):
+# uroce must notice it before it sees anything, so every frame is one packet.
+if ! unshare -n true 2>/dev/null || [ ! -x "$BUILD/bench/uroce_bench" ]; then
+	skip "capture started during a GSO transfer" "needs unshare -n (root) and $BUILD/bench/uroce_bench"
+else
+	CAP3=$TMP/mid.pcap
+	unshare -n bash -c '
+		ip link set lo up || exit 3
+		UROCE_ADDR=127.0.0.21,127.0.0.22 "$2" write 3 >"$1.out" 2>&1 &
+		b=$!
+		sleep 1
+		LD_PRELOAD= dumpcap -q -i lo -P -f "udp port 4791" -c 3000 -w "$1" >/dev/null 2>&1 &
+		d=$!
+		sleep 1
+		kill -INT $d 2>/dev/null
+		wait $d
+		wait $b' _ "$CAP3" "$BUILD/bench/uroce_bench"
+	check "WRITE bulk transfer with a capture started half-way" test -s "$CAP3.out"
+	LD_PRELOAD= "$BUILD/tests/uroce/t_capture_icrc" "$CAP3" 1000 | sed 's/ - / - mid-transfer capture: /'
+fi
+
 # With lo segmenting UDP GSO sends in software (tx-udp-segmentation off, set in
 # a network namespace of our own), uroce's default mode sends GSO even while a
 # capture runs: the capture must still hold one RoCE packet per frame, the

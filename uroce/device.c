@@ -106,8 +106,7 @@ UROCE_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	}
 	ctx->epfd = ctx->timerfd = ctx->evfd = ctx->pumpfd = -1;
 	ctx->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
-	const char *gso = getenv("UROCE_GSO");
-	ctx->gso_off = !(gso && *gso == '1'); /* off by default: on lo a capture would see the unsegmented sends */
+	uroce_gso_init(ctx);
 	const char *w = getenv("UROCE_WINDOW");
 	ctx->window = w && atoi(w) >= 1 && atoi(w) <= 4096 ? (unsigned)atoi(w) : UROCE_WINDOW;
 	pthread_mutexattr_t ma;

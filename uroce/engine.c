@@ -154,6 +154,8 @@ static int open_socket(const struct sockaddr *sa)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	/* GSO sends arrive whole (rx_datagram cuts them): one wake-up and one copy per send */
+	setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 	if (sa->sa_family == AF_INET) {
 		int pmtu = IP_PMTUDISC_DO; /* DF set, IP ID 0 on unconnected sockets */
 		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
@@ -246,25 +248,38 @@ static int parse_addr(const char *s, struct sockaddr_storage *ss)
 	return -EINVAL;
 }
 
-/* A free address: $UROCE_ADDR (comma-separated list, first free wins), else 127.0.0.2 ... 127.0.255.254. */
+/* Try each address of the list $UROCE_ADDR; borrow: may share another context's socket. */
+static int try_env_list(struct uroce_ctx *ctx, const char *env, bool borrow, uint8_t *index)
+{
+	int err = -EADDRNOTAVAIL;
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", env);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		struct sockaddr_storage ss;
+		if (parse_addr(tok, &ss) < 0) {
+			if (!borrow)
+				fprintf(stderr, "uroce: UROCE_ADDR: '%s' is not an IPv4/IPv6 address\n", tok);
+			continue;
+		}
+		err = install_addr(ctx, &ss, index, borrow);
+		if (err == 0)
+			return 0;
+	}
+	return err;
+}
+
+/* A free address: $UROCE_ADDR (comma-separated list, first free wins; when
+   all are taken by contexts of this process, the first one is shared), else
+   127.0.0.2 ... 127.0.255.254. */
 static int pick_default(struct uroce_ctx *ctx, uint8_t *index)
 {
 	const char *env = getenv("UROCE_ADDR");
 	int err = -EADDRNOTAVAIL;
 	if (env && *env) {
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%s", env);
-		char *save = NULL;
-		for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-			struct sockaddr_storage ss;
-			if (parse_addr(tok, &ss) < 0) {
-				fprintf(stderr, "uroce: UROCE_ADDR: '%s' is not an IPv4/IPv6 address\n", tok);
-				continue;
-			}
-			err = install_addr(ctx, &ss, index, true);
-			if (err == 0)
-				return 0;
-		}
+		err = try_env_list(ctx, env, false, index);
+		if (err == -EADDRINUSE)
+			err = try_env_list(ctx, env, true, index);
 		if (err != -EADDRINUSE)
 			return err;
 		/* every pinned address is taken, typically by another context of this
@@ -397,6 +412,7 @@ static void send_all(struct uroce_ctx *ctx, int fd, struct mmsghdr *msgs, unsign
  * Runs of packets to the same destination with the same size (the last may be
  * shorter) go out as one UDP GSO send: the kernel cuts the concatenated bytes
  * into datagrams of that size, so each packet keeps its own headers and ICRC.
+ * Returns the number of messages in ctx->gso_msg (== tx_n: no run found).
  */
 static unsigned build_gso(struct uroce_ctx *ctx)
 {
@@ -406,17 +422,18 @@ static unsigned build_gso(struct uroce_ctx *ctx)
 		size_t len = msg_bytes(m);
 		unsigned j = i + 1;
 		size_t total = len;
-		while (j < ctx->tx_n && j - i < 64) {
-			struct msghdr *x = &ctx->tx_msg[j].msg_hdr;
-			size_t xl = msg_bytes(x);
-			if (xl > len || total + xl > 65000 || x->msg_namelen != m->msg_namelen ||
-			    memcmp(x->msg_name, m->msg_name, m->msg_namelen))
-				break;
-			total += xl;
-			j++;
-			if (xl < len)
-				break; /* a shorter packet ends the run */
-		}
+		if (uroce_gso_dst_ok(ctx, (const struct sockaddr_storage *)m->msg_name))
+			while (j < ctx->tx_n && j - i < UROCE_GSO_SEGS) {
+				struct msghdr *x = &ctx->tx_msg[j].msg_hdr;
+				size_t xl = msg_bytes(x);
+				if (xl > len || total + xl > 65000 || x->msg_namelen != m->msg_namelen ||
+				    memcmp(x->msg_name, m->msg_name, m->msg_namelen))
+					break;
+				total += xl;
+				j++;
+				if (xl < len)
+					break; /* a shorter packet ends the run */
+			}
 		struct msghdr *g = &ctx->gso_msg[out].msg_hdr;
 		if (j - i < 2) {
 			*g = *m;
@@ -442,20 +459,40 @@ static unsigned build_gso(struct uroce_ctx *ctx)
 			uint16_t seg = (uint16_t)len;
 			memcpy(CMSG_DATA(c), &seg, sizeof(seg));
 		}
+		ctx->gso_first[out] = i;
+		ctx->gso_count[out] = j - i;
 		out++;
 		i = j;
 	}
 	return out;
 }
 
+/* Segment k of an IPv4 GSO send carries IP identification k: set (or, applied
+   again, undo) the ICRCs of the runs for that. */
+static void gso_fix_icrcs(struct uroce_ctx *ctx, unsigned n)
+{
+	for (unsigned g = 0; g < n; g++) {
+		if (ctx->gso_count[g] < 2 || ((struct sockaddr *)ctx->gso_msg[g].msg_hdr.msg_name)->sa_family != AF_INET)
+			continue;
+		for (unsigned k = 1; k < ctx->gso_count[g]; k++) {
+			struct msghdr *x = &ctx->tx_msg[ctx->gso_first[g] + k].msg_hdr;
+			struct iovec *last = &x->msg_iov[x->msg_iovlen - 1];
+			uroce_icrc_set_id(ctx, (uint8_t *)last->iov_base + last->iov_len - RT_ICRC_LEN, msg_bytes(x), k);
+		}
+	}
+}
+
 void uroce_tx_flush(struct uroce_ctx *ctx)
 {
 	if (ctx->tx_n) {
-		unsigned n = ctx->gso_off || ctx->tx_n < 2 ? 0 : build_gso(ctx);
-		if (n && n < ctx->tx_n) {
+		unsigned n = ctx->gso_off || ctx->tx_n < 2 ? ctx->tx_n : build_gso(ctx);
+		if (n < ctx->tx_n && uroce_gso_allowed(ctx, ctx->tx_fd, &ctx->addrs[ctx->tx_aidx].sa)) {
+			gso_fix_icrcs(ctx, n);
 			send_all(ctx, ctx->tx_fd, ctx->gso_msg, n);
-			if (ctx->gso_off)
+			if (ctx->gso_off) {
+				gso_fix_icrcs(ctx, n); /* back to single packets with IP ID 0 */
 				send_all(ctx, ctx->tx_fd, ctx->tx_msg, ctx->tx_n);
+			}
 		} else {
 			send_all(ctx, ctx->tx_fd, ctx->tx_msg, ctx->tx_n);
 		}
@@ -545,10 +582,19 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 		}
 	}
 	ctx->tx_fd = src->fd;
+	ctx->tx_aidx = aidx;
 	ctx->tx_n++;
 	uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
 	if (fa == UROCE_FA_DUP) {
-		ctx->tx_msg[slot + 1] = ctx->tx_msg[slot];
+		/* its own copy of the iovecs and tail: a GSO send may give it another ICRC */
+		unsigned d = slot + 1;
+		memcpy(ctx->tx_iov[d], iov, (size_t)niov * sizeof(*iov));
+		memcpy(ctx->tx_tail[d], tail, sizeof(ctx->tx_tail[d]));
+		ctx->tx_iov[d][niov - 1].iov_base = ctx->tx_tail[d];
+		ctx->tx_dst[d] = *dst;
+		ctx->tx_msg[d] = ctx->tx_msg[slot];
+		ctx->tx_msg[d].msg_hdr.msg_iov = ctx->tx_iov[d];
+		ctx->tx_msg[d].msg_hdr.msg_name = &ctx->tx_dst[d];
 		ctx->tx_n++;
 		uroce_trace_packet(qpn, h, paylen, 0, (uint8_t)(retrans + 1), true);
 	}
@@ -587,12 +633,31 @@ static void rx_one(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 	struct rt_roce_icrc st;
 	rt_roce_icrc_begin(&st, &ra, len);
 	rt_roce_icrc_update(&st, p, len - RT_ICRC_LEN);
-	if (rt_roce_icrc_end(&st) != rt_icrc_load(p + len - RT_ICRC_LEN)) {
+	uint32_t icrc = rt_roce_icrc_end(&st), wire = rt_icrc_load(p + len - RT_ICRC_LEN);
+	if (icrc != wire && (src->ss_family != AF_INET || !uroce_icrc_gso_match(ctx, len, icrc, wire))) {
 		ctx->st.icrc_errors++;
 		return;
 	}
 	ctx->st.rx_packets++;
 	uroce_rx_packet(ctx, aidx, src, p, len - RT_ICRC_LEN);
+}
+
+/* A datagram: one packet, or (UDP_GRO) a GSO send of several, cut at the segment size. */
+static void rx_datagram(struct uroce_ctx *ctx, int aidx, const struct msghdr *m, const uint8_t *p, size_t len)
+{
+	size_t seg = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c))
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int v;
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			seg = v > 0 ? (size_t)v : 0;
+		}
+	if (!seg || seg >= len) {
+		rx_one(ctx, aidx, m->msg_name, p, len);
+		return;
+	}
+	for (size_t off = 0; off < len && ctx->addrs[aidx].used; off += seg)
+		rx_one(ctx, aidx, m->msg_name, p + off, len - off < seg ? len - off : seg);
 }
 
 /* Drain one socket; the caller holds ctx->lock (the receive buffers are under it too). */
@@ -601,13 +666,15 @@ static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 	int fd = ctx->addrs[aidx].fd, total = 0;
 	for (int rounds = 0; rounds < max_rounds; rounds++) {
 		for (unsigned i = 0; i < UROCE_RX_BATCH; i++) {
-			ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_PKT_MAX };
+			ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_RX_BUF };
 			struct msghdr *m = &ctx->rx_msg[i].msg_hdr;
 			memset(m, 0, sizeof(*m));
 			m->msg_name = &ctx->rx_src[i];
 			m->msg_namelen = sizeof(ctx->rx_src[i]);
 			m->msg_iov = &ctx->rx_iov[i];
 			m->msg_iovlen = 1;
+			m->msg_control = ctx->rx_cmsg[i];
+			m->msg_controllen = sizeof(ctx->rx_cmsg[i]);
 		}
 		int n = recvmmsg(fd, ctx->rx_msg, UROCE_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
@@ -618,7 +685,7 @@ static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 				ctx->st.rx_dropped++;
 				continue;
 			}
-			rx_one(ctx, aidx, &ctx->rx_src[i], ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
+			rx_datagram(ctx, aidx, &ctx->rx_msg[i].msg_hdr, ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
 		}
 		uroce_send_pending_acks(ctx);
 		pump(ctx);
@@ -806,6 +873,7 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 	free(ctx->delayed);
 	ctx->delayed = NULL;
 	ctx->ndelayed = ctx->delayed_cap = 0;
+	uroce_gso_fini(ctx);
 }
 
 /* ---- private interface for librdmacm (uroce_priv.h) and tests (uroce_stats.h) ---- */

@@ -3,7 +3,7 @@
 # packet builder it shares with the decoder lives in captures/roce_build.c.
 LIB_SRCS += captures/roce_build.c
 UROCE_SRCS := uroce/util.c uroce/trace.c uroce/engine.c uroce/transport.c uroce/qp.c uroce/device.c \
-	uroce/objects.c uroce/wr_api.c uroce/faults.c uroce/misc.c uroce/provider_abi.c
+	uroce/objects.c uroce/wr_api.c uroce/faults.c uroce/gso.c uroce/misc.c uroce/provider_abi.c
 UROCE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(UROCE_SRCS))
 UROCE_DIR = $(BUILD)/uroce
 UROCE_LIB = $(UROCE_DIR)/libibverbs.so.1

@@ -381,7 +381,7 @@ void uroce_req_progress(struct uroce_qp *qp)
 			comp_advance(qp);
 			continue;
 		}
-		if (rc && rt_psn_diff(qp->sq_psn, qp->una) >= (int32_t)qp->ctx->window)
+		if (rc && rt_psn_diff(qp->sq_psn, qp->una) >= (int32_t)qp->cwnd)
 			break;
 		if (rc && qp->req_pkt == 0 && (w->flags & IBV_SEND_FENCE) && qp->rd_outstanding)
 			break;
@@ -398,7 +398,7 @@ void uroce_req_progress(struct uroce_qp *qp)
 			arm_ack_timer(qp);
 			continue;
 		}
-		while (qp->req_pkt < w->npkts && (!rc || rt_psn_diff(qp->sq_psn, qp->una) < (int32_t)qp->ctx->window)) {
+		while (qp->req_pkt < w->npkts && (!rc || rt_psn_diff(qp->sq_psn, qp->una) < (int32_t)qp->cwnd)) {
 			send_data_pkt(qp, w, qp->req_pkt);
 			qp->req_pkt++;
 			qp->sq_psn = rt_psn_add(w->first_psn, (int32_t)qp->req_pkt);
@@ -484,6 +484,9 @@ static void retry(struct uroce_qp *qp, uint32_t psn, unsigned cause)
 		qp->ctx->st.retry_seq_nak++;
 	else
 		qp->ctx->st.retry_implied++;
+	/* fewer packets in flight after a loss (the window grows back with the ACKs) */
+	uint32_t floor = qp->ctx->window < UROCE_WINDOW_START ? qp->ctx->window : UROCE_WINDOW_START;
+	qp->cwnd = qp->cwnd / 2 > floor ? qp->cwnd / 2 : floor;
 	rewind_to(qp, psn);
 	qp->ack_deadline = 0;
 	uroce_req_progress(qp);
@@ -538,6 +541,8 @@ static bool ack_upto(struct uroce_qp *qp, uint32_t psn)
 		moved = true;
 	}
 	if (rt_psn_diff(upto, qp->una) >= 0 && rt_psn_diff(upto, qp->sq_psn) < 0) {
+		uint32_t grow = (uint32_t)rt_psn_diff(upto, qp->una) + 1;
+		qp->cwnd = qp->cwnd + grow < qp->ctx->window ? qp->cwnd + grow : qp->ctx->window;
 		qp->una = rt_psn_add(upto, 1);
 		moved = true;
 	}
@@ -559,6 +564,11 @@ static void handle_read_resp(struct uroce_qp *qp, const struct rt_roce_hdrs *h, 
 		return;
 	uint32_t expect = rt_psn_add(w->first_psn, (int32_t)w->read_pkts);
 	int32_t d = rt_psn_diff(psn, expect);
+	/* responses of one stream arrive in increasing PSN order: one at or below
+	   the previous one means the responder restarted (our re-request arrived) */
+	bool restarted = qp->rd_seen_valid && rt_psn_diff(psn, qp->rd_last_seen) <= 0;
+	qp->rd_last_seen = psn;
+	qp->rd_seen_valid = true;
 	if (d != 0) {
 		/* the responder is alive and still streaming: restart the ACK timer
 		   (without crediting progress) so a long burst is not retried early */
@@ -568,8 +578,10 @@ static void handle_read_resp(struct uroce_qp *qp, const struct rt_roce_hdrs *h, 
 	if (d < 0)
 		return; /* duplicate */
 	if (d > 0) {
-		/* a response was lost: ask again from the first missing one, once per gap */
-		if (!qp->read_gap_armed || qp->read_gap_retried != expect) {
+		/* a response was lost: ask again from the first missing one, once per gap,
+		   and again when the restarted stream shows that its first response was
+		   lost too (instead of waiting for the ACK timeout) */
+		if (!qp->read_gap_armed || qp->read_gap_retried != expect || restarted) {
 			qp->read_gap_armed = true;
 			qp->read_gap_retried = expect;
 			retry(qp, expect, RT_RETRY_IMPLIED_NAK);

@@ -35,7 +35,8 @@
 #define UROCE_MAX_CQE 65536
 #define UROCE_MAX_MR 65536
 #define UROCE_MAX_RD_ATOMIC 16
-#define UROCE_WINDOW 128          /* default unacknowledged PSNs before the requester stalls ($UROCE_WINDOW) */
+#define UROCE_WINDOW 1024         /* default largest requester window, in PSNs ($UROCE_WINDOW) */
+#define UROCE_WINDOW_START 128    /* window of a new QP and the floor after losses (rxe's fixed window) */
 #define UROCE_ACK_EVERY 64        /* AckReq at least this often inside a long message */
 #define UROCE_TX_BATCH 64
 #define UROCE_RX_BATCH 32
@@ -43,6 +44,9 @@
 #define UROCE_HDR_MAX 64          /* BTH + largest extended headers */
 #define UROCE_QP_HASH 1024
 #define UROCE_MAX_MTU IBV_MTU_4096
+#define UROCE_GSO_SEGS 64         /* packets per UDP GSO send at most (IPv4 IDs 0..63) */
+#define UROCE_DELTA_CACHE 4
+#define UROCE_RX_BUF 65536        /* receive buffer per datagram (UDP_GRO delivers whole GSO sends) */
 
 struct uroce_ctx;
 struct uroce_qp;
@@ -205,6 +209,7 @@ struct uroce_qp {
 	uint32_t post_psn;        /* PSN of the next posted WQE */
 	uint32_t sq_psn;          /* next PSN to transmit */
 	uint32_t una;             /* oldest unacknowledged PSN */
+	uint32_t cwnd;            /* current window in PSNs: grows with ACKs up to ctx->window, halves on a retry */
 	uint32_t max_sent;        /* highest PSN sent so far (for retransmission flags) */
 	bool sent_any;
 	uint32_t pkts_since_ackreq;
@@ -215,6 +220,8 @@ struct uroce_qp {
 	uint64_t rnr_deadline;
 	uint32_t read_gap_retried;
 	bool read_gap_armed;
+	uint32_t rd_last_seen;    /* PSN of the last READ response received */
+	bool rd_seen_valid;
 	uint32_t nak_retry_psn;   /* NAK sequence error already acted on */
 	bool nak_retry_armed;
 
@@ -253,6 +260,18 @@ struct uroce_delayed {
 	struct sockaddr_storage dst;
 	uint16_t len;
 	uint8_t data[UROCE_PKT_MAX];
+};
+
+enum uroce_gso_mode {
+	UROCE_GSO_AUTO = 0,           /* only while no capture can see the unsegmented send (gso.c) */
+	UROCE_GSO_NEVER,
+	UROCE_GSO_ALWAYS,
+};
+
+/* ICRC corrections for IPv4 identification k of a GSO segment (gso.c). */
+struct uroce_id_deltas {
+	size_t len;                   /* UDP length, 0 = unused */
+	uint32_t d[UROCE_GSO_SEGS];
 };
 
 struct uroce_ctx {
@@ -295,13 +314,21 @@ struct uroce_ctx {
 	struct mmsghdr gso_msg[UROCE_TX_BATCH];
 	struct iovec gso_iov[UROCE_TX_BATCH * (UROCE_MAX_SGE + 2)];
 	char gso_cmsg[UROCE_TX_BATCH][32];
-	bool gso_off;                 /* UDP GSO off: the default, or a kernel without UDP_SEGMENT */
+	unsigned gso_first[UROCE_TX_BATCH], gso_count[UROCE_TX_BATCH]; /* tx_msg slots of each GSO message */
+	int tx_aidx;                  /* address (index) the batch goes out from */
+	bool gso_off;                 /* UDP GSO off: $UROCE_GSO=0, or a kernel without UDP_SEGMENT */
+	enum uroce_gso_mode gso_mode;
+	int packet_fd;                /* /proc/net/packet, for the capture check (auto mode) */
+	int lo_ifindex;
+	struct uroce_id_deltas deltas[UROCE_DELTA_CACHE];
+	unsigned delta_next;
 
 	/* receive buffers (progress thread only) */
 	struct mmsghdr rx_msg[UROCE_RX_BATCH];
 	struct iovec rx_iov[UROCE_RX_BATCH];
 	struct sockaddr_storage rx_src[UROCE_RX_BATCH];
-	uint8_t (*rx_buf)[UROCE_PKT_MAX];
+	uint8_t (*rx_buf)[UROCE_RX_BUF]; /* one datagram each: a packet, or a GRO-merged GSO send */
+	char rx_cmsg[UROCE_RX_BATCH][32];
 	struct uroce_qp *ack_list;
 	struct uroce_qp *pump_list;
 	int pumpfd;                   /* eventfd: READ responses pending */
@@ -398,6 +425,17 @@ void uroce_faults_free(struct uroce_ctx *ctx);
 enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32_t qpn,
                                           const struct rt_roce_hdrs *h, uint32_t *delay_us);
 bool uroce_fault_rnr(struct uroce_ctx *ctx, uint32_t qpn, uint32_t psn);
+
+/* gso.c */
+void uroce_gso_init(struct uroce_ctx *ctx);
+void uroce_gso_fini(struct uroce_ctx *ctx);
+/* May the batch on fd (bound to src) go out as UDP GSO sends now (runs to destinations uroce_gso_dst_ok)? */
+bool uroce_gso_allowed(struct uroce_ctx *ctx, int fd, const struct sockaddr_storage *src);
+bool uroce_gso_dst_ok(const struct uroce_ctx *ctx, const struct sockaddr_storage *dst);
+/* Change the ICRC at icrc (computed for IPv4 ID 0) to the one for IPv4 ID id (XOR: applying it twice undoes it). */
+void uroce_icrc_set_id(struct uroce_ctx *ctx, uint8_t *icrc, size_t udp_len, unsigned id);
+/* Is wire the ICRC of an IPv4 GSO segment (ID 1..UROCE_GSO_SEGS-1) whose ICRC for ID 0 is computed? */
+bool uroce_icrc_gso_match(struct uroce_ctx *ctx, size_t udp_len, uint32_t computed, uint32_t wire);
 
 /* trace.c */
 void uroce_trace_init(void);

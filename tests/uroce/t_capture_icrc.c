@@ -3,6 +3,8 @@
  * checks every RoCEv2 packet (UDP to port 4791) with the shared decoder
  * pieces: the ICRC must equal rt_icrc_compute over the IP packet, and the
  * transport headers must parse.  Usage: t_capture_icrc FILE MIN_PACKETS
+ * [MIN_IPID]: with MIN_IPID, at least that many IPv4 packets must carry a
+ * non-zero IP identification (segments of UDP GSO sends do).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +22,29 @@ static uint32_t rd32(const uint8_t *p, int swap)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s FILE MIN_PACKETS\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s FILE MIN_PACKETS [MIN_IPID]\n", argv[0]);
 		return 2;
 	}
 	FILE *f = fopen(argv[1], "rb");
-	static uint8_t buf[1 << 20];
-	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+	uint8_t *buf = NULL;
+	size_t n = 0, cap = 0;
+	while (f) {
+		if (n == cap) {
+			uint8_t *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		size_t k = fread(buf + n, 1, cap - n, f);
+		if (!k)
+			break;
+		n += k;
+	}
 	if (f)
 		fclose(f);
 	unsigned long min = strtoul(argv[2], NULL, 0);
-	unsigned long roce = 0, bad_icrc = 0, bad_hdr = 0;
+	unsigned long roce = 0, bad_icrc = 0, bad_hdr = 0, ipid = 0;
 	int swap = 0;
 	uint32_t linktype = 0;
 	if (n >= 24) {
@@ -72,6 +86,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		roce++;
+		if ((ip[0] >> 4) == 4 && (ip[4] | ip[5]))
+			ipid++;
 		uint32_t crc;
 		size_t upto = hl + udplen - RT_ICRC_LEN;
 		if (rt_icrc_compute(ip, upto, &crc) || crc != rt_icrc_load(ip + upto)) {
@@ -82,8 +98,9 @@ int main(int argc, char **argv)
 		if (rt_roce_parse_transport(udp + 8, udplen - 8 - RT_ICRC_LEN, &h) < 0)
 			bad_hdr++;
 	}
-	printf("# %lu RoCEv2 packets, %lu bad ICRC, %lu bad headers (linktype %u)\n", roce, bad_icrc, bad_hdr,
-	       linktype);
+	free(buf);
+	printf("# %lu RoCEv2 packets, %lu bad ICRC, %lu bad headers, %lu with an IP ID (linktype %u)\n", roce,
+	       bad_icrc, bad_hdr, ipid, linktype);
 	int t = 0, fails = 0;
 	printf("%s %d - capture holds at least %lu RoCEv2 packets\n", roce >= min ? "ok" : "not ok", ++t, min);
 	fails += roce < min;
@@ -91,5 +108,11 @@ int main(int argc, char **argv)
 	fails += bad_icrc != 0 || !roce;
 	printf("%s %d - every transport header parses\n", bad_hdr == 0 ? "ok" : "not ok", ++t);
 	fails += bad_hdr != 0;
+	if (argc == 4) {
+		unsigned long want = strtoul(argv[3], NULL, 0);
+		printf("%s %d - at least %lu packets are GSO segments (IP ID != 0)\n", ipid >= want ? "ok" : "not ok", ++t,
+		       want);
+		fails += ipid < want;
+	}
 	return fails ? 1 : 0;
 }

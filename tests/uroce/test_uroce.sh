@@ -54,6 +54,8 @@ pingpong ibv_rc_pingpong -n 100 -e
 pingpong ibv_uc_pingpong -n 200 -s 3000 -m 1024
 pingpong ibv_ud_pingpong -n 200 -s 1000
 pingpong ibv_srq_pingpong -n 100 -q 4
+# bulk messages (64 packets each): without a capture uroce would send them as UDP GSO
+pingpong ibv_rc_pingpong -n 20 -s 65536 -m 1024
 # retransmissions and RNR NAKs in the capture too
 UROCE_FAULTS="drop:nth=5;dup:nth=9;drop:dir=rx,op=ack,nth=3" pingpong ibv_rc_pingpong -n 50 -s 2000 -m 1024
 sleep 0.5
@@ -74,5 +76,63 @@ if [ -s "$CAP" ]; then
 	check_grep "tshark shows UD sends" "UD Send Only" "$TMP/tshark.txt"
 else
 	skip "capture of uroce traffic" "dumpcap could not capture on lo: $(head -1 "$TMP/dumpcap.log")"
+fi
+# A capture started in the middle of a bulk transfer that runs with GSO (a
+# network namespace of our own, so no other capture on lo has GSO off already):
+# uroce must notice it before it sees anything, so every frame is one packet.
+if ! unshare -n true 2>/dev/null || [ ! -x "$BUILD/bench/uroce_bench" ]; then
+	skip "capture started during a GSO transfer" "needs unshare -n (root) and $BUILD/bench/uroce_bench"
+else
+	CAP3=$TMP/mid.pcap
+	unshare -n bash -c '
+		ip link set lo up || exit 3
+		UROCE_ADDR=127.0.0.21,127.0.0.22 "$2" write 3 >"$1.out" 2>&1 &
+		b=$!
+		sleep 1
+		LD_PRELOAD= dumpcap -q -i lo -P -f "udp port 4791" -c 3000 -w "$1" >/dev/null 2>&1 &
+		d=$!
+		sleep 1
+		kill -INT $d 2>/dev/null
+		wait $d
+		wait $b' _ "$CAP3" "$BUILD/bench/uroce_bench"
+	check "WRITE bulk transfer with a capture started half-way" test -s "$CAP3.out"
+	LD_PRELOAD= "$BUILD/tests/uroce/t_capture_icrc" "$CAP3" 1000 | sed 's/ - / - mid-transfer capture: /'
+fi
+
+# With lo segmenting UDP GSO sends in software (tx-udp-segmentation off, set in
+# a network namespace of our own), uroce's default mode sends GSO even while a
+# capture runs: the capture must still hold one RoCE packet per frame, the
+# segments of IPv4 GSO sends carry IP IDs 1, 2, ... and every ICRC verifies.
+if ! command -v ethtool >/dev/null || ! unshare -n true 2>/dev/null; then
+	skip "GSO capture with lo segmenting in software" "needs ethtool and unshare -n (root)"
+else
+	CAP2=$TMP/gso.pcap
+	unshare -n bash -c '
+		ip link set lo up && ethtool -K lo tx-udp-segmentation off >/dev/null 2>&1 || exit 3
+		LD_PRELOAD= dumpcap -q -i lo -P -f "udp port 4791" -w "$1" >/dev/null 2>&1 &
+		d=$!
+		for _ in $(seq 50); do [ "$(wc -l </proc/net/packet)" -gt 1 ] && break; sleep 0.1; done
+		sleep 0.5
+		UROCE_ADDR=127.0.0.11 timeout 30 ibv_rc_pingpong -g 0 -p 18515 -n 20 -s 65536 -m 1024 >"$1.srv" 2>&1 &
+		s=$!
+		sleep 0.3
+		UROCE_ADDR=127.0.0.12 timeout 30 ibv_rc_pingpong -g 0 -p 18515 -n 20 -s 65536 -m 1024 127.0.0.1 >"$1.cli" 2>&1
+		c=$?
+		wait $s
+		sv=$?
+		sleep 0.3
+		kill -INT $d
+		wait $d
+		[ $c -eq 0 ] && [ $sv -eq 0 ] && grep -q "iters in" "$1.cli"' _ "$CAP2"
+	rc=$?
+	if [ $rc -eq 3 ]; then
+		skip "GSO capture with lo segmenting in software" "ethtool cannot turn tx-udp-segmentation off here"
+	else
+		check "ibv_rc_pingpong 64 KiB messages with GSO, lo segmenting in software" test $rc -eq 0
+		LD_PRELOAD= "$BUILD/tests/uroce/t_capture_icrc" "$CAP2" 2000 100 | sed 's/ - / - GSO capture: /'
+		LD_PRELOAD= tshark -r "$CAP2" -T fields -e _ws.col.Protocol -e _ws.col.Info >"$TMP/tshark2.txt" 2>/dev/null
+		check "tshark: GSO capture decodes as RRoCE, nothing malformed" sh -c \
+			"test -s '$TMP/tshark2.txt' && ! grep -Eiq 'malformed|unknown' '$TMP/tshark2.txt' && ! cut -f1 '$TMP/tshark2.txt' | grep -qv RRoCE"
+	fi
 fi
 done_testing

@@ -1021,8 +1021,13 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 static int wire_anomalies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t npk = tl_npk(b);
+	size_t npk = tl_npk(b), nq = b->qps.n;
 	uint32_t bad = 0, firstbad = RT_TL_NONE, cnp = 0, ecn = 0, firstcong = RT_TL_NONE;
+	struct {
+		uint32_t n, first, nev, ev[32];
+	} *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
+	if (!gaps)
+		return -ENOMEM;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->icrc == RT_ICRC_BAD) {
@@ -1043,15 +1048,16 @@ static int wire_anomalies(struct dctx *c)
 			tx(&t, ".");
 			tx(&e, "REJ frame %u", k->frame);
 			long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, item_t(c, tl_item_pk(b, i)), RT_TL_NONE, 0, 0, &t, &e);
-			if (f < 0)
+			if (f < 0) {
+				free(gaps);
 				return -ENOMEM;
+			}
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
 		}
-		/* a PSN gap that no retransmission repaired: the capture missed packets */
+		/* a PSN gap that no retransmission repaired: the capture missed packets
+		 * (counted per stream, one finding each below) */
 		if (k->ooo && k->is_request && rt_opcode_transport(k->opcode) != RT_TRANSPORT_UC) {
-			uint32_t lostpsn = 0;
 			bool repaired = false;
-			/* the expected PSN is just after the highest before this packet; search a resend of a PSN before k */
 			for (size_t j = i + 1; j < npk && j - i < 200000; j++) {
 				struct tl_pk *o = tl_pk(b, j);
 				if (o->is_request && o->recv_qp == k->recv_qp && o->retrans && rt_psn_diff(o->psn, k->psn) < 0) {
@@ -1059,20 +1065,40 @@ static int wire_anomalies(struct dctx *c)
 					break;
 				}
 			}
-			(void)lostpsn;
 			if (!repaired) {
-				struct text t = {.n = 0}, e = {.n = 0};
-				tx(&t, "PSN gap before PSN 0x%06x on ", k->psn);
-				qp_name(b, k->send_qp, &t);
-				tx(&t, " that was never retransmitted: the capture missed packets (capture drops or a partial capture), the transport itself saw no loss.");
-				tx(&e, "frame %u", k->frame);
-				long f = finding(b, RT_TLFK_OUT_OF_ORDER, RT_TLS_INFO, item_t(c, tl_item_pk(b, i)), k->send_qp, 0, 0, &t, &e);
-				if (f < 0)
-					return -ENOMEM;
-				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+				uint32_t q = k->recv_qp < nq ? k->recv_qp : (uint32_t)nq;
+				if (!gaps[q].n++)
+					gaps[q].first = (uint32_t)i;
+				if (gaps[q].nev < sizeof(gaps[q].ev) / sizeof(gaps[q].ev[0]))
+					gaps[q].ev[gaps[q].nev++] = (uint32_t)i;
 			}
 		}
 	}
+	for (size_t q = 0; q <= nq; q++) {
+		if (!gaps[q].n)
+			continue;
+		const struct tl_pk *k = tl_pk(b, gaps[q].first);
+		struct text t = {.n = 0}, e = {.n = 0};
+		if (gaps[q].n == 1)
+			tx(&t, "PSN gap before PSN 0x%06x on ", k->psn);
+		else
+			tx(&t, "%u PSN gaps, the first before PSN 0x%06x, on ", gaps[q].n, k->psn);
+		qp_name(b, k->send_qp, &t);
+		tx(&t, " that %s never retransmitted: the capture missed packets (capture drops or a partial capture), the transport itself saw no loss.",
+		   gaps[q].n == 1 ? "was" : "were");
+		tx(&e, "frame %u", k->frame);
+		if (gaps[q].n > 1)
+			tx(&e, " and %u more", gaps[q].n - 1);
+		long f = finding(b, RT_TLFK_OUT_OF_ORDER, RT_TLS_INFO, item_t(c, tl_item_pk(b, gaps[q].first)), k->send_qp, 0, 0,
+				 &t, &e);
+		if (f < 0) {
+			free(gaps);
+			return -ENOMEM;
+		}
+		for (uint32_t j = 0; j < gaps[q].nev; j++)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, gaps[q].ev[j]));
+	}
+	free(gaps);
 	if (bad) {
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "%u packet%s had a bad ICRC; receivers drop them silently, which shows up as loss and retransmissions (corruption on the link or a broken sender).",

@@ -1236,30 +1236,61 @@ static int completions(struct lctx *c)
 }
 
 /* Receive WRs are consumed in order by the messages that need one. */
+/* ibv_wr_opcode values of the send WRs that consume a receive at the peer */
+static bool wr_consumes_recv(unsigned opcode)
+{
+	return opcode == 1 /* RDMA_WRITE_WITH_IMM */ || opcode == 2 /* SEND */ || opcode == 3 /* SEND_WITH_IMM */ ||
+	       opcode == 9 /* SEND_WITH_INV */;
+}
+
+/* Receive WRs are consumed in posting order by the messages that need one.
+ * When the sender is traced, the j-th receive of a QP goes with the j-th
+ * consuming send WR of its peer, and the packet that consumed it is that
+ * WR's last packet (when the capture has it): a capture that missed whole
+ * messages cannot shift the pairs.  Otherwise the captured messages are
+ * paired in order, up to the first PSN gap in the stream (after a gap the
+ * count of messages is unknown). */
 static int recv_consumers(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
 	struct fifo *rq = calloc(nqp ? nqp : 1, sizeof(*rq));
 	struct fifo *msg = calloc(nqp ? nqp : 1, sizeof(*msg));
+	struct fifo *sends = calloc(nqp ? nqp : 1, sizeof(*sends)); /* consuming send WRs per sending QP */
+	uint32_t *cons = malloc((nev ? nev : 1) * sizeof(uint32_t)); /* send WR -> its consuming packet */
+	uint8_t *gap = calloc(nqp ? nqp : 1, 1);
 	struct tl_hash last;
-	if (!rq || !msg || tl_hash_init(&last, 64) < 0) {
+	if (!rq || !msg || !sends || !cons || !gap || tl_hash_init(&last, 64) < 0) {
 		free(rq);
 		free(msg);
+		free(sends);
+		free(cons);
+		free(gap);
 		return -ENOMEM;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < nev && !rc; i++) {
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		if (ev->kind == RT_EV_WR_POST && ev->u.wr.queue == RT_WRQ_RECV && b->ev_qp[i] != RT_TL_NONE && !b->ev_shadow[i] &&
-		    !(ev->u.wr.flags & RT_WRF_POST_FAILED))
+		cons[i] = RT_TL_NONE;
+		if (ev->kind != RT_EV_WR_POST || b->ev_qp[i] == RT_TL_NONE || b->ev_shadow[i] ||
+		    (ev->u.wr.flags & RT_WRF_POST_FAILED))
+			continue;
+		if (ev->u.wr.queue == RT_WRQ_RECV)
 			rc = fifo_push(&rq[b->ev_qp[i]], (uint32_t)i);
+		else if (ev->u.wr.queue == RT_WRQ_SEND && wr_consumes_recv(ev->u.wr.opcode))
+			rc = fifo_push(&sends[b->ev_qp[i]], (uint32_t)i);
 	}
 	for (size_t i = 0; i < npk && !rc; i++) {
 		struct tl_pk *k = tl_pk(b, i);
-		if (!k->is_request || !k->consumes_recv || k->recv_qp == RT_TL_NONE)
+		if (!k->is_request || k->recv_qp == RT_TL_NONE)
 			continue;
-		if (!(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED))
+		if (k->ooo)
+			gap[k->recv_qp] = 1;
+		if (!k->consumes_recv)
+			continue;
+		if (k->wr < nev)
+			cons[k->wr] = (uint32_t)i; /* a later transmission is the one that got through */
+		if (!(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED) || gap[k->recv_qp])
 			continue;
 		uint64_t key = K2(k->recv_qp, k->psn);
 		uint32_t *v = tl_hash_get(&last, key);
@@ -1268,24 +1299,34 @@ static int recv_consumers(struct lctx *c)
 				break;
 			rc = tl_hash_put(&last, key, (uint32_t)(msg[k->recv_qp].n - 1));
 		} else {
-			/* a later transmission is the one that got through */
 			msg[k->recv_qp].v[*v] = (uint32_t)i;
 		}
 	}
 	for (size_t q = 0; q < nqp && !rc; q++) {
-		size_t n = rq[q].n < msg[q].n ? rq[q].n : msg[q].n;
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		uint32_t peer = Q->peer;
+		bool by_wr = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
+			     (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
+		const struct fifo *m = by_wr ? &sends[peer] : &msg[q];
+		size_t n = rq[q].n < m->n ? rq[q].n : m->n;
 		for (size_t j = 0; j < n && !rc; j++) {
-			struct tl_pk *k = tl_pk(b, msg[q].v[j]);
-			k->recv_wr = rq[q].v[j];
-			rc = tl_link2(b, rq[q].v[j], tl_item_pk(b, msg[q].v[j]), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
+			uint32_t pk = by_wr ? cons[m->v[j]] : m->v[j];
+			if (pk == RT_TL_NONE)
+				continue; /* the capture does not have that message's last packet */
+			tl_pk(b, pk)->recv_wr = rq[q].v[j];
+			rc = tl_link2(b, rq[q].v[j], tl_item_pk(b, pk), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
 		}
 	}
 	for (size_t q = 0; q < nqp; q++) {
 		free(rq[q].v);
 		free(msg[q].v);
+		free(sends[q].v);
 	}
 	free(rq);
 	free(msg);
+	free(sends);
+	free(cons);
+	free(gap);
 	tl_hash_free(&last);
 	return rc;
 }
@@ -1405,6 +1446,25 @@ static int causal_constraints(struct lctx *c)
 		if (l->type == RT_TLL_COMPLETION && l->from < nev && l->to < nev && comp[l->from] == RT_TL_NONE)
 			comp[l->from] = l->to;
 	}
+	/* Where the capture shows a PSN gap in a stream it may also have missed
+	 * the packet or ACK that really completed a WR, and a later captured
+	 * transmission or ACK stands in for it: such packets still come after
+	 * their WR was posted, but they bound nothing from above there. */
+	size_t nqp = b->qps.n;
+	uint8_t *gappy = calloc(nqp + 1, 1);
+	if (!gappy) {
+		free(comp);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->ooo && k->is_request) {
+			if (k->send_qp < nqp)
+				gappy[k->send_qp] = 1;
+			if (k->recv_qp < nqp)
+				gappy[k->recv_qp] = 1;
+		}
+	}
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
 		if (l.from >= nev)
@@ -1416,9 +1476,13 @@ static int causal_constraints(struct lctx *c)
 		struct tl_evrec *ce = cp != RT_TL_NONE ? tl_ev(b, cp) : NULL;
 		if (l.to >= nev && l.to < nev + npk && cap != UINT16_MAX) {
 			struct tl_pk *k = tl_pk(b, l.to - nev);
-			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && ce)
+			bool upper = !(b->ev_qp[l.from] < nqp && gappy[b->ev_qp[l.from]]);
+			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && ce && upper)
 				tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
-			if (l.type == RT_TLL_CONSUMER) {
+			/* the consuming transmission may be one the capture missed (an
+			 * RNR-NAKed try stands in for the retry that got through): no
+			 * bound either way there */
+			if (l.type == RT_TLL_CONSUMER && upper) {
 				tl_clock_add(b, wr->host, cap, (int64_t)k->raw_ns - (int64_t)wr->raw_ns, k->raw_ns);
 				if (ce)
 					tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
@@ -1441,6 +1505,7 @@ static int causal_constraints(struct lctx *c)
 		}
 	}
 	free(comp);
+	free(gappy);
 	return 0;
 }
 

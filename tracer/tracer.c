@@ -36,7 +36,7 @@
 #define NO_RING_RETRY 64u    /* events between two attempts to find a ring */
 
 /* -1: not configured yet (the first event reads the environment), 0: off, >0: epoch. */
-volatile int rt_tracer_enabled = -1;
+_Atomic int rt_tracer_enabled = -1;
 
 __thread struct rt_tls_state rt_tls_state __attribute__((tls_model("initial-exec")));
 #define tls rt_tls_state

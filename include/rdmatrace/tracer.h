@@ -106,13 +106,15 @@ void rt_event_commit_error(struct rt_event *ev);
 /*
  * 0 while tracing is off: the one predictable branch a disabled tracer
  * costs.  -1 until configured (the first event reads the environment),
- * otherwise the number of the current tracing session.
+ * otherwise the number of the current tracing session.  Atomic because any
+ * thread reads it while start/stop (at exit, too) write it; the relaxed
+ * load is a plain load on every CPU we build for.
  */
-extern volatile int rt_tracer_enabled;
+extern _Atomic int rt_tracer_enabled;
 
 static inline struct rt_event *rt_event_begin(uint16_t kind, uint32_t qpn)
 {
-	int e = rt_tracer_enabled;
+	int e = __atomic_load_n(&rt_tracer_enabled, __ATOMIC_RELAXED);
 	if (__builtin_expect(!e, 1))
 		return (struct rt_event *)0;
 	struct rt_tls_state *t = &rt_tls_state;

@@ -12,7 +12,7 @@
 
 #include "fake_tracer.h"
 
-volatile int rt_tracer_enabled = 1;
+_Atomic int rt_tracer_enabled = 1;
 struct rt_event fake_events[FAKE_MAX_EVENTS];
 unsigned fake_nevents;
 static struct rt_event fake_scratch;

@@ -12,6 +12,9 @@ ok()      { _t_num=$((_t_num + 1)); echo "ok $_t_num - $*"; }
 not_ok()  { _t_num=$((_t_num + 1)); _t_failed=$((_t_failed + 1)); echo "not ok $_t_num - $*"; }
 skip()    { _t_num=$((_t_num + 1)); echo "ok $_t_num - $1 # SKIP $2"; }
 
+# sanitizer_build: true for `make SANITIZE=address|undefined|thread` builds
+sanitizer_build() { case "$BUILD" in *-address|*-thread|*-undefined) return 0 ;; esac; return 1; }
+
 # check DESC CMD...: passes when CMD exits 0; its output is shown on failure.
 check() {
 	local desc=$1; shift

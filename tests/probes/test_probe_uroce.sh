@@ -15,12 +15,11 @@ if [ ! -e "$LIBDIR/libibverbs.so.1" ] || [ ! -e "$LIBDIR/librdmacm.so.1" ]; then
 	done_testing
 	exit
 fi
-case "$BUILD" in
-*-address|*-thread|*-undefined)
+if sanitizer_build; then
 	skip "probe over uroce" "sanitizer build: the Debian programs it runs (rping, perftest) are not instrumented, and the sanitizer runtime record preloads for the probe reports their own leaks"
 	done_testing
-	exit ;;
-esac
+	exit
+fi
 T=$(mktemp -d /tmp/rt-probe-uroce-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export LD_LIBRARY_PATH=$PWD/$LIBDIR

@@ -14,12 +14,11 @@ if [ ! -e "$LIBDIR/libibverbs.so.1" ] || [ ! -e "$LIBDIR/librdmacm.so.1" ]; then
 	done_testing
 	exit
 fi
-case "$BUILD" in
-*-address|*-thread|*-undefined)
+if sanitizer_build; then
 	skip "Debian RDMA binaries over uroce" "sanitizer build: uninstrumented binaries cannot load it"
 	done_testing
-	exit ;;
-esac
+	exit
+fi
 
 TMP=$(mktemp -d /tmp/uroce-bin.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT

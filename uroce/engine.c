@@ -65,6 +65,22 @@ static void registry_add(struct uroce_ctx *ctx)
 	pthread_mutex_unlock(&g_lock);
 }
 
+/* A process that exits right after receiving still acknowledges what it
+   received (a NIC would have): send the ACKs its threads held back. */
+__attribute__((destructor)) static void flush_acks_at_exit(void)
+{
+	if (pthread_mutex_trylock(&g_lock))
+		return;
+	for (int i = 0; i < 64; i++) {
+		struct uroce_ctx *ctx = g_ctxs[i];
+		if (ctx && __atomic_load_n(&ctx->acks_held, __ATOMIC_RELAXED) && !pthread_mutex_trylock(&ctx->lock)) {
+			uroce_flush_held_acks(ctx);
+			pthread_mutex_unlock(&ctx->lock);
+		}
+	}
+	pthread_mutex_unlock(&g_lock);
+}
+
 static void registry_del(struct uroce_ctx *ctx)
 {
 	pthread_mutex_lock(&g_lock);
@@ -392,7 +408,10 @@ static void send_all(struct uroce_ctx *ctx, int fd, struct mmsghdr *msgs, unsign
 {
 	unsigned done = 0;
 	while (done < n) {
-		int k = sendmmsg(fd, msgs + done, n - done, 0);
+		/* one message: sendmsg, which (unlike sendmmsg) does not offer the CPU to
+		   the receiver it just woke before this thread reaches its own wait */
+		int k = n - done == 1 ? (sendmsg(fd, &msgs[done].msg_hdr, 0) < 0 ? -1 : 1)
+		                      : sendmmsg(fd, msgs + done, n - done, 0);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -660,26 +679,76 @@ static void rx_datagram(struct uroce_ctx *ctx, int aidx, const struct msghdr *m,
 		rx_one(ctx, aidx, m->msg_name, p + off, len - off < seg ? len - off : seg);
 }
 
-/* Drain one socket; the caller holds ctx->lock (the receive buffers are under it too). */
-static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
+/*
+ * ACKs of what an application thread received are held back (at most
+ * UROCE_ACK_HOLD_NS) so that they leave with its reply: a ping-pong then sends
+ * one datagram each way (request and ACK in one GSO send where GSO is on)
+ * instead of two, and the peer's sleeping thread is woken once, not twice.
+ * They go out with the next post_send, when the application polls and finds
+ * nothing new, before it sleeps on a completion channel, before a QP changes
+ * state or a CM message leaves, when the process exits, or from the progress
+ * thread's timer (at the latest UROCE_ACK_HOLD_NS later, plus one park check
+ * period while it is parked, see below).
+ */
+#define UROCE_ACK_HOLD_NS 500000ull
+#define UROCE_ACK_HOLD_MAX_PKTS 4 /* a larger burst is a stream, not a ping-pong: ACK now */
+
+static void hold_acks(struct uroce_ctx *ctx)
+{
+	uint64_t now = uroce_now_ns();
+	if (!ctx->acks_held_until) {
+		ctx->acks_held_until = now + UROCE_ACK_HOLD_NS;
+		ctx->st.acks_held++;
+	}
+	else if (now >= ctx->acks_held_until) {
+		uroce_flush_held_acks(ctx);
+		return;
+	}
+	__atomic_store_n(&ctx->acks_held, 1, __ATOMIC_RELAXED);
+	/* a parked progress thread looks every UROCE_PARK_CHECK_NS anyway (and
+	   flushes then): no timer of its own, no extra wake-up */
+	if (!ctx->pt_parked)
+		uroce_timer_update(ctx, ctx->acks_held_until);
+}
+
+void uroce_flush_held_acks(struct uroce_ctx *ctx)
+{
+	uroce_send_pending_acks(ctx);
+	uroce_tx_flush(ctx);
+}
+
+/* Make the receive headers ready for recvmmsg: those the last call may have
+   written (lengths, flags), or all of them the first time. */
+static void rx_reset_headers(struct uroce_ctx *ctx)
+{
+	unsigned n = ctx->rx_dirty > UROCE_RX_BATCH ? UROCE_RX_BATCH : ctx->rx_dirty;
+	for (unsigned i = 0; i < n; i++) {
+		ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_RX_BUF };
+		struct msghdr *m = &ctx->rx_msg[i].msg_hdr;
+		memset(m, 0, sizeof(*m));
+		m->msg_name = &ctx->rx_src[i];
+		m->msg_namelen = sizeof(ctx->rx_src[i]);
+		m->msg_iov = &ctx->rx_iov[i];
+		m->msg_iovlen = 1;
+		m->msg_control = ctx->rx_cmsg[i];
+		m->msg_controllen = sizeof(ctx->rx_cmsg[i]);
+	}
+	ctx->rx_dirty = 0;
+}
+
+/* Drain one socket; the caller holds ctx->lock (the receive buffers are under it too).
+   app: an application thread receives (its ACKs may be held back, see above). */
+static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds, bool app)
 {
 	int fd = ctx->addrs[aidx].fd, total = 0;
 	for (int rounds = 0; rounds < max_rounds; rounds++) {
-		for (unsigned i = 0; i < UROCE_RX_BATCH; i++) {
-			ctx->rx_iov[i] = (struct iovec){ ctx->rx_buf[i], UROCE_RX_BUF };
-			struct msghdr *m = &ctx->rx_msg[i].msg_hdr;
-			memset(m, 0, sizeof(*m));
-			m->msg_name = &ctx->rx_src[i];
-			m->msg_namelen = sizeof(ctx->rx_src[i]);
-			m->msg_iov = &ctx->rx_iov[i];
-			m->msg_iovlen = 1;
-			m->msg_control = ctx->rx_cmsg[i];
-			m->msg_controllen = sizeof(ctx->rx_cmsg[i]);
-		}
+		rx_reset_headers(ctx);
 		int n = recvmmsg(fd, ctx->rx_msg, UROCE_RX_BATCH, MSG_DONTWAIT, NULL);
+		ctx->rx_dirty = n > 0 ? (unsigned)n + 1 : 1; /* the kernel may have written one more header */
 		if (n <= 0)
 			break;
 		total += n;
+		uint64_t before = ctx->st.rx_packets;
 		for (int i = 0; i < n && ctx->addrs[aidx].used; i++) {
 			if (ctx->rx_msg[i].msg_hdr.msg_flags & MSG_TRUNC) {
 				ctx->st.rx_dropped++;
@@ -687,7 +756,11 @@ static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 			}
 			rx_datagram(ctx, aidx, &ctx->rx_msg[i].msg_hdr, ctx->rx_buf[i], ctx->rx_msg[i].msg_len);
 		}
-		uroce_send_pending_acks(ctx);
+		if (app && ctx->ack_list && total == n && ctx->st.rx_packets - before <= UROCE_ACK_HOLD_MAX_PKTS &&
+		    n < UROCE_RX_BATCH)
+			hold_acks(ctx);
+		else
+			uroce_send_pending_acks(ctx);
 		pump(ctx);
 		uroce_tx_flush(ctx);
 		if (n < UROCE_RX_BATCH)
@@ -699,37 +772,121 @@ static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds)
 static void rx_socket(struct uroce_ctx *ctx, int aidx)
 {
 	pthread_mutex_lock(&ctx->lock);
-	rx_socket_locked(ctx, aidx, 16);
+	rx_socket_locked(ctx, aidx, 16, false);
 	pthread_mutex_unlock(&ctx->lock);
 }
 
-void uroce_engine_requeue(struct uroce_ctx *ctx)
+/* (Re)register the sockets with the progress thread's epoll set, behind the
+   completion channels' (exclusive wake-ups go to the first waiter that sleeps);
+   none while the thread is parked. Under ctx->lock. */
+static void watch_sockets(struct uroce_ctx *ctx)
 {
-	if (ctx->epfd < 0)
-		return;
 	for (int i = 0; i < UROCE_MAX_GID; i++) {
 		if (!ctx->addrs[i].used || ctx->addrs[i].borrowed)
 			continue;
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)i };
 		epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, ctx->addrs[i].fd, NULL);
-		epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
+		if (!ctx->pt_parked)
+			epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
 	}
 }
 
-/* A thread about to sleep on a completion channel receives for itself. */
+void uroce_engine_requeue(struct uroce_ctx *ctx)
+{
+	if (ctx->epfd >= 0)
+		watch_sockets(ctx);
+}
+
+/*
+ * Parking.  While application threads receive for themselves (polling an
+ * empty CQ, waiting on a completion channel), a packet that arrives while
+ * such a thread is between two waits would wake the progress thread, which
+ * then contends for the lock to receive what the application thread was about
+ * to receive anyway: two more context switches per packet.  So the progress
+ * thread, woken by a socket while an application thread received within the
+ * last UROCE_APP_RECENT_NS, stops watching the sockets (parks) and looks again
+ * every UROCE_PARK_CHECK_NS: it takes over (unparks and drains) as soon as a
+ * whole check period passes with no application thread receiving.
+ */
+#define UROCE_APP_RECENT_NS 200000ull
+#define UROCE_PARK_CHECK_NS 1000000ull
+
+void uroce_app_receiving(struct uroce_ctx *ctx)
+{
+	__atomic_store_n(&ctx->app_seen_ns, uroce_now_ns(), __ATOMIC_RELAXED);
+}
+
+static bool app_recent(struct uroce_ctx *ctx, uint64_t now, uint64_t within)
+{
+	uint64_t seen = __atomic_load_n(&ctx->app_seen_ns, __ATOMIC_RELAXED);
+	return seen && now - seen < within;
+}
+
+/* Progress thread, woken by a socket: park when the application receives anyway. */
+static bool park_if_app_receives(struct uroce_ctx *ctx)
+{
+	uint64_t now = uroce_now_ns();
+	if (ctx->no_park || !app_recent(ctx, now, UROCE_APP_RECENT_NS))
+		return false;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->pt_parked = true;
+	ctx->st.progress_parks++;
+	watch_sockets(ctx);
+	ctx->park_check_ns = now + UROCE_PARK_CHECK_NS;
+	uroce_timer_update(ctx, ctx->park_check_ns);
+	pthread_mutex_unlock(&ctx->lock);
+	return true;
+}
+
+/* From the timer, under ctx->lock: unpark once the application has stopped receiving.
+   Returns the next check time (0: not parked). */
+static uint64_t park_check(struct uroce_ctx *ctx, uint64_t now)
+{
+	if (!ctx->pt_parked)
+		return 0;
+	if (now < ctx->park_check_ns)
+		return ctx->park_check_ns;
+	if (app_recent(ctx, now, UROCE_PARK_CHECK_NS)) {
+		ctx->park_check_ns = now + UROCE_PARK_CHECK_NS;
+		return ctx->park_check_ns;
+	}
+	ctx->pt_parked = false;
+	watch_sockets(ctx);
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
+			rx_socket_locked(ctx, i, 16, false);
+	return 0;
+}
+
+/* A thread woken on a completion channel receives for itself. */
 int uroce_progress_blocking(struct uroce_ctx *ctx)
 {
 	pthread_mutex_lock(&ctx->lock);
 	int n = 0;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
-			n += rx_socket_locked(ctx, i, 16); /* drain: with EPOLLEXCLUSIVE nobody else was woken */
+			n += rx_socket_locked(ctx, i, 16, true); /* drain: with EPOLLEXCLUSIVE nobody else was woken */
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
 }
 
+/* A thread about to sleep on a completion channel sends the ACKs it held back. */
+void uroce_release_acks(struct uroce_ctx *ctx)
+{
+	if (!__atomic_load_n(&ctx->acks_held, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	uroce_flush_held_acks(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
 /* Polling an empty CQ drives reception itself, so a busy-polling application
-   does not wait for the progress thread to be scheduled. */
+   does not wait for the progress thread to be scheduled.  Finding nothing new,
+   it sends the ACKs it held back: the application is waiting, not replying.
+   Sockets found empty less than UROCE_RX_RECHECK_NS ago are not asked again
+   (a waiting thread's epoll_wait sees anything that came since). */
+#define UROCE_RX_RECHECK_NS 2000ull
+
 int uroce_poll_progress(struct uroce_ctx *ctx)
 {
 	static int off = -1;
@@ -737,12 +894,21 @@ int uroce_poll_progress(struct uroce_ctx *ctx)
 		off = getenv("UROCE_NO_POLL_PROGRESS") != NULL;
 	if (off)
 		return 0;
+	uint64_t now = uroce_now_ns();
+	__atomic_store_n(&ctx->app_seen_ns, now, __ATOMIC_RELAXED);
+	if (now - __atomic_load_n(&ctx->rx_empty_ns, __ATOMIC_RELAXED) < UROCE_RX_RECHECK_NS)
+		return 0; /* found empty a moment ago (the poll / arm / poll idiom) */
 	if (pthread_mutex_trylock(&ctx->lock))
 		return 0;
 	int n = 0;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
-			n += rx_socket_locked(ctx, i, 1);
+			n += rx_socket_locked(ctx, i, 1, true);
+	if (!n) {
+		__atomic_store_n(&ctx->rx_empty_ns, now, __ATOMIC_RELAXED);
+		if (ctx->ack_list)
+			uroce_flush_held_acks(ctx);
+	}
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
 }
@@ -752,8 +918,8 @@ static void run_timers(struct uroce_ctx *ctx)
 	uint64_t now = uroce_now_ns(), next = 0;
 	pthread_mutex_lock(&ctx->lock);
 	ctx->armed_deadline = 0;
-	for (unsigned b = 0; b < UROCE_QP_HASH; b++)
-		for (struct uroce_qp *qp = ctx->qp_hash[b]; qp; qp = qp->hnext) {
+	for (unsigned b = 0, seen = 0; b < UROCE_QP_HASH && seen < ctx->nqps; b++)
+		for (struct uroce_qp *qp = ctx->qp_hash[b]; qp; qp = qp->hnext, seen++) {
 			uint64_t d = uroce_qp_timers(qp, now);
 			if (d && (!next || d < next))
 				next = d;
@@ -769,8 +935,10 @@ static void run_timers(struct uroce_ctx *ctx)
 			next = d->due_ns;
 		}
 	}
-	uroce_send_pending_acks(ctx);
-	uroce_tx_flush(ctx);
+	uint64_t park = park_check(ctx, now);
+	if (park && (!next || park < next))
+		next = park;
+	uroce_flush_held_acks(ctx);
 	uroce_timer_update(ctx, next);
 	pthread_mutex_unlock(&ctx->lock);
 }
@@ -803,7 +971,7 @@ static void *progress_thread(void *arg)
 				pump(ctx);
 				uroce_tx_flush(ctx);
 				pthread_mutex_unlock(&ctx->lock);
-			} else if (tag < UROCE_MAX_GID) {
+			} else if (tag < UROCE_MAX_GID && !park_if_app_receives(ctx)) {
 				rx_socket(ctx, (int)tag);
 			}
 		}
@@ -816,6 +984,8 @@ int uroce_engine_start(struct uroce_ctx *ctx)
 	ctx->rx_buf = malloc(sizeof(*ctx->rx_buf) * UROCE_RX_BATCH);
 	if (!ctx->rx_buf)
 		return -ENOMEM;
+	ctx->rx_dirty = UROCE_RX_BATCH;
+	ctx->no_park = getenv("UROCE_NO_PARK") != NULL;
 	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ctx->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	ctx->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -847,6 +1017,7 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 	registry_del(ctx);
 	/* a forwarder may hold our lock: wait for it */
 	pthread_mutex_lock(&ctx->lock);
+	uroce_flush_held_acks(ctx);
 	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->thread_started) {
 		uroce_kick(ctx);
@@ -946,6 +1117,7 @@ UROCE_EXPORT int uroce_priv_gsi_send(struct ibv_context *c, uint8_t gid_index, c
 	else
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(RT_ROCE_UDP_PORT);
 	pthread_mutex_lock(&ctx->lock);
+	uroce_flush_held_acks(ctx); /* ACKs before a CM message (a DREQ after the last data) */
 	int err = uroce_local_fd(ctx, gid_index, &ss);
 	if (err >= 0) {
 		struct uroce_addr *a = &ctx->addrs[gid_index];

@@ -15,6 +15,9 @@
  *   - lo does not offer UDP segmentation (ETHTOOL_GFEATURES), so the kernel
  *     segments before the taps and they see every RoCE packet on its own.
  *
+ * While a capture is seen, GSO stays off and the check is repeated only every
+ * UROCE_TAP_RECHECK_NS (1 ms): the check itself costs a few microseconds.
+ *
  * ICRC: the kernel gives the segments of one IPv4 GSO send consecutive IP
  * identifications starting at 0 (DF set, unconnected socket), and the
  * identification is covered by the ICRC.  The sender fixes the ICRC of
@@ -56,6 +59,8 @@ void uroce_gso_fini(struct uroce_ctx *ctx)
 		close(ctx->packet_fd);
 	ctx->packet_fd = -1;
 }
+
+#define UROCE_TAP_RECHECK_NS 1000000ull
 
 static bool is_loopback(const struct sockaddr_storage *ss)
 {
@@ -147,7 +152,19 @@ bool uroce_gso_allowed(struct uroce_ctx *ctx, int fd, const struct sockaddr_stor
 		return true;
 	if (!is_loopback(src))
 		return false;
-	return !tap_present(ctx) || lo_segments_in_software(fd);
+	/* Only "no capture" must be fresh: a capture seen less than
+	   UROCE_TAP_RECHECK_NS ago is taken to be still there (no GSO meanwhile). */
+	uint64_t now = uroce_now_ns();
+	if (ctx->tap_seen_ns && now - ctx->tap_seen_ns < UROCE_TAP_RECHECK_NS)
+		return false;
+	if (!tap_present(ctx)) {
+		ctx->tap_seen_ns = 0;
+		return true;
+	}
+	if (lo_segments_in_software(fd))
+		return true;
+	ctx->tap_seen_ns = now;
+	return false;
 }
 
 /* delta[k] for IPv4 packets of UDP length len (cached; the last few lengths). */

@@ -184,6 +184,13 @@ UROCE_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
 
 #define CH_PIPE_TAG 0xFFFFFFFFu
 
+/* The channel this thread waits on in ibv_get_cq_event, and the first event
+   its own reception produced for it (uroce_cq_push): no pipe round trip. */
+static __thread struct {
+	struct uroce_comp_channel *ch;
+	struct ibv_cq *cq;
+} tls_waiter;
+
 UROCE_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *c)
 {
 	if (!c) {
@@ -377,9 +384,13 @@ void uroce_cq_push(struct uroce_cq *cq, const struct ibv_wc *wc, bool solicited)
 	}
 	if (notify && cq->ibcq.channel) {
 		struct uroce_comp_channel *ch = UROCE_CONTAINER(cq->ibcq.channel, struct uroce_comp_channel, ibch);
-		struct ibv_cq *p = &cq->ibcq;
-		if (write(ch->wfd, &p, sizeof(p)) < 0) {
-			/* pipe full: the consumer has thousands of unread events; nothing better to do */
+		if (tls_waiter.ch == ch && !tls_waiter.cq) {
+			tls_waiter.cq = &cq->ibcq; /* this thread is in ibv_get_cq_event on ch: hand it over */
+		} else {
+			struct ibv_cq *p = &cq->ibcq;
+			if (write(ch->wfd, &p, sizeof(p)) == (ssize_t)sizeof(p))
+				__atomic_add_fetch(&ch->queued, 1, __ATOMIC_RELEASE);
+			/* else the pipe is full: the consumer has thousands of unread events */
 		}
 	}
 	if (overflow)
@@ -414,33 +425,61 @@ static int req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
+/* The next event from the channel's pipe, if it holds one. */
+static bool take_queued_event(struct uroce_comp_channel *ch, struct ibv_cq **cq)
+{
+	if (!__atomic_load_n(&ch->queued, __ATOMIC_ACQUIRE))
+		return false;
+	if (read(ch->rfd, cq, sizeof(*cq)) != (ssize_t)sizeof(*cq))
+		return false; /* another thread took it */
+	__atomic_sub_fetch(&ch->queued, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Receive on the channel's context; an event this produces for ch comes back directly. */
+static bool progress_for_event(struct uroce_comp_channel *ch, struct ibv_cq **cq)
+{
+	tls_waiter.ch = ch;
+	tls_waiter.cq = NULL;
+	uroce_progress_blocking(to_uctx(ch->ibch.context));
+	*cq = tls_waiter.cq;
+	tls_waiter.ch = NULL;
+	tls_waiter.cq = NULL;
+	return *cq || take_queued_event(ch, cq);
+}
+
+/*
+ * Wait for a completion event.  The channel fd is an epoll set of the event
+ * pipe and the context's sockets (level-triggered), so the thread sleeps until
+ * an event or a packet is there, then receives itself: no hand-off to the
+ * progress thread on the way.
+ */
 UROCE_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *ibch, struct ibv_cq **cq, void **cq_context)
 {
 	struct uroce_comp_channel *ch = UROCE_CONTAINER(ibch, struct uroce_comp_channel, ibch);
-	struct uroce_ctx *ctx = to_uctx(ibch->context);
-	for (;;) {
-		struct ibv_cq *p;
-		if (read(ch->rfd, &p, sizeof(p)) == (ssize_t)sizeof(p)) {
-			*cq = p;
-			*cq_context = p->cq_context;
-			return 0;
-		}
-		/* no event yet: receive what has arrived, then look again */
-		if (uroce_progress_blocking(ctx) && read(ch->rfd, &p, sizeof(p)) == (ssize_t)sizeof(p)) {
-			*cq = p;
-			*cq_context = p->cq_context;
-			return 0;
-		}
-		int fl = fcntl(ibch->fd, F_GETFL);
-		if (fl >= 0 && (fl & O_NONBLOCK)) {
+	struct ibv_cq *p = NULL;
+	uroce_app_receiving(to_uctx(ibch->context));
+	for (bool woken = false;; woken = true) {
+		if (take_queued_event(ch, &p))
+			break;
+		int fl = woken ? 0 : fcntl(ibch->fd, F_GETFL);
+		bool nonblocking = fl >= 0 && (fl & O_NONBLOCK);
+		/* before the first sleep there is nothing to receive yet unless epoll says so */
+		if ((woken || nonblocking) && progress_for_event(ch, &p))
+			break;
+		if (nonblocking) {
 			errno = EAGAIN;
 			return -1;
 		}
+		uroce_release_acks(to_uctx(ibch->context));
 		struct epoll_event evs[4];
 		int n = epoll_wait(ibch->fd, evs, 4, -1);
 		if (n < 0 && errno != EINTR)
 			return -1;
 	}
+	*cq = p;
+	*cq_context = p->cq_context;
+	return 0;
 }
 
 UROCE_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)

@@ -109,6 +109,7 @@ static void qp_hash_add(struct uroce_ctx *ctx, struct uroce_qp *qp)
 	unsigned b = qp->ibqp.qp_num & (UROCE_QP_HASH - 1);
 	qp->hnext = ctx->qp_hash[b];
 	ctx->qp_hash[b] = qp;
+	ctx->nqps++;
 }
 
 static void qp_hash_del(struct uroce_ctx *ctx, struct uroce_qp *qp)
@@ -117,6 +118,7 @@ static void qp_hash_del(struct uroce_ctx *ctx, struct uroce_qp *qp)
 	for (struct uroce_qp **pp = &ctx->qp_hash[b]; *pp; pp = &(*pp)->hnext)
 		if (*pp == qp) {
 			*pp = qp->hnext;
+			ctx->nqps--;
 			return;
 		}
 }
@@ -343,6 +345,7 @@ UROCE_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
 	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_ctx *ctx = qp->ctx;
 	pthread_mutex_lock(&ctx->lock);
+	uroce_flush_held_acks(ctx); /* what it received is acknowledged, as a NIC would have done */
 	qp_hash_del(ctx, qp);
 	for (struct uroce_qp **pp = &ctx->ack_list; *pp; pp = &(*pp)->ack_next)
 		if (*pp == qp) {
@@ -475,6 +478,7 @@ UROCE_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, in
 	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_ctx *ctx = qp->ctx;
 	pthread_mutex_lock(&ctx->lock);
+	uroce_flush_held_acks(ctx); /* what was received is acknowledged before the QP changes */
 	enum ibv_qp_state cur = qp->state, from = qp->state;
 	if (mask & IBV_QP_CUR_STATE)
 		cur = attr->cur_qp_state;
@@ -730,7 +734,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 		uroce_qp_flush(qp);
 	else
 		uroce_req_progress(qp);
-	uroce_tx_flush(ctx);
+	uroce_flush_held_acks(ctx); /* after the requests: one GSO send when it can be */
 	pthread_mutex_unlock(&ctx->lock);
 	return err;
 }

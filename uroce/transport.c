@@ -767,6 +767,8 @@ void uroce_send_pending_acks(struct uroce_ctx *ctx)
 		else
 			qp->ack_pending = false;
 	}
+	ctx->acks_held_until = 0;
+	__atomic_store_n(&ctx->acks_held, 0, __ATOMIC_RELAXED);
 }
 
 static void send_nak(struct uroce_qp *qp, uint32_t psn, uint8_t syndrome)

@@ -86,6 +86,7 @@ struct uroce_sge {
 struct uroce_comp_channel {
 	struct ibv_comp_channel ibch;
 	int rfd, wfd;             /* the event pipe: CQ pointers */
+	int queued;               /* CQ pointers in the pipe (atomic): no read() that finds nothing */
 	struct uroce_comp_channel *next; /* ctx->channels */
 };
 
@@ -288,6 +289,7 @@ struct uroce_ctx {
 	uint64_t armed_deadline;      /* what the timerfd is set to (0 = none) */
 
 	struct uroce_qp *qp_hash[UROCE_QP_HASH];
+	unsigned nqps;                /* QPs in qp_hash */
 	struct uroce_mr **mrs;        /* index = key >> 8 */
 	unsigned mr_cap;
 	uint32_t mr_next;
@@ -319,6 +321,7 @@ struct uroce_ctx {
 	bool gso_off;                 /* UDP GSO off: $UROCE_GSO=0, or a kernel without UDP_SEGMENT */
 	enum uroce_gso_mode gso_mode;
 	int packet_fd;                /* /proc/net/packet, for the capture check (auto mode) */
+	uint64_t tap_seen_ns;         /* when the check last saw a capture on lo (0: it saw none) */
 	int lo_ifindex;
 	struct uroce_id_deltas deltas[UROCE_DELTA_CACHE];
 	unsigned delta_next;
@@ -329,7 +332,15 @@ struct uroce_ctx {
 	struct sockaddr_storage rx_src[UROCE_RX_BATCH];
 	uint8_t (*rx_buf)[UROCE_RX_BUF]; /* one datagram each: a packet, or a GRO-merged GSO send */
 	char rx_cmsg[UROCE_RX_BATCH][32];
+	unsigned rx_dirty;            /* headers [0, rx_dirty) need resetting before the next recvmmsg */
 	struct uroce_qp *ack_list;
+	uint64_t acks_held_until;     /* ACKs held back by an application thread until then (engine.c), 0 none */
+	int acks_held;                /* the same as a flag read without the lock (atomic) */
+	uint64_t app_seen_ns;         /* an application thread last received for itself (atomic; engine.c) */
+	bool pt_parked;               /* the progress thread does not watch the sockets (engine.c) */
+	bool no_park;                 /* $UROCE_NO_PARK: it always does */
+	uint64_t rx_empty_ns;         /* the sockets were last found empty by uroce_poll_progress (atomic) */
+	uint64_t park_check_ns;       /* when the parked progress thread looks again */
 	struct uroce_qp *pump_list;
 	int pumpfd;                   /* eventfd: READ responses pending */
 
@@ -380,6 +391,9 @@ void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline);
 void uroce_kick(struct uroce_ctx *ctx);
 int uroce_poll_progress(struct uroce_ctx *ctx);
 int uroce_progress_blocking(struct uroce_ctx *ctx);
+void uroce_release_acks(struct uroce_ctx *ctx);
+void uroce_app_receiving(struct uroce_ctx *ctx);
+void uroce_flush_held_acks(struct uroce_ctx *ctx);
 void uroce_engine_requeue(struct uroce_ctx *ctx);
 bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
                    size_t len, uint32_t qpn);

@@ -12,6 +12,8 @@ struct uroce_stats {
 	uint64_t retry_timeout, retry_seq_nak, retry_implied, retry_rnr;
 	uint64_t seq_naks_sent, duplicates_rcvd;
 	uint64_t tx_errors;                      /* sendmmsg failures (the packet counts as lost) */
+	uint64_t acks_held;                      /* times an application thread held ACKs back for its reply */
+	uint64_t progress_parks;                 /* times the progress thread left reception to the application */
 };
 /* Copy the counters of ctx (summed over its QPs since open). Returns 0 or -EINVAL. */
 int uroce_priv_stats(struct ibv_context *ctx, struct uroce_stats *out);

@@ -7,6 +7,7 @@
  * machine validation and completion channels.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -603,6 +604,108 @@ static void test_completion_channel(void)
 	ut_close(&b);
 }
 
+struct busy_poller {
+	struct ibv_cq *cq;
+	int want, got;
+};
+
+/* Poll cq without pause until want successful completions or 2 s. */
+static void *busy_poll(void *arg)
+{
+	struct busy_poller *bp = arg;
+	uint64_t end = ut_now_ms() + 2000;
+	while (bp->got < bp->want && ut_now_ms() < end) {
+		struct ibv_wc wc;
+		if (ibv_poll_cq(bp->cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS)
+			bp->got++;
+	}
+	return NULL;
+}
+
+/* Receive on b through its completion channel (an application thread receives
+   for itself), then let b go quiet: what b received must still be acknowledged
+   promptly (held ACKs have a bound), and a later RDMA WRITE to b, which no
+   application thread receives any more, must still be taken in (a parked
+   progress thread takes over).  A 268 ms ACK timeout tells a lost ACK apart. */
+static void test_quiet_receiver(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return;
+	}
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(b.ctx);
+	struct ibv_cq *cq = ibv_create_cq(b.ctx, 64, NULL, ch, 0);
+	CHECK(ch && cq);
+	struct ibv_qp_init_attr qa;
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = b.cq;
+	qa.recv_cq = cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = 32;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	ibv_destroy_qp(b.qp);
+	b.qp = ibv_create_qp(b.pd, &qa);
+	CHECK(b.qp != NULL);
+	struct ut_params p = default_params;
+	p.timeout = 16;
+	CHECK(ut_connect(&a, &b, &p) == 0);
+	struct ibv_wc wc;
+	for (int round = 0; round < 20; round++) {
+		CHECK(ut_post_recv(&b, (uint64_t)round, 0, 64) == 0);
+		CHECK(ibv_req_notify_cq(cq, 0) == 0);
+		CHECK(post_send(&a, IBV_WR_SEND, 100 + (uint64_t)round, 128, 8, 0, 0, IBV_SEND_SIGNALED) == 0);
+		uint64_t t0 = ut_now_ms();
+		struct ibv_cq *ev_cq;
+		void *ev_ctx;
+		CHECK(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0);
+		ibv_ack_cq_events(ev_cq, 1);
+		CHECK(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+		/* b now calls nothing: a's completion needs b's ACK all the same */
+		CHECK(ut_wait(a.cq, &wc, 1, 2000) == 1 && wc.status == IBV_WC_SUCCESS);
+		uint64_t ms = ut_now_ms() - t0;
+		if (ms > 100)
+			printf("#   round %d: send completed after %llu ms\n", round, (unsigned long long)ms);
+		CHECK(ms <= 100);
+	}
+	struct uroce_stats sa, sb;
+	CHECK(uroce_priv_stats(a.ctx, &sa) == 0 && uroce_priv_stats(b.ctx, &sb) == 0);
+	CHECK(sb.acks_held > 0);
+	CHECK_EQ_U(sa.retry_timeout, 0);
+	/* a thread of b busy-polls while a sends (b's progress thread parks), then stops */
+	for (int round = 0; round < 20; round++)
+		CHECK(ut_post_recv(&b, (uint64_t)round, 0, 64) == 0);
+	struct busy_poller bp = { cq, 20, 0 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, busy_poll, &bp) == 0);
+	for (int round = 0; round < 20; round++) {
+		CHECK(post_send(&a, IBV_WR_SEND, 200 + (uint64_t)round, 128, 8, 0, 0, IBV_SEND_SIGNALED) == 0);
+		CHECK(ut_wait(a.cq, &wc, 1, 2000) == 1 && wc.status == IBV_WC_SUCCESS);
+	}
+	pthread_join(th, NULL);
+	CHECK_EQ_U(bp.got, 20);
+	ut_fill(a.buf + 4096, 4096, 77);
+	uint64_t t0 = ut_now_ms();
+	CHECK(post_send(&a, IBV_WR_RDMA_WRITE, 300, 4096, 4096, (uint64_t)(uintptr_t)b.buf + 8192, b.mr->rkey,
+	                IBV_SEND_SIGNALED) == 0);
+	CHECK(ut_wait(a.cq, &wc, 1, 2000) == 1 && wc.status == IBV_WC_SUCCESS);
+	uint64_t ms = ut_now_ms() - t0;
+	CHECK(uroce_priv_stats(b.ctx, &sb) == 0);
+	printf("#   WRITE to a quiet receiver completed after %llu ms (b: %llu ACK holds, %llu parks)\n",
+	       (unsigned long long)ms, (unsigned long long)sb.acks_held, (unsigned long long)sb.progress_parks);
+	CHECK(ms <= 100);
+	CHECK(sb.progress_parks > 0);
+	CHECK(memcmp(a.buf + 4096, b.buf + 8192, 4096) == 0);
+	CHECK(uroce_priv_stats(a.ctx, &sa) == 0);
+	CHECK_EQ_U(sa.retry_timeout, 0);
+	ibv_destroy_qp(b.qp);
+	b.qp = NULL;
+	CHECK(ibv_destroy_cq(cq) == 0);
+	CHECK(ibv_destroy_comp_channel(ch) == 0);
+	ut_close(&a);
+	ut_close(&b);
+}
+
 static void test_fault_rules(void)
 {
 	/* delay, reorder, duplicate and RNR rules: the data still arrives intact,
@@ -706,6 +809,7 @@ int main(void)
 	RUN(test_vanished_peer);
 	RUN(test_bad_rkey_flushes);
 	RUN(test_completion_channel);
+	RUN(test_quiet_receiver);
 	RUN(test_fault_rules);
 	RUN(test_ipv6_one_context);
 	RUN(test_shared_address);

@@ -314,8 +314,7 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, l->from - nev - npk);
 		if (f->t_ns && !from_ev[l->from - nev - npk])
 			continue;
-		uint16_t h = tl_item_host(b, l->to);
-		uint64_t t = h < nh ? tl_align(tl_host(b, h), tl_item_raw(b, l->to)) : tl_item_raw(b, l->to);
+		uint64_t t = tl_item_time(b, l->to);
 		if (!f->t_ns || t < f->t_ns) {
 			f->t_ns = t;
 			from_ev[l->from - nev - npk] = 1;
@@ -509,6 +508,9 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		f->ev_off = rows[f->row].link_off;
 		f->ev_count = rows[f->row].link_count;
 	}
+	/* the build's arrays move into the timeline: the statistics must be done */
+	if ((rc = tl_stats_join(b)) < 0)
+		goto fail;
 	tl->rows = rows;
 	tl->nrows = n;
 	tl_own(tl, rows);

@@ -479,6 +479,7 @@ static void build_init(struct tl_build *b)
 void tl_build_free(struct tl_build *b)
 {
 	tl_stats_join(b); /* a failed build may still have the statistics running */
+	tl_prefault_free(b);
 	tl_vec_free(&b->ev);
 	tl_vec_free(&b->pk);
 	tl_vec_free(&b->pkrec);
@@ -570,6 +571,7 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 				break;
 			}
 	}
+	tl_finish_prefault(&b);
 	if ((rc = tl_link_all(&b)) < 0)
 		goto fail;
 	tl_phase("link");

@@ -161,6 +161,7 @@ struct tl_cons {
 };
 
 struct tl_stats_job;
+struct tl_prefault;
 
 struct tl_build {
 	struct tl_vec ev;         /* struct tl_evrec (row filled at the end) */
@@ -184,6 +185,7 @@ struct tl_build {
 	bool have_capture, have_traces;
 	uint64_t nonroce_frames;
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
+	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
 	char *err;
 	size_t errlen;
 };
@@ -266,6 +268,15 @@ int tl_stats_join(struct tl_build *b);
 int tl_annotate(struct tl_build *b);          /* tl_annotate.c: per-packet comments */
 /* tl_file.c: turn the build into a timeline (takes the memory). */
 int tl_finish(struct tl_build *b, struct rt_timeline **out);
+/* tl_file.c: have tl_finish's big arrays faulted in while the linking runs. */
+void tl_finish_prefault(struct tl_build *b);
+/* tl_prefault.c: zeroed buffers of the given sizes (0: none) allocated and
+ * touched on a second thread; take() waits for it and returns slot's buffer
+ * grown to size (still zeroed), or a new zeroed one; NULL without memory. */
+#define TL_PREFAULT_SLOTS 2
+void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS]);
+void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size);
+void tl_prefault_free(struct tl_build *b);
 void tl_build_free(struct tl_build *b);
 /* tl_annotate.c: the annotation of packet record i (first line, '\n', English line); returns the length. */
 size_t tl_format_annotation(const struct rt_timeline *tl, size_t i, char *buf, size_t len);

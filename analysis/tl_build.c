@@ -124,6 +124,59 @@ uint16_t tl_item_host(struct tl_build *b, uint32_t item)
 	return b->capture_host;
 }
 
+uint64_t tl_item_time(struct tl_build *b, uint32_t item)
+{
+	uint16_t h = tl_item_host(b, item);
+	uint64_t raw = tl_item_raw(b, item);
+	return h < b->hosts.n ? tl_align(tl_host(b, h), raw) : raw;
+}
+
+int tl_link_index_build(struct tl_build *b, struct tl_link_index *x)
+{
+	size_t n = tl_nev(b) + tl_npk(b), nl = b->links.n;
+	x->n = n;
+	x->off = calloc(n + 1, sizeof(uint32_t));
+	x->cnt = calloc(n + 1, sizeof(uint32_t));
+	x->ls = malloc((nl ? nl : 1) * sizeof(*x->ls));
+	if (!x->off || !x->cnt || !x->ls)
+		return -ENOMEM;
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from < n)
+			x->cnt[l->from]++;
+	}
+	uint32_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		x->off[i] = o;
+		o += x->cnt[i];
+		x->cnt[i] = 0;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if (l->from < n)
+			x->ls[x->off[l->from] + x->cnt[l->from]++] = *l;
+	}
+	return 0;
+}
+
+uint32_t tl_link_index_first(const struct tl_link_index *x, uint32_t item, uint32_t type)
+{
+	if (item >= x->n)
+		return RT_TL_NONE;
+	for (uint32_t i = 0; i < x->cnt[item]; i++)
+		if (x->ls[x->off[item] + i].type == type)
+			return x->ls[x->off[item] + i].to;
+	return RT_TL_NONE;
+}
+
+void tl_link_index_free(struct tl_link_index *x)
+{
+	free(x->off);
+	free(x->cnt);
+	free(x->ls);
+	memset(x, 0, sizeof(*x));
+}
+
 uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
 {
 	int64_t t = (int64_t)raw + h->offset_ns;
@@ -425,6 +478,8 @@ static void build_init(struct tl_build *b)
 
 void tl_build_free(struct tl_build *b)
 {
+	tl_stats_join(b); /* a failed build may still have the statistics running */
+	tl_prefault_free(b);
 	tl_vec_free(&b->ev);
 	tl_vec_free(&b->pk);
 	tl_vec_free(&b->pkrec);
@@ -516,6 +571,7 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 				break;
 			}
 	}
+	tl_finish_prefault(&b);
 	if ((rc = tl_link_all(&b)) < 0)
 		goto fail;
 	tl_phase("link");

@@ -1,6 +1,6 @@
 /*
- * Diagnosis: findings with evidence, and the per-QP statistics.  Findings
- * are built from the linked build records (analysis/tl_link.c); each one
+ * Diagnosis: findings with evidence (the per-QP statistics follow in
+ * analysis/tl_stats.c).  Findings are built from the linked build records (analysis/tl_link.c); each one
  * says in one sentence what happened, names its evidence (frames, WR ids,
  * times) and estimates the time the application lost to it.  Work is done
  * from the wire when there is a capture and from the traces otherwise, so
@@ -104,8 +104,7 @@ static struct rt_tl_finding *FI(struct tl_build *b, long i)
 
 struct dctx {
 	struct tl_build *b;
-	uint32_t *loff, *lcnt;    /* link index by source item */
-	struct tl_blink *ls;      /* links sorted by source */
+	struct tl_link_index li;  /* links by source item (handed on to the statistics) */
 	uint8_t *explained;       /* per event: an error completion already explained by a finding */
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
@@ -113,51 +112,23 @@ struct dctx {
 
 static uint64_t item_t(struct dctx *c, uint32_t item)
 {
-	struct tl_build *b = c->b;
-	uint16_t h = tl_item_host(b, item);
-	uint64_t raw = tl_item_raw(b, item);
-	return h < b->hosts.n ? tl_align(tl_host(b, h), raw) : raw;
+	return tl_item_time(c->b, item);
 }
 
 static uint32_t first_link(struct dctx *c, uint32_t item, uint32_t type)
 {
-	if (item >= tl_nev(c->b) + tl_npk(c->b))
-		return RT_TL_NONE;
-	for (uint32_t i = 0; i < c->lcnt[item]; i++)
-		if (c->ls[c->loff[item] + i].type == type)
-			return c->ls[c->loff[item] + i].to;
-	return RT_TL_NONE;
+	return tl_link_index_first(&c->li, item, type);
 }
 
 static int index_links(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t n = tl_nev(b) + tl_npk(b), nl = b->links.n;
-	c->loff = calloc(n + 1, sizeof(uint32_t));
-	c->lcnt = calloc(n + 1, sizeof(uint32_t));
-	c->ls = malloc((nl ? nl : 1) * sizeof(*c->ls));
 	c->explained = calloc(tl_nev(b) + 1, 1);
 	c->pk_used = calloc(tl_npk(b) + 1, 1);
 	c->qp_explained = calloc(b->qps.n + 1, 1);
-	if (!c->loff || !c->lcnt || !c->ls || !c->explained || !c->pk_used || !c->qp_explained)
+	if (!c->explained || !c->pk_used || !c->qp_explained)
 		return -ENOMEM;
-	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from < n)
-			c->lcnt[l->from]++;
-	}
-	uint32_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		c->loff[i] = o;
-		o += c->lcnt[i];
-		c->lcnt[i] = 0;
-	}
-	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from < n)
-			c->ls[c->loff[l->from] + c->lcnt[l->from]++] = *l;
-	}
-	return 0;
+	return tl_link_index_build(b, &c->li);
 }
 
 static const char *qp_host(struct tl_build *b, uint32_t q)
@@ -1339,156 +1310,6 @@ static int inputs_and_clocks(struct tl_build *b)
 	return 0;
 }
 
-/* ---- per-QP statistics ---- */
-
-static int u64cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t pct(uint64_t *v, size_t n, unsigned p)
-{
-	if (!n)
-		return UINT64_MAX;
-	size_t i = (n * p + 99) / 100;
-	return v[i ? i - 1 : 0];
-}
-
-static int qp_stats(struct dctx *c)
-{
-	struct tl_build *b = c->b;
-	size_t nqp = b->qps.n;
-	for (size_t i = 0; i < tl_npk(b); i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		uint64_t t = item_t(c, tl_item_pk(b, i));
-		uint32_t q = k->send_qp;
-		if (q != RT_TL_NONE) {
-			struct rt_tl_qp *Q = tl_qp(b, q);
-			Q->packets_tx++;
-			Q->bytes_tx += k->payload_len;
-			if (k->retrans) {
-				Q->retransmitted++;
-				Q->bytes_resent += k->payload_len;
-			}
-			Q->duplicates += k->dup;
-			Q->out_of_order += k->ooo;
-			Q->ecn += (k->tos & 3) == 3;
-			if (!Q->first_ns || t < Q->first_ns)
-				Q->first_ns = t;
-			if (t > Q->last_ns)
-				Q->last_ns = t;
-		}
-		if (k->recv_qp != RT_TL_NONE && k->op_class == RT_CLASS_ACK) {
-			struct rt_tl_qp *R = tl_qp(b, k->recv_qp);
-			R->naks += k->aeth_type == RT_AETH_NAK;
-			R->rnr_naks += k->aeth_type == RT_AETH_RNR_NAK;
-		}
-		if (k->opcode == RT_OP_CNP && k->recv_qp != RT_TL_NONE)
-			tl_qp(b, k->recv_qp)->cnps++;
-	}
-	/* per QP latency samples */
-	struct tl_vec lat, p2w, ack, poll;
-	tl_vec_init(&lat, 8);
-	tl_vec_init(&p2w, 8);
-	tl_vec_init(&ack, 8);
-	tl_vec_init(&poll, 8);
-	long *depth = calloc(nqp ? nqp : 1, sizeof(long));
-	if (!depth)
-		return -ENOMEM;
-	for (size_t q = 0; q < nqp; q++) {
-		struct rt_tl_qp *Q = tl_qp(b, q);
-		Q->recv_posted_min = UINT64_MAX;
-	}
-	int rc = 0;
-	for (size_t q = 0; q < nqp && !rc; q++) {
-		lat.n = p2w.n = ack.n = poll.n = 0;
-		struct rt_tl_qp *Q = tl_qp(b, q);
-		if (!(Q->flags & RT_TLQ_TRACED))
-			continue;
-		long d = 0;
-		for (size_t i = 0; i < tl_nev(b); i++) {
-			if (b->ev_qp[i] != q || b->ev_shadow[i])
-				continue;
-			struct tl_evrec *e = tl_ev(b, i);
-			uint64_t t = item_t(c, (uint32_t)i);
-			if (!Q->first_ns || t < Q->first_ns)
-				Q->first_ns = t;
-			if (t > Q->last_ns)
-				Q->last_ns = t;
-			if (e->ev.kind == RT_EV_WR_POST) {
-				if (e->ev.u.wr.queue == RT_WRQ_SEND) {
-					Q->wrs_send++;
-					uint32_t comp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
-					uint32_t p = first_link(c, (uint32_t)i, RT_TLL_PACKET);
-					uint32_t a = first_link(c, (uint32_t)i, RT_TLL_ACK);
-					uint64_t *v;
-					if (comp != RT_TL_NONE && (v = tl_vec_push(&lat)))
-						*v = item_t(c, comp) > t ? item_t(c, comp) - t : 0;
-					if (p != RT_TL_NONE && (v = tl_vec_push(&p2w)))
-						*v = item_t(c, p) > t ? item_t(c, p) - t : 0;
-					if (a != RT_TL_NONE && comp != RT_TL_NONE && (v = tl_vec_push(&poll)))
-						*v = item_t(c, comp) > item_t(c, a) ? item_t(c, comp) - item_t(c, a) : 0;
-					/* last packet -> ACK */
-					if (a != RT_TL_NONE) {
-						uint64_t lastp = 0;
-						for (uint32_t L = 0; L < c->lcnt[i]; L++) {
-							struct tl_blink *l = &c->ls[c->loff[i] + L];
-							if (l->type == RT_TLL_PACKET && item_t(c, l->to) > lastp)
-								lastp = item_t(c, l->to);
-						}
-						if (lastp && (v = tl_vec_push(&ack)))
-							*v = item_t(c, a) > lastp ? item_t(c, a) - lastp : 0;
-					}
-				} else {
-					Q->wrs_recv++;
-					d++;
-				}
-			} else if (e->ev.kind == RT_EV_COMPLETION) {
-				Q->completions++;
-				if (e->ev.u.wc.status)
-					Q->error_completions++;
-				if (e->ev.u.wc.opcode & 128)
-					d--;
-			} else {
-				continue;
-			}
-			if (Q->wrs_recv) {
-				uint64_t ud = d < 0 ? 0 : (uint64_t)d;
-				if (ud > Q->recv_posted_max)
-					Q->recv_posted_max = ud;
-				if (ud < Q->recv_posted_min)
-					Q->recv_posted_min = ud;
-			}
-		}
-		if (Q->recv_posted_min == UINT64_MAX)
-			Q->recv_posted_min = 0;
-		if ((lat.n && !lat.p) || (p2w.n && !p2w.p)) {
-			rc = -ENOMEM;
-			break;
-		}
-		struct tl_vec *all[] = {&lat, &p2w, &ack, &poll};
-		for (size_t v = 0; v < 4; v++)
-			if (all[v]->n)
-				qsort(all[v]->p, all[v]->n, 8, u64cmp);
-		Q->lat_p50_ns = pct(lat.p, lat.n, 50);
-		Q->lat_p99_ns = pct(lat.p, lat.n, 99);
-		Q->lat_max_ns = lat.n ? ((uint64_t *)lat.p)[lat.n - 1] : UINT64_MAX;
-		Q->post_to_wire_p50_ns = pct(p2w.p, p2w.n, 50);
-		Q->ack_p50_ns = pct(ack.p, ack.n, 50);
-		Q->poll_delay_p50_ns = pct(poll.p, poll.n, 50);
-	}
-	for (size_t q = 0; q < nqp; q++)
-		if (tl_qp(b, q)->recv_posted_min == UINT64_MAX)
-			tl_qp(b, q)->recv_posted_min = 0;
-	free(depth);
-	tl_vec_free(&lat);
-	tl_vec_free(&p2w);
-	tl_vec_free(&ack);
-	tl_vec_free(&poll);
-	return rc;
-}
-
 /* Findings ranked: most time lost first, then severity, then time; ids follow the rank. */
 static int rank_cmp(const void *a, const void *b)
 {
@@ -1563,13 +1384,11 @@ int tl_detect(struct tl_build *b)
 	if (!rc)
 		rc = inputs_and_clocks(b);
 	if (!rc)
-		rc = qp_stats(&c);
-	if (!rc)
 		rank(b);
+	if (!rc)
+		rc = tl_stats_start(b, &c.li); /* takes the link index */
 	tl_vec_free(&bursts);
-	free(c.loff);
-	free(c.lcnt);
-	free(c.ls);
+	tl_link_index_free(&c.li);
 	free(c.explained);
 	free(c.pk_used);
 	free(c.qp_explained);

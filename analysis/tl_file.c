@@ -314,8 +314,7 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 		struct rt_tl_finding *f = TL_AT(&b->findings, struct rt_tl_finding, l->from - nev - npk);
 		if (f->t_ns && !from_ev[l->from - nev - npk])
 			continue;
-		uint16_t h = tl_item_host(b, l->to);
-		uint64_t t = h < nh ? tl_align(tl_host(b, h), tl_item_raw(b, l->to)) : tl_item_raw(b, l->to);
+		uint64_t t = tl_item_time(b, l->to);
 		if (!f->t_ns || t < f->t_ns) {
 			f->t_ns = t;
 			from_ev[l->from - nev - npk] = 1;
@@ -467,6 +466,18 @@ static int finish_match(struct rt_timeline *tl)
 	return 0;
 }
 
+/* Rows and keys for every event and packet and a few findings (when there
+ * are more findings, tl_prefault_take() grows the buffers). */
+enum { PF_ROWS, PF_KEYS };
+#define PF_FINDINGS 256
+
+void tl_finish_prefault(struct tl_build *b)
+{
+	size_t n = tl_nev(b) + tl_npk(b) + PF_FINDINGS;
+	size_t size[TL_PREFAULT_SLOTS] = {[PF_ROWS] = n * sizeof(struct rt_tl_row), [PF_KEYS] = n * sizeof(struct tl_key)};
+	tl_prefault_start(b, size);
+}
+
 int tl_finish(struct tl_build *b, struct rt_timeline **out)
 {
 	size_t nev = tl_nev(b), npk = tl_npk(b), nf = b->findings.n;
@@ -475,10 +486,10 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		n += item_has_row(b, i);
 	size_t nsrc = b->hosts.n + 2; /* each host's events, the packets, the findings */
 	struct rt_timeline *tl = calloc(1, sizeof(*tl));
-	struct tl_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+	struct tl_key *keys = tl_prefault_take(b, PF_KEYS, (n ? n : 1) * sizeof(*keys));
 	size_t *src_start = malloc((nsrc + 1) * sizeof(size_t));
 	uint32_t *item_row = malloc((nitems ? nitems : 1) * sizeof(*item_row));
-	struct rt_tl_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct rt_tl_row *rows = tl_prefault_take(b, PF_ROWS, (n ? n : 1) * sizeof(*rows));
 	struct rt_tl_link *links = NULL;
 	size_t nlinks = 0;
 	int rc = -ENOMEM;
@@ -509,6 +520,9 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		f->ev_off = rows[f->row].link_off;
 		f->ev_count = rows[f->row].link_count;
 	}
+	/* the build's arrays move into the timeline: the statistics must be done */
+	if ((rc = tl_stats_join(b)) < 0)
+		goto fail;
 	tl->rows = rows;
 	tl->nrows = n;
 	tl_own(tl, rows);

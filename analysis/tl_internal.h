@@ -160,6 +160,9 @@ struct tl_cons {
 	uint64_t t;
 };
 
+struct tl_stats_job;
+struct tl_prefault;
+
 struct tl_build {
 	struct tl_vec ev;         /* struct tl_evrec (row filled at the end) */
 	struct tl_vec pk;         /* struct tl_pk */
@@ -181,6 +184,8 @@ struct tl_build {
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;
 	uint64_t nonroce_frames;
+	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
+	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
 	char *err;
 	size_t errlen;
 };
@@ -231,6 +236,19 @@ uint64_t tl_item_raw(struct tl_build *b, uint32_t item);
 uint16_t tl_item_host(struct tl_build *b, uint32_t item);
 /* Aligned time of a raw time on host h. */
 uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw);
+/* Aligned time of an item (its raw time when it has no host). */
+uint64_t tl_item_time(struct tl_build *b, uint32_t item);
+
+/* The links of each event and packet item, in the order they were made. */
+struct tl_link_index {
+	size_t n;                 /* items indexed: events and packets */
+	uint32_t *off, *cnt;      /* per item: its first entry in ls, its number of links */
+	struct tl_blink *ls;
+};
+int tl_link_index_build(struct tl_build *b, struct tl_link_index *x);
+/* The target of the item's first link of this type (RT_TL_NONE). */
+uint32_t tl_link_index_first(const struct tl_link_index *x, uint32_t item, uint32_t type);
+void tl_link_index_free(struct tl_link_index *x);
 
 /* Phase timing (RDMATRACE_TL_TIMING=1); NULL starts the clock. */
 void tl_phase(const char *name);
@@ -239,10 +257,26 @@ void tl_phase(const char *name);
 int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
 void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_t t);
-int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, QP statistics */
+int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_stats_start() */
+/* tl_stats.c: the per-QP statistics run on a thread of their own while the
+ * rows are built.  They read the build and write only the statistics fields
+ * of the QPs, so until tl_stats_join() nothing may add to or move the build's
+ * arrays or write those fields.  tl_stats_start() takes the link index;
+ * tl_stats_join() returns the statistics' status (0 when none run). */
+int tl_stats_start(struct tl_build *b, struct tl_link_index *x);
+int tl_stats_join(struct tl_build *b);
 int tl_annotate(struct tl_build *b);          /* tl_annotate.c: per-packet comments */
 /* tl_file.c: turn the build into a timeline (takes the memory). */
 int tl_finish(struct tl_build *b, struct rt_timeline **out);
+/* tl_file.c: have tl_finish's big arrays faulted in while the linking runs. */
+void tl_finish_prefault(struct tl_build *b);
+/* tl_prefault.c: zeroed buffers of the given sizes (0: none) allocated and
+ * touched on a second thread; take() waits for it and returns slot's buffer
+ * grown to size (still zeroed), or a new zeroed one; NULL without memory. */
+#define TL_PREFAULT_SLOTS 2
+void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS]);
+void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size);
+void tl_prefault_free(struct tl_build *b);
 void tl_build_free(struct tl_build *b);
 /* tl_annotate.c: the annotation of packet record i (first line, '\n', English line); returns the length. */
 size_t tl_format_annotation(const struct rt_timeline *tl, size_t i, char *buf, size_t len);

@@ -710,35 +710,16 @@ static int wire_streams(struct lctx *c)
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b), nqp = b->qps.n;
 	struct stream *st = calloc(nqp ? nqp : 1, sizeof(*st));
-	struct tl_hash first; /* (recv qp, psn) -> first transmission packet */
-	struct tl_hash last;  /* (recv qp, psn) -> latest transmission */
-	uint32_t *pending = malloc((npk ? npk : 1) * sizeof(uint32_t));
+	struct tl_hash first = {0}; /* (recv qp, psn) -> first transmission packet */
+	struct tl_hash last = {0};  /* (recv qp, psn) -> latest transmission */
 	uint32_t *pnext = malloc((npk ? npk : 1) * sizeof(uint32_t)); /* per-stream FIFO links */
-	uint32_t *ptail = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
-	if (!st || !pending || !pnext || !ptail || tl_hash_init(&first, npk / 2 + 16) < 0) {
-		free(st);
-		free(pending);
-		free(pnext);
-		free(ptail);
-		return -ENOMEM;
-	}
-	if (tl_hash_init(&last, 1024) < 0) {
-		tl_hash_free(&first);
-		free(st);
-		free(pending);
-		free(pnext);
-		free(ptail);
-		return -ENOMEM;
-	}
-	(void)pending;
 	uint8_t *acked = calloc(tl_nev(b) + 1, 1); /* WRs already linked to their ACK */
-	if (!acked) {
+	/* first gets an entry per request packet: sized once for all of them */
+	if (!st || !pnext || !acked || tl_hash_init(&first, npk + 16) < 0 || tl_hash_init(&last, 1024) < 0) {
 		tl_hash_free(&first);
-		tl_hash_free(&last);
 		free(st);
-		free(pending);
 		free(pnext);
-		free(ptail);
+		free(acked);
 		return -ENOMEM;
 	}
 	for (size_t q = 0; q < nqp; q++) {
@@ -954,9 +935,7 @@ static int wire_streams(struct lctx *c)
 	tl_hash_free(&last);
 	free(acked);
 	free(st);
-	free(pending);
 	free(pnext);
-	free(ptail);
 	return rc;
 }
 
@@ -987,6 +966,11 @@ static int engine_events(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b);
+	bool any = false;
+	for (size_t i = 0; i < nev && !any; i++)
+		any = tl_ev(b, i)->ev.kind == RT_EV_PACKET;
+	if (!any)
+		return 0; /* no engine packet events: nothing to match */
 	struct tl_hash wire, tx; /* (sender qp, psn, resp, occurrence) -> packet / event */
 	if (tl_hash_init(&wire, npk + 16) < 0)
 		return -ENOMEM;
@@ -1001,11 +985,6 @@ static int engine_events(struct lctx *c)
 		return -ENOMEM;
 	}
 	int rc = 0;
-	bool any = false;
-	for (size_t i = 0; i < nev && !any; i++)
-		any = tl_ev(b, i)->ev.kind == RT_EV_PACKET;
-	if (!any)
-		goto out;
 #define OKEY(q, psn, resp) ((uint64_t)(q) << 26 | (uint64_t)(psn) << 1 | (resp))
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);

@@ -806,7 +806,10 @@ void uroce_engine_requeue(struct uroce_ctx *ctx)
  * thread, woken by a socket while an application thread received within the
  * last UROCE_APP_RECENT_NS, stops watching the sockets (parks) and looks again
  * every UROCE_PARK_CHECK_NS: it takes over (unparks and drains) as soon as a
- * whole check period passes with no application thread receiving.
+ * whole check period passes with no application thread receiving.  A poll
+ * counts as receiving only when it got the lock and emptied the sockets, so a
+ * poller that cannot keep up (or keeps finding the lock taken) does not keep
+ * the progress thread parked.
  */
 #define UROCE_APP_RECENT_NS 200000ull
 #define UROCE_PARK_CHECK_NS 1000000ull
@@ -895,15 +898,21 @@ int uroce_poll_progress(struct uroce_ctx *ctx)
 	if (off)
 		return 0;
 	uint64_t now = uroce_now_ns();
-	__atomic_store_n(&ctx->app_seen_ns, now, __ATOMIC_RELAXED);
 	if (now - __atomic_load_n(&ctx->rx_empty_ns, __ATOMIC_RELAXED) < UROCE_RX_RECHECK_NS)
 		return 0; /* found empty a moment ago (the poll / arm / poll idiom) */
 	if (pthread_mutex_trylock(&ctx->lock))
-		return 0;
+		return 0; /* the progress thread is at work: it is not parked, or it is about to look */
 	int n = 0;
+	bool drained = true;
 	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
-			n += rx_socket_locked(ctx, i, 1, true);
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
+			int k = rx_socket_locked(ctx, i, 1, true);
+			n += k;
+			drained = drained && k < UROCE_RX_BATCH;
+		}
+	/* only a thread that keeps up counts as receiving (see parking) */
+	if (drained)
+		__atomic_store_n(&ctx->app_seen_ns, now, __ATOMIC_RELAXED);
 	if (!n) {
 		__atomic_store_n(&ctx->rx_empty_ns, now, __ATOMIC_RELAXED);
 		if (ctx->ack_list)

@@ -503,10 +503,50 @@ static void progress_made(struct uroce_qp *qp)
 		arm_ack_timer(qp);
 }
 
+/* True when psn was sent at some time: at or below the highest PSN sent,
+   which after a Go-Back-N rewind (and a smaller window) can lie beyond sq_psn. */
+static bool psn_was_sent(const struct uroce_qp *qp, uint32_t psn)
+{
+	return qp->sent_any && rt_psn_diff(psn, qp->max_sent) <= 0;
+}
+
+/*
+ * The responder acknowledged up to psn, beyond the point a rewind moved the
+ * send pointer back to: those packets arrived after all (only their ACK was
+ * lost).  Move the send pointer past them instead of sending them again, or
+ * the requester would keep resending the packets below psn, which the
+ * responder answers with the same ACK, and never get beyond it.
+ * READ/ATOMIC WQEs are left alone: they still need their responses.
+ */
+static void skip_acknowledged(struct uroce_qp *qp, uint32_t psn)
+{
+	uint32_t next = rt_psn_add(psn, 1);
+	while (qp->req_idx != qp->sq_head) {
+		struct uroce_swqe *w = SWQE(qp, qp->req_idx);
+		if (is_rdatomic(w->opcode))
+			break;
+		if (rt_psn_diff(next, w->last_psn) > 0) {
+			w->state = SWQE_SENT;
+			qp->req_idx++;
+			qp->req_pkt = 0;
+			qp->sq_psn = rt_psn_add(w->last_psn, 1);
+			continue;
+		}
+		int32_t k = rt_psn_diff(next, w->first_psn);
+		if (k > (int32_t)qp->req_pkt) {
+			qp->req_pkt = (uint32_t)k;
+			qp->sq_psn = next;
+		}
+		break;
+	}
+}
+
 /* Cumulative acknowledgement of everything up to and including psn.  Returns
    false when it skipped an outstanding READ/ATOMIC (an implied NAK: retried). */
 static bool ack_upto(struct uroce_qp *qp, uint32_t psn)
 {
+	if (rt_psn_diff(psn, qp->sq_psn) >= 0 && psn_was_sent(qp, psn))
+		skip_acknowledged(qp, psn);
 	bool moved = false;
 	uint32_t upto = psn; /* never acknowledge past the hole of an unfinished READ/ATOMIC */
 	for (unsigned i = qp->comp_idx; i != qp->req_idx; i++) {
@@ -638,7 +678,7 @@ static void handle_ack(struct uroce_qp *qp, const struct rt_roce_hdrs *h)
 			uroce_req_progress(qp);
 		break;
 	case RT_AETH_RNR_NAK: {
-		if (rt_psn_diff(psn, qp->una) < 0 || rt_psn_diff(psn, qp->sq_psn) >= 0)
+		if (rt_psn_diff(psn, qp->una) < 0 || !psn_was_sent(qp, psn))
 			break; /* stale */
 		if (!ack_upto(qp, rt_psn_add(psn, -1)))
 			break;
@@ -658,7 +698,7 @@ static void handle_ack(struct uroce_qp *qp, const struct rt_roce_hdrs *h)
 		break;
 	}
 	case RT_AETH_NAK: {
-		if (rt_psn_diff(psn, qp->una) < 0 || rt_psn_diff(psn, qp->sq_psn) > 0)
+		if (rt_psn_diff(psn, qp->una) < 0 || (rt_psn_diff(psn, qp->sq_psn) > 0 && !psn_was_sent(qp, rt_psn_add(psn, -1))))
 			break;
 		if (!ack_upto(qp, rt_psn_add(psn, -1)))
 			break;

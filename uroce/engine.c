@@ -699,8 +699,7 @@ static void hold_acks(struct uroce_ctx *ctx)
 	if (!ctx->acks_held_until) {
 		ctx->acks_held_until = now + UROCE_ACK_HOLD_NS;
 		ctx->st.acks_held++;
-	}
-	else if (now >= ctx->acks_held_until) {
+	} else if (now >= ctx->acks_held_until) {
 		uroce_flush_held_acks(ctx);
 		return;
 	}

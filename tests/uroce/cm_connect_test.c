@@ -103,7 +103,7 @@ static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 
 /* ------------------------------------------------------------------ server */
 
-enum srv_mode { SRV_ACCEPT, SRV_REJECT, SRV_DISCONNECT_FIRST };
+enum srv_mode { SRV_ACCEPT, SRV_REJECT, SRV_DISCONNECT_FIRST, SRV_RELISTEN_REJECT };
 
 /* Runs in the child; exit status 0 = every server-side check passed. */
 static int server(int ready_fd, enum srv_mode mode)
@@ -125,6 +125,16 @@ static int server(int ready_fd, enum srv_mode mode)
 	}
 	if (write(ready_fd, "r", 1) != 1)
 		return 11;
+	if (mode == SRV_RELISTEN_REJECT) {
+		/* as perftest -R does: close the listener, open the next one on the
+		   same port a moment later; a REQ that comes in between must wait for it */
+		struct timespec gap = { 0, 100 * 1000 * 1000 };
+		rdma_destroy_id(listen);
+		nanosleep(&gap, NULL);
+		if (rdma_create_id(ch, &listen, NULL, RDMA_PS_TCP) || rdma_bind_addr(listen, (struct sockaddr *)&g_srv) ||
+		    rdma_listen(listen, 4))
+			return 21;
+	}
 	if (!(ev = expect(ch, RDMA_CM_EVENT_CONNECT_REQUEST)))
 		return 12;
 	id = ev->id;
@@ -141,7 +151,7 @@ static int server(int ready_fd, enum srv_mode mode)
 	if (ntohs(rdma_get_dst_port(id)) == 0 || rdma_get_local_addr(id)->sa_family != AF_INET)
 		ok = 0;
 	rdma_ack_cm_event(ev);
-	if (mode == SRV_REJECT) {
+	if (mode == SRV_REJECT || mode == SRV_RELISTEN_REJECT) {
 		static const char why[] = "server says no";
 		if (rdma_reject(id, why, sizeof(why)))
 			return 13;
@@ -410,6 +420,24 @@ static void test_no_listener(void)
 	server_status(pid);
 }
 
+/* A REQ that reaches the server while it re-opens its listener on the same
+   port (100 ms without one) is answered by the new listener, not with REJ 8. */
+static void test_relisten_gap(void)
+{
+	struct client c = { 0 };
+	struct rdma_cm_event *ev = NULL;
+	struct lab_pd pd = client_pd(&c);
+	pid_t pid = start_server(SRV_RELISTEN_REJECT);
+
+	CHECK(client_connect(&c, g_port, &pd, sizeof(pd), RDMA_CM_EVENT_REJECTED, &ev) == 0);
+	if (ev) {
+		CHECK_EQ_U(ev->status, 28); /* the application's reject: the new listener had the REQ */
+		rdma_ack_cm_event(ev);
+	}
+	CHECK_EQ_U(server_status(pid), 0);
+	client_close(&c);
+}
+
 static void test_server_disconnects(void)
 {
 	struct client c = { 0 };
@@ -599,6 +627,7 @@ int main(int argc, char **argv)
 	RUN_SEL(test_connect_write_read);
 	RUN_SEL(test_reject_private_data);
 	RUN_SEL(test_no_listener);
+	RUN_SEL(test_relisten_gap);
 	RUN_SEL(test_server_disconnects);
 	RUN_SEL(test_sync_endpoints);
 	RUN_SEL(test_unreachable);

@@ -134,6 +134,8 @@ CMA_EXPORT int rdma_destroy_id(struct rdma_cm_id *rid)
 	}
 	pthread_mutex_lock(&cma_lock);
 	id->destroying = true;
+	if (id->state == CMA_LISTEN)
+		cma_listener_closed(id->id.ps, id->port);
 	cma_abandon(id);
 	while (id->events_acked < id->events_reported)
 		pthread_cond_wait(&cma_cond, &cma_lock);

@@ -39,8 +39,49 @@ struct rx_item {
 	uint8_t gid_index;
 	struct sockaddr_storage src;
 	size_t len;
+	uint64_t deadline_ms; /* a held REQ: rejected after this */
 	uint8_t mad[RT_MAD_LEN];
 };
+
+/*
+ * A REQ for a port whose listener was destroyed less than UROCE_RELISTEN_MS
+ * ago is held instead of rejected at once.  Programs such as perftest -R
+ * close one listener and open the next on the same port, and a fast client
+ * can connect in between (REJ 8, "invalid service ID", which the client
+ * does not retry).  The CM thread looks at held REQs every
+ * UROCE_HELD_POLL_MS: one whose port listens again is taken, one older than
+ * the grace period gets its REJ.  All under cma_lock.
+ */
+#define UROCE_RELISTEN_MS 500
+#define UROCE_HELD_POLL_MS 10
+#define UROCE_CLOSED_PORTS 8
+
+static struct {
+	uint16_t ps, port;
+	uint64_t at_ms;
+} g_closed[UROCE_CLOSED_PORTS];
+static unsigned g_closed_next;
+static struct rx_item *g_held;
+static bool g_may_hold; /* the REQ being handled may be held */
+static bool g_held_now; /* handle_req held it */
+
+void cma_listener_closed(uint16_t ps, uint16_t port)
+{
+	unsigned i = g_closed_next++ % UROCE_CLOSED_PORTS;
+	g_closed[i].ps = ps;
+	g_closed[i].port = port;
+	g_closed[i].at_ms = cma_now_ms();
+}
+
+static bool port_recently_closed(uint16_t ps, uint16_t port)
+{
+	uint64_t now = cma_now_ms();
+	for (unsigned i = 0; i < UROCE_CLOSED_PORTS; i++)
+		if (g_closed[i].at_ms && g_closed[i].ps == ps && g_closed[i].port == port &&
+		    now - g_closed[i].at_ms < UROCE_RELISTEN_MS)
+			return true;
+	return false;
+}
 
 static pthread_mutex_t g_rx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rx_item *g_rx_head, *g_rx_tail;
@@ -588,10 +629,14 @@ static void handle_req(uint8_t gid_index, const struct sockaddr *src, const stru
 		}
 	}
 	uroce_cm_service_split(r->service_id, &ps, &port);
-	if ((r->service_id >> 24) != (RT_CM_SERVICE_ID_IP_PREFIX >> 24) ||
-	    uroce_cma_hdr_decode(r->private_data, UROCE_CM_REQ_PD, &hdr) ||
-	    !(listen = cma_find_listener(ps, port, (struct sockaddr *)&hdr.dst)) ||
-	    (listen->id.qp_type == IBV_QPT_UC) != (r->transport_type == 1)) {
+	bool ip = (r->service_id >> 24) == (RT_CM_SERVICE_ID_IP_PREFIX >> 24) &&
+		  !uroce_cma_hdr_decode(r->private_data, UROCE_CM_REQ_PD, &hdr);
+	listen = ip ? cma_find_listener(ps, port, (struct sockaddr *)&hdr.dst) : NULL;
+	if (ip && !listen && g_may_hold && port_recently_closed(ps, port)) {
+		g_held_now = true; /* its port may listen again in a moment */
+		return;
+	}
+	if (!listen || (listen->id.qp_type == IBV_QPT_UC) != (r->transport_type == 1)) {
 		reject_unknown(gid_index, src, msg->tid, r->local_comm_id, UROCE_REJ_INVALID_SERVICE_ID);
 		return;
 	}
@@ -1054,6 +1099,17 @@ static void gsi_handler(void *arg, uint8_t gid_index, const struct sockaddr *src
 	wake();
 }
 
+/* Handle a received MAD under cma_lock; false when it is a REQ held for a
+   listener that may come back (may_hold). */
+static bool handle_or_hold(struct rx_item *it, bool may_hold)
+{
+	g_may_hold = may_hold;
+	g_held_now = false;
+	handle_mad(it->gid_index, (struct sockaddr *)&it->src, it->mad, it->len);
+	g_may_hold = false;
+	return !g_held_now;
+}
+
 static void *cm_thread(void *arg)
 {
 	(void)arg;
@@ -1068,6 +1124,8 @@ static void *cm_thread(void *arg)
 		for (id = g_ids; id; id = id->next)
 			if (id->timer_on && id->deadline_ms < next)
 				next = id->deadline_ms;
+		if (g_held)
+			next = cma_now_ms() + UROCE_HELD_POLL_MS;
 		pthread_mutex_unlock(&cma_lock);
 		now = cma_now_ms();
 		timeout = next == UINT64_MAX ? -1 : next <= now ? 0 : (int)(next - now);
@@ -1085,7 +1143,12 @@ static void *cm_thread(void *arg)
 			if (!it)
 				break;
 			pthread_mutex_lock(&cma_lock);
-			handle_mad(it->gid_index, (struct sockaddr *)&it->src, it->mad, it->len);
+			if (!handle_or_hold(it, true)) {
+				it->deadline_ms = cma_now_ms() + UROCE_RELISTEN_MS;
+				it->next = g_held;
+				g_held = it;
+				it = NULL;
+			}
 			pthread_mutex_unlock(&cma_lock);
 			free(it);
 		}
@@ -1094,6 +1157,15 @@ static void *cm_thread(void *arg)
 		for (id = g_ids; id; id = id->next)
 			if (id->timer_on && id->deadline_ms <= now)
 				handle_timeout(id);
+		for (struct rx_item **pp = &g_held; *pp;) {
+			it = *pp;
+			if (!handle_or_hold(it, now < it->deadline_ms)) {
+				pp = &it->next; /* still no listener: keep it */
+				continue;
+			}
+			*pp = it->next;
+			free(it);
+		}
 		pthread_mutex_unlock(&cma_lock);
 	}
 	return NULL;

@@ -153,6 +153,8 @@ int cma_bind(struct cma_id *id, const struct sockaddr *addr);
 int cma_resolve_src(struct cma_id *id, const struct sockaddr *src, const struct sockaddr *dst);
 int cma_listen_addrs(struct cma_id *id);
 struct cma_id *cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst);
+/* A listener on (ps, port) was destroyed: REQs for it are held a moment (cma_core.c). */
+void cma_listener_closed(uint16_t ps, uint16_t port);
 void cma_set_port(struct sockaddr *sa, uint16_t port);
 uint16_t cma_get_port(const struct sockaddr *sa);
 socklen_t cma_addr_len(const struct sockaddr *sa);

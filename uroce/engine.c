@@ -768,6 +768,23 @@ static int rx_socket_locked(struct uroce_ctx *ctx, int aidx, int max_rounds, boo
 	return total;
 }
 
+/* Receive on every socket this context owns (not borrowed ones); *drained
+   (when asked) says whether each was left empty.  Under ctx->lock. */
+static int rx_all_locked(struct uroce_ctx *ctx, int max_rounds, bool app, bool *drained)
+{
+	int n = 0;
+	if (drained)
+		*drained = true;
+	for (int i = 0; i < UROCE_MAX_GID; i++)
+		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
+			int k = rx_socket_locked(ctx, i, max_rounds, app);
+			n += k;
+			if (drained && k >= max_rounds * UROCE_RX_BATCH)
+				*drained = false;
+		}
+	return n;
+}
+
 static void rx_socket(struct uroce_ctx *ctx, int aidx)
 {
 	pthread_mutex_lock(&ctx->lock);
@@ -813,9 +830,14 @@ void uroce_engine_requeue(struct uroce_ctx *ctx)
 #define UROCE_APP_RECENT_NS 200000ull
 #define UROCE_PARK_CHECK_NS 1000000ull
 
+static void note_app_reception(struct uroce_ctx *ctx, uint64_t now)
+{
+	__atomic_store_n(&ctx->app_seen_ns, now, __ATOMIC_RELAXED);
+}
+
 void uroce_app_receiving(struct uroce_ctx *ctx)
 {
-	__atomic_store_n(&ctx->app_seen_ns, uroce_now_ns(), __ATOMIC_RELAXED);
+	note_app_reception(ctx, uroce_now_ns());
 }
 
 static bool app_recent(struct uroce_ctx *ctx, uint64_t now, uint64_t within)
@@ -854,9 +876,7 @@ static uint64_t park_check(struct uroce_ctx *ctx, uint64_t now)
 	}
 	ctx->pt_parked = false;
 	watch_sockets(ctx);
-	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
-			rx_socket_locked(ctx, i, 16, false);
+	rx_all_locked(ctx, 16, false, NULL);
 	return 0;
 }
 
@@ -864,10 +884,7 @@ static uint64_t park_check(struct uroce_ctx *ctx, uint64_t now)
 int uroce_progress_blocking(struct uroce_ctx *ctx)
 {
 	pthread_mutex_lock(&ctx->lock);
-	int n = 0;
-	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed)
-			n += rx_socket_locked(ctx, i, 16, true); /* drain: with EPOLLEXCLUSIVE nobody else was woken */
+	int n = rx_all_locked(ctx, 16, true, NULL); /* drain: with EPOLLEXCLUSIVE nobody else was woken */
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
 }
@@ -901,17 +918,11 @@ int uroce_poll_progress(struct uroce_ctx *ctx)
 		return 0; /* found empty a moment ago (the poll / arm / poll idiom) */
 	if (pthread_mutex_trylock(&ctx->lock))
 		return 0; /* the progress thread is at work: it is not parked, or it is about to look */
-	int n = 0;
-	bool drained = true;
-	for (int i = 0; i < UROCE_MAX_GID; i++)
-		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
-			int k = rx_socket_locked(ctx, i, 1, true);
-			n += k;
-			drained = drained && k < UROCE_RX_BATCH;
-		}
+	bool drained;
+	int n = rx_all_locked(ctx, 1, true, &drained);
 	/* only a thread that keeps up counts as receiving (see parking) */
 	if (drained)
-		__atomic_store_n(&ctx->app_seen_ns, now, __ATOMIC_RELAXED);
+		note_app_reception(ctx, now);
 	if (!n) {
 		__atomic_store_n(&ctx->rx_empty_ns, now, __ATOMIC_RELAXED);
 		if (ctx->ack_list)

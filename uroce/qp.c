@@ -257,7 +257,7 @@ static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a, b
 	cap->max_inline_data = UROCE_MAX_INLINE;
 	qp->cap = *cap;
 	qp->ctx = ctx;
-	qp->cwnd = ctx->window < UROCE_WINDOW_START ? ctx->window : UROCE_WINDOW_START;
+	qp->cwnd = uroce_window_floor(ctx);
 	qp->ibqp.context = ibctx;
 	qp->ibqp.qp_context = a->qp_context;
 	qp->ibqp.pd = pd;
@@ -458,7 +458,7 @@ static void apply(struct uroce_qp *qp, struct ibv_qp_attr *a, int mask)
 		qp->min_rnr_timer = a->min_rnr_timer;
 	if (mask & IBV_QP_SQ_PSN) {
 		qp->post_psn = qp->sq_psn = qp->una = a->sq_psn & RT_PSN_MASK;
-		qp->cwnd = qp->ctx->window < UROCE_WINDOW_START ? qp->ctx->window : UROCE_WINDOW_START;
+		qp->cwnd = uroce_window_floor(qp->ctx);
 		qp->sent_any = false;
 	}
 	if (mask & IBV_QP_TIMEOUT)

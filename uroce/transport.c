@@ -485,7 +485,7 @@ static void retry(struct uroce_qp *qp, uint32_t psn, unsigned cause)
 	else
 		qp->ctx->st.retry_implied++;
 	/* fewer packets in flight after a loss (the window grows back with the ACKs) */
-	uint32_t floor = qp->ctx->window < UROCE_WINDOW_START ? qp->ctx->window : UROCE_WINDOW_START;
+	uint32_t floor = uroce_window_floor(qp->ctx);
 	qp->cwnd = qp->cwnd / 2 > floor ? qp->cwnd / 2 : floor;
 	rewind_to(qp, psn);
 	qp->ack_deadline = 0;

@@ -407,6 +407,12 @@ void uroce_verbs_ops_init(struct uroce_ctx *ctx);
 
 /* qp.c */
 struct uroce_qp *uroce_qp_lookup(struct uroce_ctx *ctx, uint32_t qpn);
+
+/* The requester window a new QP starts with and losses fall back to. */
+static inline unsigned uroce_window_floor(const struct uroce_ctx *ctx)
+{
+	return ctx->window < UROCE_WINDOW_START ? ctx->window : UROCE_WINDOW_START;
+}
 void uroce_qp_to_error(struct uroce_qp *qp);
 void uroce_qp_trace_state(struct uroce_qp *qp, enum ibv_qp_state from, int mask, int result);
 

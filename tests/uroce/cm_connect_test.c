@@ -386,12 +386,14 @@ static void test_connect_write_read(void)
 	client_close(&c);
 }
 
-static void test_reject_private_data(void)
+/* Connect to a server started in mode, which rejects with private data: the
+   client must see the application's reject (28) with that data. */
+static void expect_server_reject(enum srv_mode mode)
 {
 	struct client c = { 0 };
 	struct rdma_cm_event *ev = NULL;
 	struct lab_pd pd = client_pd(&c);
-	pid_t pid = start_server(SRV_REJECT);
+	pid_t pid = start_server(mode);
 
 	CHECK(client_connect(&c, g_port, &pd, sizeof(pd), RDMA_CM_EVENT_REJECTED, &ev) == 0);
 	if (ev) {
@@ -402,6 +404,11 @@ static void test_reject_private_data(void)
 	}
 	CHECK_EQ_U(server_status(pid), 0);
 	client_close(&c);
+}
+
+static void test_reject_private_data(void)
+{
+	expect_server_reject(SRV_REJECT);
 }
 
 static void test_no_listener(void)
@@ -421,21 +428,11 @@ static void test_no_listener(void)
 }
 
 /* A REQ that reaches the server while it re-opens its listener on the same
-   port (100 ms without one) is answered by the new listener, not with REJ 8. */
+   port (100 ms without one) is answered by the new listener (the application's
+   reject, 28, with its private data), not with REJ 8. */
 static void test_relisten_gap(void)
 {
-	struct client c = { 0 };
-	struct rdma_cm_event *ev = NULL;
-	struct lab_pd pd = client_pd(&c);
-	pid_t pid = start_server(SRV_RELISTEN_REJECT);
-
-	CHECK(client_connect(&c, g_port, &pd, sizeof(pd), RDMA_CM_EVENT_REJECTED, &ev) == 0);
-	if (ev) {
-		CHECK_EQ_U(ev->status, 28); /* the application's reject: the new listener had the REQ */
-		rdma_ack_cm_event(ev);
-	}
-	CHECK_EQ_U(server_status(pid), 0);
-	client_close(&c);
+	expect_server_reject(SRV_RELISTEN_REJECT);
 }
 
 static void test_server_disconnects(void)

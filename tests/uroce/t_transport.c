@@ -397,13 +397,21 @@ static void test_uc_and_ud(void)
 	ut_close(&b);
 }
 
+/* Two RC endpoints of 64 KiB, 16 WRs each; false (a failed check) when either cannot be opened. */
+static bool open_rc_pair(struct ut_end *a, struct ut_end *b)
+{
+	if (ut_open(a, 65536, IBV_QPT_RC, 16) || ut_open(b, 65536, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		return false;
+	}
+	return true;
+}
+
 static void test_rnr_late_receiver(void)
 {
 	struct ut_end a, b;
-	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
-		CHECK(!"open");
+	if (!open_rc_pair(&a, &b))
 		return;
-	}
 	struct ut_params p = default_params;
 	p.rnr_retry = 7;
 	p.min_rnr_timer = 12; /* 0.64 ms */
@@ -431,10 +439,8 @@ static void test_rnr_late_receiver(void)
 static void test_rnr_retry_exhausted(void)
 {
 	struct ut_end a, b;
-	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
-		CHECK(!"open");
+	if (!open_rc_pair(&a, &b))
 		return;
-	}
 	struct ut_params p = default_params;
 	p.rnr_retry = 3;
 	p.min_rnr_timer = 1;
@@ -459,10 +465,8 @@ static void test_rnr_retry_exhausted(void)
 static void test_vanished_peer(void)
 {
 	struct ut_end a, b;
-	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
-		CHECK(!"open");
+	if (!open_rc_pair(&a, &b))
 		return;
-	}
 	struct ut_params p = default_params;
 	p.retry_cnt = 3;
 	p.timeout = 10; /* 4.2 ms */
@@ -489,10 +493,8 @@ static void test_vanished_peer(void)
 static void test_bad_rkey_flushes(void)
 {
 	struct ut_end a, b;
-	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
-		CHECK(!"open");
+	if (!open_rc_pair(&a, &b))
 		return;
-	}
 	CHECK(ut_connect(&a, &b, &default_params) == 0);
 	uint64_t raddr = (uint64_t)(uintptr_t)b.buf;
 	CHECK(post_send(&a, IBV_WR_RDMA_WRITE, 1, 0, 100, raddr, b.mr->rkey, 0) == 0);
@@ -509,10 +511,8 @@ static void test_bad_rkey_flushes(void)
 	/* out of bounds on a good rkey is an access error too */
 	ut_close(&a);
 	ut_close(&b);
-	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
-		CHECK(!"open");
+	if (!open_rc_pair(&a, &b))
 		return;
-	}
 	CHECK(ut_connect(&a, &b, &default_params) == 0);
 	CHECK(post_send(&a, IBV_WR_RDMA_READ, 5, 0, 100, (uint64_t)(uintptr_t)b.buf + 65500, b.mr->rkey, 0) == 0);
 	CHECK(ut_wait(a.cq, wc, 1, 5000) == 1);
@@ -581,13 +581,20 @@ static struct ibv_cq *channel_recv_qp(struct ut_end *e, struct ibv_comp_channel 
 	return cq;
 }
 
+/* Undo channel_recv_qp: e's QP, the receive CQ and its channel. */
+static void close_channel_qp(struct ut_end *e, struct ibv_cq *cq, struct ibv_comp_channel *ch)
+{
+	ibv_destroy_qp(e->qp);
+	e->qp = NULL;
+	CHECK(ibv_destroy_cq(cq) == 0);
+	CHECK(ibv_destroy_comp_channel(ch) == 0);
+}
+
 static void test_completion_channel(void)
 {
 	struct ut_end a, b;
-	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
-		CHECK(!"open");
+	if (!open_rc_pair(&a, &b))
 		return;
-	}
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq = channel_recv_qp(&b, &ch, (void *)0x5EED, 4);
 	CHECK(ut_connect(&a, &b, &default_params) == 0);
@@ -604,10 +611,7 @@ static void test_completion_channel(void)
 	ibv_ack_cq_events(cq, 1);
 	struct ibv_wc wc;
 	CHECK(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
-	ibv_destroy_qp(b.qp);
-	b.qp = NULL;
-	CHECK(ibv_destroy_cq(cq) == 0);
-	CHECK(ibv_destroy_comp_channel(ch) == 0);
+	close_channel_qp(&b, cq, ch);
 	ut_close(&a);
 	ut_close(&b);
 }
@@ -638,10 +642,8 @@ static void *busy_poll(void *arg)
 static void test_quiet_receiver(void)
 {
 	struct ut_end a, b;
-	if (ut_open(&a, 65536, IBV_QPT_RC, 16) || ut_open(&b, 65536, IBV_QPT_RC, 16)) {
-		CHECK(!"open");
+	if (!open_rc_pair(&a, &b))
 		return;
-	}
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq = channel_recv_qp(&b, &ch, NULL, 32);
 	struct ut_params p = default_params;
@@ -698,10 +700,7 @@ static void test_quiet_receiver(void)
 	CHECK(memcmp(a.buf + 4096, b.buf + 8192, 4096) == 0);
 	CHECK(uroce_priv_stats(a.ctx, &sa) == 0);
 	CHECK_EQ_U(sa.retry_timeout, 0);
-	ibv_destroy_qp(b.qp);
-	b.qp = NULL;
-	CHECK(ibv_destroy_cq(cq) == 0);
-	CHECK(ibv_destroy_comp_channel(ch) == 0);
+	close_channel_qp(&b, cq, ch);
 	ut_close(&a);
 	ut_close(&b);
 }

@@ -4,7 +4,10 @@
  * ping-pong measured the same way for comparison (bench/uroce_bench.sh).
  *
  *     uroce_bench write SECONDS      MB/s of 1 MiB RDMA WRITEs (path MTU 4096)
- *     uroce_bench pingpong ITERS     microseconds per 8-byte SEND round trip (completion channels)
+ *     uroce_bench pingpong ITERS     microseconds per 8-byte SEND round trip (completion channels;
+ *                                    unsignaled SENDs, so their ACKs may come lazily)
+ *     uroce_bench pingpong-signaled ITERS   the same with every SEND signaled (its ACK is wanted
+ *                                    at once and its completion is polled, as in ib_send_lat)
  *     uroce_bench tcp SECONDS        MB/s of 1 MiB writes over a TCP loopback socket
  *     uroce_bench udp ITERS          microseconds per 8-byte UDP round trip (blocking recv)
  */
@@ -93,6 +96,7 @@ struct pp_side {
 	struct ibv_comp_channel *ch;
 	int iters;
 	bool starter;
+	bool signaled;
 	double rtt_us;
 };
 
@@ -147,7 +151,9 @@ static void *pp_thread(void *arg)
 	wr.opcode = IBV_WR_SEND;
 	wr.sg_list = &sg;
 	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_INLINE; /* unsignaled: only receives are waited for */
+	/* unsignaled: only receives are waited for; signaled: the send completions
+	   come through the same CQ and are polled on the way */
+	wr.send_flags = IBV_SEND_INLINE | (s->signaled ? IBV_SEND_SIGNALED : 0);
 	double t0 = now_s();
 	for (int i = 0; i < s->iters; i++) {
 		if (s->starter && ibv_post_send(e->qp, &wr, &bad))
@@ -183,7 +189,7 @@ static int open_pp(struct ut_end *e, struct ibv_comp_channel **ch)
 	return e->qp ? 0 : -1;
 }
 
-static int bench_pingpong(int iters)
+static int bench_pingpong(int iters, bool signaled)
 {
 	struct ut_end a, b;
 	struct ibv_comp_channel *cha, *chb;
@@ -196,7 +202,7 @@ static int bench_pingpong(int iters)
 		ut_post_recv(&a, 1, 4096, 64);
 		ut_post_recv(&b, 1, 4096, 64);
 	}
-	struct pp_side sa = { &a, cha, iters, true, 0 }, sb = { &b, chb, iters, false, 0 };
+	struct pp_side sa = { &a, cha, iters, true, signaled, 0 }, sb = { &b, chb, iters, false, signaled, 0 };
 	pthread_t ta, tb;
 	pthread_create(&tb, NULL, pp_thread, &sb);
 	pthread_create(&ta, NULL, pp_thread, &sa);
@@ -319,7 +325,7 @@ static int bench_udp(int iters)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s write|tcp SECONDS | pingpong|udp ITERS\n", argv[0]);
+		fprintf(stderr, "usage: %s write|tcp SECONDS | pingpong|pingpong-signaled|udp ITERS\n", argv[0]);
 		return 2;
 	}
 	double v = atof(argv[2]);
@@ -328,7 +334,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "tcp"))
 		return bench_tcp(v);
 	if (!strcmp(argv[1], "pingpong"))
-		return bench_pingpong((int)v);
+		return bench_pingpong((int)v, false);
+	if (!strcmp(argv[1], "pingpong-signaled"))
+		return bench_pingpong((int)v, true);
 	if (!strcmp(argv[1], "udp"))
 		return bench_udp((int)v);
 	fprintf(stderr, "uroce_bench: unknown mode '%s'\n", argv[1]);

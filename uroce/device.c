@@ -109,6 +109,8 @@ UROCE_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	uroce_gso_init(ctx);
 	const char *w = getenv("UROCE_WINDOW");
 	ctx->window = w && atoi(w) >= 1 && atoi(w) <= 4096 ? (unsigned)atoi(w) : UROCE_WINDOW;
+	const char *la = getenv("UROCE_LAZY_ACK");
+	ctx->lazy_acks_off = la && !strcmp(la, "0");
 	pthread_mutexattr_t ma;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);

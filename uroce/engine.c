@@ -73,8 +73,9 @@ __attribute__((destructor)) static void flush_acks_at_exit(void)
 		return;
 	for (int i = 0; i < 64; i++) {
 		struct uroce_ctx *ctx = g_ctxs[i];
-		if (ctx && __atomic_load_n(&ctx->acks_held, __ATOMIC_RELAXED) && !pthread_mutex_trylock(&ctx->lock)) {
+		if (ctx && !pthread_mutex_trylock(&ctx->lock)) {
 			uroce_flush_held_acks(ctx);
+			uroce_send_lazy_acks(ctx);
 			pthread_mutex_unlock(&ctx->lock);
 		}
 	}
@@ -621,6 +622,14 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 		uroce_tx_flush(ctx);
 }
 
+/* A lazy ACK is due then (transport.c): a parked progress thread sends it at
+   its next check (UROCE_PARK_CHECK_NS) rather than waking up for it. */
+void uroce_lazy_ack_timer(struct uroce_ctx *ctx, uint64_t due)
+{
+	if (!ctx->pt_parked)
+		uroce_timer_update(ctx, due);
+}
+
 void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline)
 {
 	if (!deadline || (ctx->armed_deadline && ctx->armed_deadline <= deadline))
@@ -1037,6 +1046,7 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 	/* a forwarder may hold our lock: wait for it */
 	pthread_mutex_lock(&ctx->lock);
 	uroce_flush_held_acks(ctx);
+	uroce_send_lazy_acks(ctx);
 	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->thread_started) {
 		uroce_kick(ctx);
@@ -1137,6 +1147,7 @@ UROCE_EXPORT int uroce_priv_gsi_send(struct ibv_context *c, uint8_t gid_index, c
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(RT_ROCE_UDP_PORT);
 	pthread_mutex_lock(&ctx->lock);
 	uroce_flush_held_acks(ctx); /* ACKs before a CM message (a DREQ after the last data) */
+	uroce_send_lazy_acks(ctx);
 	int err = uroce_local_fd(ctx, gid_index, &ss);
 	if (err >= 0) {
 		struct uroce_addr *a = &ctx->addrs[gid_index];

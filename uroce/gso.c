@@ -16,7 +16,14 @@
  *     segments before the taps and they see every RoCE packet on its own.
  *
  * While a capture is seen, GSO stays off and the check is repeated only every
- * UROCE_TAP_RECHECK_NS (1 ms): the check itself costs a few microseconds.
+ * UROCE_TAP_RECHECK_NS (1 ms): the check itself costs about a microsecond.
+ * A check that found no capture holds for UROCE_NOTAP_REUSE_NS (200 us): a
+ * capture's socket is listed long before it can see a packet, because
+ * libpcap creates it unbound (protocol 0, it receives nothing), allocates
+ * its ring and only then binds it to ETH_P_ALL (dumpcap with its default
+ * buffer: 9-15 ms from socket() to that bind, measured with `perf trace`).
+ * A ping-pong thus pays for the check about once in five messages instead
+ * of once per message.
  *
  * ICRC: the kernel gives the segments of one IPv4 GSO send consecutive IP
  * identifications starting at 0 (DF set, unconnected socket), and the
@@ -61,6 +68,7 @@ void uroce_gso_fini(struct uroce_ctx *ctx)
 }
 
 #define UROCE_TAP_RECHECK_NS 1000000ull
+#define UROCE_NOTAP_REUSE_NS 200000ull
 
 static bool is_loopback(const struct sockaddr_storage *ss)
 {
@@ -152,15 +160,20 @@ bool uroce_gso_allowed(struct uroce_ctx *ctx, int fd, const struct sockaddr_stor
 		return true;
 	if (!is_loopback(src))
 		return false;
-	/* Only "no capture" must be fresh: a capture seen less than
-	   UROCE_TAP_RECHECK_NS ago is taken to be still there (no GSO meanwhile). */
+	/* A capture seen less than UROCE_TAP_RECHECK_NS ago is taken to be still
+	   there (no GSO meanwhile); "no capture" holds for UROCE_NOTAP_REUSE_NS,
+	   less than any libpcap capture needs before it sees a packet. */
 	uint64_t now = uroce_now_ns();
 	if (ctx->tap_seen_ns && now - ctx->tap_seen_ns < UROCE_TAP_RECHECK_NS)
 		return false;
+	if (ctx->notap_ns && now - ctx->notap_ns < UROCE_NOTAP_REUSE_NS)
+		return true;
 	if (!tap_present(ctx)) {
 		ctx->tap_seen_ns = 0;
+		ctx->notap_ns = now;
 		return true;
 	}
+	ctx->notap_ns = 0;
 	if (lo_segments_in_software(fd))
 		return true;
 	ctx->tap_seen_ns = now;

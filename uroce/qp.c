@@ -345,6 +345,7 @@ UROCE_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
 	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_ctx *ctx = qp->ctx;
 	pthread_mutex_lock(&ctx->lock);
+	uroce_send_lazy_ack(qp);
 	uroce_flush_held_acks(ctx); /* what it received is acknowledged, as a NIC would have done */
 	qp_hash_del(ctx, qp);
 	for (struct uroce_qp **pp = &ctx->ack_list; *pp; pp = &(*pp)->ack_next)
@@ -478,6 +479,7 @@ UROCE_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, in
 	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_ctx *ctx = qp->ctx;
 	pthread_mutex_lock(&ctx->lock);
+	uroce_send_lazy_ack(qp);
 	uroce_flush_held_acks(ctx); /* what was received is acknowledged before the QP changes */
 	enum ibv_qp_state cur = qp->state, from = qp->state;
 	if (mask & IBV_QP_CUR_STATE)

@@ -270,6 +270,28 @@ static void arm_ack_timer(struct uroce_qp *qp)
 	uroce_timer_update(qp->ctx, qp->ack_deadline);
 }
 
+/*
+ * AckReq on the last packet of a message: always where a prompt ACK matters,
+ * i.e. when the application will look for this WR's completion (signaled),
+ * the send queue or the window is half used (slots must free), the packet is
+ * a resend, or the ACK timeout is short.  Otherwise (an unsignaled message,
+ * as latency-bound programs post them) the responder acknowledges it lazily,
+ * within UROCE_LAZY_ACK_NS, or sooner with the next ACK it sends anyway:
+ * a ping-pong then carries one ACK per half send queue instead of one per
+ * message.  UROCE_ACK_EVERY packets without AckReq get one regardless.
+ */
+static bool ack_wanted_now(const struct uroce_qp *qp, const struct uroce_swqe *w, uint32_t psn, uint8_t retrans)
+{
+	if (qp->ctx->lazy_acks_off || retrans || (w->flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		return true;
+	if (qp->timeout && ack_timeout_ns(qp) < UROCE_LAZY_MIN_TIMEOUT_NS)
+		return true;
+	unsigned used = qp->sq_head - qp->comp_idx;
+	if (2 * used >= qp->cap.max_send_wr)
+		return true;
+	return 2 * (uint32_t)rt_psn_diff(rt_psn_add(psn, 1), qp->una) >= qp->cwnd;
+}
+
 static void send_data_pkt(struct uroce_qp *qp, struct uroce_swqe *w, uint32_t i)
 {
 	struct rt_roce_hdrs h;
@@ -292,15 +314,15 @@ static void send_data_pkt(struct uroce_qp *qp, struct uroce_swqe *w, uint32_t i)
 		h.ieth_rkey = w->imm;
 		h.se = (w->flags & IBV_SEND_SOLICITED) != 0;
 	}
+	uint8_t rt = qp->ibqp.qp_type == IBV_QPT_RC ? retrans_of(qp, h.psn) : 0;
 	if (qp->ibqp.qp_type == IBV_QPT_RC) {
-		if (last || ++qp->pkts_since_ackreq >= UROCE_ACK_EVERY) {
+		if (++qp->pkts_since_ackreq >= UROCE_ACK_EVERY || (last && ack_wanted_now(qp, w, h.psn, rt))) {
 			h.ackreq = true;
 			qp->pkts_since_ackreq = 0;
 		}
 	}
 	struct uroce_sge pay[UROCE_MAX_SGE];
 	int np = slice(w->sge, w->num_sge, off, len, pay);
-	uint8_t rt = qp->ibqp.qp_type == IBV_QPT_RC ? retrans_of(qp, h.psn) : 0;
 	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, pay, np, len, rt);
 }
 
@@ -731,6 +753,8 @@ uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now)
 {
 	if (qp->state == IBV_QPS_ERR || qp->state == IBV_QPS_RESET)
 		return 0;
+	if (qp->lazy_ack && now >= qp->lazy_ack_due)
+		uroce_send_lazy_ack(qp);
 	if (qp->rnr_deadline && now >= qp->rnr_deadline) {
 		qp->rnr_deadline = 0;
 		trace_timer(qp, RT_TIMER_RNR, qp->una, 0);
@@ -756,6 +780,9 @@ uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now)
 	uint64_t next = qp->rnr_deadline;
 	if (qp->ack_deadline && (!next || qp->ack_deadline < next))
 		next = qp->ack_deadline;
+	/* a parked progress thread looks every millisecond anyway */
+	if (qp->lazy_ack && !qp->ctx->pt_parked && (!next || qp->lazy_ack_due < next))
+		next = qp->lazy_ack_due;
 	return next;
 }
 
@@ -774,8 +801,19 @@ static void send_ack_pkt(struct uroce_qp *qp, uint32_t psn, uint8_t syndrome)
 	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, NULL, 0, 0, 0);
 }
 
+/* Any ACK up to psn covers the lazy one. */
+static void lazy_ack_covered(struct uroce_qp *qp, uint32_t psn)
+{
+	if (qp->lazy_ack && rt_psn_diff(psn, qp->lazy_ack_psn) >= 0) {
+		qp->lazy_ack = false;
+		qp->ctx->lazy_acks--;
+	}
+}
+
 static void queue_ack(struct uroce_qp *qp, uint32_t psn)
 {
+	if (qp->lazy_ack && rt_psn_diff(qp->lazy_ack_psn, psn) > 0)
+		psn = qp->lazy_ack_psn;
 	if (qp->ack_pending && rt_psn_diff(psn, qp->ack_pending_psn) < 0)
 		return;
 	qp->ack_pending = true;
@@ -793,6 +831,47 @@ static void flush_ack(struct uroce_qp *qp)
 		return;
 	qp->ack_pending = false;
 	send_ack_pkt(qp, qp->ack_pending_psn, ACK_SYN);
+	lazy_ack_covered(qp, qp->ack_pending_psn);
+}
+
+/* A message that ended without AckReq: acknowledged within UROCE_LAZY_ACK_NS
+   (see ack_wanted_now), or by the next ACK this QP sends anyway. */
+static void queue_lazy_ack(struct uroce_qp *qp, uint32_t psn)
+{
+	if (qp->ack_pending) {
+		if (rt_psn_diff(psn, qp->ack_pending_psn) > 0)
+			qp->ack_pending_psn = psn; /* the ACK already due covers this message too */
+		return;
+	}
+	if (!qp->lazy_ack) {
+		qp->lazy_ack = true;
+		qp->lazy_ack_due = uroce_now_ns() + UROCE_LAZY_ACK_NS;
+		qp->ctx->lazy_acks++;
+		uroce_lazy_ack_timer(qp->ctx, qp->lazy_ack_due);
+	}
+	qp->lazy_ack_psn = psn;
+}
+
+/* Send this QP's lazy ACK now (due, or before the QP changes or goes away). */
+void uroce_send_lazy_ack(struct uroce_qp *qp)
+{
+	if (!qp->lazy_ack)
+		return;
+	uint32_t psn = qp->lazy_ack_psn;
+	lazy_ack_covered(qp, psn);
+	if (qp->state != IBV_QPS_ERR && qp->state != IBV_QPS_RESET) {
+		send_ack_pkt(qp, psn, ACK_SYN);
+		qp->ctx->st.lazy_acks_sent++;
+	}
+}
+
+/* Every lazy ACK of the context (the process exits, the context closes). */
+void uroce_send_lazy_acks(struct uroce_ctx *ctx)
+{
+	for (unsigned b = 0; b < UROCE_QP_HASH && ctx->lazy_acks; b++)
+		for (struct uroce_qp *qp = ctx->qp_hash[b]; qp; qp = qp->hnext)
+			uroce_send_lazy_ack(qp);
+	uroce_tx_flush(ctx);
 }
 
 void uroce_send_pending_acks(struct uroce_ctx *ctx)
@@ -1197,6 +1276,8 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		qp->ack_psn = qp->epsn;
 	if (h->ackreq)
 		queue_ack(qp, h->psn);
+	else if (!qp->in_msg)
+		queue_lazy_ack(qp, h->psn);
 }
 
 static void resp_uc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const struct rt_opcode_info *oi,

@@ -37,7 +37,9 @@
 #define UROCE_MAX_RD_ATOMIC 16
 #define UROCE_WINDOW 1024         /* default largest requester window, in PSNs ($UROCE_WINDOW) */
 #define UROCE_WINDOW_START 128    /* window of a new QP and the floor after losses (rxe's fixed window) */
-#define UROCE_ACK_EVERY 64        /* AckReq at least this often inside a long message */
+#define UROCE_ACK_EVERY 64        /* AckReq at least this often, over messages without one */
+#define UROCE_LAZY_ACK_NS 1000000ull /* a request without AckReq is acknowledged within this (transport.c) */
+#define UROCE_LAZY_MIN_TIMEOUT_NS 16000000ull /* no lazy ACK for a QP whose ACK timeout is shorter */
 #define UROCE_TX_BATCH 64
 #define UROCE_RX_BATCH 32
 #define UROCE_PKT_MAX (4096 + 128)
@@ -234,6 +236,9 @@ struct uroce_qp {
 	bool nak_sent;
 	bool ack_pending;
 	uint32_t ack_pending_psn;
+	bool lazy_ack;            /* a message without AckReq awaits its ACK (transport.c) */
+	uint32_t lazy_ack_psn;
+	uint64_t lazy_ack_due;
 	int in_msg;               /* 0, RT_CLASS_SEND or RT_CLASS_WRITE */
 	bool uc_drop;             /* UC: dropping until the next FIRST/ONLY */
 	struct uroce_rwqe *cur_rwqe;
@@ -322,6 +327,7 @@ struct uroce_ctx {
 	enum uroce_gso_mode gso_mode;
 	int packet_fd;                /* /proc/net/packet, for the capture check (auto mode) */
 	uint64_t tap_seen_ns;         /* when the check last saw a capture on lo (0: it saw none) */
+	uint64_t notap_ns;            /* when the check last saw no capture (0: not since it saw one) */
 	int lo_ifindex;
 	struct uroce_id_deltas deltas[UROCE_DELTA_CACHE];
 	unsigned delta_next;
@@ -334,6 +340,8 @@ struct uroce_ctx {
 	char rx_cmsg[UROCE_RX_BATCH][32];
 	unsigned rx_dirty;            /* headers [0, rx_dirty) need resetting before the next recvmmsg */
 	struct uroce_qp *ack_list;
+	unsigned lazy_acks;           /* QPs with a lazy ACK to send (transport.c) */
+	bool lazy_acks_off;           /* $UROCE_LAZY_ACK=0: AckReq on every message, as rxe does */
 	uint64_t acks_held_until;     /* ACKs held back by an application thread until then (engine.c), 0 none */
 	int acks_held;                /* the same as a flag read without the lock (atomic) */
 	uint64_t app_seen_ns;         /* an application thread last received for itself (atomic; engine.c) */
@@ -388,6 +396,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int fd, const s
                      uint8_t retrans);
 void uroce_tx_flush(struct uroce_ctx *ctx);
 void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline);
+void uroce_lazy_ack_timer(struct uroce_ctx *ctx, uint64_t due);
 void uroce_kick(struct uroce_ctx *ctx);
 int uroce_poll_progress(struct uroce_ctx *ctx);
 int uroce_progress_blocking(struct uroce_ctx *ctx);
@@ -421,6 +430,8 @@ void uroce_req_progress(struct uroce_qp *qp);
 void uroce_rx_packet(struct uroce_ctx *ctx, int addr_index, const struct sockaddr_storage *src,
                      const uint8_t *pkt, size_t len);
 void uroce_send_pending_acks(struct uroce_ctx *ctx);
+void uroce_send_lazy_ack(struct uroce_qp *qp);
+void uroce_send_lazy_acks(struct uroce_ctx *ctx);
 bool uroce_pump_reads(struct uroce_ctx *ctx, unsigned budget);
 uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now);
 void uroce_qp_flush(struct uroce_qp *qp);

@@ -14,6 +14,7 @@ struct uroce_stats {
 	uint64_t tx_errors;                      /* sendmmsg failures (the packet counts as lost) */
 	uint64_t acks_held;                      /* times an application thread held ACKs back for its reply */
 	uint64_t progress_parks;                 /* times the progress thread left reception to the application */
+	uint64_t lazy_acks_sent;                 /* ACKs sent late on purpose for messages without AckReq */
 };
 /* Copy the counters of ctx (summed over its QPs since open). Returns 0 or -EINVAL. */
 int uroce_priv_stats(struct ibv_context *ctx, struct uroce_stats *out);

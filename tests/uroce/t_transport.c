@@ -32,6 +32,7 @@
 			printf("ok %d - %s\n", testlib_num, #fn);                                 \
 	} while (0)
 #include "uroce_test.h"
+#include "uroce.h" /* all_acked() reads a QP's send state */
 
 #define MIB (1u << 20)
 #define BUF (3 * MIB)
@@ -48,8 +49,8 @@ static void set_loss(const char *rule, const char *seed)
 	setenv("UROCE_SEED", seed, 1);
 }
 
-static int post_send(struct ut_end *e, enum ibv_wr_opcode op, uint64_t wr_id, size_t off, uint32_t len,
-                     uint64_t raddr, uint32_t rkey, unsigned flags)
+static int post_send_flags(struct ut_end *e, enum ibv_wr_opcode op, uint64_t wr_id, size_t off, uint32_t len,
+                           uint64_t raddr, uint32_t rkey, unsigned send_flags)
 {
 	struct ibv_sge s = { (uint64_t)(uintptr_t)(e->buf + off), len, e->mr->lkey };
 	struct ibv_send_wr wr, *bad;
@@ -58,11 +59,18 @@ static int post_send(struct ut_end *e, enum ibv_wr_opcode op, uint64_t wr_id, si
 	wr.opcode = op;
 	wr.sg_list = &s;
 	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED | flags;
+	wr.send_flags = send_flags;
 	wr.imm_data = htonl(0xC0DE0000u | (uint32_t)wr_id);
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	return ibv_post_send(e->qp, &wr, &bad);
+}
+
+/* A signaled WR (every test but the lazy-ACK one waits for its completion). */
+static int post_send(struct ut_end *e, enum ibv_wr_opcode op, uint64_t wr_id, size_t off, uint32_t len,
+                     uint64_t raddr, uint32_t rkey, unsigned flags)
+{
+	return post_send_flags(e, op, wr_id, off, len, raddr, rkey, IBV_SEND_SIGNALED | flags);
 }
 
 /* One message of op and len from a to b, checked byte for byte. Returns true when all is right. */
@@ -705,6 +713,95 @@ static void test_quiet_receiver(void)
 	ut_close(&b);
 }
 
+/* Is every PSN a has sent acknowledged? */
+static bool all_acked(struct ut_end *a)
+{
+	struct uroce_qp *q = UROCE_CONTAINER(a->qp, struct uroce_qp, ibqp);
+	pthread_mutex_lock(&q->ctx->lock);
+	bool done = q->una == q->sq_psn;
+	pthread_mutex_unlock(&q->ctx->lock);
+	return done;
+}
+
+/*
+ * Unsignaled messages go without AckReq (see ack_wanted_now in transport.c):
+ * the responder acknowledges them lazily, within about a millisecond, and the
+ * requester never times out for it.  With loss the same stream still arrives
+ * byte for byte (a lost last message is resent on the ACK timeout, with
+ * AckReq); a short ACK timeout or UROCE_LAZY_ACK=0 asks for every ACK.
+ */
+static void lazy_stream(const char *loss, const char *lazy_env, uint8_t timeout, unsigned msgs,
+                        uint64_t *lazy_sent, uint64_t *timeouts)
+{
+	set_loss(loss, "31");
+	if (lazy_env)
+		setenv("UROCE_LAZY_ACK", lazy_env, 1);
+	struct ut_end a, b;
+	bool opened = open_rc_pair(&a, &b);
+	unsetenv("UROCE_LAZY_ACK");
+	if (!opened)
+		return;
+	struct ut_params p = default_params;
+	p.timeout = timeout;
+	CHECK(ut_connect(&a, &b, &p) == 0);
+	struct ibv_wc wc[16];
+	unsigned got = 0, bad = 0;
+	const uint32_t len = 2500; /* three packets at MTU 1024 */
+	for (unsigned m = 0; m < msgs; m++) {
+		/* message m: a's [slot * 4 KiB, +len) to b's [32 KiB + slot * 4 KiB, +len) */
+		size_t slot = (size_t)(m % 4) * 4096;
+		CHECK(ut_post_recv(&b, m, 32768 + slot, 4096) == 0);
+		ut_fill(a.buf + slot, len, 900 + m);
+		CHECK(post_send_flags(&a, IBV_WR_SEND, m, slot, len, 0, 0, 0) == 0);
+		if (m % 4 != 3 && m + 1 != msgs)
+			continue;
+		/* four at a time: fewer than half of a's 16 send slots in use, so the lazy rule applies */
+		int want = (int)(m % 4) + 1, n = ut_wait(b.cq, wc, want, 5000);
+		CHECK_EQ_U(n, want);
+		for (int k = 0; k < n; k++)
+			CHECK(wc[k].status == IBV_WC_SUCCESS && wc[k].byte_len == len);
+		got += (unsigned)n;
+		for (unsigned j = m + 1 - (unsigned)want; j <= m; j++)
+			if (memcmp(a.buf + (j % 4) * 4096, b.buf + 32768 + (j % 4) * 4096, len))
+				bad++;
+		uint64_t t0 = ut_now_ms();
+		while (!all_acked(&a) && ut_now_ms() - t0 < 3000)
+			usleep(200);
+		CHECK(all_acked(&a));
+	}
+	CHECK_EQ_U(got, msgs);
+	CHECK_EQ_U(bad, 0);
+	/* a signaled SEND still completes at once, and nothing unsignaled completes */
+	CHECK(ut_post_recv(&b, 999, 0, 4096) == 0);
+	CHECK(post_send(&a, IBV_WR_SEND, 999, 0, 100, 0, 0, 0) == 0);
+	CHECK(ut_wait(a.cq, wc, 1, 3000) == 1 && wc[0].wr_id == 999 && wc[0].status == IBV_WC_SUCCESS);
+	CHECK(ut_wait(b.cq, wc, 1, 3000) == 1 && wc[0].wr_id == 999);
+	struct uroce_stats sa, sb;
+	CHECK(uroce_priv_stats(a.ctx, &sa) == 0 && uroce_priv_stats(b.ctx, &sb) == 0);
+	printf("#   %u unsignaled SENDs, loss %s, timeout %u%s: %llu lazy ACKs, %llu ACK timeouts, %llu NAK retries\n",
+	       msgs, loss ? loss : "none", timeout, lazy_env ? " UROCE_LAZY_ACK=0" : "",
+	       (unsigned long long)sb.lazy_acks_sent, (unsigned long long)sa.retry_timeout,
+	       (unsigned long long)sa.retry_seq_nak);
+	*lazy_sent = sb.lazy_acks_sent;
+	*timeouts = sa.retry_timeout;
+	ut_close(&a);
+	ut_close(&b);
+	set_loss(NULL, "1");
+}
+
+static void test_lazy_acks(void)
+{
+	uint64_t lazy, timeouts;
+	lazy_stream(NULL, NULL, 12, 40, &lazy, &timeouts); /* 16.8 ms timeout: lazy allowed */
+	CHECK(lazy >= 1);
+	CHECK_EQ_U(timeouts, 0);
+	lazy_stream("drop:prob=0.10,dir=any", NULL, 12, 40, &lazy, &timeouts);
+	lazy_stream(NULL, NULL, 10, 12, &lazy, &timeouts); /* 4.2 ms: every message asks */
+	CHECK_EQ_U(lazy, 0);
+	lazy_stream(NULL, "0", 12, 12, &lazy, &timeouts);
+	CHECK_EQ_U(lazy, 0);
+}
+
 static void test_fault_rules(void)
 {
 	/* delay, reorder, duplicate and RNR rules: the data still arrives intact,
@@ -809,6 +906,7 @@ int main(void)
 	RUN(test_bad_rkey_flushes);
 	RUN(test_completion_channel);
 	RUN(test_quiet_receiver);
+	RUN(test_lazy_acks);
 	RUN(test_fault_rules);
 	RUN(test_ipv6_one_context);
 	RUN(test_shared_address);

@@ -789,8 +789,21 @@ uint64_t uroce_qp_timers(struct uroce_qp *qp, uint64_t now)
 /* ------------------------------------------------------------------ */
 /* Responder                                                            */
 
+static bool pump_qp(struct uroce_qp *qp, unsigned budget);
+
+/* Responses leave in PSN order: the READ responses still to send for earlier
+   requests go before an ACK, NAK or atomic ACK of a later one (the requester
+   would take that acknowledgement for lost responses and retry the READ). */
+static void finish_read_resps(struct uroce_qp *qp)
+{
+	if (qp->on_pump_list)
+		while (pump_qp(qp, UROCE_TX_BATCH))
+			;
+}
+
 static void send_ack_pkt(struct uroce_qp *qp, uint32_t psn, uint8_t syndrome)
 {
+	finish_read_resps(qp);
 	struct rt_roce_hdrs h;
 	memset(&h, 0, sizeof(h));
 	h.opcode = RT_OP_RC_ACKNOWLEDGE;
@@ -1033,6 +1046,7 @@ bool uroce_pump_reads(struct uroce_ctx *ctx, unsigned budget)
 
 static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint64_t orig)
 {
+	finish_read_resps(qp);
 	struct rt_roce_hdrs h;
 	memset(&h, 0, sizeof(h));
 	h.opcode = RT_OP_RC_ATOMIC_ACKNOWLEDGE;

@@ -327,6 +327,42 @@ static void test_multi_packet_read_loss_10pct(void)
 	multi_read("drop:prob=0.10,dir=any", "37", 64);
 }
 
+/* SENDs right behind multi-packet READs: the responder must not acknowledge a
+   SEND before it has sent the responses of the READ ahead of it (the
+   requester would take that ACK for lost responses and retry the READ). */
+static void test_read_then_send(void)
+{
+	struct ut_end a, b;
+	if (ut_open(&a, 2 * MIB, IBV_QPT_RC, 64) || ut_open(&b, 2 * MIB, IBV_QPT_RC, 64)) {
+		CHECK(!"open");
+		return;
+	}
+	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	enum { LEN = 64 * 1024, PAIRS = 8 };
+	ut_fill(b.buf, (size_t)LEN * PAIRS, 4242);
+	for (int i = 0; i < PAIRS; i++) {
+		CHECK(ut_post_recv(&b, (uint64_t)i, MIB + (size_t)i * 4096, 4096) == 0);
+		CHECK(post_send(&a, IBV_WR_RDMA_READ, (uint64_t)(2 * i), (size_t)i * LEN, LEN,
+		                (uint64_t)(uintptr_t)(b.buf + (size_t)i * LEN), b.mr->rkey, 0) == 0);
+		CHECK(post_send(&a, IBV_WR_SEND, (uint64_t)(2 * i + 1), MIB, 100, 0, 0, 0) == 0);
+	}
+	struct ibv_wc wc[2 * PAIRS];
+	int got = ut_wait(a.cq, wc, 2 * PAIRS, 20000);
+	CHECK_EQ_U(got, 2 * PAIRS);
+	for (int i = 0; i < got; i++)
+		CHECK(wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == (uint64_t)i);
+	CHECK(memcmp(a.buf, b.buf, (size_t)LEN * PAIRS) == 0);
+	CHECK_EQ_U(ut_wait(b.cq, wc, PAIRS, 5000), PAIRS);
+	struct uroce_stats sa;
+	CHECK(uroce_priv_stats(a.ctx, &sa) == 0);
+	printf("#   %d READ + SEND pairs: retries timeout %llu seq %llu implied %llu\n", PAIRS,
+	       (unsigned long long)sa.retry_timeout, (unsigned long long)sa.retry_seq_nak,
+	       (unsigned long long)sa.retry_implied);
+	CHECK_EQ_U(sa.retry_timeout + sa.retry_seq_nak + sa.retry_implied, 0);
+	ut_close(&a);
+	ut_close(&b);
+}
+
 static void test_uc_and_ud(void)
 {
 	struct ut_end a, b;
@@ -907,6 +943,7 @@ int main(void)
 	RUN(test_completion_channel);
 	RUN(test_quiet_receiver);
 	RUN(test_lazy_acks);
+	RUN(test_read_then_send);
 	RUN(test_fault_rules);
 	RUN(test_ipv6_one_context);
 	RUN(test_shared_address);

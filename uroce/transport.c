@@ -253,9 +253,17 @@ static uint8_t send_opcode(const struct uroce_qp *qp, const struct uroce_swqe *w
 	return b + RT_OP_RC_SEND_MIDDLE;
 }
 
+/* True when psn was sent at some time: at or below the highest PSN sent,
+   which after a Go-Back-N rewind (and a smaller window) can lie beyond sq_psn. */
+static bool psn_was_sent(const struct uroce_qp *qp, uint32_t psn)
+{
+	return qp->sent_any && rt_psn_diff(psn, qp->max_sent) <= 0;
+}
+
+/* 0 for a first transmission of psn (and it is recorded as sent), else the retry round. */
 static uint8_t retrans_of(struct uroce_qp *qp, uint32_t psn)
 {
-	if (qp->sent_any && rt_psn_diff(psn, qp->max_sent) <= 0)
+	if (psn_was_sent(qp, psn))
 		return qp->retry_round ? qp->retry_round : 1;
 	qp->max_sent = psn;
 	qp->sent_any = true;
@@ -523,13 +531,6 @@ static void progress_made(struct uroce_qp *qp)
 	qp->ack_deadline = 0;
 	if (rt_psn_diff(qp->sq_psn, qp->una) > 0)
 		arm_ack_timer(qp);
-}
-
-/* True when psn was sent at some time: at or below the highest PSN sent,
-   which after a Go-Back-N rewind (and a smaller window) can lie beyond sq_psn. */
-static bool psn_was_sent(const struct uroce_qp *qp, uint32_t psn)
-{
-	return qp->sent_any && rt_psn_diff(psn, qp->max_sent) <= 0;
 }
 
 /*

@@ -67,6 +67,15 @@ static void registry_add(struct uroce_ctx *ctx)
 
 /* A process that exits right after receiving still acknowledges what it
    received (a NIC would have): send the ACKs its threads held back. */
+/* Everything received is acknowledged now, held back or lazy: before a CM
+   message, when the context closes, when the process exits. */
+static void ack_all_received(struct uroce_ctx *ctx)
+{
+	uroce_send_pending_acks(ctx);
+	uroce_send_lazy_acks(ctx);
+	uroce_tx_flush(ctx);
+}
+
 __attribute__((destructor)) static void flush_acks_at_exit(void)
 {
 	if (pthread_mutex_trylock(&g_lock))
@@ -74,8 +83,7 @@ __attribute__((destructor)) static void flush_acks_at_exit(void)
 	for (int i = 0; i < 64; i++) {
 		struct uroce_ctx *ctx = g_ctxs[i];
 		if (ctx && !pthread_mutex_trylock(&ctx->lock)) {
-			uroce_flush_held_acks(ctx);
-			uroce_send_lazy_acks(ctx);
+			ack_all_received(ctx);
 			pthread_mutex_unlock(&ctx->lock);
 		}
 	}
@@ -1045,8 +1053,7 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 	registry_del(ctx);
 	/* a forwarder may hold our lock: wait for it */
 	pthread_mutex_lock(&ctx->lock);
-	uroce_flush_held_acks(ctx);
-	uroce_send_lazy_acks(ctx);
+	ack_all_received(ctx);
 	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->thread_started) {
 		uroce_kick(ctx);
@@ -1146,8 +1153,7 @@ UROCE_EXPORT int uroce_priv_gsi_send(struct ibv_context *c, uint8_t gid_index, c
 	else
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(RT_ROCE_UDP_PORT);
 	pthread_mutex_lock(&ctx->lock);
-	uroce_flush_held_acks(ctx); /* ACKs before a CM message (a DREQ after the last data) */
-	uroce_send_lazy_acks(ctx);
+	ack_all_received(ctx); /* ACKs before a CM message (a DREQ after the last data) */
 	int err = uroce_local_fd(ctx, gid_index, &ss);
 	if (err >= 0) {
 		struct uroce_addr *a = &ctx->addrs[gid_index];

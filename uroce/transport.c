@@ -879,13 +879,12 @@ void uroce_send_lazy_ack(struct uroce_qp *qp)
 	}
 }
 
-/* Every lazy ACK of the context (the process exits, the context closes). */
+/* Queue every lazy ACK of the context (the caller flushes). */
 void uroce_send_lazy_acks(struct uroce_ctx *ctx)
 {
 	for (unsigned b = 0; b < UROCE_QP_HASH && ctx->lazy_acks; b++)
 		for (struct uroce_qp *qp = ctx->qp_hash[b]; qp; qp = qp->hnext)
 			uroce_send_lazy_ack(qp);
-	uroce_tx_flush(ctx);
 }
 
 void uroce_send_pending_acks(struct uroce_ctx *ctx)

@@ -123,17 +123,22 @@ static int server(int ready_fd, enum srv_mode mode)
 		printf("#   server setup: %s\n", strerror(errno));
 		return 10;
 	}
-	if (write(ready_fd, "r", 1) != 1)
-		return 11;
 	if (mode == SRV_RELISTEN_REJECT) {
 		/* as perftest -R does: close the listener, open the next one on the
-		   same port a moment later; a REQ that comes in between must wait for it */
+		   same port a moment later; a REQ that comes in between must wait for it.
+		   The client starts once the first listener is gone: a REQ that reached
+		   it first would be its to answer (destroying a listener rejects the
+		   requests it has not accepted), and the gap would not be tested */
 		struct timespec gap = { 0, 100 * 1000 * 1000 };
 		rdma_destroy_id(listen);
+		if (write(ready_fd, "r", 1) != 1)
+			return 11;
 		nanosleep(&gap, NULL);
 		if (rdma_create_id(ch, &listen, NULL, RDMA_PS_TCP) || rdma_bind_addr(listen, (struct sockaddr *)&g_srv) ||
 		    rdma_listen(listen, 4))
 			return 21;
+	} else if (write(ready_fd, "r", 1) != 1) {
+		return 11;
 	}
 	if (!(ev = expect(ch, RDMA_CM_EVENT_CONNECT_REQUEST)))
 		return 12;

@@ -528,6 +528,7 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	build_init(&b);
 	b.err = err;
 	b.errlen = errlen;
+	b.save_path = in->timeline_out;
 	struct cap_job job = {.b = &b, .path = in->capture};
 	pthread_t th;
 	bool threaded = false;

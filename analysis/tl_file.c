@@ -471,11 +471,26 @@ static int finish_match(struct rt_timeline *tl)
 enum { PF_ROWS, PF_KEYS };
 #define PF_FINDINGS 256
 
+/* Links per row assumed when sizing the file to prepare.  A clean run has
+ * about two (a packet and its WR both ways, an ACK and what it covers), but
+ * too few only leaves the end of the file to be allocated while saving,
+ * while too many allocates space the save gives back. */
+#define PF_LINKS_PER_ROW 1
+
 void tl_finish_prefault(struct tl_build *b)
 {
 	size_t n = tl_nev(b) + tl_npk(b) + PF_FINDINGS;
 	size_t size[TL_PREFAULT_SLOTS] = {[PF_ROWS] = n * sizeof(struct rt_tl_row), [PF_KEYS] = n * sizeof(struct tl_key)};
-	tl_prefault_start(b, size);
+	char tmp[4096];
+	uint64_t file_size = 0;
+	if (b->save_path) {
+		tl_file_tmp_name(b->save_path, tmp, sizeof(tmp));
+		file_size = sizeof(struct tl_file_header) + (uint64_t)n * sizeof(struct rt_tl_row) +
+			    (uint64_t)n * PF_LINKS_PER_ROW * sizeof(struct rt_tl_link) +
+			    (uint64_t)tl_nev(b) * sizeof(struct tl_evrec) +
+			    (uint64_t)tl_npk(b) * sizeof(struct tl_pktrec) + b->blob.n + b->strs.n;
+	}
+	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size);
 }
 
 int tl_finish(struct tl_build *b, struct rt_timeline **out)
@@ -549,6 +564,7 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	TAKE(notes, nnotes, &b->notes);
 #undef TAKE
 	tl->capture_path = b->capture_path;
+	tl->prepared = tl_prefault_take_file(b);
 	if (finish_match(tl) < 0) {
 		rt_timeline_free(tl);
 		return -ENOMEM;
@@ -603,6 +619,28 @@ static void *write_sections(void *arg)
 	return NULL;
 }
 
+void tl_file_tmp_name(const char *path, char *tmp, size_t len)
+{
+	snprintf(tmp, len, "%s.tmp.%d", path, (int)getpid());
+}
+
+int tl_file_prepare(const char *tmp, uint64_t size)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	/* allocating the space is what costs (pages of a tmpfs, blocks of a
+	 * disk): done here, off the build's critical path; where the file
+	 * system cannot, the save allocates it as it writes */
+	int rc = size && fallocate(fd, 0, 0, (off_t)size) < 0 ? -errno : 0;
+	close(fd);
+	if (rc && rc != -EOPNOTSUPP && rc != -ENOSYS) {
+		unlink(tmp);
+		return rc;
+	}
+	return 0;
+}
+
 int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, size_t errlen)
 {
 	struct tl_file_header h;
@@ -629,8 +667,10 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	}
 	h.size = off;
 	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	tl_file_tmp_name(path, tmp, sizeof(tmp));
+	/* the file the build prepared for this path holds zeros: keep its pages */
+	bool prepared = tl->prepared && !strcmp(tl->prepared, tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | (prepared ? 0 : O_TRUNC), 0644);
 	if (fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
@@ -659,6 +699,12 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	if (rc) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
 		unlink(tmp);
+	}
+	if (prepared) {
+		/* the prepared file is used up: the one thing a save changes */
+		struct rt_timeline *mtl = (struct rt_timeline *)tl;
+		free(mtl->prepared);
+		mtl->prepared = NULL;
 	}
 	return rc;
 }
@@ -812,6 +858,10 @@ void rt_timeline_free(struct rt_timeline *tl)
 {
 	if (!tl)
 		return;
+	if (tl->prepared) {
+		unlink(tl->prepared); /* never saved (a save renamed it away) */
+		free(tl->prepared);
+	}
 	for (size_t i = 0; i < tl->nowned; i++)
 		free(tl->owned[i]);
 	if (tl->map)

@@ -82,6 +82,7 @@ struct rt_timeline {
 	size_t nmatch[RT_TLM_COUNT_];
 	uint32_t capture_path;
 	uint64_t input_stamp;     /* tl_input_stamp() of the inputs it was built from, 0 unknown */
+	char *prepared;           /* the save's temporary file the build prepared (tl_file_prepare), NULL none */
 	/* ownership */
 	void *map;
 	size_t map_len;
@@ -186,6 +187,7 @@ struct tl_build {
 	uint64_t nonroce_frames;
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
+	const char *save_path;    /* where the timeline will be saved (rt_tl_inputs.timeline_out), NULL unknown */
 	char *err;
 	size_t errlen;
 };
@@ -272,11 +274,21 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out);
 void tl_finish_prefault(struct tl_build *b);
 /* tl_prefault.c: zeroed buffers of the given sizes (0: none) allocated and
  * touched on a second thread; take() waits for it and returns slot's buffer
- * grown to size (still zeroed), or a new zeroed one; NULL without memory. */
+ * grown to size (still zeroed), or a new zeroed one; NULL without memory.
+ * With a file name, the same thread also prepares that file with
+ * tl_file_prepare(); take_file() waits and returns the name (the caller
+ * owns it) when the file was prepared, else NULL. */
 #define TL_PREFAULT_SLOTS 2
-void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS]);
+void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS], const char *file,
+		       uint64_t file_size);
 void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size);
+char *tl_prefault_take_file(struct tl_build *b);
 void tl_prefault_free(struct tl_build *b);
+/* tl_file.c: the temporary file rt_timeline_save(path) writes before renaming
+ * it to path, and preparing it: created empty with about size bytes
+ * allocated (reading as zeros), so that the save only copies. */
+void tl_file_tmp_name(const char *path, char *tmp, size_t len);
+int tl_file_prepare(const char *tmp, uint64_t size);
 void tl_build_free(struct tl_build *b);
 /* tl_annotate.c: the annotation of packet record i (first line, '\n', English line); returns the length. */
 size_t tl_format_annotation(const struct rt_timeline *tl, size_t i, char *buf, size_t len);

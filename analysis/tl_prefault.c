@@ -5,9 +5,13 @@
  * first time costs about as much as filling it (page faults and zeroing:
  * about 0.5 ns a byte on a virtual machine), and the rows alone are 64
  * bytes each, so this takes a good part of tl_finish off the critical path.
+ * The same thread prepares the file the timeline will be saved to (its
+ * temporary name, with space allocated: tl_file_prepare), so that saving
+ * copies into pages that already exist.
  */
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +23,9 @@ struct tl_prefault {
 	bool threaded;
 	size_t size[TL_PREFAULT_SLOTS];
 	void *p[TL_PREFAULT_SLOTS];
+	char *file;               /* the save's temporary file to prepare, NULL none */
+	uint64_t file_size;
+	bool file_ready;          /* prepared, not yet taken */
 };
 
 static void *prefault_run(void *arg)
@@ -32,19 +39,28 @@ static void *prefault_run(void *arg)
 		for (size_t off = 0; off < f->size[s]; off += page)
 			c[off] = 0;
 	}
+	if (f->file)
+		f->file_ready = tl_file_prepare(f->file, f->file_size) == 0;
 	return NULL;
 }
 
-void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS])
+void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS], const char *file,
+		       uint64_t file_size)
 {
 	struct tl_prefault *f = calloc(1, sizeof(*f));
 	if (!f)
 		return; /* the memory is allocated when it is needed instead */
 	memcpy(f->size, size, sizeof(f->size));
+	if (file && !(f->file = strdup(file))) {
+		free(f);
+		return;
+	}
+	f->file_size = file_size;
 	b->prefault = f;
 	f->threaded = pthread_create(&f->th, NULL, prefault_run, f) == 0;
 	if (!f->threaded) {
 		b->prefault = NULL;
+		free(f->file);
 		free(f);
 	}
 }
@@ -80,6 +96,20 @@ void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size)
 	return p ? p : calloc(1, size ? size : 1);
 }
 
+char *tl_prefault_take_file(struct tl_build *b)
+{
+	struct tl_prefault *f = b->prefault;
+	if (!f || !f->file)
+		return NULL;
+	prefault_join(b);
+	char *file = f->file_ready ? f->file : NULL;
+	if (!file)
+		free(f->file);
+	f->file = NULL;
+	f->file_ready = false;
+	return file;
+}
+
 void tl_prefault_free(struct tl_build *b)
 {
 	struct tl_prefault *f = b->prefault;
@@ -88,6 +118,9 @@ void tl_prefault_free(struct tl_build *b)
 	prefault_join(b);
 	for (unsigned s = 0; s < TL_PREFAULT_SLOTS; s++)
 		free(f->p[s]);
+	if (f->file_ready)
+		unlink(f->file); /* the build failed: nothing will be saved into it */
+	free(f->file);
 	free(f);
 	b->prefault = NULL;
 }

@@ -207,6 +207,7 @@ int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timel
 		.capture = in.capture,
 		.annotated_out = in.capture && ann ? annp : NULL,
 		.annotations_jsonl = in.capture && ann ? jsonl : NULL,
+		.timeline_out = path,
 	};
 	uint64_t stamp = input_stamp(rundir, &in);
 	struct rt_timeline *tl;

@@ -259,6 +259,9 @@ struct rt_tl_inputs {
 	const char *capture;         /* pcap/pcapng, or NULL */
 	const char *annotated_out;   /* write the annotated pcapng here (NULL: not) */
 	const char *annotations_jsonl; /* write the annotations sidecar here (NULL: not) */
+	const char *timeline_out;    /* the path rt_timeline_save() will be given, or NULL: the
+					build then prepares that file on its second thread, so
+					that the save only copies (an optimisation only) */
 };
 
 struct rt_timeline;

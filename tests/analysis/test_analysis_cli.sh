@@ -15,8 +15,14 @@ check "correlate builds the timeline" "$RDMATRACE" correlate "$tmp/clean"
 check "timeline file exists" test -s "$tmp/clean/timeline.rtl"
 check "annotated capture exists" test -s "$tmp/clean/annotated.pcapng"
 check "annotations sidecar is JSON Lines" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/clean/annotations.jsonl"
+check "no temporary file is left beside the timeline" bash -c '! ls "$1"/*.tmp.* 2>/dev/null' _ "$tmp/clean"
 out=$("$RDMATRACE" correlate "$tmp/clean")
 check "correlate again is a no-op" grep -q 'up to date' <<<"$out"
+# the file the build prepares for the save is removed when the save fails
+"$GEN" "$tmp/nosave" 3000 >/dev/null && mkdir -p "$tmp/nosave/timeline.rtl/x"
+out=$("$RDMATRACE" correlate --force "$tmp/nosave" 2>&1); rc=$?
+check "a timeline that cannot be written: exit 2 with the reason" test "$rc" = 2 -a -n "$(grep -i 'cannot write' <<<"$out")"
+check "a failed save leaves no temporary file" bash -c '! ls "$1"/*.tmp.* 2>/dev/null' _ "$tmp/nosave"
 touch "$tmp/clean/capture.pcap"
 out=$("$RDMATRACE" correlate "$tmp/clean")
 check "a newer input makes it stale" grep -q 'rows' <<<"$out"

@@ -305,6 +305,37 @@ static uint32_t gap_packet(struct tl_build *b, uint32_t s, uint32_t psn, uint32_
 	return RT_TL_NONE;
 }
 
+/* Where the PSN a NAK PSN sequence error names (sent on stream s before packet
+ * nak) was lost: *lastx, its latest transmission in the capture, when that was
+ * lost after the capture point; otherwise *gapx, the first packet after the
+ * place it should have had (its first transmission, or its resend in a later
+ * round, never reached the capture point). */
+static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak, uint32_t *lastx, uint32_t *gapx)
+{
+	uint32_t later = RT_TL_NONE;
+	*lastx = *gapx = RT_TL_NONE;
+	for (size_t j = nak; j-- > 0 && nak - j < 200000;) {
+		struct tl_pk *p = tl_pk(b, j);
+		if (!p->is_request || p->recv_qp != s)
+			continue;
+		/* a round went back to psn or before at `later` (the receiver still
+		 * expected psn, so it was not acknowledged) and psn is not in it */
+		if (later != RT_TL_NONE && *gapx == RT_TL_NONE && rt_psn_diff(p->psn, tl_pk(b, later)->psn) >= 0)
+			*gapx = later;
+		int32_t d = rt_psn_diff(p->psn, psn);
+		if (d == 0 && *gapx == RT_TL_NONE)
+			*lastx = (uint32_t)j;
+		if (d == 0)
+			return;
+		if (d < 0) {
+			if (*gapx == RT_TL_NONE)
+				*gapx = later;
+			return;
+		}
+		later = (uint32_t)j;
+	}
+}
+
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -336,7 +367,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		struct tl_pk *k0 = tl_pk(b, u->first);
 		uint32_t lostpk = u->original;
 		uint32_t gp = RT_TL_NONE;
-		if (lostpk == RT_TL_NONE || lostpk == u->first)
+		bool nak = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE;
+		/* the PSN the NAK names: the first one resent, unless its resend was lost before the capture too */
+		uint32_t npsn = nak ? tl_pk(b, u->trigger)->psn : u->psn;
+		if (nak)
+			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
+		else if (lostpk == RT_TL_NONE || lostpk == u->first)
 			gp = gap_packet(b, u->stream, u->psn, u->first);
 		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
 		uint64_t t_from = u->prev != RT_TL_NONE && u->prev != u->first ? item_t(c, tl_item_pk(b, u->prev))
@@ -352,13 +388,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, u->requester, &t);
-		if (u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE) {
-			tx(&t, ": the receiver NAKed PSN 0x%06x (PSN sequence error) because ", u->psn);
-			if (u->original != RT_TL_NONE && u->original != u->first)
-				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, u->original)->frame);
+		if (nak) {
+			tx(&t, ": the receiver NAKed PSN 0x%06x (PSN sequence error) because ", npsn);
+			if (lostpk != RT_TL_NONE)
+				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else
 				tx(&t, "that packet was lost before the capture point");
-			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes) from PSN 0x%06x", packets, bytes, u->psn);
+			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes) from PSN 0x%06x", packets, bytes, npsn);
 		} else {
 			unsigned to = qp_timeout(b, u->requester);
 			tx(&t, ": no ACK came for PSN 0x%06x", u->psn);
@@ -380,7 +416,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", last frame %u", tl_pk(b, z->last)->frame);
 		if (u->trigger != RT_TL_NONE)
 			tx(&e, ", NAK frame %u", tl_pk(b, u->trigger)->frame);
-		if (u->original != RT_TL_NONE && u->original != u->first)
+		if (nak && lostpk != RT_TL_NONE)
+			tx(&e, ", %s transmission frame %u", lostpk == u->original ? "original" : "latest", tl_pk(b, lostpk)->frame);
+		else if (!nak && u->original != RT_TL_NONE && u->original != u->first)
 			tx(&e, ", original transmission frame %u", tl_pk(b, u->original)->frame);
 		else if (gp != RT_TL_NONE)
 			tx(&e, ", PSN gap seen at frame %u", tl_pk(b, gp)->frame);
@@ -403,7 +441,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (o->trigger != RT_TL_NONE)
 				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, o->trigger));
 		}
-		if (u->original != RT_TL_NONE && u->original != u->first)
+		if (nak && lostpk != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lostpk));
+		else if (!nak && u->original != RT_TL_NONE && u->original != u->first)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->original));
 		if (gp != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, gp));

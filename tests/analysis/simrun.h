@@ -41,13 +41,14 @@ struct sim_cfg {
 struct sim_fault {
 	int lose_before;          /* packet index lost before the capture point (first transmission), -1 none */
 	int lose_after;           /* packet index lost after the capture point (first transmission), -1 none */
+	int lose_resend_before;   /* packet index whose first resend is lost before the capture point too, -1 none */
 	int peer_dead;            /* nothing ever reaches B */
 	int bad_rkey;             /* B answers NAK remote access error */
 	int64_t rnr_post_after_ns;/* SEND with no receive posted: B posts one this long after the first RNR NAK (-1 never) */
 	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
 };
 
-#define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .rnr_post_after_ns = -1})
+#define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .lose_resend_before = -1, .rnr_post_after_ns = -1})
 
 struct sim_evbuf {
 	struct rt_event *v;
@@ -291,7 +292,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 	uint64_t t = s->now + 1000;
 	uint32_t start = 0;
 	unsigned retries = 0, rnr = 0, status = 0;
-	int first_round = 1;
+	int first_round = 1, second_round = 0;
 	uint64_t rnr_post_at = 0;
 	for (;;) {
 		/* send packets start..n-1; B processes them in order */
@@ -320,7 +321,8 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			p.dmalen = len;
 			p.payload = zero;
 			p.payload_len = plen;
-			int lost_before = f->peer_dead ? 0 : first_round && (int)i == f->lose_before;
+			int lost_before = f->peer_dead ? 0 : (first_round && (int)i == f->lose_before) ||
+							     (second_round && (int)i == f->lose_resend_before);
 			int lost_after = f->peer_dead || (first_round && (int)i == f->lose_after);
 			if (!lost_before)
 				sim_wire(s, t + L, 1, &p);
@@ -394,6 +396,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				resp.msn = s->b_msn;
 			}
 		}
+		second_round = first_round;
 		first_round = 0;
 		if (!answered) {
 			/* local ACK timeout */

@@ -234,6 +234,38 @@ static void test_loss_after_capture(void)
 	rt_timeline_free(tl);
 }
 
+/* The packet a NAK PSN sequence error names is lost before the capture point
+ * again in the round that answers the NAK: the receiver NAKs the same PSN a
+ * second time.  Both rounds name that PSN and say it was lost before the
+ * capture point (the first resent packet on the wire and its first
+ * transmission were received, not lost after the capture point). */
+static void test_resend_lost_before_capture(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 2;
+	f.lose_resend_before = 2;
+	struct rt_timeline *tl = fault_run("resend-lost", 0, &f, 1, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned n = 0;
+	char nak[64];
+	snprintf(nak, sizeof(nak), "NAKed PSN 0x%06x (PSN sequence error)", rt_psn_add(base_cfg().psn_a, 4 * 8 + 2));
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		if (F->severity < RT_TLS_WARNING)
+			continue;
+		const char *t = rt_tl_str(tl, F->text);
+		n++;
+		CHECK_EQ_U(F->kind, RT_TLFK_GO_BACK_N);
+		CHECK(contains(t, nak));
+		CHECK(contains(t, "lost before the capture point"));
+		CHECK(contains(rt_tl_str(tl, F->evidence), "PSN gap seen at frame"));
+	}
+	CHECK_EQ_U(n, 2);
+	rt_timeline_free(tl);
+}
+
 static void test_ack_timeout(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -939,6 +971,7 @@ int main(void)
 	RUN(test_clean_run);
 	RUN(test_loss_before_capture);
 	RUN(test_loss_after_capture);
+	RUN(test_resend_lost_before_capture);
 	RUN(test_ack_timeout);
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_rnr_then_seq_nak);

@@ -1325,8 +1325,73 @@ static int retry_events(struct dctx *c)
 	return 0;
 }
 
+/* An address on the wire that no traced QP uses, a peer of a traced host's. */
+static bool ep_untraced(struct tl_build *b, const struct tl_ep *e)
+{
+	if (e->host != UINT16_MAX)
+		return false;
+	size_t alen = e->ver == 6 ? 16 : 4;
+	for (size_t q = 0; q < b->qps.n; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if ((Q->flags & RT_TLQ_TRACED) && Q->ip_version == e->ver && !memcmp(Q->ip, e->ip, alen))
+			return false;
+	}
+	return true;
+}
+
+/* A run with traces whose capture shows a traced host talking to an address
+ * no trace covers (a trace file missing, or a peer that was not traced): a
+ * note per such address, which becomes a missing_input finding. */
+static int untraced_peers(struct tl_build *b)
+{
+	size_t neps = b->eps.n;
+	if (!b->have_traces || !b->have_capture || !neps)
+		return 0;
+	uint64_t *count = calloc(neps, sizeof(*count));
+	uint16_t *with = calloc(neps, sizeof(*with));
+	uint8_t *untraced = calloc(neps, 1);
+	if (!count || !with || !untraced) {
+		free(count);
+		free(with);
+		free(untraced);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < neps; i++)
+		untraced[i] = ep_untraced(b, TL_AT(&b->eps, struct tl_ep, i));
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || k->src_ep >= neps || k->dst_ep >= neps)
+			continue;
+		const struct tl_ep *src = TL_AT(&b->eps, struct tl_ep, k->src_ep);
+		const struct tl_ep *dst = TL_AT(&b->eps, struct tl_ep, k->dst_ep);
+		if (untraced[k->src_ep] && dst->host != UINT16_MAX) {
+			count[k->src_ep]++;
+			with[k->src_ep] = dst->host;
+		} else if (untraced[k->dst_ep] && src->host != UINT16_MAX) {
+			count[k->dst_ep]++;
+			with[k->dst_ep] = src->host;
+		}
+	}
+	for (size_t i = 0; i < neps; i++) {
+		if (!count[i])
+			continue;
+		const struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, i);
+		char ip[INET6_ADDRSTRLEN] = "?";
+		inet_ntop(e->ver == 6 ? AF_INET6 : AF_INET, e->ip, ip, sizeof(ip));
+		tl_note(b, "no trace from %s, which exchanged %" PRIu64 " RoCE packets with %s: its work requests, "
+			   "completions and QP states are not in the timeline",
+			ip, count[i], (const char *)b->strs.p + tl_host(b, with[i])->name);
+	}
+	free(count);
+	free(with);
+	free(untraced);
+	return 0;
+}
+
 static int inputs_and_clocks(struct tl_build *b)
 {
+	if (untraced_peers(b) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < b->notes.n; i++) {
 		const char *n = (const char *)b->strs.p + ((uint32_t *)b->notes.p)[i];
 		struct text t = {.n = 0}, e = {.n = 0};

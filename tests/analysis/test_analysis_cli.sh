@@ -70,6 +70,13 @@ check "diagnose: empty run directory exits 2" test "$rc" = 2
 check_grep "and says what is missing" 'no trace files' "$tmp/err.txt"
 "$RDMATRACE" diagnose "$tmp/does-not-exist" >/dev/null 2>&1; rc=$?
 check "diagnose: missing run directory exits 2" test "$rc" = 2
+# one host's trace missing: the capture shows its address, the diagnosis says so
+"$GEN" "$tmp/onehost" 3000 >/dev/null && rm "$tmp"/onehost/traces/hostB-*.rtr
+"$RDMATRACE" diagnose "$tmp/onehost" >"$tmp/onehost.txt"; rc=$?
+check "one trace missing: diagnose exits 0 (nothing went wrong in the run)" test "$rc" = 0
+check_grep "and names the untraced peer's address" 'no trace from 10\.9\.0\.1, which exchanged 3000 RoCE packets with hostA' "$tmp/onehost.txt"
+"$RDMATRACE" diagnose "$tmp/clean" >"$tmp/clean2.txt"
+check "with both traces there is no such note" bash -c '! grep -q "no trace from" "$1"' _ "$tmp/clean2.txt"
 printf 'garbage' >"$tmp/clean/timeline.rtl"
 check "a damaged timeline is rebuilt" "$RDMATRACE" diagnose "$tmp/clean"
 done_testing

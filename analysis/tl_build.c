@@ -559,9 +559,17 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 		rc = -ENOENT;
 		goto fail;
 	}
-	if (!b.have_capture)
-		tl_note(&b, in->capture ? "the capture could not be read: wire-side analysis is missing"
-					: "no capture: packets, ACKs and retransmissions on the wire are not shown");
+	if (!b.have_capture) {
+		bool engine_packets = false;
+		for (size_t i = 0; i < tl_nev(&b) && !engine_packets; i++)
+			engine_packets = tl_ev(&b, i)->ev.kind == RT_EV_PACKET;
+		if (in->capture)
+			tl_note(&b, "the capture could not be read: wire-side analysis is missing");
+		else if (engine_packets)
+			tl_note(&b, "no capture: the packets shown are only what the traced engines recorded of their own");
+		else
+			tl_note(&b, "no capture: packets, ACKs and retransmissions on the wire are not shown");
+	}
 	if (!b.have_traces)
 		tl_note(&b, "no trace files: work requests and completions are not shown, diagnosis is from the wire only");
 	if (!b.have_capture) {

@@ -1287,42 +1287,95 @@ static int unreliable_loss(struct dctx *c)
 	return rc;
 }
 
+/* Without a capture: the engine's first transmission of the PSN a retry
+ * went back to, i.e. the last TX packet event of that PSN on the QP before
+ * the retry (resends come after it); RT_TL_NONE when the engine's packets
+ * are not traced. */
+#define RETRY_LOOKBACK 100000
+
+static uint32_t engine_original(struct tl_build *b, size_t retry, uint32_t q, uint32_t psn)
+{
+	for (size_t j = retry; j-- > 0 && retry - j < RETRY_LOOKBACK;) {
+		const struct tl_evrec *o = tl_ev(b, j);
+		if (o->ev.kind == RT_EV_PACKET && (o->ev.flags & RT_EVF_TX) && b->ev_qp[j] == q && o->ev.u.pkt.psn == psn)
+			return (uint32_t)j;
+	}
+	return RT_TL_NONE;
+}
+
+/* A trace-only run: the engines' retry events, the rounds for the same QP,
+ * PSN and cause together in one finding.  With the engine's packet events the
+ * finding starts at the first transmission of that PSN and the time lost runs
+ * from it to the last retry; without them, a timeout round counts its timeout. */
+struct retry_group {
+	uint32_t first, last, n;
+};
+
 static int retry_events(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	if (b->have_capture)
 		return 0;
-	for (size_t i = 0; i < tl_nev(b); i++) {
-		struct tl_evrec *e = tl_ev(b, i);
+	struct tl_hash idx = {0}; /* (QP, cause, PSN) -> group */
+	struct tl_vec groups;
+	tl_vec_init(&groups, sizeof(struct retry_group));
+	int rc = tl_hash_init(&idx, 64);
+	for (size_t i = 0; !rc && i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_RETRY || c->explained[i] || e->ev.u.retry.cause == RT_RETRY_RNR)
 			continue;
-		uint32_t q = b->ev_qp[i];
-		uint32_t n = 0;
-		for (size_t j = i; j < tl_nev(b); j++) {
-			struct tl_evrec *o = tl_ev(b, j);
-			if (o->ev.kind == RT_EV_RETRY && b->ev_qp[j] == q && o->ev.u.retry.first_psn == e->ev.u.retry.first_psn &&
-			    o->ev.u.retry.cause == e->ev.u.retry.cause) {
-				n++;
-				c->explained[j] = 1;
-			}
+		c->explained[i] = 1;
+		uint64_t key = (uint64_t)b->ev_qp[i] << 32 | (uint64_t)(e->ev.u.retry.cause & 0xFF) << 24 |
+			       (e->ev.u.retry.first_psn & 0xFFFFFF);
+		uint32_t *g = tl_hash_get(&idx, key);
+		if (g) {
+			struct retry_group *G = TL_AT(&groups, struct retry_group, *g);
+			G->last = (uint32_t)i;
+			G->n++;
+			continue;
 		}
+		struct retry_group *G = tl_vec_push(&groups);
+		if (!G || tl_hash_put(&idx, key, (uint32_t)(groups.n - 1)) < 0)
+			rc = -ENOMEM;
+		else
+			*G = (struct retry_group){(uint32_t)i, (uint32_t)i, 1};
+	}
+	for (size_t gi = 0; !rc && gi < groups.n; gi++) {
+		const struct retry_group *G = TL_AT(&groups, struct retry_group, gi);
+		const struct rt_ev_retry *r = &tl_ev(b, G->first)->ev.u.retry;
+		uint32_t q = b->ev_qp[G->first], n = G->n;
+		uint32_t orig = engine_original(b, G->first, q, r->first_psn);
 		struct text t = {.n = 0}, ev = {.n = 0};
-		const struct rt_ev_retry *r = &e->ev.u.retry;
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, q, &t);
 		tx(&t, ": %u retr%s from PSN 0x%06x after %s", n, n == 1 ? "y" : "ies", r->first_psn,
 		   r->cause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error" : r->cause == RT_RETRY_ACK_TIMEOUT ? "local ACK timeout" : "an implied NAK");
 		if (r->cause == RT_RETRY_ACK_TIMEOUT)
 			tx(&t, " (%.3f ms)", r->timeout_us / 1000.0);
-		tx(&t, ".");
-		uint64_t lost = r->cause == RT_RETRY_ACK_TIMEOUT ? (uint64_t)r->timeout_us * 1000 * n : 0;
-		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, (uint32_t)i) / 1e9);
-		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, item_t(c, (uint32_t)i), q, lost, 0, &t, &ev);
-		if (f < 0)
-			return -ENOMEM;
-		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
+		uint64_t t_start = item_t(c, G->first), t_last = item_t(c, G->last), lost;
+		if (orig != RT_TL_NONE) {
+			t_start = item_t(c, orig);
+			lost = t_last > t_start ? t_last - t_start : 0;
+			tx(&t, ", %.3f ms after that PSN was first sent.", ms(lost));
+		} else {
+			lost = r->cause == RT_RETRY_ACK_TIMEOUT ? (uint64_t)r->timeout_us * 1000 * n : 0;
+			tx(&t, ".");
+		}
+		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, G->first) / 1e9);
+		if (orig != RT_TL_NONE)
+			tx(&ev, ", the engine's first transmission at %.6f s", (double)t_start / 1e9);
+		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_start, q, lost, 0, &t, &ev);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (orig != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), orig);
+		tl_finding_evidence(b, FI(b, f), G->first);
 	}
-	return 0;
+	tl_hash_free(&idx);
+	tl_vec_free(&groups);
+	return rc;
 }
 
 /* An address on the wire that no traced QP uses, a peer of a traced host's. */

@@ -94,4 +94,17 @@ run ud "$tmp/ud" --loss 20 --seed 1 -- --timeout-ms 1500 >/dev/null
 check "UD with loss: the dropped datagrams, nothing else" expect "$tmp/ud.json" unreliable_loss 1 "(UD) lost"
 run herd "$tmp/herd" --loss 10 --seed 3 -- --timeout-ms 1500 >/dev/null
 check "HERD with loss: the dropped UC request and UD reply, nothing else" expect "$tmp/herd.json" unreliable_loss 2 "lost 1 packet"
+# no capture: the engines' retry events, timed from the engine's first
+# transmission of the PSN each round went back to
+run loss "$tmp/nocap" --size 1M --count 8 --loss 5 --no-capture >/dev/null
+check "5% loss, no capture: Go-Back-N from the retry events, each with its time lost" python3 - "$tmp/nocap.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [f for f in d["findings"] if f["kind"] == "go_back_n"]
+assert g and all("after that PSN was first sent" in f["text"] and f["time_lost_ns"] > 0 for f in g), [f["text"] for f in g]
+other = [f["kind"] for f in d["findings"] if f["kind"] != "go_back_n" and f["severity"] != "info"]
+assert not other, other
+notes = " ".join(d.get("notes", []))
+assert "no capture" in notes and "traced engines" in notes, notes
+PY
 done_testing

@@ -336,6 +336,32 @@ static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak,
 	}
 }
 
+/* The latest engine send of request packet pk's PSN by its QP before pk's own
+ * send: a transmission the engine traced but the capture never saw (RT_TL_NONE). */
+static uint32_t engine_send_before(struct dctx *c, uint32_t pk)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, pk);
+	uint32_t best = RT_TL_NONE;
+	uint64_t bt = 0, t = item_t(c, k->event != RT_TL_NONE ? k->event : tl_item_pk(b, pk));
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_TX) || b->ev_qp[i] != k->send_qp ||
+		    ev->u.pkt.psn != k->psn || i == k->event)
+			continue;
+		const struct rt_opcode_info *op = rt_opcode_info(ev->u.pkt.opcode);
+		if (!op || op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
+		    op->op_class == RT_CLASS_ATOMIC_ACK)
+			continue; /* a response this QP sent as a responder */
+		uint64_t et = item_t(c, (uint32_t)i);
+		if (et < t && (best == RT_TL_NONE || et >= bt)) {
+			best = (uint32_t)i;
+			bt = et;
+		}
+	}
+	return best;
+}
+
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -375,8 +401,16 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		else if (lostpk == RT_TL_NONE || lostpk == u->first)
 			gp = gap_packet(b, u->stream, u->psn, u->first);
 		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
-		uint64_t t_from = u->prev != RT_TL_NONE && u->prev != u->first ? item_t(c, tl_item_pk(b, u->prev))
-				  : gp != RT_TL_NONE ? item_t(c, tl_item_pk(b, gp)) : t_first;
+		bool captured = u->prev != RT_TL_NONE && u->prev != u->first;
+		/* no earlier transmission captured and no gap after it: the sending engine
+		 * said this was a resend; the loss started at its earlier send (or the WR post) */
+		bool unseen = !nak && !captured && gp == RT_TL_NONE;
+		uint32_t esend = unseen && k0->send_qp != RT_TL_NONE ? engine_send_before(c, u->first) : RT_TL_NONE;
+		uint32_t since = esend != RT_TL_NONE ? esend
+				 : unseen && k0->wr != RT_TL_NONE && item_t(c, k0->wr) < t_first ? k0->wr : RT_TL_NONE;
+		uint64_t t_from = captured ? item_t(c, tl_item_pk(b, u->prev))
+				  : gp != RT_TL_NONE ? item_t(c, tl_item_pk(b, gp))
+				  : since != RT_TL_NONE ? item_t(c, since) : t_first;
 		uint64_t t_end = item_t(c, tl_item_pk(b, z->last));
 		uint64_t *cov = &covered[u->stream < nq ? u->stream : nq];
 		uint64_t t_start = t_from; /* where the finding sits on the timeline */
@@ -402,8 +436,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, " within the local ACK timeout (timeout=%u, %.2f ms)", to, rt_ack_timeout_us(to) / 1000.0);
 			else
 				tx(&t, " before the local ACK timeout expired");
-			if (u->prev != RT_TL_NONE && u->prev != u->first)
+			if (captured)
 				tx(&t, " (%.3f ms after it was sent)", ms(t_first - item_t(c, tl_item_pk(b, u->prev))));
+			else if (unseen && since != RT_TL_NONE)
+				tx(&t, " (%.3f ms after it was %s; that packet was lost before the capture point)",
+				   ms(t_first - item_t(c, since)), esend != RT_TL_NONE ? "sent" : "posted");
+			else if (unseen)
+				tx(&t, " (that packet was lost before the capture point)");
 			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes)", packets, bytes);
 			if (nb > 1)
 				tx(&t, " in %u rounds", nb);
@@ -422,6 +461,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", original transmission frame %u", tl_pk(b, u->original)->frame);
 		else if (gp != RT_TL_NONE)
 			tx(&e, ", PSN gap seen at frame %u", tl_pk(b, gp)->frame);
+		else if (esend != RT_TL_NONE)
+			tx(&e, ", earlier transmission in the engine trace only");
 		if (k0->wr != RT_TL_NONE) {
 			tx(&e, ", ");
 			wr_words(b, k0->wr, &e);
@@ -447,6 +488,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->original));
 		if (gp != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, gp));
+		if (esend != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), esend);
 		if (k0->wr != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
 		(void)nev;

@@ -10,7 +10,8 @@
  *     sq_psn, the path MTU and the opcode), then every request packet on the
  *     wire and every engine packet event is tied to its WR by PSN.
  *  3. The requester stream of each connection is replayed in capture order:
- *     retransmissions (with their trigger), duplicates, PSN gaps, and the
+ *     retransmissions (with their trigger; an engine packet event matched to
+ *     the packet also tells a resend), duplicates, PSN gaps, and the
  *     ACK / NAK / RNR NAK answering each request.
  *  4. Completions close WRs (a signaled completion also covers the
  *     unsignaled WRs before it), receive WRs are consumed in order by the
@@ -61,6 +62,8 @@ struct lctx {
 	uint32_t *wr_first, *wr_n; /* per event (send WRs) */
 	struct wr_ent *wrs;       /* sorted by qp, then post order */
 	uint32_t *wr_qp_start;    /* per qp: first entry; [nqp] = total */
+	uint32_t *ev_pk;          /* per event: the wire packet an engine packet event is (RT_TL_NONE); NULL without them */
+	uint32_t *ev_tx;          /* per event: the engine send event of a received packet */
 };
 
 static uint64_t K2(uint32_t a, uint32_t b)
@@ -764,14 +767,29 @@ static int wire_streams(struct lctx *c)
 			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
 				S->in_burst = false; /* the PSN went back again: a new round */
 			S->last_sent = k->psn;
-			if (pu < S->max_u || (f && pu == S->max_u)) {
+			/* the sending engine says it is a resend: also of a PSN never captured
+			 * before (its earlier transmissions were lost before the capture point,
+			 * and no later packet showed the gap) */
+			const struct rt_ev_packet *ep = k->event != RT_TL_NONE ? &tl_ev(b, k->event)->ev.u.pkt : NULL;
+			bool eng_re = ep && (tl_ev(b, k->event)->ev.flags & RT_EVF_TX) && (ep->flags & RT_PKTF_RETRANS);
+			if (pu < S->max_u || (f && pu == S->max_u) || eng_re) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
 				uint32_t *l = tl_hash_get(&last, key); /* only resent PSNs are in last */
 				if (!l)
 					l = f;
 				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
-				k->retrans = (uint8_t)(!prev ? 1 : prev->retrans < 254 ? prev->retrans + 1 : 255);
+				k->retrans = (uint8_t)(prev ? (prev->retrans < 254 ? prev->retrans + 1 : 255)
+						       : eng_re && ep->retrans_count > 1 ? ep->retrans_count : 1);
+				if (pu > S->max_u) {
+					/* first seen here: the highest PSN sent so far */
+					if (pu > S->max_u + 1) {
+						k->ooo = true;
+						k->flags |= RT_TLF_OUT_OF_ORDER;
+					}
+					S->max_u = pu;
+					S->max_psn = k->psn;
+				}
 				k->original = f ? *f : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
 				if (!S->in_burst) {
@@ -961,8 +979,12 @@ static bool engine_pkt(struct tl_build *b, size_t i, struct epkt *x)
 	return true;
 }
 
-/* 2b. engine packet events: their WR, and the wire packet they are. */
-static int engine_events(struct lctx *c)
+/* 2b. engine packet events: the wire packet each one is, and the sent
+ * packet each received one is (by sending QP, PSN and occurrence).  Done
+ * before the streams are replayed: an engine knows which sends were
+ * retransmissions, also of a PSN whose first transmission it dropped before
+ * the capture point. */
+static int engine_match(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b);
@@ -971,6 +993,12 @@ static int engine_events(struct lctx *c)
 		any = tl_ev(b, i)->ev.kind == RT_EV_PACKET;
 	if (!any)
 		return 0; /* no engine packet events: nothing to match */
+	c->ev_pk = malloc(nev * sizeof(uint32_t));
+	c->ev_tx = malloc(nev * sizeof(uint32_t));
+	if (!c->ev_pk || !c->ev_tx)
+		return -ENOMEM;
+	for (size_t i = 0; i < nev; i++)
+		c->ev_pk[i] = c->ev_tx[i] = RT_TL_NONE;
 	struct tl_hash wire, tx; /* (sender qp, psn, resp, occurrence) -> packet / event */
 	if (tl_hash_init(&wire, npk + 16) < 0)
 		return -ENOMEM;
@@ -997,7 +1025,8 @@ static int engine_events(struct lctx *c)
 			goto out;
 	}
 	/* matching by occurrence is only trusted when both sides saw the same number
-	 * of transmissions of that PSN (a capture drop or an engine drop shifts them) */
+	 * of transmissions of that PSN (a capture drop or an engine drop shifts them;
+	 * sends the engine itself dropped are not counted) */
 	struct tl_hash wocc = occ, etot;
 	if ((rc = tl_hash_init(&occ, 1024)) < 0) {
 		occ = wocc;
@@ -1011,67 +1040,35 @@ static int engine_events(struct lctx *c)
 		struct epkt x;
 		if (!engine_pkt(b, i, &x) || x.sender == RT_TL_NONE || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
 			continue;
-		const struct rt_ev_packet *p = x.p;
-		bool resp = x.resp, txd = x.txd;
-		uint32_t sender = x.sender;
-		uint64_t ok = OKEY(sender, p->psn, resp) | (txd ? 1ull << 55 : 0);
+		uint64_t ok = OKEY(x.sender, x.p->psn, x.resp) | (x.txd ? 1ull << 55 : 0);
 		uint32_t *o = tl_hash_get(&etot, ok);
 		rc = tl_hash_put(&etot, ok, o ? *o + 1 : 0);
 	}
-	uint32_t hint = 0;
-	for (size_t i = 0; i < nev; i++) {
+	for (size_t i = 0; i < nev && rc >= 0; i++) {
 		struct epkt x;
-		if (!engine_pkt(b, i, &x))
+		if (!engine_pkt(b, i, &x) || x.sender == RT_TL_NONE || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
 			continue;
-		struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_ev_packet *p = x.p;
-		const struct rt_opcode_info *op = x.op;
-		bool resp = x.resp, txd = x.txd;
-		uint32_t q = b->ev_qp[i];
-		uint32_t sender = x.sender;
-		/* the WR of a request this host sent, or of a response it received */
-		if (op && (txd != resp)) {
-			uint32_t wr = wr_for_psn(c, q, p->psn, &hint);
-			uint32_t type = (p->flags & RT_PKTF_RETRANS) ? RT_TLL_RETRANS : RT_TLL_PACKET;
-			if (resp && op->op_class == RT_CLASS_ACK && (p->flags & RT_PKTF_HAS_AETH)) {
-				unsigned at = rt_aeth_type(p->syndrome);
-				type = at == RT_AETH_ACK ? RT_TLL_ACK : at == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK;
-			}
-			if (wr != RT_TL_NONE && (rc = tl_link2(b, wr, (uint32_t)i, type, RT_TLL_WR)) < 0)
-				goto out;
-		}
-		if (sender == RT_TL_NONE || (txd && (p->flags & RT_PKTF_DROPPED)))
-			continue;
-		uint64_t ok = OKEY(sender, p->psn, resp) | (txd ? 1ull << 55 : 0);
+		uint64_t ok = OKEY(x.sender, p->psn, x.resp) | (x.txd ? 1ull << 55 : 0);
 		uint32_t *o = tl_hash_get(&occ, ok);
 		uint32_t n = o ? *o + 1 : 0;
 		if ((rc = tl_hash_put(&occ, ok, n)) < 0)
-			goto out;
-		uint64_t base = OKEY(sender, p->psn, resp) ^ ((uint64_t)n << 56);
-		uint32_t *wc = tl_hash_get(&wocc, OKEY(sender, p->psn, resp)), *ec = tl_hash_get(&etot, ok);
+			break;
+		uint64_t base = OKEY(x.sender, p->psn, x.resp) ^ ((uint64_t)n << 56);
+		uint32_t *wc = tl_hash_get(&wocc, OKEY(x.sender, p->psn, x.resp)), *ec = tl_hash_get(&etot, ok);
 		uint32_t *w = wc && ec && *wc == *ec ? tl_hash_get(&wire, base) : NULL;
 		if (w) {
-			struct tl_pk *k = tl_pk(b, *w);
-			if ((rc = tl_link2(b, (uint32_t)i, tl_item_pk(b, *w), RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
-				goto out;
-			if (txd) /* the capture sits between sender and receiver */
-				tl_clock_add(b, e->host, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
-			else
-				tl_clock_add(b, b->capture_host, e->host, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+			c->ev_pk[i] = *w;
+			if (x.txd || tl_pk(b, *w)->event == RT_TL_NONE)
+				tl_pk(b, *w)->event = (uint32_t)i; /* the sender's event first */
 		}
-		if (txd) {
-			if ((rc = tl_hash_put(&tx, base, (uint32_t)i)) < 0)
-				goto out;
+		if (x.txd) {
+			rc = tl_hash_put(&tx, base, (uint32_t)i);
 		} else {
 			uint32_t *t = tl_hash_get(&tx, base);
-			uint32_t *tc = tl_hash_get(&etot, OKEY(sender, p->psn, resp) | 1ull << 55);
-			if (t && tc && ec && *tc == *ec) {
-				struct tl_evrec *te = tl_ev(b, *t);
-				if (te->host != e->host)
-					tl_clock_add(b, te->host, e->host, (int64_t)e->raw_ns - (int64_t)te->raw_ns, e->raw_ns);
-				if ((rc = tl_link2(b, *t, (uint32_t)i, RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
-					goto out;
-			}
+			uint32_t *tc = tl_hash_get(&etot, OKEY(x.sender, p->psn, x.resp) | 1ull << 55);
+			if (t && tc && ec && *tc == *ec)
+				c->ev_tx[i] = *t;
 		}
 	}
 #undef OKEY
@@ -1082,6 +1079,58 @@ out:
 	tl_hash_free(&tx);
 	tl_hash_free(&occ);
 	return rc;
+}
+
+/* 2c. engine packet events: their WR, and the links and clock constraints of
+ * the matches engine_match found. */
+static int engine_events(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b);
+	if (!c->ev_pk)
+		return 0; /* no engine packet events */
+	int rc = 0;
+	uint32_t hint = 0;
+	for (size_t i = 0; i < nev; i++) {
+		struct epkt x;
+		if (!engine_pkt(b, i, &x))
+			continue;
+		struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_packet *p = x.p;
+		const struct rt_opcode_info *op = x.op;
+		bool resp = x.resp, txd = x.txd;
+		uint32_t q = b->ev_qp[i];
+		/* the WR of a request this host sent, or of a response it received */
+		if (op && (txd != resp)) {
+			uint32_t wr = wr_for_psn(c, q, p->psn, &hint);
+			uint32_t type = (p->flags & RT_PKTF_RETRANS) ? RT_TLL_RETRANS : RT_TLL_PACKET;
+			if (resp && op->op_class == RT_CLASS_ACK && (p->flags & RT_PKTF_HAS_AETH)) {
+				unsigned at = rt_aeth_type(p->syndrome);
+				type = at == RT_AETH_ACK ? RT_TLL_ACK : at == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK;
+			}
+			if (wr != RT_TL_NONE && (rc = tl_link2(b, wr, (uint32_t)i, type, RT_TLL_WR)) < 0)
+				return rc;
+		}
+		uint32_t w = c->ev_pk[i];
+		if (w != RT_TL_NONE) {
+			struct tl_pk *k = tl_pk(b, w);
+			if ((rc = tl_link2(b, (uint32_t)i, tl_item_pk(b, w), RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
+				return rc;
+			if (txd) /* the capture sits between sender and receiver */
+				tl_clock_add(b, e->host, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
+			else
+				tl_clock_add(b, b->capture_host, e->host, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+		}
+		uint32_t t = c->ev_tx[i];
+		if (t != RT_TL_NONE) {
+			struct tl_evrec *te = tl_ev(b, t);
+			if (te->host != e->host)
+				tl_clock_add(b, te->host, e->host, (int64_t)e->raw_ns - (int64_t)te->raw_ns, e->raw_ns);
+			if ((rc = tl_link2(b, t, (uint32_t)i, RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 /* 4. completions, receive WRs and their consumers, CM. */
@@ -1503,7 +1552,8 @@ int tl_link_all(struct tl_build *b)
 		const char *name;
 		int (*fn)(struct lctx *);
 	} steps[] = {{"l.qps", trace_qps},        {"l.wire", wire_qps},       {"l.merge", merge_qps},
-		     {"l.wrs", wr_ranges},        {"l.stream", wire_streams}, {"l.engine", engine_events},
+		     {"l.wrs", wr_ranges},        {"l.ematch", engine_match}, {"l.stream", wire_streams},
+		     {"l.engine", engine_events},
 		     {"l.compl", completions},    {"l.recv", recv_consumers}, {"l.cm", cm_links},
 		     {"l.causal", causal_constraints}};
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
@@ -1520,5 +1570,7 @@ out:
 	free(c.wr_n);
 	free(c.wrs);
 	free(c.wr_qp_start);
+	free(c.ev_pk);
+	free(c.ev_tx);
 	return rc;
 }

@@ -36,6 +36,8 @@ struct sim_cfg {
 	int psn_valid;            /* the probe predicted PSNs in WR_POST */
 	int no_capture, no_trace_a, no_trace_b;
 	uint64_t link_ns;         /* one-way delay host <-> capture point */
+	int engine_pkts;          /* A's engine traces the requests it sends (RT_EV_PACKET); a packet lost
+				   * before the capture point is then one its engine dropped */
 };
 
 struct sim_fault {
@@ -290,6 +292,9 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 	}
 	s->a_psn = rt_psn_add(psn0, (int32_t)n);
 	uint64_t t = s->now + 1000;
+	uint8_t *sent = calloc(n, 1); /* per packet: transmissions so far */
+	if (!sent)
+		abort();
 	uint32_t start = 0;
 	unsigned retries = 0, rnr = 0, status = 0;
 	int first_round = 1, second_round = 0;
@@ -324,6 +329,20 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			int lost_before = f->peer_dead ? 0 : (first_round && (int)i == f->lose_before) ||
 							     (second_round && (int)i == f->lose_resend_before);
 			int lost_after = f->peer_dead || (first_round && (int)i == f->lose_after);
+			if (s->c.engine_pkts) {
+				struct rt_event pe = sim_ev(s, 0, t, RT_EV_PACKET, s->c.qpn_a);
+				pe.flags = RT_EVF_TX | RT_EVF_ENGINE;
+				pe.u.pkt.psn = psn;
+				pe.u.pkt.dest_qpn = s->c.qpn_b;
+				pe.u.pkt.opcode = p.opcode;
+				pe.u.pkt.payload_len = (uint16_t)plen;
+				pe.u.pkt.retrans_count = sent[i];
+				pe.u.pkt.flags = (uint8_t)((last ? RT_PKTF_ACKREQ : 0) | (sent[i] ? RT_PKTF_RETRANS : 0) |
+							   (lost_before ? RT_PKTF_DROPPED : 0));
+				sim_emit(s, 0, &pe);
+			}
+			if (sent[i] < 255)
+				sent[i]++;
 			if (!lost_before)
 				sim_wire(s, t + L, 1, &p);
 			uint64_t tb = t + 2 * L;
@@ -443,6 +462,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		status = val == RT_NAK_REMOTE_ACCESS_ERROR ? 10 : val == RT_NAK_INVALID_REQUEST ? 9 : 11;
 		break;
 	}
+	free(sent);
 	if (status)
 		s->a_error = 1;
 	if (signaled || status)

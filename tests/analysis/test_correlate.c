@@ -282,6 +282,72 @@ static void test_ack_timeout(void)
 	rt_timeline_free(tl);
 }
 
+/* Retransmissions of A's QP counted in the QP statistics. */
+static uint64_t a_retransmitted(const struct rt_timeline *tl)
+{
+	for (size_t i = 0; i < rt_tl_qp_count(tl); i++)
+		if (rt_tl_qp(tl, i)->qpn == base_cfg().qpn_a && rt_tl_qp(tl, i)->wrs_send)
+			return rt_tl_qp(tl, i)->retransmitted;
+	return 0;
+}
+
+/* The last packet of a WR is dropped by the sending engine (before the
+ * capture point) and resent after the ACK timeout: no later packet shows the
+ * gap, but the engine's packet events say the resend is a retransmission, so
+ * the whole round counts, with the dropped one. */
+static void test_ack_timeout_engine_drop(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 7;
+	struct sim_cfg c = base_cfg();
+	c.engine_pkts = 1;
+	struct rt_timeline *tl = fault_run("ack-timeout-engine", 0, &f, 1, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		CHECK(contains(rt_tl_str(tl, F->text), "resent 8 packets (8192 bytes)"));
+		CHECK(F->time_lost_ns >= 67000000 && F->time_lost_ns < 70000000);
+	}
+	CHECK_EQ_U(a_retransmitted(tl), 8);
+	rt_timeline_free(tl);
+}
+
+/* A WR of one packet, dropped by the sending engine and resent after the ACK
+ * timeout: the only captured transmission is the resend. */
+static void test_single_packet_engine_drop(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	c.engine_pkts = 1;
+	CHECK(sim_open(&s, rundir("single-engine-drop"), &c) == 0);
+	struct sim_fault nf = SIM_NOFAULT, f = SIM_NOFAULT;
+	f.lose_before = 0;
+	for (int i = 1; i <= 4; i++)
+		sim_wr(&s, (uint64_t)i, 0, 512, 1, &nf);
+	sim_wr(&s, 50, 0, 512, 1, &f);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("single-engine-drop"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		char psn[64];
+		snprintf(psn, sizeof(psn), "no ACK came for PSN 0x%06x within the local ACK timeout", rt_psn_add(c.psn_a, 4));
+		CHECK(contains(t, psn));
+		CHECK(contains(t, "after it was sent; that packet was lost before the capture point"));
+		CHECK(contains(t, "resent 1 packets (512 bytes)"));
+		CHECK(F->time_lost_ns >= 67000000 && F->time_lost_ns < 70000000);
+		CHECK(contains(rt_tl_str(tl, F->evidence), "earlier transmission in the engine trace only"));
+		CHECK(contains(rt_tl_str(tl, F->evidence), "wr_id 50"));
+	}
+	CHECK_EQ_U(a_retransmitted(tl), 1);
+	rt_timeline_free(tl);
+}
+
 static void test_rnr_min_timer_zero(void)
 {
 	struct sim_cfg c = base_cfg();
@@ -973,6 +1039,8 @@ int main(void)
 	RUN(test_loss_after_capture);
 	RUN(test_resend_lost_before_capture);
 	RUN(test_ack_timeout);
+	RUN(test_ack_timeout_engine_drop);
+	RUN(test_single_packet_engine_drop);
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_rnr_then_seq_nak);
 	RUN(test_bad_rkey);

@@ -336,30 +336,26 @@ static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak,
 	}
 }
 
-/* The latest engine send of request packet pk's PSN by its QP before pk's own
- * send: a transmission the engine traced but the capture never saw (RT_TL_NONE). */
-static uint32_t engine_send_before(struct dctx *c, uint32_t pk)
+/* The engine's latest send of a request with this PSN by QP q among the
+ * events before index `from` that are also earlier than time t: its TX packet
+ * event (responses the QP sent as a responder are not requests), RT_TL_NONE
+ * when the engine did not trace it.  The reader returns events in time order,
+ * so the walk back stops at the first match. */
+static uint32_t engine_send_before(struct dctx *c, uint32_t q, uint32_t psn, size_t from, uint64_t t)
 {
 	struct tl_build *b = c->b;
-	const struct tl_pk *k = tl_pk(b, pk);
-	uint32_t best = RT_TL_NONE;
-	uint64_t bt = 0, t = item_t(c, k->event != RT_TL_NONE ? k->event : tl_item_pk(b, pk));
-	for (size_t i = 0; i < tl_nev(b); i++) {
+	for (size_t i = from; i-- > 0;) {
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_TX) || b->ev_qp[i] != k->send_qp ||
-		    ev->u.pkt.psn != k->psn || i == k->event)
+		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_TX) || b->ev_qp[i] != q || ev->u.pkt.psn != psn)
 			continue;
 		const struct rt_opcode_info *op = rt_opcode_info(ev->u.pkt.opcode);
 		if (!op || op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
 		    op->op_class == RT_CLASS_ATOMIC_ACK)
-			continue; /* a response this QP sent as a responder */
-		uint64_t et = item_t(c, (uint32_t)i);
-		if (et < t && (best == RT_TL_NONE || et >= bt)) {
-			best = (uint32_t)i;
-			bt = et;
-		}
+			continue;
+		if (item_t(c, (uint32_t)i) < t)
+			return (uint32_t)i;
 	}
-	return best;
+	return RT_TL_NONE;
 }
 
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
@@ -405,7 +401,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		/* no earlier transmission captured and no gap after it: the sending engine
 		 * said this was a resend; the loss started at its earlier send (or the WR post) */
 		bool unseen = !nak && !captured && gp == RT_TL_NONE;
-		uint32_t esend = unseen && k0->send_qp != RT_TL_NONE ? engine_send_before(c, u->first) : RT_TL_NONE;
+		uint32_t esend = !unseen || k0->send_qp == RT_TL_NONE ? RT_TL_NONE
+				 : engine_send_before(c, k0->send_qp, k0->psn, k0->event != RT_TL_NONE ? k0->event : nev,
+						      item_t(c, k0->event != RT_TL_NONE ? k0->event : tl_item_pk(b, u->first)));
 		uint32_t since = esend != RT_TL_NONE ? esend
 				 : unseen && k0->wr != RT_TL_NONE && item_t(c, k0->wr) < t_first ? k0->wr : RT_TL_NONE;
 		uint64_t t_from = captured ? item_t(c, tl_item_pk(b, u->prev))
@@ -492,7 +490,6 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), esend);
 		if (k0->wr != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
-		(void)nev;
 	}
 	free(covered);
 	return 0;
@@ -1330,22 +1327,6 @@ static int unreliable_loss(struct dctx *c)
 	return rc;
 }
 
-/* Without a capture: the engine's first transmission of the PSN a retry
- * went back to, i.e. the last TX packet event of that PSN on the QP before
- * the retry (resends come after it); RT_TL_NONE when the engine's packets
- * are not traced. */
-#define RETRY_LOOKBACK 100000
-
-static uint32_t engine_original(struct tl_build *b, size_t retry, uint32_t q, uint32_t psn)
-{
-	for (size_t j = retry; j-- > 0 && retry - j < RETRY_LOOKBACK;) {
-		const struct tl_evrec *o = tl_ev(b, j);
-		if (o->ev.kind == RT_EV_PACKET && (o->ev.flags & RT_EVF_TX) && b->ev_qp[j] == q && o->ev.u.pkt.psn == psn)
-			return (uint32_t)j;
-	}
-	return RT_TL_NONE;
-}
-
 /* A trace-only run: the engines' retry events, the rounds for the same QP,
  * PSN and cause together in one finding.  With the engine's packet events the
  * finding starts at the first transmission of that PSN and the time lost runs
@@ -1363,8 +1344,10 @@ static int retry_events(struct dctx *c)
 	struct tl_vec groups;
 	tl_vec_init(&groups, sizeof(struct retry_group));
 	int rc = tl_hash_init(&idx, 64);
+	bool engine_pkts = false; /* the engines traced their packets: look for the original sends */
 	for (size_t i = 0; !rc && i < tl_nev(b); i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
+		engine_pkts |= e->ev.kind == RT_EV_PACKET;
 		if (e->ev.kind != RT_EV_RETRY || c->explained[i] || e->ev.u.retry.cause == RT_RETRY_RNR)
 			continue;
 		c->explained[i] = 1;
@@ -1387,7 +1370,9 @@ static int retry_events(struct dctx *c)
 		const struct retry_group *G = TL_AT(&groups, struct retry_group, gi);
 		const struct rt_ev_retry *r = &tl_ev(b, G->first)->ev.u.retry;
 		uint32_t q = b->ev_qp[G->first], n = G->n;
-		uint32_t orig = engine_original(b, G->first, q, r->first_psn);
+		/* the first transmission of the PSN the retry went back to: resends come after the retry */
+		uint32_t orig = engine_pkts ? engine_send_before(c, q, r->first_psn, G->first, item_t(c, G->first) + 1)
+					    : RT_TL_NONE;
 		struct text t = {.n = 0}, ev = {.n = 0};
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, q, &t);

@@ -270,6 +270,7 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 			break;
 		e->ev = rec.ev;
 		e->raw_ns = rec.ns;
+		b->engine_packets |= rec.ev.kind == RT_EV_PACKET;
 		e->host = rec.file < nsrc ? src_host[rec.file] : 0;
 		if (rec.pid != last_pid || rec.file != last_file) {
 			last_proc = proc_find_or_add(b, e->host, rec.pid, rec.program, rec.src ? rec.src->path : "");
@@ -560,12 +561,9 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 		goto fail;
 	}
 	if (!b.have_capture) {
-		bool engine_packets = false;
-		for (size_t i = 0; i < tl_nev(&b) && !engine_packets; i++)
-			engine_packets = tl_ev(&b, i)->ev.kind == RT_EV_PACKET;
 		if (in->capture)
 			tl_note(&b, "the capture could not be read: wire-side analysis is missing");
-		else if (engine_packets)
+		else if (b.engine_packets)
 			tl_note(&b, "no capture: the packets shown are only what the traced engines recorded of their own");
 		else
 			tl_note(&b, "no capture: packets, ACKs and retransmissions on the wire are not shown");

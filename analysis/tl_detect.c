@@ -1344,10 +1344,8 @@ static int retry_events(struct dctx *c)
 	struct tl_vec groups;
 	tl_vec_init(&groups, sizeof(struct retry_group));
 	int rc = tl_hash_init(&idx, 64);
-	bool engine_pkts = false; /* the engines traced their packets: look for the original sends */
 	for (size_t i = 0; !rc && i < tl_nev(b); i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
-		engine_pkts |= e->ev.kind == RT_EV_PACKET;
 		if (e->ev.kind != RT_EV_RETRY || c->explained[i] || e->ev.u.retry.cause == RT_RETRY_RNR)
 			continue;
 		c->explained[i] = 1;
@@ -1371,7 +1369,7 @@ static int retry_events(struct dctx *c)
 		const struct rt_ev_retry *r = &tl_ev(b, G->first)->ev.u.retry;
 		uint32_t q = b->ev_qp[G->first], n = G->n;
 		/* the first transmission of the PSN the retry went back to: resends come after the retry */
-		uint32_t orig = engine_pkts ? engine_send_before(c, q, r->first_psn, G->first, item_t(c, G->first) + 1)
+		uint32_t orig = b->engine_packets ? engine_send_before(c, q, r->first_psn, G->first, item_t(c, G->first) + 1)
 					    : RT_TL_NONE;
 		struct text t = {.n = 0}, ev = {.n = 0};
 		tx(&t, "Go-Back-N on ");

@@ -184,6 +184,7 @@ struct tl_build {
 	uint32_t capture_path;
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;
+	bool engine_packets;      /* the traces hold engine packet events (RT_EV_PACKET) */
 	uint64_t nonroce_frames;
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */

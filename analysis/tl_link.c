@@ -988,11 +988,8 @@ static int engine_match(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b);
-	bool any = false;
-	for (size_t i = 0; i < nev && !any; i++)
-		any = tl_ev(b, i)->ev.kind == RT_EV_PACKET;
-	if (!any)
-		return 0; /* no engine packet events: nothing to match */
+	if (!b->engine_packets)
+		return 0; /* nothing to match */
 	c->ev_pk = malloc(nev * sizeof(uint32_t));
 	c->ev_tx = malloc(nev * sizeof(uint32_t));
 	if (!c->ev_pk || !c->ev_tx)

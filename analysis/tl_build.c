@@ -340,7 +340,7 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	k->udp_sport = p->sport;
 	k->src_ep = ep_find_or_add(b, p->ip_version, p->src);
 	k->dst_ep = ep_find_or_add(b, p->ip_version, p->dst);
-	k->send_qp = k->recv_qp = k->wr = k->recv_wr = k->original = k->answer = k->event = k->trigger = RT_TL_NONE;
+	k->send_qp = k->recv_qp = k->wr = k->recv_wr = k->original = k->prev_tx = k->answer = k->event = k->trigger = RT_TL_NONE;
 	k->damaged = (p->flags & (RT_PKT_TRUNCATED | RT_PKT_MALFORMED)) != 0;
 	if (p->op) {
 		k->op_class = p->op->op_class;

@@ -178,14 +178,14 @@ struct burst {
 	uint32_t stream;          /* responder QP (request.recv_qp) */
 	uint32_t requester;       /* send_qp */
 	uint32_t first, last;     /* packet indices */
-	uint32_t psn;
+	uint32_t psn;             /* first PSN resent in the capture */
+	uint32_t round_psn;       /* the PSN the round went back to (see tl_pk.round_psn) */
 	uint32_t packets, dups;
 	uint64_t bytes;
 	uint8_t cause;
 	uint32_t trigger;
 	uint32_t original;        /* first transmission of psn (packet) */
 	uint32_t prev;            /* transmission of psn just before this burst */
-	uint32_t gap;             /* packet that showed the PSN gap (lost before the capture) */
 	uint32_t group;           /* bursts of the same psn in a row share a group id */
 	long fidx;
 };
@@ -195,91 +195,60 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b), nqp = b->qps.n;
 	uint32_t *open = malloc((nqp ? nqp : 1) * sizeof(uint32_t)); /* open burst per stream */
-	uint32_t *lastpk = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
-	uint32_t *gap = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
-	if (!open || !lastpk || !gap) {
+	uint32_t *lastb = malloc((nqp ? nqp : 1) * sizeof(uint32_t)); /* latest burst per stream */
+	if (!open || !lastb) {
 		free(open);
-		free(lastpk);
-		free(gap);
+		free(lastb);
 		return -ENOMEM;
 	}
 	for (size_t q = 0; q < nqp; q++)
-		open[q] = lastpk[q] = gap[q] = RT_TL_NONE;
-	/* last transmission of each PSN before a given packet: walk with a map */
-	struct tl_hash_lite {
-		int dummy;
-	} unused;
-	(void)unused;
+		open[q] = lastb[q] = RT_TL_NONE;
 	uint32_t group = 0;
+	int rc = 0;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (!k->is_request || k->recv_qp == RT_TL_NONE)
 			continue;
 		uint32_t s = k->recv_qp;
-		if (k->ooo)
-			gap[s] = (uint32_t)i;
-		if (open[s] != RT_TL_NONE && lastpk[s] != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, lastpk[s])->psn) <= 0)
-			open[s] = RT_TL_NONE; /* the PSN went back again: the next round */
-		if (!k->retrans) {
-			open[s] = RT_TL_NONE;
-			lastpk[s] = (uint32_t)i;
+		if (k->round_start || !k->retrans)
+			open[s] = RT_TL_NONE; /* the stream replay started the next round here, or the round ended */
+		if (!k->retrans)
 			continue;
-		}
 		struct burst *u;
 		if (open[s] == RT_TL_NONE) {
 			u = tl_vec_push(bursts);
-			if (!u)
+			if (!u) {
+				rc = -ENOMEM;
 				break;
-			open[s] = (uint32_t)(bursts->n - 1);
+			}
 			u->stream = s;
 			u->requester = k->send_qp;
 			u->first = (uint32_t)i;
 			u->psn = k->psn;
+			u->round_psn = k->round_start ? k->round_psn : k->psn;
 			u->cause = k->retrans_cause;
 			u->trigger = k->trigger;
-			u->original = k->original;
-			u->gap = RT_TL_NONE;
+			/* the first transmission, when captured (not a resend) */
+			u->original = k->original != RT_TL_NONE && !tl_pk(b, k->original)->retrans ? k->original : RT_TL_NONE;
 			u->fidx = -1;
-			/* the previous transmission of this PSN */
-			u->prev = k->original;
-			for (size_t j = i; j-- > 0 && i - j < 100000;) {
-				struct tl_pk *p = tl_pk(b, j);
-				if (p->is_request && p->recv_qp == s && p->psn == k->psn) {
-					u->prev = (uint32_t)j;
-					break;
-				}
-			}
-			if (k->original == RT_TL_NONE || tl_pk(b, k->original)->retrans) {
-				u->original = RT_TL_NONE;
-			}
+			/* the previous transmission of this PSN (of the READ it asks again) */
+			u->prev = k->prev_tx != RT_TL_NONE ? k->prev_tx : k->original;
 			/* consecutive bursts of the same PSN form one group */
-			struct burst *prevb = NULL;
-			for (size_t j = bursts->n - 1; j-- > 0;) {
-				struct burst *o = TL_AT(bursts, struct burst, j);
-				if (o->stream == s) {
-					prevb = o;
-					break;
-				}
-			}
-			u = TL_AT(bursts, struct burst, bursts->n - 1);
-			if (prevb && prevb->psn == u->psn && prevb->cause == u->cause)
-				u->group = prevb->group;
-			else
-				u->group = ++group;
+			const struct burst *prevb = lastb[s] != RT_TL_NONE ? TL_AT(bursts, struct burst, lastb[s]) : NULL;
+			u->group = prevb && prevb->round_psn == u->round_psn && prevb->cause == u->cause ? prevb->group : ++group;
+			open[s] = lastb[s] = (uint32_t)(bursts->n - 1);
 		} else {
 			u = TL_AT(bursts, struct burst, open[s]);
 		}
 		u->last = (uint32_t)i;
 		u->packets++;
-		u->bytes += k->payload_len;
+		u->bytes += k->op_class == RT_CLASS_READ_REQ ? k->reth_len : k->payload_len; /* READ: the data asked again */
 		if (k->dup)
 			u->dups++;
-		lastpk[s] = (uint32_t)i;
 	}
 	free(open);
-	free(lastpk);
-	free(gap);
-	return 0;
+	free(lastb);
+	return rc;
 }
 
 /* The first transmission of psn on stream s, when it was lost before the capture: the first packet after the gap. */
@@ -358,6 +327,29 @@ static uint32_t engine_send_before(struct dctx *c, uint32_t q, uint32_t psn, siz
 	return RT_TL_NONE;
 }
 
+/* The READ response with this PSN that responder s sent, searched from
+ * packet `from` backwards down to `stop` (dir < 0) or forwards (dir > 0):
+ * the one lost after the capture point before a re-request, or the one that
+ * answered it; RT_TL_NONE.  Backwards, the search ends at the response just
+ * before psn: one with psn further back came before the requester waited
+ * for it (it was discarded as out of sequence then). */
+static uint32_t read_response(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t stop, int dir)
+{
+	size_t npk = tl_npk(b);
+	for (size_t j = from, n = 0; n < 200000; n++) {
+		if (dir < 0 ? j-- <= stop : ++j >= npk)
+			break;
+		const struct tl_pk *p = tl_pk(b, j);
+		if (!p->is_response || p->send_qp != s || p->op_class != RT_CLASS_READ_RESP)
+			continue;
+		if (p->psn == psn)
+			return (uint32_t)j;
+		if (dir < 0 && p->psn == rt_psn_add(psn, -1))
+			break;
+	}
+	return RT_TL_NONE;
+}
+
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -392,24 +384,38 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		bool nak = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE;
 		/* the PSN the NAK names: the first one resent, unless its resend was lost before the capture too */
 		uint32_t npsn = nak ? tl_pk(b, u->trigger)->psn : u->psn;
+		/* a READ asked again after a response skipped the one expected (u->trigger):
+		 * that response's capture if it was lost after the capture point, and the
+		 * response that finally brought it */
+		bool rgap = u->cause == RT_RETRY_IMPLIED_NAK && u->trigger != RT_TL_NONE &&
+			    k0->op_class == RT_CLASS_READ_REQ;
+		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE;
+		if (rgap) {
+			rlost = read_response(b, u->stream, u->psn, u->trigger,
+					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1);
+			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1);
+		}
 		if (nak)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
-		else if (lostpk == RT_TL_NONE || lostpk == u->first)
+		else if (!rgap && (lostpk == RT_TL_NONE || lostpk == u->first))
 			gp = gap_packet(b, u->stream, u->psn, u->first);
 		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
 		bool captured = u->prev != RT_TL_NONE && u->prev != u->first;
 		/* no earlier transmission captured and no gap after it: the sending engine
 		 * said this was a resend; the loss started at its earlier send (or the WR post) */
-		bool unseen = !nak && !captured && gp == RT_TL_NONE;
+		bool unseen = !nak && !rgap && !captured && gp == RT_TL_NONE;
 		uint32_t esend = !unseen || k0->send_qp == RT_TL_NONE ? RT_TL_NONE
 				 : engine_send_before(c, k0->send_qp, k0->psn, k0->event != RT_TL_NONE ? k0->event : nev,
 						      item_t(c, k0->event != RT_TL_NONE ? k0->event : tl_item_pk(b, u->first)));
 		uint32_t since = esend != RT_TL_NONE ? esend
 				 : unseen && k0->wr != RT_TL_NONE && item_t(c, k0->wr) < t_first ? k0->wr : RT_TL_NONE;
-		uint64_t t_from = captured ? item_t(c, tl_item_pk(b, u->prev))
+		/* a READ response gap costs from the lost response (or the one that showed
+		 * the gap) to the response that brought its data again */
+		uint64_t t_from = rgap ? item_t(c, tl_item_pk(b, rlost != RT_TL_NONE ? rlost : u->trigger))
+				  : captured ? item_t(c, tl_item_pk(b, u->prev))
 				  : gp != RT_TL_NONE ? item_t(c, tl_item_pk(b, gp))
 				  : since != RT_TL_NONE ? item_t(c, since) : t_first;
-		uint64_t t_end = item_t(c, tl_item_pk(b, z->last));
+		uint64_t t_end = item_t(c, tl_item_pk(b, rgap && rfix != RT_TL_NONE ? rfix : z->last));
 		uint64_t *cov = &covered[u->stream < nq ? u->stream : nq];
 		uint64_t t_start = t_from; /* where the finding sits on the timeline */
 		bool overlaps = *cov > t_from;
@@ -427,9 +433,26 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			else
 				tx(&t, "that packet was lost before the capture point");
 			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes) from PSN 0x%06x", packets, bytes, npsn);
+		} else if (rgap) {
+			const struct tl_pk *tr = tl_pk(b, u->trigger);
+			tx(&t, ": the RDMA READ response PSN 0x%06x ", u->psn);
+			if (rlost != RT_TL_NONE)
+				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
+			else
+				tx(&t, "was lost before the capture point");
+			if (tr->op_class == RT_CLASS_READ_RESP)
+				tx(&t, ", so the next response (PSN 0x%06x, frame %u) was out of sequence", tr->psn, tr->frame);
+			else
+				tx(&t, ", so the ACK of the later PSN 0x%06x (frame %u) was an implied NAK", tr->psn, tr->frame);
+			tx(&t, " and the requester asked again from PSN 0x%06x for %" PRIu64 " bytes", u->psn, bytes);
+			if (nb > 1)
+				tx(&t, " in %u requests", nb);
+			if (rfix != RT_TL_NONE)
+				tx(&t, "; its data came again in frame %u", tl_pk(b, rfix)->frame);
 		} else {
 			unsigned to = qp_timeout(b, u->requester);
-			tx(&t, ": no ACK came for PSN 0x%06x", u->psn);
+			tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response came for PSN 0x%06x" : ": no ACK came for PSN 0x%06x",
+			   u->round_psn);
 			if (to != 0xFF && to)
 				tx(&t, " within the local ACK timeout (timeout=%u, %.2f ms)", to, rt_ack_timeout_us(to) / 1000.0);
 			else
@@ -441,7 +464,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   ms(t_first - item_t(c, since)), esend != RT_TL_NONE ? "sent" : "posted");
 			else if (unseen)
 				tx(&t, " (that packet was lost before the capture point)");
-			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes)", packets, bytes);
+			if (u->round_psn != u->psn)
+				tx(&t, "; the sender's resend of it was lost before the capture point");
+			if (k0->op_class == RT_CLASS_READ_REQ)
+				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
+			else
+				tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes)", packets, bytes);
+			if (u->round_psn != u->psn)
+				tx(&t, " from PSN 0x%06x", u->psn);
 			if (nb > 1)
 				tx(&t, " in %u rounds", nb);
 		}
@@ -451,8 +481,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		tx(&e, "first retransmission frame %u", k0->frame);
 		if (nb > 1 || z->last != u->first)
 			tx(&e, ", last frame %u", tl_pk(b, z->last)->frame);
-		if (u->trigger != RT_TL_NONE)
+		if (rgap)
+			tx(&e, ", response gap frame %u", tl_pk(b, u->trigger)->frame);
+		else if (u->trigger != RT_TL_NONE)
 			tx(&e, ", NAK frame %u", tl_pk(b, u->trigger)->frame);
+		if (rlost != RT_TL_NONE)
+			tx(&e, ", lost response frame %u", tl_pk(b, rlost)->frame);
+		if (rfix != RT_TL_NONE)
+			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (nak && lostpk != RT_TL_NONE)
 			tx(&e, ", %s transmission frame %u", lostpk == u->original ? "original" : "latest", tl_pk(b, lostpk)->frame);
 		else if (!nak && u->original != RT_TL_NONE && u->original != u->first)
@@ -486,6 +522,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->original));
 		if (gp != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, gp));
+		if (rlost != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, rlost));
+		if (rfix != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, rfix));
 		if (esend != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), esend);
 		if (k0->wr != RT_TL_NONE)

@@ -123,6 +123,9 @@ struct tl_pk {
 	uint32_t wr;              /* item of the send WR (RT_TL_NONE) */
 	uint32_t recv_wr;         /* item of the consumed receive WR */
 	uint32_t original;        /* first transmission of this PSN (packet index) */
+	uint32_t prev_tx;         /* retransmission: the transmission it repeats (the latest
+				   * earlier one of its PSN, or the READ whose responses it asks
+				   * for again), RT_TL_NONE when none was captured */
 	uint32_t answer;          /* response: the request packet it answers; request: covering ACK packet */
 	uint32_t event;           /* engine event item for it */
 	uint32_t trigger;         /* first packet of a retransmission burst: the NAK / RNR NAK that caused it */
@@ -136,6 +139,10 @@ struct tl_pk {
 	uint8_t wr_pkt_count;     /* 0 unknown (also when > 255: then 255) */
 	uint16_t wr_pkt_index;
 	bool is_cm, is_request, is_response, consumes_recv, ackreq, dup, ooo, damaged;
+	bool round_start;         /* retransmission that starts a round (wire_streams) */
+	uint32_t round_psn;       /* round_start: the PSN the round went back to (an ACK timeout
+				   * resends from the oldest unacknowledged PSN; when that resend
+				   * never reached the capture, the round shows from a later one) */
 	uint16_t cm_attr;
 	uint32_t cm_local_qpn;
 	uint32_t cm_comm_id, cm_remote_comm_id;

@@ -283,8 +283,9 @@ static int wire_qps(struct lctx *c)
 		if (w == RT_TL_NONE)
 			goto nomem;
 		k->recv_qp = w; /* wkey index for now */
-		if (k->is_request && (k->position == RT_POS_FIRST || k->position == RT_POS_MIDDLE) &&
-		    k->payload_len > WK(c, w)->max_seg)
+		/* full-size packets (requests, or READ responses to the requester) show the path MTU */
+		if ((k->is_request || k->op_class == RT_CLASS_READ_RESP) &&
+		    (k->position == RT_POS_FIRST || k->position == RT_POS_MIDDLE) && k->payload_len > WK(c, w)->max_seg)
 			WK(c, w)->max_seg = k->payload_len;
 	}
 	tl_hash_free(&req);
@@ -706,7 +707,75 @@ struct stream {
 	uint32_t ptail, rtail;
 	uint32_t rnr_psn;         /* PSN of an RNR NAK not yet resent (NAK seq errors for it follow it) */
 	bool rnr_pending;
+	uint32_t nreads;          /* READ requests recorded in the stream's ring of reads */
 };
+
+/* A READ request on a requester stream: the PSNs its responses use.  A
+ * requester that misses a response asks again from inside that range, with
+ * a new READ request for the rest. */
+struct read_span {
+	uint64_t first_u;         /* first PSN (unwrapped) */
+	uint32_t n;               /* PSNs it spans */
+	uint32_t orig;            /* its first captured request (packet), RT_TL_NONE */
+	uint32_t req;             /* its latest request */
+	uint64_t got_u;           /* next response PSN the requester expects */
+	uint32_t gap;             /* a response or ACK that skipped got_u since req, RT_TL_NONE */
+	uint64_t gap_u;           /* the PSN it skipped: a re-request from there answers the gap */
+};
+#define READ_RING 16          /* READs remembered per stream (outstanding READs are fewer) */
+
+/* The PSNs a READ request's responses take: its DMA length over the path MTU
+ * of either side (one when the MTU is unknown: then every captured response
+ * was a single packet, see wire_qps). */
+static uint32_t read_span_psns(struct tl_build *b, const struct tl_pk *k)
+{
+	unsigned m = k->send_qp != RT_TL_NONE ? tl_qp(b, k->send_qp)->mtu : 0;
+	if (!m && k->recv_qp != RT_TL_NONE)
+		m = tl_qp(b, k->recv_qp)->mtu;
+	if (!m || !k->reth_len)
+		return 1;
+	uint32_t n = rt_packets_for(k->reth_len, rt_mtu_bytes(m));
+	return n ? n : 1;
+}
+
+/* The READ of stream s whose span holds pu, newest first; NULL. */
+static struct read_span *read_find(struct read_span *ring, const struct stream *S, uint64_t pu)
+{
+	uint32_t have = S->nreads < READ_RING ? S->nreads : READ_RING;
+	for (uint32_t j = 0; j < have; j++) {
+		struct read_span *r = &ring[(S->nreads - 1 - j) % READ_RING];
+		if (pu >= r->first_u && pu < r->first_u + r->n)
+			return r;
+	}
+	return NULL;
+}
+
+static struct read_span *read_push(struct read_span *ring, struct stream *S, uint64_t pu, uint32_t n, uint32_t pk,
+				   uint32_t orig)
+{
+	struct read_span *r = &ring[S->nreads++ % READ_RING];
+	*r = (struct read_span){.first_u = pu, .n = n, .orig = orig, .req = pk, .got_u = pu, .gap = RT_TL_NONE};
+	return r;
+}
+
+/* A response or ACK with PSN pu on a stream: READs it shows incomplete get
+ * their gap (the requester sees a response missing: an implied NAK). */
+static void read_responses(struct read_span *ring, const struct stream *S, uint64_t pu, bool read_resp, uint32_t pk)
+{
+	uint32_t have = S->nreads < READ_RING ? S->nreads : READ_RING;
+	for (uint32_t j = 0; j < have; j++) {
+		struct read_span *r = &ring[(S->nreads - 1 - j) % READ_RING];
+		if (pu < r->first_u || r->got_u >= r->first_u + r->n)
+			continue; /* before this READ, or all its responses arrived */
+		if (read_resp && pu == r->got_u) {
+			if (++r->got_u > r->gap_u)
+				r->gap = RT_TL_NONE; /* the skipped response came after all */
+		} else if (pu > r->got_u && r->gap == RT_TL_NONE && pk > r->req) {
+			r->gap = pk;
+			r->gap_u = r->got_u;
+		}
+	}
+}
 
 static int wire_streams(struct lctx *c)
 {
@@ -717,12 +786,14 @@ static int wire_streams(struct lctx *c)
 	struct tl_hash last = {0};  /* (recv qp, psn) -> latest transmission */
 	uint32_t *pnext = malloc((npk ? npk : 1) * sizeof(uint32_t)); /* per-stream FIFO links */
 	uint8_t *acked = calloc(tl_nev(b) + 1, 1); /* WRs already linked to their ACK */
+	struct read_span *reads = calloc((nqp ? nqp : 1) * READ_RING, sizeof(*reads)); /* per stream ring */
 	/* first gets an entry per request packet: sized once for all of them */
-	if (!st || !pnext || !acked || tl_hash_init(&first, npk + 16) < 0 || tl_hash_init(&last, 1024) < 0) {
+	if (!st || !pnext || !acked || !reads || tl_hash_init(&first, npk + 16) < 0 || tl_hash_init(&last, 1024) < 0) {
 		tl_hash_free(&first);
 		free(st);
 		free(pnext);
 		free(acked);
+		free(reads);
 		return -ENOMEM;
 	}
 	for (size_t q = 0; q < nqp; q++) {
@@ -764,21 +835,31 @@ static int wire_streams(struct lctx *c)
 			uint64_t key = K2(s, k->psn);
 			/* a PSN beyond the highest seen is new: no lookup needed */
 			uint32_t *f = pu > S->max_u ? NULL : tl_hash_get(&first, key);
+			/* a READ request inside an earlier READ's span asks again for its responses */
+			bool is_read = k->op_class == RT_CLASS_READ_REQ;
+			struct read_span *ring = &reads[(size_t)s * READ_RING];
+			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;
+			if (rs && rs->first_u != pu)
+				f = NULL; /* its PSN was the earlier READ's, not a request's */
+			uint32_t span = is_read ? read_span_psns(b, k) : 1;
 			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
 				S->in_burst = false; /* the PSN went back again: a new round */
+			if (rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
+				S->in_burst = false; /* a READ asked again for its missing responses */
 			S->last_sent = k->psn;
 			/* the sending engine says it is a resend: also of a PSN never captured
 			 * before (its earlier transmissions were lost before the capture point,
 			 * and no later packet showed the gap) */
 			const struct rt_ev_packet *ep = k->event != RT_TL_NONE ? &tl_ev(b, k->event)->ev.u.pkt : NULL;
 			bool eng_re = ep && (tl_ev(b, k->event)->ev.flags & RT_EVF_TX) && (ep->flags & RT_PKTF_RETRANS);
-			if (pu < S->max_u || (f && pu == S->max_u) || eng_re) {
+			if (pu < S->max_u || ((f || rs) && pu == S->max_u) || eng_re) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
-				uint32_t *l = tl_hash_get(&last, key); /* only resent PSNs are in last */
+				uint32_t *l = rs ? &rs->req : tl_hash_get(&last, key); /* only resent PSNs are in last */
 				if (!l)
 					l = f;
 				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
+				k->prev_tx = l ? *l : RT_TL_NONE;
 				k->retrans = (uint8_t)(prev ? (prev->retrans < 254 ? prev->retrans + 1 : 255)
 						       : eng_re && ep->retrans_count > 1 ? ep->retrans_count : 1);
 				if (pu > S->max_u) {
@@ -790,10 +871,11 @@ static int wire_streams(struct lctx *c)
 					S->max_u = pu;
 					S->max_psn = k->psn;
 				}
-				k->original = f ? *f : RT_TL_NONE;
+				k->original = f ? *f : rs ? rs->orig : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
 				if (!S->in_burst) {
 					S->in_burst = true;
+					k->round_start = true;
 					S->rhead = S->rtail = RT_TL_NONE; /* older rounds were superseded */
 					S->rnr_pending = false;
 					uint8_t cause = RT_RETRY_ACK_TIMEOUT;
@@ -806,17 +888,40 @@ static int wire_streams(struct lctx *c)
 						if (cause != RT_RETRY_ACK_TIMEOUT)
 							k->trigger = S->last_nak;
 					}
+					if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->gap != RT_TL_NONE && rs->gap_u == pu) {
+						/* the requester saw a response skip the one it expected */
+						cause = RT_RETRY_IMPLIED_NAK;
+						k->trigger = rs->gap;
+					}
+					k->round_psn = k->psn;
+					if (cause == RT_RETRY_ACK_TIMEOUT && !rs && S->have_ack && pu > S->acked_u + 1 &&
+					    S->acked_u + 1 <= S->max_u && pu - S->acked_u - 1 < (1u << 22))
+						k->round_psn = rt_psn_add(k->psn, -(int32_t)(pu - S->acked_u - 1));
 					S->burst_cause = cause;
 					S->last_nak = RT_TL_NONE;
 				}
 				k->retrans_cause = S->burst_cause;
-				if (S->have_ack && pu <= S->acked_u) {
+				/* already received: below the acknowledged PSN, or for a READ below
+				 * the responses the requester got in order */
+				if (rs ? pu < rs->got_u : S->have_ack && pu <= S->acked_u) {
 					k->dup = true;
 					k->flags |= RT_TLF_DUP;
 				}
+				if (rs) {
+					rs->req = (uint32_t)i;
+					rs->gap = RT_TL_NONE;
+					rs->got_u = pu;
+				} else if (is_read) {
+					/* a READ whose first request was never captured */
+					read_push(ring, S, pu, span, (uint32_t)i, f ? *f : RT_TL_NONE);
+					if (pu + span - 1 > S->max_u) {
+						S->max_u = pu + span - 1;
+						S->max_psn = rt_psn_add(k->psn, (int32_t)span - 1);
+					}
+				}
 				if ((rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
 					break;
-				if (!f && (rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
+				if (!f && !rs && (rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
 					break;
 				if (f && (rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
 					break;
@@ -830,6 +935,14 @@ static int wire_streams(struct lctx *c)
 					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
 				}
 				S->in_burst = false;
+				if (is_read) {
+					/* the READ's responses take the next span - 1 PSNs too */
+					read_push(ring, S, pu, span, (uint32_t)i, (uint32_t)i);
+					if (pu + span - 1 > S->max_u) {
+						S->max_u = pu + span - 1;
+						S->max_psn = rt_psn_add(k->psn, (int32_t)span - 1);
+					}
+				}
 				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
 					break;
 			}
@@ -880,6 +993,9 @@ static int wire_streams(struct lctx *c)
 			continue;
 		struct stream *S = &st[s];
 		uint64_t pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
+		if (S->nreads && !(k->aeth_type == RT_AETH_NAK || k->aeth_type == RT_AETH_RNR_NAK))
+			read_responses(&reads[(size_t)s * READ_RING], S, pu, k->op_class == RT_CLASS_READ_RESP,
+				       (uint32_t)i);
 		uint32_t *lr = tl_hash_get(&last, K2(s, k->psn));
 		if (!lr)
 			lr = tl_hash_get(&first, K2(s, k->psn));
@@ -954,6 +1070,7 @@ static int wire_streams(struct lctx *c)
 	free(acked);
 	free(st);
 	free(pnext);
+	free(reads);
 	return rc;
 }
 

@@ -4,7 +4,7 @@
  * The server registers a buffer and hands the client a capability for it,
  * {addr, rkey, length}, in the RDMA CM private data of its accept.  The
  * client RDMA WRITEs a pattern into that buffer, then RDMA READs it back
- * and checks it; the server, which never touches the data path, checks its
+ * and checks it (--count rounds, each with the next pattern); the server, which never touches the data path, checks its
  * buffer after the client disconnects.  On the wire: CM REQ/REP/RTU, the
  * WRITE as ceil(size/MTU) packets and its ACK, the READ request and its
  * responses, DREQ/DREP.
@@ -29,7 +29,8 @@ static int run_server(const struct lab_opts *o)
 		lab_phase("waiting for the client to finish");
 		rc = lab_wait_disconnect(&c, o->timeout_ms * 3);
 	}
-	long bad = lab_check_pattern(s.buf, s.len, o->seed);
+	/* the client's last round wrote the pattern of seed + count - 1 */
+	long bad = lab_check_pattern(s.buf, s.len, o->seed + (o->count > 1 ? o->count - 1 : 0));
 	lab_result(o, rc == 0 && bad < 0, "bytes=%zu first_bad_byte=%ld", s.len, bad);
 	if (s.mr)
 		ibv_dereg_mr(s.mr);
@@ -67,7 +68,6 @@ static int run_client(const struct lab_opts *o)
 	int ok = 0;
 	if (!out || !back)
 		goto done;
-	lab_fill_pattern(out, o->size, o->seed);
 	if (lab_client_connect(o, &c, &caps, NULL, NULL) != 0)
 		goto done;
 	uint64_t raddr;
@@ -82,13 +82,20 @@ static int run_client(const struct lab_opts *o)
 	back_mr = lab_reg_mr(&c, back, o->size, IBV_ACCESS_LOCAL_WRITE);
 	if (!out_mr || !back_mr)
 		goto done;
-	lab_phase("RDMA WRITE %llu bytes", (unsigned long long)o->size);
-	if (one_sided(o, &c, IBV_WR_RDMA_WRITE, 1, out, o->size, out_mr->lkey, raddr, rkey) != 0)
-		goto done;
-	lab_phase("RDMA READ %llu bytes back", (unsigned long long)o->size);
-	if (one_sided(o, &c, IBV_WR_RDMA_READ, 2, back, o->size, back_mr->lkey, raddr, rkey) != 0)
-		goto done;
-	ok = lab_check_pattern(back, o->size, o->seed) < 0;
+	/* --count rounds of WRITE then READ back, each with the next pattern */
+	unsigned rounds = o->count ? o->count : 1, matched = 0;
+	for (unsigned r = 0; r < rounds; r++) {
+		lab_fill_pattern(out, o->size, o->seed + r);
+		lab_phase("RDMA WRITE %llu bytes", (unsigned long long)o->size);
+		if (one_sided(o, &c, IBV_WR_RDMA_WRITE, 2 * r + 1, out, o->size, out_mr->lkey, raddr, rkey) != 0)
+			goto done;
+		lab_phase("RDMA READ %llu bytes back", (unsigned long long)o->size);
+		memset(back, 0, o->size);
+		if (one_sided(o, &c, IBV_WR_RDMA_READ, 2 * r + 2, back, o->size, back_mr->lkey, raddr, rkey) != 0)
+			goto done;
+		matched += lab_check_pattern(back, o->size, o->seed + r) < 0;
+	}
+	ok = matched == rounds;
 	lab_phase("disconnecting");
 	lab_disconnect(&c, o->timeout_ms);
 done:
@@ -106,7 +113,7 @@ done:
 int main(int argc, char **argv)
 {
 	struct lab_opts o;
-	lab_parse_options(argc, argv, &o, "minimal", "\nminimal: --size (default 4096)\n");
+	lab_parse_options(argc, argv, &o, "minimal", "\nminimal: --size (default 4096), --count rounds of WRITE and READ back (default 1)\n");
 	if (o.size == 0)
 		o.size = 4096;
 	return o.server ? run_server(&o) : run_client(&o);

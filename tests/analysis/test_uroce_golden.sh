@@ -73,6 +73,46 @@ check "5% loss: time lost to Go-Back-N counted once (fits in the capture)" fits 
 # a WRITE and a READ back under loss: NAKed rounds inside another round's timeout
 run minimal "$tmp/rdloss" --size 262144 --loss 5 --seed 5 >/dev/null
 check "WRITE + READ under loss: time lost to Go-Back-N counted once (fits in the capture)" fits "$tmp/rdloss" go_back_n
+# READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
+# the next request's PSN is no gap
+rc=$(run minimal "$tmp/rdclean" --count 3)
+check "WRITE, READ, WRITE ... without loss: no finding at all" python3 - "$tmp/rdclean.json" "$rc" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "0" and not d["findings"], [f["kind"] + ": " + f["text"] for f in d["findings"]]
+PY
+# READ responses lost: the requester asks again from inside the READ's PSN
+# range (an implied NAK).  Every retry the requesting engine traced (PSN and
+# cause) must be a Go-Back-N finding for that PSN and cause, found from the
+# capture alone, and there must be no other finding at warning level
+run minimal "$tmp/rdgap" --count 4 --loss 10 --seed 7 >/dev/null
+check "READ responses lost: each engine retry is a finding with its PSN and cause, nothing else" python3 - "$tmp/rdgap" "$RDMATRACE" <<'PY'
+import glob, json, re, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+want, unseen = set(), set()
+for f in glob.glob(run + "/traces/*.rtr"):
+    pending = {}  # PSN -> the retry whose resend of it is the next packet with that PSN
+    for l in subprocess.run([rt, "dump", "--json", f], capture_output=True, text=True, check=True).stdout.splitlines():
+        e = json.loads(l)
+        if e.get("kind") == "retry" and e["cause"] != "rnr":
+            want.add((e["first_psn"], e["cause"]))
+            pending[e["first_psn"]] = e["cause"]
+        elif e.get("kind") == "packet" and e.get("dir") == "tx" and e["psn"] in pending and "RESPONSE" not in e["opcode"]:
+            cause = pending.pop(e["psn"])
+            if e.get("dropped"):
+                unseen.add((e["psn"], cause))  # that round never reached the capture
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+got = set()
+for f in d["findings"]:
+    assert f["kind"] == "go_back_n" or f["severity"] == "info", f["kind"] + ": " + f["text"]
+    assert "PSN gap" not in f["text"] and "already been received" not in f["text"], f["text"]
+    if f["kind"] == "go_back_n":
+        cause = ("nak_seq" if "NAKed PSN" in f["text"] else "implied_nak" if "READ response PSN" in f["text"]
+                 else "ack_timeout")
+        got.add((int(re.search(r"PSN 0x([0-9a-f]+)", f["text"]).group(1), 16), cause))
+assert any(c == "implied_nak" for _, c in want), want
+assert got <= want and not want - got - unseen, ("missing", sorted(want - got - unseen), "extra", sorted(got - want))
+PY
 # a capture that missed whole messages: receives pair with the traced sender's
 # WRs, not with the captured messages in order, so the clock still aligns
 run sendrecv "$tmp/sr" --count 64 >/dev/null

@@ -451,26 +451,37 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "; its data came again in frame %u", tl_pk(b, rfix)->frame);
 		} else {
 			unsigned to = qp_timeout(b, u->requester);
-			tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response came for PSN 0x%06x" : ": no ACK came for PSN 0x%06x",
-			   u->round_psn);
-			if (to != 0xFF && to)
-				tx(&t, " within the local ACK timeout (timeout=%u, %.2f ms)", to, rt_ack_timeout_us(to) / 1000.0);
-			else
-				tx(&t, " before the local ACK timeout expired");
-			if (captured)
-				tx(&t, " (%.3f ms after it was sent)", ms(t_first - item_t(c, tl_item_pk(b, u->prev))));
-			else if (unseen && since != RT_TL_NONE)
-				tx(&t, " (%.3f ms after it was %s; that packet was lost before the capture point)",
-				   ms(t_first - item_t(c, since)), esend != RT_TL_NONE ? "sent" : "posted");
-			else if (unseen)
-				tx(&t, " (that packet was lost before the capture point)");
-			if (u->round_psn != u->psn)
-				tx(&t, "; the sender's resend of it was lost before the capture point");
+			uint64_t waited = captured ? t_first - item_t(c, tl_item_pk(b, u->prev)) : 0;
+			/* went back well before the configured timeout could expire: a NAK
+			 * (or an implied one) the capture does not hold made it */
+			bool early = captured && to != 0xFF && to && waited < rt_ack_timeout_us(to) * 1000 / 2;
+			uint32_t rpsn = early ? u->psn : u->round_psn;
+			if (early) {
+				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK timeout "
+				       "(timeout=%u, %.2f ms) could expire: the NAK that made it do so is not in the capture",
+				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
+			} else {
+				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response came for PSN 0x%06x" : ": no ACK came for PSN 0x%06x",
+				   u->round_psn);
+				if (to != 0xFF && to)
+					tx(&t, " within the local ACK timeout (timeout=%u, %.2f ms)", to, rt_ack_timeout_us(to) / 1000.0);
+				else
+					tx(&t, " before the local ACK timeout expired");
+				if (captured)
+					tx(&t, " (%.3f ms after it was sent)", ms(t_first - item_t(c, tl_item_pk(b, u->prev))));
+				else if (unseen && since != RT_TL_NONE)
+					tx(&t, " (%.3f ms after it was %s; that packet was lost before the capture point)",
+					   ms(t_first - item_t(c, since)), esend != RT_TL_NONE ? "sent" : "posted");
+				else if (unseen)
+					tx(&t, " (that packet was lost before the capture point)");
+				if (rpsn != u->psn)
+					tx(&t, "; the sender's resend of it was lost before the capture point");
+			}
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
 			else
 				tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes)", packets, bytes);
-			if (u->round_psn != u->psn)
+			if (rpsn != u->psn)
 				tx(&t, " from PSN 0x%06x", u->psn);
 			if (nb > 1)
 				tx(&t, " in %u rounds", nb);

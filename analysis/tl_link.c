@@ -846,6 +846,9 @@ static int wire_streams(struct lctx *c)
 				S->in_burst = false; /* the PSN went back again: a new round */
 			if (rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
 				S->in_burst = false; /* a READ asked again for its missing responses */
+			if (S->in_burst && S->last_nak != RT_TL_NONE && tl_pk(b, S->last_nak)->psn == k->psn &&
+			    tl_pk(b, S->last_nak)->aeth_type == RT_AETH_NAK)
+				S->in_burst = false; /* a NAK for the PSN the round reached: the sender went back to it */
 			S->last_sent = k->psn;
 			/* the sending engine says it is a resend: also of a PSN never captured
 			 * before (its earlier transmissions were lost before the capture point,
@@ -1021,7 +1024,10 @@ static int wire_streams(struct lctx *c)
 			/* a NAK acknowledges everything before its PSN */
 			pu = pu - 1;
 		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr) {
-			S->last_nak = RT_TL_NONE;
+			/* an ACK of the NAKed PSN settles the NAK; one of an earlier PSN
+			 * (sent before the NAK, or arriving late) does not */
+			if (S->last_nak != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, S->last_nak)->psn) >= 0)
+				S->last_nak = RT_TL_NONE;
 			k->answer = *lr;
 			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST);
 		}

@@ -74,6 +74,7 @@ static int run_capture(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "snaplen", required_argument, NULL, 's' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "comment", required_argument, NULL, 'C' },
 		{ "promisc", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -88,7 +89,7 @@ static int run_capture(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:w:c:d:p:f:s:qP", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:w:c:d:p:f:s:B:qP", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o.iface = optarg; break;
 		case 'w': o.write_path = optarg; break;
@@ -120,6 +121,13 @@ static int run_capture(int argc, char **argv)
 				return 2;
 			}
 			o.snaplen = (int)v;
+			break;
+		case 'B':
+			if (parse_num(optarg, 1024, &v) < 0 || v < 1 || v != (double)(int)v) {
+				fprintf(stderr, "rdmatrace capture: bad --buffer '%s' (1..1024 MiB)\n", optarg);
+				return 2;
+			}
+			o.buffer_bytes = (int)v << 20;
 			break;
 		case 'C': o.comment = optarg; break;
 		case 'P': o.promisc = true; break;
@@ -190,7 +198,8 @@ const struct rt_command rt_cmd_capture = {
 	.summary = "capture RoCEv2 packets (UDP 4791) live to pcapng",
 	.usage =
 		"usage: rdmatrace capture -i IFACE [-w FILE] [-c COUNT] [--duration S] [--port P]\n"
-		"                         [--filter BPF] [--snaplen N] [--comment TEXT] [--promisc] [-q]\n"
+		"                         [--filter BPF] [--snaplen N] [--buffer MIB] [--comment TEXT]\n"
+		"                         [--promisc] [-q]\n"
 		"\n"
 		"Captures RoCEv2 packets (UDP destination port 4791, with or without a VLAN tag) on\n"
 		"IFACE with libpcap in immediate mode, with nanosecond timestamps where the platform\n"
@@ -208,6 +217,8 @@ const struct rt_command rt_cmd_capture = {
 		"  -p, --port P           RoCE UDP port (repeatable; default 4791)\n"
 		"  -f, --filter BPF       extra BPF expression ANDed with the port filter\n"
 		"  -s, --snaplen N        bytes kept per packet (default 262144)\n"
+		"  -B, --buffer MIB       kernel capture buffer in MiB (default 64); a burst larger\n"
+		"                         than it is dropped by the kernel (counted in isb_ifdrop)\n"
 		"      --comment TEXT     section comment of the pcapng file\n"
 		"      --promisc          put the interface in promiscuous mode\n"
 		"  -q, --quiet            no per-packet output and no start message\n"

@@ -35,7 +35,7 @@ struct rt_live_opts {
 	unsigned nports;
 	const char *filter;       /* extra BPF expression ANDed with the port filter, or NULL */
 	int snaplen;              /* 0: 262144 */
-	int buffer_bytes;         /* kernel buffer; 0: 8 MiB */
+	int buffer_bytes;         /* kernel buffer; 0: 64 MiB (RoCE bursts at line rate) */
 	bool promisc;
 	uint64_t max_packets;     /* stop after this many (0: no limit) */
 	double duration_s;        /* stop after this long (0: no limit) */

@@ -213,4 +213,6 @@ else
 	skip "live capture" "cannot capture on lo here"
 fi
 check_fails "capture without -i is a usage error" "$RDMATRACE" capture --duration 1
+check "capture --buffer 0 is a usage error that names the range" bash -c \
+	"'$RDMATRACE' capture -i lo --buffer 0 --duration 0.1 2>&1 >/dev/null | grep -q '1..1024 MiB' && test \${PIPESTATUS[0]} = 2"
 done_testing

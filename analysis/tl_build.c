@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/trace_reader.h"
@@ -39,10 +41,45 @@ int tl_vec_reserve(struct tl_vec *v, size_t n)
 	return 0;
 }
 
+/* Pages of a growing array are faulted in ahead of the pushes, TL_VEC_AHEAD
+ * bytes at a time: one call instead of a page fault every page, which costs
+ * about a third of touching new memory (the packets and events of a large
+ * run are hundreds of megabytes). */
+#define TL_VEC_AHEAD (2u << 20)
+
+static void vec_fault_ahead(struct tl_vec *v)
+{
+	size_t end = v->cap * v->esz, want = v->ready + TL_VEC_AHEAD;
+	if (want > end)
+		want = end;
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)v->p + v->ready) & ~(page - 1);
+	uintptr_t z = ((uintptr_t)v->p + want) & ~(page - 1);
+	if (z > a)
+		madvise((void *)a, z - a, MADV_POPULATE_WRITE); /* an older kernel faults them in as used */
+#endif
+	v->ready = want;
+}
+
+/* Room for n more bytes of a byte array, faulted in; NULL without memory. */
+static uint8_t *vec_append(struct tl_vec *v, size_t n)
+{
+	if (tl_vec_reserve(v, v->n + n) < 0)
+		return NULL;
+	if (v->n + n > v->ready)
+		vec_fault_ahead(v);
+	uint8_t *e = (uint8_t *)v->p + v->n;
+	v->n += n;
+	return e;
+}
+
 void *tl_vec_push(struct tl_vec *v)
 {
 	if (v->n == v->cap && tl_vec_reserve(v, v->n + 1) < 0)
 		return NULL;
+	if ((v->n + 1) * v->esz > v->ready)
+		vec_fault_ahead(v);
 	void *e = (char *)v->p + v->n * v->esz;
 	memset(e, 0, v->esz);
 	v->n++;
@@ -53,7 +90,7 @@ void tl_vec_free(struct tl_vec *v)
 {
 	free(v->p);
 	v->p = NULL;
-	v->n = v->cap = 0;
+	v->n = v->cap = v->ready = 0;
 }
 
 uint32_t tl_str(struct tl_build *b, const char *s)
@@ -322,11 +359,13 @@ static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *
 	return (uint32_t)(b->eps.n - 1);
 }
 
-static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p)
+/* A decoded packet.  Its header bytes go to blob now, or with data (where
+ * the record's bytes stay valid until the capture is closed) only their
+ * place is noted, for packet_records() to copy. */
+static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p, struct tl_vec *data)
 {
 	struct tl_pk *k = tl_vec_push(&b->pk);
-	struct tl_pktrec *pr = tl_vec_push(&b->pkrec);
-	if (!k || !pr)
+	if (!k)
 		return -ENOMEM;
 	k->raw_ns = rec->ts_ns;
 	k->frame = (uint32_t)rec->frame;
@@ -391,56 +430,143 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		keep = rec->caplen;
 	if (keep > TL_KEEP_MAX)
 		keep = TL_KEEP_MAX;
-	pr->raw_ns = rec->ts_ns;
-	pr->frame = (uint32_t)rec->frame;
-	pr->wirelen = rec->wirelen;
-	pr->linktype = rec->linktype;
-	pr->icrc = p->icrc_status;
-	pr->blob_off = b->blob.n;
-	pr->blob_len = keep;
-	if (tl_vec_reserve(&b->blob, b->blob.n + keep) < 0)
+	k->kept = (uint16_t)keep;
+	k->wirelen = rec->wirelen;
+	k->linktype = rec->linktype;
+	b->blob_bytes += keep;
+	if (data) {
+		const uint8_t **d = tl_vec_push(data);
+		if (!d)
+			return -ENOMEM;
+		*d = rec->data;
+		return 0;
+	}
+	uint8_t *dst = vec_append(&b->blob, keep);
+	if (!dst)
 		return -ENOMEM;
-	memcpy((uint8_t *)b->blob.p + b->blob.n, rec->data, keep);
-	b->blob.n += keep;
+	memcpy(dst, rec->data, keep);
+	return 0;
+}
+
+/* The packet records of every packet, and with data (add_packet) the kept
+ * header bytes copied to blob. */
+static int packet_records(struct tl_build *b, const struct tl_vec *data)
+{
+	size_t npk = tl_npk(b);
+	if (tl_vec_reserve(&b->pkrec, npk) < 0)
+		return -ENOMEM;
+	uint64_t off = 0;
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		struct tl_pktrec *pr = tl_vec_push(&b->pkrec);
+		pr->raw_ns = k->raw_ns;
+		pr->frame = k->frame;
+		pr->wirelen = k->wirelen;
+		pr->linktype = k->linktype;
+		pr->icrc = k->icrc;
+		pr->blob_off = off;
+		pr->blob_len = k->kept;
+		off += k->kept;
+		if (data) {
+			uint8_t *dst = vec_append(&b->blob, k->kept);
+			if (!dst)
+				return -ENOMEM;
+			memcpy(dst, ((const uint8_t *const *)data->p)[i], k->kept);
+		}
+	}
 	return 0;
 }
 
 /* Reading the capture runs in a thread of its own, beside the trace reader:
- * it only touches the packet, blob and address arrays; notes are made after. */
+ * it only touches the packet, packet record, blob and address arrays; notes
+ * are made after.
+ * Once the packets are decoded (cap_wait_decoded) the build goes on to link
+ * them while the same thread makes the packet records, copies the kept
+ * header bytes out of the capture and closes it (unmapping a large capture
+ * takes a while too); cap_join waits for that. */
 struct cap_job {
 	struct tl_build *b;
 	const char *path;
-	int rc;
+	int rc;                   /* decoding: -ENOMEM or 0 */
+	int records_rc;           /* packet_records() */
 	bool opened, damaged;
 	char err[256];
+	pthread_t th;
+	bool threaded;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool decoded;
+	bool recorded;            /* the packet records are made (or there are none to make) */
 };
 
 static void *cap_run(void *arg)
 {
 	struct cap_job *j = arg;
 	struct tl_build *b = j->b;
-	struct rt_capfile *f;
+	struct rt_capfile *f = NULL;
+	struct tl_vec data;       /* const uint8_t *: each packet's bytes in the capture */
+	tl_vec_init(&data, sizeof(const uint8_t *));
 	int rc = rt_capfile_open(j->path, RT_CAPFILE_AUTO, &f, j->err, sizeof(j->err));
-	if (rc < 0)
-		return NULL;
-	j->opened = true;
-	struct rt_caprec rec;
-	struct rt_pkt p;
-	while ((rc = rt_capfile_next(f, &rec)) > 0) {
-		if (rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p) != 1) {
-			b->nonroce_frames++;
-			continue;
+	if (rc >= 0) {
+		j->opened = true;
+		struct tl_vec *keep_data = rt_capfile_data_stable(f) ? &data : NULL;
+		struct rt_caprec rec;
+		struct rt_pkt p;
+		while ((rc = rt_capfile_next(f, &rec)) > 0) {
+			if (rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p) != 1) {
+				b->nonroce_frames++;
+				continue;
+			}
+			if ((rc = add_packet(b, &rec, &p, keep_data)) < 0)
+				break;
 		}
-		if ((rc = add_packet(b, &rec, &p)) < 0)
-			break;
+		if (rc < 0 && rc != -ENOMEM) {
+			j->damaged = true;
+			snprintf(j->err, sizeof(j->err), "%s", rt_capfile_error(f));
+		}
+		j->rc = rc == -ENOMEM ? rc : 0;
 	}
-	if (rc < 0 && rc != -ENOMEM) {
-		j->damaged = true;
-		snprintf(j->err, sizeof(j->err), "%s", rt_capfile_error(f));
-	}
+	pthread_mutex_lock(&j->mu);
+	j->decoded = true;
+	pthread_cond_broadcast(&j->cv); /* the main thread; the prefault thread waits for recorded */
+	pthread_mutex_unlock(&j->mu);
+	if (!j->rc)
+		j->records_rc = packet_records(b, data.n ? &data : NULL);
+	tl_vec_free(&data);
 	rt_capfile_close(f);
-	j->rc = rc == -ENOMEM ? rc : 0;
+	pthread_mutex_lock(&j->mu);
+	j->recorded = true;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
 	return NULL;
+}
+
+static void cap_wait_decoded(struct cap_job *j)
+{
+	pthread_mutex_lock(&j->mu);
+	while (!j->decoded)
+		pthread_cond_wait(&j->cv, &j->mu);
+	pthread_mutex_unlock(&j->mu);
+}
+
+/* tl_build.prefault_after: the prefault thread starts once the records are made. */
+static void cap_wait_recorded(void *arg)
+{
+	struct cap_job *j = arg;
+	pthread_mutex_lock(&j->mu);
+	while (!j->recorded)
+		pthread_cond_wait(&j->cv, &j->mu);
+	pthread_mutex_unlock(&j->mu);
+}
+
+/* The packet records' status, once they are made. */
+static int cap_join(struct cap_job *j)
+{
+	if (j->threaded) {
+		pthread_join(j->th, NULL);
+		j->threaded = false;
+	}
+	return j->records_rc;
 }
 
 static int capture_done(struct tl_build *b, struct cap_job *j)
@@ -530,19 +656,20 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	b.err = err;
 	b.errlen = errlen;
 	b.save_path = in->timeline_out;
-	struct cap_job job = {.b = &b, .path = in->capture};
-	pthread_t th;
-	bool threaded = false;
+	/* without a capture there is nothing to wait for */
+	struct cap_job job = {.b = &b, .path = in->capture, .mu = PTHREAD_MUTEX_INITIALIZER,
+			      .cv = PTHREAD_COND_INITIALIZER, .decoded = !in->capture, .recorded = !in->capture};
+	b.prefault_after = cap_wait_recorded;
+	b.prefault_after_arg = &job;
 	if (in->capture) {
 		/* the capture point is host 0: the reference clock */
 		b.capture_host = host_find_or_add(&b, "capture", RT_TLH_CAPTURE | RT_TLH_REFERENCE);
-		threaded = pthread_create(&th, NULL, cap_run, &job) == 0;
-		if (!threaded)
+		job.threaded = pthread_create(&job.th, NULL, cap_run, &job) == 0;
+		if (!job.threaded)
 			cap_run(&job);
 	}
 	int trc = read_traces(&b, in);
-	if (threaded)
-		pthread_join(th, NULL);
+	cap_wait_decoded(&job);
 	tl_phase("read");
 	if (in->capture) {
 		if ((rc = capture_done(&b, &job)) < 0)
@@ -585,7 +712,8 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	if ((rc = tl_clock_align(&b)) < 0)
 		goto fail;
 	tl_phase("clock");
-	if ((rc = tl_detect(&b)) < 0 || (rc = tl_annotate(&b)) < 0)
+	/* the build's arrays are complete before the detectors start the statistics */
+	if ((rc = cap_join(&job)) < 0 || (rc = tl_detect(&b)) < 0 || (rc = tl_annotate(&b)) < 0)
 		goto fail;
 	tl_phase("detect");
 	if ((rc = tl_finish(&b, out)) < 0)
@@ -602,6 +730,7 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	}
 	return 0;
 fail:
+	cap_join(&job);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory building the timeline");
 	tl_build_free(&b);

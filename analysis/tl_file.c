@@ -289,6 +289,7 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 	for (size_t s = 0; s < nsrc; s++)
 		src_start[s + 1] += src_start[s];
 	memcpy(src_pos, src_start, nsrc * sizeof(size_t));
+	uint64_t tmin = UINT64_MAX;
 	for (size_t i = 0; i < nev; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		if (!item_has_row(b, i))
@@ -296,18 +297,17 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 		struct tl_key *k = &keys[src_pos[e->host]++];
 		k->t = tl_align(tl_host(b, e->host), e->raw_ns);
 		k->item = (uint32_t)i;
+		tmin = k->t < tmin ? k->t : tmin;
 	}
 	const struct rt_tl_host *caph = b->capture_host != UINT16_MAX ? tl_host(b, b->capture_host) : NULL;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_key *k = &keys[src_pos[nh]++];
 		k->t = caph ? tl_align(caph, tl_pk(b, i)->raw_ns) : tl_pk(b, i)->raw_ns;
 		k->item = tl_item_pk(b, i);
+		tmin = k->t < tmin ? k->t : tmin;
 	}
-	uint64_t tmin = UINT64_MAX;
-	for (size_t i = 0; i < src_start[nh + 1]; i++)
-		tmin = keys[i].t < tmin ? keys[i].t : tmin;
 	/* findings without a time of their own: the time of their first evidence */
-	for (size_t i = 0; i < b->links.n; i++) {
+	for (size_t i = 0; nf && i < b->links.n; i++) {
 		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->type != RT_TLL_FINDING || l->from < nev + npk || l->from - nev - npk >= nf || l->to >= nev + npk)
 			continue;
@@ -341,11 +341,37 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 	return 0;
 }
 
-/* Merge the sorted sources into rows (few sources: a linear pick). */
-static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t nsrc,
-		       struct rt_tl_row *rows, size_t n, uint32_t *item_row)
+/* Row o from sort key k, noting its search predicates (row_mask) in mask
+ * and counting them in nmask while the row is at hand. */
+static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, struct rt_tl_row *rows,
+		       uint32_t *item_row, uint16_t *mask, size_t nmask[RT_TLM_COUNT_])
 {
 	size_t nev = tl_nev(b), npk = tl_npk(b);
+	uint32_t it = k->item;
+	struct rt_tl_row *r = &rows[o];
+	item_row[it] = (uint32_t)o;
+	if (it < nev) {
+		row_from_event(b, it, r);
+		tl_ev(b, it)->row = (uint32_t)o;
+	} else if (it < nev + npk) {
+		row_from_packet(b, it - nev, r);
+		TL_AT(&b->pkrec, struct tl_pktrec, it - nev)->row = (uint32_t)o;
+	} else {
+		row_from_finding(b, it - nev - npk, r);
+		TL_AT(&b->findings, struct rt_tl_finding, it - nev - npk)->row = (uint32_t)o;
+	}
+	r->t_ns = k->t;
+	unsigned rm = row_mask(r);
+	mask[o] = (uint16_t)rm;
+	for (; rm; rm &= rm - 1)
+		nmask[__builtin_ctz(rm)]++;
+}
+
+/* Merge the sorted sources into rows (few sources: a linear pick). */
+static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t nsrc,
+		       struct rt_tl_row *rows, size_t n, uint32_t *item_row, uint16_t *mask,
+		       size_t nmask[RT_TLM_COUNT_])
+{
 	size_t *pos = malloc(nsrc * sizeof(size_t));
 	if (!pos)
 		return -ENOMEM;
@@ -358,21 +384,7 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 			if (best == SIZE_MAX || key_cmp(&keys[pos[s]], &keys[pos[best]]) < 0)
 				best = s;
 		}
-		const struct tl_key *k = &keys[pos[best]++];
-		uint32_t it = k->item;
-		struct rt_tl_row *r = &rows[o];
-		item_row[it] = (uint32_t)o;
-		if (it < nev) {
-			row_from_event(b, it, r);
-			tl_ev(b, it)->row = (uint32_t)o;
-		} else if (it < nev + npk) {
-			row_from_packet(b, it - nev, r);
-			TL_AT(&b->pkrec, struct tl_pktrec, it - nev)->row = (uint32_t)o;
-		} else {
-			row_from_finding(b, it - nev - npk, r);
-			TL_AT(&b->findings, struct rt_tl_finding, it - nev - npk)->row = (uint32_t)o;
-		}
-		r->t_ns = k->t;
+		finish_row(b, &keys[pos[best]++], o, rows, item_row, mask, nmask);
 	}
 	free(pos);
 	return 0;
@@ -402,11 +414,11 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 		return -ENOMEM;
 	}
 	/* cnt[o] becomes the next free slot of row o (a small array: the
-	 * scattered writes stay out of the rows) */
+	 * scattered writes stay out of the rows), and after the links are
+	 * placed, the end of row o's links: the start of row o + 1's */
 	uint32_t off = 0;
 	for (size_t o = 0; o < n; o++) {
 		uint32_t c = cnt[o];
-		rows[o].link_off = off;
 		cnt[o] = off;
 		off += c;
 	}
@@ -420,8 +432,8 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 		d->type = l->type;
 	}
 	for (size_t o = 0; o < n; o++) {
-		uint32_t c = cnt[o] - rows[o].link_off;
-		struct rt_tl_link *L = &links[rows[o].link_off];
+		uint32_t start = o ? cnt[o - 1] : 0, c = cnt[o] - start;
+		struct rt_tl_link *L = &links[start];
 		for (uint32_t j = 1; j < c; j++)
 			if (link_cmp(&L[j - 1], &L[j]) > 0) {
 				qsort(L, c, sizeof(*links), link_cmp);
@@ -433,6 +445,7 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 				continue;
 			L[w++] = L[j];
 		}
+		rows[o].link_off = start;
 		rows[o].link_count = (uint16_t)(w > UINT16_MAX ? UINT16_MAX : w);
 	}
 	free(cnt);
@@ -441,15 +454,10 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 	return 0;
 }
 
-/* Row indices per search predicate. */
-static int finish_match(struct rt_timeline *tl)
+/* Row indices per search predicate, from each row's mask and their counts
+ * (finish_rows). */
+static int finish_match(struct rt_timeline *tl, const uint16_t *mask, const size_t cnt[RT_TLM_COUNT_])
 {
-	size_t cnt[RT_TLM_COUNT_] = {0};
-	for (size_t o = 0; o < tl->nrows; o++) {
-		unsigned rm = row_mask(&tl->rows[o]);
-		for (unsigned m = 0; rm; m++, rm >>= 1)
-			cnt[m] += rm & 1;
-	}
 	for (unsigned m = 0; m < RT_TLM_COUNT_; m++) {
 		uint32_t *a = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
 		if (!a)
@@ -457,12 +465,11 @@ static int finish_match(struct rt_timeline *tl)
 		tl_own(tl, a);
 		tl->match[m] = a;
 	}
-	for (size_t o = 0; o < tl->nrows; o++) {
-		unsigned rm = row_mask(&tl->rows[o]);
-		for (unsigned m = 0; rm; m++, rm >>= 1)
-			if (rm & 1)
-				((uint32_t *)tl->match[m])[tl->nmatch[m]++] = (uint32_t)o;
-	}
+	for (size_t o = 0; o < tl->nrows; o++)
+		for (unsigned rm = mask[o]; rm; rm &= rm - 1) {
+			unsigned m = (unsigned)__builtin_ctz(rm);
+			((uint32_t *)tl->match[m])[tl->nmatch[m]++] = (uint32_t)o;
+		}
 	return 0;
 }
 
@@ -488,7 +495,7 @@ void tl_finish_prefault(struct tl_build *b)
 		file_size = sizeof(struct tl_file_header) + (uint64_t)n * sizeof(struct rt_tl_row) +
 			    (uint64_t)n * PF_LINKS_PER_ROW * sizeof(struct rt_tl_link) +
 			    (uint64_t)tl_nev(b) * sizeof(struct tl_evrec) +
-			    (uint64_t)tl_npk(b) * sizeof(struct tl_pktrec) + b->blob.n + b->strs.n;
+			    (uint64_t)tl_npk(b) * sizeof(struct tl_pktrec) + b->blob_bytes + b->strs.n;
 	}
 	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size);
 }
@@ -505,22 +512,24 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	size_t *src_start = malloc((nsrc + 1) * sizeof(size_t));
 	uint32_t *item_row = malloc((nitems ? nitems : 1) * sizeof(*item_row));
 	struct rt_tl_row *rows = tl_prefault_take(b, PF_ROWS, (n ? n : 1) * sizeof(*rows));
+	uint16_t *mask = malloc((n ? n : 1) * sizeof(*mask));
+	size_t nmask[RT_TLM_COUNT_] = {0};
 	struct rt_tl_link *links = NULL;
 	size_t nlinks = 0;
 	int rc = -ENOMEM;
-	if (!tl || !keys || !src_start || !item_row || !rows)
+	if (!tl || !keys || !src_start || !item_row || !rows || !mask)
 		goto fail;
-	memset(item_row, 0xFF, (nitems ? nitems : 1) * sizeof(*item_row)); /* RT_TL_NONE: no row */
 	if ((rc = finish_keys(b, keys, src_start, nsrc)) < 0 ||
-	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row)) < 0)
+	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row, mask, nmask)) < 0)
 		goto fail;
 	free(keys);
 	keys = NULL;
 	free(src_start);
 	src_start = NULL;
+	/* finish_rows gave every other item its row */
 	for (size_t i = 0; i < nev; i++)
 		if (!item_has_row(b, i))
-			tl_ev(b, i)->row = RT_TL_NONE;
+			tl_ev(b, i)->row = item_row[i] = RT_TL_NONE;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
 		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
@@ -551,7 +560,7 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		tl->nfield = (vec)->n;                    \
 		tl_own(tl, (vec)->p);                     \
 		(vec)->p = NULL;                          \
-		(vec)->n = (vec)->cap = 0;                \
+		(vec)->n = (vec)->cap = (vec)->ready = 0; \
 	} while (0)
 	TAKE(strs, nstrs, &b->strs);
 	TAKE(hosts, nhosts, &b->hosts);
@@ -565,9 +574,11 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 #undef TAKE
 	tl->capture_path = b->capture_path;
 	tl->prepared = tl_prefault_take_file(b);
-	if (finish_match(tl) < 0) {
+	rc = finish_match(tl, mask, nmask);
+	free(mask);
+	if (rc < 0) {
 		rt_timeline_free(tl);
-		return -ENOMEM;
+		return rc;
 	}
 	*out = tl;
 	return 0;
@@ -575,6 +586,7 @@ fail:
 	free(keys);
 	free(src_start);
 	free(item_row);
+	free(mask);
 	free(rows);
 	free(links);
 	if (tl)
@@ -641,6 +653,45 @@ int tl_file_prepare(const char *tmp, uint64_t size)
 	return 0;
 }
 
+/* The file a save replaced is closed on a thread of its own, joined when the
+ * timeline is freed: the last close of a replaced file gives its space back,
+ * which for a large timeline on a tmpfs takes about as long as writing it. */
+struct tl_release {
+	pthread_t th;
+	int fd;
+};
+
+static void *release_run(void *arg)
+{
+	struct tl_release *r = arg;
+	close(r->fd);
+	return NULL;
+}
+
+static void release_join(struct rt_timeline *tl)
+{
+	if (tl->release) {
+		pthread_join(tl->release->th, NULL);
+		free(tl->release);
+		tl->release = NULL;
+	}
+}
+
+static void release_start(struct rt_timeline *tl, int fd)
+{
+	release_join(tl);
+	struct tl_release *r = malloc(sizeof(*r));
+	if (r) {
+		r->fd = fd;
+		if (pthread_create(&r->th, NULL, release_run, r) == 0) {
+			tl->release = r;
+			return;
+		}
+		free(r);
+	}
+	close(fd);
+}
+
 int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, size_t errlen)
 {
 	struct tl_file_header h;
@@ -694,8 +745,16 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	rc = rc ? rc : w[0].rc ? w[0].rc : w[1].rc;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
+	/* the file replaced stays open through the rename (release_start) */
+	int old = rc ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	if (!rc && rename(tmp, path) < 0)
 		rc = -errno;
+	if (old >= 0) {
+		if (rc)
+			close(old);
+		else
+			release_start((struct rt_timeline *)tl, old);
+	}
 	if (rc) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
 		unlink(tmp);
@@ -866,6 +925,7 @@ void rt_timeline_free(struct rt_timeline *tl)
 		free(tl->owned[i]);
 	if (tl->map)
 		munmap(tl->map, tl->map_len);
+	release_join(tl); /* last: it runs beside the frees above */
 	free(tl);
 }
 

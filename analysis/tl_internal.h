@@ -55,6 +55,7 @@ enum {
 };
 
 #define TL_NSECT 14
+struct tl_release;
 struct rt_timeline {
 	const struct rt_tl_row *rows;
 	size_t nrows;
@@ -83,6 +84,7 @@ struct rt_timeline {
 	uint32_t capture_path;
 	uint64_t input_stamp;     /* tl_input_stamp() of the inputs it was built from, 0 unknown */
 	char *prepared;           /* the save's temporary file the build prepared (tl_file_prepare), NULL none */
+	struct tl_release *release; /* the file a save replaced, being given back (tl_file.c), NULL none */
 	/* ownership */
 	void *map;
 	size_t map_len;
@@ -98,6 +100,7 @@ int tl_file_stamp(const char *path, uint64_t *stamp);
 struct tl_vec {
 	void *p;
 	size_t n, cap, esz;
+	size_t ready;             /* bytes from the start already faulted in (tl_vec_push) */
 };
 void tl_vec_init(struct tl_vec *v, size_t esz);
 /* Room for one more element; returns it zeroed, NULL on allocation failure. */
@@ -110,13 +113,17 @@ void tl_vec_free(struct tl_vec *v);
 
 /* An item is a trace event [0, nev), a packet [nev, nev+npk) or a finding after that. */
 
-/* Decoded packet during the build. */
+/* Decoded packet during the build.  What the capture reader sets from the
+ * record (raw_ns, frame, icrc, linktype, kept, wirelen) does not change
+ * after: the packet records are made from it while the linking runs. */
 struct tl_pk {
 	uint64_t raw_ns;
 	uint32_t frame;
 	uint32_t psn, dqpn, msn;
 	uint32_t payload_len;
 	uint32_t reth_len, reth_rkey;
+	uint16_t linktype;        /* of the capture record */
+	uint16_t kept;            /* header bytes kept (tl_pktrec.blob_len) */
 	uint64_t reth_va;
 	uint32_t src_ep, dst_ep;  /* endpoint (IP address) indices */
 	uint32_t send_qp, recv_qp;/* QP list indices (RT_TL_NONE unknown) */
@@ -147,6 +154,7 @@ struct tl_pk {
 	uint32_t cm_local_qpn;
 	uint32_t cm_comm_id, cm_remote_comm_id;
 	uint32_t flags;           /* enum rt_tl_flags accumulated */
+	uint32_t wirelen;         /* of the capture record */
 };
 
 struct tl_ep {                /* an IP address seen on the wire or in CM events */
@@ -174,8 +182,9 @@ struct tl_prefault;
 struct tl_build {
 	struct tl_vec ev;         /* struct tl_evrec (row filled at the end) */
 	struct tl_vec pk;         /* struct tl_pk */
-	struct tl_vec pkrec;      /* struct tl_pktrec */
+	struct tl_vec pkrec;      /* struct tl_pktrec, made from pk while the linking runs (tl_build.c) */
 	struct tl_vec blob;       /* uint8_t */
+	uint64_t blob_bytes;      /* what blob holds once the packet records are made */
 	struct tl_vec strs;       /* char */
 	struct tl_vec hosts;      /* struct rt_tl_host */
 	struct tl_vec procs;      /* struct rt_tl_proc */
@@ -195,6 +204,8 @@ struct tl_build {
 	uint64_t nonroce_frames;
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
+	void (*prefault_after)(void *); /* what the prefault thread waits for before it starts, NULL nothing */
+	void *prefault_after_arg;
 	const char *save_path;    /* where the timeline will be saved (rt_tl_inputs.timeline_out), NULL unknown */
 	char *err;
 	size_t errlen;

@@ -7,7 +7,9 @@
  * bytes each, so this takes a good part of tl_finish off the critical path.
  * The same thread prepares the file the timeline will be saved to (its
  * temporary name, with space allocated: tl_file_prepare), so that saving
- * copies into pages that already exist.
+ * copies into pages that already exist.  It starts once the capture thread
+ * has made the packet records (tl_build.prefault_after): two threads beside
+ * the linking on a machine of two CPUs would slow the linking down.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -26,11 +28,15 @@ struct tl_prefault {
 	char *file;               /* the save's temporary file to prepare, NULL none */
 	uint64_t file_size;
 	bool file_ready;          /* prepared, not yet taken */
+	void (*after)(void *);    /* waited for first (tl_build.prefault_after) */
+	void *after_arg;
 };
 
 static void *prefault_run(void *arg)
 {
 	struct tl_prefault *f = arg;
+	if (f->after)
+		f->after(f->after_arg);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	for (unsigned s = 0; s < TL_PREFAULT_SLOTS; s++) {
 		if (!f->size[s] || !(f->p[s] = calloc(1, f->size[s])))
@@ -56,6 +62,8 @@ void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS],
 		return;
 	}
 	f->file_size = file_size;
+	f->after = b->prefault_after;
+	f->after_arg = b->prefault_after_arg;
 	b->prefault = f;
 	f->threaded = pthread_create(&f->th, NULL, prefault_run, f) == 0;
 	if (!f->threaded) {

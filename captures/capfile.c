@@ -234,6 +234,11 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f)
 	return f && f->backend == RT_CAPFILE_MMAP ? "mmap" : "libpcap";
 }
 
+int rt_capfile_data_stable(const struct rt_capfile *f)
+{
+	return f && f->backend == RT_CAPFILE_MMAP;
+}
+
 int rt_capfile_linktype(const struct rt_capfile *f)
 {
 	if (!f)

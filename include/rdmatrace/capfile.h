@@ -27,7 +27,7 @@ enum rt_capfile_backend {
 };
 
 struct rt_caprec {
-	const uint8_t *data;      /* valid until the next rt_capfile_next() or close */
+	const uint8_t *data;      /* valid until the next rt_capfile_next() or close (see rt_capfile_data_stable) */
 	uint32_t caplen;          /* bytes in data */
 	uint32_t wirelen;         /* original length on the wire */
 	uint64_t ts_ns;           /* nanoseconds since the Unix epoch */
@@ -59,6 +59,10 @@ const char *rt_capfile_error(const struct rt_capfile *f);
 /* "pcap" or "pcapng", and which backend is reading it ("mmap", "libpcap"). */
 const char *rt_capfile_format(const struct rt_capfile *f);
 const char *rt_capfile_backend_name(const struct rt_capfile *f);
+
+/* Nonzero when every record's data stays valid until close (the mmap
+ * backend hands records out in place), not only until the next record. */
+int rt_capfile_data_stable(const struct rt_capfile *f);
 
 /* Link type of the first interface (pcap: the file's), -1 when not yet known. */
 int rt_capfile_linktype(const struct rt_capfile *f);

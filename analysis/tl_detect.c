@@ -80,6 +80,12 @@ void tl_finding_evidence(struct tl_build *b, struct rt_tl_finding *f, uint32_t i
 	}
 }
 
+/* Packet pk (an index, RT_TL_NONE: nothing) as evidence of f. */
+static void evidence_pk(struct tl_build *b, struct rt_tl_finding *f, uint32_t pk)
+{
+	tl_finding_evidence(b, f, pk != RT_TL_NONE ? tl_item_pk(b, pk) : RT_TL_NONE);
+}
+
 /* Create a finding with its text; returns its index or -1. */
 static long finding(struct tl_build *b, unsigned kind, unsigned sev, uint64_t t, uint32_t qp, uint64_t lost,
 		    uint64_t bytes, const struct text *text, const struct text *ev)
@@ -411,8 +417,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				 : unseen && k0->wr != RT_TL_NONE && item_t(c, k0->wr) < t_first ? k0->wr : RT_TL_NONE;
 		/* a READ response gap costs from the lost response (or the one that showed
 		 * the gap) to the response that brought its data again */
+		uint64_t t_prev = captured ? item_t(c, tl_item_pk(b, u->prev)) : 0; /* the transmission it repeats */
 		uint64_t t_from = rgap ? item_t(c, tl_item_pk(b, rlost != RT_TL_NONE ? rlost : u->trigger))
-				  : captured ? item_t(c, tl_item_pk(b, u->prev))
+				  : captured ? t_prev
 				  : gp != RT_TL_NONE ? item_t(c, tl_item_pk(b, gp))
 				  : since != RT_TL_NONE ? item_t(c, since) : t_first;
 		uint64_t t_end = item_t(c, tl_item_pk(b, rgap && rfix != RT_TL_NONE ? rfix : z->last));
@@ -451,7 +458,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "; its data came again in frame %u", tl_pk(b, rfix)->frame);
 		} else {
 			unsigned to = qp_timeout(b, u->requester);
-			uint64_t waited = captured ? t_first - item_t(c, tl_item_pk(b, u->prev)) : 0;
+			uint64_t waited = captured ? t_first - t_prev : 0;
 			/* went back well before the configured timeout could expire: a NAK
 			 * (or an implied one) the capture does not hold made it */
 			bool early = captured && to != 0xFF && to && waited < rt_ack_timeout_us(to) * 1000 / 2;
@@ -468,7 +475,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else
 					tx(&t, " before the local ACK timeout expired");
 				if (captured)
-					tx(&t, " (%.3f ms after it was sent)", ms(t_first - item_t(c, tl_item_pk(b, u->prev))));
+					tx(&t, " (%.3f ms after it was sent)", ms(waited));
 				else if (unseen && since != RT_TL_NONE)
 					tx(&t, " (%.3f ms after it was %s; that packet was lost before the capture point)",
 					   ms(t_first - item_t(c, since)), esend != RT_TL_NONE ? "sent" : "posted");
@@ -524,21 +531,16 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				continue;
 			o->fidx = f;
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, o->first));
-			if (o->trigger != RT_TL_NONE)
-				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, o->trigger));
+			evidence_pk(b, FI(b, f), o->trigger);
 		}
 		if (nak && lostpk != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lostpk));
 		else if (!nak && u->original != RT_TL_NONE && u->original != u->first)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->original));
-		if (gp != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, gp));
-		if (rlost != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, rlost));
-		if (rfix != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, rfix));
-		if (esend != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), esend);
+		evidence_pk(b, FI(b, f), gp);
+		evidence_pk(b, FI(b, f), rlost);
+		evidence_pk(b, FI(b, f), rfix);
+		tl_finding_evidence(b, FI(b, f), esend);
 		if (k0->wr != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
 	}
@@ -711,14 +713,10 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
 		if (lastnak != i)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lastnak));
-		if (resend != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, resend));
-		if (firstseq != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, firstseq));
-		if (req != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req));
-		if (wr != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), wr);
+		evidence_pk(b, FI(b, f), resend);
+		evidence_pk(b, FI(b, f), firstseq);
+		evidence_pk(b, FI(b, f), req);
+		tl_finding_evidence(b, FI(b, f), wr);
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
@@ -727,8 +725,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			if (u->fidx == LONG_MAX) {
 				u->fidx = f;
 				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->first));
-				if (u->trigger != RT_TL_NONE)
-					tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->trigger));
+				evidence_pk(b, FI(b, f), u->trigger);
 			}
 		}
 	}
@@ -903,12 +900,9 @@ static int nak_errors(struct dctx *c)
 		if (f < 0)
 			return -ENOMEM;
 		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
-		if (req != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req));
-		if (wr != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), wr);
-		if (comp != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), comp);
+		evidence_pk(b, FI(b, f), req);
+		tl_finding_evidence(b, FI(b, f), wr);
+		tl_finding_evidence(b, FI(b, f), comp);
 		add_qp_error_tail(c, requester, comp, &t, &e, f);
 		uint32_t ts = tl_str(b, t.buf), es = tl_str(b, e.buf);
 		FI(b, f)->text = ts;
@@ -1081,8 +1075,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 			return -ENOMEM;
 		c->explained[i] = 1;
 		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
-		if (wr != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), wr);
+		tl_finding_evidence(b, FI(b, f), wr);
 		add_qp_error_tail(c, q, (uint32_t)i, &t, &ev, f);
 		uint32_t ts = tl_str(b, t.buf), es = tl_str(b, ev.buf);
 		FI(b, f)->text = ts;
@@ -1112,8 +1105,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		if (f < 0)
 			return -ENOMEM;
 		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
-		if (ff != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), ff);
+		tl_finding_evidence(b, FI(b, f), ff);
 	}
 	return 0;
 }
@@ -1446,8 +1438,7 @@ static int retry_events(struct dctx *c)
 			rc = -ENOMEM;
 			break;
 		}
-		if (orig != RT_TL_NONE)
-			tl_finding_evidence(b, FI(b, f), orig);
+		tl_finding_evidence(b, FI(b, f), orig);
 		tl_finding_evidence(b, FI(b, f), G->first);
 	}
 	tl_hash_free(&idx);

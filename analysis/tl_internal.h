@@ -318,6 +318,7 @@ int tl_write_annotated(const struct rt_timeline *tl, const char *capture, const 
 /* Finding helper (tl_detect.c). */
 struct rt_tl_finding *tl_finding_new(struct tl_build *b, unsigned kind, unsigned severity, uint64_t t_ns,
 				     uint32_t qp);
+/* Link item (an event, packet or finding item; RT_TL_NONE: nothing) to f as its evidence. */
 void tl_finding_evidence(struct tl_build *b, struct rt_tl_finding *f, uint32_t item);
 
 #endif

@@ -750,12 +750,17 @@ static struct read_span *read_find(struct read_span *ring, const struct stream *
 	return NULL;
 }
 
-static struct read_span *read_push(struct read_span *ring, struct stream *S, uint64_t pu, uint32_t n, uint32_t pk,
-				   uint32_t orig)
+/* Record READ request packet pk (PSN psn, unwrapped pu, n PSNs; orig its
+ * first captured request): the stream's highest PSN moves to the span's end. */
+static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uint32_t psn, uint32_t n, uint32_t pk,
+		      uint32_t orig)
 {
 	struct read_span *r = &ring[S->nreads++ % READ_RING];
 	*r = (struct read_span){.first_u = pu, .n = n, .orig = orig, .req = pk, .got_u = pu, .gap = RT_TL_NONE};
-	return r;
+	if (pu + n - 1 > S->max_u) {
+		S->max_u = pu + n - 1;
+		S->max_psn = rt_psn_add(psn, (int32_t)n - 1);
+	}
 }
 
 /* A response or ACK with PSN pu on a stream: READs it shows incomplete get
@@ -916,11 +921,7 @@ static int wire_streams(struct lctx *c)
 					rs->got_u = pu;
 				} else if (is_read) {
 					/* a READ whose first request was never captured */
-					read_push(ring, S, pu, span, (uint32_t)i, f ? *f : RT_TL_NONE);
-					if (pu + span - 1 > S->max_u) {
-						S->max_u = pu + span - 1;
-						S->max_psn = rt_psn_add(k->psn, (int32_t)span - 1);
-					}
+					read_push(ring, S, pu, k->psn, span, (uint32_t)i, f ? *f : RT_TL_NONE);
 				}
 				if ((rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
 					break;
@@ -940,11 +941,7 @@ static int wire_streams(struct lctx *c)
 				S->in_burst = false;
 				if (is_read) {
 					/* the READ's responses take the next span - 1 PSNs too */
-					read_push(ring, S, pu, span, (uint32_t)i, (uint32_t)i);
-					if (pu + span - 1 > S->max_u) {
-						S->max_u = pu + span - 1;
-						S->max_psn = rt_psn_add(k->psn, (int32_t)span - 1);
-					}
+					read_push(ring, S, pu, k->psn, span, (uint32_t)i, (uint32_t)i);
 				}
 				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
 					break;

@@ -4,6 +4,7 @@
  * steps, and hand the result to tl_finish() (analysis/tl_file.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -490,6 +491,7 @@ struct cap_job {
 	int rc;                   /* decoding: -ENOMEM or 0 */
 	int records_rc;           /* packet_records() */
 	bool opened, damaged;
+	struct rt_capfile_stats stats; /* the capture's own counters, read to its end */
 	char err[256];
 	pthread_t th;
 	bool threaded;
@@ -524,6 +526,7 @@ static void *cap_run(void *arg)
 			j->damaged = true;
 			snprintf(j->err, sizeof(j->err), "%s", rt_capfile_error(f));
 		}
+		rt_capfile_stats(f, &j->stats);
 		j->rc = rc == -ENOMEM ? rc : 0;
 	}
 	pthread_mutex_lock(&j->mu);
@@ -579,6 +582,12 @@ static int capture_done(struct tl_build *b, struct cap_job *j)
 	b->capture_path = tl_str(b, j->path);
 	if (j->damaged)
 		tl_note(b, "capture %s damaged: %s (packets before it are used)", j->path, j->err);
+	uint64_t dropped = j->stats.ifdrop + j->stats.osdrop;
+	if (dropped)
+		tl_note(b, "capture %s says it dropped %" PRIu64 " packets (isb_ifdrop %" PRIu64 ", isb_osdrop %" PRIu64
+			   "): packets missing from it may have crossed the wire, so gaps and losses \"before the capture "
+			   "point\" can be the capture's own",
+			j->path, dropped, j->stats.ifdrop, j->stats.osdrop);
 	return j->rc;
 }
 

@@ -239,6 +239,26 @@ int rt_capfile_data_stable(const struct rt_capfile *f)
 	return f && f->backend == RT_CAPFILE_MMAP;
 }
 
+void capfile_stats_add(struct rt_capfile_stats *to, const struct rt_capfile_stats *from)
+{
+	to->blocks += from->blocks;
+	to->have |= from->have;
+	to->ifrecv += from->ifrecv;
+	to->ifdrop += from->ifdrop;
+	to->osdrop += from->osdrop;
+	to->usrdeliv += from->usrdeliv;
+}
+
+void rt_capfile_stats(const struct rt_capfile *f, struct rt_capfile_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f || f->backend != RT_CAPFILE_MMAP)
+		return;
+	*out = f->isb_done;
+	for (unsigned i = 0; i < f->nifs; i++)
+		capfile_stats_add(out, &f->ifs[i].isb);
+}
+
 int rt_capfile_linktype(const struct rt_capfile *f)
 {
 	if (!f)

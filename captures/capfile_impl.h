@@ -19,6 +19,7 @@ struct capfile_iface {
 	uint64_t div;             /* ts / div = ns when 10^-n, n > 9 */
 	uint8_t shift;            /* binary resolution 2^-shift when mul == div == 0 */
 	int64_t offset_s;         /* if_tsoffset */
+	struct rt_capfile_stats isb; /* its last statistics block (blocks 0 or 1) */
 };
 
 struct rt_capfile {
@@ -39,12 +40,15 @@ struct rt_capfile {
 	uint32_t snaplen;
 	struct capfile_iface *ifs;
 	unsigned nifs, cap_ifs;
+	struct rt_capfile_stats isb_done; /* statistics of the sections already ended */
 
 	/* libpcap backend */
 	pcap_t *pc;
 	FILE *memf;
 };
 
+/* to += from, counter by counter. */
+void capfile_stats_add(struct rt_capfile_stats *to, const struct rt_capfile_stats *from);
 /* Parse the file header at base/len (mmap backend).  0, or -errno with f->err set. */
 int capfile_mmap_start(struct rt_capfile *f);
 /* Next record from the mmap backend (same contract as rt_capfile_next). */

@@ -9,7 +9,8 @@
  * pcapng: blocks of (type, length, body, length); SHB starts a section and
  *         fixes its byte order; IDBs declare interfaces (link type, snap
  *         length, if_tsresol, if_tsoffset); EPB, SPB and the obsolete
- *         packet block carry packets; every other block is skipped.
+ *         packet block carry packets; ISBs give the capture's own counters
+ *         (rt_capfile_stats); every other block is skipped.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #define PCAPNG_IDB 0x00000001u
 #define PCAPNG_OPB 0x00000002u
 #define PCAPNG_SPB 0x00000003u
+#define PCAPNG_ISB 0x00000005u
 #define PCAPNG_EPB 0x00000006u
 #define PCAPNG_BOM 0x1A2B3C4Du
 #define MAX_RECORD (256u * 1024u * 1024u) /* a block or record larger than this is damage */
@@ -141,6 +143,8 @@ static int pcapng_block(struct rt_capfile *f, uint32_t *type, const uint8_t **bo
 			f->swapped = true;
 		else
 			return capfile_fail(f, EBADMSG, "section header at offset %zu has a bad byte-order magic", f->pos);
+		for (unsigned i = 0; i < f->nifs; i++)
+			capfile_stats_add(&f->isb_done, &f->ifs[i].isb);
 		f->nifs = 0;
 	}
 	*type = f->swapped ? bswap32_(t) : t;
@@ -319,6 +323,43 @@ static int pcapng_packet(struct rt_capfile *f, uint32_t type, const uint8_t *bod
 	return 1;
 }
 
+static void isb_option(void *ctx, uint16_t code, const uint8_t *v, uint16_t len)
+{
+	struct idb_opts *o = ctx;
+	if (len != 8)
+		return;
+	uint64_t raw;
+	memcpy(&raw, v, 8);
+	uint64_t val = o->f->swapped ? __builtin_bswap64(raw) : raw;
+	struct rt_capfile_stats *s = &o->ifc->isb;
+	switch (code) {
+	case 4: s->ifrecv = val, s->have |= RT_CAPSTAT_IFRECV; break;
+	case 5: s->ifdrop = val, s->have |= RT_CAPSTAT_IFDROP; break;
+	case 7: s->osdrop = val, s->have |= RT_CAPSTAT_OSDROP; break;
+	case 8: s->usrdeliv = val, s->have |= RT_CAPSTAT_USRDELIV; break;
+	default: break; /* start and end time, filter accepts: not needed */
+	}
+}
+
+/* An interface statistics block: its counters run from the start of the
+ * capture, so the interface's last block replaces the ones before it. */
+static int pcapng_isb(struct rt_capfile *f, const uint8_t *body, uint32_t len)
+{
+	if (len < 12)
+		return capfile_fail(f, EBADMSG, "interface statistics block at offset %zu too short (%u bytes)",
+				    f->pos - len - 12, len);
+	uint32_t ifid = rd32(f, body);
+	if (ifid >= f->nifs)
+		return capfile_fail(f, EBADMSG, "interface statistics block at offset %zu names interface %u, but the section has %u",
+				    f->pos - len - 12, ifid, f->nifs);
+	struct capfile_iface *ifc = &f->ifs[ifid];
+	memset(&ifc->isb, 0, sizeof(ifc->isb));
+	ifc->isb.blocks = 1;
+	struct idb_opts o = { f, ifc };
+	pcapng_options(f, body + 12, body + len, isb_option, &o);
+	return 0;
+}
+
 static int next_pcapng(struct rt_capfile *f, struct rt_caprec *rec)
 {
 	for (;;) {
@@ -340,12 +381,16 @@ static int next_pcapng(struct rt_capfile *f, struct rt_caprec *rec)
 			if ((rc = pcapng_idb(f, body, len)) < 0)
 				return rc;
 			break;
+		case PCAPNG_ISB:
+			if ((rc = pcapng_isb(f, body, len)) < 0)
+				return rc;
+			break;
 		case PCAPNG_EPB:
 		case PCAPNG_SPB:
 		case PCAPNG_OPB:
 			return pcapng_packet(f, type, body, len, rec);
 		default:
-			break; /* name resolution, statistics, custom ...: not needed */
+			break; /* name resolution, custom ...: not needed */
 		}
 	}
 }

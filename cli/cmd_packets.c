@@ -319,6 +319,17 @@ static void print_summary(const struct counts *n)
 	fprintf(stderr, "%s\n", sep[0] == ',' ? ")" : "");
 }
 
+/* A capture that says it dropped packets: the ones shown are not all that crossed the wire. */
+static void print_capture_drops(const struct rt_capfile *f)
+{
+	struct rt_capfile_stats st;
+	rt_capfile_stats(f, &st);
+	if (st.ifdrop + st.osdrop)
+		fprintf(stderr, "# the capture dropped %llu packets (its statistics: isb_ifdrop %llu, isb_osdrop %llu)\n",
+			(unsigned long long)(st.ifdrop + st.osdrop), (unsigned long long)st.ifdrop,
+			(unsigned long long)st.osdrop);
+}
+
 static int run_packets(int argc, char **argv)
 {
 	struct packets_opts o;
@@ -394,6 +405,7 @@ static int run_packets(int argc, char **argv)
 	}
 	if (!o.json && !o.stats)
 		print_summary(&n);
+	print_capture_drops(f);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "rdmatrace packets: writing output: %s\n", strerror(errno));
 		status = 1;

@@ -64,6 +64,22 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f);
  * backend hands records out in place), not only until the next record. */
 int rt_capfile_data_stable(const struct rt_capfile *f);
 
+/* The capture's own counters: pcapng interface statistics blocks (the last
+ * one of each interface, summed over interfaces and sections).  Each block
+ * counts from the start of the capture, so they are complete only once the
+ * file has been read to its end (they are usually the last blocks). */
+struct rt_capfile_stats {
+	unsigned blocks;          /* interfaces that had a statistics block; 0: nothing known */
+	unsigned have;            /* RT_CAPSTAT_* bits: which counters some block gave */
+	uint64_t ifrecv;          /* isb_ifrecv: packets the interface received */
+	uint64_t ifdrop;          /* isb_ifdrop: dropped for lack of resources (pcap_stats ps_drop) */
+	uint64_t osdrop;          /* isb_osdrop: dropped by the operating system */
+	uint64_t usrdeliv;        /* isb_usrdeliv: delivered to the capturing program */
+};
+enum { RT_CAPSTAT_IFRECV = 1, RT_CAPSTAT_IFDROP = 2, RT_CAPSTAT_OSDROP = 4, RT_CAPSTAT_USRDELIV = 8 };
+/* The counters read so far (all zero for pcap files and the libpcap backend,
+ * which do not expose them). */
+void rt_capfile_stats(const struct rt_capfile *f, struct rt_capfile_stats *out);
 /* Link type of the first interface (pcap: the file's), -1 when not yet known. */
 int rt_capfile_linktype(const struct rt_capfile *f);
 

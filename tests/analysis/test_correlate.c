@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "analysis/simrun.h"
+#include "rdmatrace/capfile.h"
+#include "rdmatrace/pcapng_write.h"
 #include "rdmatrace/roce_build.h"
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/tl_export.h"
@@ -566,6 +568,60 @@ static void test_partial_inputs(void)
 	CHECK(rt_timeline_correlate(rundir("empty"), &tl, err, sizeof(err)) < 0);
 }
 
+/* Rewrite dir's capture.pcap as capture.pcapng ending in a statistics block with drops. */
+static int pcap_to_pcapng_with_drops(const char *dir, uint64_t ifdrop, uint64_t osdrop)
+{
+	char in[600], out[600], err[256];
+	snprintf(in, sizeof(in), "%s/capture.pcap", dir);
+	snprintf(out, sizeof(out), "%s/capture.pcapng", dir);
+	struct rt_capfile *f;
+	struct rt_pcapng_writer *w;
+	if (rt_capfile_open(in, RT_CAPFILE_MMAP, &f, err, sizeof(err)) < 0)
+		return -1;
+	if (rt_pcapng_open(out, NULL, &w, err, sizeof(err)) < 0) {
+		rt_capfile_close(f);
+		return -1;
+	}
+	struct rt_caprec rec;
+	int rc;
+	uint64_t n = 0;
+	while ((rc = rt_capfile_next(f, &rec)) > 0 && rt_pcapng_copy(w, &rec, NULL) == 0)
+		n++;
+	struct rt_pcapng_stats st = { .ifrecv = n + ifdrop + osdrop, .ifdrop = ifdrop, .osdrop = osdrop, .usrdeliv = n };
+	int wrc = rt_pcapng_stats(w, 0, &st);
+	rt_capfile_close(f);
+	if (rt_pcapng_close(w, err, sizeof(err)) < 0 || wrc < 0 || rc < 0)
+		return -1;
+	return unlink(in);
+}
+
+/* A capture that says it dropped packets: an input note and an info finding, nothing more. */
+static void test_capture_drops(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	struct rt_timeline *tl = fault_run("capdrop", 0, &f, 2, NULL);
+	CHECK(tl != NULL);
+	rt_timeline_free(tl);
+	CHECK(pcap_to_pcapng_with_drops(rundir("capdrop"), 4, 1) == 0);
+	tl = correlate(rundir("capdrop"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	CHECK_EQ_U(problems(tl, NULL), 0);
+	int noted = 0;
+	for (size_t i = 0; i < rt_tl_note_count(tl); i++)
+		noted += strstr(rt_tl_note(tl, i), "dropped 5 packets (isb_ifdrop 4, isb_osdrop 1)") != NULL;
+	CHECK_EQ_U(noted, 1);
+	int findings = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		if (F->kind == RT_TLFK_MISSING_INPUT && strstr(rt_tl_str(tl, F->text), "dropped 5 packets"))
+			findings++;
+	}
+	CHECK_EQ_U(findings, 1);
+	rt_timeline_free(tl);
+}
+
 static void test_file_and_search(void)
 {
 	char path[600], err[256];
@@ -1049,6 +1105,7 @@ int main(void)
 	RUN(test_partial_inputs);
 	RUN(test_unreliable_loss);
 	RUN(test_exports);
+	RUN(test_capture_drops);
 	RUN(test_file_and_search);
 	RUN(test_golden_rxe_write);
 	RUN(test_golden_rxe_rping);

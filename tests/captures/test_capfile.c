@@ -209,6 +209,9 @@ static void test_pcapng_from_writer(void)
 	struct rt_capfile *f;
 	CHECK(rt_capfile_open(path, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
 	CHECK_STR(rt_capfile_format(f), "pcapng");
+	struct rt_capfile_stats st;
+	rt_capfile_stats(f, &st);
+	CHECK_EQ_U(st.blocks, 0); /* the statistics block comes after the packets */
 	struct rt_caprec rec;
 	int i = 0;
 	while (rt_capfile_next(f, &rec) > 0) {
@@ -223,6 +226,21 @@ static void test_pcapng_from_writer(void)
 		CHECK_EQ_U(rec.ifindex, i == 3 ? 1 : 0);
 		i++;
 	}
+	rt_capfile_stats(f, &st);
+	CHECK_EQ_U(st.blocks, 1);
+	CHECK_EQ_U(st.have, RT_CAPSTAT_IFRECV | RT_CAPSTAT_IFDROP | RT_CAPSTAT_OSDROP | RT_CAPSTAT_USRDELIV);
+	CHECK_EQ_U(st.ifrecv, 10);
+	CHECK_EQ_U(st.ifdrop, 3);
+	CHECK_EQ_U(st.osdrop, 1);
+	CHECK_EQ_U(st.usrdeliv, NPKT);
+	rt_capfile_close(f);
+	/* libpcap does not expose the blocks: nothing known */
+	CHECK(rt_capfile_open(path, RT_CAPFILE_LIBPCAP, &f, err, sizeof(err)) == 0);
+	while (rt_capfile_next(f, &rec) > 0)
+		;
+	rt_capfile_stats(f, &st);
+	CHECK_EQ_U(st.blocks, 0);
+	CHECK_EQ_U(st.ifdrop, 0);
 	rt_capfile_close(f);
 }
 
@@ -235,6 +253,69 @@ static size_t put_block(uint8_t *b, uint32_t type, const void *body, uint32_t bl
 	memcpy(b + 8, body, blen);
 	memcpy(b + total - 4, &total, 4);
 	return total;
+}
+
+/* An interface statistics block body: interface, timestamp, then 64-bit options. */
+static uint32_t isb_body(uint8_t *b, uint32_t ifid, const uint16_t *codes, const uint64_t *vals, unsigned n)
+{
+	uint32_t pos = 0;
+	memcpy(b, &ifid, 4);
+	memset(b + 4, 0, 8);
+	pos = 12;
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t hdr[2] = { codes[i], 8 };
+		memcpy(b + pos, hdr, 4);
+		memcpy(b + pos + 4, &vals[i], 8);
+		pos += 12;
+	}
+	memset(b + pos, 0, 4); /* opt_endofopt */
+	return pos + 4;
+}
+
+/* Statistics blocks: the last one of an interface counts, interfaces and sections add up,
+ * a block naming an interface the section lacks is damage. */
+static void test_pcapng_statistics(void)
+{
+	static uint8_t file[4096];
+	size_t pos = 0;
+	uint8_t body[256];
+	uint32_t shb[4] = { 0x1A2B3C4D, 1, 0xFFFFFFFF, 0xFFFFFFFF };
+	uint8_t idb[8] = { 1, 0, 0, 0, 0, 0, 4, 0 };
+	pos += put_block(file + pos, 0x0A0D0D0A, shb, 16);
+	pos += put_block(file + pos, 1, idb, 8);
+	pos += put_block(file + pos, 1, idb, 8);
+	uint16_t codes[3] = { 4, 5, 7 };
+	uint64_t early[3] = { 50, 7, 0 }, late[3] = { 90, 11, 2 }, other[3] = { 5, 1, 0 };
+	pos += put_block(file + pos, 5, body, isb_body(body, 0, codes, early, 3));
+	pos += put_block(file + pos, 5, body, isb_body(body, 1, codes, other, 2)); /* no isb_osdrop */
+	pos += put_block(file + pos, 5, body, isb_body(body, 0, codes, late, 3));  /* replaces "early" */
+	/* a second section, one interface, only isb_ifdrop */
+	pos += put_block(file + pos, 0x0A0D0D0A, shb, 16);
+	pos += put_block(file + pos, 1, idb, 8);
+	uint64_t drop[1] = { 100 };
+	pos += put_block(file + pos, 5, body, isb_body(body, 0, codes + 1, drop, 1));
+	size_t good = pos;
+	pos += put_block(file + pos, 5, body, isb_body(body, 4, codes, late, 3)); /* interface 4 of 1 */
+	struct rt_capfile *f;
+	char err[256];
+	struct rt_caprec rec;
+	struct rt_capfile_stats st;
+	CHECK(rt_capfile_open_mem(file, good, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
+	CHECK_EQ_U(rt_capfile_next(f, &rec), 0);
+	rt_capfile_stats(f, &st);
+	CHECK_EQ_U(st.blocks, 3);
+	CHECK_EQ_U(st.have, RT_CAPSTAT_IFRECV | RT_CAPSTAT_IFDROP | RT_CAPSTAT_OSDROP);
+	CHECK_EQ_U(st.ifrecv, 95);
+	CHECK_EQ_U(st.ifdrop, 112);
+	CHECK_EQ_U(st.osdrop, 2);
+	CHECK_EQ_U(st.usrdeliv, 0);
+	rt_capfile_close(f);
+	CHECK(rt_capfile_open_mem(file, pos, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
+	CHECK_EQ_U(rt_capfile_next(f, &rec), -EBADMSG);
+	CHECK(strstr(rt_capfile_error(f), "names interface 4") != NULL);
+	rt_capfile_stats(f, &st); /* what came before the damage stays */
+	CHECK_EQ_U(st.ifdrop, 112);
+	rt_capfile_close(f);
 }
 
 /* Hand-made pcapng: microsecond and 2^-10 resolutions, if_tsoffset, an SPB, unknown blocks. */
@@ -443,6 +524,7 @@ int main(void)
 	RUN(test_pcap_variants);
 	RUN(test_pcapng_from_writer);
 	RUN(test_pcapng_handmade);
+	RUN(test_pcapng_statistics);
 	RUN(test_truncated_files);
 	RUN(test_corrupt_lengths);
 	char cmd[256];

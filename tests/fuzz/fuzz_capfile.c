@@ -21,6 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rt_pkt pkt;
 	for (int i = 0; i < 100000 && rt_capfile_next(f, &rec) > 0; i++)
 		rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &pkt);
+	struct rt_capfile_stats st;
+	rt_capfile_stats(f, &st);
 	rt_capfile_close(f);
 	return 0;
 }

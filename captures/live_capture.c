@@ -1,9 +1,16 @@
 /*
  * Live capture with libpcap (include/rdmatrace/live_capture.h): a BPF
- * filter on the RoCE ports, immediate mode, nanosecond timestamps when the
- * platform has them, a poll loop that notices stop requests, count and
- * duration limits within 100 ms, and a pcapng file finished with the
- * kernel's drop count however the capture ends.
+ * filter on the RoCE ports, nanosecond timestamps when the platform has
+ * them, a poll loop that notices stop requests, count and duration limits
+ * within 100 ms, what the kernel still holds read after a stop, and a
+ * pcapng file finished with the kernel's drop count however the capture ends.
+ *
+ * Writing to a file uses libpcap's default TPACKET_V3 ring, where packets
+ * are packed one after another: a 64 MiB buffer holds some 15 000 4 KiB
+ * RoCE packets.  Immediate mode (only for printing, where latency matters)
+ * makes libpcap use TPACKET_V2, whose slots are as large as the interface's
+ * MTU allows: on lo (MTU 65536) 64 MiB is only about 1 000 slots, and a
+ * lab's bursts overflowed it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,6 +25,9 @@
 #include "rdmatrace/live_capture.h"
 #include "rdmatrace/pcapng_write.h"
 #include "rdmatrace/roce_wire.h"
+
+/* The ring hands a block of packets over when it is full or this old. */
+#define BLOCK_TIMEOUT_MS 100
 
 struct rt_live {
 	pcap_t *pc;
@@ -127,8 +137,8 @@ static int activate(struct rt_live *lc, char *err, size_t errlen)
 	}
 	pcap_set_snaplen(lc->pc, o->snaplen > 0 ? o->snaplen : 262144);
 	pcap_set_promisc(lc->pc, o->promisc);
-	pcap_set_timeout(lc->pc, 100);
-	pcap_set_immediate_mode(lc->pc, 1);
+	pcap_set_timeout(lc->pc, BLOCK_TIMEOUT_MS);
+	pcap_set_immediate_mode(lc->pc, o->write_path == NULL);
 	pcap_set_buffer_size(lc->pc, o->buffer_bytes > 0 ? o->buffer_bytes : 64 << 20);
 	lc->nano = pcap_set_tstamp_precision(lc->pc, PCAP_TSTAMP_PRECISION_NANO) == 0;
 	int rc = pcap_activate(lc->pc);
@@ -216,6 +226,35 @@ static void on_pcap_packet(u_char *user, const struct pcap_pkthdr *h, const u_ch
 		pcap_breakloop(lc->pc);
 }
 
+/* After a stop: read what the kernel still holds.  A block of the ring
+ * becomes readable only when it is full or BLOCK_TIMEOUT_MS old, so read
+ * until a little longer than that has passed since the stop. */
+static int drain(struct rt_live *lc, int fd, char *err, size_t errlen)
+{
+	uint64_t until = now_ns(CLOCK_MONOTONIC) + (BLOCK_TIMEOUT_MS + 20) * 1000000ull;
+	for (;;) {
+		if (lc->opts.max_packets && lc->packets >= lc->opts.max_packets)
+			return 0;
+		int n = pcap_dispatch(lc->pc, -1, on_pcap_packet, (u_char *)lc);
+		if (n == PCAP_ERROR) {
+			set_err(err, errlen, "capture failed: %s", pcap_geterr(lc->pc));
+			return -EIO;
+		}
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (now >= until) /* bounded even when packets keep coming */
+			return 0;
+		if (n > 0 || n == PCAP_ERROR_BREAK) /* a stop's breakloop ends only the first read */
+			continue;
+		if (fd >= 0) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+			poll(&pfd, 1, (int)((until - now) / 1000000u) + 1);
+		} else {
+			struct timespec ts = { 0, 10 * 1000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 int rt_live_run(struct rt_live *lc, struct rt_live_result *res, char *err, size_t errlen)
 {
 	if (!lc || !lc->pc)
@@ -253,6 +292,8 @@ int rt_live_run(struct rt_live *lc, struct rt_live_result *res, char *err, size_
 			break;
 		}
 	}
+	if (!rc)
+		rc = drain(lc, fd, err, errlen);
 	uint64_t end = now_ns(CLOCK_REALTIME);
 	struct pcap_stat ps;
 	memset(&ps, 0, sizeof(ps));

@@ -356,6 +356,33 @@ static uint32_t read_response(struct tl_build *b, uint32_t s, uint32_t psn, uint
 	return RT_TL_NONE;
 }
 
+/* What started a round (tl_pk.trigger), for the evidence. */
+static const char *trigger_name(const struct tl_pk *tr)
+{
+	return tr->aeth_type == RT_AETH_RNR_NAK ? "RNR NAK" : tr->aeth_type == RT_AETH_NAK ? "NAK" : "response gap";
+}
+
+/* An ACK-timeout round after a trigger whose own resend never reached the
+ * capture (tl_pk.trigger): what that trigger should have brought, and when. */
+static void missed_trigger_words(struct dctx *c, uint32_t trigger, uint64_t t_round, struct text *t)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *tr = tl_pk(b, trigger);
+	uint64_t t_tr = item_t(c, tl_item_pk(b, trigger));
+	double before = t_round > t_tr ? ms(t_round - t_tr) : 0.0;
+	if (tr->aeth_type == RT_AETH_RNR_NAK)
+		tx(t, "; the RNR NAK in frame %u (%.3f ms before) asked for a resend after %.2f ms that is not in the capture",
+		   tr->frame, before, rt_rnr_timer_us(tr->aeth_value) / 1000.0);
+	else if (tr->aeth_type == RT_AETH_NAK)
+		tx(t, "; the NAK in frame %u (%.3f ms before) asked for a resend at once that is not in the capture", tr->frame,
+		   before);
+	else
+		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it, which should have made the "
+		      "requester ask again at once: that request is not in the capture", tr->frame, tr->psn, before);
+	tx(t, " (lost before the capture point, or the %s was lost on its way back)",
+	   tr->aeth_type == RT_AETH_RNR_NAK || tr->aeth_type == RT_AETH_NAK ? "NAK" : "response");
+}
+
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -483,6 +510,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, " (that packet was lost before the capture point)");
 				if (rpsn != u->psn)
 					tx(&t, "; the sender's resend of it was lost before the capture point");
+				if (u->trigger != RT_TL_NONE)
+					missed_trigger_words(c, u->trigger, t_first, &t);
 			}
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
@@ -499,10 +528,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		tx(&e, "first retransmission frame %u", k0->frame);
 		if (nb > 1 || z->last != u->first)
 			tx(&e, ", last frame %u", tl_pk(b, z->last)->frame);
-		if (rgap)
-			tx(&e, ", response gap frame %u", tl_pk(b, u->trigger)->frame);
-		else if (u->trigger != RT_TL_NONE)
-			tx(&e, ", NAK frame %u", tl_pk(b, u->trigger)->frame);
+		if (u->trigger != RT_TL_NONE)
+			tx(&e, ", %s frame %u", trigger_name(tl_pk(b, u->trigger)), tl_pk(b, u->trigger)->frame);
 		if (rlost != RT_TL_NONE)
 			tx(&e, ", lost response frame %u", tl_pk(b, rlost)->frame);
 		if (rfix != RT_TL_NONE)
@@ -620,16 +647,27 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 					break;
 			}
 		}
-		/* the retransmission after the last RNR NAK */
-		uint32_t resend = RT_TL_NONE;
+		/* the retransmission after the last RNR NAK; one that came only after
+		 * the ACK timeout (wire_streams) means the RNR resend never reached
+		 * the capture: the stall ended with the timer, the rest is that round's */
+		uint32_t resend = RT_TL_NONE, late = RT_TL_NONE;
 		for (size_t j = lastnak + 1; j < npk; j++) {
 			struct tl_pk *o = tl_pk(b, j);
-			if (o->is_request && o->recv_qp == k->send_qp && o->send_qp == requester && o->psn == k->psn) {
-				resend = (uint32_t)j;
-				break;
-			}
 			if (resolved != RT_TL_NONE && j > resolved)
 				break;
+			if (!o->is_request || o->recv_qp != k->send_qp || o->send_qp != requester)
+				continue;
+			if (o->round_start && o->round_psn == k->psn && o->retrans_cause == RT_RETRY_ACK_TIMEOUT) {
+				late = (uint32_t)j;
+				break;
+			}
+			if (resend == RT_TL_NONE && o->round_start && o->retrans_cause == RT_RETRY_RNR && o->round_psn == k->psn)
+				resend = (uint32_t)j; /* the round after the wait, also when its first resend is missing */
+			if (o->psn == k->psn) {
+				if (resend == RT_TL_NONE)
+					resend = (uint32_t)j;
+				break;
+			}
 		}
 		uint64_t t0 = item_t(c, tl_item_pk(b, i));
 		uint64_t tend = resend != RT_TL_NONE ? item_t(c, tl_item_pk(b, resend))
@@ -642,11 +680,11 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
 			if (u->requester != requester || u->fidx >= 0 || u->cause == RT_RETRY_RNR || u->first <= i ||
-			    (resolved != RT_TL_NONE && u->first > resolved))
+			    (resolved != RT_TL_NONE && u->first > resolved) || (late != RT_TL_NONE && u->first >= late))
 				continue;
 			bool seq_behind = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE &&
 					  tl_pk(b, u->trigger)->psn == k->psn;
-			if (!seq_behind && u->psn != k->psn)
+			if (!seq_behind && u->round_psn != k->psn)
 				continue;
 			u->fidx = LONG_MAX; /* claimed; the finding id is set below */
 			gbn_packets += u->packets;
@@ -687,6 +725,10 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (gbn_packets)
 			tx(&t, "%s %u packets (%" PRIu64 " bytes) were resent by Go-Back-N in %u round%s, counted in this stall",
 			   nseq ? " and" : ";", gbn_packets, gbn_bytes, gbn_rounds, gbn_rounds == 1 ? "" : "s");
+		if (late != RT_TL_NONE)
+			tx(&t, "; its resend of PSN 0x%06x after the timer is not in the capture (lost before the capture point, "
+			       "or the RNR NAK on its way back): the sender resent it only after the local ACK timeout, in frame %u "
+			       "(a Go-Back-N finding of its own)", k->psn, tl_pk(b, late)->frame);
 		tx(&t, ".");
 		tx(&e, "first RNR NAK frame %u", k->frame);
 		if (lastnak != i)
@@ -720,7 +762,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
-			if (u->requester == requester && u->psn == k->psn && u->cause == RT_RETRY_RNR && u->fidx < 0)
+			if (u->requester == requester && u->round_psn == k->psn && u->cause == RT_RETRY_RNR && u->fidx < 0)
 				u->fidx = f;
 			if (u->fidx == LONG_MAX) {
 				u->fidx = f;

@@ -135,7 +135,9 @@ struct tl_pk {
 				   * for again), RT_TL_NONE when none was captured */
 	uint32_t answer;          /* response: the request packet it answers; request: covering ACK packet */
 	uint32_t event;           /* engine event item for it */
-	uint32_t trigger;         /* first packet of a retransmission burst: the NAK / RNR NAK that caused it */
+	uint32_t trigger;         /* first packet of a retransmission burst: the NAK / RNR NAK / READ
+				   * response gap that caused it; with retrans_cause ACK_TIMEOUT, the
+				   * one whose resend never reached the capture, so the timer went off */
 	uint32_t findings[2];     /* finding ids (0 none) */
 	uint32_t src_qp;          /* UD: DETH source QP */
 	uint16_t udp_sport;

@@ -696,6 +696,7 @@ struct stream {
 	uint64_t max_u;           /* highest PSN sent (unwrapped) */
 	uint32_t max_psn;
 	uint32_t last_sent;       /* PSN of the latest request */
+	uint64_t last_sent_ns;    /* and when it was captured */
 	uint64_t acked_u;         /* highest PSN acknowledged */
 	bool have_ack;
 	bool in_burst;
@@ -782,6 +783,17 @@ static void read_responses(struct read_span *ring, const struct stream *S, uint6
 	}
 }
 
+/* True when at least wait_ns plus half the local ACK timeout of request k's
+ * sender passed between since_ns and k: only that timer makes a sender go
+ * back so late.  False when the timeout is not known (or infinite). */
+static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t since_ns, uint64_t wait_ns)
+{
+	unsigned to = k->send_qp != RT_TL_NONE ? tl_qp(b, k->send_qp)->timeout : 0xFF;
+	if (to == 0xFF || to == 0 || k->raw_ns < since_ns)
+		return false;
+	return k->raw_ns - since_ns >= wait_ns + rt_ack_timeout_us(to) * 500ull;
+}
+
 static int wire_streams(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -854,7 +866,11 @@ static int wire_streams(struct lctx *c)
 			if (S->in_burst && S->last_nak != RT_TL_NONE && tl_pk(b, S->last_nak)->psn == k->psn &&
 			    tl_pk(b, S->last_nak)->aeth_type == RT_AETH_NAK)
 				S->in_burst = false; /* a NAK for the PSN the round reached: the sender went back to it */
+			if (S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0))
+				S->in_burst = false; /* the round stopped (its next resend never reached the
+						      * capture) and the ACK timeout resumed it */
 			S->last_sent = k->psn;
+			S->last_sent_ns = k->raw_ns;
 			/* the sending engine says it is a resend: also of a PSN never captured
 			 * before (its earlier transmissions were lost before the capture point,
 			 * and no later packet showed the gap) */
@@ -901,7 +917,19 @@ static int wire_streams(struct lctx *c)
 						cause = RT_RETRY_IMPLIED_NAK;
 						k->trigger = rs->gap;
 					}
-					k->round_psn = k->psn;
+					if (cause != RT_RETRY_ACK_TIMEOUT) {
+						/* a NAK or gap makes the sender go back at once, an RNR NAK
+						 * after its timer: a round that much later was the ACK
+						 * timeout's, the resend the trigger asked for never reached
+						 * the capture (the trigger stays, for the finding) */
+						const struct tl_pk *tr = tl_pk(b, k->trigger);
+						uint64_t wait = cause == RT_RETRY_RNR ? rt_rnr_timer_us(tr->aeth_value) * 1000ull : 0;
+						if (timeout_passed(b, k, tr->raw_ns, wait))
+							cause = RT_RETRY_ACK_TIMEOUT;
+					}
+					/* an RNR NAK names the PSN the sender goes back to, even when
+					 * that resend never reached the capture */
+					k->round_psn = cause == RT_RETRY_RNR ? tl_pk(b, k->trigger)->psn : k->psn;
 					if (cause == RT_RETRY_ACK_TIMEOUT && !rs && S->have_ack && pu > S->acked_u + 1 &&
 					    S->acked_u + 1 <= S->max_u && pu - S->acked_u - 1 < (1u << 22))
 						k->round_psn = rt_psn_add(k->psn, -(int32_t)(pu - S->acked_u - 1));

@@ -48,6 +48,7 @@ struct sim_fault {
 	int bad_rkey;             /* B answers NAK remote access error */
 	int64_t rnr_post_after_ns;/* SEND with no receive posted: B posts one this long after the first RNR NAK (-1 never) */
 	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
+	int lose_nak_after;       /* B's first NAK or RNR NAK is lost after the capture point: A's ACK timer goes off */
 };
 
 #define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .lose_resend_before = -1, .rnr_post_after_ns = -1})
@@ -297,7 +298,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		abort();
 	uint32_t start = 0;
 	unsigned retries = 0, rnr = 0, status = 0;
-	int first_round = 1, second_round = 0;
+	int first_round = 1, second_round = 0, nak_gone = 0;
 	uint64_t rnr_post_at = 0;
 	for (;;) {
 		/* send packets start..n-1; B processes them in order */
@@ -437,6 +438,20 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		}
 		uint64_t ta = tb_resp + 2 * L;
 		unsigned type = rt_aeth_type(resp.syndrome), val = rt_aeth_value(resp.syndrome);
+		if (f->lose_nak_after && !nak_gone && type != RT_AETH_ACK) {
+			/* the capture saw the NAK, A never did: its local ACK timeout
+			 * (B still posts its receive as planned) */
+			nak_gone = 1;
+			if (type == RT_AETH_RNR_NAK && f->rnr_post_after_ns >= 0)
+				rnr_post_at = tb_resp - 2000 + (uint64_t)f->rnr_post_after_ns;
+			t += rt_ack_timeout_us(s->c.timeout) * 1000;
+			if (++retries > s->c.retry_cnt) {
+				status = 12;
+				break;
+			}
+			start = 0;
+			continue;
+		}
 		if (type == RT_AETH_ACK) {
 			t = ta;
 			break;

@@ -268,6 +268,63 @@ static void test_resend_lost_before_capture(void)
 	rt_timeline_free(tl);
 }
 
+/* A NAK in the capture that never reached the sender: the round came a local
+ * ACK timeout later, so it is the timer's, and the finding says which NAK's
+ * resend is missing. */
+static void test_nak_lost_after_capture(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 2;
+	f.lose_nak_after = 1;
+	struct rt_timeline *tl = fault_run("nak-lost", 0, &f, 1, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		char want[96];
+		snprintf(want, sizeof(want), "no ACK came for PSN 0x%06x within the local ACK timeout (timeout=14,",
+			 rt_psn_add(base_cfg().psn_a, 4 * 8));
+		CHECK(contains(t, want));
+		CHECK(contains(t, "asked for a resend at once that is not in the capture"));
+		CHECK(contains(t, "2 of them had already been received"));
+		CHECK(contains(rt_tl_str(tl, F->evidence), ", NAK frame "));
+		CHECK(F->time_lost_ns > rt_ack_timeout_us(14) * 1000);
+	}
+	rt_timeline_free(tl);
+}
+
+/* The same for an RNR NAK: the stall lasts the RNR timer, the rest is the
+ * ACK timeout's own Go-Back-N finding. */
+static void test_rnr_nak_lost_after_capture(void)
+{
+	struct sim_cfg c = base_cfg();
+	struct sim_fault f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 500000;
+	f.lose_nak_after = 1;
+	struct rt_timeline *tl = fault_run("rnr-lost", 2, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned kinds[8] = {0};
+	CHECK_EQ_U(problems(tl, kinds), 2);
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		const char *t = rt_tl_str(tl, F->text);
+		if (F->kind == RT_TLFK_RNR_STALL) {
+			CHECK(contains(t, "after the timer is not in the capture"));
+			CHECK(contains(t, "only after the local ACK timeout"));
+			CHECK(F->time_lost_ns < rt_ack_timeout_us(14) * 1000 / 2);
+		} else if (F->kind == RT_TLFK_GO_BACK_N) {
+			CHECK(contains(t, "within the local ACK timeout (timeout=14,"));
+			CHECK(contains(t, "the RNR NAK in frame"));
+			CHECK(contains(rt_tl_str(tl, F->evidence), ", RNR NAK frame "));
+		}
+	}
+	rt_timeline_free(tl);
+}
+
 static void test_ack_timeout(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -1106,6 +1163,8 @@ int main(void)
 	RUN(test_unreliable_loss);
 	RUN(test_exports);
 	RUN(test_capture_drops);
+	RUN(test_nak_lost_after_capture);
+	RUN(test_rnr_nak_lost_after_capture);
 	RUN(test_file_and_search);
 	RUN(test_golden_rxe_write);
 	RUN(test_golden_rxe_rping);

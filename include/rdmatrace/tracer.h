@@ -26,6 +26,7 @@
 #ifndef RDMATRACE_TRACER_H
 #define RDMATRACE_TRACER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,7 +115,7 @@ extern _Atomic int rt_tracer_enabled;
 
 static inline struct rt_event *rt_event_begin(uint16_t kind, uint32_t qpn)
 {
-	int e = __atomic_load_n(&rt_tracer_enabled, __ATOMIC_RELAXED);
+	int e = atomic_load_explicit(&rt_tracer_enabled, memory_order_relaxed);
 	if (__builtin_expect(!e, 1))
 		return (struct rt_event *)0;
 	struct rt_tls_state *t = &rt_tls_state;

@@ -234,10 +234,24 @@ int rt_timeline_open_rundir(const char *rundir, unsigned flags, struct rt_timeli
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", rundir, RT_TL_FILE_NAME);
+	bool rebuilt = false;
 	if ((flags & RT_TL_OPEN_REBUILD_STALE) && rt_timeline_stale(rundir)) {
 		int rc = rt_timeline_correlate(rundir, NULL, err, errlen);
 		if (rc < 0)
 			return rc;
+		rebuilt = true;
 	}
+	int rc = rt_timeline_load(path, out, err, errlen);
+	if (rc >= 0 || rc == -ENOMEM || rebuilt || !(flags & RT_TL_OPEN_REBUILD_STALE))
+		return rc;
+	/* a timeline damaged past its header is rebuilt like a stale one, when
+	 * the inputs it came from are there */
+	struct inputs in;
+	char ferr[256];
+	if (find_inputs(rundir, &in, ferr, sizeof(ferr)) < 0)
+		return rc;
+	inputs_free(&in);
+	if ((rc = rt_timeline_correlate(rundir, NULL, err, errlen)) < 0)
+		return rc;
 	return rt_timeline_load(path, out, err, errlen);
 }

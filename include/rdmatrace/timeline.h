@@ -286,7 +286,7 @@ int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timel
 int rt_timeline_stale(const char *rundir);
 
 enum rt_tl_open_flags {
-	RT_TL_OPEN_REBUILD_STALE = 1u << 0, /* correlate first when stale */
+	RT_TL_OPEN_REBUILD_STALE = 1u << 0, /* correlate first when stale, or when the file fails to load */
 };
 
 /* Open RUNDIR's timeline (mapping it). */

@@ -762,6 +762,11 @@ static void test_file_and_search(void)
 	}
 	CHECK(rt_timeline_load(path, &tl, err, sizeof(err)) < 0 || (rt_timeline_free(tl), 1));
 	CHECK(rt_timeline_stale(rundir("loss-before")) == 1 || 1);
+	/* opening the run rebuilds a damaged timeline from its inputs */
+	tl = NULL;
+	CHECK_EQ_U(rt_timeline_open_rundir(rundir("loss-before"), RT_TL_OPEN_REBUILD_STALE, &tl, err, sizeof(err)), 0);
+	CHECK(tl && rt_tl_row_count(tl) > 50);
+	rt_timeline_free(tl);
 	/* staleness from the input stamp in the header: an input rewritten with
 	 * the same size, an input added, an input removed */
 	const char *rd = rundir("bad-rkey");

@@ -1603,6 +1603,58 @@ static int cm_links(struct lctx *c)
 }
 
 /* 5. causal constraints of the links: packet before completion, post before consumer ... */
+#define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
+
+/* Per event, 1 for a send WR that owns a PSN the capture missed: one in a
+ * gap of its stream (between the highest PSN captured before an
+ * out-of-order request and that request's own) or the request that showed
+ * the gap.  The capture may also have missed the packet or ACK that really
+ * completed such a WR, and a later captured transmission or ACK stands in
+ * for it: those still come after the WR was posted, but bound nothing from
+ * above.  Every other WR of the QP keeps both bounds.  NULL: no memory. */
+static uint8_t *gap_wrs(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
+	uint8_t *gap = calloc(nev + 1, 1);
+	uint32_t *top = malloc((nqp + 1) * sizeof(uint32_t)); /* highest request PSN captured per stream */
+	uint8_t *seen = calloc(nqp + 1, 1), *whole = calloc(nqp + 1, 1);
+	if (!gap || !top || !seen || !whole) {
+		free(gap);
+		gap = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		uint32_t s = k->recv_qp;
+		if (!k->is_request || s >= nqp)
+			continue;
+		if (seen[s] && k->ooo && k->send_qp < nqp) {
+			int32_t d = rt_psn_diff(k->psn, top[s]);
+			if (d > GAP_WRS_MAX)
+				whole[k->send_qp] = 1;
+			for (int32_t j = 1; j <= d && d <= GAP_WRS_MAX; j++) {
+				uint32_t w = wr_for_psn(c, k->send_qp, rt_psn_add(top[s], j), NULL);
+				if (w != RT_TL_NONE && w < nev)
+					gap[w] = 1;
+			}
+		}
+		if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
+			gap[k->wr] = 1;
+		if (!seen[s] || rt_psn_diff(k->psn, top[s]) > 0)
+			top[s] = k->psn;
+		seen[s] = 1;
+	}
+	for (size_t i = 0; i < nev; i++)
+		if (b->ev_qp[i] < nqp && whole[b->ev_qp[i]])
+			gap[i] = 1;
+out:
+	free(top);
+	free(seen);
+	free(whole);
+	return gap;
+}
+
 static int causal_constraints(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1619,24 +1671,10 @@ static int causal_constraints(struct lctx *c)
 		if (l->type == RT_TLL_COMPLETION && l->from < nev && l->to < nev && comp[l->from] == RT_TL_NONE)
 			comp[l->from] = l->to;
 	}
-	/* Where the capture shows a PSN gap in a stream it may also have missed
-	 * the packet or ACK that really completed a WR, and a later captured
-	 * transmission or ACK stands in for it: such packets still come after
-	 * their WR was posted, but they bound nothing from above there. */
-	size_t nqp = b->qps.n;
-	uint8_t *gappy = calloc(nqp + 1, 1);
+	uint8_t *gappy = gap_wrs(c);
 	if (!gappy) {
 		free(comp);
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < npk; i++) {
-		const struct tl_pk *k = tl_pk(b, i);
-		if (k->ooo && k->is_request) {
-			if (k->send_qp < nqp)
-				gappy[k->send_qp] = 1;
-			if (k->recv_qp < nqp)
-				gappy[k->recv_qp] = 1;
-		}
 	}
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
@@ -1649,7 +1687,7 @@ static int causal_constraints(struct lctx *c)
 		struct tl_evrec *ce = cp != RT_TL_NONE ? tl_ev(b, cp) : NULL;
 		if (l.to >= nev && l.to < nev + npk && cap != UINT16_MAX) {
 			struct tl_pk *k = tl_pk(b, l.to - nev);
-			bool upper = !(b->ev_qp[l.from] < nqp && gappy[b->ev_qp[l.from]]);
+			bool upper = !gappy[l.from];
 			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && ce && upper)
 				tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
 			/* the consuming transmission may be one the capture missed (an

@@ -4,6 +4,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
@@ -38,7 +39,8 @@ static void usage(const char *scenario, const char *extra, int status)
 		"  -l, --post-delay-ms MS receiver posts its receives this late\n"
 		"  -m, --mode MODE        scenario variant\n"
 		"      --seed N           data pattern seed\n"
-		"      --timeout-ms MS    longest wait for one event (default 10000)\n"
+		"      --timeout-ms MS    longest wait for one event (default 10000); a server\n"
+		"                         waits (count + 2) times that for its client's whole run\n"
 		"      --min-rnr-timer N  QP min_rnr_timer code 0..31 (0 = 655.36 ms)\n"
 		"      --rnr-retry N      QP rnr_retry 0..7 (7 = infinite)\n"
 		"      --retry-cnt N      QP retry_cnt 0..7\n"
@@ -443,6 +445,13 @@ int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint3
 	lab_cap_unpack(&cap, addr, rkey, len);
 	lab_phase("got capability addr=0x%llx rkey=0x%x len=%u", (unsigned long long)*addr, *rkey, *len);
 	return 0;
+}
+
+int lab_run_limit_ms(const struct lab_opts *o, unsigned at_least)
+{
+	long long n = (long long)o->count + 2 > at_least ? (long long)o->count + 2 : at_least;
+	long long ms = n * o->timeout_ms;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 int lab_wait_disconnect(struct lab_conn *c, int timeout_ms)

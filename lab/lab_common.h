@@ -101,6 +101,11 @@ int lab_offer_setup(struct lab_conn *c, void *region, void *priv, uint8_t *priv_
 /* Client: the capability the server sent, or -EPROTO with a message. */
 int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint32_t *len);
 
+/* How long a server waits for its client to run and disconnect: one event's
+ * limit (--timeout-ms) per message or iteration and two for connecting and
+ * closing, so that ACK timeouts on many operations of a lossy run do not end
+ * it early (at least `at_least` limits). */
+int lab_run_limit_ms(const struct lab_opts *o, unsigned at_least);
 /* Server: wait until the client disconnects (or timeout). */
 int lab_wait_disconnect(struct lab_conn *c, int timeout_ms);
 /* Client: disconnect and wait for the DISCONNECTED event. */

@@ -392,14 +392,17 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 
 /* The link array: each row's links together (counting sort by source row),
  * sorted by type then target, exact duplicates dropped.  Links touching an
- * item without a row are dropped. */
+ * item without a row are dropped.  The array is made in mem (the sort keys,
+ * no longer needed: memory already faulted in), which it takes. */
 static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
-			size_t nitems, struct rt_tl_link **out, size_t *nout)
+			size_t nitems, void *mem, struct rt_tl_link **out, size_t *nout)
 {
 	size_t nl = b->links.n, placed = 0;
 	uint32_t *cnt = calloc(n + 1, sizeof(uint32_t));
-	if (!cnt)
+	if (!cnt) {
+		free(mem);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < nl; i++) {
 		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < nitems && l->to < nitems && item_row[l->from] != RT_TL_NONE &&
@@ -408,8 +411,9 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 			placed++;
 		}
 	}
-	struct rt_tl_link *links = malloc((placed ? placed : 1) * sizeof(*links));
+	struct rt_tl_link *links = realloc(mem, (placed ? placed : 1) * sizeof(*links));
 	if (!links) {
+		free(mem);
 		free(cnt);
 		return -ENOMEM;
 	}
@@ -522,8 +526,6 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	if ((rc = finish_keys(b, keys, src_start, nsrc)) < 0 ||
 	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row, mask, nmask)) < 0)
 		goto fail;
-	free(keys);
-	keys = NULL;
 	free(src_start);
 	src_start = NULL;
 	/* finish_rows gave every other item its row */
@@ -534,7 +536,9 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
 		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
 	}
-	if ((rc = finish_links(b, rows, n, item_row, nitems, &links, &nlinks)) < 0)
+	rc = finish_links(b, rows, n, item_row, nitems, keys, &links, &nlinks);
+	keys = NULL;
+	if (rc < 0)
 		goto fail;
 	free(item_row);
 	item_row = NULL;

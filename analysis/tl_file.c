@@ -40,6 +40,9 @@ struct tl_file_header {
 	struct tl_sect sect[S_COUNT];
 };
 
+/* Where the first section, the rows, starts in the file. */
+#define ROWS_OFF ((sizeof(struct tl_file_header) + 63) & ~(size_t)63)
+
 static const size_t sect_esz[S_COUNT] = {
 	[S_ROWS] = sizeof(struct rt_tl_row), [S_LINKS] = sizeof(struct rt_tl_link), [S_STRS] = 1,
 	[S_HOSTS] = sizeof(struct rt_tl_host), [S_PROCS] = sizeof(struct rt_tl_proc),
@@ -501,7 +504,8 @@ void tl_finish_prefault(struct tl_build *b)
 			    (uint64_t)tl_nev(b) * sizeof(struct tl_evrec) +
 			    (uint64_t)tl_npk(b) * sizeof(struct tl_pktrec) + b->blob_bytes + b->strs.n;
 	}
-	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size);
+	/* the rows go straight into the file: theirs is the first section */
+	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size, PF_ROWS, ROWS_OFF);
 }
 
 int tl_finish(struct tl_build *b, struct rt_timeline **out)
@@ -516,6 +520,8 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	size_t *src_start = malloc((nsrc + 1) * sizeof(size_t));
 	uint32_t *item_row = malloc((nitems ? nitems : 1) * sizeof(*item_row));
 	struct rt_tl_row *rows = tl_prefault_take(b, PF_ROWS, (n ? n : 1) * sizeof(*rows));
+	size_t map_len = 0;
+	void *map = tl_prefault_take_map(b, &map_len); /* the rows are in the prepared file */
 	uint16_t *mask = malloc((n ? n : 1) * sizeof(*mask));
 	size_t nmask[RT_TLM_COUNT_] = {0};
 	struct rt_tl_link *links = NULL;
@@ -553,7 +559,14 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		goto fail;
 	tl->rows = rows;
 	tl->nrows = n;
-	tl_own(tl, rows);
+	if (map) {
+		tl->map = map;
+		tl->map_len = map_len;
+		tl->rows_prepared = true;
+		map = NULL;
+	} else {
+		tl_own(tl, rows);
+	}
 	rows = NULL;
 	tl->links = links;
 	tl->nlinks = nlinks;
@@ -591,7 +604,10 @@ fail:
 	free(src_start);
 	free(item_row);
 	free(mask);
-	free(rows);
+	if (map)
+		munmap(map, map_len);
+	else
+		free(rows);
 	free(links);
 	if (tl)
 		rt_timeline_free(tl);
@@ -630,7 +646,7 @@ static void *write_sections(void *arg)
 {
 	struct tl_writer *w = arg;
 	for (unsigned s = w->first; !w->rc && s < w->last; s++)
-		if (w->h->sect[s].count)
+		if (w->h->sect[s].count && w->data[s]) /* NULL: in the file already */
 			w->rc = pwrite_all(w->fd, w->data[s], w->h->sect[s].count * w->h->sect[s].esz, w->h->sect[s].off);
 	return NULL;
 }
@@ -713,7 +729,7 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 		data[S_MATCH0 + m] = tl->match[m];
 		count[S_MATCH0 + m] = tl->nmatch[m];
 	}
-	uint64_t off = (sizeof(h) + 63) & ~63ull;
+	uint64_t off = ROWS_OFF;
 	for (unsigned s = 0; s < S_COUNT; s++) {
 		h.sect[s].off = off;
 		h.sect[s].count = count[s];
@@ -723,8 +739,11 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	h.size = off;
 	char tmp[4096];
 	tl_file_tmp_name(path, tmp, sizeof(tmp));
-	/* the file the build prepared for this path holds zeros: keep its pages */
+	/* the file the build prepared for this path holds zeros, and maybe the
+	 * rows already: keep its pages */
 	bool prepared = tl->prepared && !strcmp(tl->prepared, tmp);
+	if (prepared && tl->rows_prepared)
+		data[S_ROWS] = NULL; /* nothing to write */
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | (prepared ? 0 : O_TRUNC), 0644);
 	if (fd < 0) {
 		int e = errno;
@@ -735,9 +754,12 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	 * sections in two halves by size, one of them in a second thread: the
 	 * copy into the page cache is most of the time of a save */
 	int rc = ftruncate(fd, (off_t)h.size) < 0 ? -errno : pwrite_all(fd, &h, sizeof(h), 0);
+	uint64_t total = 0;
+	for (unsigned s = 0; s < S_COUNT; s++)
+		total += data[s] ? h.sect[s].count * h.sect[s].esz : 0;
 	unsigned split = 0;
-	for (uint64_t half = 0; split < S_COUNT && half * 2 < h.size; split++)
-		half += h.sect[split].count * h.sect[split].esz;
+	for (uint64_t half = 0; split < S_COUNT && half * 2 < total; split++)
+		half += data[split] ? h.sect[split].count * h.sect[split].esz : 0;
 	struct tl_writer w[2] = {{fd, &h, data, 0, split, rc}, {fd, &h, data, split, S_COUNT, rc}};
 	pthread_t th;
 	bool threaded = !rc && pthread_create(&th, NULL, write_sections, &w[1]) == 0;
@@ -768,6 +790,7 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 		struct rt_timeline *mtl = (struct rt_timeline *)tl;
 		free(mtl->prepared);
 		mtl->prepared = NULL;
+		mtl->rows_prepared = false;
 	}
 	return rc;
 }

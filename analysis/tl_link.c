@@ -1404,14 +1404,22 @@ static int recv_consumers(struct lctx *c)
 	struct fifo *sends = calloc(nqp ? nqp : 1, sizeof(*sends)); /* consuming send WRs per sending QP */
 	uint32_t *cons = malloc((nev ? nev : 1) * sizeof(uint32_t)); /* send WR -> its consuming packet */
 	uint8_t *gap = calloc(nqp ? nqp : 1, 1);
+	uint8_t *by_wr = malloc(nqp ? nqp : 1); /* per receiving QP: paired by the peer's WRs */
 	struct tl_hash last;
-	if (!rq || !msg || !sends || !cons || !gap || tl_hash_init(&last, 64) < 0) {
+	if (!rq || !msg || !sends || !cons || !gap || !by_wr || tl_hash_init(&last, 64) < 0) {
 		free(rq);
 		free(msg);
 		free(sends);
 		free(cons);
 		free(gap);
+		free(by_wr);
 		return -ENOMEM;
+	}
+	for (size_t q = 0; q < nqp; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		uint32_t peer = Q->peer;
+		by_wr[q] = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
+			   (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < nev && !rc; i++) {
@@ -1435,7 +1443,8 @@ static int recv_consumers(struct lctx *c)
 			continue;
 		if (k->wr < nev)
 			cons[k->wr] = (uint32_t)i; /* a later transmission is the one that got through */
-		if (!(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED) || gap[k->recv_qp])
+		/* the captured messages in order: only where they are paired by them */
+		if (by_wr[k->recv_qp] || !(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED) || gap[k->recv_qp])
 			continue;
 		uint64_t key = K2(k->recv_qp, k->psn);
 		uint32_t *v = tl_hash_get(&last, key);
@@ -1448,14 +1457,10 @@ static int recv_consumers(struct lctx *c)
 		}
 	}
 	for (size_t q = 0; q < nqp && !rc; q++) {
-		const struct rt_tl_qp *Q = tl_qp(b, q);
-		uint32_t peer = Q->peer;
-		bool by_wr = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
-			     (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
-		const struct fifo *m = by_wr ? &sends[peer] : &msg[q];
+		const struct fifo *m = by_wr[q] ? &sends[tl_qp(b, q)->peer] : &msg[q];
 		size_t n = rq[q].n < m->n ? rq[q].n : m->n;
 		for (size_t j = 0; j < n && !rc; j++) {
-			uint32_t pk = by_wr ? cons[m->v[j]] : m->v[j];
+			uint32_t pk = by_wr[q] ? cons[m->v[j]] : m->v[j];
 			if (pk == RT_TL_NONE)
 				continue; /* the capture does not have that message's last packet */
 			tl_pk(b, pk)->recv_wr = rq[q].v[j];
@@ -1472,6 +1477,7 @@ static int recv_consumers(struct lctx *c)
 	free(sends);
 	free(cons);
 	free(gap);
+	free(by_wr);
 	tl_hash_free(&last);
 	return rc;
 }

@@ -393,27 +393,33 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 	return 0;
 }
 
-/* The link array: each row's links together (counting sort by source row),
- * sorted by type then target, exact duplicates dropped.  Links touching an
- * item without a row are dropped.  The array is made in mem (the sort keys,
- * no longer needed: memory already faulted in), which it takes. */
-static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
-			size_t nitems, void *mem, struct rt_tl_link **out, size_t *nout)
+/* The link array: each row's links together (counting sort by source row:
+ * link_counts() counts them per row), sorted by type then target, exact
+ * duplicates dropped.  Links touching an item without a row are dropped.
+ * The array is made in mem (the sort keys, no longer needed: memory already
+ * faulted in), which it takes. */
+static uint32_t *link_counts(struct tl_build *b, size_t n, const uint32_t *item_row, size_t nitems, size_t *placed)
 {
-	size_t nl = b->links.n, placed = 0;
 	uint32_t *cnt = calloc(n + 1, sizeof(uint32_t));
-	if (!cnt) {
-		free(mem);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nl; i++) {
+	if (!cnt)
+		return NULL;
+	*placed = 0;
+	for (size_t i = 0; i < b->links.n; i++) {
 		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < nitems && l->to < nitems && item_row[l->from] != RT_TL_NONE &&
 		    item_row[l->to] != RT_TL_NONE) {
 			cnt[item_row[l->from]]++;
-			placed++;
+			(*placed)++;
 		}
 	}
+	return cnt;
+}
+
+/* With cnt and placed from link_counts() (cnt is freed). */
+static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
+			size_t nitems, uint32_t *cnt, size_t placed, void *mem, struct rt_tl_link **out)
+{
+	size_t nl = b->links.n;
 	struct rt_tl_link *links = realloc(mem, (placed ? placed : 1) * sizeof(*links));
 	if (!links) {
 		free(mem);
@@ -457,7 +463,6 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 	}
 	free(cnt);
 	*out = links;
-	*nout = placed;
 	return 0;
 }
 
@@ -479,6 +484,8 @@ static int finish_match(struct rt_timeline *tl, const uint16_t *mask, const size
 		}
 	return 0;
 }
+
+static void presave_start(struct rt_timeline *tl, struct tl_build *b, size_t nrows, size_t nlinks);
 
 /* Rows and keys for every event and packet and a few findings (when there
  * are more findings, tl_prefault_take() grows the buffers). */
@@ -542,7 +549,14 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
 		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
 	}
-	rc = finish_links(b, rows, n, item_row, nitems, keys, &links, &nlinks);
+	uint32_t *cnt = link_counts(b, n, item_row, nitems, &nlinks);
+	if (!cnt) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	tl->prepared = tl_prefault_take_file(b);
+	presave_start(tl, b, n, nlinks);
+	rc = finish_links(b, rows, n, item_row, nitems, cnt, nlinks, keys, &links);
 	keys = NULL;
 	if (rc < 0)
 		goto fail;
@@ -590,7 +604,6 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	TAKE(notes, nnotes, &b->notes);
 #undef TAKE
 	tl->capture_path = b->capture_path;
-	tl->prepared = tl_prefault_take_file(b);
 	rc = finish_match(tl, mask, nmask);
 	free(mask);
 	if (rc < 0) {
@@ -649,6 +662,100 @@ static void *write_sections(void *arg)
 		if (w->h->sect[s].count && w->data[s]) /* NULL: in the file already */
 			w->rc = pwrite_all(w->fd, w->data[s], w->h->sect[s].count * w->h->sect[s].esz, w->h->sect[s].off);
 	return NULL;
+}
+
+/* The offsets of the sections of a file of count[s] elements each, and its
+ * size (a section's offset depends only on the counts before it). */
+static void file_layout(struct tl_file_header *h, const size_t count[S_COUNT])
+{
+	uint64_t off = ROWS_OFF;
+	for (unsigned s = 0; s < S_COUNT; s++) {
+		h->sect[s].off = off;
+		h->sect[s].count = count[s];
+		h->sect[s].esz = sect_esz[s];
+		off = (off + count[s] * sect_esz[s] + 63) & ~63ull;
+	}
+	h->size = off;
+}
+
+/* The records (trace events, packet records, header bytes: 240 MB of a
+ * 1 M packet run) are final once the rows are made, and where they go in
+ * the file is known once the links are counted: they are written into the
+ * save's prepared file on a thread of their own while the build finishes
+ * (the links, the search indices, freeing the build), and the save only
+ * waits for them (rt_timeline_save). */
+enum { PRESAVE_FIRST = S_EVENTS, PRESAVE_LAST = S_BLOB + 1 };
+
+struct tl_presave {
+	pthread_t th;
+	char *file;
+	struct tl_file_header h;  /* the sections' offsets and counts */
+	const void *data[S_COUNT];
+	struct tl_writer w;
+};
+
+static void *presave_run(void *arg)
+{
+	struct tl_presave *p = arg;
+	p->w.fd = open(p->file, O_WRONLY | O_CLOEXEC);
+	p->w.rc = p->w.fd < 0 ? -errno : 0;
+	write_sections(&p->w);
+	if (p->w.fd >= 0 && close(p->w.fd) < 0 && !p->w.rc)
+		p->w.rc = -errno;
+	return NULL;
+}
+
+/* Into tl->prepared, when there is one. */
+static void presave_start(struct rt_timeline *tl, struct tl_build *b, size_t nrows, size_t nlinks)
+{
+	if (!tl->prepared)
+		return;
+	struct tl_presave *p = calloc(1, sizeof(*p));
+	if (!p || !(p->file = strdup(tl->prepared))) {
+		free(p);
+		return; /* the save writes them */
+	}
+	size_t count[S_COUNT] = {[S_ROWS] = nrows, [S_LINKS] = nlinks, [S_STRS] = b->strs.n,
+				 [S_HOSTS] = b->hosts.n, [S_PROCS] = b->procs.n, [S_QPS] = b->qps.n,
+				 [S_FINDINGS] = b->findings.n, [S_EVENTS] = b->ev.n, [S_PKTS] = b->pkrec.n,
+				 [S_BLOB] = b->blob.n};
+	file_layout(&p->h, count);
+	p->data[S_EVENTS] = b->ev.p;
+	p->data[S_PKTS] = b->pkrec.p;
+	p->data[S_BLOB] = b->blob.p;
+	p->w = (struct tl_writer){.h = &p->h, .data = p->data, .first = PRESAVE_FIRST, .last = PRESAVE_LAST};
+	if (pthread_create(&p->th, NULL, presave_run, p) != 0) {
+		free(p->file);
+		free(p);
+		return;
+	}
+	tl->presave = p;
+}
+
+/* Wait for the presave; its status (0 when there is none). */
+static int presave_join(struct rt_timeline *tl)
+{
+	struct tl_presave *p = tl->presave;
+	if (!p)
+		return 0;
+	pthread_join(p->th, NULL);
+	int rc = p->w.rc;
+	free(p->file);
+	free(p);
+	tl->presave = NULL;
+	return rc;
+}
+
+/* The presave wrote into file the sections h has at the same places. */
+static bool presave_fits(const struct rt_timeline *tl, const char *file, const struct tl_file_header *h)
+{
+	const struct tl_presave *p = tl->presave;
+	if (!p || strcmp(p->file, file))
+		return false;
+	for (unsigned s = PRESAVE_FIRST; s < PRESAVE_LAST; s++)
+		if (p->h.sect[s].off != h->sect[s].off || p->h.sect[s].count != h->sect[s].count)
+			return false;
+	return true;
 }
 
 void tl_file_tmp_name(const char *path, char *tmp, size_t len)
@@ -729,14 +836,7 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 		data[S_MATCH0 + m] = tl->match[m];
 		count[S_MATCH0 + m] = tl->nmatch[m];
 	}
-	uint64_t off = ROWS_OFF;
-	for (unsigned s = 0; s < S_COUNT; s++) {
-		h.sect[s].off = off;
-		h.sect[s].count = count[s];
-		h.sect[s].esz = sect_esz[s];
-		off = (off + count[s] * sect_esz[s] + 63) & ~63ull;
-	}
-	h.size = off;
+	file_layout(&h, count);
 	char tmp[4096];
 	tl_file_tmp_name(path, tmp, sizeof(tmp));
 	/* the file the build prepared for this path holds zeros, and maybe the
@@ -744,6 +844,13 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	bool prepared = tl->prepared && !strcmp(tl->prepared, tmp);
 	if (prepared && tl->rows_prepared)
 		data[S_ROWS] = NULL; /* nothing to write */
+	/* the records the presave writes there: waited for after the rest */
+	bool presaved = prepared && presave_fits(tl, tmp, &h);
+	const void *pdata[S_COUNT] = {0};
+	for (unsigned s = PRESAVE_FIRST; presaved && s < PRESAVE_LAST; s++) {
+		pdata[s] = data[s];
+		data[s] = NULL;
+	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | (prepared ? 0 : O_TRUNC), 0644);
 	if (fd < 0) {
 		int e = errno;
@@ -769,6 +876,12 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	else
 		write_sections(&w[1]);
 	rc = rc ? rc : w[0].rc ? w[0].rc : w[1].rc;
+	if (presave_join((struct rt_timeline *)tl) < 0 && presaved && !rc) {
+		/* it failed: the records are written here after all */
+		struct tl_writer pw = {fd, &h, pdata, PRESAVE_FIRST, PRESAVE_LAST, 0};
+		write_sections(&pw);
+		rc = pw.rc;
+	}
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	/* the file replaced stays open through the rename (release_start) */
@@ -944,6 +1057,7 @@ void rt_timeline_free(struct rt_timeline *tl)
 {
 	if (!tl)
 		return;
+	presave_join(tl); /* first: it reads the records */
 	if (tl->prepared) {
 		unlink(tl->prepared); /* never saved (a save renamed it away) */
 		free(tl->prepared);

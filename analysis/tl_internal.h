@@ -56,6 +56,7 @@ enum {
 
 #define TL_NSECT 14
 struct tl_release;
+struct tl_presave;
 struct rt_timeline {
 	const struct rt_tl_row *rows;
 	size_t nrows;
@@ -85,6 +86,7 @@ struct rt_timeline {
 	uint64_t input_stamp;     /* tl_input_stamp() of the inputs it was built from, 0 unknown */
 	char *prepared;           /* the save's temporary file the build prepared (tl_file_prepare), NULL none */
 	bool rows_prepared;       /* rows are in prepared, mapped (map), where the save puts them */
+	struct tl_presave *presave; /* the records being written into prepared (tl_file.c), NULL none */
 	struct tl_release *release; /* the file a save replaced, being given back (tl_file.c), NULL none */
 	/* ownership */
 	void *map;

@@ -214,14 +214,6 @@ void tl_link_index_free(struct tl_link_index *x)
 	memset(x, 0, sizeof(*x));
 }
 
-uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
-{
-	int64_t t = (int64_t)raw + h->offset_ns;
-	if (h->drift_ppb)
-		t += (int64_t)(((double)((int64_t)raw - (int64_t)h->drift_origin_ns)) * (double)h->drift_ppb / 1e9);
-	return t < 0 ? 0 : (uint64_t)t;
-}
-
 static uint16_t host_find_or_add(struct tl_build *b, const char *name, uint32_t flags)
 {
 	for (size_t i = 0; i < b->hosts.n; i++)
@@ -368,6 +360,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	if (!k)
 		return -ENOMEM;
 	k->raw_ns = rec->ts_ns;
+	if (b->pk.n > 1 && k->raw_ns < tl_pk(b, b->pk.n - 2)->raw_ns)
+		b->pk_unordered = true;
 	k->frame = (uint32_t)rec->frame;
 	k->psn = p->bth.psn;
 	k->dqpn = p->bth.dqpn;

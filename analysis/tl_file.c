@@ -271,8 +271,25 @@ static bool item_has_row(const struct tl_build *b, size_t item)
 	return item >= tl_nev(b) || !b->ev_shadow || !b->ev_shadow[item];
 }
 
+/* The packets in capture order need no sort keys: their key is at hand in
+ * the packet when its row is made (finish_rows), and the aligned time is
+ * in order when the capture time is (tl_align() never decreases). */
+static bool pk_keyless(const struct tl_build *b)
+{
+	return !b->pk_unordered;
+}
+
+/* The key of the packet item. */
+static struct tl_key pk_key(struct tl_build *b, size_t i)
+{
+	const struct rt_tl_host *caph = b->capture_host != UINT16_MAX ? tl_host(b, b->capture_host) : NULL;
+	uint64_t raw = tl_pk(b, i)->raw_ns;
+	return (struct tl_key){.t = caph ? tl_align(caph, raw) : raw, .item = tl_item_pk(b, i)};
+}
+
 /* Sort keys: each host's events, the packets and the findings, each source
- * in its own slice of keys (src_start[s] .. src_start[s + 1]), sorted. */
+ * in its own slice of keys (src_start[s] .. src_start[s + 1]), sorted; the
+ * packets' slice is left out when they need none (pk_keyless). */
 static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_start, size_t nsrc)
 {
 	size_t nev = tl_nev(b), npk = tl_npk(b), nf = b->findings.n, nh = b->hosts.n;
@@ -302,12 +319,13 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 		k->item = (uint32_t)i;
 		tmin = k->t < tmin ? k->t : tmin;
 	}
-	const struct rt_tl_host *caph = b->capture_host != UINT16_MAX ? tl_host(b, b->capture_host) : NULL;
+	bool keyless = pk_keyless(b);
 	for (size_t i = 0; i < npk; i++) {
-		struct tl_key *k = &keys[src_pos[nh]++];
-		k->t = caph ? tl_align(caph, tl_pk(b, i)->raw_ns) : tl_pk(b, i)->raw_ns;
-		k->item = tl_item_pk(b, i);
-		tmin = k->t < tmin ? k->t : tmin;
+		struct tl_key k = pk_key(b, i);
+		tmin = k.t < tmin ? k.t : tmin;
+		if (keyless)
+			break; /* the first is the earliest */
+		keys[src_pos[nh]++] = k;
 	}
 	/* findings without a time of their own: the time of their first evidence */
 	for (size_t i = 0; nf && i < b->links.n; i++) {
@@ -334,6 +352,8 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 	}
 	free(src_pos);
 	for (size_t s = 0; s < nsrc; s++) {
+		if (s == nh && keyless)
+			continue;
 		size_t a = src_start[s], e = src_start[s + 1];
 		for (size_t i = a + 1; i < e; i++)
 			if (key_cmp(&keys[i - 1], &keys[i]) > 0) {
@@ -370,26 +390,47 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 		nmask[__builtin_ctz(rm)]++;
 }
 
-/* Merge the sorted sources into rows (few sources: a linear pick). */
+/* The key at position i of source s (finish_keys). */
+static struct tl_key src_key(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t s,
+			     size_t i)
+{
+	if (s == b->hosts.n && pk_keyless(b))
+		return pk_key(b, i - src_start[s]);
+	return keys[i];
+}
+
+/* Merge the sorted sources into rows (few sources: a linear pick among
+ * their next keys). */
 static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t nsrc,
 		       struct rt_tl_row *rows, size_t n, uint32_t *item_row, uint16_t *mask,
 		       size_t nmask[RT_TLM_COUNT_])
 {
 	size_t *pos = malloc(nsrc * sizeof(size_t));
-	if (!pos)
+	struct tl_key *next = malloc(nsrc * sizeof(*next));
+	if (!pos || !next) {
+		free(pos);
+		free(next);
 		return -ENOMEM;
-	memcpy(pos, src_start, nsrc * sizeof(size_t));
+	}
+	for (size_t s = 0; s < nsrc; s++) {
+		pos[s] = src_start[s];
+		if (pos[s] < src_start[s + 1])
+			next[s] = src_key(b, keys, src_start, s, pos[s]);
+	}
 	for (size_t o = 0; o < n; o++) {
 		size_t best = SIZE_MAX;
 		for (size_t s = 0; s < nsrc; s++) {
 			if (pos[s] >= src_start[s + 1])
 				continue;
-			if (best == SIZE_MAX || key_cmp(&keys[pos[s]], &keys[pos[best]]) < 0)
+			if (best == SIZE_MAX || key_cmp(&next[s], &next[best]) < 0)
 				best = s;
 		}
-		finish_row(b, &keys[pos[best]++], o, rows, item_row, mask, nmask);
+		finish_row(b, &next[best], o, rows, item_row, mask, nmask);
+		if (++pos[best] < src_start[best + 1])
+			next[best] = src_key(b, keys, src_start, best, pos[best]);
 	}
 	free(pos);
+	free(next);
 	return 0;
 }
 

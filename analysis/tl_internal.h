@@ -204,6 +204,7 @@ struct tl_build {
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;
 	bool engine_packets;      /* the traces hold engine packet events (RT_EV_PACKET) */
+	bool pk_unordered;        /* a packet was captured before the one before it */
 	uint64_t nonroce_frames;
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
@@ -258,8 +259,15 @@ int tl_link2(struct tl_build *b, uint32_t a, uint32_t b_item, uint32_t type_ab, 
 /* Raw time of an item and its host. */
 uint64_t tl_item_raw(struct tl_build *b, uint32_t item);
 uint16_t tl_item_host(struct tl_build *b, uint32_t item);
-/* Aligned time of a raw time on host h. */
-uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw);
+/* Aligned time of a raw time on host h (inline: the rows' sort keys take
+ * one per event and packet). */
+static inline uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
+{
+	int64_t t = (int64_t)raw + h->offset_ns;
+	if (h->drift_ppb)
+		t += (int64_t)(((double)((int64_t)raw - (int64_t)h->drift_origin_ns)) * (double)h->drift_ppb / 1e9);
+	return t < 0 ? 0 : (uint64_t)t;
+}
 /* Aligned time of an item (its raw time when it has no host). */
 uint64_t tl_item_time(struct tl_build *b, uint32_t item);
 

@@ -707,7 +707,7 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 		goto fail;
 	tl_phase("clock");
 	/* the build's arrays are complete before the detectors start the statistics */
-	if ((rc = cap_join(&job)) < 0 || (rc = tl_detect(&b)) < 0 || (rc = tl_annotate(&b)) < 0)
+	if ((rc = cap_join(&job)) < 0 || (rc = tl_detect(&b)) < 0)
 		goto fail;
 	tl_phase("detect");
 	if ((rc = tl_finish(&b, out)) < 0)

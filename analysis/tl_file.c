@@ -378,6 +378,7 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 		tl_ev(b, it)->row = (uint32_t)o;
 	} else if (it < nev + npk) {
 		row_from_packet(b, it - nev, r);
+		tl_annotate_packet(b, it - nev);
 		TL_AT(&b->pkrec, struct tl_pktrec, it - nev)->row = (uint32_t)o;
 	} else {
 		row_from_finding(b, it - nev - npk, r);

@@ -297,7 +297,9 @@ int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_
  * tl_stats_join() returns the statistics' status (0 when none run). */
 int tl_stats_start(struct tl_build *b, struct tl_link_index *x);
 int tl_stats_join(struct tl_build *b);
-int tl_annotate(struct tl_build *b);          /* tl_annotate.c: per-packet comments */
+/* tl_annotate.c: the facts of packet i's comment into its record (tl_finish
+ * calls it when it makes the packet's row, while the packet is at hand). */
+void tl_annotate_packet(struct tl_build *b, size_t i);
 /* tl_file.c: turn the build into a timeline (takes the memory). */
 int tl_finish(struct tl_build *b, struct rt_timeline **out);
 /* tl_file.c: have tl_finish's big arrays faulted in while the linking runs. */

@@ -1,7 +1,8 @@
 /*
  * Building a timeline: read every trace file and the capture into build
- * records, then run the linking, clock alignment, detectors and annotation
- * steps, and hand the result to tl_finish() (analysis/tl_file.c).
+ * records, then run the linking, clock alignment and detectors, and hand
+ * the result to tl_finish() (analysis/tl_file.c), which makes the rows and
+ * the packets' annotation facts.
  */
 #include <errno.h>
 #include <pthread.h>

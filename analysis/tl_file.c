@@ -435,11 +435,8 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 	return 0;
 }
 
-/* The link array: each row's links together (counting sort by source row:
- * link_counts() counts them per row), sorted by type then target, exact
- * duplicates dropped.  Links touching an item without a row are dropped.
- * The array is made in mem (the sort keys, no longer needed: memory already
- * faulted in), which it takes. */
+/* The number of links of each row in the link array (links touching an
+ * item without a row are dropped), and their total in *placed. */
 static uint32_t *link_counts(struct tl_build *b, size_t n, const uint32_t *item_row, size_t nitems, size_t *placed)
 {
 	uint32_t *cnt = calloc(n + 1, sizeof(uint32_t));
@@ -457,7 +454,11 @@ static uint32_t *link_counts(struct tl_build *b, size_t n, const uint32_t *item_
 	return cnt;
 }
 
-/* With cnt and placed from link_counts() (cnt is freed). */
+/* The link array: each row's links together (a counting sort by source
+ * row, with cnt and placed from link_counts(); it frees cnt), sorted by
+ * type then target, exact duplicates dropped.  The array is made in mem
+ * (the sort keys, no longer needed: memory already faulted in), which it
+ * takes. */
 static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
 			size_t nitems, uint32_t *cnt, size_t placed, void *mem, struct rt_tl_link **out)
 {
@@ -530,7 +531,9 @@ static int finish_match(struct rt_timeline *tl, const uint16_t *mask, const size
 static void presave_start(struct rt_timeline *tl, struct tl_build *b, size_t nrows, size_t nlinks);
 
 /* Rows and keys for every event and packet and a few findings (when there
- * are more findings, tl_prefault_take() grows the buffers). */
+ * are more findings, tl_prefault_take() grows the buffers).  The keys'
+ * memory is sized for every row even when the packets need none
+ * (pk_keyless): the link array is made in it afterwards. */
 enum { PF_ROWS, PF_KEYS };
 #define PF_FINDINGS 256
 

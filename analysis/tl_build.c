@@ -174,26 +174,26 @@ int tl_link_index_build(struct tl_build *b, struct tl_link_index *x)
 	size_t n = tl_nev(b) + tl_npk(b), nl = b->links.n;
 	x->n = n;
 	x->off = calloc(n + 1, sizeof(uint32_t));
-	x->cnt = calloc(n + 1, sizeof(uint32_t));
 	x->ls = malloc((nl ? nl : 1) * sizeof(*x->ls));
-	if (!x->off || !x->cnt || !x->ls)
+	if (!x->off || !x->ls)
 		return -ENOMEM;
+	/* item i's count in off[i + 1], summed: off[i] is where its links
+	 * start; placing them moves off[i] to where item i + 1's start, and a
+	 * shift by one entry puts that back */
 	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < n)
-			x->cnt[l->from]++;
+			x->off[l->from + 1]++;
 	}
-	uint32_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		x->off[i] = o;
-		o += x->cnt[i];
-		x->cnt[i] = 0;
-	}
+	for (size_t i = 1; i <= n; i++)
+		x->off[i] += x->off[i - 1];
 	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < n)
-			x->ls[x->off[l->from] + x->cnt[l->from]++] = *l;
+			x->ls[x->off[l->from]++] = (struct tl_ilink){.to = l->to, .type = l->type};
 	}
+	memmove(x->off + 1, x->off, n * sizeof(uint32_t));
+	x->off[0] = 0;
 	return 0;
 }
 
@@ -201,16 +201,15 @@ uint32_t tl_link_index_first(const struct tl_link_index *x, uint32_t item, uint3
 {
 	if (item >= x->n)
 		return RT_TL_NONE;
-	for (uint32_t i = 0; i < x->cnt[item]; i++)
-		if (x->ls[x->off[item] + i].type == type)
-			return x->ls[x->off[item] + i].to;
+	for (uint32_t i = x->off[item]; i < x->off[item + 1]; i++)
+		if (x->ls[i].type == type)
+			return x->ls[i].to;
 	return RT_TL_NONE;
 }
 
 void tl_link_index_free(struct tl_link_index *x)
 {
 	free(x->off);
-	free(x->cnt);
 	free(x->ls);
 	memset(x, 0, sizeof(*x));
 }

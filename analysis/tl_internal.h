@@ -272,10 +272,13 @@ static inline uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
 uint64_t tl_item_time(struct tl_build *b, uint32_t item);
 
 /* The links of each event and packet item, in the order they were made. */
+struct tl_ilink {
+	uint32_t to, type;
+};
 struct tl_link_index {
 	size_t n;                 /* items indexed: events and packets */
-	uint32_t *off, *cnt;      /* per item: its first entry in ls, its number of links */
-	struct tl_blink *ls;
+	uint32_t *off;            /* per item: its first entry in ls; off[n]: the number of entries */
+	struct tl_ilink *ls;      /* the links by source item (the source is implied) */
 };
 int tl_link_index_build(struct tl_build *b, struct tl_link_index *x);
 /* The target of the item's first link of this type (RT_TL_NONE). */

@@ -20,35 +20,31 @@
 
 /* ---- the facts, at build time ---- */
 
-int tl_annotate(struct tl_build *b)
+void tl_annotate_packet(struct tl_build *b, size_t i)
 {
-	size_t npk = tl_npk(b);
-	for (size_t i = 0; i < npk; i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
-		pr->retrans = k->retrans;
-		pr->retrans_cause = k->retrans_cause;
-		pr->send_qp = k->send_qp;
-		pr->wr = k->wr;
-		pr->psn = k->psn;
-		pr->dqpn = k->dqpn;
-		pr->wr_pkt_index = k->wr_pkt_index;
-		pr->wr_pkt_count = k->wr_pkt_count;
-		pr->op_class = k->op_class;
-		pr->aeth_type = k->aeth_type;
-		pr->aeth_value = k->aeth_value;
-		pr->findings[0] = k->findings[0];
-		pr->findings[1] = k->findings[1];
-		pr->bits = (uint8_t)((k->is_request ? TL_PKB_REQUEST : 0) | (k->dup ? TL_PKB_DUP : 0) | (k->ooo ? TL_PKB_OOO : 0) |
-				     (k->is_cm ? TL_PKB_CM : 0) | (k->op_class == RT_CLASS_ACK ? TL_PKB_AETH : 0));
-		if (k->is_request && k->answer != RT_TL_NONE) {
-			struct tl_pk *a = tl_pk(b, k->answer);
-			pr->answer_frame = a->frame;
-			uint64_t d = a->raw_ns >= k->raw_ns ? a->raw_ns - k->raw_ns : 0;
-			pr->ack_latency_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-		}
+	struct tl_pk *k = tl_pk(b, i);
+	struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
+	pr->retrans = k->retrans;
+	pr->retrans_cause = k->retrans_cause;
+	pr->send_qp = k->send_qp;
+	pr->wr = k->wr;
+	pr->psn = k->psn;
+	pr->dqpn = k->dqpn;
+	pr->wr_pkt_index = k->wr_pkt_index;
+	pr->wr_pkt_count = k->wr_pkt_count;
+	pr->op_class = k->op_class;
+	pr->aeth_type = k->aeth_type;
+	pr->aeth_value = k->aeth_value;
+	pr->findings[0] = k->findings[0];
+	pr->findings[1] = k->findings[1];
+	pr->bits = (uint8_t)((k->is_request ? TL_PKB_REQUEST : 0) | (k->dup ? TL_PKB_DUP : 0) | (k->ooo ? TL_PKB_OOO : 0) |
+			     (k->is_cm ? TL_PKB_CM : 0) | (k->op_class == RT_CLASS_ACK ? TL_PKB_AETH : 0));
+	if (k->is_request && k->answer != RT_TL_NONE) {
+		struct tl_pk *a = tl_pk(b, k->answer);
+		pr->answer_frame = a->frame;
+		uint64_t d = a->raw_ns >= k->raw_ns ? a->raw_ns - k->raw_ns : 0;
+		pr->ack_latency_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 	}
-	return 0;
 }
 
 /* ---- text without printf ---- */

@@ -1,7 +1,8 @@
 /*
  * Building a timeline: read every trace file and the capture into build
- * records, then run the linking, clock alignment, detectors and annotation
- * steps, and hand the result to tl_finish() (analysis/tl_file.c).
+ * records, then run the linking, clock alignment and detectors, and hand
+ * the result to tl_finish() (analysis/tl_file.c), which makes the rows and
+ * the packets' annotation facts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -174,26 +175,26 @@ int tl_link_index_build(struct tl_build *b, struct tl_link_index *x)
 	size_t n = tl_nev(b) + tl_npk(b), nl = b->links.n;
 	x->n = n;
 	x->off = calloc(n + 1, sizeof(uint32_t));
-	x->cnt = calloc(n + 1, sizeof(uint32_t));
 	x->ls = malloc((nl ? nl : 1) * sizeof(*x->ls));
-	if (!x->off || !x->cnt || !x->ls)
+	if (!x->off || !x->ls)
 		return -ENOMEM;
+	/* item i's count in off[i + 1], summed: off[i] is where its links
+	 * start; placing them moves off[i] to where item i + 1's start, and a
+	 * shift by one entry puts that back */
 	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < n)
-			x->cnt[l->from]++;
+			x->off[l->from + 1]++;
 	}
-	uint32_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		x->off[i] = o;
-		o += x->cnt[i];
-		x->cnt[i] = 0;
-	}
+	for (size_t i = 1; i <= n; i++)
+		x->off[i] += x->off[i - 1];
 	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < n)
-			x->ls[x->off[l->from] + x->cnt[l->from]++] = *l;
+			x->ls[x->off[l->from]++] = (struct tl_ilink){.to = l->to, .type = l->type};
 	}
+	memmove(x->off + 1, x->off, n * sizeof(uint32_t));
+	x->off[0] = 0;
 	return 0;
 }
 
@@ -201,26 +202,17 @@ uint32_t tl_link_index_first(const struct tl_link_index *x, uint32_t item, uint3
 {
 	if (item >= x->n)
 		return RT_TL_NONE;
-	for (uint32_t i = 0; i < x->cnt[item]; i++)
-		if (x->ls[x->off[item] + i].type == type)
-			return x->ls[x->off[item] + i].to;
+	for (uint32_t i = x->off[item]; i < x->off[item + 1]; i++)
+		if (x->ls[i].type == type)
+			return x->ls[i].to;
 	return RT_TL_NONE;
 }
 
 void tl_link_index_free(struct tl_link_index *x)
 {
 	free(x->off);
-	free(x->cnt);
 	free(x->ls);
 	memset(x, 0, sizeof(*x));
-}
-
-uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
-{
-	int64_t t = (int64_t)raw + h->offset_ns;
-	if (h->drift_ppb)
-		t += (int64_t)(((double)((int64_t)raw - (int64_t)h->drift_origin_ns)) * (double)h->drift_ppb / 1e9);
-	return t < 0 ? 0 : (uint64_t)t;
 }
 
 static uint16_t host_find_or_add(struct tl_build *b, const char *name, uint32_t flags)
@@ -369,6 +361,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	if (!k)
 		return -ENOMEM;
 	k->raw_ns = rec->ts_ns;
+	if (b->pk.n > 1 && k->raw_ns < tl_pk(b, b->pk.n - 2)->raw_ns)
+		b->pk_unordered = true;
 	k->frame = (uint32_t)rec->frame;
 	k->psn = p->bth.psn;
 	k->dqpn = p->bth.dqpn;
@@ -722,7 +716,7 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 		goto fail;
 	tl_phase("clock");
 	/* the build's arrays are complete before the detectors start the statistics */
-	if ((rc = cap_join(&job)) < 0 || (rc = tl_detect(&b)) < 0 || (rc = tl_annotate(&b)) < 0)
+	if ((rc = cap_join(&job)) < 0 || (rc = tl_detect(&b)) < 0)
 		goto fail;
 	tl_phase("detect");
 	if ((rc = tl_finish(&b, out)) < 0)

@@ -40,6 +40,9 @@ struct tl_file_header {
 	struct tl_sect sect[S_COUNT];
 };
 
+/* Where the first section, the rows, starts in the file. */
+#define ROWS_OFF ((sizeof(struct tl_file_header) + 63) & ~(size_t)63)
+
 static const size_t sect_esz[S_COUNT] = {
 	[S_ROWS] = sizeof(struct rt_tl_row), [S_LINKS] = sizeof(struct rt_tl_link), [S_STRS] = 1,
 	[S_HOSTS] = sizeof(struct rt_tl_host), [S_PROCS] = sizeof(struct rt_tl_proc),
@@ -268,8 +271,25 @@ static bool item_has_row(const struct tl_build *b, size_t item)
 	return item >= tl_nev(b) || !b->ev_shadow || !b->ev_shadow[item];
 }
 
+/* The packets in capture order need no sort keys: their key is at hand in
+ * the packet when its row is made (finish_rows), and the aligned time is
+ * in order when the capture time is (tl_align() never decreases). */
+static bool pk_keyless(const struct tl_build *b)
+{
+	return !b->pk_unordered;
+}
+
+/* The key of the packet item. */
+static struct tl_key pk_key(struct tl_build *b, size_t i)
+{
+	const struct rt_tl_host *caph = b->capture_host != UINT16_MAX ? tl_host(b, b->capture_host) : NULL;
+	uint64_t raw = tl_pk(b, i)->raw_ns;
+	return (struct tl_key){.t = caph ? tl_align(caph, raw) : raw, .item = tl_item_pk(b, i)};
+}
+
 /* Sort keys: each host's events, the packets and the findings, each source
- * in its own slice of keys (src_start[s] .. src_start[s + 1]), sorted. */
+ * in its own slice of keys (src_start[s] .. src_start[s + 1]), sorted; the
+ * packets' slice is left out when they need none (pk_keyless). */
 static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_start, size_t nsrc)
 {
 	size_t nev = tl_nev(b), npk = tl_npk(b), nf = b->findings.n, nh = b->hosts.n;
@@ -299,12 +319,13 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 		k->item = (uint32_t)i;
 		tmin = k->t < tmin ? k->t : tmin;
 	}
-	const struct rt_tl_host *caph = b->capture_host != UINT16_MAX ? tl_host(b, b->capture_host) : NULL;
+	bool keyless = pk_keyless(b);
 	for (size_t i = 0; i < npk; i++) {
-		struct tl_key *k = &keys[src_pos[nh]++];
-		k->t = caph ? tl_align(caph, tl_pk(b, i)->raw_ns) : tl_pk(b, i)->raw_ns;
-		k->item = tl_item_pk(b, i);
-		tmin = k->t < tmin ? k->t : tmin;
+		struct tl_key k = pk_key(b, i);
+		tmin = k.t < tmin ? k.t : tmin;
+		if (keyless)
+			break; /* the first is the earliest */
+		keys[src_pos[nh]++] = k;
 	}
 	/* findings without a time of their own: the time of their first evidence */
 	for (size_t i = 0; nf && i < b->links.n; i++) {
@@ -331,6 +352,8 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 	}
 	free(src_pos);
 	for (size_t s = 0; s < nsrc; s++) {
+		if (s == nh && keyless)
+			continue;
 		size_t a = src_start[s], e = src_start[s + 1];
 		for (size_t i = a + 1; i < e; i++)
 			if (key_cmp(&keys[i - 1], &keys[i]) > 0) {
@@ -355,6 +378,7 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 		tl_ev(b, it)->row = (uint32_t)o;
 	} else if (it < nev + npk) {
 		row_from_packet(b, it - nev, r);
+		tl_annotate_packet(b, it - nev);
 		TL_AT(&b->pkrec, struct tl_pktrec, it - nev)->row = (uint32_t)o;
 	} else {
 		row_from_finding(b, it - nev - npk, r);
@@ -367,49 +391,81 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 		nmask[__builtin_ctz(rm)]++;
 }
 
-/* Merge the sorted sources into rows (few sources: a linear pick). */
+/* The key at position i of source s (finish_keys). */
+static struct tl_key src_key(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t s,
+			     size_t i)
+{
+	if (s == b->hosts.n && pk_keyless(b))
+		return pk_key(b, i - src_start[s]);
+	return keys[i];
+}
+
+/* Merge the sorted sources into rows (few sources: a linear pick among
+ * their next keys). */
 static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t nsrc,
 		       struct rt_tl_row *rows, size_t n, uint32_t *item_row, uint16_t *mask,
 		       size_t nmask[RT_TLM_COUNT_])
 {
 	size_t *pos = malloc(nsrc * sizeof(size_t));
-	if (!pos)
+	struct tl_key *next = malloc(nsrc * sizeof(*next));
+	if (!pos || !next) {
+		free(pos);
+		free(next);
 		return -ENOMEM;
-	memcpy(pos, src_start, nsrc * sizeof(size_t));
+	}
+	for (size_t s = 0; s < nsrc; s++) {
+		pos[s] = src_start[s];
+		if (pos[s] < src_start[s + 1])
+			next[s] = src_key(b, keys, src_start, s, pos[s]);
+	}
 	for (size_t o = 0; o < n; o++) {
 		size_t best = SIZE_MAX;
 		for (size_t s = 0; s < nsrc; s++) {
 			if (pos[s] >= src_start[s + 1])
 				continue;
-			if (best == SIZE_MAX || key_cmp(&keys[pos[s]], &keys[pos[best]]) < 0)
+			if (best == SIZE_MAX || key_cmp(&next[s], &next[best]) < 0)
 				best = s;
 		}
-		finish_row(b, &keys[pos[best]++], o, rows, item_row, mask, nmask);
+		finish_row(b, &next[best], o, rows, item_row, mask, nmask);
+		if (++pos[best] < src_start[best + 1])
+			next[best] = src_key(b, keys, src_start, best, pos[best]);
 	}
 	free(pos);
+	free(next);
 	return 0;
 }
 
-/* The link array: each row's links together (counting sort by source row),
- * sorted by type then target, exact duplicates dropped.  Links touching an
- * item without a row are dropped. */
-static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
-			size_t nitems, struct rt_tl_link **out, size_t *nout)
+/* The number of links of each row in the link array (links touching an
+ * item without a row are dropped), and their total in *placed. */
+static uint32_t *link_counts(struct tl_build *b, size_t n, const uint32_t *item_row, size_t nitems, size_t *placed)
 {
-	size_t nl = b->links.n, placed = 0;
 	uint32_t *cnt = calloc(n + 1, sizeof(uint32_t));
 	if (!cnt)
-		return -ENOMEM;
-	for (size_t i = 0; i < nl; i++) {
+		return NULL;
+	*placed = 0;
+	for (size_t i = 0; i < b->links.n; i++) {
 		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < nitems && l->to < nitems && item_row[l->from] != RT_TL_NONE &&
 		    item_row[l->to] != RT_TL_NONE) {
 			cnt[item_row[l->from]]++;
-			placed++;
+			(*placed)++;
 		}
 	}
-	struct rt_tl_link *links = malloc((placed ? placed : 1) * sizeof(*links));
+	return cnt;
+}
+
+/* The link array: each row's links together (a counting sort by source
+ * row, with cnt and placed from link_counts(); it frees cnt), sorted by
+ * type then target, exact duplicates dropped.  The array is made in mem
+ * (the sort keys, no longer needed: memory already faulted in), which it
+ * takes. */
+static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
+			size_t nitems, uint32_t *cnt, size_t placed, void *mem, struct rt_tl_link **out)
+{
+	size_t nl = b->links.n;
+	struct rt_tl_link *links = realloc(mem, (placed ? placed : 1) * sizeof(*links));
 	if (!links) {
+		free(mem);
 		free(cnt);
 		return -ENOMEM;
 	}
@@ -450,7 +506,6 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 	}
 	free(cnt);
 	*out = links;
-	*nout = placed;
 	return 0;
 }
 
@@ -473,8 +528,12 @@ static int finish_match(struct rt_timeline *tl, const uint16_t *mask, const size
 	return 0;
 }
 
+static void presave_start(struct rt_timeline *tl, struct tl_build *b, size_t nrows, size_t nlinks);
+
 /* Rows and keys for every event and packet and a few findings (when there
- * are more findings, tl_prefault_take() grows the buffers). */
+ * are more findings, tl_prefault_take() grows the buffers).  The keys'
+ * memory is sized for every row even when the packets need none
+ * (pk_keyless): the link array is made in it afterwards. */
 enum { PF_ROWS, PF_KEYS };
 #define PF_FINDINGS 256
 
@@ -497,7 +556,8 @@ void tl_finish_prefault(struct tl_build *b)
 			    (uint64_t)tl_nev(b) * sizeof(struct tl_evrec) +
 			    (uint64_t)tl_npk(b) * sizeof(struct tl_pktrec) + b->blob_bytes + b->strs.n;
 	}
-	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size);
+	/* the rows go straight into the file: theirs is the first section */
+	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size, PF_ROWS, ROWS_OFF);
 }
 
 int tl_finish(struct tl_build *b, struct rt_timeline **out)
@@ -512,6 +572,8 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	size_t *src_start = malloc((nsrc + 1) * sizeof(size_t));
 	uint32_t *item_row = malloc((nitems ? nitems : 1) * sizeof(*item_row));
 	struct rt_tl_row *rows = tl_prefault_take(b, PF_ROWS, (n ? n : 1) * sizeof(*rows));
+	size_t map_len = 0;
+	void *map = tl_prefault_take_map(b, &map_len); /* the rows are in the prepared file */
 	uint16_t *mask = malloc((n ? n : 1) * sizeof(*mask));
 	size_t nmask[RT_TLM_COUNT_] = {0};
 	struct rt_tl_link *links = NULL;
@@ -522,8 +584,6 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	if ((rc = finish_keys(b, keys, src_start, nsrc)) < 0 ||
 	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row, mask, nmask)) < 0)
 		goto fail;
-	free(keys);
-	keys = NULL;
 	free(src_start);
 	src_start = NULL;
 	/* finish_rows gave every other item its row */
@@ -534,7 +594,16 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
 		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
 	}
-	if ((rc = finish_links(b, rows, n, item_row, nitems, &links, &nlinks)) < 0)
+	uint32_t *cnt = link_counts(b, n, item_row, nitems, &nlinks);
+	if (!cnt) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	tl->prepared = tl_prefault_take_file(b);
+	presave_start(tl, b, n, nlinks);
+	rc = finish_links(b, rows, n, item_row, nitems, cnt, nlinks, keys, &links);
+	keys = NULL;
+	if (rc < 0)
 		goto fail;
 	free(item_row);
 	item_row = NULL;
@@ -549,7 +618,14 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		goto fail;
 	tl->rows = rows;
 	tl->nrows = n;
-	tl_own(tl, rows);
+	if (map) {
+		tl->map = map;
+		tl->map_len = map_len;
+		tl->rows_prepared = true;
+		map = NULL;
+	} else {
+		tl_own(tl, rows);
+	}
 	rows = NULL;
 	tl->links = links;
 	tl->nlinks = nlinks;
@@ -573,7 +649,6 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	TAKE(notes, nnotes, &b->notes);
 #undef TAKE
 	tl->capture_path = b->capture_path;
-	tl->prepared = tl_prefault_take_file(b);
 	rc = finish_match(tl, mask, nmask);
 	free(mask);
 	if (rc < 0) {
@@ -587,7 +662,10 @@ fail:
 	free(src_start);
 	free(item_row);
 	free(mask);
-	free(rows);
+	if (map)
+		munmap(map, map_len);
+	else
+		free(rows);
 	free(links);
 	if (tl)
 		rt_timeline_free(tl);
@@ -626,9 +704,103 @@ static void *write_sections(void *arg)
 {
 	struct tl_writer *w = arg;
 	for (unsigned s = w->first; !w->rc && s < w->last; s++)
-		if (w->h->sect[s].count)
+		if (w->h->sect[s].count && w->data[s]) /* NULL: in the file already */
 			w->rc = pwrite_all(w->fd, w->data[s], w->h->sect[s].count * w->h->sect[s].esz, w->h->sect[s].off);
 	return NULL;
+}
+
+/* The offsets of the sections of a file of count[s] elements each, and its
+ * size (a section's offset depends only on the counts before it). */
+static void file_layout(struct tl_file_header *h, const size_t count[S_COUNT])
+{
+	uint64_t off = ROWS_OFF;
+	for (unsigned s = 0; s < S_COUNT; s++) {
+		h->sect[s].off = off;
+		h->sect[s].count = count[s];
+		h->sect[s].esz = sect_esz[s];
+		off = (off + count[s] * sect_esz[s] + 63) & ~63ull;
+	}
+	h->size = off;
+}
+
+/* The records (trace events, packet records, header bytes: 240 MB of a
+ * 1 M packet run) are final once the rows are made, and where they go in
+ * the file is known once the links are counted: they are written into the
+ * save's prepared file on a thread of their own while the build finishes
+ * (the links, the search indices, freeing the build), and the save only
+ * waits for them (rt_timeline_save). */
+enum { PRESAVE_FIRST = S_EVENTS, PRESAVE_LAST = S_BLOB + 1 };
+
+struct tl_presave {
+	pthread_t th;
+	char *file;
+	struct tl_file_header h;  /* the sections' offsets and counts */
+	const void *data[S_COUNT];
+	struct tl_writer w;
+};
+
+static void *presave_run(void *arg)
+{
+	struct tl_presave *p = arg;
+	p->w.fd = open(p->file, O_WRONLY | O_CLOEXEC);
+	p->w.rc = p->w.fd < 0 ? -errno : 0;
+	write_sections(&p->w);
+	if (p->w.fd >= 0 && close(p->w.fd) < 0 && !p->w.rc)
+		p->w.rc = -errno;
+	return NULL;
+}
+
+/* Into tl->prepared, when there is one. */
+static void presave_start(struct rt_timeline *tl, struct tl_build *b, size_t nrows, size_t nlinks)
+{
+	if (!tl->prepared)
+		return;
+	struct tl_presave *p = calloc(1, sizeof(*p));
+	if (!p || !(p->file = strdup(tl->prepared))) {
+		free(p);
+		return; /* the save writes them */
+	}
+	size_t count[S_COUNT] = {[S_ROWS] = nrows, [S_LINKS] = nlinks, [S_STRS] = b->strs.n,
+				 [S_HOSTS] = b->hosts.n, [S_PROCS] = b->procs.n, [S_QPS] = b->qps.n,
+				 [S_FINDINGS] = b->findings.n, [S_EVENTS] = b->ev.n, [S_PKTS] = b->pkrec.n,
+				 [S_BLOB] = b->blob.n};
+	file_layout(&p->h, count);
+	p->data[S_EVENTS] = b->ev.p;
+	p->data[S_PKTS] = b->pkrec.p;
+	p->data[S_BLOB] = b->blob.p;
+	p->w = (struct tl_writer){.h = &p->h, .data = p->data, .first = PRESAVE_FIRST, .last = PRESAVE_LAST};
+	if (pthread_create(&p->th, NULL, presave_run, p) != 0) {
+		free(p->file);
+		free(p);
+		return;
+	}
+	tl->presave = p;
+}
+
+/* Wait for the presave; its status (0 when there is none). */
+static int presave_join(struct rt_timeline *tl)
+{
+	struct tl_presave *p = tl->presave;
+	if (!p)
+		return 0;
+	pthread_join(p->th, NULL);
+	int rc = p->w.rc;
+	free(p->file);
+	free(p);
+	tl->presave = NULL;
+	return rc;
+}
+
+/* The presave wrote into file the sections h has at the same places. */
+static bool presave_fits(const struct rt_timeline *tl, const char *file, const struct tl_file_header *h)
+{
+	const struct tl_presave *p = tl->presave;
+	if (!p || strcmp(p->file, file))
+		return false;
+	for (unsigned s = PRESAVE_FIRST; s < PRESAVE_LAST; s++)
+		if (p->h.sect[s].off != h->sect[s].off || p->h.sect[s].count != h->sect[s].count)
+			return false;
+	return true;
 }
 
 void tl_file_tmp_name(const char *path, char *tmp, size_t len)
@@ -709,18 +881,21 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 		data[S_MATCH0 + m] = tl->match[m];
 		count[S_MATCH0 + m] = tl->nmatch[m];
 	}
-	uint64_t off = (sizeof(h) + 63) & ~63ull;
-	for (unsigned s = 0; s < S_COUNT; s++) {
-		h.sect[s].off = off;
-		h.sect[s].count = count[s];
-		h.sect[s].esz = sect_esz[s];
-		off = (off + count[s] * sect_esz[s] + 63) & ~63ull;
-	}
-	h.size = off;
+	file_layout(&h, count);
 	char tmp[4096];
 	tl_file_tmp_name(path, tmp, sizeof(tmp));
-	/* the file the build prepared for this path holds zeros: keep its pages */
+	/* the file the build prepared for this path holds zeros, and maybe the
+	 * rows already: keep its pages */
 	bool prepared = tl->prepared && !strcmp(tl->prepared, tmp);
+	if (prepared && tl->rows_prepared)
+		data[S_ROWS] = NULL; /* nothing to write */
+	/* the records the presave writes there: waited for after the rest */
+	bool presaved = prepared && presave_fits(tl, tmp, &h);
+	const void *pdata[S_COUNT] = {0};
+	for (unsigned s = PRESAVE_FIRST; presaved && s < PRESAVE_LAST; s++) {
+		pdata[s] = data[s];
+		data[s] = NULL;
+	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | (prepared ? 0 : O_TRUNC), 0644);
 	if (fd < 0) {
 		int e = errno;
@@ -731,9 +906,12 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	 * sections in two halves by size, one of them in a second thread: the
 	 * copy into the page cache is most of the time of a save */
 	int rc = ftruncate(fd, (off_t)h.size) < 0 ? -errno : pwrite_all(fd, &h, sizeof(h), 0);
+	uint64_t total = 0;
+	for (unsigned s = 0; s < S_COUNT; s++)
+		total += data[s] ? h.sect[s].count * h.sect[s].esz : 0;
 	unsigned split = 0;
-	for (uint64_t half = 0; split < S_COUNT && half * 2 < h.size; split++)
-		half += h.sect[split].count * h.sect[split].esz;
+	for (uint64_t half = 0; split < S_COUNT && half * 2 < total; split++)
+		half += data[split] ? h.sect[split].count * h.sect[split].esz : 0;
 	struct tl_writer w[2] = {{fd, &h, data, 0, split, rc}, {fd, &h, data, split, S_COUNT, rc}};
 	pthread_t th;
 	bool threaded = !rc && pthread_create(&th, NULL, write_sections, &w[1]) == 0;
@@ -743,6 +921,12 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	else
 		write_sections(&w[1]);
 	rc = rc ? rc : w[0].rc ? w[0].rc : w[1].rc;
+	if (presave_join((struct rt_timeline *)tl) < 0 && presaved && !rc) {
+		/* it failed: the records are written here after all */
+		struct tl_writer pw = {fd, &h, pdata, PRESAVE_FIRST, PRESAVE_LAST, 0};
+		write_sections(&pw);
+		rc = pw.rc;
+	}
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	/* the file replaced stays open through the rename (release_start) */
@@ -764,6 +948,7 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 		struct rt_timeline *mtl = (struct rt_timeline *)tl;
 		free(mtl->prepared);
 		mtl->prepared = NULL;
+		mtl->rows_prepared = false;
 	}
 	return rc;
 }
@@ -917,6 +1102,7 @@ void rt_timeline_free(struct rt_timeline *tl)
 {
 	if (!tl)
 		return;
+	presave_join(tl); /* first: it reads the records */
 	if (tl->prepared) {
 		unlink(tl->prepared); /* never saved (a save renamed it away) */
 		free(tl->prepared);

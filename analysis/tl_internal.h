@@ -56,6 +56,7 @@ enum {
 
 #define TL_NSECT 14
 struct tl_release;
+struct tl_presave;
 struct rt_timeline {
 	const struct rt_tl_row *rows;
 	size_t nrows;
@@ -84,6 +85,8 @@ struct rt_timeline {
 	uint32_t capture_path;
 	uint64_t input_stamp;     /* tl_input_stamp() of the inputs it was built from, 0 unknown */
 	char *prepared;           /* the save's temporary file the build prepared (tl_file_prepare), NULL none */
+	bool rows_prepared;       /* rows are in prepared, mapped (map), where the save puts them */
+	struct tl_presave *presave; /* the records being written into prepared (tl_file.c), NULL none */
 	struct tl_release *release; /* the file a save replaced, being given back (tl_file.c), NULL none */
 	/* ownership */
 	void *map;
@@ -203,6 +206,7 @@ struct tl_build {
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;
 	bool engine_packets;      /* the traces hold engine packet events (RT_EV_PACKET) */
+	bool pk_unordered;        /* a packet was captured before the one before it */
 	uint64_t nonroce_frames;
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
@@ -257,16 +261,26 @@ int tl_link2(struct tl_build *b, uint32_t a, uint32_t b_item, uint32_t type_ab, 
 /* Raw time of an item and its host. */
 uint64_t tl_item_raw(struct tl_build *b, uint32_t item);
 uint16_t tl_item_host(struct tl_build *b, uint32_t item);
-/* Aligned time of a raw time on host h. */
-uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw);
+/* Aligned time of a raw time on host h (inline: the rows' sort keys take
+ * one per event and packet). */
+static inline uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
+{
+	int64_t t = (int64_t)raw + h->offset_ns;
+	if (h->drift_ppb)
+		t += (int64_t)(((double)((int64_t)raw - (int64_t)h->drift_origin_ns)) * (double)h->drift_ppb / 1e9);
+	return t < 0 ? 0 : (uint64_t)t;
+}
 /* Aligned time of an item (its raw time when it has no host). */
 uint64_t tl_item_time(struct tl_build *b, uint32_t item);
 
 /* The links of each event and packet item, in the order they were made. */
+struct tl_ilink {
+	uint32_t to, type;
+};
 struct tl_link_index {
 	size_t n;                 /* items indexed: events and packets */
-	uint32_t *off, *cnt;      /* per item: its first entry in ls, its number of links */
-	struct tl_blink *ls;
+	uint32_t *off;            /* per item: its first entry in ls; off[n]: the number of entries */
+	struct tl_ilink *ls;      /* the links by source item (the source is implied) */
 };
 int tl_link_index_build(struct tl_build *b, struct tl_link_index *x);
 /* The target of the item's first link of this type (RT_TL_NONE). */
@@ -288,7 +302,9 @@ int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_
  * tl_stats_join() returns the statistics' status (0 when none run). */
 int tl_stats_start(struct tl_build *b, struct tl_link_index *x);
 int tl_stats_join(struct tl_build *b);
-int tl_annotate(struct tl_build *b);          /* tl_annotate.c: per-packet comments */
+/* tl_annotate.c: the facts of packet i's comment into its record (tl_finish
+ * calls it when it makes the packet's row, while the packet is at hand). */
+void tl_annotate_packet(struct tl_build *b, size_t i);
 /* tl_file.c: turn the build into a timeline (takes the memory). */
 int tl_finish(struct tl_build *b, struct rt_timeline **out);
 /* tl_file.c: have tl_finish's big arrays faulted in while the linking runs. */
@@ -298,11 +314,15 @@ void tl_finish_prefault(struct tl_build *b);
  * grown to size (still zeroed), or a new zeroed one; NULL without memory.
  * With a file name, the same thread also prepares that file with
  * tl_file_prepare(); take_file() waits and returns the name (the caller
- * owns it) when the file was prepared, else NULL. */
+ * owns it) when the file was prepared, else NULL.  Slot map_slot (none:
+ * TL_PREFAULT_SLOTS) is then placed in the prepared file at byte map_off,
+ * mapped shared; when take() returned it from there, take_map() gives the
+ * mapping (the caller owns it: munmap(map, *len)), else it returns NULL. */
 #define TL_PREFAULT_SLOTS 2
 void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS], const char *file,
-		       uint64_t file_size);
+		       uint64_t file_size, unsigned map_slot, uint64_t map_off);
 void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size);
+void *tl_prefault_take_map(struct tl_build *b, size_t *len);
 char *tl_prefault_take_file(struct tl_build *b);
 void tl_prefault_free(struct tl_build *b);
 /* tl_file.c: the temporary file rt_timeline_save(path) writes before renaming

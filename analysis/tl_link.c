@@ -1432,14 +1432,22 @@ static int recv_consumers(struct lctx *c)
 	struct fifo *sends = calloc(nqp ? nqp : 1, sizeof(*sends)); /* consuming send WRs per sending QP */
 	uint32_t *cons = malloc((nev ? nev : 1) * sizeof(uint32_t)); /* send WR -> its consuming packet */
 	uint8_t *gap = calloc(nqp ? nqp : 1, 1);
+	uint8_t *by_wr = malloc(nqp ? nqp : 1); /* per receiving QP: paired by the peer's WRs */
 	struct tl_hash last;
-	if (!rq || !msg || !sends || !cons || !gap || tl_hash_init(&last, 64) < 0) {
+	if (!rq || !msg || !sends || !cons || !gap || !by_wr || tl_hash_init(&last, 64) < 0) {
 		free(rq);
 		free(msg);
 		free(sends);
 		free(cons);
 		free(gap);
+		free(by_wr);
 		return -ENOMEM;
+	}
+	for (size_t q = 0; q < nqp; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		uint32_t peer = Q->peer;
+		by_wr[q] = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
+			   (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < nev && !rc; i++) {
@@ -1463,7 +1471,8 @@ static int recv_consumers(struct lctx *c)
 			continue;
 		if (k->wr < nev)
 			cons[k->wr] = (uint32_t)i; /* a later transmission is the one that got through */
-		if (!(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED) || gap[k->recv_qp])
+		/* the captured messages in order: only where they are paired by them */
+		if (by_wr[k->recv_qp] || !(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED) || gap[k->recv_qp])
 			continue;
 		uint64_t key = K2(k->recv_qp, k->psn);
 		uint32_t *v = tl_hash_get(&last, key);
@@ -1476,14 +1485,10 @@ static int recv_consumers(struct lctx *c)
 		}
 	}
 	for (size_t q = 0; q < nqp && !rc; q++) {
-		const struct rt_tl_qp *Q = tl_qp(b, q);
-		uint32_t peer = Q->peer;
-		bool by_wr = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
-			     (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
-		const struct fifo *m = by_wr ? &sends[peer] : &msg[q];
+		const struct fifo *m = by_wr[q] ? &sends[tl_qp(b, q)->peer] : &msg[q];
 		size_t n = rq[q].n < m->n ? rq[q].n : m->n;
 		for (size_t j = 0; j < n && !rc; j++) {
-			uint32_t pk = by_wr ? cons[m->v[j]] : m->v[j];
+			uint32_t pk = by_wr[q] ? cons[m->v[j]] : m->v[j];
 			if (pk == RT_TL_NONE)
 				continue; /* the capture does not have that message's last packet */
 			tl_pk(b, pk)->recv_wr = rq[q].v[j];
@@ -1500,6 +1505,7 @@ static int recv_consumers(struct lctx *c)
 	free(sends);
 	free(cons);
 	free(gap);
+	free(by_wr);
 	tl_hash_free(&last);
 	return rc;
 }
@@ -1605,21 +1611,29 @@ static int cm_links(struct lctx *c)
 /* 5. causal constraints of the links: packet before completion, post before consumer ... */
 #define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
 
-/* Per event, 1 for a send WR that owns a PSN the capture missed: one in a
- * gap of its stream (between the highest PSN captured before an
- * out-of-order request and that request's own) or the request that showed
- * the gap.  The capture may also have missed the packet or ACK that really
- * completed such a WR, and a later captured transmission or ACK stands in
- * for it: those still come after the WR was posted, but bound nothing from
- * above.  Every other WR of the QP keeps both bounds.  NULL: no memory. */
+/* Per event, for a send WR: how far the capture's gaps let its packets bound
+ * its completion from above.  Where a request stream shows a PSN gap, the
+ * capture may also have missed the packet or ACK that really completed a
+ * WR, and a later captured transmission or ACK stands in for it: those
+ * still come after the WR was posted, but bound nothing from above.
+ *   GAP_NONE  no gap on its QP: every link bounds
+ *   GAP_QP    a gap elsewhere on its QP: its own request packets still bound
+ *             (they are its by PSN), its ACK and consumers do not (a missed
+ *             ACK or retry may be what really completed it)
+ *   GAP_WR    it owns a PSN in a gap (between the highest PSN captured
+ *             before an out-of-order request and that request's own), or
+ *             that request: nothing bounds from above
+ * NULL: no memory. */
+enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
+
 static uint8_t *gap_wrs(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
 	uint8_t *gap = calloc(nev + 1, 1);
 	uint32_t *top = malloc((nqp + 1) * sizeof(uint32_t)); /* highest request PSN captured per stream */
-	uint8_t *seen = calloc(nqp + 1, 1), *whole = calloc(nqp + 1, 1);
-	if (!gap || !top || !seen || !whole) {
+	uint8_t *seen = calloc(nqp + 1, 1), *qp = calloc(nqp + 1, 1); /* per QP: GAP_QP or GAP_WR (all) */
+	if (!gap || !top || !seen || !qp) {
 		free(gap);
 		gap = NULL;
 		goto out;
@@ -1629,93 +1643,123 @@ static uint8_t *gap_wrs(struct lctx *c)
 		uint32_t s = k->recv_qp;
 		if (!k->is_request || s >= nqp)
 			continue;
+		if (k->ooo) {
+			qp[s] = qp[s] ? qp[s] : GAP_QP;
+			if (k->send_qp < nqp)
+				qp[k->send_qp] = qp[k->send_qp] ? qp[k->send_qp] : GAP_QP;
+		}
 		if (seen[s] && k->ooo && k->send_qp < nqp) {
 			int32_t d = rt_psn_diff(k->psn, top[s]);
 			if (d > GAP_WRS_MAX)
-				whole[k->send_qp] = 1;
+				qp[k->send_qp] = GAP_WR;
 			for (int32_t j = 1; j <= d && d <= GAP_WRS_MAX; j++) {
 				uint32_t w = wr_for_psn(c, k->send_qp, rt_psn_add(top[s], j), NULL);
 				if (w != RT_TL_NONE && w < nev)
-					gap[w] = 1;
+					gap[w] = GAP_WR;
 			}
 		}
 		if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
-			gap[k->wr] = 1;
+			gap[k->wr] = GAP_WR;
 		if (!seen[s] || rt_psn_diff(k->psn, top[s]) > 0)
 			top[s] = k->psn;
 		seen[s] = 1;
 	}
 	for (size_t i = 0; i < nev; i++)
-		if (b->ev_qp[i] < nqp && whole[b->ev_qp[i]])
-			gap[i] = 1;
+		if (b->ev_qp[i] < nqp && qp[b->ev_qp[i]] > gap[i])
+			gap[i] = qp[b->ev_qp[i]];
 out:
 	free(top);
 	free(seen);
-	free(whole);
+	free(qp);
 	return gap;
 }
+
+/* What the constraints read of an event, packed: the links reach the events
+ * in no useful order, and a 16-byte entry is a quarter of a cache miss
+ * into the 80-byte events. */
+struct cev {
+	uint64_t raw_ns;
+	uint32_t comp;            /* WR: the item of its completion, RT_TL_NONE */
+	uint16_t host;
+	bool wr_post;
+	uint8_t gap;              /* WR: GAP_NONE, GAP_QP or GAP_WR (gap_wrs) */
+};
+
+/* Likewise for a packet (a sixth of its 170 bytes). */
+struct cpk {
+	uint64_t raw_ns;
+	uint32_t wr;
+};
 
 static int causal_constraints(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nl = b->links.n;
 	uint16_t cap = b->capture_host;
-	/* completion of each WR */
-	uint32_t *comp = malloc((nev ? nev : 1) * sizeof(uint32_t));
-	if (!comp)
+	uint8_t *gappy = gap_wrs(c);
+	struct cev *ce = malloc((nev ? nev : 1) * sizeof(*ce));
+	struct cpk *cpk = malloc((npk ? npk : 1) * sizeof(*cpk));
+	if (!gappy || !ce || !cpk) {
+		free(gappy);
+		free(ce);
+		free(cpk);
 		return -ENOMEM;
-	for (size_t i = 0; i < nev; i++)
-		comp[i] = RT_TL_NONE;
+	}
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
+	}
+	for (size_t i = 0; i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = RT_TL_NONE, .host = e->host,
+				     .wr_post = e->ev.kind == RT_EV_WR_POST,
+				     .gap = gappy[i]};
+	}
+	/* completion of each WR */
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->type == RT_TLL_COMPLETION && l->from < nev && l->to < nev && comp[l->from] == RT_TL_NONE)
-			comp[l->from] = l->to;
-	}
-	uint8_t *gappy = gap_wrs(c);
-	if (!gappy) {
-		free(comp);
-		return -ENOMEM;
+		if (l->type == RT_TLL_COMPLETION && l->from < nev && l->to < nev && ce[l->from].comp == RT_TL_NONE)
+			ce[l->from].comp = l->to;
 	}
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
 		if (l.from >= nev)
 			continue;
-		struct tl_evrec *wr = tl_ev(b, l.from);
-		if (wr->ev.kind != RT_EV_WR_POST)
+		const struct cev *wr = &ce[l.from];
+		if (!wr->wr_post)
 			continue;
-		uint32_t cp = comp[l.from];
-		struct tl_evrec *ce = cp != RT_TL_NONE ? tl_ev(b, cp) : NULL;
+		const struct cev *cp = wr->comp != RT_TL_NONE ? &ce[wr->comp] : NULL;
 		if (l.to >= nev && l.to < nev + npk && cap != UINT16_MAX) {
-			struct tl_pk *k = tl_pk(b, l.to - nev);
-			bool upper = !gappy[l.from];
-			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && ce && upper)
-				tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
+			uint64_t k_raw = cpk[l.to - nev].raw_ns;
+			bool upper = l.type == RT_TLL_ACK ? wr->gap == GAP_NONE : wr->gap != GAP_WR;
+			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper)
+				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
 			/* the consuming transmission may be one the capture missed (an
 			 * RNR-NAKed try stands in for the retry that got through): no
 			 * bound either way there */
-			if (l.type == RT_TLL_CONSUMER && upper) {
-				tl_clock_add(b, wr->host, cap, (int64_t)k->raw_ns - (int64_t)wr->raw_ns, k->raw_ns);
-				if (ce)
-					tl_clock_add(b, cap, ce->host, (int64_t)ce->raw_ns - (int64_t)k->raw_ns, ce->raw_ns);
+			if (l.type == RT_TLL_CONSUMER && wr->gap == GAP_NONE) {
+				tl_clock_add(b, wr->host, cap, (int64_t)k_raw - (int64_t)wr->raw_ns, k_raw);
+				if (cp)
+					tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
 			}
 		}
 		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk) {
 			/* host to host: the send WR was posted before the receive completed,
 			 * and the receive WR was posted before the send completed (RC) */
-			struct tl_pk *k = tl_pk(b, l.to - nev);
-			if (k->wr != RT_TL_NONE) {
-				struct tl_evrec *sw = tl_ev(b, k->wr);
-				if (ce && sw->host != ce->host)
-					tl_clock_add(b, sw->host, ce->host, (int64_t)ce->raw_ns - (int64_t)sw->raw_ns, ce->raw_ns);
-				uint32_t scp = comp[k->wr];
-				if (scp != RT_TL_NONE && tl_ev(b, scp)->host != wr->host) {
-					struct tl_evrec *sc = tl_ev(b, scp);
+			uint32_t kwr = cpk[l.to - nev].wr;
+			if (kwr != RT_TL_NONE) {
+				const struct cev *sw = &ce[kwr];
+				if (cp && sw->host != cp->host)
+					tl_clock_add(b, sw->host, cp->host, (int64_t)cp->raw_ns - (int64_t)sw->raw_ns, cp->raw_ns);
+				if (sw->comp != RT_TL_NONE && ce[sw->comp].host != wr->host) {
+					const struct cev *sc = &ce[sw->comp];
 					tl_clock_add(b, wr->host, sc->host, (int64_t)sc->raw_ns - (int64_t)wr->raw_ns, sc->raw_ns);
 				}
 			}
 		}
 	}
-	free(comp);
+	free(ce);
+	free(cpk);
 	free(gappy);
 	return 0;
 }

@@ -128,8 +128,8 @@ static int wr_samples(struct tl_build *b, const struct tl_link_index *li, uint32
 	/* last packet -> ACK */
 	if (a != RT_TL_NONE) {
 		uint64_t lastp = 0;
-		for (uint32_t L = 0; L < li->cnt[i]; L++) {
-			const struct tl_blink *l = &li->ls[li->off[i] + L];
+		for (uint32_t L = li->off[i]; L < li->off[i + 1]; L++) {
+			const struct tl_ilink *l = &li->ls[L];
 			uint64_t tl;
 			if (l->type == RT_TLL_PACKET && (tl = tl_item_time(b, l->to)) > lastp)
 				lastp = tl;

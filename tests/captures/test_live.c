@@ -182,28 +182,43 @@ static void test_capture_count(void)
 	CHECK(has_isb_ifdrop(path));
 }
 
+/* Capture to `name` in the temporary directory (its path in path) on a
+ * thread while this one sends n packets from first_psn, waits pause_ms and
+ * stops it; r holds the result.  1 when this process may not capture here. */
+static int capture_and_stop(const char *name, unsigned n, uint32_t first_psn, long pause_ms, char *path, size_t len,
+			    struct runner *r)
+{
+	char err[256];
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	memset(r, 0, sizeof(*r));
+	struct rt_live_opts o = { .iface = "lo", .filter = filter, .write_path = path };
+	int rc = rt_live_open(&o, &r->lc, err, sizeof(err));
+	if (rc == -EPERM || rc == -ENODEV)
+		return 1;
+	if (rc)
+		return rc;
+	pthread_t t;
+	pthread_create(&t, NULL, run_thread, r);
+	rc = send_roce(n, first_psn);
+	struct timespec ts = { pause_ms / 1000, pause_ms % 1000 * 1000000 };
+	nanosleep(&ts, NULL);
+	rt_live_stop(r->lc);
+	pthread_join(t, NULL);
+	rt_live_close(r->lc);
+	return rc;
+}
+
 static void test_capture_stop_from_thread(void)
 {
-	char path[256], err[256];
-	snprintf(path, sizeof(path), "%s/stop.pcapng", tmpdir);
+	char path[256];
 	struct runner r;
-	memset(&r, 0, sizeof(r));
-	struct rt_live_opts o = { .iface = "lo", .filter = filter, .write_path = path };
-	int rc = rt_live_open(&o, &r.lc, err, sizeof(err));
-	if (rc == -EPERM || rc == -ENODEV)
+	/* give the packets time to be read, then stop */
+	int rc = capture_and_stop("stop.pcapng", 3, 7000, 500, path, sizeof(path), &r);
+	if (rc == 1)
 		SKIP("cannot capture on lo here");
 	CHECK_EQ_U(rc, 0);
 	if (rc)
 		return;
-	pthread_t t;
-	pthread_create(&t, NULL, run_thread, &r);
-	CHECK_EQ_U(send_roce(3, 7000), 0);
-	/* give the packets time to be read, then stop */
-	struct timespec ts = { 0, 500 * 1000000 };
-	nanosleep(&ts, NULL);
-	rt_live_stop(r.lc);
-	pthread_join(t, NULL);
-	rt_live_close(r.lc);
 	CHECK_EQ_U(r.rc, 0);
 	CHECK_EQ_U(r.res.packets, 3);
 	unsigned roce;
@@ -216,24 +231,15 @@ static void test_capture_stop_from_thread(void)
  * still held at the stop is read before the file is finished). */
 static void test_burst_then_stop(void)
 {
-	char path[256], err[256];
-	snprintf(path, sizeof(path), "%s/burst.pcapng", tmpdir);
+	char path[256];
 	struct runner r;
-	memset(&r, 0, sizeof(r));
-	struct rt_live_opts o = { .iface = "lo", .filter = filter, .write_path = path };
-	int rc = rt_live_open(&o, &r.lc, err, sizeof(err));
-	if (rc == -EPERM || rc == -ENODEV)
+	enum { BURST = 5000 };
+	int rc = capture_and_stop("burst.pcapng", BURST, 20000, 0, path, sizeof(path), &r);
+	if (rc == 1)
 		SKIP("cannot capture on lo here");
 	CHECK_EQ_U(rc, 0);
 	if (rc)
 		return;
-	pthread_t t;
-	pthread_create(&t, NULL, run_thread, &r);
-	enum { BURST = 5000 };
-	CHECK_EQ_U(send_roce(BURST, 20000), 0);
-	rt_live_stop(r.lc);
-	pthread_join(t, NULL);
-	rt_live_close(r.lc);
 	CHECK_EQ_U(r.rc, 0);
 	printf("# burst: %llu captured, %llu dropped by the kernel\n", (unsigned long long)r.res.packets,
 	       (unsigned long long)r.res.ps_drop);

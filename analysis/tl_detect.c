@@ -682,6 +682,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			if (u->requester != requester || u->fidx >= 0 || u->cause == RT_RETRY_RNR || u->first <= i ||
 			    (resolved != RT_TL_NONE && u->first > resolved) || (late != RT_TL_NONE && u->first >= late))
 				continue;
+			if (u->cause == RT_RETRY_ACK_TIMEOUT && resend != RT_TL_NONE && u->first > resend)
+				continue; /* the resend after the wait went out: a timeout after it is a loss of its own */
 			bool seq_behind = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE &&
 					  tl_pk(b, u->trigger)->psn == k->psn;
 			if (!seq_behind && u->round_psn != k->psn)

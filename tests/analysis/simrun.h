@@ -49,6 +49,7 @@ struct sim_fault {
 	int64_t rnr_post_after_ns;/* SEND with no receive posted: B posts one this long after the first RNR NAK (-1 never) */
 	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
 	int lose_nak_after;       /* B's first NAK or RNR NAK is lost after the capture point: A's ACK timer goes off */
+	int lose_ack_before;      /* B's first ACK of the faulty WR is lost before the capture point */
 };
 
 #define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .lose_resend_before = -1, .rnr_post_after_ns = -1})
@@ -298,7 +299,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		abort();
 	uint32_t start = 0;
 	unsigned retries = 0, rnr = 0, status = 0;
-	int first_round = 1, second_round = 0, nak_gone = 0;
+	int first_round = 1, second_round = 0, nak_gone = 0, ack_gone = 0;
 	uint64_t rnr_post_at = 0;
 	for (;;) {
 		/* send packets start..n-1; B processes them in order */
@@ -357,6 +358,15 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				continue;
 			/* B */
 			if (psn != s->b_epsn) {
+				if (rt_psn_diff(psn, s->b_epsn) < 0 && last) {
+					/* a duplicate asking for an ACK: B acknowledges what it has */
+					answered = 1;
+					tb_resp = tb + 2000;
+					resp.opcode = RT_OP_RC_ACKNOWLEDGE;
+					resp.psn = rt_psn_add(s->b_epsn, -1);
+					resp.syndrome = rt_aeth_syndrome(RT_AETH_ACK, 31);
+					resp.msn = s->b_msn;
+				}
 				if (rt_psn_diff(psn, s->b_epsn) > 0 && !nak_sent) {
 					nak_sent = 1;
 					answered = 1;
@@ -430,7 +440,9 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			continue;
 		}
 		resp.dqpn = s->c.qpn_a;
-		sim_wire(s, tb_resp + L, 0, &resp);
+		int ack_lost = f->lose_ack_before && !ack_gone && rt_aeth_type(resp.syndrome) == RT_AETH_ACK;
+		if (!ack_lost)
+			sim_wire(s, tb_resp + L, 0, &resp);
 		if (seq_behind) {
 			struct synth q = resp;
 			q.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR);
@@ -438,10 +450,14 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		}
 		uint64_t ta = tb_resp + 2 * L;
 		unsigned type = rt_aeth_type(resp.syndrome), val = rt_aeth_value(resp.syndrome);
-		if (f->lose_nak_after && !nak_gone && type != RT_AETH_ACK) {
-			/* the capture saw the NAK, A never did: its local ACK timeout
-			 * (B still posts its receive as planned) */
-			nak_gone = 1;
+		if ((f->lose_nak_after && !nak_gone && type != RT_AETH_ACK) || ack_lost) {
+			/* the capture saw the NAK, A never did (or the ACK was lost
+			 * before the capture): its local ACK timeout (B still posts its
+			 * receive as planned) */
+			if (type == RT_AETH_ACK)
+				ack_gone = 1;
+			else
+				nak_gone = 1;
 			if (type == RT_AETH_RNR_NAK && f->rnr_post_after_ns >= 0)
 				rnr_post_at = tb_resp - 2000 + (uint64_t)f->rnr_post_after_ns;
 			t += rt_ack_timeout_us(s->c.timeout) * 1000;

@@ -349,6 +349,35 @@ static void test_rnr_nak_lost_after_capture(void)
 	rt_timeline_free(tl);
 }
 
+/* An RNR NAK, the resend after the timer, and its ACK lost before the
+ * capture point: the stall ends with that resend, the timeout after it is a
+ * Go-Back-N finding of its own. */
+static void test_rnr_then_ack_lost(void)
+{
+	struct sim_cfg c = base_cfg();
+	struct sim_fault f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 500000;
+	f.lose_ack_before = 1;
+	struct rt_timeline *tl = fault_run("rnr-ack-lost", 2, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned kinds[8] = {0};
+	CHECK_EQ_U(problems(tl, kinds), 2);
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		const char *t = rt_tl_str(tl, F->text);
+		if (F->kind == RT_TLFK_RNR_STALL) {
+			CHECK(F->time_lost_ns < rt_ack_timeout_us(14) * 1000 / 2);
+			CHECK(!strstr(t, "counted in this stall"));
+		} else if (F->kind == RT_TLFK_GO_BACK_N) {
+			CHECK(contains(t, "within the local ACK timeout (timeout=14,"));
+			CHECK(F->time_lost_ns > rt_ack_timeout_us(14) * 1000 / 2);
+		}
+	}
+	rt_timeline_free(tl);
+}
+
 static void test_ack_timeout(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -1190,6 +1219,7 @@ int main(void)
 	RUN(test_capture_drops);
 	RUN(test_nak_lost_after_capture);
 	RUN(test_rnr_nak_lost_after_capture);
+	RUN(test_rnr_then_ack_lost);
 	RUN(test_file_and_search);
 	RUN(test_golden_rxe_write);
 	RUN(test_golden_rxe_rping);

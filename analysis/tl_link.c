@@ -64,6 +64,12 @@ struct lctx {
 	uint32_t *wr_qp_start;    /* per qp: first entry; [nqp] = total */
 	uint32_t *ev_pk;          /* per event: the wire packet an engine packet event is (RT_TL_NONE); NULL without them */
 	uint32_t *ev_tx;          /* per event: the engine send event of a received packet */
+	struct tl_vec pairs;      /* struct wr_pair: receives paired with the peer's send WR but
+				   * with no captured message (causal_constraints) */
+};
+
+struct wr_pair {
+	uint32_t recv, send;      /* event items */
 };
 
 static uint64_t K2(uint32_t a, uint32_t b)
@@ -1489,6 +1495,16 @@ static int recv_consumers(struct lctx *c)
 		size_t n = rq[q].n < m->n ? rq[q].n : m->n;
 		for (size_t j = 0; j < n && !rc; j++) {
 			uint32_t pk = by_wr[q] ? cons[m->v[j]] : m->v[j];
+			if (pk == RT_TL_NONE && by_wr[q]) {
+				/* the capture does not have that message (or there is none):
+				 * the two WRs still bound each other's hosts' clocks */
+				struct wr_pair *wp = tl_vec_push(&c->pairs);
+				if (!wp)
+					rc = -ENOMEM;
+				else
+					*wp = (struct wr_pair){.recv = rq[q].v[j], .send = m->v[j]};
+				continue;
+			}
 			if (pk == RT_TL_NONE)
 				continue; /* the capture does not have that message's last packet */
 			tl_pk(b, pk)->recv_wr = rq[q].v[j];
@@ -1691,6 +1707,23 @@ struct cpk {
 	uint32_t wr;
 };
 
+/* Host to host, for a receive WR and the send WR whose message consumed it:
+ * the send was posted before the receive completed, and the receive was
+ * posted before the send completed (RC: the message is acknowledged only
+ * once a receive took it). */
+static void send_recv_constraints(struct tl_build *b, const struct cev *ce, uint32_t recv, uint32_t send)
+{
+	const struct cev *rw = &ce[recv], *sw = &ce[send];
+	if (rw->comp != RT_TL_NONE && sw->host != ce[rw->comp].host) {
+		const struct cev *rc = &ce[rw->comp];
+		tl_clock_add(b, sw->host, rc->host, (int64_t)rc->raw_ns - (int64_t)sw->raw_ns, rc->raw_ns);
+	}
+	if (sw->comp != RT_TL_NONE && ce[sw->comp].host != rw->host) {
+		const struct cev *sc = &ce[sw->comp];
+		tl_clock_add(b, rw->host, sc->host, (int64_t)sc->raw_ns - (int64_t)rw->raw_ns, sc->raw_ns);
+	}
+}
+
 static int causal_constraints(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1743,20 +1776,23 @@ static int causal_constraints(struct lctx *c)
 					tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
 			}
 		}
-		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk) {
-			/* host to host: the send WR was posted before the receive completed,
-			 * and the receive WR was posted before the send completed (RC) */
-			uint32_t kwr = cpk[l.to - nev].wr;
-			if (kwr != RT_TL_NONE) {
-				const struct cev *sw = &ce[kwr];
-				if (cp && sw->host != cp->host)
-					tl_clock_add(b, sw->host, cp->host, (int64_t)cp->raw_ns - (int64_t)sw->raw_ns, cp->raw_ns);
-				if (sw->comp != RT_TL_NONE && ce[sw->comp].host != wr->host) {
-					const struct cev *sc = &ce[sw->comp];
-					tl_clock_add(b, wr->host, sc->host, (int64_t)sc->raw_ns - (int64_t)wr->raw_ns, sc->raw_ns);
-				}
-			}
+		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk && cpk[l.to - nev].wr != RT_TL_NONE)
+			send_recv_constraints(b, ce, l.from, cpk[l.to - nev].wr);
+	}
+	/* the pairs without a message are by count only: a failed send or an
+	 * unfinished receive may shift the rest of its QP's, so they end there */
+	uint32_t broken = RT_TL_NONE;
+	for (size_t i = 0; i < c->pairs.n; i++) {
+		const struct wr_pair *wp = TL_AT(&c->pairs, struct wr_pair, i);
+		uint32_t q = b->ev_qp[wp->recv], rcomp = ce[wp->recv].comp, scomp = ce[wp->send].comp;
+		if (q == broken)
+			continue;
+		if (rcomp == RT_TL_NONE || tl_ev(b, rcomp)->ev.u.wc.status != 0 ||
+		    (scomp != RT_TL_NONE && tl_ev(b, scomp)->ev.u.wc.status != 0)) {
+			broken = q;
+			continue;
 		}
+		send_recv_constraints(b, ce, wp->recv, wp->send);
 	}
 	free(ce);
 	free(cpk);
@@ -1770,6 +1806,7 @@ int tl_link_all(struct tl_build *b)
 	memset(&c, 0, sizeof(c));
 	c.b = b;
 	tl_vec_init(&c.wkeys, sizeof(struct wkey));
+	tl_vec_init(&c.pairs, sizeof(struct wr_pair));
 	int rc = -ENOMEM;
 	if (tl_hash_init(&c.tq, 64) < 0)
 		return -ENOMEM;
@@ -1793,6 +1830,7 @@ out:
 	tl_hash_free(&c.tq);
 	tl_hash_free(&c.wq);
 	tl_vec_free(&c.wkeys);
+	tl_vec_free(&c.pairs);
 	free(c.wr_first);
 	free(c.wr_n);
 	free(c.wrs);

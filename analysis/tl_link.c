@@ -1767,14 +1767,14 @@ static int causal_constraints(struct lctx *c)
 			bool upper = l.type == RT_TLL_ACK ? wr->gap == GAP_NONE : wr->gap != GAP_WR;
 			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper)
 				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
-			/* the consuming transmission may be one the capture missed (an
-			 * RNR-NAKed try stands in for the retry that got through): no
-			 * bound either way there */
-			if (l.type == RT_TLL_CONSUMER && wr->gap == GAP_NONE) {
-				tl_clock_add(b, wr->host, cap, (int64_t)k_raw - (int64_t)wr->raw_ns, k_raw);
-				if (cp)
-					tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
-			}
+			/* the consuming packet was captured before its receive completed
+			 * (unless it stands in for a retry the capture missed: no bound
+			 * there).  Nothing says the receive was posted before the packet
+			 * was captured: the responder may take it from its queue only
+			 * later (a lab run on lo had a receive posted 123 us after the
+			 * capture of the packet that consumed it) */
+			if (l.type == RT_TLL_CONSUMER && wr->gap == GAP_NONE && cp)
+				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
 		}
 		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk && cpk[l.to - nev].wr != RT_TL_NONE)
 			send_recv_constraints(b, ce, l.from, cpk[l.to - nev].wr);

@@ -40,7 +40,7 @@ static int run_server(const struct lab_opts *o)
 	s.counters[0] = s.counters[1] = 0;
 	int rc = lab_server_accept(o, &c, &caps, server_setup, &s);
 	if (rc == 0)
-		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o, 3));
+		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	bool ok = rc == 0 && s.counters[0] == o->count && s.counters[1] == o->count;
 	lab_result(o, ok, "fetch_add=%llu compare_swap=%llu expected=%u", (unsigned long long)s.counters[0],
 		   (unsigned long long)s.counters[1], o->count);

@@ -24,7 +24,7 @@ static int run_server(const struct lab_opts *o)
 		return 1;
 	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0)
-		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o, 3));
+		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	/* Nothing may have been written: the bad WRITE is rejected before it touches memory. */
 	size_t touched = 0;
 	const uint8_t *bytes = s.buf;

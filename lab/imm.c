@@ -83,7 +83,7 @@ static int run_server(const struct lab_opts *o)
 			rc = -1;
 	}
 	if (rc == 0)
-		lab_wait_disconnect(&c, lab_run_limit_ms(o, 3));
+		lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	bool ok = rc == 0 && bad == 0 && got == o->count;
 	lab_result(o, ok, "batches=%u bad=%u", got, bad);
 	if (s.mr)

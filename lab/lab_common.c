@@ -447,9 +447,9 @@ int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint3
 	return 0;
 }
 
-int lab_run_limit_ms(const struct lab_opts *o, unsigned at_least)
+int lab_run_limit_ms(const struct lab_opts *o)
 {
-	long long n = (long long)o->count + 2 > at_least ? (long long)o->count + 2 : at_least;
+	long long n = o->count + 2LL > 3 ? o->count + 2LL : 3;
 	long long ms = n * o->timeout_ms;
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }

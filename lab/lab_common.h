@@ -103,9 +103,9 @@ int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint3
 
 /* How long a server waits for its client to run and disconnect: one event's
  * limit (--timeout-ms) per message or iteration and two for connecting and
- * closing, so that ACK timeouts on many operations of a lossy run do not end
- * it early (at least `at_least` limits). */
-int lab_run_limit_ms(const struct lab_opts *o, unsigned at_least);
+ * closing, at least three, so that ACK timeouts on many operations of a lossy
+ * run do not end it early. */
+int lab_run_limit_ms(const struct lab_opts *o);
 /* Server: wait until the client disconnects (or timeout). */
 int lab_wait_disconnect(struct lab_conn *c, int timeout_ms);
 /* Client: disconnect and wait for the DISCONNECTED event. */

@@ -27,7 +27,7 @@ static int run_server(const struct lab_opts *o)
 	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0) {
 		lab_phase("waiting for the client to finish");
-		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o, 3));
+		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	}
 	/* the client's last round wrote the pattern of seed + count - 1 */
 	long bad = lab_check_pattern(s.buf, s.len, o->seed + (o->count > 1 ? o->count - 1 : 0));

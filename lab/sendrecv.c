@@ -93,7 +93,7 @@ static int run_receiver(const struct lab_opts *o)
 		}
 	}
 	if (rc == 0)
-		lab_wait_disconnect(&c, lab_run_limit_ms(o, 3));
+		lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	bool ok = rc == 0 && got == o->count && bad == 0;
 	lab_result(o, ok, "messages=%u bad=%u depth=%u", got, bad, o->depth);
 	if (r.mr)

@@ -428,7 +428,29 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		}
 		second_round = first_round;
 		first_round = 0;
-		if (!answered) {
+		/* a response the capture saw but A did not (lose_nak_after), or one
+		 * lost before the capture point (lose_ack_before), is to A no
+		 * response at all */
+		unsigned type = rt_aeth_type(resp.syndrome), val = rt_aeth_value(resp.syndrome);
+		int ack_lost = answered && f->lose_ack_before && !ack_gone && type == RT_AETH_ACK;
+		int nak_lost = answered && f->lose_nak_after && !nak_gone && type != RT_AETH_ACK;
+		if (answered) {
+			resp.dqpn = s->c.qpn_a;
+			if (!ack_lost)
+				sim_wire(s, tb_resp + L, 0, &resp);
+			if (seq_behind) {
+				struct synth q = resp;
+				q.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR);
+				sim_wire(s, (tb_seq > tb_resp ? tb_seq : tb_resp + 1) + L, 0, &q);
+			}
+		}
+		ack_gone |= ack_lost;
+		if (nak_lost) {
+			nak_gone = 1;
+			if (type == RT_AETH_RNR_NAK && f->rnr_post_after_ns >= 0)
+				rnr_post_at = tb_resp - 2000 + (uint64_t)f->rnr_post_after_ns; /* B posts as planned */
+		}
+		if (!answered || ack_lost || nak_lost) {
 			/* local ACK timeout */
 			uint64_t to = rt_ack_timeout_us(s->c.timeout) * 1000;
 			t += to;
@@ -439,35 +461,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			start = 0; /* Go-Back-N from the oldest unacknowledged PSN */
 			continue;
 		}
-		resp.dqpn = s->c.qpn_a;
-		int ack_lost = f->lose_ack_before && !ack_gone && rt_aeth_type(resp.syndrome) == RT_AETH_ACK;
-		if (!ack_lost)
-			sim_wire(s, tb_resp + L, 0, &resp);
-		if (seq_behind) {
-			struct synth q = resp;
-			q.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR);
-			sim_wire(s, (tb_seq > tb_resp ? tb_seq : tb_resp + 1) + L, 0, &q);
-		}
 		uint64_t ta = tb_resp + 2 * L;
-		unsigned type = rt_aeth_type(resp.syndrome), val = rt_aeth_value(resp.syndrome);
-		if ((f->lose_nak_after && !nak_gone && type != RT_AETH_ACK) || ack_lost) {
-			/* the capture saw the NAK, A never did (or the ACK was lost
-			 * before the capture): its local ACK timeout (B still posts its
-			 * receive as planned) */
-			if (type == RT_AETH_ACK)
-				ack_gone = 1;
-			else
-				nak_gone = 1;
-			if (type == RT_AETH_RNR_NAK && f->rnr_post_after_ns >= 0)
-				rnr_post_at = tb_resp - 2000 + (uint64_t)f->rnr_post_after_ns;
-			t += rt_ack_timeout_us(s->c.timeout) * 1000;
-			if (++retries > s->c.retry_cnt) {
-				status = 12;
-				break;
-			}
-			start = 0;
-			continue;
-		}
 		if (type == RT_AETH_ACK) {
 			t = ta;
 			break;

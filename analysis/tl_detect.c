@@ -488,7 +488,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			uint64_t waited = captured ? t_first - t_prev : 0;
 			/* went back well before the configured timeout could expire: a NAK
 			 * (or an implied one) the capture does not hold made it */
-			bool early = captured && to != 0xFF && to && waited < rt_ack_timeout_us(to) * 1000 / 2;
+			uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
+			bool early = captured && half && waited < half;
 			uint32_t rpsn = early ? u->psn : u->round_psn;
 			if (early) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK timeout "

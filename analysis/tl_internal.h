@@ -241,6 +241,15 @@ static inline struct rt_tl_host *tl_host(struct tl_build *b, size_t i)
 {
 	return TL_AT(&b->hosts, struct rt_tl_host, i);
 }
+/* Half the local ACK timeout of QP q in ns; 0 when q or its timeout is not
+ * known (or infinite).  A sender that goes back sooner than this after a
+ * transmission was not sent back by its timer; one that goes back later
+ * than this after a NAK was (tl_link.c wire_streams, tl_detect.c). */
+static inline uint64_t tl_half_ack_timeout_ns(struct tl_build *b, uint32_t q)
+{
+	unsigned to = q != RT_TL_NONE ? tl_qp(b, q)->timeout : 0xFF;
+	return to == 0xFF || to == 0 ? 0 : rt_ack_timeout_us(to) * 500ull;
+}
 /* Item numbers. */
 static inline uint32_t tl_item_pk(const struct tl_build *b, size_t i)
 {

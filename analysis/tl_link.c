@@ -794,10 +794,8 @@ static void read_responses(struct read_span *ring, const struct stream *S, uint6
  * back so late.  False when the timeout is not known (or infinite). */
 static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t since_ns, uint64_t wait_ns)
 {
-	unsigned to = k->send_qp != RT_TL_NONE ? tl_qp(b, k->send_qp)->timeout : 0xFF;
-	if (to == 0xFF || to == 0 || k->raw_ns < since_ns)
-		return false;
-	return k->raw_ns - since_ns >= wait_ns + rt_ack_timeout_us(to) * 500ull;
+	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
+	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
 }
 
 static int wire_streams(struct lctx *c)

@@ -49,7 +49,7 @@ const char *rt_tl_link_type_name(unsigned t)
 {
 	static const char *const n[] = {"", "wr", "packet", "retransmission", "ack", "nak", "rnr_nak", "completion",
 					"covered_wr", "consumer", "recv_wr", "cm_event", "cm_packet", "finding",
-					"original", "request", "qp_state", "event"};
+					"original", "request", "qp_state", "event", "cm_peer"};
 	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "unknown";
 }
 

@@ -303,6 +303,9 @@ void tl_phase(const char *name);
 int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
 void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_t t);
+/* analysis/tl_cm_peer.c: links and clock constraints between the traced
+ * ends of each RDMA CM connection. */
+int tl_cm_peer_links(struct tl_build *b);
 int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_stats_start() */
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields

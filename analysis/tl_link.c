@@ -1622,6 +1622,12 @@ static int cm_links(struct lctx *c)
 	return rc;
 }
 
+/* The two ends of each CM connection in the traces (analysis/tl_cm_peer.c). */
+static int cm_peer_links(struct lctx *c)
+{
+	return tl_cm_peer_links(c->b);
+}
+
 /* 5. causal constraints of the links: packet before completion, post before consumer ... */
 #define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
 
@@ -1817,6 +1823,7 @@ int tl_link_all(struct tl_build *b)
 		     {"l.wrs", wr_ranges},        {"l.ematch", engine_match}, {"l.stream", wire_streams},
 		     {"l.engine", engine_events},
 		     {"l.compl", completions},    {"l.recv", recv_consumers}, {"l.cm", cm_links},
+		     {"l.cmpeer", cm_peer_links},
 		     {"l.causal", causal_constraints}};
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		if ((rc = steps[i].fn(&c)) < 0)

@@ -277,6 +277,7 @@ static uint8_t link_kind(uint32_t type)
 	case RT_TLL_COMPLETION:
 		return VW_LINK_COMPLETION;
 	case RT_TLL_EVENT:
+	case RT_TLL_CM_PEER:
 		return VW_LINK_PEER;
 	default:
 		return VW_LINK_OTHER;

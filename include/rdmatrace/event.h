@@ -182,6 +182,25 @@ struct rt_ev_qp_state {         /* RT_EV_QP_STATE */
  * record an RDMA CM call the program made (status = its result, 0 or
  * -errno), written by the probe.
  */
+enum rt_cm_event_type {         /* the values of enum rdma_cm_event_type */
+	RT_CM_EV_ADDR_RESOLVED = 0,
+	RT_CM_EV_ADDR_ERROR = 1,
+	RT_CM_EV_ROUTE_RESOLVED = 2,
+	RT_CM_EV_ROUTE_ERROR = 3,
+	RT_CM_EV_CONNECT_REQUEST = 4,
+	RT_CM_EV_CONNECT_RESPONSE = 5,
+	RT_CM_EV_CONNECT_ERROR = 6,
+	RT_CM_EV_UNREACHABLE = 7,
+	RT_CM_EV_REJECTED = 8,
+	RT_CM_EV_ESTABLISHED = 9,
+	RT_CM_EV_DISCONNECTED = 10,
+	RT_CM_EV_DEVICE_REMOVAL = 11,
+	RT_CM_EV_MULTICAST_JOIN = 12,
+	RT_CM_EV_MULTICAST_ERROR = 13,
+	RT_CM_EV_ADDR_CHANGE = 14,
+	RT_CM_EV_TIMEWAIT_EXIT = 15,
+};
+
 enum rt_cm_call {
 	RT_CM_CALL_CREATE_ID = 0x80,
 	RT_CM_CALL_BIND_ADDR = 0x81,

@@ -136,6 +136,8 @@ enum rt_tl_link_type {
 	RT_TLL_REQUEST = 15,      /* ACK/NAK/response -> the request packet it answers */
 	RT_TLL_QP_STATE = 16,     /* completion/packet -> the QP state event that applied */
 	RT_TLL_EVENT = 17,        /* wire packet <-> the engine's packet event for it */
+	RT_TLL_CM_PEER = 18,      /* CM record <-> the peer process's record of the same connection
+				   * (connect -> CONNECT_REQUEST, accept -> ESTABLISHED / REJECTED) */
 };
 
 struct rt_tl_link {

@@ -178,6 +178,8 @@ static inline void sim_cm_event(struct sim *s, int host_b, uint64_t t, unsigned 
 	uint8_t a[4] = {10, 9, 0, 2}, b[4] = {10, 9, 0, 1};
 	memcpy(&e.u.cm.local_ip4, host_b ? b : a, 4);
 	memcpy(&e.u.cm.peer_ip4, host_b ? a : b, 4);
+	e.u.cm.local_port = host_b ? 7471 : 50001; /* B listens on 7471, A connects from 50001 */
+	e.u.cm.peer_port = host_b ? 50001 : 7471;
 	e.u.cm.cm_id = host_b ? 2 : 1;
 	sim_emit(s, host_b, &e);
 }

@@ -640,6 +640,32 @@ static void test_partial_inputs(void)
 		CHECK(clocks_recovered(tl, &c, c.off_a, 1));
 		rt_timeline_free(tl);
 	}
+	/* traces only, RDMA WRITEs only: no message pairs a receive, so only
+	 * the CM handshake (A resolved its route before B's CONNECT_REQUEST,
+	 * which came before A's ESTABLISHED) bounds host B */
+	c = base_cfg();
+	c.no_capture = 1;
+	CHECK(sim_open(&s, rundir("traces-only-writes"), &c) == 0);
+	struct sim_fault nf = SIM_NOFAULT;
+	for (int i = 1; i <= 8; i++)
+		sim_wr(&s, (uint64_t)i, 0, 8192, 1, &nf);
+	CHECK(sim_close(&s) == 0);
+	tl = correlate(rundir("traces-only-writes"));
+	CHECK(tl != NULL);
+	if (tl) {
+		CHECK_EQ_U(problems(tl, NULL), 0);
+		CHECK(clocks_recovered(tl, &c, c.off_a, 1));
+		size_t peer_links = 0;
+		for (size_t i = 0; i < rt_tl_row_count(tl); i++) {
+			const struct rt_tl_link *l = NULL;
+			size_t n = rt_tl_links(tl, i, &l);
+			for (size_t j = 0; j < n; j++)
+				peer_links += l[j].type == RT_TLL_CM_PEER;
+		}
+		/* ROUTE_RESOLVED <-> CONNECT_REQUEST, CONNECT_REQUEST <-> ESTABLISHED, both ways */
+		CHECK_EQ_U(peer_links, 4);
+		rt_timeline_free(tl);
+	}
 	/* one host's trace missing, and a damaged trace file */
 	c = base_cfg();
 	c.no_trace_b = 1;

@@ -967,17 +967,13 @@ static struct burst *last_group_of(struct tl_vec *bursts, uint32_t q)
 	return NULL;
 }
 
-/* RDMA CM event codes (enum rdma_cm_event_type) that mean the connection is
- * being torn down. */
-#define CM_EV_DISCONNECTED 10
-#define CM_EV_TIMEWAIT_EXIT 15
-
+/* A disconnect call, or a CM event that means the connection is being torn down. */
 static bool is_disconnect(const struct tl_evrec *e)
 {
 	if (e->ev.kind != RT_EV_CM_EVENT)
 		return false;
 	unsigned ev = e->ev.u.cm.event;
-	return ev == RT_CM_CALL_DISCONNECT || ev == CM_EV_DISCONNECTED || ev == CM_EV_TIMEWAIT_EXIT;
+	return ev == RT_CM_CALL_DISCONNECT || ev == RT_CM_EV_DISCONNECTED || ev == RT_CM_EV_TIMEWAIT_EXIT;
 }
 
 /* Whether the ERROR transition of event i (QP q) is the ordinary teardown of

@@ -20,6 +20,24 @@ for s in minimal rnr loss; do
 	check "lab $s: both guests' clocks aligned to the capture" \
 		bash -c "grep -q 'clock: client offset' '$R/logs/diagnose.txt' && grep -q 'clock: server offset' '$R/logs/diagnose.txt'"
 done
+# The minimal lab is one RDMA WRITE and one READ: without its capture only
+# the RDMA CM handshake in the two traces orders the guests' clocks.  The
+# server's offset from the client must be bounded, and agree with what the
+# capture gave (the two intervals overlap).
+mkdir -p "$VM_TMP/nocap" && cp -r "$VM_TMP/lab-minimal/traces" "$VM_TMP/nocap/"
+"$RDMATRACE" diagnose --json "$VM_TMP/lab-minimal" >"$VM_TMP/cap.json" 2>/dev/null
+"$RDMATRACE" diagnose --json "$VM_TMP/nocap" >"$VM_TMP/nocap.json" 2>/dev/null
+check "lab minimal without its capture: the CM handshake aligns the guests as the capture did" \
+	python3 - "$VM_TMP/cap.json" "$VM_TMP/nocap.json" <<'PY'
+import json, sys
+cap = {h["name"]: h for h in json.load(open(sys.argv[1]))["hosts"]}
+nocap = {h["name"]: h for h in json.load(open(sys.argv[2]))["hosts"]}
+s = nocap["server"]
+assert nocap["client"]["reference"] and s["uncertainty_ns"] is not None, nocap
+with_cap = cap["server"]["offset_ns"] - cap["client"]["offset_ns"]
+slack = s["uncertainty_ns"] + cap["server"]["uncertainty_ns"] + cap["client"]["uncertainty_ns"]
+assert abs(s["offset_ns"] - with_cap) <= slack, (s, with_cap, slack)
+PY
 check "lab rnr: the kernel's RNR NAK carries timer code 0 (655.36 ms)" grep -q 'RNR NAK 655.36 ms' "$VM_TMP/lab-rnr/logs/packets.txt"
 check "lab rnr: diagnosis explains the stall" grep -q 'rnr_stall' "$VM_TMP/lab-rnr/logs/diagnose.txt"
 check "lab loss: diagnosis finds Go-Back-N" grep -q 'go_back_n' "$VM_TMP/lab-loss/logs/diagnose.txt"

@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,13 @@ static uint64_t pct(const struct oplat *o, unsigned p)
 {
 	size_t i = (o->n * p + 99) / 100;
 	return o->v[i ? i - 1 : 0];
+}
+
+/* QP 1 carries the CM's MADs (shown as CM rows); a row of zeros for it says nothing. */
+static bool gsi_idle_qp(const struct rt_tl_qp *q)
+{
+	return q->qpn == 1 && !q->wrs_send && !q->wrs_recv && !q->completions && !q->packets_tx && !q->naks &&
+	       !q->rnr_naks && !q->error_completions;
 }
 
 static void ip_text(const struct rt_tl_qp *q, char *buf, size_t len)
@@ -226,9 +234,14 @@ static int run(int argc, char **argv)
 			printf("\n%-10s %-10s %-16s %7s %7s %9s %11s %7s %5s %5s %8s %10s %10s %10s %9s\n", "QP", "peer", "host",
 			       "WRs", "compl", "packets", "bytes", "retrans", "NAKs", "RNR", "errors", "p50 ms", "p99 ms", "poll ms",
 			       "RQ depth");
+			size_t gsi_idle = 0;
 			for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
 				const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
 				char host[64];
+				if (gsi_idle_qp(Q)) {
+					gsi_idle++;
+					continue;
+				}
 				if (Q->host < rt_tl_host_count(tl))
 					snprintf(host, sizeof(host), "%s", rt_tl_str(tl, rt_tl_host(tl, Q->host)->name));
 				else
@@ -249,6 +262,8 @@ static int run(int argc, char **argv)
 					printf(" %4" PRIu64 "..%-3" PRIu64, Q->recv_posted_min, Q->recv_posted_max);
 				printf("\n");
 			}
+			if (gsi_idle)
+				printf("(%zu idle GSI QP%s (QP 1, which carries the CM) not shown; --json lists every QP)\n", gsi_idle, gsi_idle == 1 ? "" : "s");
 		}
 		int any = 0;
 		for (int o = 0; o < 16; o++) {

@@ -22,10 +22,16 @@ static int u64cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Per WR opcode: post -> completion latencies. */
+/* Latencies of one stage of one WR opcode's WRs, sorted once collected. */
 struct oplat {
 	uint64_t *v;
 	size_t n, cap;
+};
+
+/* Per WR opcode: from the post to the first packet on the wire, to the ACK
+ * that covered the WR, and to its completion. */
+struct opstages {
+	struct oplat wire, ack, compl;
 };
 
 static void lat_add(struct oplat *o, uint64_t x)
@@ -45,6 +51,53 @@ static uint64_t pct(const struct oplat *o, unsigned p)
 {
 	size_t i = (o->n * p + 99) / 100;
 	return o->v[i ? i - 1 : 0];
+}
+
+/* The stages of every send WR that has them, by opcode (lat[0..16)). */
+static void collect_latency(const struct rt_timeline *tl, struct opstages *lat)
+{
+	for (ssize_t i = rt_tl_next_match(tl, -1, RT_TLM_WR, 1); i >= 0; i = rt_tl_next_match(tl, i, RT_TLM_WR, 1)) {
+		const struct rt_tl_row *r = rt_tl_row(tl, (size_t)i);
+		if ((r->flags & RT_TLF_RECV) || r->sub >= 16)
+			continue;
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, (size_t)i, &l);
+		uint64_t wire = UINT64_MAX, ack = UINT64_MAX, compl = UINT64_MAX;
+		for (size_t k = 0; k < nl; k++) {
+			const struct rt_tl_row *o = rt_tl_row(tl, l[k].row);
+			if (!o || o->t_ns < r->t_ns)
+				continue;
+			uint64_t d = o->t_ns - r->t_ns;
+			if (l[k].type == RT_TLL_PACKET && d < wire)
+				wire = d;
+			else if (l[k].type == RT_TLL_ACK && ack == UINT64_MAX)
+				ack = d;
+			else if (l[k].type == RT_TLL_COMPLETION && compl == UINT64_MAX)
+				compl = d;
+		}
+		struct opstages *s = &lat[r->sub];
+		if (wire != UINT64_MAX)
+			lat_add(&s->wire, wire);
+		if (ack != UINT64_MAX)
+			lat_add(&s->ack, ack);
+		if (compl != UINT64_MAX)
+			lat_add(&s->compl, compl);
+	}
+	for (int o = 0; o < 16; o++) {
+		struct oplat *st[] = {&lat[o].wire, &lat[o].ack, &lat[o].compl};
+		for (size_t k = 0; k < 3; k++)
+			if (st[k]->n)
+				qsort(st[k]->v, st[k]->n, sizeof(uint64_t), u64cmp);
+	}
+}
+
+/* One stage's percentile in ms for the table, "-" without any. */
+static void print_pct(const struct oplat *o, unsigned p)
+{
+	if (o->n)
+		printf(" %10.3f", (double)(p == 100 ? o->v[o->n - 1] : pct(o, p)) / 1e6);
+	else
+		printf(" %10s", "-");
 }
 
 /* QP 1 carries the CM's MADs (shown as CM rows); a row of zeros for it says nothing. */
@@ -97,26 +150,9 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < nf; i++)
 		if (rt_tl_finding(tl, i)->severity >= RT_TLS_WARNING)
 			problems = 1;
-	/* latency per WR opcode */
-	struct oplat lat[17];
+	struct opstages lat[16];
 	memset(lat, 0, sizeof(lat));
-	for (ssize_t i = rt_tl_next_match(tl, -1, RT_TLM_WR, 1); i >= 0; i = rt_tl_next_match(tl, i, RT_TLM_WR, 1)) {
-		const struct rt_tl_row *r = rt_tl_row(tl, (size_t)i);
-		if (r->flags & RT_TLF_RECV)
-			continue;
-		const struct rt_tl_link *l;
-		size_t nl = rt_tl_links(tl, (size_t)i, &l);
-		for (size_t k = 0; k < nl; k++)
-			if (l[k].type == RT_TLL_COMPLETION) {
-				const struct rt_tl_row *cr = rt_tl_row(tl, l[k].row);
-				if (cr && cr->t_ns >= r->t_ns && r->sub < 16)
-					lat_add(&lat[r->sub], cr->t_ns - r->t_ns);
-				break;
-			}
-	}
-	for (int o = 0; o < 16; o++)
-		if (lat[o].n)
-			qsort(lat[o].v, lat[o].n, sizeof(uint64_t), u64cmp);
+	collect_latency(tl, lat);
 	if (json) {
 		printf("{\"run\":");
 		rt_tl_json_string(stdout, dir);
@@ -199,12 +235,20 @@ static int run(int argc, char **argv)
 		printf("],\"latency\":[");
 		int first = 1;
 		for (int o = 0; o < 16; o++) {
-			if (!lat[o].n)
+			const struct oplat *cp = &lat[o].compl, *w = &lat[o].wire, *a = &lat[o].ack;
+			if (!cp->n)
 				continue;
 			printf("%s{\"opcode\":\"%s\",\"count\":%zu,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-			       ",\"max_ns\":%" PRIu64 "}",
-			       first ? "" : ",", rt_wr_opcode_name((unsigned)o), lat[o].n, pct(&lat[o], 50), pct(&lat[o], 90),
-			       pct(&lat[o], 99), lat[o].v[lat[o].n - 1]);
+			       ",\"max_ns\":%" PRIu64,
+			       first ? "" : ",", rt_wr_opcode_name((unsigned)o), cp->n, pct(cp, 50), pct(cp, 90), pct(cp, 99),
+			       cp->v[cp->n - 1]);
+			if (w->n)
+				printf(",\"wire_count\":%zu,\"wire_p50_ns\":%" PRIu64 ",\"wire_p99_ns\":%" PRIu64, w->n, pct(w, 50),
+				       pct(w, 99));
+			if (a->n)
+				printf(",\"ack_count\":%zu,\"ack_p50_ns\":%" PRIu64 ",\"ack_p99_ns\":%" PRIu64, a->n, pct(a, 50),
+				       pct(a, 99));
+			printf("}");
 			first = 0;
 		}
 		printf("]}\n");
@@ -267,17 +311,30 @@ static int run(int argc, char **argv)
 		}
 		int any = 0;
 		for (int o = 0; o < 16; o++) {
-			if (!lat[o].n)
+			const struct opstages *st = &lat[o];
+			if (!st->compl.n)
 				continue;
 			if (!any++)
-				printf("\n%-22s %7s %10s %10s %10s %10s  (WR post -> completion, ms)\n", "opcode", "count", "p50",
-				       "p90", "p99", "max");
-			printf("%-22s %7zu %10.3f %10.3f %10.3f %10.3f\n", rt_wr_opcode_name((unsigned)o), lat[o].n,
-			       msd(pct(&lat[o], 50)), msd(pct(&lat[o], 90)), msd(pct(&lat[o], 99)), msd(lat[o].v[lat[o].n - 1]));
+				printf("\n%-22s %7s %10s %10s %10s %10s %10s %10s %10s %10s  (ms after the WR was posted)\n",
+				       "opcode", "count", "wire p50", "wire p99", "ACK p50", "ACK p99", "compl p50", "compl p90",
+				       "compl p99", "compl max");
+			printf("%-22s %7zu", rt_wr_opcode_name((unsigned)o), st->compl.n);
+			print_pct(&st->wire, 50);
+			print_pct(&st->wire, 99);
+			print_pct(&st->ack, 50);
+			print_pct(&st->ack, 99);
+			print_pct(&st->compl, 50);
+			print_pct(&st->compl, 90);
+			print_pct(&st->compl, 99);
+			print_pct(&st->compl, 100);
+			printf("\n");
 		}
 	}
-	for (int o = 0; o < 17; o++)
-		free(lat[o].v);
+	for (int o = 0; o < 16; o++) {
+		free(lat[o].wire.v);
+		free(lat[o].ack.v);
+		free(lat[o].compl.v);
+	}
 	rt_timeline_free(tl);
 	return problems ? 1 : 0;
 }

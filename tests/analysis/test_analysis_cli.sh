@@ -31,6 +31,16 @@ check "a newer input makes it stale" grep -q 'rows' <<<"$out"
 check "diagnose: clean run exits 0" test "$rc" = 0
 check_grep "diagnose prints per-QP statistics" '^0x000011 ' "$tmp/clean.txt"
 check_grep "diagnose prints latency percentiles" '^RDMA_WRITE ' "$tmp/clean.txt"
+# each WR's stages are in causal order (post, wire, ACK, completion), so on a
+# clean run where every WRITE has all three their medians are in that order
+check "diagnose --json: WRITE latency to the wire, to the ACK and to the completion, in that order" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "diagnose", "--json", sys.argv[2]], capture_output=True).stdout)
+w = [l for l in d["latency"] if l["opcode"] == "RDMA_WRITE"][0]
+assert w["wire_count"] == w["ack_count"] == w["count"] > 0, w
+assert 0 <= w["wire_p50_ns"] <= w["ack_p50_ns"] <= w["p50_ns"], w
+assert w["wire_p99_ns"] >= w["wire_p50_ns"] and w["ack_p99_ns"] >= w["ack_p50_ns"], w
+' "$RDMATRACE" "$tmp/clean"
 
 "$RDMATRACE" diagnose "$tmp/loss" >"$tmp/loss.txt"; rc=$?
 check "diagnose: lost packet exits 1" test "$rc" = 1

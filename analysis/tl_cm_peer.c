@@ -183,8 +183,8 @@ static void match_ends(struct cm_end *ends, size_t n)
 			continue;
 		for (size_t a = 0; a < n; a++) {
 			struct cm_end *A = &ends[a];
-			if (A->request != RT_TL_NONE || !A->have_addr || A->proc == P->proc ||
-			    !addr_eq(&A->local, &P->peer) || !addr_eq(&A->peer, &P->local))
+			if (A->request != RT_TL_NONE || !A->have_addr || !addr_eq(&A->local, &P->peer) ||
+			    !addr_eq(&A->peer, &P->local))
 				continue;
 			P->matched = P->matched == RT_TL_NONE ? (uint32_t)a : TL_CM_AMBIGUOUS;
 			A->matched = A->matched == RT_TL_NONE ? (uint32_t)p : TL_CM_AMBIGUOUS;

@@ -705,6 +705,9 @@ struct stream {
 	uint64_t last_sent_ns;    /* and when it was captured */
 	uint64_t acked_u;         /* highest PSN acknowledged */
 	bool have_ack;
+	uint64_t first_u;         /* the first PSN seen on the stream (unwrapped) */
+	uint64_t plain_acked_u;   /* highest PSN acknowledged by an ACK or response, not by a NAK */
+	bool have_plain_ack;
 	bool in_burst;
 	uint8_t burst_cause;
 	uint32_t last_nak;        /* packet index of the latest NAK (seq) / RNR NAK since the last send */
@@ -798,6 +801,26 @@ static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t s
 	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
 }
 
+/* An ACK timeout makes the sender go back to the oldest PSN it has no
+ * acknowledgement for: a request above that (the acknowledgements captured
+ * so far, NAKs included) is not the timer's. */
+static bool above_unacked(const struct stream *S, uint64_t pu)
+{
+	return S->have_ack && pu > S->acked_u + 1;
+}
+
+/* Whether a round that starts at its trigger's PSN shows that the sender got
+ * the trigger (a NAK or RNR NAK for that PSN): after a timeout the sender
+ * would go back to the oldest PSN it knows to be unacknowledged, and only
+ * the trigger told it that the PSN before this one arrived (no ACK or
+ * response captured before covers it).  Then the round is the trigger's
+ * however late it comes (a sender busy elsewhere takes a while to act on a
+ * NAK). */
+static bool nak_received(const struct stream *S, const struct tl_pk *trigger, const struct tl_pk *k, uint64_t pu)
+{
+	return trigger->psn == k->psn && pu > S->first_u && (!S->have_plain_ack || pu > S->plain_acked_u + 1);
+}
+
 static int wire_streams(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -850,6 +873,7 @@ static int wire_streams(struct lctx *c)
 				pu = (1ull << 40) + k->psn;
 				S->max_u = pu;
 				S->max_psn = k->psn;
+				S->first_u = pu;
 			} else {
 				pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 			}
@@ -870,9 +894,10 @@ static int wire_streams(struct lctx *c)
 			if (S->in_burst && S->last_nak != RT_TL_NONE && tl_pk(b, S->last_nak)->psn == k->psn &&
 			    tl_pk(b, S->last_nak)->aeth_type == RT_AETH_NAK)
 				S->in_burst = false; /* a NAK for the PSN the round reached: the sender went back to it */
-			if (S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0))
+			if (S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0) && !above_unacked(S, pu))
 				S->in_burst = false; /* the round stopped (its next resend never reached the
-						      * capture) and the ACK timeout resumed it */
+						      * capture) and the ACK timeout resumed it; a round that
+						      * goes on above the oldest unacknowledged PSN only paused */
 			S->last_sent = k->psn;
 			S->last_sent_ns = k->raw_ns;
 			/* the sending engine says it is a resend: also of a PSN never captured
@@ -928,7 +953,7 @@ static int wire_streams(struct lctx *c)
 						 * the capture (the trigger stays, for the finding) */
 						const struct tl_pk *tr = tl_pk(b, k->trigger);
 						uint64_t wait = cause == RT_RETRY_RNR ? rt_rnr_timer_us(tr->aeth_value) * 1000ull : 0;
-						if (timeout_passed(b, k, tr->raw_ns, wait))
+						if (timeout_passed(b, k, tr->raw_ns, wait) && !nak_received(S, tr, k, pu))
 							cause = RT_RETRY_ACK_TIMEOUT;
 					}
 					/* an RNR NAK names the PSN the sender goes back to, even when
@@ -1075,6 +1100,11 @@ static int wire_streams(struct lctx *c)
 		if (!S->have_ack || pu > S->acked_u) {
 			S->acked_u = pu;
 			S->have_ack = true;
+		}
+		if (k->aeth_type != RT_AETH_NAK && k->aeth_type != RT_AETH_RNR_NAK &&
+		    (!S->have_plain_ack || pu > S->plain_acked_u)) {
+			S->plain_acked_u = pu;
+			S->have_plain_ack = true;
 		}
 		for (int list = 0; list < 2 && rc >= 0; list++) {
 			uint32_t *head = list ? &S->rhead : &S->qhead, *tail = list ? &S->rtail : &S->ptail;

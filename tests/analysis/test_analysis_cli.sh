@@ -89,4 +89,28 @@ check_grep "and names the untraced peer's address" 'no trace from 10\.9\.0\.1, w
 check "with both traces there is no such note" bash -c '! grep -q "no trace from" "$1"' _ "$tmp/clean2.txt"
 printf 'garbage' >"$tmp/clean/timeline.rtl"
 check "a damaged timeline is rebuilt" "$RDMATRACE" diagnose "$tmp/clean"
+
+# A bulk lab run under 5% loss on a loaded machine (the first 1500 frames;
+# the CM exchange whole, the rest cut to its headers): the sender paused
+# 9.9 ms in the middle of a Go-Back-N round and then went on with it, and it
+# acted on the NAK for 0x05732f (frame 1280) only 9.1 ms later, at frame
+# 1367 (more than half its 16.78 ms ACK timeout).  The engine traced 10
+# retries in these frames, all after a NAK; the capture alone must give the
+# same 10 rounds: the pause is no new round, and the late round is the NAK's
+# (only that NAK told the sender 0x05732e had arrived, so it got it).
+mkdir -p "$tmp/latenak" && cp tests/analysis/data/late-nak.pcapng "$tmp/latenak/capture.pcapng"
+check "late NAK and paused round: the rounds the engine traced, from the capture alone" python3 -c '
+import json, re, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "diagnose", "--json", sys.argv[2]], capture_output=True).stdout)
+got = []
+for f in d["findings"]:
+    assert f["kind"] in ("go_back_n", "missing_input"), f["kind"] + ": " + f["text"]
+    if f["kind"] == "go_back_n":
+        assert "NAKed PSN" in f["text"], f["text"]
+        got.append((int(re.search(r"PSN 0x([0-9a-f]+)", f["text"]).group(1), 16),
+                    int(re.search(r"first retransmission frame (\d+)", f["evidence"]).group(1))))
+want = [(357023, 260), (357055, 394), (357073, 538), (357074, 664), (357088, 790), (357099, 931), (357120, 1052),
+        (357135, 1191), (357167, 1367), (357178, 1492)]
+assert sorted(got) == want, sorted(got)
+' "$RDMATRACE" "$tmp/latenak"
 done_testing

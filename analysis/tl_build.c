@@ -405,6 +405,10 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		k->cm_local_qpn = p->cm.local_qpn;
 		k->cm_comm_id = p->cm.local_comm_id;
 		k->cm_remote_comm_id = p->cm.remote_comm_id;
+		k->cm_ack_timeout = p->cm.prim_local_ack_timeout;
+		k->cm_retry = p->cm.retry_count;
+		k->cm_rnr_retry = p->cm.rnr_retry_count;
+		k->cm_mtu = p->cm.path_mtu;
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}

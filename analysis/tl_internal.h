@@ -156,6 +156,10 @@ struct tl_pk {
 				   * resends from the oldest unacknowledged PSN; when that resend
 				   * never reached the capture, the round shows from a later one) */
 	uint16_t cm_attr;
+	uint8_t cm_ack_timeout;   /* REQ: primary local ACK timeout */
+	uint8_t cm_retry;         /* REQ: retry count */
+	uint8_t cm_rnr_retry;     /* REQ, REP: RNR retry count */
+	uint8_t cm_mtu;           /* REQ: path MTU (enum ibv_mtu) */
 	uint32_t cm_local_qpn;
 	uint32_t cm_comm_id, cm_remote_comm_id;
 	uint32_t flags;           /* enum rt_tl_flags accumulated */

@@ -409,6 +409,43 @@ static uint32_t trace_qp_for(struct lctx *c, const struct wkey *w)
 }
 
 /* 1c. wire QPs meet trace QPs; addresses meet hosts. */
+/* What the CM exchange sets up, for QPs whose state no trace recorded
+ * (docs/timeline.md): the passive side takes its local ACK timeout, retry
+ * count, RNR retry count and path MTU from the REQ; the active side its
+ * retry count and path MTU from its own REQ, its RNR retry count from the
+ * REP, and its ACK timeout from the same path (the REQ's value).  k is a
+ * REQ or REP whose send_qp is its sender's QP; reqs maps REQ comm ids to
+ * packets. */
+static void set_unknown(uint8_t *attr, uint8_t v, uint8_t unknown)
+{
+	if (*attr == unknown)
+		*attr = v;
+}
+
+static int cm_qp_attrs(struct tl_build *b, struct tl_hash *reqs, uint32_t i)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	const struct tl_pk *req = k;
+	if (k->cm_attr == RT_CM_REQ) {
+		if (tl_hash_put(reqs, k->cm_comm_id, i) < 0)
+			return -ENOMEM;
+	} else {
+		uint32_t *r = tl_hash_get(reqs, k->cm_remote_comm_id);
+		if (!r)
+			return 0;
+		req = tl_pk(b, *r);
+		if (req->send_qp < b->qps.n)
+			set_unknown(&tl_qp(b, req->send_qp)->rnr_retry, k->cm_rnr_retry, 0xFF);
+	}
+	struct rt_tl_qp *Q = tl_qp(b, k->send_qp);
+	set_unknown(&Q->timeout, req->cm_ack_timeout, 0xFF);
+	set_unknown(&Q->retry_cnt, req->cm_retry, 0xFF);
+	set_unknown(&Q->mtu, req->cm_mtu, 0);
+	if (k->cm_attr == RT_CM_REP)
+		set_unknown(&Q->rnr_retry, req->cm_rnr_retry, 0xFF);
+	return 0;
+}
+
 static int merge_qps(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -514,6 +551,9 @@ static int merge_qps(struct lctx *c)
 		}
 	}
 	/* CM-learned connection flag and attributes the wire can tell */
+	struct tl_hash reqs; /* REQ local comm id -> packet */
+	if (tl_hash_init(&reqs, 16) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < tl_npk(b); i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm) {
@@ -522,6 +562,10 @@ static int merge_qps(struct lctx *c)
 				if (v) {
 					k->send_qp = WK(c, *v)->qp;
 					tl_qp(b, k->send_qp)->flags |= RT_TLQ_CM;
+					if (cm_qp_attrs(b, &reqs, (uint32_t)i) < 0) {
+						tl_hash_free(&reqs);
+						return -ENOMEM;
+					}
 				}
 			}
 			continue;
@@ -532,6 +576,7 @@ static int merge_qps(struct lctx *c)
 		k->recv_qp = w->qp;
 		k->send_qp = w->peer != RT_TL_NONE ? WK(c, w->peer)->qp : RT_TL_NONE;
 	}
+	tl_hash_free(&reqs);
 	return 0;
 }
 

@@ -117,6 +117,21 @@ static void ip_text(const struct rt_tl_qp *q, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* The QP attributes known from a trace or from the CM exchange on the wire. */
+static void print_qp_attrs(const struct rt_tl_qp *Q)
+{
+	if (Q->timeout != 0xFF)
+		printf(",\"timeout\":%u", Q->timeout);
+	if (Q->retry_cnt != 0xFF)
+		printf(",\"retry_cnt\":%u", Q->retry_cnt);
+	if (Q->rnr_retry != 0xFF)
+		printf(",\"rnr_retry\":%u", Q->rnr_retry);
+	if (Q->min_rnr_timer != 0xFF)
+		printf(",\"min_rnr_timer\":%u", Q->min_rnr_timer);
+	if (Q->mtu)
+		printf(",\"path_mtu\":%u", 128u << Q->mtu);
+}
+
 static double msd(uint64_t ns)
 {
 	return ns == UINT64_MAX ? -1.0 : (double)ns / 1e6;
@@ -230,6 +245,7 @@ static int run(int argc, char **argv)
 			if (Q->wrs_recv)
 				printf(",\"recv_queue_min\":%" PRIu64 ",\"recv_queue_max\":%" PRIu64, Q->recv_posted_min,
 				       Q->recv_posted_max);
+			print_qp_attrs(Q);
 			printf("}");
 		}
 		printf("],\"latency\":[");

@@ -1121,6 +1121,37 @@ static void test_golden_rxe_write(void)
 	rt_timeline_free(tl);
 }
 
+/* The capture alone: the QPs' timeout, retry counts and path MTU come from
+ * the CM exchange; the programs' logs (their `qp` lines, from
+ * ibv_query_qp) say timeout=19 retry=7 rnr_retry=7 mtu=1024 on both sides. */
+static void test_golden_rxe_write_wire_only(void)
+{
+	const char *sd = shared_dir();
+	if (!sd)
+		SKIP("../shared/captures not present");
+	char d[600], cmd[1400];
+	snprintf(d, sizeof(d), "%s", rundir("rxe-write-wire"));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/rxe-write/wire.pcap %s/capture.pcap", d, sd, d);
+	CHECK(system(cmd) == 0);
+	struct rt_timeline *tl = correlate(d);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned qps = 0;
+	for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
+		const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
+		if (Q->qpn != 0x11)
+			continue;
+		qps++;
+		CHECK_EQ_U(Q->timeout, 19);
+		CHECK_EQ_U(Q->retry_cnt, 7);
+		CHECK_EQ_U(Q->rnr_retry, 7);
+		CHECK_EQ_U(Q->mtu, 3);
+	}
+	CHECK_EQ_U(qps, 2);
+	rt_timeline_free(tl);
+}
+
 static void test_golden_rxe_rping(void)
 {
 	const char *sd = shared_dir();
@@ -1247,6 +1278,7 @@ int main(void)
 	RUN(test_rnr_then_ack_lost);
 	RUN(test_file_and_search);
 	RUN(test_golden_rxe_write);
+	RUN(test_golden_rxe_write_wire_only);
 	RUN(test_golden_rxe_rping);
 	int rc = test_done();
 	if (!rc && !getenv("KEEP_TMP")) {

@@ -409,6 +409,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		k->cm_retry = p->cm.retry_count;
 		k->cm_rnr_retry = p->cm.rnr_retry_count;
 		k->cm_mtu = p->cm.path_mtu;
+		k->cm_reason = (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason);
+		k->cm_msg_rejected = p->cm.msg_rejected;
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}

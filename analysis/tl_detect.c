@@ -161,6 +161,19 @@ static void qp_name(struct tl_build *b, uint32_t q, struct text *t)
 	tx(t, "QP 0x%06x on %s", tl_qp(b, q)->qpn, qp_host(b, q));
 }
 
+/* An address in words: the host it belongs to, when known, and the address. */
+static void ep_words(struct tl_build *b, uint32_t ep, struct text *t)
+{
+	const struct tl_ep *e = ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, ep) : NULL;
+	char ip[INET6_ADDRSTRLEN] = "?";
+	if (e)
+		inet_ntop(e->ver == 6 ? AF_INET6 : AF_INET, e->ip, ip, sizeof(ip));
+	if (e && e->host != UINT16_MAX)
+		tx(t, "%s (%s)", (const char *)b->strs.p + tl_host(b, e->host)->name, ip);
+	else
+		tx(t, "%s", ip);
+}
+
 static void wr_words(struct tl_build *b, uint32_t wr, struct text *t)
 {
 	const struct rt_ev_wr *w = &tl_ev(b, wr)->ev.u.wr;
@@ -1153,6 +1166,86 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 
 /* ---- wire anomalies: PSN gaps never repaired, bad ICRC, congestion, CM rejects ---- */
 
+/* What a CM REJ's reason means, for the reasons a connection commonly meets. */
+static const char *cm_reject_meaning(unsigned reason)
+{
+	switch (reason) {
+	case 1: case 3: return "the rejecting side is out of QPs or resources";
+	case 4: return "it gave up waiting for an answer: CM messages were lost, or the other side was too slow to answer";
+	case 8: return "nobody listens for that service (port) there";
+	case 10: return "the rejecting side still holds an older connection with the same QP or communication ID";
+	case 26: return "the path MTU is not supported";
+	case 27: return "the RDMA READ / atomic depth asked for exceeds the responder's resources";
+	case 28: return "the application refused the connection (rdma_reject), or its CM library did";
+	default: return NULL;
+	}
+}
+
+/* A CM REQ is remembered for the REJs that may follow; a REJ becomes a
+ * finding in words: who refused whose connection request, which message,
+ * why, and how long after the request.  A MAD retry of a REJ already
+ * explained is not explained again.  seen: the REQs and REJs so far. */
+static int cm_message(struct dctx *c, struct tl_vec *seen, uint32_t i)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, i), *req = NULL;
+	uint32_t req_i = RT_TL_NONE;
+	for (size_t j = 0; j < seen->n; j++) {
+		uint32_t oi = *TL_AT(seen, uint32_t, j);
+		const struct tl_pk *o = tl_pk(b, oi);
+		if (k->cm_attr == RT_CM_REJ && o->cm_attr == RT_CM_REJ && o->cm_comm_id == k->cm_comm_id &&
+		    o->cm_remote_comm_id == k->cm_remote_comm_id)
+			return 0; /* a retry */
+		/* the REJ's own comm id (the active side gave up) or its remote one (the passive side refused) */
+		if (o->cm_attr == RT_CM_REQ && (o->cm_comm_id == k->cm_comm_id || o->cm_comm_id == k->cm_remote_comm_id)) {
+			req = o;
+			req_i = oi;
+		}
+	}
+	uint32_t *v = tl_vec_push(seen);
+	if (!v)
+		return -ENOMEM;
+	*v = i;
+	if (k->cm_attr != RT_CM_REJ)
+		return 0;
+	struct text t = {.n = 0}, e = {.n = 0};
+	bool active = req && req->src_ep == k->src_ep; /* the side that asked */
+	ep_words(b, k->src_ep, &t);
+	if (!req) {
+		tx(&t, " rejected a connection with ");
+		ep_words(b, k->dst_ep, &t);
+	} else if (active && k->cm_msg_rejected == 1) {
+		tx(&t, " rejected the reply (REP) of ");
+		ep_words(b, req->dst_ep, &t);
+		tx(&t, " to its connection request");
+	} else if (active) {
+		tx(&t, " gave up the connection it had asked ");
+		ep_words(b, req->dst_ep, &t);
+		tx(&t, " for");
+	} else {
+		tx(&t, " rejected the connection request of ");
+		ep_words(b, req->src_ep, &t);
+	}
+	const char *name = rt_cm_reject_reason_name(k->cm_reason), *meaning = cm_reject_meaning(k->cm_reason);
+	tx(&t, ": reason %u (%s)", k->cm_reason, name ? name : "unknown");
+	if (meaning)
+		tx(&t, ", %s", meaning);
+	if (req && k->raw_ns >= req->raw_ns)
+		tx(&t, "; %.3f ms after the REQ", ms(k->raw_ns - req->raw_ns));
+	tx(&t, ".");
+	tx(&e, "REJ frame %u", k->frame);
+	if (req)
+		tx(&e, ", REQ frame %u", req->frame);
+	long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, item_t(c, tl_item_pk(b, i)), req ? req->send_qp : RT_TL_NONE,
+			 0, 0, &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+	if (req)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req_i));
+	return 0;
+}
+
 static int wire_anomalies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1163,6 +1256,8 @@ static int wire_anomalies(struct dctx *c)
 	} *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
 	if (!gaps)
 		return -ENOMEM;
+	struct tl_vec cm; /* the REQs and REJs so far (packet indices) */
+	tl_vec_init(&cm, sizeof(uint32_t));
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->icrc == RT_ICRC_BAD) {
@@ -1177,17 +1272,11 @@ static int wire_anomalies(struct dctx *c)
 			if (firstcong == RT_TL_NONE)
 				firstcong = (uint32_t)i;
 		}
-		if (k->is_cm && k->cm_attr == RT_CM_REJ) {
-			struct text t = {.n = 0}, e = {.n = 0};
-			tx(&t, "The connection request was rejected (CM REJ)");
-			tx(&t, ".");
-			tx(&e, "REJ frame %u", k->frame);
-			long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, item_t(c, tl_item_pk(b, i)), RT_TL_NONE, 0, 0, &t, &e);
-			if (f < 0) {
-				free(gaps);
-				return -ENOMEM;
-			}
-			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+		if (k->is_cm && (k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REJ) &&
+		    cm_message(c, &cm, (uint32_t)i) < 0) {
+			free(gaps);
+			tl_vec_free(&cm);
+			return -ENOMEM;
 		}
 		/* a PSN gap that no retransmission repaired: the capture missed packets
 		 * (counted per stream, one finding each below) */
@@ -1209,6 +1298,7 @@ static int wire_anomalies(struct dctx *c)
 			}
 		}
 	}
+	tl_vec_free(&cm);
 	for (size_t q = 0; q <= nq; q++) {
 		if (!gaps[q].n)
 			continue;
@@ -1293,18 +1383,6 @@ static void uloss_add(struct uloss *l, uint32_t item, uint32_t psn, uint32_t n, 
 	l->count += n;
 	if (l->nev < sizeof(l->ev) / sizeof(l->ev[0]))
 		l->ev[l->nev++] = item;
-}
-
-static void ep_words(struct tl_build *b, uint32_t ep, struct text *t)
-{
-	const struct tl_ep *e = ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, ep) : NULL;
-	char ip[INET6_ADDRSTRLEN] = "?";
-	if (e)
-		inet_ntop(e->ver == 6 ? AF_INET6 : AF_INET, e->ip, ip, sizeof(ip));
-	if (e && e->host != UINT16_MAX)
-		tx(t, "%s (%s)", (const char *)b->strs.p + tl_host(b, e->host)->name, ip);
-	else
-		tx(t, "%s", ip);
 }
 
 static int uloss_finding(struct dctx *c, const struct uloss *l, uint32_t q, bool from_engine)

@@ -160,6 +160,8 @@ struct tl_pk {
 	uint8_t cm_retry;         /* REQ: retry count */
 	uint8_t cm_rnr_retry;     /* REQ, REP: RNR retry count */
 	uint8_t cm_mtu;           /* REQ: path MTU (enum ibv_mtu) */
+	uint8_t cm_reason;        /* REJ: reason (255 for larger codes) */
+	uint8_t cm_msg_rejected;  /* REJ: 0 REQ, 1 REP, 2 other */
 	uint32_t cm_local_qpn;
 	uint32_t cm_comm_id, cm_remote_comm_id;
 	uint32_t flags;           /* enum rt_tl_flags accumulated */

@@ -123,18 +123,9 @@ static inline void sim_wire(struct sim *s, uint64_t t, int a_to_b, struct synth 
 		synth_pcap_add(s->pcap, t, frame, (uint32_t)n, (uint32_t)n);
 }
 
-static inline void sim_cm(struct sim *s, uint64_t t, int a_to_b, uint16_t attr, uint32_t comm, uint32_t rcomm, uint32_t qpn)
+/* A MAD on QP 1 between A and B. */
+static inline void sim_mad(struct sim *s, uint64_t t, int a_to_b, uint8_t *mad)
 {
-	uint8_t mad[RT_MAD_LEN];
-	synth_cm_mad(mad, attr, &s->rng, 4);
-	synth_be32(mad + 24, comm);
-	if (attr == RT_CM_REQ) {
-		synth_be24(mad + 24 + 32, qpn);
-	} else {
-		synth_be32(mad + 28, rcomm);
-		if (attr == RT_CM_REP)
-			synth_be24(mad + 24 + 12, qpn);
-	}
 	struct synth p;
 	memset(&p, 0, sizeof(p));
 	p.opcode = RT_OP_UD_SEND_ONLY;
@@ -145,6 +136,42 @@ static inline void sim_cm(struct sim *s, uint64_t t, int a_to_b, uint16_t attr, 
 	p.payload_len = RT_MAD_LEN;
 	p.sport = 0xC001;
 	sim_wire(s, t, a_to_b, &p);
+}
+
+static inline void sim_cm(struct sim *s, uint64_t t, int a_to_b, uint16_t attr, uint32_t comm, uint32_t rcomm, uint32_t qpn)
+{
+	uint8_t mad[RT_MAD_LEN];
+	synth_cm_mad(mad, attr, &s->rng, 4);
+	synth_be32(mad + 24, comm);
+	uint8_t *cm = mad + 24;
+	if (attr == RT_CM_REQ) {
+		synth_be24(cm + 32, qpn);
+		/* what A's QP is set up with: ACK timeout, retry and RNR retry counts */
+		cm[95] = (uint8_t)(s->c.timeout << 3);
+		cm[47] = (uint8_t)((cm[47] & ~7) | (s->c.retry_cnt & 7));
+		cm[50] = (uint8_t)((cm[50] & ~7) | (s->c.rnr_retry & 7));
+	} else {
+		synth_be32(mad + 28, rcomm);
+		if (attr == RT_CM_REP) {
+			synth_be24(cm + 12, qpn);
+			cm[27] = (uint8_t)((cm[27] & 0x1F) | (s->c.rnr_retry & 7) << 5);
+		}
+	}
+	sim_mad(s, t, a_to_b, mad);
+}
+
+/* A CM REJ of message msg (0 REQ, 1 REP) with a reason; comm is the
+ * sender's communication ID, rcomm the other side's (0 when unknown). */
+static inline void sim_cm_rej(struct sim *s, uint64_t t, int a_to_b, uint32_t comm, uint32_t rcomm, unsigned msg,
+			      unsigned reason)
+{
+	uint8_t mad[RT_MAD_LEN];
+	synth_cm_mad(mad, RT_CM_REJ, &s->rng, 4);
+	synth_be32(mad + 24, comm);
+	synth_be32(mad + 28, rcomm);
+	mad[24 + 8] = (uint8_t)(msg << 6);
+	synth_be16(mad + 24 + 10, (uint16_t)reason);
+	sim_mad(s, t, a_to_b, mad);
 }
 
 static inline void sim_qp_state(struct sim *s, int host_b, uint64_t t, unsigned to, uint32_t qpn, uint32_t dest, uint32_t sq_psn,

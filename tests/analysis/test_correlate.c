@@ -1124,6 +1124,49 @@ static void test_golden_rxe_write(void)
 /* The capture alone: the QPs' timeout, retry counts and path MTU come from
  * the CM exchange; the programs' logs (their `qp` lines, from
  * ibv_query_qp) say timeout=19 retry=7 rnr_retry=7 mtu=1024 on both sides. */
+/* Two more connection requests after the run's own: B refuses one
+ * (reason 28, consumer defined), A gives up the other (reason 4, timeout);
+ * each REJ is sent twice (a MAD retry).  Each REJ is one finding that says
+ * who refused whose request, why and when. */
+static void test_cm_reject(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("cm-reject"), &c) == 0);
+	uint64_t t = s.now;
+	sim_cm(&s, t, 1, RT_CM_REQ, 0x3333, 0, c.qpn_a + 1);
+	for (int r = 0; r < 2; r++)
+		sim_cm_rej(&s, t + 50000 + (uint64_t)r * 1000, 0, 0x5555, 0x3333, 0, 28);
+	sim_cm(&s, t + 100000, 1, RT_CM_REQ, 0x4444, 0, c.qpn_a + 2);
+	for (int r = 0; r < 2; r++)
+		sim_cm_rej(&s, t + 100000 + 4000000 + (uint64_t)r * 1000, 1, 0x4444, 0, 0, 4);
+	s.now = t + 5000000;
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("cm-reject"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned n = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		if (f->kind != RT_TLFK_CM_REJECT)
+			continue;
+		const char *txt = rt_tl_str(tl, f->text);
+		n++;
+		if (strstr(txt, "reason 28")) {
+			CHECK(contains(txt, "hostB (10.9.0.1) rejected the connection request of hostA (10.9.0.2)"));
+			CHECK(contains(txt, "the application refused the connection"));
+			CHECK(contains(txt, "0.050 ms after the REQ"));
+		} else {
+			CHECK(contains(txt, "hostA (10.9.0.2) gave up the connection it had asked hostB (10.9.0.1) for"));
+			CHECK(contains(txt, "reason 4 (timeout)"));
+			CHECK(contains(txt, "4.000 ms after the REQ"));
+		}
+	}
+	CHECK_EQ_U(n, 2);
+	rt_timeline_free(tl);
+}
+
 static void test_golden_rxe_write_wire_only(void)
 {
 	const char *sd = shared_dir();
@@ -1278,6 +1321,7 @@ int main(void)
 	RUN(test_rnr_then_ack_lost);
 	RUN(test_file_and_search);
 	RUN(test_golden_rxe_write);
+	RUN(test_cm_reject);
 	RUN(test_golden_rxe_write_wire_only);
 	RUN(test_golden_rxe_rping);
 	int rc = test_done();

@@ -312,6 +312,9 @@ void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_
 /* analysis/tl_cm_peer.c: links and clock constraints between the traced
  * ends of each RDMA CM connection. */
 int tl_cm_peer_links(struct tl_build *b);
+/* analysis/tl_ud.c: UD datagrams linked to their send and receive WRs. */
+int tl_ud_links(struct tl_build *b);
+bool tl_qp_is_ud(struct tl_build *b, uint32_t q);
 int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_stats_start() */
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields

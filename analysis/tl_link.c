@@ -1697,6 +1697,12 @@ static int cm_links(struct lctx *c)
 	return rc;
 }
 
+/* UD datagrams and their WRs (analysis/tl_ud.c). */
+static int ud_links(struct lctx *c)
+{
+	return tl_ud_links(c->b);
+}
+
 /* The two ends of each CM connection in the traces (analysis/tl_cm_peer.c). */
 static int cm_peer_links(struct lctx *c)
 {
@@ -1789,7 +1795,7 @@ struct cpk {
 /* Host to host, for a receive WR and the send WR whose message consumed it:
  * the send was posted before the receive completed, and the receive was
  * posted before the send completed (RC: the message is acknowledged only
- * once a receive took it). */
+ * once a receive took it; not UD, whose send completes unacknowledged). */
 static void send_recv_constraints(struct tl_build *b, const struct cev *ce, uint32_t recv, uint32_t send)
 {
 	const struct cev *rw = &ce[recv], *sw = &ce[send];
@@ -1797,7 +1803,7 @@ static void send_recv_constraints(struct tl_build *b, const struct cev *ce, uint
 		const struct cev *rc = &ce[rw->comp];
 		tl_clock_add(b, sw->host, rc->host, (int64_t)rc->raw_ns - (int64_t)sw->raw_ns, rc->raw_ns);
 	}
-	if (sw->comp != RT_TL_NONE && ce[sw->comp].host != rw->host) {
+	if (sw->comp != RT_TL_NONE && ce[sw->comp].host != rw->host && !tl_qp_is_ud(b, b->ev_qp[send])) {
 		const struct cev *sc = &ce[sw->comp];
 		tl_clock_add(b, rw->host, sc->host, (int64_t)sc->raw_ns - (int64_t)rw->raw_ns, sc->raw_ns);
 	}
@@ -1844,7 +1850,9 @@ static int causal_constraints(struct lctx *c)
 		if (l.to >= nev && l.to < nev + npk && cap != UINT16_MAX) {
 			uint64_t k_raw = cpk[l.to - nev].raw_ns;
 			bool upper = l.type == RT_TLL_ACK ? wr->gap == GAP_NONE : wr->gap != GAP_WR;
-			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper)
+			/* (a UD send completes once its datagram left, maybe before it was captured) */
+			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper &&
+			    !tl_qp_is_ud(b, b->ev_qp[l.from]))
 				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
 			/* the consuming packet was captured before its receive completed
 			 * (unless it stands in for a retry the capture missed: no bound
@@ -1898,7 +1906,7 @@ int tl_link_all(struct tl_build *b)
 		     {"l.wrs", wr_ranges},        {"l.ematch", engine_match}, {"l.stream", wire_streams},
 		     {"l.engine", engine_events},
 		     {"l.compl", completions},    {"l.recv", recv_consumers}, {"l.cm", cm_links},
-		     {"l.cmpeer", cm_peer_links},
+		     {"l.cmpeer", cm_peer_links}, {"l.ud", ud_links},
 		     {"l.causal", causal_constraints}};
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		if ((rc = steps[i].fn(&c)) < 0)

@@ -1,0 +1,179 @@
+/*
+ * UD datagrams on the wire, linked as the reliable streams are (those are
+ * replayed in analysis/tl_link.c): each captured datagram to the send WR
+ * that sent it and to the receive WR it filled.
+ *
+ *   sender:   the traced UD QP of the sending address with the DETH source
+ *             QPN; its send WR is the one whose predicted PSN the datagram
+ *             carries;
+ *   receiver: the traced UD QP of the receiving address with the BTH
+ *             destination QPN; its receive completions, in the order they
+ *             were polled, took the captured datagrams from the same source
+ *             QP in capture order (a datagram with no receive posted is
+ *             dropped without a trace, so it is skipped), and a QP's n-th
+ *             completion is its n-th posted receive.
+ *
+ * UD has no ACK: a send completes once its datagram has left, possibly
+ * before the capture saw it, so the clock constraints take only the post
+ * (before the datagram was captured) and the receive completion (after);
+ * tl_link.c's causal constraints leave UD send WRs out (tl_qp_is_ud()).
+ * QPs that receive from a shared receive queue are not paired (their
+ * receives are not their own).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tl_hash.h"
+#include "tl_internal.h"
+
+#define WC_RECV 128
+
+bool tl_qp_is_ud(struct tl_build *b, uint32_t q)
+{
+	return q < b->qps.n && tl_qp(b, q)->qp_type == 4;
+}
+
+/* The traced UD QP with this QPN behind an address: the process the address
+ * belongs to when it is known, else the host's only such QP. */
+static uint32_t ud_qp_at(struct tl_build *b, uint32_t ep, uint32_t qpn)
+{
+	const struct tl_ep *e = ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, ep) : NULL;
+	if (!e || e->host == UINT16_MAX)
+		return RT_TL_NONE;
+	bool by_proc = e->proc != UINT16_MAX && !e->proc_ambiguous;
+	uint32_t found = RT_TL_NONE;
+	for (size_t q = 0; q < b->qps.n; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if (Q->qp_type != 4 || Q->qpn != qpn || !(Q->flags & RT_TLQ_TRACED) || Q->host != e->host ||
+		    (by_proc && Q->proc != e->proc))
+			continue;
+		if (found != RT_TL_NONE)
+			return RT_TL_NONE; /* two processes of the host: not known which */
+		found = (uint32_t)q;
+	}
+	return found;
+}
+
+static uint64_t key2(uint32_t a, uint32_t b)
+{
+	return (uint64_t)a << 32 | b;
+}
+
+/* Per receiving QP: its receive WRs in post order, its receive completions
+ * in poll order, and the datagrams captured for it. */
+struct ud_rq {
+	struct tl_vec recvs, comps, pkts; /* uint32_t items / packet indices */
+};
+
+static int push_u32(struct tl_vec *v, uint32_t x)
+{
+	uint32_t *p = tl_vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	*p = x;
+	return 0;
+}
+
+/* The n-th completion of q is its n-th receive; it took the next captured
+ * datagram from its source QP. */
+static int pair_receives(struct tl_build *b, struct ud_rq *r)
+{
+	size_t next = 0;
+	for (size_t n = 0; n < r->comps.n && n < r->recvs.n; n++) {
+		const struct tl_evrec *ce = tl_ev(b, *TL_AT(&r->comps, uint32_t, n));
+		if (ce->ev.u.wc.status != 0)
+			continue;
+		size_t j = next;
+		while (j < r->pkts.n && tl_pk(b, *TL_AT(&r->pkts, uint32_t, j))->src_qp != ce->ev.u.wc.src_qp)
+			j++;
+		if (j == r->pkts.n)
+			continue; /* not captured */
+		uint32_t pi = *TL_AT(&r->pkts, uint32_t, j), recv = *TL_AT(&r->recvs, uint32_t, n);
+		next = j + 1;
+		tl_pk(b, pi)->recv_wr = recv;
+		int rc = tl_link2(b, recv, tl_item_pk(b, pi), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The traced UD QPs' send WRs by (QP, predicted PSN), and their receive
+ * WRs and receive completions (rq, indexed by QP). */
+static int ud_events(struct tl_build *b, struct ud_rq *rq, struct tl_hash *sends)
+{
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_wr *w = &e->ev.u.wr;
+		uint32_t q = b->ev_qp[i];
+		if (b->ev_shadow[i] || !tl_qp_is_ud(b, q))
+			continue;
+		int rc = 0;
+		if (e->ev.kind == RT_EV_WR_POST && !(w->flags & RT_WRF_POST_FAILED)) {
+			if (w->queue == RT_WRQ_SEND && (w->flags & RT_WRF_PSN_VALID))
+				rc = tl_hash_put(sends, key2(q, w->first_psn), (uint32_t)i);
+			else if (w->queue == RT_WRQ_RECV)
+				rc = push_u32(&rq[q].recvs, (uint32_t)i);
+		} else if (e->ev.kind == RT_EV_COMPLETION && e->ev.u.wc.opcode == WC_RECV) {
+			rc = push_u32(&rq[q].comps, (uint32_t)i);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int tl_ud_links(struct tl_build *b)
+{
+	size_t nq = b->qps.n, npk = tl_npk(b);
+	bool any_ud = false;
+	for (size_t q = 0; q < nq && !any_ud; q++)
+		any_ud = tl_qp_is_ud(b, (uint32_t)q) && (tl_qp(b, q)->flags & RT_TLQ_TRACED);
+	if (!any_ud || !npk)
+		return 0;
+	struct tl_hash sends; /* (QP, PSN) -> send WR */
+	struct ud_rq *rq = calloc(nq, sizeof(*rq));
+	if (!rq || tl_hash_init(&sends, 64) < 0) {
+		free(rq);
+		return -ENOMEM;
+	}
+	for (size_t q = 0; q < nq; q++) {
+		tl_vec_init(&rq[q].recvs, sizeof(uint32_t));
+		tl_vec_init(&rq[q].comps, sizeof(uint32_t));
+		tl_vec_init(&rq[q].pkts, sizeof(uint32_t));
+	}
+	int rc = ud_events(b, rq, &sends);
+	/* a datagram between two traced UD QPs: its sender, send WR and receiver */
+	for (size_t i = 0; i < npk && rc >= 0; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD)
+			continue;
+		uint32_t sq = ud_qp_at(b, k->src_ep, k->src_qp), dq = ud_qp_at(b, k->dst_ep, k->dqpn);
+		uint32_t *w = sq != RT_TL_NONE ? tl_hash_get(&sends, key2(sq, k->psn)) : NULL;
+		if (sq != RT_TL_NONE)
+			k->send_qp = sq;
+		if (w && k->wr == RT_TL_NONE) {
+			k->wr = *w;
+			k->flags |= RT_TLF_HAS_WR;
+			rc = tl_link2(b, *w, tl_item_pk(b, i), RT_TLL_PACKET, RT_TLL_WR);
+			/* the WR was posted before its datagram was captured */
+			const struct tl_evrec *we = tl_ev(b, *w);
+			if (b->capture_host != UINT16_MAX)
+				tl_clock_add(b, we->host, b->capture_host, (int64_t)k->raw_ns - (int64_t)we->raw_ns, k->raw_ns);
+		}
+		if (dq != RT_TL_NONE && rc >= 0) {
+			k->recv_qp = dq;
+			rc = push_u32(&rq[dq].pkts, (uint32_t)i);
+		}
+	}
+	for (size_t q = 0; q < nq; q++) {
+		if (rc >= 0 && rq[q].pkts.n)
+			rc = pair_receives(b, &rq[q]);
+		tl_vec_free(&rq[q].recvs);
+		tl_vec_free(&rq[q].comps);
+		tl_vec_free(&rq[q].pkts);
+	}
+	free(rq);
+	tl_hash_free(&sends);
+	return rc < 0 ? rc : 0;
+}

@@ -51,6 +51,8 @@ struct wr_ent {               /* a send WR with its PSN range */
 	uint64_t first_u;         /* unwrapped first PSN */
 	uint32_t n;               /* PSNs it uses */
 	uint32_t item;
+	uint64_t raw_ns;          /* its post event's, at hand for its first packet's clock */
+	uint16_t host;            /* constraint (wire_streams) without a miss into the events */
 };
 
 struct lctx {
@@ -66,6 +68,8 @@ struct lctx {
 	uint32_t *ev_tx;          /* per event: the engine send event of a received packet */
 	struct tl_vec pairs;      /* struct wr_pair: receives paired with the peer's send WR but
 				   * with no captured message (causal_constraints) */
+	uint32_t *wr_comp;        /* per event: a WR's completion (the target of its first
+				   * COMPLETION link, made by completions()), RT_TL_NONE */
 };
 
 struct wr_pair {
@@ -656,6 +660,8 @@ static int wr_ranges(struct lctx *c)
 		e->first_u = last_u[q];
 		e->n = c->wr_n[i];
 		e->item = (uint32_t)i;
+		e->raw_ns = tl_ev(b, i)->raw_ns;
+		e->host = tl_ev(b, i)->host;
 	}
 	free(next);
 	free(have);
@@ -699,6 +705,7 @@ static uint32_t wr_for_psn(struct lctx *c, uint32_t q, uint32_t psn, uint32_t *i
 /* 3. the requester streams on the wire. */
 struct stream {
 	bool have;
+	uint64_t first_u;         /* first PSN captured (unwrapped) */
 	uint64_t max_u;           /* highest PSN sent (unwrapped) */
 	uint32_t max_psn;
 	uint32_t last_sent;       /* PSN of the latest request */
@@ -798,19 +805,119 @@ static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t s
 	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
 }
 
+/* Packets by PSN on the requester streams, for wire_streams: the first and
+ * the latest transmission of each PSN.  A stream's PSNs are mostly one
+ * contiguous range, so each stream has a window of entries indexed by the
+ * PSN's offset from the stream's first PSN (4 bytes an entry, read in
+ * order), and only the PSNs far outside it go to a hash of (QP, PSN): a
+ * (QP, PSN) hash for every PSN was a cache miss per request.  Offsets wrap
+ * with the 24-bit PSN, as the PSN keys did. */
+struct psn_win {
+	uint32_t base;            /* the stream's first PSN: offset 0 */
+	uint32_t cap;             /* offsets [0, cap) have an entry in v */
+	uint32_t *v;              /* packet + 1 per offset, 0 none */
+};
+
+struct psn_map {
+	struct psn_win *w;        /* per stream (QP index) */
+	struct tl_hash far;       /* (QP, PSN) -> packet, for PSNs outside their stream's window */
+};
+
+#define PSN_WIN_SLACK 4096    /* how far past the stream's highest PSN a window grows */
+
+static int psn_map_init(struct psn_map *m, size_t nqp)
+{
+	m->w = calloc(nqp ? nqp : 1, sizeof(*m->w));
+	if (!m->w || tl_hash_init(&m->far, 64) < 0) {
+		free(m->w);
+		m->w = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void psn_map_free(struct psn_map *m, size_t nqp)
+{
+	for (size_t q = 0; m->w && q < nqp; q++)
+		free(m->w[q].v);
+	free(m->w);
+	m->w = NULL;
+	tl_hash_free(&m->far);
+}
+
+/* Stream s starts at PSN base: its window's offset 0. */
+static void psn_map_start(struct psn_map *m, uint32_t s, uint32_t base)
+{
+	m->w[s].base = base;
+}
+
+/* The packet recorded for PSN psn of stream s, RT_TL_NONE. */
+static uint32_t psn_map_get(const struct psn_map *m, uint32_t s, uint32_t psn)
+{
+	const struct psn_win *w = &m->w[s];
+	uint32_t off = (psn - w->base) & RT_PSN_MASK;
+	if (psn <= RT_PSN_MASK && off < w->cap && w->v[off])
+		return w->v[off] - 1;
+	uint32_t *f = m->far.n ? tl_hash_get(&m->far, K2(s, psn)) : NULL;
+	return f ? *f : RT_TL_NONE;
+}
+
+/* Grow window w to hold offset off (zeroed entries: fresh pages are only
+ * faulted in where written). */
+static int psn_win_grow(struct psn_win *w, uint32_t off)
+{
+	size_t cap = (size_t)w->cap * 2;
+	if (cap < (size_t)off + 1)
+		cap = (size_t)off + 1;
+	if (cap < 1024)
+		cap = 1024;
+	if (cap > (size_t)RT_PSN_MASK + 1)
+		cap = (size_t)RT_PSN_MASK + 1;
+	uint32_t *v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (w->cap)
+		memcpy(v, w->v, w->cap * sizeof(*v));
+	free(w->v);
+	w->v = v;
+	w->cap = (uint32_t)cap;
+	return 0;
+}
+
+/* Record packet pk for PSN psn of stream s, whose highest PSN so far is at
+ * offset reach: the window grows up to a little past that; a PSN further
+ * out goes to the hash. */
+static int psn_map_put(struct psn_map *m, uint32_t s, uint32_t psn, uint32_t pk, uint32_t reach)
+{
+	struct psn_win *w = &m->w[s];
+	uint32_t off = (psn - w->base) & RT_PSN_MASK;
+	if (psn <= RT_PSN_MASK && (off < w->cap || ((uint64_t)off <= (uint64_t)reach + PSN_WIN_SLACK &&
+						    psn_win_grow(w, off) == 0))) {
+		w->v[off] = pk + 1;
+		return 0;
+	}
+	return tl_hash_put(&m->far, K2(s, psn), pk);
+}
+
+/* The offset of stream S's highest PSN from its first (psn_map_put). */
+static uint32_t stream_reach(const struct stream *S)
+{
+	uint64_t d = S->max_u - S->first_u;
+	return d > RT_PSN_MASK ? RT_PSN_MASK : (uint32_t)d;
+}
+
 static int wire_streams(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b), nqp = b->qps.n;
 	struct stream *st = calloc(nqp ? nqp : 1, sizeof(*st));
-	struct tl_hash first = {0}; /* (recv qp, psn) -> first transmission packet */
-	struct tl_hash last = {0};  /* (recv qp, psn) -> latest transmission */
+	struct psn_map first = {0}; /* (recv qp, psn) -> first transmission packet */
+	struct psn_map last = {0};  /* (recv qp, psn) -> latest transmission (of resent PSNs) */
 	uint32_t *pnext = malloc((npk ? npk : 1) * sizeof(uint32_t)); /* per-stream FIFO links */
 	uint8_t *acked = calloc(tl_nev(b) + 1, 1); /* WRs already linked to their ACK */
 	struct read_span *reads = calloc((nqp ? nqp : 1) * READ_RING, sizeof(*reads)); /* per stream ring */
-	/* first gets an entry per request packet: sized once for all of them */
-	if (!st || !pnext || !acked || !reads || tl_hash_init(&first, npk + 16) < 0 || tl_hash_init(&last, 1024) < 0) {
-		tl_hash_free(&first);
+	if (!st || !pnext || !acked || !reads || psn_map_init(&first, nqp) < 0 || psn_map_init(&last, nqp) < 0) {
+		psn_map_free(&first, nqp);
 		free(st);
 		free(pnext);
 		free(acked);
@@ -848,20 +955,21 @@ static int wire_streams(struct lctx *c)
 			if (!S->have) {
 				S->have = true;
 				pu = (1ull << 40) + k->psn;
-				S->max_u = pu;
+				S->max_u = S->first_u = pu;
 				S->max_psn = k->psn;
+				psn_map_start(&first, s, k->psn);
+				psn_map_start(&last, s, k->psn);
 			} else {
 				pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 			}
-			uint64_t key = K2(s, k->psn);
 			/* a PSN beyond the highest seen is new: no lookup needed */
-			uint32_t *f = pu > S->max_u ? NULL : tl_hash_get(&first, key);
+			uint32_t f = pu > S->max_u ? RT_TL_NONE : psn_map_get(&first, s, k->psn);
 			/* a READ request inside an earlier READ's span asks again for its responses */
 			bool is_read = k->op_class == RT_CLASS_READ_REQ;
 			struct read_span *ring = &reads[(size_t)s * READ_RING];
 			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;
 			if (rs && rs->first_u != pu)
-				f = NULL; /* its PSN was the earlier READ's, not a request's */
+				f = RT_TL_NONE; /* its PSN was the earlier READ's, not a request's */
 			uint32_t span = is_read ? read_span_psns(b, k) : 1;
 			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
 				S->in_burst = false; /* the PSN went back again: a new round */
@@ -880,14 +988,14 @@ static int wire_streams(struct lctx *c)
 			 * and no later packet showed the gap) */
 			const struct rt_ev_packet *ep = k->event != RT_TL_NONE ? &tl_ev(b, k->event)->ev.u.pkt : NULL;
 			bool eng_re = ep && (tl_ev(b, k->event)->ev.flags & RT_EVF_TX) && (ep->flags & RT_PKTF_RETRANS);
-			if (pu < S->max_u || ((f || rs) && pu == S->max_u) || eng_re) {
+			if (pu < S->max_u || ((f != RT_TL_NONE || rs) && pu == S->max_u) || eng_re) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
-				uint32_t *l = rs ? &rs->req : tl_hash_get(&last, key); /* only resent PSNs are in last */
-				if (!l)
+				uint32_t l = rs ? rs->req : psn_map_get(&last, s, k->psn); /* only resent PSNs are in last */
+				if (l == RT_TL_NONE)
 					l = f;
-				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
-				k->prev_tx = l ? *l : RT_TL_NONE;
+				struct tl_pk *prev = l != RT_TL_NONE ? tl_pk(b, l) : NULL;
+				k->prev_tx = l;
 				k->retrans = (uint8_t)(prev ? (prev->retrans < 254 ? prev->retrans + 1 : 255)
 						       : eng_re && ep->retrans_count > 1 ? ep->retrans_count : 1);
 				if (pu > S->max_u) {
@@ -899,7 +1007,7 @@ static int wire_streams(struct lctx *c)
 					S->max_u = pu;
 					S->max_psn = k->psn;
 				}
-				k->original = f ? *f : rs ? rs->orig : RT_TL_NONE;
+				k->original = f != RT_TL_NONE ? f : rs ? rs->orig : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
 				if (!S->in_burst) {
 					S->in_burst = true;
@@ -953,20 +1061,21 @@ static int wire_streams(struct lctx *c)
 					rs->got_u = pu;
 				} else if (is_read) {
 					/* a READ whose first request was never captured */
-					read_push(ring, S, pu, k->psn, span, (uint32_t)i, f ? *f : RT_TL_NONE);
+					read_push(ring, S, pu, k->psn, span, (uint32_t)i, f);
 				}
-				if ((rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
+				if ((rc = psn_map_put(&last, s, k->psn, (uint32_t)i, stream_reach(S))) < 0)
 					break;
-				if (!f && !rs && (rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
+				if (f == RT_TL_NONE && !rs && (rc = psn_map_put(&first, s, k->psn, (uint32_t)i, stream_reach(S))) < 0)
 					break;
-				if (f && (rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
+				if (f != RT_TL_NONE &&
+				    (rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
 					break;
 			} else {
 				if (pu > S->max_u + 1) {
 					k->ooo = true;
 					k->flags |= RT_TLF_OUT_OF_ORDER;
 				}
-				if (pu > S->max_u || !f) {
+				if (pu > S->max_u || f == RT_TL_NONE) {
 					S->max_u = pu > S->max_u ? pu : S->max_u;
 					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
 				}
@@ -975,7 +1084,7 @@ static int wire_streams(struct lctx *c)
 					/* the READ's responses take the next span - 1 PSNs too */
 					read_push(ring, S, pu, k->psn, span, (uint32_t)i, (uint32_t)i);
 				}
-				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
+				if ((rc = psn_map_put(&first, s, k->psn, (uint32_t)i, stream_reach(S))) < 0)
 					break;
 			}
 			/* unacked FIFOs: first transmissions, and the current round's resends */
@@ -989,17 +1098,16 @@ static int wire_streams(struct lctx *c)
 			/* the WR */
 			uint32_t wr = wr_for_psn(c, k->send_qp, k->psn, &S->hint);
 			if (wr != RT_TL_NONE) {
+				const struct wr_ent *we = &c->wrs[S->hint]; /* wr's entry */
 				k->wr = wr;
-				uint64_t wf = c->wr_first[wr];
-				k->wr_pkt_index = (uint16_t)(rt_psn_diff(k->psn, (uint32_t)wf) + 1);
-				k->wr_pkt_count = (uint8_t)(c->wr_n[wr] > 255 ? 255 : c->wr_n[wr]);
+				k->wr_pkt_index = (uint16_t)(rt_psn_diff(k->psn, (uint32_t)(we->first_u & RT_PSN_MASK)) + 1);
+				k->wr_pkt_count = (uint8_t)(we->n > 255 ? 255 : we->n);
 				k->flags |= RT_TLF_HAS_WR;
 				rc = tl_link2(b, wr, tl_item_pk(b, i), k->retrans ? RT_TLL_RETRANS : RT_TLL_PACKET, RT_TLL_WR);
 				if (rc < 0)
 					break;
 				if (!k->retrans && k->wr_pkt_index == 1) {
 					/* the WR was posted before its first packet left */
-					struct tl_evrec *we = tl_ev(b, wr);
 					if (b->capture_host != UINT16_MAX)
 						tl_clock_add(b, we->host, b->capture_host,
 							     (int64_t)k->raw_ns - (int64_t)we->raw_ns, k->raw_ns);
@@ -1028,9 +1136,9 @@ static int wire_streams(struct lctx *c)
 		if (S->nreads && !(k->aeth_type == RT_AETH_NAK || k->aeth_type == RT_AETH_RNR_NAK))
 			read_responses(&reads[(size_t)s * READ_RING], S, pu, k->op_class == RT_CLASS_READ_RESP,
 				       (uint32_t)i);
-		uint32_t *lr = tl_hash_get(&last, K2(s, k->psn));
-		if (!lr)
-			lr = tl_hash_get(&first, K2(s, k->psn));
+		uint32_t lr = psn_map_get(&last, s, k->psn);
+		if (lr == RT_TL_NONE)
+			lr = psn_map_get(&first, s, k->psn);
 		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
 			if (k->aeth_type == RT_AETH_RNR_NAK) {
 				S->rnr_pending = true;
@@ -1039,9 +1147,9 @@ static int wire_streams(struct lctx *c)
 			} else if (!(S->rnr_pending && k->aeth_value == RT_NAK_PSN_SEQ_ERROR && k->psn == S->rnr_psn)) {
 				S->last_nak = (uint32_t)i;
 			}
-			if (lr) {
-				k->answer = *lr;
-				if ((rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST,
+			if (lr != RT_TL_NONE) {
+				k->answer = lr;
+				if ((rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, lr), RT_TLL_REQUEST,
 						   k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK)) < 0)
 					break;
 			}
@@ -1052,13 +1160,13 @@ static int wire_streams(struct lctx *c)
 					      k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK);
 			/* a NAK acknowledges everything before its PSN */
 			pu = pu - 1;
-		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr) {
+		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr != RT_TL_NONE) {
 			/* an ACK of the NAKed PSN settles the NAK; one of an earlier PSN
 			 * (sent before the NAK, or arriving late) does not */
 			if (S->last_nak != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, S->last_nak)->psn) >= 0)
 				S->last_nak = RT_TL_NONE;
-			k->answer = *lr;
-			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST);
+			k->answer = lr;
+			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, lr), RT_TLL_REQUEST);
 		}
 		if (rc < 0)
 			break;
@@ -1100,8 +1208,8 @@ static int wire_streams(struct lctx *c)
 		if (rc < 0)
 			break;
 	}
-	tl_hash_free(&first);
-	tl_hash_free(&last);
+	psn_map_free(&first, nqp);
+	psn_map_free(&last, nqp);
 	free(acked);
 	free(st);
 	free(pnext);
@@ -1302,6 +1410,14 @@ static int fifo_push(struct fifo *f, uint32_t x)
 	return 0;
 }
 
+/* WR event wr got a COMPLETION link to comp: its first is its completion
+ * for the clock constraints (instead of a search of all the links). */
+static void wr_completed(struct lctx *c, uint32_t wr, uint32_t comp)
+{
+	if (c->wr_comp[wr] == RT_TL_NONE)
+		c->wr_comp[wr] = comp;
+}
+
 static int completions(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1312,7 +1428,10 @@ static int completions(struct lctx *c)
 	struct tl_hash srq; /* (host, srqn) -> fifo index in srqs */
 	struct tl_vec srqs;
 	tl_vec_init(&srqs, sizeof(struct fifo));
-	if (!sq || !rq || !sig_all || tl_hash_init(&srq, 16) < 0) {
+	c->wr_comp = malloc((nev ? nev : 1) * sizeof(uint32_t));
+	if (c->wr_comp)
+		memset(c->wr_comp, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
+	if (!sq || !rq || !sig_all || !c->wr_comp || tl_hash_init(&srq, 16) < 0) {
 		free(sq);
 		free(rq);
 		free(sig_all);
@@ -1380,11 +1499,13 @@ static int completions(struct lctx *c)
 		uint32_t wr = f->v[j];
 		if ((rc = tl_link2(b, wr, (uint32_t)i, RT_TLL_COMPLETION, RT_TLL_WR)) < 0)
 			break;
+		wr_completed(c, wr, (uint32_t)i);
 		if (!recv) {
 			/* unsignaled WRs before it are covered by it (in order, RC semantics) */
 			for (size_t u = f->head; u < j && !rc; u++) {
 				if ((rc = tl_link(b, f->v[u], (uint32_t)i, RT_TLL_COMPLETION)) < 0)
 					break;
+				wr_completed(c, f->v[u], (uint32_t)i);
 				rc = tl_link(b, (uint32_t)i, f->v[u], RT_TLL_COVERED);
 			}
 			f->head = j + 1;
@@ -1742,15 +1863,9 @@ static int causal_constraints(struct lctx *c)
 	}
 	for (size_t i = 0; i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
-		ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = RT_TL_NONE, .host = e->host,
+		ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = c->wr_comp[i], .host = e->host,
 				     .wr_post = e->ev.kind == RT_EV_WR_POST,
 				     .gap = gappy[i]};
-	}
-	/* completion of each WR */
-	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->type == RT_TLL_COMPLETION && l->from < nev && l->to < nev && ce[l->from].comp == RT_TL_NONE)
-			ce[l->from].comp = l->to;
 	}
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
@@ -1835,5 +1950,6 @@ out:
 	free(c.wr_qp_start);
 	free(c.ev_pk);
 	free(c.ev_tx);
+	free(c.wr_comp);
 	return rc;
 }

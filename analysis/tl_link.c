@@ -64,12 +64,13 @@ struct lctx {
 	uint32_t *wr_first, *wr_n; /* per event (send WRs) */
 	struct wr_ent *wrs;       /* sorted by qp, then post order */
 	uint32_t *wr_qp_start;    /* per qp: first entry; [nqp] = total */
+	uint8_t *wr_sorted;       /* per qp: its entries ascend by first_u */
 	uint32_t *ev_pk;          /* per event: the wire packet an engine packet event is (RT_TL_NONE); NULL without them */
 	uint32_t *ev_tx;          /* per event: the engine send event of a received packet */
 	struct tl_vec pairs;      /* struct wr_pair: receives paired with the peer's send WR but
 				   * with no captured message (causal_constraints) */
-	uint32_t *wr_comp;        /* per event: a WR's completion (the target of its first
-				   * COMPLETION link, made by completions()), RT_TL_NONE */
+	struct cev *ce;           /* per event: what the clock constraints read of it
+				   * (completions() and gap_wrs() fill it) */
 };
 
 struct wr_pair {
@@ -556,6 +557,20 @@ static uint32_t wr_psns(const struct rt_ev_wr *w, unsigned mtu_bytes, uint8_t qp
 	}
 }
 
+/* Which QPs' WR entries ascend by first PSN (wr_upper's shortcut). */
+static int wr_mark_sorted(struct lctx *c, size_t nqp)
+{
+	c->wr_sorted = malloc(nqp ? nqp : 1);
+	if (!c->wr_sorted)
+		return -ENOMEM;
+	for (size_t q = 0; q < nqp; q++) {
+		c->wr_sorted[q] = 1;
+		for (uint32_t j = c->wr_qp_start[q] + 1; j < c->wr_qp_start[q + 1] && c->wr_sorted[q]; j++)
+			c->wr_sorted[q] = c->wrs[j - 1].first_u <= c->wrs[j].first_u;
+	}
+	return 0;
+}
+
 static int wr_ranges(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -668,7 +683,27 @@ static int wr_ranges(struct lctx *c)
 	free(cnt);
 	free(last_u);
 	free(last_psn);
-	return 0;
+	return wr_mark_sorted(c, nqp);
+}
+
+/* The first of the WRs [a, e) of QP q that starts after pu (a binary search);
+ * a sequential lookup lands on its hint or the one after, so those are
+ * checked first where the QP's WRs ascend (the search gives the same there). */
+static uint32_t wr_upper(const struct lctx *c, uint32_t q, uint32_t a, uint32_t e, uint32_t hint, uint64_t pu)
+{
+	if (c->wr_sorted[q] && hint >= a && hint < e)
+		for (uint32_t h = hint; h < e && h <= hint + 1; h++)
+			if (c->wrs[h].first_u <= pu && (h + 1 == e || c->wrs[h + 1].first_u > pu))
+				return h + 1;
+	uint32_t lo = a, hi = e;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->wrs[mid].first_u <= pu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The send WR of QP q whose range holds psn (RT_TL_NONE); *hint speeds up sequential lookups. */
@@ -684,14 +719,7 @@ static uint32_t wr_for_psn(struct lctx *c, uint32_t q, uint32_t psn, uint32_t *i
 	uint32_t ref = idx_out && *idx_out >= a && *idx_out < e ? *idx_out : a + (e - a) / 2;
 	uint32_t refpsn = (uint32_t)(c->wrs[ref].first_u & RT_PSN_MASK);
 	uint64_t pu = c->wrs[ref].first_u + (uint64_t)(int64_t)rt_psn_diff(psn, refpsn);
-	uint32_t lo = a, hi = e;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (c->wrs[mid].first_u <= pu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = wr_upper(c, q, a, e, idx_out ? *idx_out : RT_TL_NONE, pu);
 	if (lo == a)
 		return RT_TL_NONE;
 	struct wr_ent *w = &c->wrs[lo - 1];
@@ -1390,6 +1418,17 @@ static int engine_events(struct lctx *c)
 	return 0;
 }
 
+/* What the constraints read of an event, packed: the links reach the events
+ * in no useful order, and a 16-byte entry is a quarter of a cache miss
+ * into the 80-byte events. */
+struct cev {
+	uint64_t raw_ns;
+	uint32_t comp;            /* WR: the item of its completion, RT_TL_NONE */
+	uint16_t host;
+	bool wr_post;
+	uint8_t gap;              /* WR: GAP_NONE, GAP_QP or GAP_WR (gap_wrs) */
+};
+
 /* 4. completions, receive WRs and their consumers, CM. */
 struct fifo {
 	uint32_t *v;
@@ -1414,8 +1453,8 @@ static int fifo_push(struct fifo *f, uint32_t x)
  * for the clock constraints (instead of a search of all the links). */
 static void wr_completed(struct lctx *c, uint32_t wr, uint32_t comp)
 {
-	if (c->wr_comp[wr] == RT_TL_NONE)
-		c->wr_comp[wr] = comp;
+	if (c->ce[wr].comp == RT_TL_NONE)
+		c->ce[wr].comp = comp;
 }
 
 static int completions(struct lctx *c)
@@ -1428,10 +1467,8 @@ static int completions(struct lctx *c)
 	struct tl_hash srq; /* (host, srqn) -> fifo index in srqs */
 	struct tl_vec srqs;
 	tl_vec_init(&srqs, sizeof(struct fifo));
-	c->wr_comp = malloc((nev ? nev : 1) * sizeof(uint32_t));
-	if (c->wr_comp)
-		memset(c->wr_comp, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
-	if (!sq || !rq || !sig_all || !c->wr_comp || tl_hash_init(&srq, 16) < 0) {
+	c->ce = malloc((nev ? nev : 1) * sizeof(*c->ce));
+	if (!sq || !rq || !sig_all || !c->ce || tl_hash_init(&srq, 16) < 0) {
 		free(sq);
 		free(rq);
 		free(sig_all);
@@ -1442,6 +1479,9 @@ static int completions(struct lctx *c)
 		struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_event *ev = &e->ev;
 		uint32_t q = b->ev_qp[i];
+		/* the event is at hand: the constraints' copy of it (one pass over the events less) */
+		c->ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = RT_TL_NONE, .host = e->host,
+					.wr_post = ev->kind == RT_EV_WR_POST};
 		if (b->ev_shadow[i])
 			continue;
 		if (ev->kind == RT_EV_WR_POST && !(ev->u.wr.flags & RT_WRF_POST_FAILED)) {
@@ -1758,24 +1798,31 @@ static int cm_links(struct lctx *c)
  *   GAP_WR    it owns a PSN in a gap (between the highest PSN captured
  *             before an out-of-order request and that request's own), or
  *             that request: nothing bounds from above
- * NULL: no memory. */
+ * gap_wrs() sets it in the events' entries (c->ce).  On the same pass over
+ * the 170-byte packets (a pass costs as much as the rest) it gathers what
+ * the constraints read of every packet into cpk.  -ENOMEM without memory. */
 enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
 
-static uint8_t *gap_wrs(struct lctx *c)
+/* What the constraints read of a packet, packed (a sixth of its 170 bytes). */
+struct cpk {
+	uint64_t raw_ns;
+	uint32_t wr;
+};
+
+static int gap_wrs(struct lctx *c, struct cpk *cpk)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
-	uint8_t *gap = calloc(nev + 1, 1);
+	struct cev *ce = c->ce;
 	uint32_t *top = malloc((nqp + 1) * sizeof(uint32_t)); /* highest request PSN captured per stream */
 	uint8_t *seen = calloc(nqp + 1, 1), *qp = calloc(nqp + 1, 1); /* per QP: GAP_QP or GAP_WR (all) */
-	if (!gap || !top || !seen || !qp) {
-		free(gap);
-		gap = NULL;
+	int rc = -ENOMEM;
+	if (!top || !seen || !qp)
 		goto out;
-	}
 	for (size_t i = 0; i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		uint32_t s = k->recv_qp;
+		cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
 		if (!k->is_request || s >= nqp)
 			continue;
 		if (k->ooo) {
@@ -1790,41 +1837,25 @@ static uint8_t *gap_wrs(struct lctx *c)
 			for (int32_t j = 1; j <= d && d <= GAP_WRS_MAX; j++) {
 				uint32_t w = wr_for_psn(c, k->send_qp, rt_psn_add(top[s], j), NULL);
 				if (w != RT_TL_NONE && w < nev)
-					gap[w] = GAP_WR;
+					ce[w].gap = GAP_WR;
 			}
 		}
 		if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
-			gap[k->wr] = GAP_WR;
+			ce[k->wr].gap = GAP_WR;
 		if (!seen[s] || rt_psn_diff(k->psn, top[s]) > 0)
 			top[s] = k->psn;
 		seen[s] = 1;
 	}
 	for (size_t i = 0; i < nev; i++)
-		if (b->ev_qp[i] < nqp && qp[b->ev_qp[i]] > gap[i])
-			gap[i] = qp[b->ev_qp[i]];
+		if (b->ev_qp[i] < nqp && qp[b->ev_qp[i]] > ce[i].gap)
+			ce[i].gap = qp[b->ev_qp[i]];
+	rc = 0;
 out:
 	free(top);
 	free(seen);
 	free(qp);
-	return gap;
+	return rc;
 }
-
-/* What the constraints read of an event, packed: the links reach the events
- * in no useful order, and a 16-byte entry is a quarter of a cache miss
- * into the 80-byte events. */
-struct cev {
-	uint64_t raw_ns;
-	uint32_t comp;            /* WR: the item of its completion, RT_TL_NONE */
-	uint16_t host;
-	bool wr_post;
-	uint8_t gap;              /* WR: GAP_NONE, GAP_QP or GAP_WR (gap_wrs) */
-};
-
-/* Likewise for a packet (a sixth of its 170 bytes). */
-struct cpk {
-	uint64_t raw_ns;
-	uint32_t wr;
-};
 
 /* Host to host, for a receive WR and the send WR whose message consumed it:
  * the send was posted before the receive completed, and the receive was
@@ -1848,24 +1879,11 @@ static int causal_constraints(struct lctx *c)
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nl = b->links.n;
 	uint16_t cap = b->capture_host;
-	uint8_t *gappy = gap_wrs(c);
-	struct cev *ce = malloc((nev ? nev : 1) * sizeof(*ce));
+	const struct cev *ce = c->ce;
 	struct cpk *cpk = malloc((npk ? npk : 1) * sizeof(*cpk));
-	if (!gappy || !ce || !cpk) {
-		free(gappy);
-		free(ce);
+	if (!cpk || gap_wrs(c, cpk) < 0) {
 		free(cpk);
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < npk; i++) {
-		const struct tl_pk *k = tl_pk(b, i);
-		cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
-	}
-	for (size_t i = 0; i < nev; i++) {
-		const struct tl_evrec *e = tl_ev(b, i);
-		ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = c->wr_comp[i], .host = e->host,
-				     .wr_post = e->ev.kind == RT_EV_WR_POST,
-				     .gap = gappy[i]};
 	}
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
@@ -1907,9 +1925,7 @@ static int causal_constraints(struct lctx *c)
 		}
 		send_recv_constraints(b, ce, wp->recv, wp->send);
 	}
-	free(ce);
 	free(cpk);
-	free(gappy);
 	return 0;
 }
 
@@ -1948,8 +1964,9 @@ out:
 	free(c.wr_n);
 	free(c.wrs);
 	free(c.wr_qp_start);
+	free(c.wr_sorted);
 	free(c.ev_pk);
 	free(c.ev_tx);
-	free(c.wr_comp);
+	free(c.ce);
 	return rc;
 }

@@ -44,6 +44,8 @@ struct wkey {                 /* a wire QP: address + QPN */
 	uint32_t qp;              /* final QP list index */
 	uint32_t first_req_psn;   /* first request PSN sent by this QP (as peer of its receiver) */
 	bool have_first;
+	bool have_first_in;       /* it received a request: the first is packet first_in_pk, PSN first_in_psn */
+	uint32_t first_in_pk, first_in_psn;
 	uint32_t max_seg;         /* largest FIRST/MIDDLE payload: the path MTU */
 };
 
@@ -69,6 +71,7 @@ struct lctx {
 	uint32_t *ev_tx;          /* per event: the engine send event of a received packet */
 	struct tl_vec pairs;      /* struct wr_pair: receives paired with the peer's send WR but
 				   * with no captured message (causal_constraints) */
+	struct tl_vec cm_pks;     /* uint32_t: the CM packets, in order (wire_qps) */
 	struct cev *ce;           /* per event: what the clock constraints read of it
 				   * (completions() and gap_wrs() fill it) */
 };
@@ -148,28 +151,14 @@ static void ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc)
 		e->proc_ambiguous = true;
 }
 
-/* 1a. trace QPs and their attributes; CM events map addresses to hosts. */
-static int trace_qps(struct lctx *c)
+/* A process run with both the engine (uroce) and the probe records WR posts,
+ * completions, QP, CM and setup events twice: the application's view (the
+ * probe: posted / polled) is linked and shown; the engine's copy is kept
+ * as an event but gets no row (tl_finish).  probe_kinds: per process, the
+ * kinds of event its probe recorded (bits). */
+static void mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
 {
-	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b);
-	b->ev_qp = malloc((nev ? nev : 1) * sizeof(uint32_t));
-	b->ev_shadow = calloc(nev ? nev : 1, 1);
-	if (!b->ev_qp || !b->ev_shadow)
-		return -ENOMEM;
-	/* A process run with both the engine (uroce) and the probe records WR posts,
-	 * completions, QP, CM and setup events twice: the application's view (the
-	 * probe: posted / polled) is linked and shown; the engine's copy is kept
-	 * as an event but gets no row (tl_finish). */
-	size_t np = b->procs.n;
-	uint32_t *probe_kinds = calloc(np + 1, sizeof(uint32_t));
-	if (!probe_kinds)
-		return -ENOMEM;
-	for (size_t i = 0; i < nev; i++) {
-		struct tl_evrec *e = tl_ev(b, i);
-		if (!(e->ev.flags & RT_EVF_ENGINE) && e->proc < np && e->ev.kind < 32)
-			probe_kinds[e->proc] |= 1u << e->ev.kind;
-	}
+	size_t nev = tl_nev(b), np = b->procs.n;
 	for (size_t i = 0; i < nev; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		unsigned k = e->ev.kind;
@@ -179,10 +168,29 @@ static int trace_qps(struct lctx *c)
 		     k == RT_EV_DEVICE))
 			b->ev_shadow[i] = 1;
 	}
-	free(probe_kinds);
-	for (size_t i = 0; i < nev; i++) {
+}
+
+/* 1a. trace QPs and their attributes; CM events map addresses to hosts. */
+static int trace_qps(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), np = b->procs.n;
+	b->ev_qp = malloc((nev ? nev : 1) * sizeof(uint32_t));
+	b->ev_shadow = calloc(nev ? nev : 1, 1);
+	uint32_t *probe_kinds = calloc(np + 1, sizeof(uint32_t)); /* for mark_shadows() */
+	bool engine = false;      /* an engine's event: there may be shadows */
+	if (!b->ev_qp || !b->ev_shadow || !probe_kinds) {
+		free(probe_kinds);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < nev && !rc; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_event *ev = &e->ev;
+		if (ev->flags & RT_EVF_ENGINE)
+			engine = true;
+		else if (e->proc < np && ev->kind < 32)
+			probe_kinds[e->proc] |= 1u << ev->kind;
 		b->ev_qp[i] = RT_TL_NONE;
 		if (ev->kind == RT_EV_CM_EVENT && ev->u.cm.family == 2 && ev->u.cm.local_ip4) {
 			uint32_t ep = ep_of_ip4(b, ev->u.cm.local_ip4);
@@ -198,8 +206,10 @@ static int trace_qps(struct lctx *c)
 			q = *v;
 		} else {
 			q = qp_new(b, e->host, ev->qpn);
-			if (q == RT_TL_NONE || tl_hash_put(&c->tq, key, q) < 0)
-				return -ENOMEM;
+			if (q == RT_TL_NONE || tl_hash_put(&c->tq, key, q) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
 			tl_qp(b, q)->proc = e->proc;
 		}
 		b->ev_qp[i] = q;
@@ -233,7 +243,10 @@ static int trace_qps(struct lctx *c)
 			Q->flags |= RT_TLQ_CM;
 		}
 	}
-	return 0;
+	if (!rc && engine)
+		mark_shadows(b, probe_kinds);
+	free(probe_kinds);
+	return rc;
 }
 
 static uint32_t wkey_get(struct lctx *c, uint32_t ep, uint32_t qpn)
@@ -261,6 +274,15 @@ static void wpair(struct lctx *c, uint32_t a, uint32_t b)
 	}
 }
 
+/* Every wire key has its peer. */
+static bool wkeys_paired(struct lctx *c)
+{
+	for (size_t j = 0; j < c->wkeys.n; j++)
+		if (WK(c, j)->peer == RT_TL_NONE)
+			return false;
+	return true;
+}
+
 /* 1b. wire QPs and their peers. */
 static int wire_qps(struct lctx *c)
 {
@@ -272,6 +294,10 @@ static int wire_qps(struct lctx *c)
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm) {
+			uint32_t *cm = tl_vec_push(&c->cm_pks); /* for cm_links */
+			if (!cm)
+				goto nomem;
+			*cm = (uint32_t)i;
 			if (k->cm_attr == RT_CM_REQ && k->cm_local_qpn) {
 				if (wkey_get(c, k->src_ep, k->cm_local_qpn) == RT_TL_NONE ||
 				    tl_hash_put(&req, k->cm_comm_id, (uint32_t)i) < 0)
@@ -294,14 +320,20 @@ static int wire_qps(struct lctx *c)
 		if (w == RT_TL_NONE)
 			goto nomem;
 		k->recv_qp = w; /* wkey index for now */
+		if (k->is_request && !WK(c, w)->have_first_in) {
+			WK(c, w)->have_first_in = true;
+			WK(c, w)->first_in_pk = (uint32_t)i;
+			WK(c, w)->first_in_psn = k->psn;
+		}
 		/* full-size packets (requests, or READ responses to the requester) show the path MTU */
 		if ((k->is_request || k->op_class == RT_CLASS_READ_RESP) &&
 		    (k->position == RT_POS_FIRST || k->position == RT_POS_MIDDLE) && k->payload_len > WK(c, w)->max_seg)
 			WK(c, w)->max_seg = k->payload_len;
 	}
 	tl_hash_free(&req);
-	/* rxe's UDP source port names the sending QP */
-	for (size_t i = 0; i < npk; i++) {
+	/* rxe's UDP source port names the sending QP (a pass over the packets
+	 * for nothing when every key has its peer) */
+	for (size_t i = 0; i < npk && !wkeys_paired(c); i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm || k->recv_qp == RT_TL_NONE || WK(c, k->recv_qp)->peer != RT_TL_NONE)
 			continue;
@@ -350,18 +382,15 @@ nomem:
 	return -ENOMEM;
 }
 
-/* The first request PSN each wire QP sent (it must equal its sq_psn). */
+/* The first request PSN each wire QP sent (it must equal its sq_psn): the
+ * first its peer received (a QP has one peer, its peer's peer is itself). */
 static void wire_first_psns(struct lctx *c)
 {
-	struct tl_build *b = c->b;
-	for (size_t i = 0; i < tl_npk(b); i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		if (!k->is_request || k->recv_qp == RT_TL_NONE)
-			continue;
-		uint32_t snd = WK(c, k->recv_qp)->peer;
-		if (snd != RT_TL_NONE && !WK(c, snd)->have_first) {
-			WK(c, snd)->have_first = true;
-			WK(c, snd)->first_req_psn = k->psn;
+	for (size_t j = 0; j < c->wkeys.n; j++) {
+		const struct wkey *w = WK(c, j);
+		if (w->have_first_in && w->peer != RT_TL_NONE) {
+			WK(c, w->peer)->have_first = true;
+			WK(c, w->peer)->first_req_psn = w->first_in_psn;
 		}
 	}
 }
@@ -557,6 +586,30 @@ static uint32_t wr_psns(const struct rt_ev_wr *w, unsigned mtu_bytes, uint8_t qp
 	}
 }
 
+/* The PSN of the first request each QP sent on the wire (first[q], where
+ * have[q]): a QP's requests are the ones its wire keys' peers received (the
+ * send_qp merge_qps gave them), so the earliest of those peers' first ones. */
+static int wire_first_by_qp(struct lctx *c, uint32_t *first, uint8_t *have)
+{
+	size_t nqp = c->b->qps.n;
+	uint32_t *pk = malloc((nqp ? nqp : 1) * sizeof(uint32_t)); /* that request */
+	if (!pk)
+		return -ENOMEM;
+	for (size_t j = 0; j < c->wkeys.n; j++) {
+		const struct wkey *w = WK(c, j);
+		if (!w->have_first_in || w->peer == RT_TL_NONE)
+			continue;
+		uint32_t q = WK(c, w->peer)->qp;
+		if (!have[q] || w->first_in_pk < pk[q]) {
+			have[q] = 1;
+			pk[q] = w->first_in_pk;
+			first[q] = w->first_in_psn;
+		}
+	}
+	free(pk);
+	return 0;
+}
+
 /* Which QPs' WR entries ascend by first PSN (wr_upper's shortcut). */
 static int wr_mark_sorted(struct lctx *c, size_t nqp)
 {
@@ -589,20 +642,13 @@ static int wr_ranges(struct lctx *c)
 	/* the first request PSN each QP put on the wire anchors QPs without sq_psn */
 	uint32_t *wire_first = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
 	uint8_t *wire_have = calloc(nqp ? nqp : 1, 1);
-	if (!wire_first || !wire_have) {
+	if (!wire_first || !wire_have || wire_first_by_qp(c, wire_first, wire_have) < 0) {
 		free(next);
 		free(have);
 		free(cnt);
 		free(wire_first);
 		free(wire_have);
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < tl_npk(b); i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		if (k->is_request && k->send_qp != RT_TL_NONE && !wire_have[k->send_qp]) {
-			wire_have[k->send_qp] = 1;
-			wire_first[k->send_qp] = k->psn;
-		}
 	}
 	size_t total = 0;
 	for (size_t i = 0; i < nev; i++) {
@@ -1707,7 +1753,7 @@ static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 static int cm_links(struct lctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), npk = tl_npk(b), nh = b->hosts.n;
+	size_t nev = tl_nev(b), nh = b->hosts.n;
 	if (!nh)
 		return 0;
 	/* per host and event type: the events in order */
@@ -1716,20 +1762,11 @@ static int cm_links(struct lctx *c)
 		uint8_t event;
 	} map[] = {{RT_CM_REQ, CM_CONNECT_REQUEST}, {RT_CM_REP, CM_ESTABLISHED}, {RT_CM_RTU, CM_ESTABLISHED},
 		   {RT_CM_REJ, CM_REJECTED}, {RT_CM_DREQ, CM_DISCONNECTED}};
-	/* the few CM packets and CM events, so the loops below stay short */
-	struct tl_vec cp, ce;
-	tl_vec_init(&cp, sizeof(uint32_t));
+	/* the few CM packets (wire_qps has them) and CM events, so the loops below stay short */
+	const struct tl_vec *cp = &c->cm_pks;
+	struct tl_vec ce;
 	tl_vec_init(&ce, sizeof(uint32_t));
 	int rc = 0;
-	for (size_t i = 0; i < npk && !rc; i++) {
-		if (!tl_pk(b, i)->is_cm)
-			continue;
-		uint32_t *v = tl_vec_push(&cp);
-		if (!v)
-			rc = -ENOMEM;
-		else
-			*v = (uint32_t)i;
-	}
 	for (size_t i = 0; i < nev && !rc; i++) {
 		uint32_t *v;
 		if (tl_ev(b, i)->ev.kind != RT_EV_CM_EVENT || b->ev_shadow[i])
@@ -1747,8 +1784,8 @@ static int cm_links(struct lctx *c)
 				rc = -ENOMEM;
 				break;
 			}
-			for (size_t ci = 0; ci < cp.n && !rc; ci++) {
-				size_t i = *TL_AT(&cp, uint32_t, ci);
+			for (size_t ci = 0; ci < cp->n && !rc; ci++) {
+				size_t i = *TL_AT(cp, uint32_t, ci);
 				struct tl_pk *k = tl_pk(b, i);
 				if (!k->is_cm || k->cm_attr != map[m].attr || k->dst_ep >= b->eps.n ||
 				    TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host != h)
@@ -1778,7 +1815,6 @@ static int cm_links(struct lctx *c)
 			tl_hash_free(&seen);
 		}
 	}
-	tl_vec_free(&cp);
 	tl_vec_free(&ce);
 	return rc;
 }
@@ -1936,6 +1972,7 @@ int tl_link_all(struct tl_build *b)
 	c.b = b;
 	tl_vec_init(&c.wkeys, sizeof(struct wkey));
 	tl_vec_init(&c.pairs, sizeof(struct wr_pair));
+	tl_vec_init(&c.cm_pks, sizeof(uint32_t));
 	int rc = -ENOMEM;
 	if (tl_hash_init(&c.tq, 64) < 0)
 		return -ENOMEM;
@@ -1960,6 +1997,7 @@ out:
 	tl_hash_free(&c.wq);
 	tl_vec_free(&c.wkeys);
 	tl_vec_free(&c.pairs);
+	tl_vec_free(&c.cm_pks);
 	free(c.wr_first);
 	free(c.wr_n);
 	free(c.wrs);

@@ -624,6 +624,48 @@ static int wr_mark_sorted(struct lctx *c, size_t nqp)
 	return 0;
 }
 
+/* c->wrs from the WRs in post order (ord, their first PSN wrapped): by QP
+ * (cnt[q + 1]: how many QP q has), each QP's in post order with its PSNs
+ * unwrapped. */
+static int wr_place(struct lctx *c, const struct tl_vec *ord, size_t *cnt)
+{
+	struct tl_build *b = c->b;
+	size_t nqp = b->qps.n;
+	for (size_t q = 0; q < nqp; q++)
+		cnt[q + 1] += cnt[q];
+	c->wr_qp_start = malloc((nqp + 1) * sizeof(uint32_t));
+	c->wrs = malloc((ord->n ? ord->n : 1) * sizeof(*c->wrs));
+	uint64_t *last_u = calloc(nqp ? nqp : 1, sizeof(uint64_t));
+	uint32_t *last_psn = calloc(nqp ? nqp : 1, sizeof(uint32_t));
+	uint8_t *have = calloc(nqp ? nqp : 1, 1);
+	if (!c->wr_qp_start || !c->wrs || !last_u || !last_psn || !have) {
+		free(last_u);
+		free(last_psn);
+		free(have);
+		return -ENOMEM;
+	}
+	for (size_t q = 0; q <= nqp; q++)
+		c->wr_qp_start[q] = (uint32_t)cnt[q];
+	for (size_t j = 0; j < ord->n; j++) {
+		const struct wr_ent *o = TL_AT(ord, struct wr_ent, j);
+		uint32_t q = b->ev_qp[o->item], first = (uint32_t)o->first_u;
+		struct wr_ent *e = &c->wrs[cnt[q]++];
+		if (!have[q]) {
+			last_u[q] = (1ull << 40) + first;
+			have[q] = 1;
+		} else {
+			last_u[q] += (uint64_t)(int64_t)rt_psn_diff(first, last_psn[q]);
+		}
+		last_psn[q] = first;
+		*e = *o;
+		e->first_u = last_u[q];
+	}
+	free(last_u);
+	free(last_psn);
+	free(have);
+	return 0;
+}
+
 static int wr_ranges(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -650,9 +692,14 @@ static int wr_ranges(struct lctx *c)
 		free(wire_have);
 		return -ENOMEM;
 	}
-	size_t total = 0;
+	/* the WRs with their ranges in post order (their PSN still wrapped):
+	 * wr_place() reads them instead of the events a second time */
+	struct tl_vec ord;
+	tl_vec_init(&ord, sizeof(struct wr_ent));
+	int rc = 0;
 	for (size_t i = 0; i < nev; i++) {
-		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		const struct tl_evrec *er = tl_ev(b, i);
+		const struct rt_event *ev = &er->ev;
 		uint32_t q = b->ev_qp[i];
 		if (q == RT_TL_NONE || b->ev_shadow[i])
 			continue;
@@ -685,51 +732,23 @@ static int wr_ranges(struct lctx *c)
 		}
 		c->wr_n[i] = n;
 		cnt[q + 1]++;
-		total++;
+		struct wr_ent *o = tl_vec_push(&ord);
+		if (!o) {
+			rc = -ENOMEM;
+			break;
+		}
+		*o = (struct wr_ent){.first_u = c->wr_first[i], .n = n, .item = (uint32_t)i, .raw_ns = er->raw_ns,
+				     .host = er->host};
 	}
 	free(wire_first);
 	free(wire_have);
-	for (size_t q = 0; q < nqp; q++)
-		cnt[q + 1] += cnt[q];
-	c->wr_qp_start = malloc((nqp + 1) * sizeof(uint32_t));
-	c->wrs = malloc((total ? total : 1) * sizeof(*c->wrs));
-	uint64_t *last_u = calloc(nqp ? nqp : 1, sizeof(uint64_t));
-	uint32_t *last_psn = calloc(nqp ? nqp : 1, sizeof(uint32_t));
-	if (!c->wr_qp_start || !c->wrs || !last_u || !last_psn) {
-		free(next);
-		free(have);
-		free(cnt);
-		free(last_u);
-		free(last_psn);
-		return -ENOMEM;
-	}
-	for (size_t q = 0; q <= nqp; q++)
-		c->wr_qp_start[q] = (uint32_t)cnt[q];
-	memset(have, 0, nqp ? nqp : 1);
-	for (size_t i = 0; i < nev; i++) {
-		if (!c->wr_n[i])
-			continue;
-		uint32_t q = b->ev_qp[i];
-		struct wr_ent *e = &c->wrs[cnt[q]++];
-		if (!have[q]) {
-			last_u[q] = (1ull << 40) + c->wr_first[i];
-			have[q] = 1;
-		} else {
-			last_u[q] += (uint64_t)(int64_t)rt_psn_diff(c->wr_first[i], last_psn[q]);
-		}
-		last_psn[q] = c->wr_first[i];
-		e->first_u = last_u[q];
-		e->n = c->wr_n[i];
-		e->item = (uint32_t)i;
-		e->raw_ns = tl_ev(b, i)->raw_ns;
-		e->host = tl_ev(b, i)->host;
-	}
 	free(next);
 	free(have);
+	if (!rc)
+		rc = wr_place(c, &ord, cnt);
+	tl_vec_free(&ord);
 	free(cnt);
-	free(last_u);
-	free(last_psn);
-	return wr_mark_sorted(c, nqp);
+	return rc < 0 ? rc : wr_mark_sorted(c, nqp);
 }
 
 /* The first of the WRs [a, e) of QP q that starts after pu (a binary search);
@@ -1965,6 +1984,18 @@ static int causal_constraints(struct lctx *c)
 	return 0;
 }
 
+/* Room for the links and clock constraints the linking makes, a few per
+ * packet and event (the 1 M packet bench: 1.9 links and 1.0 constraints
+ * per packet or event): address space only until used, where doubling
+ * copied them over and over.  Without it (no memory, or more of them) they
+ * double as before. */
+static void reserve_links(struct tl_build *b)
+{
+	size_t items = tl_npk(b) + tl_nev(b);
+	(void)tl_vec_reserve(&b->links, b->links.n + 2 * items);
+	(void)tl_vec_reserve(&b->cons, b->cons.n + items);
+}
+
 int tl_link_all(struct tl_build *b)
 {
 	struct lctx c;
@@ -1978,6 +2009,7 @@ int tl_link_all(struct tl_build *b)
 		return -ENOMEM;
 	if (tl_hash_init(&c.wq, 64) < 0)
 		goto out;
+	reserve_links(b);
 	static const struct {
 		const char *name;
 		int (*fn)(struct lctx *);

@@ -72,6 +72,9 @@ struct lctx {
 	struct tl_vec pairs;      /* struct wr_pair: receives paired with the peer's send WR but
 				   * with no captured message (causal_constraints) */
 	struct tl_vec cm_pks;     /* uint32_t: the CM packets, in order (wire_qps) */
+	struct tl_vec cm_evs;     /* uint32_t: the CM events, in order (trace_qps) */
+	struct fifo *recvs;       /* per QP: its receive WRs in post order (completions(), for recv_consumers) */
+	struct fifo *sends;       /* per QP: its send WRs that consume a receive at the peer, likewise */
 	struct cev *ce;           /* per event: what the clock constraints read of it
 				   * (completions() and gap_wrs() fill it) */
 };
@@ -170,6 +173,16 @@ static void mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
 	}
 }
 
+/* CM event i, for cm_links (which takes the few CM events from this list). */
+static int note_cm_event(struct lctx *c, size_t i)
+{
+	uint32_t *v = tl_vec_push(&c->cm_evs);
+	if (!v)
+		return -ENOMEM;
+	*v = (uint32_t)i;
+	return 0;
+}
+
 /* 1a. trace QPs and their attributes; CM events map addresses to hosts. */
 static int trace_qps(struct lctx *c)
 {
@@ -192,6 +205,10 @@ static int trace_qps(struct lctx *c)
 		else if (e->proc < np && ev->kind < 32)
 			probe_kinds[e->proc] |= 1u << ev->kind;
 		b->ev_qp[i] = RT_TL_NONE;
+		if (ev->kind == RT_EV_CM_EVENT && note_cm_event(c, i) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
 		if (ev->kind == RT_EV_CM_EVENT && ev->u.cm.family == 2 && ev->u.cm.local_ip4) {
 			uint32_t ep = ep_of_ip4(b, ev->u.cm.local_ip4);
 			if (ep != RT_TL_NONE)
@@ -1514,6 +1531,31 @@ static int fifo_push(struct fifo *f, uint32_t x)
 	return 0;
 }
 
+/* ibv_wr_opcode values of the send WRs that consume a receive at the peer */
+static bool wr_consumes_recv(unsigned opcode)
+{
+	return opcode == 1 /* RDMA_WRITE_WITH_IMM */ || opcode == 2 /* SEND */ || opcode == 3 /* SEND_WITH_IMM */ ||
+	       opcode == 9 /* SEND_WITH_INV */;
+}
+
+/* A WR that completions() queues on QP q (post event i): recv_consumers'
+ * receive WRs and consuming send WRs, gathered on this pass over the events. */
+static int note_for_recv(struct lctx *c, uint32_t q, const struct rt_ev_wr *w, uint32_t i)
+{
+	if (w->queue == RT_WRQ_RECV)
+		return fifo_push(&c->recvs[q], i);
+	if (w->queue == RT_WRQ_SEND && wr_consumes_recv(w->opcode))
+		return fifo_push(&c->sends[q], i);
+	return 0;
+}
+
+static void fifos_free(struct fifo *f, size_t n)
+{
+	for (size_t q = 0; f && q < n; q++)
+		free(f[q].v);
+	free(f);
+}
+
 /* WR event wr got a COMPLETION link to comp: its first is its completion
  * for the clock constraints (instead of a search of all the links). */
 static void wr_completed(struct lctx *c, uint32_t wr, uint32_t comp)
@@ -1533,7 +1575,9 @@ static int completions(struct lctx *c)
 	struct tl_vec srqs;
 	tl_vec_init(&srqs, sizeof(struct fifo));
 	c->ce = malloc((nev ? nev : 1) * sizeof(*c->ce));
-	if (!sq || !rq || !sig_all || !c->ce || tl_hash_init(&srq, 16) < 0) {
+	c->recvs = calloc(nqp ? nqp : 1, sizeof(*c->recvs));
+	c->sends = calloc(nqp ? nqp : 1, sizeof(*c->sends));
+	if (!sq || !rq || !sig_all || !c->ce || !c->recvs || !c->sends || tl_hash_init(&srq, 16) < 0) {
 		free(sq);
 		free(rq);
 		free(sig_all);
@@ -1563,6 +1607,8 @@ static int completions(struct lctx *c)
 				rc = fifo_push(TL_AT(&srqs, struct fifo, *v), (uint32_t)i);
 			} else if (q != RT_TL_NONE) {
 				rc = fifo_push(ev->u.wr.queue == RT_WRQ_SEND ? &sq[q] : &rq[q], (uint32_t)i);
+				if (!rc)
+					rc = note_for_recv(c, q, &ev->u.wr, (uint32_t)i);
 			}
 			continue;
 		}
@@ -1624,26 +1670,14 @@ static int completions(struct lctx *c)
 			}
 		}
 	}
-	for (size_t q = 0; q < nqp; q++) {
-		free(sq[q].v);
-		free(rq[q].v);
-	}
+	fifos_free(sq, nqp);
+	fifos_free(rq, nqp);
 	for (size_t s = 0; s < srqs.n; s++)
 		free(TL_AT(&srqs, struct fifo, s)->v);
 	tl_vec_free(&srqs);
 	tl_hash_free(&srq);
-	free(sq);
-	free(rq);
 	free(sig_all);
 	return rc;
-}
-
-/* Receive WRs are consumed in order by the messages that need one. */
-/* ibv_wr_opcode values of the send WRs that consume a receive at the peer */
-static bool wr_consumes_recv(unsigned opcode)
-{
-	return opcode == 1 /* RDMA_WRITE_WITH_IMM */ || opcode == 2 /* SEND */ || opcode == 3 /* SEND_WITH_IMM */ ||
-	       opcode == 9 /* SEND_WITH_INV */;
 }
 
 /* Receive WRs are consumed in posting order by the messages that need one.
@@ -1657,17 +1691,14 @@ static int recv_consumers(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
-	struct fifo *rq = calloc(nqp ? nqp : 1, sizeof(*rq));
+	const struct fifo *rq = c->recvs, *sends = c->sends; /* receive WRs, consuming send WRs (completions) */
 	struct fifo *msg = calloc(nqp ? nqp : 1, sizeof(*msg));
-	struct fifo *sends = calloc(nqp ? nqp : 1, sizeof(*sends)); /* consuming send WRs per sending QP */
 	uint32_t *cons = malloc((nev ? nev : 1) * sizeof(uint32_t)); /* send WR -> its consuming packet */
 	uint8_t *gap = calloc(nqp ? nqp : 1, 1);
 	uint8_t *by_wr = malloc(nqp ? nqp : 1); /* per receiving QP: paired by the peer's WRs */
 	struct tl_hash last;
-	if (!rq || !msg || !sends || !cons || !gap || !by_wr || tl_hash_init(&last, 64) < 0) {
-		free(rq);
+	if (!msg || !cons || !gap || !by_wr || tl_hash_init(&last, 64) < 0) {
 		free(msg);
-		free(sends);
 		free(cons);
 		free(gap);
 		free(by_wr);
@@ -1680,17 +1711,7 @@ static int recv_consumers(struct lctx *c)
 			   (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
 	}
 	int rc = 0;
-	for (size_t i = 0; i < nev && !rc; i++) {
-		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		cons[i] = RT_TL_NONE;
-		if (ev->kind != RT_EV_WR_POST || b->ev_qp[i] == RT_TL_NONE || b->ev_shadow[i] ||
-		    (ev->u.wr.flags & RT_WRF_POST_FAILED))
-			continue;
-		if (ev->u.wr.queue == RT_WRQ_RECV)
-			rc = fifo_push(&rq[b->ev_qp[i]], (uint32_t)i);
-		else if (ev->u.wr.queue == RT_WRQ_SEND && wr_consumes_recv(ev->u.wr.opcode))
-			rc = fifo_push(&sends[b->ev_qp[i]], (uint32_t)i);
-	}
+	memset(cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
 	for (size_t i = 0; i < npk && !rc; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (!k->is_request || k->recv_qp == RT_TL_NONE)
@@ -1735,14 +1756,7 @@ static int recv_consumers(struct lctx *c)
 			rc = tl_link2(b, rq[q].v[j], tl_item_pk(b, pk), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
 		}
 	}
-	for (size_t q = 0; q < nqp; q++) {
-		free(rq[q].v);
-		free(msg[q].v);
-		free(sends[q].v);
-	}
-	free(rq);
-	free(msg);
-	free(sends);
+	fifos_free(msg, nqp);
 	free(cons);
 	free(gap);
 	free(by_wr);
@@ -1772,7 +1786,7 @@ static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 static int cm_links(struct lctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), nh = b->hosts.n;
+	size_t nh = b->hosts.n;
 	if (!nh)
 		return 0;
 	/* per host and event type: the events in order */
@@ -1781,19 +1795,20 @@ static int cm_links(struct lctx *c)
 		uint8_t event;
 	} map[] = {{RT_CM_REQ, CM_CONNECT_REQUEST}, {RT_CM_REP, CM_ESTABLISHED}, {RT_CM_RTU, CM_ESTABLISHED},
 		   {RT_CM_REJ, CM_REJECTED}, {RT_CM_DREQ, CM_DISCONNECTED}};
-	/* the few CM packets (wire_qps has them) and CM events, so the loops below stay short */
+	/* the few CM packets (wire_qps has them) and CM events (trace_qps has them;
+	 * not the engine's copies), so the loops below stay short */
 	const struct tl_vec *cp = &c->cm_pks;
 	struct tl_vec ce;
 	tl_vec_init(&ce, sizeof(uint32_t));
 	int rc = 0;
-	for (size_t i = 0; i < nev && !rc; i++) {
-		uint32_t *v;
-		if (tl_ev(b, i)->ev.kind != RT_EV_CM_EVENT || b->ev_shadow[i])
+	for (size_t j = 0; j < c->cm_evs.n && !rc; j++) {
+		uint32_t i = *TL_AT(&c->cm_evs, uint32_t, j), *v;
+		if (b->ev_shadow[i])
 			continue;
 		if (!(v = tl_vec_push(&ce)))
 			rc = -ENOMEM;
 		else
-			*v = (uint32_t)i;
+			*v = i;
 	}
 	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]) && !rc; m++) {
 		for (size_t h = 0; h < nh && !rc; h++) {
@@ -2004,6 +2019,7 @@ int tl_link_all(struct tl_build *b)
 	tl_vec_init(&c.wkeys, sizeof(struct wkey));
 	tl_vec_init(&c.pairs, sizeof(struct wr_pair));
 	tl_vec_init(&c.cm_pks, sizeof(uint32_t));
+	tl_vec_init(&c.cm_evs, sizeof(uint32_t));
 	int rc = -ENOMEM;
 	if (tl_hash_init(&c.tq, 64) < 0)
 		return -ENOMEM;
@@ -2030,6 +2046,9 @@ out:
 	tl_vec_free(&c.wkeys);
 	tl_vec_free(&c.pairs);
 	tl_vec_free(&c.cm_pks);
+	tl_vec_free(&c.cm_evs);
+	fifos_free(c.recvs, b->qps.n);
+	fifos_free(c.sends, b->qps.n);
 	free(c.wr_first);
 	free(c.wr_n);
 	free(c.wrs);

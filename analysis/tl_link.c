@@ -57,6 +57,23 @@ struct wr_ent {               /* a send WR with its PSN range */
 	uint16_t host;            /* constraint (wire_streams) without a miss into the events */
 };
 
+/* gap_note()'s state over the request streams, in capture order. */
+struct gap_scan {
+	uint32_t *top;            /* per stream: the highest request PSN captured */
+	uint8_t *seen;            /* per stream: a request was */
+	uint8_t *qp;              /* per QP: GAP_QP or GAP_WR for all its WRs */
+	uint8_t *wr;              /* per event: GAP_WR for a send WR */
+};
+
+/* recv_note()'s state: the messages that consume receives, in capture order. */
+struct recv_scan {
+	uint32_t *cons;           /* per event: a consuming send WR's latest packet */
+	uint8_t *gap;             /* per receiving QP: a request came out of order */
+	uint8_t *by_wr;           /* per receiving QP: paired by the peer's WRs */
+	struct fifo *msg;         /* per receiving QP: the captured consuming messages */
+	struct tl_hash last;      /* (QP, PSN) -> its entry in msg */
+};
+
 struct lctx {
 	struct tl_build *b;
 	struct tl_hash tq;        /* (process << 32 | qpn) -> qp index: QPNs repeat across hosts and uroce processes */
@@ -75,8 +92,10 @@ struct lctx {
 	struct tl_vec cm_evs;     /* uint32_t: the CM events, in order (trace_qps) */
 	struct fifo *recvs;       /* per QP: its receive WRs in post order (completions(), for recv_consumers) */
 	struct fifo *sends;       /* per QP: its send WRs that consume a receive at the peer, likewise */
-	struct cev *ce;           /* per event: what the clock constraints read of it
-				   * (completions() and gap_wrs() fill it) */
+	struct cev *ce;           /* per event: what the clock constraints read of it (completions()) */
+	struct cpk *cpk;          /* per packet: likewise (wire_streams) */
+	struct gap_scan gap;      /* the capture's gaps (wire_streams, for completions) */
+	struct recv_scan recv;    /* the consumers of receives (wire_streams, for recv_consumers) */
 };
 
 struct wr_pair {
@@ -1009,6 +1028,164 @@ static int psn_map_put(struct psn_map *m, uint32_t s, uint32_t psn, uint32_t pk,
 	return tl_hash_put(&m->far, K2(s, psn), pk);
 }
 
+/* Items (events or packets) in order; those from head on are pending. */
+struct fifo {
+	uint32_t *v;
+	size_t head, n, cap;
+};
+
+static int fifo_push(struct fifo *f, uint32_t x)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		uint32_t *v = realloc(f->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n++] = x;
+	return 0;
+}
+
+#define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
+
+/* Per event, for a send WR: how far the capture's gaps let its packets bound
+ * its completion from above.  Where a request stream shows a PSN gap, the
+ * capture may also have missed the packet or ACK that really completed a
+ * WR, and a later captured transmission or ACK stands in for it: those
+ * still come after the WR was posted, but bound nothing from above.
+ *   GAP_NONE  no gap on its QP: every link bounds
+ *   GAP_QP    a gap elsewhere on its QP: its own request packets still bound
+ *             (they are its by PSN), its ACK and consumers do not (a missed
+ *             ACK or retry may be what really completed it)
+ *   GAP_WR    it owns a PSN in a gap (between the highest PSN captured
+ *             before an out-of-order request and that request's own), or
+ *             that request: nothing bounds from above
+ * gap_note() finds them as the replay meets the requests (a pass of its own
+ * over the 170-byte packets cost as much as the rest), completions() puts
+ * them into the events' entries (c->ce). */
+enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
+
+/* What the constraints read of a packet, packed (a sixth of its 170 bytes). */
+struct cpk {
+	uint64_t raw_ns;
+	uint32_t wr;
+};
+
+/* What the stream replay gathers for the later steps on its pass over the
+ * packets (c->cpk, c->gap, c->recv); -ENOMEM. */
+static int scans_init(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
+	struct gap_scan *g = &c->gap;
+	struct recv_scan *r = &c->recv;
+	c->cpk = malloc((npk ? npk : 1) * sizeof(*c->cpk));
+	g->top = malloc((nqp + 1) * sizeof(uint32_t));
+	g->seen = calloc(nqp + 1, 1);
+	g->qp = calloc(nqp + 1, 1);
+	g->wr = calloc(nev + 1, 1);
+	r->cons = malloc((nev ? nev : 1) * sizeof(uint32_t));
+	r->gap = calloc(nqp ? nqp : 1, 1);
+	r->by_wr = malloc(nqp ? nqp : 1);
+	r->msg = calloc(nqp ? nqp : 1, sizeof(*r->msg));
+	if (!c->cpk || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap || !r->by_wr || !r->msg ||
+	    tl_hash_init(&r->last, 64) < 0)
+		return -ENOMEM;
+	memset(r->cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
+	for (size_t q = 0; q < nqp; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		uint32_t peer = Q->peer;
+		r->by_wr[q] = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
+			      (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
+	}
+	return 0;
+}
+
+static void fifos_free(struct fifo *f, size_t n)
+{
+	for (size_t q = 0; f && q < n; q++)
+		free(f[q].v);
+	free(f);
+}
+
+static void scans_free(struct lctx *c)
+{
+	free(c->cpk);
+	free(c->gap.top);
+	free(c->gap.seen);
+	free(c->gap.qp);
+	free(c->gap.wr);
+	free(c->recv.cons);
+	free(c->recv.gap);
+	free(c->recv.by_wr);
+	fifos_free(c->recv.msg, c->b->qps.n);
+	tl_hash_free(&c->recv.last);
+}
+
+/* Request packet k (recv_qp a QP) after the replay: the gaps it shows. */
+static void gap_note(struct lctx *c, const struct tl_pk *k)
+{
+	struct gap_scan *g = &c->gap;
+	size_t nev = tl_nev(c->b), nqp = c->b->qps.n;
+	uint32_t s = k->recv_qp;
+	if (k->ooo) {
+		g->qp[s] = g->qp[s] ? g->qp[s] : GAP_QP;
+		if (k->send_qp < nqp)
+			g->qp[k->send_qp] = g->qp[k->send_qp] ? g->qp[k->send_qp] : GAP_QP;
+	}
+	if (g->seen[s] && k->ooo && k->send_qp < nqp) {
+		int32_t d = rt_psn_diff(k->psn, g->top[s]);
+		if (d > GAP_WRS_MAX)
+			g->qp[k->send_qp] = GAP_WR;
+		for (int32_t j = 1; j <= d && d <= GAP_WRS_MAX; j++) {
+			uint32_t w = wr_for_psn(c, k->send_qp, rt_psn_add(g->top[s], j), NULL);
+			if (w != RT_TL_NONE && w < nev)
+				g->wr[w] = GAP_WR;
+		}
+	}
+	if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
+		g->wr[k->wr] = GAP_WR;
+	if (!g->seen[s] || rt_psn_diff(k->psn, g->top[s]) > 0)
+		g->top[s] = k->psn;
+	g->seen[s] = 1;
+}
+
+/* The gap class of event i (a send WR's: GAP_*): its own, or its QP's. */
+static uint8_t event_gap(const struct lctx *c, size_t i)
+{
+	uint32_t q = c->b->ev_qp[i];
+	uint8_t g = c->gap.wr[i];
+	return q < c->b->qps.n && c->gap.qp[q] > g ? c->gap.qp[q] : g;
+}
+
+/* Request packet i (k, recv_qp a QP) after the replay: the packet of its
+ * consuming send WR, and where the receives are paired by the captured
+ * messages (not by the peer's WRs), the message in order, up to the first
+ * request out of order (a resend replaces its earlier transmission). */
+static int recv_note(struct lctx *c, const struct tl_pk *k, size_t i)
+{
+	struct recv_scan *r = &c->recv;
+	uint32_t q = k->recv_qp;
+	if (k->ooo)
+		r->gap[q] = 1;
+	if (!k->consumes_recv)
+		return 0;
+	if (k->wr < tl_nev(c->b))
+		r->cons[k->wr] = (uint32_t)i; /* a later transmission is the one that got through */
+	if (r->by_wr[q] || !(tl_qp(c->b, q)->flags & RT_TLQ_TRACED) || r->gap[q])
+		return 0;
+	uint64_t key = K2(q, k->psn);
+	uint32_t *v = tl_hash_get(&r->last, key);
+	if (v) {
+		r->msg[q].v[*v] = (uint32_t)i;
+		return 0;
+	}
+	int rc = fifo_push(&r->msg[q], (uint32_t)i);
+	return rc < 0 ? rc : tl_hash_put(&r->last, key, (uint32_t)(r->msg[q].n - 1));
+}
+
 /* The offset of stream S's highest PSN from its first (psn_map_put). */
 static uint32_t stream_reach(const struct stream *S)
 {
@@ -1026,7 +1203,8 @@ static int wire_streams(struct lctx *c)
 	uint32_t *pnext = malloc((npk ? npk : 1) * sizeof(uint32_t)); /* per-stream FIFO links */
 	uint8_t *acked = calloc(tl_nev(b) + 1, 1); /* WRs already linked to their ACK */
 	struct read_span *reads = calloc((nqp ? nqp : 1) * READ_RING, sizeof(*reads)); /* per stream ring */
-	if (!st || !pnext || !acked || !reads || psn_map_init(&first, nqp) < 0 || psn_map_init(&last, nqp) < 0) {
+	if (!st || !pnext || !acked || !reads || scans_init(c) < 0 || psn_map_init(&first, nqp) < 0 ||
+	    psn_map_init(&last, nqp) < 0) {
 		psn_map_free(&first, nqp);
 		free(st);
 		free(pnext);
@@ -1041,6 +1219,7 @@ static int wire_streams(struct lctx *c)
 	int rc = 0;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
+		c->cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
 		if (k->icrc == RT_ICRC_BAD)
 			k->flags |= RT_TLF_BAD_ICRC | RT_TLF_ERROR;
 		if ((k->tos & 3) == 3)
@@ -1209,7 +1388,7 @@ static int wire_streams(struct lctx *c)
 			uint32_t wr = wr_for_psn(c, k->send_qp, k->psn, &S->hint);
 			if (wr != RT_TL_NONE) {
 				const struct wr_ent *we = &c->wrs[S->hint]; /* wr's entry */
-				k->wr = wr;
+				k->wr = c->cpk[i].wr = wr;
 				k->wr_pkt_index = (uint16_t)(rt_psn_diff(k->psn, (uint32_t)(we->first_u & RT_PSN_MASK)) + 1);
 				k->wr_pkt_count = (uint8_t)(we->n > 255 ? 255 : we->n);
 				k->flags |= RT_TLF_HAS_WR;
@@ -1223,6 +1402,9 @@ static int wire_streams(struct lctx *c)
 							     (int64_t)k->raw_ns - (int64_t)we->raw_ns, k->raw_ns);
 				}
 			}
+			gap_note(c, k);
+			if ((rc = recv_note(c, k, i)) < 0)
+				break;
 			continue;
 		}
 		if (!k->is_response)
@@ -1283,7 +1465,7 @@ static int wire_streams(struct lctx *c)
 		if (k->op_class == RT_CLASS_READ_RESP || k->op_class == RT_CLASS_ATOMIC_ACK) {
 			uint32_t wr = wr_for_psn(c, k->recv_qp, k->psn, NULL);
 			if (wr != RT_TL_NONE) {
-				k->wr = wr;
+				k->wr = c->cpk[i].wr = wr;
 				k->flags |= RT_TLF_HAS_WR;
 				if ((rc = tl_link2(b, wr, tl_item_pk(b, i), RT_TLL_PACKET, RT_TLL_WR)) < 0)
 					break;
@@ -1508,29 +1690,10 @@ struct cev {
 	uint32_t comp;            /* WR: the item of its completion, RT_TL_NONE */
 	uint16_t host;
 	bool wr_post;
-	uint8_t gap;              /* WR: GAP_NONE, GAP_QP or GAP_WR (gap_wrs) */
+	uint8_t gap;              /* WR: GAP_NONE, GAP_QP or GAP_WR (event_gap) */
 };
 
 /* 4. completions, receive WRs and their consumers, CM. */
-struct fifo {
-	uint32_t *v;
-	size_t head, n, cap;
-};
-
-static int fifo_push(struct fifo *f, uint32_t x)
-{
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		uint32_t *v = realloc(f->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		f->v = v;
-		f->cap = cap;
-	}
-	f->v[f->n++] = x;
-	return 0;
-}
-
 /* ibv_wr_opcode values of the send WRs that consume a receive at the peer */
 static bool wr_consumes_recv(unsigned opcode)
 {
@@ -1547,13 +1710,6 @@ static int note_for_recv(struct lctx *c, uint32_t q, const struct rt_ev_wr *w, u
 	if (w->queue == RT_WRQ_SEND && wr_consumes_recv(w->opcode))
 		return fifo_push(&c->sends[q], i);
 	return 0;
-}
-
-static void fifos_free(struct fifo *f, size_t n)
-{
-	for (size_t q = 0; f && q < n; q++)
-		free(f[q].v);
-	free(f);
 }
 
 /* WR event wr got a COMPLETION link to comp: its first is its completion
@@ -1590,7 +1746,7 @@ static int completions(struct lctx *c)
 		uint32_t q = b->ev_qp[i];
 		/* the event is at hand: the constraints' copy of it (one pass over the events less) */
 		c->ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = RT_TL_NONE, .host = e->host,
-					.wr_post = ev->kind == RT_EV_WR_POST};
+					.wr_post = ev->kind == RT_EV_WR_POST, .gap = event_gap(c, i)};
 		if (b->ev_shadow[i])
 			continue;
 		if (ev->kind == RT_EV_WR_POST && !(ev->u.wr.flags & RT_WRF_POST_FAILED)) {
@@ -1690,51 +1846,13 @@ static int completions(struct lctx *c)
 static int recv_consumers(struct lctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
+	size_t nqp = b->qps.n;
 	const struct fifo *rq = c->recvs, *sends = c->sends; /* receive WRs, consuming send WRs (completions) */
-	struct fifo *msg = calloc(nqp ? nqp : 1, sizeof(*msg));
-	uint32_t *cons = malloc((nev ? nev : 1) * sizeof(uint32_t)); /* send WR -> its consuming packet */
-	uint8_t *gap = calloc(nqp ? nqp : 1, 1);
-	uint8_t *by_wr = malloc(nqp ? nqp : 1); /* per receiving QP: paired by the peer's WRs */
-	struct tl_hash last;
-	if (!msg || !cons || !gap || !by_wr || tl_hash_init(&last, 64) < 0) {
-		free(msg);
-		free(cons);
-		free(gap);
-		free(by_wr);
-		return -ENOMEM;
-	}
-	for (size_t q = 0; q < nqp; q++) {
-		const struct rt_tl_qp *Q = tl_qp(b, q);
-		uint32_t peer = Q->peer;
-		by_wr[q] = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
-			   (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
-	}
+	/* the consuming packets of send WRs, the captured messages (wire_streams' recv_note()) */
+	const uint32_t *cons = c->recv.cons;
+	const uint8_t *by_wr = c->recv.by_wr;
+	const struct fifo *msg = c->recv.msg;
 	int rc = 0;
-	memset(cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
-	for (size_t i = 0; i < npk && !rc; i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		if (!k->is_request || k->recv_qp == RT_TL_NONE)
-			continue;
-		if (k->ooo)
-			gap[k->recv_qp] = 1;
-		if (!k->consumes_recv)
-			continue;
-		if (k->wr < nev)
-			cons[k->wr] = (uint32_t)i; /* a later transmission is the one that got through */
-		/* the captured messages in order: only where they are paired by them */
-		if (by_wr[k->recv_qp] || !(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED) || gap[k->recv_qp])
-			continue;
-		uint64_t key = K2(k->recv_qp, k->psn);
-		uint32_t *v = tl_hash_get(&last, key);
-		if (!v) {
-			if ((rc = fifo_push(&msg[k->recv_qp], (uint32_t)i)) < 0)
-				break;
-			rc = tl_hash_put(&last, key, (uint32_t)(msg[k->recv_qp].n - 1));
-		} else {
-			msg[k->recv_qp].v[*v] = (uint32_t)i;
-		}
-	}
 	for (size_t q = 0; q < nqp && !rc; q++) {
 		const struct fifo *m = by_wr[q] ? &sends[tl_qp(b, q)->peer] : &msg[q];
 		size_t n = rq[q].n < m->n ? rq[q].n : m->n;
@@ -1756,11 +1874,6 @@ static int recv_consumers(struct lctx *c)
 			rc = tl_link2(b, rq[q].v[j], tl_item_pk(b, pk), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
 		}
 	}
-	fifos_free(msg, nqp);
-	free(cons);
-	free(gap);
-	free(by_wr);
-	tl_hash_free(&last);
 	return rc;
 }
 
@@ -1854,79 +1967,6 @@ static int cm_links(struct lctx *c)
 }
 
 /* 5. causal constraints of the links: packet before completion, post before consumer ... */
-#define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
-
-/* Per event, for a send WR: how far the capture's gaps let its packets bound
- * its completion from above.  Where a request stream shows a PSN gap, the
- * capture may also have missed the packet or ACK that really completed a
- * WR, and a later captured transmission or ACK stands in for it: those
- * still come after the WR was posted, but bound nothing from above.
- *   GAP_NONE  no gap on its QP: every link bounds
- *   GAP_QP    a gap elsewhere on its QP: its own request packets still bound
- *             (they are its by PSN), its ACK and consumers do not (a missed
- *             ACK or retry may be what really completed it)
- *   GAP_WR    it owns a PSN in a gap (between the highest PSN captured
- *             before an out-of-order request and that request's own), or
- *             that request: nothing bounds from above
- * gap_wrs() sets it in the events' entries (c->ce).  On the same pass over
- * the 170-byte packets (a pass costs as much as the rest) it gathers what
- * the constraints read of every packet into cpk.  -ENOMEM without memory. */
-enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
-
-/* What the constraints read of a packet, packed (a sixth of its 170 bytes). */
-struct cpk {
-	uint64_t raw_ns;
-	uint32_t wr;
-};
-
-static int gap_wrs(struct lctx *c, struct cpk *cpk)
-{
-	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
-	struct cev *ce = c->ce;
-	uint32_t *top = malloc((nqp + 1) * sizeof(uint32_t)); /* highest request PSN captured per stream */
-	uint8_t *seen = calloc(nqp + 1, 1), *qp = calloc(nqp + 1, 1); /* per QP: GAP_QP or GAP_WR (all) */
-	int rc = -ENOMEM;
-	if (!top || !seen || !qp)
-		goto out;
-	for (size_t i = 0; i < npk; i++) {
-		const struct tl_pk *k = tl_pk(b, i);
-		uint32_t s = k->recv_qp;
-		cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
-		if (!k->is_request || s >= nqp)
-			continue;
-		if (k->ooo) {
-			qp[s] = qp[s] ? qp[s] : GAP_QP;
-			if (k->send_qp < nqp)
-				qp[k->send_qp] = qp[k->send_qp] ? qp[k->send_qp] : GAP_QP;
-		}
-		if (seen[s] && k->ooo && k->send_qp < nqp) {
-			int32_t d = rt_psn_diff(k->psn, top[s]);
-			if (d > GAP_WRS_MAX)
-				qp[k->send_qp] = GAP_WR;
-			for (int32_t j = 1; j <= d && d <= GAP_WRS_MAX; j++) {
-				uint32_t w = wr_for_psn(c, k->send_qp, rt_psn_add(top[s], j), NULL);
-				if (w != RT_TL_NONE && w < nev)
-					ce[w].gap = GAP_WR;
-			}
-		}
-		if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
-			ce[k->wr].gap = GAP_WR;
-		if (!seen[s] || rt_psn_diff(k->psn, top[s]) > 0)
-			top[s] = k->psn;
-		seen[s] = 1;
-	}
-	for (size_t i = 0; i < nev; i++)
-		if (b->ev_qp[i] < nqp && qp[b->ev_qp[i]] > ce[i].gap)
-			ce[i].gap = qp[b->ev_qp[i]];
-	rc = 0;
-out:
-	free(top);
-	free(seen);
-	free(qp);
-	return rc;
-}
-
 /* Host to host, for a receive WR and the send WR whose message consumed it:
  * the send was posted before the receive completed, and the receive was
  * posted before the send completed (RC: the message is acknowledged only
@@ -1950,11 +1990,7 @@ static int causal_constraints(struct lctx *c)
 	size_t nev = tl_nev(b), npk = tl_npk(b), nl = b->links.n;
 	uint16_t cap = b->capture_host;
 	const struct cev *ce = c->ce;
-	struct cpk *cpk = malloc((npk ? npk : 1) * sizeof(*cpk));
-	if (!cpk || gap_wrs(c, cpk) < 0) {
-		free(cpk);
-		return -ENOMEM;
-	}
+	const struct cpk *cpk = c->cpk;
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
 		if (l.from >= nev)
@@ -1995,7 +2031,6 @@ static int causal_constraints(struct lctx *c)
 		}
 		send_recv_constraints(b, ce, wp->recv, wp->send);
 	}
-	free(cpk);
 	return 0;
 }
 
@@ -2047,6 +2082,7 @@ out:
 	tl_vec_free(&c.pairs);
 	tl_vec_free(&c.cm_pks);
 	tl_vec_free(&c.cm_evs);
+	scans_free(&c);
 	fifos_free(c.recvs, b->qps.n);
 	fifos_free(c.sends, b->qps.n);
 	free(c.wr_first);

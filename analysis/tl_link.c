@@ -478,6 +478,27 @@ static uint32_t trace_qp_for(struct lctx *c, const struct wkey *w)
 	return n == 1 ? hit : RT_TL_NONE;
 }
 
+/* Packet k's QPs (list indices) from its wire keys, once merge_qps gave the
+ * keys their QPs; a CM REQ / REP marks its sender's QP as CM-connected. */
+static void pk_qps(struct lctx *c, struct tl_pk *k)
+{
+	if (k->is_cm) {
+		if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && k->cm_local_qpn) {
+			uint32_t *v = tl_hash_get(&c->wq, K2(k->src_ep, k->cm_local_qpn));
+			if (v) {
+				k->send_qp = WK(c, *v)->qp;
+				tl_qp(c->b, k->send_qp)->flags |= RT_TLQ_CM;
+			}
+		}
+		return;
+	}
+	if (k->recv_qp == RT_TL_NONE)
+		return;
+	struct wkey *w = WK(c, k->recv_qp);
+	k->recv_qp = w->qp;
+	k->send_qp = w->peer != RT_TL_NONE ? WK(c, w->peer)->qp : RT_TL_NONE;
+}
+
 /* 1c. wire QPs meet trace QPs; addresses meet hosts. */
 static int merge_qps(struct lctx *c)
 {
@@ -583,25 +604,10 @@ static int merge_qps(struct lctx *c)
 			}
 		}
 	}
-	/* CM-learned connection flag and attributes the wire can tell */
-	for (size_t i = 0; i < tl_npk(b); i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		if (k->is_cm) {
-			if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && k->cm_local_qpn) {
-				uint32_t *v = tl_hash_get(&c->wq, K2(k->src_ep, k->cm_local_qpn));
-				if (v) {
-					k->send_qp = WK(c, *v)->qp;
-					tl_qp(b, k->send_qp)->flags |= RT_TLQ_CM;
-				}
-			}
-			continue;
-		}
-		if (k->recv_qp == RT_TL_NONE)
-			continue;
-		struct wkey *w = WK(c, k->recv_qp);
-		k->recv_qp = w->qp;
-		k->send_qp = w->peer != RT_TL_NONE ? WK(c, w->peer)->qp : RT_TL_NONE;
-	}
+	/* the packets' QPs: here when the engine matching needs them before the
+	 * replay, else on the replay's pass (one pass over the packets less) */
+	for (size_t i = 0; b->engine_packets && i < tl_npk(b); i++)
+		pk_qps(c, tl_pk(b, i));
 	return 0;
 }
 
@@ -1219,6 +1225,8 @@ static int wire_streams(struct lctx *c)
 	int rc = 0;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
+		if (!b->engine_packets)
+			pk_qps(c, k); /* else merge_qps did */
 		c->cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
 		if (k->icrc == RT_ICRC_BAD)
 			k->flags |= RT_TLF_BAD_ICRC | RT_TLF_ERROR;

@@ -33,17 +33,14 @@
 #define IBV_QP_SQ_PSN (1u << 16)
 #define IBV_QP_DEST_QPN (1u << 20)
 
-#define CM_CONNECT_REQUEST 4
-#define CM_REJECTED 8
-#define CM_ESTABLISHED 9
-#define CM_DISCONNECTED 10
-
 struct wkey {                 /* a wire QP: address + QPN */
 	uint32_t ep, qpn;
 	uint32_t peer;            /* index into wkeys, RT_TL_NONE */
 	uint32_t qp;              /* final QP list index */
 	uint32_t first_req_psn;   /* first request PSN sent by this QP (as peer of its receiver) */
 	bool have_first;
+	bool have_first_in;       /* it received a request: the first is packet first_in_pk, PSN first_in_psn */
+	uint32_t first_in_pk, first_in_psn;
 	uint32_t max_seg;         /* largest FIRST/MIDDLE payload: the path MTU */
 };
 
@@ -51,6 +48,25 @@ struct wr_ent {               /* a send WR with its PSN range */
 	uint64_t first_u;         /* unwrapped first PSN */
 	uint32_t n;               /* PSNs it uses */
 	uint32_t item;
+	uint64_t raw_ns;          /* its post event's, at hand for its first packet's clock */
+	uint16_t host;            /* constraint (wire_streams) without a miss into the events */
+};
+
+/* gap_note()'s state over the request streams, in capture order. */
+struct gap_scan {
+	uint32_t *top;            /* per stream: the highest request PSN captured */
+	uint8_t *seen;            /* per stream: a request was */
+	uint8_t *qp;              /* per QP: GAP_QP or GAP_WR for all its WRs */
+	uint8_t *wr;              /* per event: GAP_WR for a send WR */
+};
+
+/* recv_note()'s state: the messages that consume receives, in capture order. */
+struct recv_scan {
+	uint32_t *cons;           /* per event: a consuming send WR's latest packet */
+	uint8_t *gap;             /* per receiving QP: a request came out of order */
+	uint8_t *by_wr;           /* per receiving QP: paired by the peer's WRs */
+	struct fifo *msg;         /* per receiving QP: the captured consuming messages */
+	struct tl_hash last;      /* (QP, PSN) -> its entry in msg */
 };
 
 struct lctx {
@@ -62,10 +78,19 @@ struct lctx {
 	uint32_t *wr_first, *wr_n; /* per event (send WRs) */
 	struct wr_ent *wrs;       /* sorted by qp, then post order */
 	uint32_t *wr_qp_start;    /* per qp: first entry; [nqp] = total */
+	uint8_t *wr_sorted;       /* per qp: its entries ascend by first_u */
 	uint32_t *ev_pk;          /* per event: the wire packet an engine packet event is (RT_TL_NONE); NULL without them */
 	uint32_t *ev_tx;          /* per event: the engine send event of a received packet */
 	struct tl_vec pairs;      /* struct wr_pair: receives paired with the peer's send WR but
 				   * with no captured message (causal_constraints) */
+	struct tl_vec cm_pks;     /* uint32_t: the CM packets, in order (wire_qps) */
+	struct tl_vec cm_evs;     /* uint32_t: the CM events, in order (trace_qps) */
+	struct fifo *recvs;       /* per QP: its receive WRs in post order (completions(), for recv_consumers) */
+	struct fifo *sends;       /* per QP: its send WRs that consume a receive at the peer, likewise */
+	struct cev *ce;           /* per event: what the clock constraints read of it (completions()) */
+	struct cpk *cpk;          /* per packet: likewise (wire_streams) */
+	struct gap_scan gap;      /* the capture's gaps (wire_streams, for completions) */
+	struct recv_scan recv;    /* the consumers of receives (wire_streams, for recv_consumers) */
 };
 
 struct wr_pair {
@@ -143,28 +168,14 @@ static void ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc)
 		e->proc_ambiguous = true;
 }
 
-/* 1a. trace QPs and their attributes; CM events map addresses to hosts. */
-static int trace_qps(struct lctx *c)
+/* A process run with both the engine (uroce) and the probe records WR posts,
+ * completions, QP, CM and setup events twice: the application's view (the
+ * probe: posted / polled) is linked and shown; the engine's copy is kept
+ * as an event but gets no row (tl_finish).  probe_kinds: per process, the
+ * kinds of event its probe recorded (bits). */
+static void mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
 {
-	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b);
-	b->ev_qp = malloc((nev ? nev : 1) * sizeof(uint32_t));
-	b->ev_shadow = calloc(nev ? nev : 1, 1);
-	if (!b->ev_qp || !b->ev_shadow)
-		return -ENOMEM;
-	/* A process run with both the engine (uroce) and the probe records WR posts,
-	 * completions, QP, CM and setup events twice: the application's view (the
-	 * probe: posted / polled) is linked and shown; the engine's copy is kept
-	 * as an event but gets no row (tl_finish). */
-	size_t np = b->procs.n;
-	uint32_t *probe_kinds = calloc(np + 1, sizeof(uint32_t));
-	if (!probe_kinds)
-		return -ENOMEM;
-	for (size_t i = 0; i < nev; i++) {
-		struct tl_evrec *e = tl_ev(b, i);
-		if (!(e->ev.flags & RT_EVF_ENGINE) && e->proc < np && e->ev.kind < 32)
-			probe_kinds[e->proc] |= 1u << e->ev.kind;
-	}
+	size_t nev = tl_nev(b), np = b->procs.n;
 	for (size_t i = 0; i < nev; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		unsigned k = e->ev.kind;
@@ -174,11 +185,44 @@ static int trace_qps(struct lctx *c)
 		     k == RT_EV_DEVICE))
 			b->ev_shadow[i] = 1;
 	}
-	free(probe_kinds);
-	for (size_t i = 0; i < nev; i++) {
+}
+
+/* CM event i, for cm_links (which takes the few CM events from this list). */
+static int note_cm_event(struct lctx *c, size_t i)
+{
+	uint32_t *v = tl_vec_push(&c->cm_evs);
+	if (!v)
+		return -ENOMEM;
+	*v = (uint32_t)i;
+	return 0;
+}
+
+/* 1a. trace QPs and their attributes; CM events map addresses to hosts. */
+static int trace_qps(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), np = b->procs.n;
+	b->ev_qp = malloc((nev ? nev : 1) * sizeof(uint32_t));
+	b->ev_shadow = calloc(nev ? nev : 1, 1);
+	uint32_t *probe_kinds = calloc(np + 1, sizeof(uint32_t)); /* for mark_shadows() */
+	bool engine = false;      /* an engine's event: there may be shadows */
+	if (!b->ev_qp || !b->ev_shadow || !probe_kinds) {
+		free(probe_kinds);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < nev && !rc; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_event *ev = &e->ev;
+		if (ev->flags & RT_EVF_ENGINE)
+			engine = true;
+		else if (e->proc < np && ev->kind < 32)
+			probe_kinds[e->proc] |= 1u << ev->kind;
 		b->ev_qp[i] = RT_TL_NONE;
+		if (ev->kind == RT_EV_CM_EVENT && note_cm_event(c, i) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
 		if (ev->kind == RT_EV_CM_EVENT && ev->u.cm.family == 2 && ev->u.cm.local_ip4) {
 			uint32_t ep = ep_of_ip4(b, ev->u.cm.local_ip4);
 			if (ep != RT_TL_NONE)
@@ -193,8 +237,10 @@ static int trace_qps(struct lctx *c)
 			q = *v;
 		} else {
 			q = qp_new(b, e->host, ev->qpn);
-			if (q == RT_TL_NONE || tl_hash_put(&c->tq, key, q) < 0)
-				return -ENOMEM;
+			if (q == RT_TL_NONE || tl_hash_put(&c->tq, key, q) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
 			tl_qp(b, q)->proc = e->proc;
 		}
 		b->ev_qp[i] = q;
@@ -228,7 +274,10 @@ static int trace_qps(struct lctx *c)
 			Q->flags |= RT_TLQ_CM;
 		}
 	}
-	return 0;
+	if (!rc && engine)
+		mark_shadows(b, probe_kinds);
+	free(probe_kinds);
+	return rc;
 }
 
 static uint32_t wkey_get(struct lctx *c, uint32_t ep, uint32_t qpn)
@@ -256,6 +305,15 @@ static void wpair(struct lctx *c, uint32_t a, uint32_t b)
 	}
 }
 
+/* Every wire key has its peer. */
+static bool wkeys_paired(struct lctx *c)
+{
+	for (size_t j = 0; j < c->wkeys.n; j++)
+		if (WK(c, j)->peer == RT_TL_NONE)
+			return false;
+	return true;
+}
+
 /* 1b. wire QPs and their peers. */
 static int wire_qps(struct lctx *c)
 {
@@ -267,6 +325,10 @@ static int wire_qps(struct lctx *c)
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm) {
+			uint32_t *cm = tl_vec_push(&c->cm_pks); /* for cm_links */
+			if (!cm)
+				goto nomem;
+			*cm = (uint32_t)i;
 			if (k->cm_attr == RT_CM_REQ && k->cm_local_qpn) {
 				if (wkey_get(c, k->src_ep, k->cm_local_qpn) == RT_TL_NONE ||
 				    tl_hash_put(&req, k->cm_comm_id, (uint32_t)i) < 0)
@@ -289,14 +351,20 @@ static int wire_qps(struct lctx *c)
 		if (w == RT_TL_NONE)
 			goto nomem;
 		k->recv_qp = w; /* wkey index for now */
+		if (k->is_request && !WK(c, w)->have_first_in) {
+			WK(c, w)->have_first_in = true;
+			WK(c, w)->first_in_pk = (uint32_t)i;
+			WK(c, w)->first_in_psn = k->psn;
+		}
 		/* full-size packets (requests, or READ responses to the requester) show the path MTU */
 		if ((k->is_request || k->op_class == RT_CLASS_READ_RESP) &&
 		    (k->position == RT_POS_FIRST || k->position == RT_POS_MIDDLE) && k->payload_len > WK(c, w)->max_seg)
 			WK(c, w)->max_seg = k->payload_len;
 	}
 	tl_hash_free(&req);
-	/* rxe's UDP source port names the sending QP */
-	for (size_t i = 0; i < npk; i++) {
+	/* rxe's UDP source port names the sending QP (a pass over the packets
+	 * for nothing when every key has its peer) */
+	for (size_t i = 0; i < npk && !wkeys_paired(c); i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm || k->recv_qp == RT_TL_NONE || WK(c, k->recv_qp)->peer != RT_TL_NONE)
 			continue;
@@ -345,18 +413,15 @@ nomem:
 	return -ENOMEM;
 }
 
-/* The first request PSN each wire QP sent (it must equal its sq_psn). */
+/* The first request PSN each wire QP sent (it must equal its sq_psn): the
+ * first its peer received (a QP has one peer, its peer's peer is itself). */
 static void wire_first_psns(struct lctx *c)
 {
-	struct tl_build *b = c->b;
-	for (size_t i = 0; i < tl_npk(b); i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		if (!k->is_request || k->recv_qp == RT_TL_NONE)
-			continue;
-		uint32_t snd = WK(c, k->recv_qp)->peer;
-		if (snd != RT_TL_NONE && !WK(c, snd)->have_first) {
-			WK(c, snd)->have_first = true;
-			WK(c, snd)->first_req_psn = k->psn;
+	for (size_t j = 0; j < c->wkeys.n; j++) {
+		const struct wkey *w = WK(c, j);
+		if (w->have_first_in && w->peer != RT_TL_NONE) {
+			WK(c, w->peer)->have_first = true;
+			WK(c, w->peer)->first_req_psn = w->first_in_psn;
 		}
 	}
 }
@@ -406,6 +471,27 @@ static uint32_t trace_qp_for(struct lctx *c, const struct wkey *w)
 		n++;
 	}
 	return n == 1 ? hit : RT_TL_NONE;
+}
+
+/* Packet k's QPs (list indices) from its wire keys, once merge_qps gave the
+ * keys their QPs; a CM REQ / REP marks its sender's QP as CM-connected. */
+static void pk_qps(struct lctx *c, struct tl_pk *k)
+{
+	if (k->is_cm) {
+		if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && k->cm_local_qpn) {
+			uint32_t *v = tl_hash_get(&c->wq, K2(k->src_ep, k->cm_local_qpn));
+			if (v) {
+				k->send_qp = WK(c, *v)->qp;
+				tl_qp(c->b, k->send_qp)->flags |= RT_TLQ_CM;
+			}
+		}
+		return;
+	}
+	if (k->recv_qp == RT_TL_NONE)
+		return;
+	struct wkey *w = WK(c, k->recv_qp);
+	k->recv_qp = w->qp;
+	k->send_qp = w->peer != RT_TL_NONE ? WK(c, w->peer)->qp : RT_TL_NONE;
 }
 
 /* 1c. wire QPs meet trace QPs; addresses meet hosts. */
@@ -550,33 +636,25 @@ static int merge_qps(struct lctx *c)
 			}
 		}
 	}
-	/* CM-learned connection flag and attributes the wire can tell */
+	/* the CM packets' QPs, and what the CM exchange set up for them */
 	struct tl_hash reqs; /* REQ local comm id -> packet */
 	if (tl_hash_init(&reqs, 16) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < tl_npk(b); i++) {
+	for (size_t j = 0; j < c->cm_pks.n; j++) {
+		uint32_t i = *TL_AT(&c->cm_pks, uint32_t, j);
 		struct tl_pk *k = tl_pk(b, i);
-		if (k->is_cm) {
-			if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && k->cm_local_qpn) {
-				uint32_t *v = tl_hash_get(&c->wq, K2(k->src_ep, k->cm_local_qpn));
-				if (v) {
-					k->send_qp = WK(c, *v)->qp;
-					tl_qp(b, k->send_qp)->flags |= RT_TLQ_CM;
-					if (cm_qp_attrs(b, &reqs, (uint32_t)i) < 0) {
-						tl_hash_free(&reqs);
-						return -ENOMEM;
-					}
-				}
-			}
-			continue;
+		pk_qps(c, k);
+		if (k->send_qp != RT_TL_NONE && (k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) &&
+		    cm_qp_attrs(b, &reqs, i) < 0) {
+			tl_hash_free(&reqs);
+			return -ENOMEM;
 		}
-		if (k->recv_qp == RT_TL_NONE)
-			continue;
-		struct wkey *w = WK(c, k->recv_qp);
-		k->recv_qp = w->qp;
-		k->send_qp = w->peer != RT_TL_NONE ? WK(c, w->peer)->qp : RT_TL_NONE;
 	}
 	tl_hash_free(&reqs);
+	/* the packets' QPs: here when the engine matching needs them before the
+	 * replay, else on the replay's pass (one pass over the packets less) */
+	for (size_t i = 0; b->engine_packets && i < tl_npk(b); i++)
+		pk_qps(c, tl_pk(b, i));
 	return 0;
 }
 
@@ -597,6 +675,86 @@ static uint32_t wr_psns(const struct rt_ev_wr *w, unsigned mtu_bytes, uint8_t qp
 	}
 }
 
+/* The PSN of the first request each QP sent on the wire (first[q], where
+ * have[q]): a QP's requests are the ones its wire keys' peers received (the
+ * send_qp merge_qps gave them), so the earliest of those peers' first ones. */
+static int wire_first_by_qp(struct lctx *c, uint32_t *first, uint8_t *have)
+{
+	size_t nqp = c->b->qps.n;
+	uint32_t *pk = malloc((nqp ? nqp : 1) * sizeof(uint32_t)); /* that request */
+	if (!pk)
+		return -ENOMEM;
+	for (size_t j = 0; j < c->wkeys.n; j++) {
+		const struct wkey *w = WK(c, j);
+		if (!w->have_first_in || w->peer == RT_TL_NONE)
+			continue;
+		uint32_t q = WK(c, w->peer)->qp;
+		if (!have[q] || w->first_in_pk < pk[q]) {
+			have[q] = 1;
+			pk[q] = w->first_in_pk;
+			first[q] = w->first_in_psn;
+		}
+	}
+	free(pk);
+	return 0;
+}
+
+/* Which QPs' WR entries ascend by first PSN (wr_upper's shortcut). */
+static int wr_mark_sorted(struct lctx *c, size_t nqp)
+{
+	c->wr_sorted = malloc(nqp ? nqp : 1);
+	if (!c->wr_sorted)
+		return -ENOMEM;
+	for (size_t q = 0; q < nqp; q++) {
+		c->wr_sorted[q] = 1;
+		for (uint32_t j = c->wr_qp_start[q] + 1; j < c->wr_qp_start[q + 1] && c->wr_sorted[q]; j++)
+			c->wr_sorted[q] = c->wrs[j - 1].first_u <= c->wrs[j].first_u;
+	}
+	return 0;
+}
+
+/* c->wrs from the WRs in post order (ord, their first PSN wrapped): by QP
+ * (cnt[q + 1]: how many QP q has), each QP's in post order with its PSNs
+ * unwrapped. */
+static int wr_place(struct lctx *c, const struct tl_vec *ord, size_t *cnt)
+{
+	struct tl_build *b = c->b;
+	size_t nqp = b->qps.n;
+	for (size_t q = 0; q < nqp; q++)
+		cnt[q + 1] += cnt[q];
+	c->wr_qp_start = malloc((nqp + 1) * sizeof(uint32_t));
+	c->wrs = malloc((ord->n ? ord->n : 1) * sizeof(*c->wrs));
+	uint64_t *last_u = calloc(nqp ? nqp : 1, sizeof(uint64_t));
+	uint32_t *last_psn = calloc(nqp ? nqp : 1, sizeof(uint32_t));
+	uint8_t *have = calloc(nqp ? nqp : 1, 1);
+	if (!c->wr_qp_start || !c->wrs || !last_u || !last_psn || !have) {
+		free(last_u);
+		free(last_psn);
+		free(have);
+		return -ENOMEM;
+	}
+	for (size_t q = 0; q <= nqp; q++)
+		c->wr_qp_start[q] = (uint32_t)cnt[q];
+	for (size_t j = 0; j < ord->n; j++) {
+		const struct wr_ent *o = TL_AT(ord, struct wr_ent, j);
+		uint32_t q = b->ev_qp[o->item], first = (uint32_t)o->first_u;
+		struct wr_ent *e = &c->wrs[cnt[q]++];
+		if (!have[q]) {
+			last_u[q] = (1ull << 40) + first;
+			have[q] = 1;
+		} else {
+			last_u[q] += (uint64_t)(int64_t)rt_psn_diff(first, last_psn[q]);
+		}
+		last_psn[q] = first;
+		*e = *o;
+		e->first_u = last_u[q];
+	}
+	free(last_u);
+	free(last_psn);
+	free(have);
+	return 0;
+}
+
 static int wr_ranges(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -615,7 +773,7 @@ static int wr_ranges(struct lctx *c)
 	/* the first request PSN each QP put on the wire anchors QPs without sq_psn */
 	uint32_t *wire_first = malloc((nqp ? nqp : 1) * sizeof(uint32_t));
 	uint8_t *wire_have = calloc(nqp ? nqp : 1, 1);
-	if (!wire_first || !wire_have) {
+	if (!wire_first || !wire_have || wire_first_by_qp(c, wire_first, wire_have) < 0) {
 		free(next);
 		free(have);
 		free(cnt);
@@ -623,16 +781,14 @@ static int wr_ranges(struct lctx *c)
 		free(wire_have);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < tl_npk(b); i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		if (k->is_request && k->send_qp != RT_TL_NONE && !wire_have[k->send_qp]) {
-			wire_have[k->send_qp] = 1;
-			wire_first[k->send_qp] = k->psn;
-		}
-	}
-	size_t total = 0;
+	/* the WRs with their ranges in post order (their PSN still wrapped):
+	 * wr_place() reads them instead of the events a second time */
+	struct tl_vec ord;
+	tl_vec_init(&ord, sizeof(struct wr_ent));
+	int rc = 0;
 	for (size_t i = 0; i < nev; i++) {
-		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		const struct tl_evrec *er = tl_ev(b, i);
+		const struct rt_event *ev = &er->ev;
 		uint32_t q = b->ev_qp[i];
 		if (q == RT_TL_NONE || b->ev_shadow[i])
 			continue;
@@ -665,49 +821,43 @@ static int wr_ranges(struct lctx *c)
 		}
 		c->wr_n[i] = n;
 		cnt[q + 1]++;
-		total++;
+		struct wr_ent *o = tl_vec_push(&ord);
+		if (!o) {
+			rc = -ENOMEM;
+			break;
+		}
+		*o = (struct wr_ent){.first_u = c->wr_first[i], .n = n, .item = (uint32_t)i, .raw_ns = er->raw_ns,
+				     .host = er->host};
 	}
 	free(wire_first);
 	free(wire_have);
-	for (size_t q = 0; q < nqp; q++)
-		cnt[q + 1] += cnt[q];
-	c->wr_qp_start = malloc((nqp + 1) * sizeof(uint32_t));
-	c->wrs = malloc((total ? total : 1) * sizeof(*c->wrs));
-	uint64_t *last_u = calloc(nqp ? nqp : 1, sizeof(uint64_t));
-	uint32_t *last_psn = calloc(nqp ? nqp : 1, sizeof(uint32_t));
-	if (!c->wr_qp_start || !c->wrs || !last_u || !last_psn) {
-		free(next);
-		free(have);
-		free(cnt);
-		free(last_u);
-		free(last_psn);
-		return -ENOMEM;
-	}
-	for (size_t q = 0; q <= nqp; q++)
-		c->wr_qp_start[q] = (uint32_t)cnt[q];
-	memset(have, 0, nqp ? nqp : 1);
-	for (size_t i = 0; i < nev; i++) {
-		if (!c->wr_n[i])
-			continue;
-		uint32_t q = b->ev_qp[i];
-		struct wr_ent *e = &c->wrs[cnt[q]++];
-		if (!have[q]) {
-			last_u[q] = (1ull << 40) + c->wr_first[i];
-			have[q] = 1;
-		} else {
-			last_u[q] += (uint64_t)(int64_t)rt_psn_diff(c->wr_first[i], last_psn[q]);
-		}
-		last_psn[q] = c->wr_first[i];
-		e->first_u = last_u[q];
-		e->n = c->wr_n[i];
-		e->item = (uint32_t)i;
-	}
 	free(next);
 	free(have);
+	if (!rc)
+		rc = wr_place(c, &ord, cnt);
+	tl_vec_free(&ord);
 	free(cnt);
-	free(last_u);
-	free(last_psn);
-	return 0;
+	return rc < 0 ? rc : wr_mark_sorted(c, nqp);
+}
+
+/* The first of the WRs [a, e) of QP q that starts after pu (a binary search);
+ * a sequential lookup lands on its hint or the one after, so those are
+ * checked first where the QP's WRs ascend (the search gives the same there). */
+static uint32_t wr_upper(const struct lctx *c, uint32_t q, uint32_t a, uint32_t e, uint32_t hint, uint64_t pu)
+{
+	if (c->wr_sorted[q] && hint >= a && hint < e)
+		for (uint32_t h = hint; h < e && h <= hint + 1; h++)
+			if (c->wrs[h].first_u <= pu && (h + 1 == e || c->wrs[h + 1].first_u > pu))
+				return h + 1;
+	uint32_t lo = a, hi = e;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->wrs[mid].first_u <= pu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The send WR of QP q whose range holds psn (RT_TL_NONE); *hint speeds up sequential lookups. */
@@ -723,14 +873,7 @@ static uint32_t wr_for_psn(struct lctx *c, uint32_t q, uint32_t psn, uint32_t *i
 	uint32_t ref = idx_out && *idx_out >= a && *idx_out < e ? *idx_out : a + (e - a) / 2;
 	uint32_t refpsn = (uint32_t)(c->wrs[ref].first_u & RT_PSN_MASK);
 	uint64_t pu = c->wrs[ref].first_u + (uint64_t)(int64_t)rt_psn_diff(psn, refpsn);
-	uint32_t lo = a, hi = e;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (c->wrs[mid].first_u <= pu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = wr_upper(c, q, a, e, idx_out ? *idx_out : RT_TL_NONE, pu);
 	if (lo == a)
 		return RT_TL_NONE;
 	struct wr_ent *w = &c->wrs[lo - 1];
@@ -744,13 +887,13 @@ static uint32_t wr_for_psn(struct lctx *c, uint32_t q, uint32_t psn, uint32_t *i
 /* 3. the requester streams on the wire. */
 struct stream {
 	bool have;
+	uint64_t first_u;         /* first PSN captured (unwrapped) */
 	uint64_t max_u;           /* highest PSN sent (unwrapped) */
 	uint32_t max_psn;
 	uint32_t last_sent;       /* PSN of the latest request */
 	uint64_t last_sent_ns;    /* and when it was captured */
 	uint64_t acked_u;         /* highest PSN acknowledged */
 	bool have_ack;
-	uint64_t first_u;         /* the first PSN seen on the stream (unwrapped) */
 	uint64_t plain_acked_u;   /* highest PSN acknowledged by an ACK or response, not by a NAK */
 	bool have_plain_ack;
 	bool in_burst;
@@ -866,19 +1009,278 @@ static bool nak_received(const struct stream *S, const struct tl_pk *trigger, co
 	return trigger->psn == k->psn && pu > S->first_u && (!S->have_plain_ack || pu > S->plain_acked_u + 1);
 }
 
+/* Packets by PSN on the requester streams, for wire_streams: the first and
+ * the latest transmission of each PSN.  A stream's PSNs are mostly one
+ * contiguous range, so each stream has a window of entries indexed by the
+ * PSN's offset from the stream's first PSN (4 bytes an entry, read in
+ * order), and only the PSNs far outside it go to a hash of (QP, PSN): a
+ * (QP, PSN) hash for every PSN was a cache miss per request.  Offsets wrap
+ * with the 24-bit PSN, as the PSN keys did. */
+struct psn_win {
+	uint32_t base;            /* the stream's first PSN: offset 0 */
+	uint32_t cap;             /* offsets [0, cap) have an entry in v */
+	uint32_t *v;              /* packet + 1 per offset, 0 none */
+};
+
+struct psn_map {
+	struct psn_win *w;        /* per stream (QP index) */
+	struct tl_hash far;       /* (QP, PSN) -> packet, for PSNs outside their stream's window */
+};
+
+#define PSN_WIN_SLACK 4096    /* how far past the stream's highest PSN a window grows */
+
+static int psn_map_init(struct psn_map *m, size_t nqp)
+{
+	m->w = calloc(nqp ? nqp : 1, sizeof(*m->w));
+	if (!m->w || tl_hash_init(&m->far, 64) < 0) {
+		free(m->w);
+		m->w = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void psn_map_free(struct psn_map *m, size_t nqp)
+{
+	for (size_t q = 0; m->w && q < nqp; q++)
+		free(m->w[q].v);
+	free(m->w);
+	m->w = NULL;
+	tl_hash_free(&m->far);
+}
+
+/* Stream s starts at PSN base: its window's offset 0. */
+static void psn_map_start(struct psn_map *m, uint32_t s, uint32_t base)
+{
+	m->w[s].base = base;
+}
+
+/* The packet recorded for PSN psn of stream s, RT_TL_NONE. */
+static uint32_t psn_map_get(const struct psn_map *m, uint32_t s, uint32_t psn)
+{
+	const struct psn_win *w = &m->w[s];
+	uint32_t off = (psn - w->base) & RT_PSN_MASK;
+	if (psn <= RT_PSN_MASK && off < w->cap && w->v[off])
+		return w->v[off] - 1;
+	uint32_t *f = m->far.n ? tl_hash_get(&m->far, K2(s, psn)) : NULL;
+	return f ? *f : RT_TL_NONE;
+}
+
+/* Grow window w to hold offset off (zeroed entries: fresh pages are only
+ * faulted in where written). */
+static int psn_win_grow(struct psn_win *w, uint32_t off)
+{
+	size_t cap = (size_t)w->cap * 2;
+	if (cap < (size_t)off + 1)
+		cap = (size_t)off + 1;
+	if (cap < 1024)
+		cap = 1024;
+	if (cap > (size_t)RT_PSN_MASK + 1)
+		cap = (size_t)RT_PSN_MASK + 1;
+	uint32_t *v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (w->cap)
+		memcpy(v, w->v, w->cap * sizeof(*v));
+	free(w->v);
+	w->v = v;
+	w->cap = (uint32_t)cap;
+	return 0;
+}
+
+/* Record packet pk for PSN psn of stream s, whose highest PSN so far is at
+ * offset reach: the window grows up to a little past that; a PSN further
+ * out goes to the hash. */
+static int psn_map_put(struct psn_map *m, uint32_t s, uint32_t psn, uint32_t pk, uint32_t reach)
+{
+	struct psn_win *w = &m->w[s];
+	uint32_t off = (psn - w->base) & RT_PSN_MASK;
+	if (psn <= RT_PSN_MASK && (off < w->cap || ((uint64_t)off <= (uint64_t)reach + PSN_WIN_SLACK &&
+						    psn_win_grow(w, off) == 0))) {
+		w->v[off] = pk + 1;
+		return 0;
+	}
+	return tl_hash_put(&m->far, K2(s, psn), pk);
+}
+
+/* Items (events or packets) in order; those from head on are pending. */
+struct fifo {
+	uint32_t *v;
+	size_t head, n, cap;
+};
+
+static int fifo_push(struct fifo *f, uint32_t x)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		uint32_t *v = realloc(f->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n++] = x;
+	return 0;
+}
+
+#define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
+
+/* Per event, for a send WR: how far the capture's gaps let its packets bound
+ * its completion from above.  Where a request stream shows a PSN gap, the
+ * capture may also have missed the packet or ACK that really completed a
+ * WR, and a later captured transmission or ACK stands in for it: those
+ * still come after the WR was posted, but bound nothing from above.
+ *   GAP_NONE  no gap on its QP: every link bounds
+ *   GAP_QP    a gap elsewhere on its QP: its own request packets still bound
+ *             (they are its by PSN), its ACK and consumers do not (a missed
+ *             ACK or retry may be what really completed it)
+ *   GAP_WR    it owns a PSN in a gap (between the highest PSN captured
+ *             before an out-of-order request and that request's own), or
+ *             that request: nothing bounds from above
+ * gap_note() finds them as the replay meets the requests (a pass of its own
+ * over the 170-byte packets cost as much as the rest), completions() puts
+ * them into the events' entries (c->ce). */
+enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
+
+/* What the constraints read of a packet, packed (a sixth of its 170 bytes). */
+struct cpk {
+	uint64_t raw_ns;
+	uint32_t wr;
+};
+
+/* What the stream replay gathers for the later steps on its pass over the
+ * packets (c->cpk, c->gap, c->recv); -ENOMEM. */
+static int scans_init(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
+	struct gap_scan *g = &c->gap;
+	struct recv_scan *r = &c->recv;
+	c->cpk = malloc((npk ? npk : 1) * sizeof(*c->cpk));
+	g->top = malloc((nqp + 1) * sizeof(uint32_t));
+	g->seen = calloc(nqp + 1, 1);
+	g->qp = calloc(nqp + 1, 1);
+	g->wr = calloc(nev + 1, 1);
+	r->cons = malloc((nev ? nev : 1) * sizeof(uint32_t));
+	r->gap = calloc(nqp ? nqp : 1, 1);
+	r->by_wr = malloc(nqp ? nqp : 1);
+	r->msg = calloc(nqp ? nqp : 1, sizeof(*r->msg));
+	if (!c->cpk || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap || !r->by_wr || !r->msg ||
+	    tl_hash_init(&r->last, 64) < 0)
+		return -ENOMEM;
+	memset(r->cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
+	for (size_t q = 0; q < nqp; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		uint32_t peer = Q->peer;
+		r->by_wr[q] = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
+			      (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
+	}
+	return 0;
+}
+
+static void fifos_free(struct fifo *f, size_t n)
+{
+	for (size_t q = 0; f && q < n; q++)
+		free(f[q].v);
+	free(f);
+}
+
+static void scans_free(struct lctx *c)
+{
+	free(c->cpk);
+	free(c->gap.top);
+	free(c->gap.seen);
+	free(c->gap.qp);
+	free(c->gap.wr);
+	free(c->recv.cons);
+	free(c->recv.gap);
+	free(c->recv.by_wr);
+	fifos_free(c->recv.msg, c->b->qps.n);
+	tl_hash_free(&c->recv.last);
+}
+
+/* Request packet k (recv_qp a QP) after the replay: the gaps it shows. */
+static void gap_note(struct lctx *c, const struct tl_pk *k)
+{
+	struct gap_scan *g = &c->gap;
+	size_t nev = tl_nev(c->b), nqp = c->b->qps.n;
+	uint32_t s = k->recv_qp;
+	if (k->ooo) {
+		g->qp[s] = g->qp[s] ? g->qp[s] : GAP_QP;
+		if (k->send_qp < nqp)
+			g->qp[k->send_qp] = g->qp[k->send_qp] ? g->qp[k->send_qp] : GAP_QP;
+	}
+	if (g->seen[s] && k->ooo && k->send_qp < nqp) {
+		int32_t d = rt_psn_diff(k->psn, g->top[s]);
+		if (d > GAP_WRS_MAX)
+			g->qp[k->send_qp] = GAP_WR;
+		for (int32_t j = 1; j <= d && d <= GAP_WRS_MAX; j++) {
+			uint32_t w = wr_for_psn(c, k->send_qp, rt_psn_add(g->top[s], j), NULL);
+			if (w != RT_TL_NONE && w < nev)
+				g->wr[w] = GAP_WR;
+		}
+	}
+	if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
+		g->wr[k->wr] = GAP_WR;
+	if (!g->seen[s] || rt_psn_diff(k->psn, g->top[s]) > 0)
+		g->top[s] = k->psn;
+	g->seen[s] = 1;
+}
+
+/* The gap class of event i (a send WR's: GAP_*): its own, or its QP's. */
+static uint8_t event_gap(const struct lctx *c, size_t i)
+{
+	uint32_t q = c->b->ev_qp[i];
+	uint8_t g = c->gap.wr[i];
+	return q < c->b->qps.n && c->gap.qp[q] > g ? c->gap.qp[q] : g;
+}
+
+/* Request packet i (k, recv_qp a QP) after the replay: the packet of its
+ * consuming send WR, and where the receives are paired by the captured
+ * messages (not by the peer's WRs), the message in order, up to the first
+ * request out of order (a resend replaces its earlier transmission). */
+static int recv_note(struct lctx *c, const struct tl_pk *k, size_t i)
+{
+	struct recv_scan *r = &c->recv;
+	uint32_t q = k->recv_qp;
+	if (k->ooo)
+		r->gap[q] = 1;
+	if (!k->consumes_recv)
+		return 0;
+	if (k->wr < tl_nev(c->b))
+		r->cons[k->wr] = (uint32_t)i; /* a later transmission is the one that got through */
+	if (r->by_wr[q] || !(tl_qp(c->b, q)->flags & RT_TLQ_TRACED) || r->gap[q])
+		return 0;
+	uint64_t key = K2(q, k->psn);
+	uint32_t *v = tl_hash_get(&r->last, key);
+	if (v) {
+		r->msg[q].v[*v] = (uint32_t)i;
+		return 0;
+	}
+	int rc = fifo_push(&r->msg[q], (uint32_t)i);
+	return rc < 0 ? rc : tl_hash_put(&r->last, key, (uint32_t)(r->msg[q].n - 1));
+}
+
+/* The offset of stream S's highest PSN from its first (psn_map_put). */
+static uint32_t stream_reach(const struct stream *S)
+{
+	uint64_t d = S->max_u - S->first_u;
+	return d > RT_PSN_MASK ? RT_PSN_MASK : (uint32_t)d;
+}
+
 static int wire_streams(struct lctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b), nqp = b->qps.n;
 	struct stream *st = calloc(nqp ? nqp : 1, sizeof(*st));
-	struct tl_hash first = {0}; /* (recv qp, psn) -> first transmission packet */
-	struct tl_hash last = {0};  /* (recv qp, psn) -> latest transmission */
+	struct psn_map first = {0}; /* (recv qp, psn) -> first transmission packet */
+	struct psn_map last = {0};  /* (recv qp, psn) -> latest transmission (of resent PSNs) */
 	uint32_t *pnext = malloc((npk ? npk : 1) * sizeof(uint32_t)); /* per-stream FIFO links */
 	uint8_t *acked = calloc(tl_nev(b) + 1, 1); /* WRs already linked to their ACK */
 	struct read_span *reads = calloc((nqp ? nqp : 1) * READ_RING, sizeof(*reads)); /* per stream ring */
-	/* first gets an entry per request packet: sized once for all of them */
-	if (!st || !pnext || !acked || !reads || tl_hash_init(&first, npk + 16) < 0 || tl_hash_init(&last, 1024) < 0) {
-		tl_hash_free(&first);
+	if (!st || !pnext || !acked || !reads || scans_init(c) < 0 || psn_map_init(&first, nqp) < 0 ||
+	    psn_map_init(&last, nqp) < 0) {
+		psn_map_free(&first, nqp);
 		free(st);
 		free(pnext);
 		free(acked);
@@ -892,6 +1294,9 @@ static int wire_streams(struct lctx *c)
 	int rc = 0;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
+		if (!b->engine_packets)
+			pk_qps(c, k); /* else merge_qps did */
+		c->cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
 		if (k->icrc == RT_ICRC_BAD)
 			k->flags |= RT_TLF_BAD_ICRC | RT_TLF_ERROR;
 		if ((k->tos & 3) == 3)
@@ -916,21 +1321,21 @@ static int wire_streams(struct lctx *c)
 			if (!S->have) {
 				S->have = true;
 				pu = (1ull << 40) + k->psn;
-				S->max_u = pu;
+				S->max_u = S->first_u = pu;
 				S->max_psn = k->psn;
-				S->first_u = pu;
+				psn_map_start(&first, s, k->psn);
+				psn_map_start(&last, s, k->psn);
 			} else {
 				pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 			}
-			uint64_t key = K2(s, k->psn);
 			/* a PSN beyond the highest seen is new: no lookup needed */
-			uint32_t *f = pu > S->max_u ? NULL : tl_hash_get(&first, key);
+			uint32_t f = pu > S->max_u ? RT_TL_NONE : psn_map_get(&first, s, k->psn);
 			/* a READ request inside an earlier READ's span asks again for its responses */
 			bool is_read = k->op_class == RT_CLASS_READ_REQ;
 			struct read_span *ring = &reads[(size_t)s * READ_RING];
 			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;
 			if (rs && rs->first_u != pu)
-				f = NULL; /* its PSN was the earlier READ's, not a request's */
+				f = RT_TL_NONE; /* its PSN was the earlier READ's, not a request's */
 			uint32_t span = is_read ? read_span_psns(b, k) : 1;
 			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
 				S->in_burst = false; /* the PSN went back again: a new round */
@@ -950,14 +1355,14 @@ static int wire_streams(struct lctx *c)
 			 * and no later packet showed the gap) */
 			const struct rt_ev_packet *ep = k->event != RT_TL_NONE ? &tl_ev(b, k->event)->ev.u.pkt : NULL;
 			bool eng_re = ep && (tl_ev(b, k->event)->ev.flags & RT_EVF_TX) && (ep->flags & RT_PKTF_RETRANS);
-			if (pu < S->max_u || ((f || rs) && pu == S->max_u) || eng_re) {
+			if (pu < S->max_u || ((f != RT_TL_NONE || rs) && pu == S->max_u) || eng_re) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
-				uint32_t *l = rs ? &rs->req : tl_hash_get(&last, key); /* only resent PSNs are in last */
-				if (!l)
+				uint32_t l = rs ? rs->req : psn_map_get(&last, s, k->psn); /* only resent PSNs are in last */
+				if (l == RT_TL_NONE)
 					l = f;
-				struct tl_pk *prev = l ? tl_pk(b, *l) : NULL;
-				k->prev_tx = l ? *l : RT_TL_NONE;
+				struct tl_pk *prev = l != RT_TL_NONE ? tl_pk(b, l) : NULL;
+				k->prev_tx = l;
 				k->retrans = (uint8_t)(prev ? (prev->retrans < 254 ? prev->retrans + 1 : 255)
 						       : eng_re && ep->retrans_count > 1 ? ep->retrans_count : 1);
 				if (pu > S->max_u) {
@@ -969,7 +1374,7 @@ static int wire_streams(struct lctx *c)
 					S->max_u = pu;
 					S->max_psn = k->psn;
 				}
-				k->original = f ? *f : rs ? rs->orig : RT_TL_NONE;
+				k->original = f != RT_TL_NONE ? f : rs ? rs->orig : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
 				if (!S->in_burst) {
 					S->in_burst = true;
@@ -1023,20 +1428,21 @@ static int wire_streams(struct lctx *c)
 					rs->got_u = pu;
 				} else if (is_read) {
 					/* a READ whose first request was never captured */
-					read_push(ring, S, pu, k->psn, span, (uint32_t)i, f ? *f : RT_TL_NONE);
+					read_push(ring, S, pu, k->psn, span, (uint32_t)i, f);
 				}
-				if ((rc = tl_hash_put(&last, key, (uint32_t)i)) < 0)
+				if ((rc = psn_map_put(&last, s, k->psn, (uint32_t)i, stream_reach(S))) < 0)
 					break;
-				if (!f && !rs && (rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
+				if (f == RT_TL_NONE && !rs && (rc = psn_map_put(&first, s, k->psn, (uint32_t)i, stream_reach(S))) < 0)
 					break;
-				if (f && (rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
+				if (f != RT_TL_NONE &&
+				    (rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, f), RT_TLL_ORIGINAL, RT_TLL_RETRANS)) < 0)
 					break;
 			} else {
 				if (pu > S->max_u + 1) {
 					k->ooo = true;
 					k->flags |= RT_TLF_OUT_OF_ORDER;
 				}
-				if (pu > S->max_u || !f) {
+				if (pu > S->max_u || f == RT_TL_NONE) {
 					S->max_u = pu > S->max_u ? pu : S->max_u;
 					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
 				}
@@ -1045,7 +1451,7 @@ static int wire_streams(struct lctx *c)
 					/* the READ's responses take the next span - 1 PSNs too */
 					read_push(ring, S, pu, k->psn, span, (uint32_t)i, (uint32_t)i);
 				}
-				if ((rc = tl_hash_put(&first, key, (uint32_t)i)) < 0)
+				if ((rc = psn_map_put(&first, s, k->psn, (uint32_t)i, stream_reach(S))) < 0)
 					break;
 			}
 			/* unacked FIFOs: first transmissions, and the current round's resends */
@@ -1059,22 +1465,24 @@ static int wire_streams(struct lctx *c)
 			/* the WR */
 			uint32_t wr = wr_for_psn(c, k->send_qp, k->psn, &S->hint);
 			if (wr != RT_TL_NONE) {
-				k->wr = wr;
-				uint64_t wf = c->wr_first[wr];
-				k->wr_pkt_index = (uint16_t)(rt_psn_diff(k->psn, (uint32_t)wf) + 1);
-				k->wr_pkt_count = (uint8_t)(c->wr_n[wr] > 255 ? 255 : c->wr_n[wr]);
+				const struct wr_ent *we = &c->wrs[S->hint]; /* wr's entry */
+				k->wr = c->cpk[i].wr = wr;
+				k->wr_pkt_index = (uint16_t)(rt_psn_diff(k->psn, (uint32_t)(we->first_u & RT_PSN_MASK)) + 1);
+				k->wr_pkt_count = (uint8_t)(we->n > 255 ? 255 : we->n);
 				k->flags |= RT_TLF_HAS_WR;
 				rc = tl_link2(b, wr, tl_item_pk(b, i), k->retrans ? RT_TLL_RETRANS : RT_TLL_PACKET, RT_TLL_WR);
 				if (rc < 0)
 					break;
 				if (!k->retrans && k->wr_pkt_index == 1) {
 					/* the WR was posted before its first packet left */
-					struct tl_evrec *we = tl_ev(b, wr);
 					if (b->capture_host != UINT16_MAX)
 						tl_clock_add(b, we->host, b->capture_host,
 							     (int64_t)k->raw_ns - (int64_t)we->raw_ns, k->raw_ns);
 				}
 			}
+			gap_note(c, k);
+			if ((rc = recv_note(c, k, i)) < 0)
+				break;
 			continue;
 		}
 		if (!k->is_response)
@@ -1098,9 +1506,9 @@ static int wire_streams(struct lctx *c)
 		if (S->nreads && !(k->aeth_type == RT_AETH_NAK || k->aeth_type == RT_AETH_RNR_NAK))
 			read_responses(&reads[(size_t)s * READ_RING], S, pu, k->op_class == RT_CLASS_READ_RESP,
 				       (uint32_t)i);
-		uint32_t *lr = tl_hash_get(&last, K2(s, k->psn));
-		if (!lr)
-			lr = tl_hash_get(&first, K2(s, k->psn));
+		uint32_t lr = psn_map_get(&last, s, k->psn);
+		if (lr == RT_TL_NONE)
+			lr = psn_map_get(&first, s, k->psn);
 		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
 			if (k->aeth_type == RT_AETH_RNR_NAK) {
 				S->rnr_pending = true;
@@ -1109,9 +1517,9 @@ static int wire_streams(struct lctx *c)
 			} else if (!(S->rnr_pending && k->aeth_value == RT_NAK_PSN_SEQ_ERROR && k->psn == S->rnr_psn)) {
 				S->last_nak = (uint32_t)i;
 			}
-			if (lr) {
-				k->answer = *lr;
-				if ((rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST,
+			if (lr != RT_TL_NONE) {
+				k->answer = lr;
+				if ((rc = tl_link2(b, tl_item_pk(b, i), tl_item_pk(b, lr), RT_TLL_REQUEST,
 						   k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK)) < 0)
 					break;
 			}
@@ -1122,20 +1530,20 @@ static int wire_streams(struct lctx *c)
 					      k->aeth_type == RT_AETH_RNR_NAK ? RT_TLL_RNR : RT_TLL_NAK);
 			/* a NAK acknowledges everything before its PSN */
 			pu = pu - 1;
-		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr) {
+		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr != RT_TL_NONE) {
 			/* an ACK of the NAKed PSN settles the NAK; one of an earlier PSN
 			 * (sent before the NAK, or arriving late) does not */
 			if (S->last_nak != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, S->last_nak)->psn) >= 0)
 				S->last_nak = RT_TL_NONE;
-			k->answer = *lr;
-			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, *lr), RT_TLL_REQUEST);
+			k->answer = lr;
+			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, lr), RT_TLL_REQUEST);
 		}
 		if (rc < 0)
 			break;
 		if (k->op_class == RT_CLASS_READ_RESP || k->op_class == RT_CLASS_ATOMIC_ACK) {
 			uint32_t wr = wr_for_psn(c, k->recv_qp, k->psn, NULL);
 			if (wr != RT_TL_NONE) {
-				k->wr = wr;
+				k->wr = c->cpk[i].wr = wr;
 				k->flags |= RT_TLF_HAS_WR;
 				if ((rc = tl_link2(b, wr, tl_item_pk(b, i), RT_TLL_PACKET, RT_TLL_WR)) < 0)
 					break;
@@ -1175,8 +1583,8 @@ static int wire_streams(struct lctx *c)
 		if (rc < 0)
 			break;
 	}
-	tl_hash_free(&first);
-	tl_hash_free(&last);
+	psn_map_free(&first, nqp);
+	psn_map_free(&last, nqp);
 	free(acked);
 	free(st);
 	free(pnext);
@@ -1357,24 +1765,42 @@ static int engine_events(struct lctx *c)
 	return 0;
 }
 
-/* 4. completions, receive WRs and their consumers, CM. */
-struct fifo {
-	uint32_t *v;
-	size_t head, n, cap;
+/* What the constraints read of an event, packed: the links reach the events
+ * in no useful order, and a 16-byte entry is a quarter of a cache miss
+ * into the 80-byte events. */
+struct cev {
+	uint64_t raw_ns;
+	uint32_t comp;            /* WR: the item of its completion, RT_TL_NONE */
+	uint16_t host;
+	bool wr_post;
+	uint8_t gap;              /* WR: GAP_NONE, GAP_QP or GAP_WR (event_gap) */
 };
 
-static int fifo_push(struct fifo *f, uint32_t x)
+/* 4. completions, receive WRs and their consumers, CM. */
+/* ibv_wr_opcode values of the send WRs that consume a receive at the peer */
+static bool wr_consumes_recv(unsigned opcode)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		uint32_t *v = realloc(f->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		f->v = v;
-		f->cap = cap;
-	}
-	f->v[f->n++] = x;
+	return opcode == 1 /* RDMA_WRITE_WITH_IMM */ || opcode == 2 /* SEND */ || opcode == 3 /* SEND_WITH_IMM */ ||
+	       opcode == 9 /* SEND_WITH_INV */;
+}
+
+/* A WR that completions() queues on QP q (post event i): recv_consumers'
+ * receive WRs and consuming send WRs, gathered on this pass over the events. */
+static int note_for_recv(struct lctx *c, uint32_t q, const struct rt_ev_wr *w, uint32_t i)
+{
+	if (w->queue == RT_WRQ_RECV)
+		return fifo_push(&c->recvs[q], i);
+	if (w->queue == RT_WRQ_SEND && wr_consumes_recv(w->opcode))
+		return fifo_push(&c->sends[q], i);
 	return 0;
+}
+
+/* WR event wr got a COMPLETION link to comp: its first is its completion
+ * for the clock constraints (instead of a search of all the links). */
+static void wr_completed(struct lctx *c, uint32_t wr, uint32_t comp)
+{
+	if (c->ce[wr].comp == RT_TL_NONE)
+		c->ce[wr].comp = comp;
 }
 
 static int completions(struct lctx *c)
@@ -1387,7 +1813,10 @@ static int completions(struct lctx *c)
 	struct tl_hash srq; /* (host, srqn) -> fifo index in srqs */
 	struct tl_vec srqs;
 	tl_vec_init(&srqs, sizeof(struct fifo));
-	if (!sq || !rq || !sig_all || tl_hash_init(&srq, 16) < 0) {
+	c->ce = malloc((nev ? nev : 1) * sizeof(*c->ce));
+	c->recvs = calloc(nqp ? nqp : 1, sizeof(*c->recvs));
+	c->sends = calloc(nqp ? nqp : 1, sizeof(*c->sends));
+	if (!sq || !rq || !sig_all || !c->ce || !c->recvs || !c->sends || tl_hash_init(&srq, 16) < 0) {
 		free(sq);
 		free(rq);
 		free(sig_all);
@@ -1398,6 +1827,9 @@ static int completions(struct lctx *c)
 		struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_event *ev = &e->ev;
 		uint32_t q = b->ev_qp[i];
+		/* the event is at hand: the constraints' copy of it (one pass over the events less) */
+		c->ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = RT_TL_NONE, .host = e->host,
+					.wr_post = ev->kind == RT_EV_WR_POST, .gap = event_gap(c, i)};
 		if (b->ev_shadow[i])
 			continue;
 		if (ev->kind == RT_EV_WR_POST && !(ev->u.wr.flags & RT_WRF_POST_FAILED)) {
@@ -1414,6 +1846,8 @@ static int completions(struct lctx *c)
 				rc = fifo_push(TL_AT(&srqs, struct fifo, *v), (uint32_t)i);
 			} else if (q != RT_TL_NONE) {
 				rc = fifo_push(ev->u.wr.queue == RT_WRQ_SEND ? &sq[q] : &rq[q], (uint32_t)i);
+				if (!rc)
+					rc = note_for_recv(c, q, &ev->u.wr, (uint32_t)i);
 			}
 			continue;
 		}
@@ -1455,11 +1889,13 @@ static int completions(struct lctx *c)
 		uint32_t wr = f->v[j];
 		if ((rc = tl_link2(b, wr, (uint32_t)i, RT_TLL_COMPLETION, RT_TLL_WR)) < 0)
 			break;
+		wr_completed(c, wr, (uint32_t)i);
 		if (!recv) {
 			/* unsignaled WRs before it are covered by it (in order, RC semantics) */
 			for (size_t u = f->head; u < j && !rc; u++) {
 				if ((rc = tl_link(b, f->v[u], (uint32_t)i, RT_TLL_COMPLETION)) < 0)
 					break;
+				wr_completed(c, f->v[u], (uint32_t)i);
 				rc = tl_link(b, (uint32_t)i, f->v[u], RT_TLL_COVERED);
 			}
 			f->head = j + 1;
@@ -1473,26 +1909,14 @@ static int completions(struct lctx *c)
 			}
 		}
 	}
-	for (size_t q = 0; q < nqp; q++) {
-		free(sq[q].v);
-		free(rq[q].v);
-	}
+	fifos_free(sq, nqp);
+	fifos_free(rq, nqp);
 	for (size_t s = 0; s < srqs.n; s++)
 		free(TL_AT(&srqs, struct fifo, s)->v);
 	tl_vec_free(&srqs);
 	tl_hash_free(&srq);
-	free(sq);
-	free(rq);
 	free(sig_all);
 	return rc;
-}
-
-/* Receive WRs are consumed in order by the messages that need one. */
-/* ibv_wr_opcode values of the send WRs that consume a receive at the peer */
-static bool wr_consumes_recv(unsigned opcode)
-{
-	return opcode == 1 /* RDMA_WRITE_WITH_IMM */ || opcode == 2 /* SEND */ || opcode == 3 /* SEND_WITH_IMM */ ||
-	       opcode == 9 /* SEND_WITH_INV */;
 }
 
 /* Receive WRs are consumed in posting order by the messages that need one.
@@ -1505,64 +1929,13 @@ static bool wr_consumes_recv(unsigned opcode)
 static int recv_consumers(struct lctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
-	struct fifo *rq = calloc(nqp ? nqp : 1, sizeof(*rq));
-	struct fifo *msg = calloc(nqp ? nqp : 1, sizeof(*msg));
-	struct fifo *sends = calloc(nqp ? nqp : 1, sizeof(*sends)); /* consuming send WRs per sending QP */
-	uint32_t *cons = malloc((nev ? nev : 1) * sizeof(uint32_t)); /* send WR -> its consuming packet */
-	uint8_t *gap = calloc(nqp ? nqp : 1, 1);
-	uint8_t *by_wr = malloc(nqp ? nqp : 1); /* per receiving QP: paired by the peer's WRs */
-	struct tl_hash last;
-	if (!rq || !msg || !sends || !cons || !gap || !by_wr || tl_hash_init(&last, 64) < 0) {
-		free(rq);
-		free(msg);
-		free(sends);
-		free(cons);
-		free(gap);
-		free(by_wr);
-		return -ENOMEM;
-	}
-	for (size_t q = 0; q < nqp; q++) {
-		const struct rt_tl_qp *Q = tl_qp(b, q);
-		uint32_t peer = Q->peer;
-		by_wr[q] = Q->qp_type != 4 /* UD: many senders */ && peer != RT_TL_NONE && peer < nqp &&
-			   (tl_qp(b, peer)->flags & RT_TLQ_TRACED);
-	}
+	size_t nqp = b->qps.n;
+	const struct fifo *rq = c->recvs, *sends = c->sends; /* receive WRs, consuming send WRs (completions) */
+	/* the consuming packets of send WRs, the captured messages (wire_streams' recv_note()) */
+	const uint32_t *cons = c->recv.cons;
+	const uint8_t *by_wr = c->recv.by_wr;
+	const struct fifo *msg = c->recv.msg;
 	int rc = 0;
-	for (size_t i = 0; i < nev && !rc; i++) {
-		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		cons[i] = RT_TL_NONE;
-		if (ev->kind != RT_EV_WR_POST || b->ev_qp[i] == RT_TL_NONE || b->ev_shadow[i] ||
-		    (ev->u.wr.flags & RT_WRF_POST_FAILED))
-			continue;
-		if (ev->u.wr.queue == RT_WRQ_RECV)
-			rc = fifo_push(&rq[b->ev_qp[i]], (uint32_t)i);
-		else if (ev->u.wr.queue == RT_WRQ_SEND && wr_consumes_recv(ev->u.wr.opcode))
-			rc = fifo_push(&sends[b->ev_qp[i]], (uint32_t)i);
-	}
-	for (size_t i = 0; i < npk && !rc; i++) {
-		struct tl_pk *k = tl_pk(b, i);
-		if (!k->is_request || k->recv_qp == RT_TL_NONE)
-			continue;
-		if (k->ooo)
-			gap[k->recv_qp] = 1;
-		if (!k->consumes_recv)
-			continue;
-		if (k->wr < nev)
-			cons[k->wr] = (uint32_t)i; /* a later transmission is the one that got through */
-		/* the captured messages in order: only where they are paired by them */
-		if (by_wr[k->recv_qp] || !(tl_qp(b, k->recv_qp)->flags & RT_TLQ_TRACED) || gap[k->recv_qp])
-			continue;
-		uint64_t key = K2(k->recv_qp, k->psn);
-		uint32_t *v = tl_hash_get(&last, key);
-		if (!v) {
-			if ((rc = fifo_push(&msg[k->recv_qp], (uint32_t)i)) < 0)
-				break;
-			rc = tl_hash_put(&last, key, (uint32_t)(msg[k->recv_qp].n - 1));
-		} else {
-			msg[k->recv_qp].v[*v] = (uint32_t)i;
-		}
-	}
 	for (size_t q = 0; q < nqp && !rc; q++) {
 		const struct fifo *m = by_wr[q] ? &sends[tl_qp(b, q)->peer] : &msg[q];
 		size_t n = rq[q].n < m->n ? rq[q].n : m->n;
@@ -1584,18 +1957,6 @@ static int recv_consumers(struct lctx *c)
 			rc = tl_link2(b, rq[q].v[j], tl_item_pk(b, pk), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
 		}
 	}
-	for (size_t q = 0; q < nqp; q++) {
-		free(rq[q].v);
-		free(msg[q].v);
-		free(sends[q].v);
-	}
-	free(rq);
-	free(msg);
-	free(sends);
-	free(cons);
-	free(gap);
-	free(by_wr);
-	tl_hash_free(&last);
 	return rc;
 }
 
@@ -1621,37 +1982,30 @@ static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 static int cm_links(struct lctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), npk = tl_npk(b), nh = b->hosts.n;
+	size_t nh = b->hosts.n;
 	if (!nh)
 		return 0;
 	/* per host and event type: the events in order */
 	static const struct {
 		uint16_t attr;
 		uint8_t event;
-	} map[] = {{RT_CM_REQ, CM_CONNECT_REQUEST}, {RT_CM_REP, CM_ESTABLISHED}, {RT_CM_RTU, CM_ESTABLISHED},
-		   {RT_CM_REJ, CM_REJECTED}, {RT_CM_DREQ, CM_DISCONNECTED}};
-	/* the few CM packets and CM events, so the loops below stay short */
-	struct tl_vec cp, ce;
-	tl_vec_init(&cp, sizeof(uint32_t));
+	} map[] = {{RT_CM_REQ, RT_CM_EV_CONNECT_REQUEST}, {RT_CM_REP, RT_CM_EV_ESTABLISHED},
+		   {RT_CM_RTU, RT_CM_EV_ESTABLISHED}, {RT_CM_REJ, RT_CM_EV_REJECTED},
+		   {RT_CM_DREQ, RT_CM_EV_DISCONNECTED}};
+	/* the few CM packets (wire_qps has them) and CM events (trace_qps has them;
+	 * not the engine's copies), so the loops below stay short */
+	const struct tl_vec *cp = &c->cm_pks;
+	struct tl_vec ce;
 	tl_vec_init(&ce, sizeof(uint32_t));
 	int rc = 0;
-	for (size_t i = 0; i < npk && !rc; i++) {
-		if (!tl_pk(b, i)->is_cm)
-			continue;
-		uint32_t *v = tl_vec_push(&cp);
-		if (!v)
-			rc = -ENOMEM;
-		else
-			*v = (uint32_t)i;
-	}
-	for (size_t i = 0; i < nev && !rc; i++) {
-		uint32_t *v;
-		if (tl_ev(b, i)->ev.kind != RT_EV_CM_EVENT || b->ev_shadow[i])
+	for (size_t j = 0; j < c->cm_evs.n && !rc; j++) {
+		uint32_t i = *TL_AT(&c->cm_evs, uint32_t, j), *v;
+		if (b->ev_shadow[i])
 			continue;
 		if (!(v = tl_vec_push(&ce)))
 			rc = -ENOMEM;
 		else
-			*v = (uint32_t)i;
+			*v = i;
 	}
 	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]) && !rc; m++) {
 		for (size_t h = 0; h < nh && !rc; h++) {
@@ -1661,8 +2015,8 @@ static int cm_links(struct lctx *c)
 				rc = -ENOMEM;
 				break;
 			}
-			for (size_t ci = 0; ci < cp.n && !rc; ci++) {
-				size_t i = *TL_AT(&cp, uint32_t, ci);
+			for (size_t ci = 0; ci < cp->n && !rc; ci++) {
+				size_t i = *TL_AT(cp, uint32_t, ci);
 				struct tl_pk *k = tl_pk(b, i);
 				if (!k->is_cm || k->cm_attr != map[m].attr || k->dst_ep >= b->eps.n ||
 				    TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host != h)
@@ -1692,7 +2046,6 @@ static int cm_links(struct lctx *c)
 			tl_hash_free(&seen);
 		}
 	}
-	tl_vec_free(&cp);
 	tl_vec_free(&ce);
 	return rc;
 }
@@ -1710,88 +2063,6 @@ static int cm_peer_links(struct lctx *c)
 }
 
 /* 5. causal constraints of the links: packet before completion, post before consumer ... */
-#define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
-
-/* Per event, for a send WR: how far the capture's gaps let its packets bound
- * its completion from above.  Where a request stream shows a PSN gap, the
- * capture may also have missed the packet or ACK that really completed a
- * WR, and a later captured transmission or ACK stands in for it: those
- * still come after the WR was posted, but bound nothing from above.
- *   GAP_NONE  no gap on its QP: every link bounds
- *   GAP_QP    a gap elsewhere on its QP: its own request packets still bound
- *             (they are its by PSN), its ACK and consumers do not (a missed
- *             ACK or retry may be what really completed it)
- *   GAP_WR    it owns a PSN in a gap (between the highest PSN captured
- *             before an out-of-order request and that request's own), or
- *             that request: nothing bounds from above
- * NULL: no memory. */
-enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
-
-static uint8_t *gap_wrs(struct lctx *c)
-{
-	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), npk = tl_npk(b), nqp = b->qps.n;
-	uint8_t *gap = calloc(nev + 1, 1);
-	uint32_t *top = malloc((nqp + 1) * sizeof(uint32_t)); /* highest request PSN captured per stream */
-	uint8_t *seen = calloc(nqp + 1, 1), *qp = calloc(nqp + 1, 1); /* per QP: GAP_QP or GAP_WR (all) */
-	if (!gap || !top || !seen || !qp) {
-		free(gap);
-		gap = NULL;
-		goto out;
-	}
-	for (size_t i = 0; i < npk; i++) {
-		const struct tl_pk *k = tl_pk(b, i);
-		uint32_t s = k->recv_qp;
-		if (!k->is_request || s >= nqp)
-			continue;
-		if (k->ooo) {
-			qp[s] = qp[s] ? qp[s] : GAP_QP;
-			if (k->send_qp < nqp)
-				qp[k->send_qp] = qp[k->send_qp] ? qp[k->send_qp] : GAP_QP;
-		}
-		if (seen[s] && k->ooo && k->send_qp < nqp) {
-			int32_t d = rt_psn_diff(k->psn, top[s]);
-			if (d > GAP_WRS_MAX)
-				qp[k->send_qp] = GAP_WR;
-			for (int32_t j = 1; j <= d && d <= GAP_WRS_MAX; j++) {
-				uint32_t w = wr_for_psn(c, k->send_qp, rt_psn_add(top[s], j), NULL);
-				if (w != RT_TL_NONE && w < nev)
-					gap[w] = GAP_WR;
-			}
-		}
-		if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
-			gap[k->wr] = GAP_WR;
-		if (!seen[s] || rt_psn_diff(k->psn, top[s]) > 0)
-			top[s] = k->psn;
-		seen[s] = 1;
-	}
-	for (size_t i = 0; i < nev; i++)
-		if (b->ev_qp[i] < nqp && qp[b->ev_qp[i]] > gap[i])
-			gap[i] = qp[b->ev_qp[i]];
-out:
-	free(top);
-	free(seen);
-	free(qp);
-	return gap;
-}
-
-/* What the constraints read of an event, packed: the links reach the events
- * in no useful order, and a 16-byte entry is a quarter of a cache miss
- * into the 80-byte events. */
-struct cev {
-	uint64_t raw_ns;
-	uint32_t comp;            /* WR: the item of its completion, RT_TL_NONE */
-	uint16_t host;
-	bool wr_post;
-	uint8_t gap;              /* WR: GAP_NONE, GAP_QP or GAP_WR (gap_wrs) */
-};
-
-/* Likewise for a packet (a sixth of its 170 bytes). */
-struct cpk {
-	uint64_t raw_ns;
-	uint32_t wr;
-};
-
 /* Host to host, for a receive WR and the send WR whose message consumed it:
  * the send was posted before the receive completed, and the receive was
  * posted before the send completed (RC: the message is acknowledged only
@@ -1814,31 +2085,8 @@ static int causal_constraints(struct lctx *c)
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nl = b->links.n;
 	uint16_t cap = b->capture_host;
-	uint8_t *gappy = gap_wrs(c);
-	struct cev *ce = malloc((nev ? nev : 1) * sizeof(*ce));
-	struct cpk *cpk = malloc((npk ? npk : 1) * sizeof(*cpk));
-	if (!gappy || !ce || !cpk) {
-		free(gappy);
-		free(ce);
-		free(cpk);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < npk; i++) {
-		const struct tl_pk *k = tl_pk(b, i);
-		cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
-	}
-	for (size_t i = 0; i < nev; i++) {
-		const struct tl_evrec *e = tl_ev(b, i);
-		ce[i] = (struct cev){.raw_ns = e->raw_ns, .comp = RT_TL_NONE, .host = e->host,
-				     .wr_post = e->ev.kind == RT_EV_WR_POST,
-				     .gap = gappy[i]};
-	}
-	/* completion of each WR */
-	for (size_t i = 0; i < nl; i++) {
-		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->type == RT_TLL_COMPLETION && l->from < nev && l->to < nev && ce[l->from].comp == RT_TL_NONE)
-			ce[l->from].comp = l->to;
-	}
+	const struct cev *ce = c->ce;
+	const struct cpk *cpk = c->cpk;
 	for (size_t i = 0; i < nl; i++) {
 		struct tl_blink l = *TL_AT(&b->links, struct tl_blink, i);
 		if (l.from >= nev)
@@ -1881,10 +2129,19 @@ static int causal_constraints(struct lctx *c)
 		}
 		send_recv_constraints(b, ce, wp->recv, wp->send);
 	}
-	free(ce);
-	free(cpk);
-	free(gappy);
 	return 0;
+}
+
+/* Room for the links and clock constraints the linking makes, a few per
+ * packet and event (the 1 M packet bench: 1.9 links and 1.0 constraints
+ * per packet or event): address space only until used, where doubling
+ * copied them over and over.  Without it (no memory, or more of them) they
+ * double as before. */
+static void reserve_links(struct tl_build *b)
+{
+	size_t items = tl_npk(b) + tl_nev(b);
+	(void)tl_vec_reserve(&b->links, b->links.n + 2 * items);
+	(void)tl_vec_reserve(&b->cons, b->cons.n + items);
 }
 
 int tl_link_all(struct tl_build *b)
@@ -1894,11 +2151,14 @@ int tl_link_all(struct tl_build *b)
 	c.b = b;
 	tl_vec_init(&c.wkeys, sizeof(struct wkey));
 	tl_vec_init(&c.pairs, sizeof(struct wr_pair));
+	tl_vec_init(&c.cm_pks, sizeof(uint32_t));
+	tl_vec_init(&c.cm_evs, sizeof(uint32_t));
 	int rc = -ENOMEM;
 	if (tl_hash_init(&c.tq, 64) < 0)
 		return -ENOMEM;
 	if (tl_hash_init(&c.wq, 64) < 0)
 		goto out;
+	reserve_links(b);
 	static const struct {
 		const char *name;
 		int (*fn)(struct lctx *);
@@ -1919,11 +2179,18 @@ out:
 	tl_hash_free(&c.wq);
 	tl_vec_free(&c.wkeys);
 	tl_vec_free(&c.pairs);
+	tl_vec_free(&c.cm_pks);
+	tl_vec_free(&c.cm_evs);
+	scans_free(&c);
+	fifos_free(c.recvs, b->qps.n);
+	fifos_free(c.sends, b->qps.n);
 	free(c.wr_first);
 	free(c.wr_n);
 	free(c.wrs);
 	free(c.wr_qp_start);
+	free(c.wr_sorted);
 	free(c.ev_pk);
 	free(c.ev_tx);
+	free(c.ce);
 	return rc;
 }

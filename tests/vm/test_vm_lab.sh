@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab on the real kernel: minimal, rnr and loss run by `rdmatrace lab
+# The lab on the real kernel: minimal, rnr, loss and ud run by `rdmatrace lab
 # --backend vm` between two SoftRoCE VMs with Debian's rdma-core, the
 # programs traced inside the guests by the probe.  Each scenario checks its
 # own results (data verified; RNR NAKs on the wire; retransmissions found by
@@ -7,7 +7,7 @@
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
-for s in minimal rnr loss; do
+for s in minimal rnr loss ud; do
 	R=$VM_TMP/lab-$s
 	if timeout 600 "$RDMATRACE" lab "$s" --backend vm -o "$R" >"$R.out" 2>&1; then
 		ok "lab $s on the kernel's SoftRoCE: every expectation met"
@@ -18,7 +18,7 @@ for s in minimal rnr loss; do
 	check "lab $s: no qemu left running" no_qemu_left "$R/.vm"
 	check "lab $s: a trace from each guest" test "$(ls "$R"/traces/*.rtr 2>/dev/null | wc -l)" -ge 2
 	check "lab $s: both guests' clocks aligned to the capture" \
-		bash -c "grep -q 'clock: client offset' '$R/logs/diagnose.txt' && grep -q 'clock: server offset' '$R/logs/diagnose.txt'"
+		bash -c "grep -q 'clock: client offset .* +- ' '$R/logs/diagnose.txt' && grep -q 'clock: server offset .* +- ' '$R/logs/diagnose.txt'"
 done
 # The minimal lab is one RDMA WRITE and one READ: without its capture only
 # the RDMA CM handshake in the two traces orders the guests' clocks.  The
@@ -37,6 +37,21 @@ assert nocap["client"]["reference"] and s["uncertainty_ns"] is not None, nocap
 with_cap = cap["server"]["offset_ns"] - cap["client"]["offset_ns"]
 slack = s["uncertainty_ns"] + cap["server"]["uncertainty_ns"] + cap["client"]["uncertainty_ns"]
 assert abs(s["offset_ns"] - with_cap) <= slack, (s, with_cap, slack)
+PY
+# UD has no ACK: the datagrams align the guests, each linked to its send WR
+# and to the receive WR it filled
+check "lab ud: every captured datagram has its send WR, the received ones their receive WR" \
+	python3 - "$VM_TMP/lab-ud" "$RDMATRACE" <<'PY'
+import json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+rows = [json.loads(l) for l in subprocess.run([rt, "export", run, "--format", "jsonl", "-o", "-"], capture_output=True,
+                                              text=True, check=True).stdout.splitlines()]
+ud = [r for r in rows if r["kind"] == "packet" and r["host"] == "capture" and "UD Send" in r["summary"]
+      and r.get("peer_qpn", 0) != 1]
+types = lambda r: {l["type"] for l in r.get("links", [])}
+assert ud and all("wr" in types(r) for r in ud), [r["frame"] for r in ud if "wr" not in types(r)]
+recv_ok = sum(1 for r in rows if r["kind"] == "completion" and "RECV" in r["summary"] and "status=SUCCESS" in r["summary"])
+assert recv_ok == sum(1 for r in ud if "recv_wr" in types(r)), recv_ok
 PY
 check "lab rnr: the kernel's RNR NAK carries timer code 0 (655.36 ms)" grep -q 'RNR NAK 655.36 ms' "$VM_TMP/lab-rnr/logs/packets.txt"
 check "lab rnr: diagnosis explains the stall" grep -q 'rnr_stall' "$VM_TMP/lab-rnr/logs/diagnose.txt"

@@ -314,7 +314,13 @@ void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_
 int tl_cm_peer_links(struct tl_build *b);
 /* analysis/tl_ud.c: UD datagrams linked to their send and receive WRs. */
 int tl_ud_links(struct tl_build *b);
-bool tl_qp_is_ud(struct tl_build *b, uint32_t q);
+
+/* A UC or UD QP: its sends complete once their packets left, with no ACK,
+ * maybe before the capture saw them and before any receive took them. */
+static inline bool tl_qp_unacked(struct tl_build *b, uint32_t q)
+{
+	return q < b->qps.n && (tl_qp(b, q)->qp_type == 3 || tl_qp(b, q)->qp_type == 4);
+}
 int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_stats_start() */
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields

@@ -2066,7 +2066,7 @@ static int cm_peer_links(struct lctx *c)
 /* Host to host, for a receive WR and the send WR whose message consumed it:
  * the send was posted before the receive completed, and the receive was
  * posted before the send completed (RC: the message is acknowledged only
- * once a receive took it; not UD, whose send completes unacknowledged). */
+ * once a receive took it; not UC or UD, whose sends complete unacknowledged). */
 static void send_recv_constraints(struct tl_build *b, const struct cev *ce, uint32_t recv, uint32_t send)
 {
 	const struct cev *rw = &ce[recv], *sw = &ce[send];
@@ -2074,7 +2074,7 @@ static void send_recv_constraints(struct tl_build *b, const struct cev *ce, uint
 		const struct cev *rc = &ce[rw->comp];
 		tl_clock_add(b, sw->host, rc->host, (int64_t)rc->raw_ns - (int64_t)sw->raw_ns, rc->raw_ns);
 	}
-	if (sw->comp != RT_TL_NONE && ce[sw->comp].host != rw->host && !tl_qp_is_ud(b, b->ev_qp[send])) {
+	if (sw->comp != RT_TL_NONE && ce[sw->comp].host != rw->host && !tl_qp_unacked(b, b->ev_qp[send])) {
 		const struct cev *sc = &ce[sw->comp];
 		tl_clock_add(b, rw->host, sc->host, (int64_t)sc->raw_ns - (int64_t)rw->raw_ns, sc->raw_ns);
 	}
@@ -2098,9 +2098,9 @@ static int causal_constraints(struct lctx *c)
 		if (l.to >= nev && l.to < nev + npk && cap != UINT16_MAX) {
 			uint64_t k_raw = cpk[l.to - nev].raw_ns;
 			bool upper = l.type == RT_TLL_ACK ? wr->gap == GAP_NONE : wr->gap != GAP_WR;
-			/* (a UD send completes once its datagram left, maybe before it was captured) */
+			/* (a UC or UD send completes once its packets left, maybe before they were captured) */
 			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper &&
-			    !tl_qp_is_ud(b, b->ev_qp[l.from]))
+			    !tl_qp_unacked(b, b->ev_qp[l.from]))
 				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
 			/* the consuming packet was captured before its receive completed
 			 * (unless it stands in for a retry the capture missed: no bound

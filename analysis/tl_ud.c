@@ -16,7 +16,7 @@
  * UD has no ACK: a send completes once its datagram has left, possibly
  * before the capture saw it, so the clock constraints take only the post
  * (before the datagram was captured) and the receive completion (after);
- * tl_link.c's causal constraints leave UD send WRs out (tl_qp_is_ud()).
+ * tl_link.c's causal constraints leave UC and UD send WRs out (tl_qp_unacked()).
  * QPs that receive from a shared receive queue are not paired (their
  * receives are not their own).
  */
@@ -28,7 +28,7 @@
 
 #define WC_RECV 128
 
-bool tl_qp_is_ud(struct tl_build *b, uint32_t q)
+static bool is_ud(struct tl_build *b, uint32_t q)
 {
 	return q < b->qps.n && tl_qp(b, q)->qp_type == 4;
 }
@@ -106,7 +106,7 @@ static int ud_events(struct tl_build *b, struct ud_rq *rq, struct tl_hash *sends
 		const struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_ev_wr *w = &e->ev.u.wr;
 		uint32_t q = b->ev_qp[i];
-		if (b->ev_shadow[i] || !tl_qp_is_ud(b, q))
+		if (b->ev_shadow[i] || !is_ud(b, q))
 			continue;
 		int rc = 0;
 		if (e->ev.kind == RT_EV_WR_POST && !(w->flags & RT_WRF_POST_FAILED)) {
@@ -128,7 +128,7 @@ int tl_ud_links(struct tl_build *b)
 	size_t nq = b->qps.n, npk = tl_npk(b);
 	bool any_ud = false;
 	for (size_t q = 0; q < nq && !any_ud; q++)
-		any_ud = tl_qp_is_ud(b, (uint32_t)q) && (tl_qp(b, q)->flags & RT_TLQ_TRACED);
+		any_ud = is_ud(b, (uint32_t)q) && (tl_qp(b, q)->flags & RT_TLQ_TRACED);
 	if (!any_ud || !npk)
 		return 0;
 	struct tl_hash sends; /* (QP, PSN) -> send WR */

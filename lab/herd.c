@@ -99,9 +99,13 @@ static void make_reply(const struct request *rq, uint64_t seq, struct request *r
 		reply->key[i] = rq->key[sizeof(rq->key) - 1 - i];
 }
 
+/* The UC endpoint's address: RDMA CM's IB port space, the one whose
+ * connections take the QP type asked for (in the TCP port space the
+ * kernel's RDMA CM makes every connection RC, and accepting it on a UC QP
+ * fails with EINVAL). */
 static struct rdma_addrinfo *uc_addrinfo(const struct lab_opts *o, bool passive)
 {
-	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP, .ai_qp_type = IBV_QPT_UC,
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_IB, .ai_qp_type = IBV_QPT_UC,
 				       .ai_flags = passive ? RAI_PASSIVE : 0 }, *res = NULL;
 	if (rdma_getaddrinfo(o->addr, o->port, &hints, &res) != 0) {
 		fprintf(stderr, "lab: rdma_getaddrinfo %s:%s: %s\n", o->addr, o->port, strerror(errno));

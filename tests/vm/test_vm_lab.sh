@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab on the real kernel: minimal, rnr, loss and ud run by `rdmatrace lab
+# The lab on the real kernel: minimal, rnr, loss, ud and herd run by `rdmatrace lab
 # --backend vm` between two SoftRoCE VMs with Debian's rdma-core, the
 # programs traced inside the guests by the probe.  Each scenario checks its
 # own results (data verified; RNR NAKs on the wire; retransmissions found by
@@ -7,7 +7,7 @@
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
-for s in minimal rnr loss ud; do
+for s in minimal rnr loss ud herd; do
 	R=$VM_TMP/lab-$s
 	if timeout 600 "$RDMATRACE" lab "$s" --backend vm -o "$R" >"$R.out" 2>&1; then
 		ok "lab $s on the kernel's SoftRoCE: every expectation met"

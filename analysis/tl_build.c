@@ -174,6 +174,8 @@ int tl_link_index_build(struct tl_build *b, struct tl_link_index *x)
 {
 	size_t n = tl_nev(b) + tl_npk(b), nl = b->links.n;
 	x->n = n;
+	x->nl = nl;
+	x->outside = 0;
 	x->off = calloc(n + 1, sizeof(uint32_t));
 	x->ls = malloc((nl ? nl : 1) * sizeof(*x->ls));
 	if (!x->off || !x->ls)
@@ -185,6 +187,8 @@ int tl_link_index_build(struct tl_build *b, struct tl_link_index *x)
 		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < n)
 			x->off[l->from + 1]++;
+		else
+			x->outside++;
 	}
 	for (size_t i = 1; i <= n; i++)
 		x->off[i] += x->off[i - 1];

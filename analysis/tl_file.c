@@ -435,60 +435,100 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 	return 0;
 }
 
-/* The number of links of each row in the link array (links touching an
- * item without a row are dropped), and their total in *placed. */
-static uint32_t *link_counts(struct tl_build *b, size_t n, const uint32_t *item_row, size_t nitems, size_t *placed)
+/* A link whose source the link index does not hold (tl_link_index.nl,
+ * .outside), with its source row. */
+struct tl_xlink {
+	uint32_t from_row;
+	struct rt_tl_link l;
+};
+
+static int xlink_cmp(const void *a, const void *b)
 {
-	uint32_t *cnt = calloc(n + 1, sizeof(uint32_t));
-	if (!cnt)
-		return NULL;
-	*placed = 0;
-	for (size_t i = 0; i < b->links.n; i++) {
-		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from < nitems && l->to < nitems && item_row[l->from] != RT_TL_NONE &&
-		    item_row[l->to] != RT_TL_NONE) {
-			cnt[item_row[l->from]]++;
-			(*placed)++;
-		}
-	}
-	return cnt;
+	const struct tl_xlink *x = a, *y = b;
+	return x->from_row < y->from_row ? -1 : x->from_row > y->from_row;
 }
 
-/* The link array: each row's links together (a counting sort by source
- * row, with cnt and placed from link_counts(); it frees cnt), sorted by
- * type then target, exact duplicates dropped.  The array is made in mem
- * (the sort keys, no longer needed: memory already faulted in), which it
- * takes. */
-static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
-			size_t nitems, uint32_t *cnt, size_t placed, void *mem, struct rt_tl_link **out)
+/* The links to place (both ends have a row; links touching an item
+ * without a row are dropped), counted while the rows' links are not yet
+ * placed: those of the link index x by their targets, the others (made
+ * after the index or from a finding) collected into *extra, sorted by
+ * source row, *nextra of them. */
+static int link_counts(struct tl_build *b, size_t n, const uint32_t *item_row, size_t nitems,
+		       const struct tl_link_index *x, struct tl_xlink **extra, size_t *nextra, size_t *placed)
 {
-	size_t nl = b->links.n;
+	size_t ne = 0, cap = 16, cnt = 0;
+	struct tl_xlink *xl = malloc(cap * sizeof(*xl));
+	if (!xl)
+		return -ENOMEM;
+	for (size_t i = x->outside ? 0 : x->nl; i < b->links.n; i++) {
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if ((i < x->nl && l->from < x->n) || l->from >= nitems || l->to >= nitems ||
+		    item_row[l->from] == RT_TL_NONE || item_row[l->to] == RT_TL_NONE)
+			continue;
+		if (ne == cap) {
+			struct tl_xlink *g = realloc(xl, (cap *= 2) * sizeof(*xl));
+			if (!g) {
+				free(xl);
+				return -ENOMEM;
+			}
+			xl = g;
+		}
+		xl[ne++] = (struct tl_xlink){item_row[l->from], {.row = item_row[l->to], .type = l->type}};
+	}
+	qsort(xl, ne, sizeof(*xl), xlink_cmp);
+	/* every item has a row (no engine copies): only the range to check */
+	bool all = n == nitems;
+	for (size_t i = 0; i < x->n && i < nitems; i++) {
+		if (!all && item_row[i] == RT_TL_NONE)
+			continue;
+		for (uint32_t j = x->off[i]; j < x->off[i + 1]; j++)
+			cnt += x->ls[j].to < nitems && (all || item_row[x->ls[j].to] != RT_TL_NONE);
+	}
+	*extra = xl;
+	*nextra = ne;
+	*placed = cnt + ne;
+	return 0;
+}
+
+/* The item of row r (finish_row). */
+static uint32_t row_item(const struct tl_build *b, const struct rt_tl_row *r)
+{
+	if (r->kind < 64)
+		return r->ref;
+	return (uint32_t)(r->kind == RT_TLK_FINDING ? tl_nev(b) + tl_npk(b) : tl_nev(b)) + r->ref;
+}
+
+/* The link array, row by row: each row's links gathered from the link
+ * index x (the source row's item's links, in the order they were made)
+ * and from extra (link_counts(), which it frees), sorted by type then
+ * target, exact duplicates dropped (their places stay in the array).
+ * Gathering by source reads the index in row order and writes the array
+ * in order, where placing each link of the build by its source row wrote
+ * all over it.  The array is made in mem (the sort keys, no longer
+ * needed: memory already faulted in), which it takes. */
+static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
+			size_t nitems, const struct tl_link_index *x, struct tl_xlink *extra, size_t nextra,
+			size_t placed, void *mem, struct rt_tl_link **out)
+{
 	struct rt_tl_link *links = realloc(mem, (placed ? placed : 1) * sizeof(*links));
 	if (!links) {
 		free(mem);
-		free(cnt);
+		free(extra);
 		return -ENOMEM;
 	}
-	/* cnt[o] becomes the next free slot of row o (a small array: the
-	 * scattered writes stay out of the rows), and after the links are
-	 * placed, the end of row o's links: the start of row o + 1's */
 	uint32_t off = 0;
+	const struct tl_xlink *xl = extra;
 	for (size_t o = 0; o < n; o++) {
-		uint32_t c = cnt[o];
-		cnt[o] = off;
-		off += c;
-	}
-	for (size_t i = 0; i < nl; i++) {
-		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from >= nitems || l->to >= nitems || item_row[l->from] == RT_TL_NONE ||
-		    item_row[l->to] == RT_TL_NONE)
-			continue;
-		struct rt_tl_link *d = &links[cnt[item_row[l->from]]++];
-		d->row = item_row[l->to];
-		d->type = l->type;
-	}
-	for (size_t o = 0; o < n; o++) {
-		uint32_t start = o ? cnt[o - 1] : 0, c = cnt[o] - start;
+		uint32_t start = off, it = row_item(b, &rows[o]);
+		if (it < x->n)
+			for (uint32_t j = x->off[it]; j < x->off[it + 1]; j++) {
+				uint32_t to = x->ls[j].to;
+				if (to < nitems && item_row[to] != RT_TL_NONE)
+					links[off++] = (struct rt_tl_link){.row = item_row[to], .type = x->ls[j].type};
+			}
+		for (; xl < extra + nextra && xl->from_row == o; xl++)
+			links[off++] = xl->l;
+		uint32_t c = off - start;
 		struct rt_tl_link *L = &links[start];
 		for (uint32_t j = 1; j < c; j++)
 			if (link_cmp(&L[j - 1], &L[j]) > 0) {
@@ -504,7 +544,7 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 		rows[o].link_off = start;
 		rows[o].link_count = (uint16_t)(w > UINT16_MAX ? UINT16_MAX : w);
 	}
-	free(cnt);
+	free(extra);
 	*out = links;
 	return 0;
 }
@@ -578,6 +618,7 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	size_t nmask[RT_TLM_COUNT_] = {0};
 	struct rt_tl_link *links = NULL;
 	size_t nlinks = 0;
+	struct tl_link_index own_index = {0};
 	int rc = -ENOMEM;
 	if (!tl || !keys || !src_start || !item_row || !rows || !mask)
 		goto fail;
@@ -594,15 +635,23 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
 		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
 	}
-	uint32_t *cnt = link_counts(b, n, item_row, nitems, &nlinks);
-	if (!cnt) {
-		rc = -ENOMEM;
-		goto fail;
+	/* the links by source item: the detectors' index, which the
+	 * statistics hold until they are joined, or one made here */
+	const struct tl_link_index *x = tl_stats_link_index(b);
+	if (!x) {
+		if ((rc = tl_link_index_build(b, &own_index)) < 0)
+			goto fail;
+		x = &own_index;
 	}
+	struct tl_xlink *extra;
+	size_t nextra;
+	if ((rc = link_counts(b, n, item_row, nitems, x, &extra, &nextra, &nlinks)) < 0)
+		goto fail;
 	tl->prepared = tl_prefault_take_file(b);
 	presave_start(tl, b, n, nlinks);
-	rc = finish_links(b, rows, n, item_row, nitems, cnt, nlinks, keys, &links);
+	rc = finish_links(b, rows, n, item_row, nitems, x, extra, nextra, nlinks, keys, &links);
 	keys = NULL;
+	tl_link_index_free(&own_index);
 	if (rc < 0)
 		goto fail;
 	free(item_row);
@@ -658,6 +707,7 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	*out = tl;
 	return 0;
 fail:
+	tl_link_index_free(&own_index);
 	free(keys);
 	free(src_start);
 	free(item_row);

@@ -288,6 +288,8 @@ struct tl_ilink {
 };
 struct tl_link_index {
 	size_t n;                 /* items indexed: events and packets */
+	size_t nl;                /* links of the build indexed: those made before it */
+	size_t outside;           /* how many of those have a source other than an event or packet */
 	uint32_t *off;            /* per item: its first entry in ls; off[n]: the number of entries */
 	struct tl_ilink *ls;      /* the links by source item (the source is implied) */
 };
@@ -311,6 +313,9 @@ int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_
  * tl_stats_join() returns the statistics' status (0 when none run). */
 int tl_stats_start(struct tl_build *b, struct tl_link_index *x);
 int tl_stats_join(struct tl_build *b);
+/* The link index the statistics took, until they are joined (read-only:
+ * they read it too); NULL when none run. */
+const struct tl_link_index *tl_stats_link_index(struct tl_build *b);
 /* tl_annotate.c: the facts of packet i's comment into its record (tl_finish
  * calls it when it makes the packet's row, while the packet is at hand). */
 void tl_annotate_packet(struct tl_build *b, size_t i);

@@ -328,32 +328,30 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 	return 0;
 }
 
-static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip)
+/* Endpoint c is the address: fixed-size compares, inlined (two lookups a
+ * packet). */
+static inline bool ep_is(const struct tl_ep *c, unsigned ver, const uint8_t *ip)
 {
-	size_t alen = ver == 6 ? 16 : 4;
-	/* few endpoints: a linear scan with a one-entry cache */
-	static __thread size_t cache_i;
-	if (cache_i < b->eps.n) {
-		struct tl_ep *c = TL_AT(&b->eps, struct tl_ep, cache_i);
-		if (c->ver == ver && !memcmp(c->ip, ip, alen))
-			return (uint32_t)cache_i;
-	}
-	for (size_t i = 0; i < b->eps.n; i++) {
-		struct tl_ep *c = TL_AT(&b->eps, struct tl_ep, i);
-		if (c->ver == ver && !memcmp(c->ip, ip, alen)) {
-			cache_i = i;
-			return (uint32_t)i;
-		}
-	}
+	return c->ver == ver && (ver == 6 ? !memcmp(c->ip, ip, 16) : !memcmp(c->ip, ip, 4));
+}
+
+/* The endpoint of the address; *hint is the one this caller found last
+ * (few endpoints: a linear scan after it). */
+static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip, uint32_t *hint)
+{
+	if (*hint < b->eps.n && ep_is(TL_AT(&b->eps, struct tl_ep, *hint), ver, ip))
+		return *hint;
+	for (size_t i = 0; i < b->eps.n; i++)
+		if (ep_is(TL_AT(&b->eps, struct tl_ep, i), ver, ip))
+			return *hint = (uint32_t)i;
 	struct tl_ep *e = tl_vec_push(&b->eps);
 	if (!e)
 		return RT_TL_NONE;
 	e->ver = (uint8_t)ver;
-	memcpy(e->ip, ip, alen);
+	memcpy(e->ip, ip, ver == 6 ? 16 : 4);
 	e->host = UINT16_MAX;
 	e->proc = UINT16_MAX;
-	cache_i = b->eps.n - 1;
-	return (uint32_t)(b->eps.n - 1);
+	return *hint = (uint32_t)(b->eps.n - 1);
 }
 
 /* A decoded packet.  Its header bytes go to blob now, or with data (where
@@ -361,25 +359,35 @@ static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *
  * place is noted, for packet_records() to copy. */
 static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p, struct tl_vec *data)
 {
-	struct tl_pk *k = tl_vec_push(&b->pk);
-	if (!k)
+	static __thread uint32_t src_hint, dst_hint;
+	uint32_t src_ep = ep_find_or_add(b, p->ip_version, p->src, &src_hint);
+	uint32_t dst_ep = ep_find_or_add(b, p->ip_version, p->dst, &dst_hint);
+	if (tl_vec_reserve(&b->pk, b->pk.n + 1) < 0)
 		return -ENOMEM;
-	k->raw_ns = rec->ts_ns;
+	if ((b->pk.n + 1) * b->pk.esz > b->pk.ready)
+		vec_fault_ahead(&b->pk);
+	/* made whole here rather than zeroed by tl_vec_push() and filled
+	 * after: a million of them are made while the reading waits */
+	struct tl_pk *k = tl_pk(b, b->pk.n++);
+	*k = (struct tl_pk){
+		.raw_ns = rec->ts_ns,
+		.frame = (uint32_t)rec->frame,
+		.psn = p->bth.psn,
+		.dqpn = p->bth.dqpn,
+		.opcode = p->bth.opcode,
+		.payload_len = p->payload_len,
+		.tos = p->tos,
+		.icrc = p->icrc_status,
+		.udp_sport = p->sport,
+		.src_ep = src_ep,
+		.dst_ep = dst_ep,
+		.send_qp = RT_TL_NONE, .recv_qp = RT_TL_NONE, .wr = RT_TL_NONE, .recv_wr = RT_TL_NONE,
+		.original = RT_TL_NONE, .prev_tx = RT_TL_NONE, .answer = RT_TL_NONE, .event = RT_TL_NONE,
+		.trigger = RT_TL_NONE,
+		.damaged = (p->flags & (RT_PKT_TRUNCATED | RT_PKT_MALFORMED)) != 0,
+	};
 	if (b->pk.n > 1 && k->raw_ns < tl_pk(b, b->pk.n - 2)->raw_ns)
 		b->pk_unordered = true;
-	k->frame = (uint32_t)rec->frame;
-	k->psn = p->bth.psn;
-	k->dqpn = p->bth.dqpn;
-	k->opcode = p->bth.opcode;
-	k->ackreq = p->bth.ackreq;
-	k->payload_len = p->payload_len;
-	k->tos = p->tos;
-	k->icrc = p->icrc_status;
-	k->udp_sport = p->sport;
-	k->src_ep = ep_find_or_add(b, p->ip_version, p->src);
-	k->dst_ep = ep_find_or_add(b, p->ip_version, p->dst);
-	k->send_qp = k->recv_qp = k->wr = k->recv_wr = k->original = k->prev_tx = k->answer = k->event = k->trigger = RT_TL_NONE;
-	k->damaged = (p->flags & (RT_PKT_TRUNCATED | RT_PKT_MALFORMED)) != 0;
 	if (p->op) {
 		k->op_class = p->op->op_class;
 		k->position = p->op->position;
@@ -389,7 +397,6 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		k->syndrome = p->aeth.syndrome;
 		k->aeth_type = p->aeth.type;
 		k->aeth_value = p->aeth.value;
-		k->msn = p->aeth.msn;
 	}
 	if (p->hdrs & RT_HDR_RETH) {
 		k->reth_va = p->reth.va;

@@ -76,15 +76,21 @@ static uint8_t *vec_append(struct tl_vec *v, size_t n)
 	return e;
 }
 
-void *tl_vec_push(struct tl_vec *v)
+/* Room for one more element, not zeroed; NULL without memory. */
+static void *vec_room(struct tl_vec *v)
 {
 	if (v->n == v->cap && tl_vec_reserve(v, v->n + 1) < 0)
 		return NULL;
 	if ((v->n + 1) * v->esz > v->ready)
 		vec_fault_ahead(v);
-	void *e = (char *)v->p + v->n * v->esz;
-	memset(e, 0, v->esz);
-	v->n++;
+	return (char *)v->p + v->n++ * v->esz;
+}
+
+void *tl_vec_push(struct tl_vec *v)
+{
+	void *e = vec_room(v);
+	if (e)
+		memset(e, 0, v->esz);
 	return e;
 }
 
@@ -362,13 +368,11 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	static __thread uint32_t src_hint, dst_hint;
 	uint32_t src_ep = ep_find_or_add(b, p->ip_version, p->src, &src_hint);
 	uint32_t dst_ep = ep_find_or_add(b, p->ip_version, p->dst, &dst_hint);
-	if (tl_vec_reserve(&b->pk, b->pk.n + 1) < 0)
-		return -ENOMEM;
-	if ((b->pk.n + 1) * b->pk.esz > b->pk.ready)
-		vec_fault_ahead(&b->pk);
 	/* made whole here rather than zeroed by tl_vec_push() and filled
 	 * after: a million of them are made while the reading waits */
-	struct tl_pk *k = tl_pk(b, b->pk.n++);
+	struct tl_pk *k = vec_room(&b->pk);
+	if (!k)
+		return -ENOMEM;
 	*k = (struct tl_pk){
 		.raw_ns = rec->ts_ns,
 		.frame = (uint32_t)rec->frame,

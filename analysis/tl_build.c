@@ -292,11 +292,13 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 		src_host[i] = host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
 	}
 	size_t total = rt_trace_reader_count(r);
-	if (tl_vec_reserve(&b->ev, total) < 0) {
+	if (tl_vec_reserve(&b->ev, total) < 0 || tl_vec_reserve(&b->host_nev, b->hosts.n) < 0) {
 		free(src_host);
 		rt_trace_reader_free(r);
 		return -ENOMEM;
 	}
+	b->host_nev.n = b->hosts.n;
+	memset(b->host_nev.p, 0, b->hosts.n * sizeof(size_t));
 	struct rt_trace_record rec;
 	/* cache of the last process looked up */
 	int32_t last_pid = -1;
@@ -319,6 +321,8 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 			e = tl_ev(b, b->ev.n - 1);
 		}
 		e->proc = last_proc;
+		if (e->host < b->host_nev.n)
+			(*TL_AT(&b->host_nev, size_t, e->host))++;
 	}
 	for (size_t i = 0; i < rt_trace_reader_damage_count(r); i++) {
 		const struct rt_trace_damage *d = rt_trace_reader_damage(r, i);
@@ -604,6 +608,7 @@ static void build_init(struct tl_build *b)
 {
 	memset(b, 0, sizeof(*b));
 	tl_vec_init(&b->ev, sizeof(struct tl_evrec));
+	tl_vec_init(&b->host_nev, sizeof(size_t));
 	tl_vec_init(&b->pk, sizeof(struct tl_pk));
 	tl_vec_init(&b->pkrec, sizeof(struct tl_pktrec));
 	tl_vec_init(&b->blob, 1);
@@ -626,6 +631,7 @@ void tl_build_free(struct tl_build *b)
 	tl_stats_join(b); /* a failed build may still have the statistics running */
 	tl_prefault_free(b);
 	tl_vec_free(&b->ev);
+	tl_vec_free(&b->host_nev);
 	tl_vec_free(&b->pk);
 	tl_vec_free(&b->pkrec);
 	tl_vec_free(&b->blob);

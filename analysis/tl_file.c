@@ -300,10 +300,15 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 		free(from_ev);
 		return -ENOMEM;
 	}
+	/* each host's events were counted as they were read (a pass over the
+	 * events here reads every one of them once more): less the engine
+	 * copies, which get no row */
 	memset(src_start, 0, (nsrc + 1) * sizeof(size_t));
-	for (size_t i = 0; i < nev; i++)
-		if (item_has_row(b, i))
-			src_start[tl_ev(b, i)->host + 1]++;
+	for (size_t h = 0; h < nh && h < b->host_nev.n; h++)
+		src_start[h + 1] = *TL_AT(&b->host_nev, size_t, h);
+	for (size_t i = 0; b->ev_shadow && i < nev; i++)
+		if (!item_has_row(b, i))
+			src_start[tl_ev(b, i)->host + 1]--;
 	src_start[nh + 1] = npk;
 	src_start[nh + 2] = nf;
 	for (size_t s = 0; s < nsrc; s++)
@@ -365,11 +370,14 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 }
 
 /* Row o from sort key k, noting its search predicates (row_mask) in mask
- * and counting them in nmask while the row is at hand. */
-static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, struct rt_tl_row *rows,
-		       uint32_t *item_row, uint16_t *mask, size_t nmask[RT_TLM_COUNT_])
+ * and counting them in nmask while the row is at hand.  A packet's record
+ * gets the row of its WR when that row is made already (item_row holds
+ * RT_TL_NONE for items without one yet), else the packet goes on late for
+ * finish_late_wrs(). */
+static int finish_row(struct tl_build *b, const struct tl_key *k, size_t o, struct rt_tl_row *rows,
+		      uint32_t *item_row, uint16_t *mask, size_t nmask[RT_TLM_COUNT_], struct tl_vec *late)
 {
-	size_t nev = tl_nev(b), npk = tl_npk(b);
+	size_t nev = tl_nev(b), npk = tl_npk(b), nitems = nev + npk + b->findings.n;
 	uint32_t it = k->item;
 	struct rt_tl_row *r = &rows[o];
 	item_row[it] = (uint32_t)o;
@@ -379,7 +387,18 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 	} else if (it < nev + npk) {
 		row_from_packet(b, it - nev, r);
 		tl_annotate_packet(b, it - nev);
-		TL_AT(&b->pkrec, struct tl_pktrec, it - nev)->row = (uint32_t)o;
+		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, it - nev);
+		pr->row = (uint32_t)o;
+		if (pr->wr >= nitems) {
+			pr->wr = RT_TL_NONE;
+		} else if (item_row[pr->wr] != RT_TL_NONE) {
+			pr->wr = item_row[pr->wr];
+		} else {
+			uint32_t *l = tl_vec_push(late);
+			if (!l)
+				return -ENOMEM;
+			*l = it - (uint32_t)nev;
+		}
 	} else {
 		row_from_finding(b, it - nev - npk, r);
 		TL_AT(&b->findings, struct rt_tl_finding, it - nev - npk)->row = (uint32_t)o;
@@ -389,6 +408,7 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 	mask[o] = (uint16_t)rm;
 	for (; rm; rm &= rm - 1)
 		nmask[__builtin_ctz(rm)]++;
+	return 0;
 }
 
 /* The key at position i of source s (finish_keys). */
@@ -404,7 +424,7 @@ static struct tl_key src_key(struct tl_build *b, const struct tl_key *keys, cons
  * their next keys). */
 static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t nsrc,
 		       struct rt_tl_row *rows, size_t n, uint32_t *item_row, uint16_t *mask,
-		       size_t nmask[RT_TLM_COUNT_])
+		       size_t nmask[RT_TLM_COUNT_], struct tl_vec *late)
 {
 	size_t *pos = malloc(nsrc * sizeof(size_t));
 	struct tl_key *next = malloc(nsrc * sizeof(*next));
@@ -418,7 +438,8 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 		if (pos[s] < src_start[s + 1])
 			next[s] = src_key(b, keys, src_start, s, pos[s]);
 	}
-	for (size_t o = 0; o < n; o++) {
+	int rc = 0;
+	for (size_t o = 0; o < n && !rc; o++) {
 		size_t best = SIZE_MAX;
 		for (size_t s = 0; s < nsrc; s++) {
 			if (pos[s] >= src_start[s + 1])
@@ -426,13 +447,23 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 			if (best == SIZE_MAX || key_cmp(&next[s], &next[best]) < 0)
 				best = s;
 		}
-		finish_row(b, &next[best], o, rows, item_row, mask, nmask);
+		rc = finish_row(b, &next[best], o, rows, item_row, mask, nmask, late);
 		if (++pos[best] < src_start[best + 1])
 			next[best] = src_key(b, keys, src_start, best, pos[best]);
 	}
 	free(pos);
 	free(next);
-	return 0;
+	return rc;
+}
+
+/* The WR rows of the packets whose WR's row came after theirs (finish_row):
+ * a pass over these few instead of every packet record. */
+static void finish_late_wrs(struct tl_build *b, const uint32_t *item_row, const struct tl_vec *late)
+{
+	for (size_t i = 0; i < late->n; i++) {
+		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, *TL_AT(late, uint32_t, i));
+		pr->wr = item_row[pr->wr];
+	}
 }
 
 /* A link whose source the link index does not hold (tl_link_index.nl,
@@ -619,22 +650,23 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	struct rt_tl_link *links = NULL;
 	size_t nlinks = 0;
 	struct tl_link_index own_index = {0};
+	struct tl_vec late = {0}; /* uint32_t: packets whose WR's row came after theirs */
 	int rc = -ENOMEM;
 	if (!tl || !keys || !src_start || !item_row || !rows || !mask)
 		goto fail;
+	memset(item_row, 0xFF, nitems * sizeof(*item_row)); /* RT_TL_NONE: no row (yet) */
+	tl_vec_init(&late, sizeof(uint32_t));
 	if ((rc = finish_keys(b, keys, src_start, nsrc)) < 0 ||
-	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row, mask, nmask)) < 0)
+	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row, mask, nmask, &late)) < 0)
 		goto fail;
 	free(src_start);
 	src_start = NULL;
 	/* finish_rows gave every other item its row */
-	for (size_t i = 0; i < nev; i++)
+	for (size_t i = 0; b->ev_shadow && i < nev; i++)
 		if (!item_has_row(b, i))
-			tl_ev(b, i)->row = item_row[i] = RT_TL_NONE;
-	for (size_t i = 0; i < npk; i++) {
-		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
-		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
-	}
+			tl_ev(b, i)->row = RT_TL_NONE;
+	finish_late_wrs(b, item_row, &late);
+	tl_vec_free(&late);
 	/* the links by source item: the detectors' index, which the
 	 * statistics hold until they are joined, or one made here */
 	const struct tl_link_index *x = tl_stats_link_index(b);
@@ -708,6 +740,7 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	return 0;
 fail:
 	tl_link_index_free(&own_index);
+	tl_vec_free(&late);
 	free(keys);
 	free(src_start);
 	free(item_row);

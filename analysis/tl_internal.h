@@ -190,6 +190,7 @@ struct tl_prefault;
 
 struct tl_build {
 	struct tl_vec ev;         /* struct tl_evrec (row filled at the end) */
+	struct tl_vec host_nev;   /* size_t per host: its events, counted as they are read */
 	struct tl_vec pk;         /* struct tl_pk */
 	struct tl_vec pkrec;      /* struct tl_pktrec, made from pk while the linking runs (tl_build.c) */
 	struct tl_vec blob;       /* uint8_t */

@@ -156,7 +156,7 @@ int tl_link2(struct tl_build *b, uint32_t a, uint32_t b_item, uint32_t type_ab, 
 uint64_t tl_item_raw(struct tl_build *b, uint32_t item)
 {
 	if (item < tl_nev(b))
-		return tl_ev(b, item)->raw_ns;
+		return *TL_AT(&b->ev_raw, uint64_t, item);
 	if (item < tl_nev(b) + tl_npk(b))
 		return tl_pk(b, item - tl_nev(b))->raw_ns;
 	return 0;
@@ -165,7 +165,7 @@ uint64_t tl_item_raw(struct tl_build *b, uint32_t item)
 uint16_t tl_item_host(struct tl_build *b, uint32_t item)
 {
 	if (item < tl_nev(b))
-		return tl_ev(b, item)->host;
+		return *TL_AT(&b->ev_host, uint16_t, item);
 	return b->capture_host;
 }
 
@@ -292,7 +292,8 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 		src_host[i] = host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
 	}
 	size_t total = rt_trace_reader_count(r);
-	if (tl_vec_reserve(&b->ev, total) < 0 || tl_vec_reserve(&b->host_nev, b->hosts.n) < 0) {
+	if (tl_vec_reserve(&b->ev, total) < 0 || tl_vec_reserve(&b->ev_raw, total) < 0 ||
+	    tl_vec_reserve(&b->ev_host, total) < 0 || tl_vec_reserve(&b->host_nev, b->hosts.n) < 0) {
 		free(src_host);
 		rt_trace_reader_free(r);
 		return -ENOMEM;
@@ -307,7 +308,7 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 	while (rt_trace_reader_next(r, &rec) > 0) {
 		if (rec.ev.kind == RT_EV_NONE)
 			continue;
-		struct tl_evrec *e = tl_vec_push(&b->ev);
+		struct tl_evrec *e = b->ev.n < total ? tl_vec_push(&b->ev) : NULL; /* within the reserve */
 		if (!e)
 			break;
 		e->ev = rec.ev;
@@ -323,6 +324,8 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 		e->proc = last_proc;
 		if (e->host < b->host_nev.n)
 			(*TL_AT(&b->host_nev, size_t, e->host))++;
+		*(uint64_t *)vec_room(&b->ev_raw) = e->raw_ns;
+		*(uint16_t *)vec_room(&b->ev_host) = e->host;
 	}
 	for (size_t i = 0; i < rt_trace_reader_damage_count(r); i++) {
 		const struct rt_trace_damage *d = rt_trace_reader_damage(r, i);
@@ -609,6 +612,8 @@ static void build_init(struct tl_build *b)
 	memset(b, 0, sizeof(*b));
 	tl_vec_init(&b->ev, sizeof(struct tl_evrec));
 	tl_vec_init(&b->host_nev, sizeof(size_t));
+	tl_vec_init(&b->ev_raw, sizeof(uint64_t));
+	tl_vec_init(&b->ev_host, sizeof(uint16_t));
 	tl_vec_init(&b->pk, sizeof(struct tl_pk));
 	tl_vec_init(&b->pkrec, sizeof(struct tl_pktrec));
 	tl_vec_init(&b->blob, 1);
@@ -632,6 +637,8 @@ void tl_build_free(struct tl_build *b)
 	tl_prefault_free(b);
 	tl_vec_free(&b->ev);
 	tl_vec_free(&b->host_nev);
+	tl_vec_free(&b->ev_raw);
+	tl_vec_free(&b->ev_host);
 	tl_vec_free(&b->pk);
 	tl_vec_free(&b->pkrec);
 	tl_vec_free(&b->blob);

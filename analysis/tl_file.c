@@ -306,9 +306,11 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 	memset(src_start, 0, (nsrc + 1) * sizeof(size_t));
 	for (size_t h = 0; h < nh && h < b->host_nev.n; h++)
 		src_start[h + 1] = *TL_AT(&b->host_nev, size_t, h);
+	const uint16_t *ev_host = b->ev_host.p;
+	const uint64_t *ev_raw = b->ev_raw.p;
 	for (size_t i = 0; b->ev_shadow && i < nev; i++)
 		if (!item_has_row(b, i))
-			src_start[tl_ev(b, i)->host + 1]--;
+			src_start[ev_host[i] + 1]--;
 	src_start[nh + 1] = npk;
 	src_start[nh + 2] = nf;
 	for (size_t s = 0; s < nsrc; s++)
@@ -316,11 +318,10 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 	memcpy(src_pos, src_start, nsrc * sizeof(size_t));
 	uint64_t tmin = UINT64_MAX;
 	for (size_t i = 0; i < nev; i++) {
-		struct tl_evrec *e = tl_ev(b, i);
 		if (!item_has_row(b, i))
 			continue;
-		struct tl_key *k = &keys[src_pos[e->host]++];
-		k->t = tl_align(tl_host(b, e->host), e->raw_ns);
+		struct tl_key *k = &keys[src_pos[ev_host[i]]++];
+		k->t = tl_align(tl_host(b, ev_host[i]), ev_raw[i]);
 		k->item = (uint32_t)i;
 		tmin = k->t < tmin ? k->t : tmin;
 	}

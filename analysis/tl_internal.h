@@ -191,6 +191,9 @@ struct tl_prefault;
 struct tl_build {
 	struct tl_vec ev;         /* struct tl_evrec (row filled at the end) */
 	struct tl_vec host_nev;   /* size_t per host: its events, counted as they are read */
+	struct tl_vec ev_raw;     /* uint64_t per event: its raw_ns, and */
+	struct tl_vec ev_host;    /* uint16_t per event: its host, packed for the passes that need
+				   * only these (the sort keys, tl_item_raw/host) */
 	struct tl_vec pk;         /* struct tl_pk */
 	struct tl_vec pkrec;      /* struct tl_pktrec, made from pk while the linking runs (tl_build.c) */
 	struct tl_vec blob;       /* uint8_t */

@@ -76,15 +76,21 @@ static uint8_t *vec_append(struct tl_vec *v, size_t n)
 	return e;
 }
 
-void *tl_vec_push(struct tl_vec *v)
+/* Room for one more element, not zeroed; NULL without memory. */
+static void *vec_room(struct tl_vec *v)
 {
 	if (v->n == v->cap && tl_vec_reserve(v, v->n + 1) < 0)
 		return NULL;
 	if ((v->n + 1) * v->esz > v->ready)
 		vec_fault_ahead(v);
-	void *e = (char *)v->p + v->n * v->esz;
-	memset(e, 0, v->esz);
-	v->n++;
+	return (char *)v->p + v->n++ * v->esz;
+}
+
+void *tl_vec_push(struct tl_vec *v)
+{
+	void *e = vec_room(v);
+	if (e)
+		memset(e, 0, v->esz);
 	return e;
 }
 
@@ -132,12 +138,11 @@ int tl_link(struct tl_build *b, uint32_t from, uint32_t to, uint32_t type)
 {
 	if (from == RT_TL_NONE || to == RT_TL_NONE)
 		return 0;
-	struct tl_blink *l = tl_vec_push(&b->links);
+	/* every field set: no zeroing first (the linking makes millions) */
+	struct tl_blink *l = vec_room(&b->links);
 	if (!l)
 		return -ENOMEM;
-	l->from = from;
-	l->to = to;
-	l->type = type;
+	*l = (struct tl_blink){.from = from, .to = to, .type = type};
 	return 0;
 }
 
@@ -150,7 +155,7 @@ int tl_link2(struct tl_build *b, uint32_t a, uint32_t b_item, uint32_t type_ab, 
 uint64_t tl_item_raw(struct tl_build *b, uint32_t item)
 {
 	if (item < tl_nev(b))
-		return tl_ev(b, item)->raw_ns;
+		return *TL_AT(&b->ev_raw, uint64_t, item);
 	if (item < tl_nev(b) + tl_npk(b))
 		return tl_pk(b, item - tl_nev(b))->raw_ns;
 	return 0;
@@ -159,7 +164,7 @@ uint64_t tl_item_raw(struct tl_build *b, uint32_t item)
 uint16_t tl_item_host(struct tl_build *b, uint32_t item)
 {
 	if (item < tl_nev(b))
-		return tl_ev(b, item)->host;
+		return *TL_AT(&b->ev_host, uint16_t, item);
 	return b->capture_host;
 }
 
@@ -174,6 +179,8 @@ int tl_link_index_build(struct tl_build *b, struct tl_link_index *x)
 {
 	size_t n = tl_nev(b) + tl_npk(b), nl = b->links.n;
 	x->n = n;
+	x->nl = nl;
+	x->outside = 0;
 	x->off = calloc(n + 1, sizeof(uint32_t));
 	x->ls = malloc((nl ? nl : 1) * sizeof(*x->ls));
 	if (!x->off || !x->ls)
@@ -185,6 +192,8 @@ int tl_link_index_build(struct tl_build *b, struct tl_link_index *x)
 		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
 		if (l->from < n)
 			x->off[l->from + 1]++;
+		else
+			x->outside++;
 	}
 	for (size_t i = 1; i <= n; i++)
 		x->off[i] += x->off[i - 1];
@@ -282,11 +291,14 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 		src_host[i] = host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
 	}
 	size_t total = rt_trace_reader_count(r);
-	if (tl_vec_reserve(&b->ev, total) < 0) {
+	if (tl_vec_reserve(&b->ev, total) < 0 || tl_vec_reserve(&b->ev_raw, total) < 0 ||
+	    tl_vec_reserve(&b->ev_host, total) < 0 || tl_vec_reserve(&b->host_nev, b->hosts.n) < 0) {
 		free(src_host);
 		rt_trace_reader_free(r);
 		return -ENOMEM;
 	}
+	b->host_nev.n = b->hosts.n;
+	memset(b->host_nev.p, 0, b->hosts.n * sizeof(size_t));
 	struct rt_trace_record rec;
 	/* cache of the last process looked up */
 	int32_t last_pid = -1;
@@ -295,7 +307,7 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 	while (rt_trace_reader_next(r, &rec) > 0) {
 		if (rec.ev.kind == RT_EV_NONE)
 			continue;
-		struct tl_evrec *e = tl_vec_push(&b->ev);
+		struct tl_evrec *e = b->ev.n < total ? tl_vec_push(&b->ev) : NULL; /* within the reserve */
 		if (!e)
 			break;
 		e->ev = rec.ev;
@@ -309,6 +321,10 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 			e = tl_ev(b, b->ev.n - 1);
 		}
 		e->proc = last_proc;
+		if (e->host < b->host_nev.n)
+			(*TL_AT(&b->host_nev, size_t, e->host))++;
+		*(uint64_t *)vec_room(&b->ev_raw) = e->raw_ns;
+		*(uint16_t *)vec_room(&b->ev_host) = e->host;
 	}
 	for (size_t i = 0; i < rt_trace_reader_damage_count(r); i++) {
 		const struct rt_trace_damage *d = rt_trace_reader_damage(r, i);
@@ -324,32 +340,46 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 	return 0;
 }
 
-static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip)
+/* Endpoint c is the address: fixed-size compares, inlined (two lookups a
+ * packet). */
+static inline bool ep_is(const struct tl_ep *c, unsigned ver, const uint8_t *ip)
 {
-	size_t alen = ver == 6 ? 16 : 4;
-	/* few endpoints: a linear scan with a one-entry cache */
-	static __thread size_t cache_i;
-	if (cache_i < b->eps.n) {
-		struct tl_ep *c = TL_AT(&b->eps, struct tl_ep, cache_i);
-		if (c->ver == ver && !memcmp(c->ip, ip, alen))
-			return (uint32_t)cache_i;
-	}
-	for (size_t i = 0; i < b->eps.n; i++) {
-		struct tl_ep *c = TL_AT(&b->eps, struct tl_ep, i);
-		if (c->ver == ver && !memcmp(c->ip, ip, alen)) {
-			cache_i = i;
-			return (uint32_t)i;
-		}
-	}
+	return c->ver == ver && (ver == 6 ? !memcmp(c->ip, ip, 16) : !memcmp(c->ip, ip, 4));
+}
+
+/* The endpoint of the address; *hint is the one this caller found last
+ * (few endpoints: a linear scan after it). */
+static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip, uint32_t *hint)
+{
+	if (*hint < b->eps.n && ep_is(TL_AT(&b->eps, struct tl_ep, *hint), ver, ip))
+		return *hint;
+	for (size_t i = 0; i < b->eps.n; i++)
+		if (ep_is(TL_AT(&b->eps, struct tl_ep, i), ver, ip))
+			return *hint = (uint32_t)i;
 	struct tl_ep *e = tl_vec_push(&b->eps);
 	if (!e)
 		return RT_TL_NONE;
 	e->ver = (uint8_t)ver;
-	memcpy(e->ip, ip, alen);
+	memcpy(e->ip, ip, ver == 6 ? 16 : 4);
 	e->host = UINT16_MAX;
 	e->proc = UINT16_MAX;
-	cache_i = b->eps.n - 1;
-	return (uint32_t)(b->eps.n - 1);
+	return *hint = (uint32_t)(b->eps.n - 1);
+}
+
+const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk)
+{
+	size_t lo = 0, hi = b->cm_info.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct tl_cm_info *c = TL_AT(&b->cm_info, struct tl_cm_info, mid);
+		if (c->pk == pk)
+			return c;
+		if (c->pk < pk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* A decoded packet.  Its header bytes go to blob now, or with data (where
@@ -357,25 +387,33 @@ static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *
  * place is noted, for packet_records() to copy. */
 static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p, struct tl_vec *data)
 {
-	struct tl_pk *k = tl_vec_push(&b->pk);
+	static __thread uint32_t src_hint, dst_hint;
+	uint32_t src_ep = ep_find_or_add(b, p->ip_version, p->src, &src_hint);
+	uint32_t dst_ep = ep_find_or_add(b, p->ip_version, p->dst, &dst_hint);
+	/* made whole here rather than zeroed by tl_vec_push() and filled
+	 * after: a million of them are made while the reading waits */
+	struct tl_pk *k = vec_room(&b->pk);
 	if (!k)
 		return -ENOMEM;
-	k->raw_ns = rec->ts_ns;
+	*k = (struct tl_pk){
+		.raw_ns = rec->ts_ns,
+		.frame = (uint32_t)rec->frame,
+		.psn = p->bth.psn,
+		.dqpn = p->bth.dqpn,
+		.opcode = p->bth.opcode,
+		.payload_len = p->payload_len,
+		.tos = p->tos,
+		.icrc = p->icrc_status,
+		.udp_sport = p->sport,
+		.src_ep = src_ep,
+		.dst_ep = dst_ep,
+		.send_qp = RT_TL_NONE, .recv_qp = RT_TL_NONE, .wr = RT_TL_NONE, .recv_wr = RT_TL_NONE,
+		.original = RT_TL_NONE, .prev_tx = RT_TL_NONE, .answer = RT_TL_NONE, .event = RT_TL_NONE,
+		.trigger = RT_TL_NONE,
+		.damaged = (p->flags & (RT_PKT_TRUNCATED | RT_PKT_MALFORMED)) != 0,
+	};
 	if (b->pk.n > 1 && k->raw_ns < tl_pk(b, b->pk.n - 2)->raw_ns)
 		b->pk_unordered = true;
-	k->frame = (uint32_t)rec->frame;
-	k->psn = p->bth.psn;
-	k->dqpn = p->bth.dqpn;
-	k->opcode = p->bth.opcode;
-	k->ackreq = p->bth.ackreq;
-	k->payload_len = p->payload_len;
-	k->tos = p->tos;
-	k->icrc = p->icrc_status;
-	k->udp_sport = p->sport;
-	k->src_ep = ep_find_or_add(b, p->ip_version, p->src);
-	k->dst_ep = ep_find_or_add(b, p->ip_version, p->dst);
-	k->send_qp = k->recv_qp = k->wr = k->recv_wr = k->original = k->prev_tx = k->answer = k->event = k->trigger = RT_TL_NONE;
-	k->damaged = (p->flags & (RT_PKT_TRUNCATED | RT_PKT_MALFORMED)) != 0;
 	if (p->op) {
 		k->op_class = p->op->op_class;
 		k->position = p->op->position;
@@ -385,7 +423,6 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		k->syndrome = p->aeth.syndrome;
 		k->aeth_type = p->aeth.type;
 		k->aeth_value = p->aeth.value;
-		k->msn = p->aeth.msn;
 	}
 	if (p->hdrs & RT_HDR_RETH) {
 		k->reth_va = p->reth.va;
@@ -405,12 +442,13 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		k->cm_local_qpn = p->cm.local_qpn;
 		k->cm_comm_id = p->cm.local_comm_id;
 		k->cm_remote_comm_id = p->cm.remote_comm_id;
-		k->cm_ack_timeout = p->cm.prim_local_ack_timeout;
-		k->cm_retry = p->cm.retry_count;
-		k->cm_rnr_retry = p->cm.rnr_retry_count;
-		k->cm_mtu = p->cm.path_mtu;
-		k->cm_reason = (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason);
-		k->cm_msg_rejected = p->cm.msg_rejected;
+		struct tl_cm_info *ci = tl_vec_push(&b->cm_info);
+		if (!ci)
+			return -ENOMEM;
+		*ci = (struct tl_cm_info){.pk = (uint32_t)(b->pk.n - 1), .ack_timeout = p->cm.prim_local_ack_timeout,
+					  .retry = p->cm.retry_count, .rnr_retry = p->cm.rnr_retry_count,
+					  .mtu = p->cm.path_mtu, .reason = (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason),
+					  .msg_rejected = p->cm.msg_rejected};
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}
@@ -595,6 +633,9 @@ static void build_init(struct tl_build *b)
 {
 	memset(b, 0, sizeof(*b));
 	tl_vec_init(&b->ev, sizeof(struct tl_evrec));
+	tl_vec_init(&b->host_nev, sizeof(size_t));
+	tl_vec_init(&b->ev_raw, sizeof(uint64_t));
+	tl_vec_init(&b->ev_host, sizeof(uint16_t));
 	tl_vec_init(&b->pk, sizeof(struct tl_pk));
 	tl_vec_init(&b->pkrec, sizeof(struct tl_pktrec));
 	tl_vec_init(&b->blob, 1);
@@ -607,6 +648,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->links, sizeof(struct tl_blink));
 	tl_vec_init(&b->notes, sizeof(uint32_t));
 	tl_vec_init(&b->eps, sizeof(struct tl_ep));
+	tl_vec_init(&b->cm_info, sizeof(struct tl_cm_info));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
 	b->capture_host = UINT16_MAX;
@@ -617,6 +659,9 @@ void tl_build_free(struct tl_build *b)
 	tl_stats_join(b); /* a failed build may still have the statistics running */
 	tl_prefault_free(b);
 	tl_vec_free(&b->ev);
+	tl_vec_free(&b->host_nev);
+	tl_vec_free(&b->ev_raw);
+	tl_vec_free(&b->ev_host);
 	tl_vec_free(&b->pk);
 	tl_vec_free(&b->pkrec);
 	tl_vec_free(&b->blob);
@@ -629,6 +674,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->links);
 	tl_vec_free(&b->notes);
 	tl_vec_free(&b->eps);
+	tl_vec_free(&b->cm_info);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;

@@ -1206,7 +1206,8 @@ static int cm_message(struct dctx *c, struct tl_vec *seen, uint32_t i)
 	if (!v)
 		return -ENOMEM;
 	*v = i;
-	if (k->cm_attr != RT_CM_REJ)
+	const struct tl_cm_info *rej = tl_cm_info(b, i);
+	if (k->cm_attr != RT_CM_REJ || !rej)
 		return 0;
 	struct text t = {.n = 0}, e = {.n = 0};
 	bool active = req && req->src_ep == k->src_ep; /* the side that asked */
@@ -1214,7 +1215,7 @@ static int cm_message(struct dctx *c, struct tl_vec *seen, uint32_t i)
 	if (!req) {
 		tx(&t, " rejected a connection with ");
 		ep_words(b, k->dst_ep, &t);
-	} else if (active && k->cm_msg_rejected == 1) {
+	} else if (active && rej->msg_rejected == 1) {
 		tx(&t, " rejected the reply (REP) of ");
 		ep_words(b, req->dst_ep, &t);
 		tx(&t, " to its connection request");
@@ -1226,8 +1227,8 @@ static int cm_message(struct dctx *c, struct tl_vec *seen, uint32_t i)
 		tx(&t, " rejected the connection request of ");
 		ep_words(b, req->src_ep, &t);
 	}
-	const char *name = rt_cm_reject_reason_name(k->cm_reason), *meaning = cm_reject_meaning(k->cm_reason);
-	tx(&t, ": reason %u (%s)", k->cm_reason, name ? name : "unknown");
+	const char *name = rt_cm_reject_reason_name(rej->reason), *meaning = cm_reject_meaning(rej->reason);
+	tx(&t, ": reason %u (%s)", rej->reason, name ? name : "unknown");
 	if (meaning)
 		tx(&t, ", %s", meaning);
 	if (req && k->raw_ns >= req->raw_ns)

@@ -300,10 +300,17 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 		free(from_ev);
 		return -ENOMEM;
 	}
+	/* each host's events were counted as they were read (a pass over the
+	 * events here reads every one of them once more): less the engine
+	 * copies, which get no row */
 	memset(src_start, 0, (nsrc + 1) * sizeof(size_t));
-	for (size_t i = 0; i < nev; i++)
-		if (item_has_row(b, i))
-			src_start[tl_ev(b, i)->host + 1]++;
+	for (size_t h = 0; h < nh && h < b->host_nev.n; h++)
+		src_start[h + 1] = *TL_AT(&b->host_nev, size_t, h);
+	const uint16_t *ev_host = b->ev_host.p;
+	const uint64_t *ev_raw = b->ev_raw.p;
+	for (size_t i = 0; b->ev_shadow && i < nev; i++)
+		if (!item_has_row(b, i))
+			src_start[ev_host[i] + 1]--;
 	src_start[nh + 1] = npk;
 	src_start[nh + 2] = nf;
 	for (size_t s = 0; s < nsrc; s++)
@@ -311,11 +318,10 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 	memcpy(src_pos, src_start, nsrc * sizeof(size_t));
 	uint64_t tmin = UINT64_MAX;
 	for (size_t i = 0; i < nev; i++) {
-		struct tl_evrec *e = tl_ev(b, i);
 		if (!item_has_row(b, i))
 			continue;
-		struct tl_key *k = &keys[src_pos[e->host]++];
-		k->t = tl_align(tl_host(b, e->host), e->raw_ns);
+		struct tl_key *k = &keys[src_pos[ev_host[i]]++];
+		k->t = tl_align(tl_host(b, ev_host[i]), ev_raw[i]);
 		k->item = (uint32_t)i;
 		tmin = k->t < tmin ? k->t : tmin;
 	}
@@ -365,11 +371,14 @@ static int finish_keys(struct tl_build *b, struct tl_key *keys, size_t *src_star
 }
 
 /* Row o from sort key k, noting its search predicates (row_mask) in mask
- * and counting them in nmask while the row is at hand. */
-static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, struct rt_tl_row *rows,
-		       uint32_t *item_row, uint16_t *mask, size_t nmask[RT_TLM_COUNT_])
+ * and counting them in nmask while the row is at hand.  A packet's record
+ * gets the row of its WR when that row is made already (item_row holds
+ * RT_TL_NONE for items without one yet), else the packet goes on late for
+ * finish_late_wrs(). */
+static int finish_row(struct tl_build *b, const struct tl_key *k, size_t o, struct rt_tl_row *rows,
+		      uint32_t *item_row, uint16_t *mask, size_t nmask[RT_TLM_COUNT_], struct tl_vec *late)
 {
-	size_t nev = tl_nev(b), npk = tl_npk(b);
+	size_t nev = tl_nev(b), npk = tl_npk(b), nitems = nev + npk + b->findings.n;
 	uint32_t it = k->item;
 	struct rt_tl_row *r = &rows[o];
 	item_row[it] = (uint32_t)o;
@@ -379,7 +388,18 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 	} else if (it < nev + npk) {
 		row_from_packet(b, it - nev, r);
 		tl_annotate_packet(b, it - nev);
-		TL_AT(&b->pkrec, struct tl_pktrec, it - nev)->row = (uint32_t)o;
+		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, it - nev);
+		pr->row = (uint32_t)o;
+		if (pr->wr >= nitems) {
+			pr->wr = RT_TL_NONE;
+		} else if (item_row[pr->wr] != RT_TL_NONE) {
+			pr->wr = item_row[pr->wr];
+		} else {
+			uint32_t *l = tl_vec_push(late);
+			if (!l)
+				return -ENOMEM;
+			*l = it - (uint32_t)nev;
+		}
 	} else {
 		row_from_finding(b, it - nev - npk, r);
 		TL_AT(&b->findings, struct rt_tl_finding, it - nev - npk)->row = (uint32_t)o;
@@ -389,6 +409,7 @@ static void finish_row(struct tl_build *b, const struct tl_key *k, size_t o, str
 	mask[o] = (uint16_t)rm;
 	for (; rm; rm &= rm - 1)
 		nmask[__builtin_ctz(rm)]++;
+	return 0;
 }
 
 /* The key at position i of source s (finish_keys). */
@@ -404,7 +425,7 @@ static struct tl_key src_key(struct tl_build *b, const struct tl_key *keys, cons
  * their next keys). */
 static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size_t *src_start, size_t nsrc,
 		       struct rt_tl_row *rows, size_t n, uint32_t *item_row, uint16_t *mask,
-		       size_t nmask[RT_TLM_COUNT_])
+		       size_t nmask[RT_TLM_COUNT_], struct tl_vec *late)
 {
 	size_t *pos = malloc(nsrc * sizeof(size_t));
 	struct tl_key *next = malloc(nsrc * sizeof(*next));
@@ -418,7 +439,8 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 		if (pos[s] < src_start[s + 1])
 			next[s] = src_key(b, keys, src_start, s, pos[s]);
 	}
-	for (size_t o = 0; o < n; o++) {
+	int rc = 0;
+	for (size_t o = 0; o < n && !rc; o++) {
 		size_t best = SIZE_MAX;
 		for (size_t s = 0; s < nsrc; s++) {
 			if (pos[s] >= src_start[s + 1])
@@ -426,69 +448,119 @@ static int finish_rows(struct tl_build *b, const struct tl_key *keys, const size
 			if (best == SIZE_MAX || key_cmp(&next[s], &next[best]) < 0)
 				best = s;
 		}
-		finish_row(b, &next[best], o, rows, item_row, mask, nmask);
+		rc = finish_row(b, &next[best], o, rows, item_row, mask, nmask, late);
 		if (++pos[best] < src_start[best + 1])
 			next[best] = src_key(b, keys, src_start, best, pos[best]);
 	}
 	free(pos);
 	free(next);
+	return rc;
+}
+
+/* The WR rows of the packets whose WR's row came after theirs (finish_row):
+ * a pass over these few instead of every packet record. */
+static void finish_late_wrs(struct tl_build *b, const uint32_t *item_row, const struct tl_vec *late)
+{
+	for (size_t i = 0; i < late->n; i++) {
+		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, *TL_AT(late, uint32_t, i));
+		pr->wr = item_row[pr->wr];
+	}
+}
+
+/* A link whose source the link index does not hold (tl_link_index.nl,
+ * .outside), with its source row. */
+struct tl_xlink {
+	uint32_t from_row;
+	struct rt_tl_link l;
+};
+
+static int xlink_cmp(const void *a, const void *b)
+{
+	const struct tl_xlink *x = a, *y = b;
+	return x->from_row < y->from_row ? -1 : x->from_row > y->from_row;
+}
+
+/* The links to place (both ends have a row; links touching an item
+ * without a row are dropped), counted while the rows' links are not yet
+ * placed: those of the link index x by their targets, the others (made
+ * after the index or from a finding) collected into *extra, sorted by
+ * source row, *nextra of them. */
+static int link_counts(struct tl_build *b, size_t n, const uint32_t *item_row, size_t nitems,
+		       const struct tl_link_index *x, struct tl_xlink **extra, size_t *nextra, size_t *placed)
+{
+	size_t ne = 0, cap = 16, cnt = 0;
+	struct tl_xlink *xl = malloc(cap * sizeof(*xl));
+	if (!xl)
+		return -ENOMEM;
+	for (size_t i = x->outside ? 0 : x->nl; i < b->links.n; i++) {
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		if ((i < x->nl && l->from < x->n) || l->from >= nitems || l->to >= nitems ||
+		    item_row[l->from] == RT_TL_NONE || item_row[l->to] == RT_TL_NONE)
+			continue;
+		if (ne == cap) {
+			struct tl_xlink *g = realloc(xl, (cap *= 2) * sizeof(*xl));
+			if (!g) {
+				free(xl);
+				return -ENOMEM;
+			}
+			xl = g;
+		}
+		xl[ne++] = (struct tl_xlink){item_row[l->from], {.row = item_row[l->to], .type = l->type}};
+	}
+	qsort(xl, ne, sizeof(*xl), xlink_cmp);
+	/* every item has a row (no engine copies): only the range to check */
+	bool all = n == nitems;
+	for (size_t i = 0; i < x->n && i < nitems; i++) {
+		if (!all && item_row[i] == RT_TL_NONE)
+			continue;
+		for (uint32_t j = x->off[i]; j < x->off[i + 1]; j++)
+			cnt += x->ls[j].to < nitems && (all || item_row[x->ls[j].to] != RT_TL_NONE);
+	}
+	*extra = xl;
+	*nextra = ne;
+	*placed = cnt + ne;
 	return 0;
 }
 
-/* The number of links of each row in the link array (links touching an
- * item without a row are dropped), and their total in *placed. */
-static uint32_t *link_counts(struct tl_build *b, size_t n, const uint32_t *item_row, size_t nitems, size_t *placed)
+/* The item of row r (finish_row). */
+static uint32_t row_item(const struct tl_build *b, const struct rt_tl_row *r)
 {
-	uint32_t *cnt = calloc(n + 1, sizeof(uint32_t));
-	if (!cnt)
-		return NULL;
-	*placed = 0;
-	for (size_t i = 0; i < b->links.n; i++) {
-		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from < nitems && l->to < nitems && item_row[l->from] != RT_TL_NONE &&
-		    item_row[l->to] != RT_TL_NONE) {
-			cnt[item_row[l->from]]++;
-			(*placed)++;
-		}
-	}
-	return cnt;
+	if (r->kind < 64)
+		return r->ref;
+	return (uint32_t)(r->kind == RT_TLK_FINDING ? tl_nev(b) + tl_npk(b) : tl_nev(b)) + r->ref;
 }
 
-/* The link array: each row's links together (a counting sort by source
- * row, with cnt and placed from link_counts(); it frees cnt), sorted by
- * type then target, exact duplicates dropped.  The array is made in mem
- * (the sort keys, no longer needed: memory already faulted in), which it
- * takes. */
+/* The link array, row by row: each row's links gathered from the link
+ * index x (the source row's item's links, in the order they were made)
+ * and from extra (link_counts(), which it frees), sorted by type then
+ * target, exact duplicates dropped (their places stay in the array).
+ * Gathering by source reads the index in row order and writes the array
+ * in order, where placing each link of the build by its source row wrote
+ * all over it.  The array is made in mem (the sort keys, no longer
+ * needed: memory already faulted in), which it takes. */
 static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, const uint32_t *item_row,
-			size_t nitems, uint32_t *cnt, size_t placed, void *mem, struct rt_tl_link **out)
+			size_t nitems, const struct tl_link_index *x, struct tl_xlink *extra, size_t nextra,
+			size_t placed, void *mem, struct rt_tl_link **out)
 {
-	size_t nl = b->links.n;
 	struct rt_tl_link *links = realloc(mem, (placed ? placed : 1) * sizeof(*links));
 	if (!links) {
 		free(mem);
-		free(cnt);
+		free(extra);
 		return -ENOMEM;
 	}
-	/* cnt[o] becomes the next free slot of row o (a small array: the
-	 * scattered writes stay out of the rows), and after the links are
-	 * placed, the end of row o's links: the start of row o + 1's */
 	uint32_t off = 0;
+	const struct tl_xlink *xl = extra;
 	for (size_t o = 0; o < n; o++) {
-		uint32_t c = cnt[o];
-		cnt[o] = off;
-		off += c;
-	}
-	for (size_t i = 0; i < nl; i++) {
-		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
-		if (l->from >= nitems || l->to >= nitems || item_row[l->from] == RT_TL_NONE ||
-		    item_row[l->to] == RT_TL_NONE)
-			continue;
-		struct rt_tl_link *d = &links[cnt[item_row[l->from]]++];
-		d->row = item_row[l->to];
-		d->type = l->type;
-	}
-	for (size_t o = 0; o < n; o++) {
-		uint32_t start = o ? cnt[o - 1] : 0, c = cnt[o] - start;
+		uint32_t start = off, it = row_item(b, &rows[o]);
+		if (it < x->n)
+			for (uint32_t j = x->off[it]; j < x->off[it + 1]; j++) {
+				uint32_t to = x->ls[j].to;
+				if (to < nitems && item_row[to] != RT_TL_NONE)
+					links[off++] = (struct rt_tl_link){.row = item_row[to], .type = x->ls[j].type};
+			}
+		for (; xl < extra + nextra && xl->from_row == o; xl++)
+			links[off++] = xl->l;
+		uint32_t c = off - start;
 		struct rt_tl_link *L = &links[start];
 		for (uint32_t j = 1; j < c; j++)
 			if (link_cmp(&L[j - 1], &L[j]) > 0) {
@@ -504,7 +576,7 @@ static int finish_links(struct tl_build *b, struct rt_tl_row *rows, size_t n, co
 		rows[o].link_off = start;
 		rows[o].link_count = (uint16_t)(w > UINT16_MAX ? UINT16_MAX : w);
 	}
-	free(cnt);
+	free(extra);
 	*out = links;
 	return 0;
 }
@@ -578,31 +650,41 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	size_t nmask[RT_TLM_COUNT_] = {0};
 	struct rt_tl_link *links = NULL;
 	size_t nlinks = 0;
+	struct tl_link_index own_index = {0};
+	struct tl_vec late = {0}; /* uint32_t: packets whose WR's row came after theirs */
 	int rc = -ENOMEM;
 	if (!tl || !keys || !src_start || !item_row || !rows || !mask)
 		goto fail;
+	memset(item_row, 0xFF, nitems * sizeof(*item_row)); /* RT_TL_NONE: no row (yet) */
+	tl_vec_init(&late, sizeof(uint32_t));
 	if ((rc = finish_keys(b, keys, src_start, nsrc)) < 0 ||
-	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row, mask, nmask)) < 0)
+	    (rc = finish_rows(b, keys, src_start, nsrc, rows, n, item_row, mask, nmask, &late)) < 0)
 		goto fail;
 	free(src_start);
 	src_start = NULL;
 	/* finish_rows gave every other item its row */
-	for (size_t i = 0; i < nev; i++)
+	for (size_t i = 0; b->ev_shadow && i < nev; i++)
 		if (!item_has_row(b, i))
-			tl_ev(b, i)->row = item_row[i] = RT_TL_NONE;
-	for (size_t i = 0; i < npk; i++) {
-		struct tl_pktrec *pr = TL_AT(&b->pkrec, struct tl_pktrec, i);
-		pr->wr = pr->wr < nitems ? item_row[pr->wr] : RT_TL_NONE;
+			tl_ev(b, i)->row = RT_TL_NONE;
+	finish_late_wrs(b, item_row, &late);
+	tl_vec_free(&late);
+	/* the links by source item: the detectors' index, which the
+	 * statistics hold until they are joined, or one made here */
+	const struct tl_link_index *x = tl_stats_link_index(b);
+	if (!x) {
+		if ((rc = tl_link_index_build(b, &own_index)) < 0)
+			goto fail;
+		x = &own_index;
 	}
-	uint32_t *cnt = link_counts(b, n, item_row, nitems, &nlinks);
-	if (!cnt) {
-		rc = -ENOMEM;
+	struct tl_xlink *extra;
+	size_t nextra;
+	if ((rc = link_counts(b, n, item_row, nitems, x, &extra, &nextra, &nlinks)) < 0)
 		goto fail;
-	}
 	tl->prepared = tl_prefault_take_file(b);
 	presave_start(tl, b, n, nlinks);
-	rc = finish_links(b, rows, n, item_row, nitems, cnt, nlinks, keys, &links);
+	rc = finish_links(b, rows, n, item_row, nitems, x, extra, nextra, nlinks, keys, &links);
 	keys = NULL;
+	tl_link_index_free(&own_index);
 	if (rc < 0)
 		goto fail;
 	free(item_row);
@@ -658,6 +740,8 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	*out = tl;
 	return 0;
 fail:
+	tl_link_index_free(&own_index);
+	tl_vec_free(&late);
 	free(keys);
 	free(src_start);
 	free(item_row);

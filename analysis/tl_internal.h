@@ -118,16 +118,18 @@ void tl_vec_free(struct tl_vec *v);
 
 /* Decoded packet during the build.  What the capture reader sets from the
  * record (raw_ns, frame, icrc, linktype, kept, wirelen) does not change
- * after: the packet records are made from it while the linking runs. */
+ * after: the packet records are made from it while the linking runs.
+ * Widest fields first and the flags in bits: a 1 M packet capture makes a
+ * million of these on the capture thread, whose memory is new (zeroed by
+ * the kernel, about 0.5 ns a byte), and the linking and rows read them
+ * all again. */
 struct tl_pk {
 	uint64_t raw_ns;
+	uint64_t reth_va;
 	uint32_t frame;
-	uint32_t psn, dqpn, msn;
+	uint32_t psn, dqpn;
 	uint32_t payload_len;
 	uint32_t reth_len, reth_rkey;
-	uint16_t linktype;        /* of the capture record */
-	uint16_t kept;            /* header bytes kept (tl_pktrec.blob_len) */
-	uint64_t reth_va;
 	uint32_t src_ep, dst_ep;  /* endpoint (IP address) indices */
 	uint32_t send_qp, recv_qp;/* QP list indices (RT_TL_NONE unknown) */
 	uint32_t wr;              /* item of the send WR (RT_TL_NONE) */
@@ -143,29 +145,38 @@ struct tl_pk {
 				   * one whose resend never reached the capture, so the timer went off */
 	uint32_t findings[2];     /* finding ids (0 none) */
 	uint32_t src_qp;          /* UD: DETH source QP */
+	uint32_t round_psn;       /* round_start: the PSN the round went back to (an ACK timeout
+				   * resends from the oldest unacknowledged PSN; when that resend
+				   * never reached the capture, the round shows from a later one) */
+	uint32_t cm_local_qpn;
+	uint32_t cm_comm_id, cm_remote_comm_id;
+	uint32_t flags;           /* enum rt_tl_flags accumulated */
+	uint32_t wirelen;         /* of the capture record */
+	uint16_t linktype;        /* of the capture record */
+	uint16_t kept;            /* header bytes kept (tl_pktrec.blob_len) */
 	uint16_t udp_sport;
+	uint16_t wr_pkt_index;
+	uint16_t cm_attr;
 	uint8_t opcode, op_class, position, syndrome, aeth_type, aeth_value;
 	uint8_t retrans;          /* transmission number - 1 */
 	uint8_t retrans_cause;    /* enum rt_retry_cause, 0 unknown */
 	uint8_t icrc, tos;
 	uint8_t wr_pkt_count;     /* 0 unknown (also when > 255: then 255) */
-	uint16_t wr_pkt_index;
-	bool is_cm, is_request, is_response, consumes_recv, ackreq, dup, ooo, damaged;
-	bool round_start;         /* retransmission that starts a round (wire_streams) */
-	uint32_t round_psn;       /* round_start: the PSN the round went back to (an ACK timeout
-				   * resends from the oldest unacknowledged PSN; when that resend
-				   * never reached the capture, the round shows from a later one) */
-	uint16_t cm_attr;
-	uint8_t cm_ack_timeout;   /* REQ: primary local ACK timeout */
-	uint8_t cm_retry;         /* REQ: retry count */
-	uint8_t cm_rnr_retry;     /* REQ, REP: RNR retry count */
-	uint8_t cm_mtu;           /* REQ: path MTU (enum ibv_mtu) */
-	uint8_t cm_reason;        /* REJ: reason (255 for larger codes) */
-	uint8_t cm_msg_rejected;  /* REJ: 0 REQ, 1 REP, 2 other */
-	uint32_t cm_local_qpn;
-	uint32_t cm_comm_id, cm_remote_comm_id;
-	uint32_t flags;           /* enum rt_tl_flags accumulated */
-	uint32_t wirelen;         /* of the capture record */
+	bool is_cm : 1, is_request : 1, is_response : 1, consumes_recv : 1, dup : 1, ooo : 1, damaged : 1;
+	bool round_start : 1;     /* retransmission that starts a round (wire_streams) */
+};
+
+/* What the build keeps of a CM message beyond its tl_pk: few packets are
+ * CM messages, so a side list in packet order (tl_cm_info()) rather than
+ * six more bytes in every packet. */
+struct tl_cm_info {
+	uint32_t pk;              /* packet index */
+	uint8_t ack_timeout;      /* REQ: primary local ACK timeout */
+	uint8_t retry;            /* REQ: retry count */
+	uint8_t rnr_retry;        /* REQ, REP: RNR retry count */
+	uint8_t mtu;              /* REQ: path MTU (enum ibv_mtu) */
+	uint8_t reason;           /* REJ: reason (255 for larger codes) */
+	uint8_t msg_rejected;     /* REJ: 0 REQ, 1 REP, 2 other */
 };
 
 struct tl_ep {                /* an IP address seen on the wire or in CM events */
@@ -192,6 +203,10 @@ struct tl_prefault;
 
 struct tl_build {
 	struct tl_vec ev;         /* struct tl_evrec (row filled at the end) */
+	struct tl_vec host_nev;   /* size_t per host: its events, counted as they are read */
+	struct tl_vec ev_raw;     /* uint64_t per event: its raw_ns, and */
+	struct tl_vec ev_host;    /* uint16_t per event: its host, packed for the passes that need
+				   * only these (the sort keys, tl_item_raw/host) */
 	struct tl_vec pk;         /* struct tl_pk */
 	struct tl_vec pkrec;      /* struct tl_pktrec, made from pk while the linking runs (tl_build.c) */
 	struct tl_vec blob;       /* uint8_t */
@@ -205,6 +220,7 @@ struct tl_build {
 	struct tl_vec links;      /* struct tl_blink (items) */
 	struct tl_vec notes;      /* uint32_t string offsets */
 	struct tl_vec eps;        /* struct tl_ep */
+	struct tl_vec cm_info;    /* struct tl_cm_info, in packet order */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
 	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */
@@ -294,6 +310,8 @@ struct tl_ilink {
 };
 struct tl_link_index {
 	size_t n;                 /* items indexed: events and packets */
+	size_t nl;                /* links of the build indexed: those made before it */
+	size_t outside;           /* how many of those have a source other than an event or packet */
 	uint32_t *off;            /* per item: its first entry in ls; off[n]: the number of entries */
 	struct tl_ilink *ls;      /* the links by source item (the source is implied) */
 };
@@ -312,6 +330,8 @@ void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_
 /* analysis/tl_cm_peer.c: links and clock constraints between the traced
  * ends of each RDMA CM connection. */
 int tl_cm_peer_links(struct tl_build *b);
+/* The details of CM packet pk; NULL when it is no CM message. */
+const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk);
 /* analysis/tl_ud.c: UD datagrams linked to their send and receive WRs. */
 int tl_ud_links(struct tl_build *b);
 
@@ -329,6 +349,9 @@ int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_
  * tl_stats_join() returns the statistics' status (0 when none run). */
 int tl_stats_start(struct tl_build *b, struct tl_link_index *x);
 int tl_stats_join(struct tl_build *b);
+/* The link index the statistics took, until they are joined (read-only:
+ * they read it too); NULL when none run. */
+const struct tl_link_index *tl_stats_link_index(struct tl_build *b);
 /* tl_annotate.c: the facts of packet i's comment into its record (tl_finish
  * calls it when it makes the packet's row, while the packet is at hand). */
 void tl_annotate_packet(struct tl_build *b, size_t i);

@@ -511,24 +511,26 @@ static void set_unknown(uint8_t *attr, uint8_t v, uint8_t unknown)
 static int cm_qp_attrs(struct tl_build *b, struct tl_hash *reqs, uint32_t i)
 {
 	const struct tl_pk *k = tl_pk(b, i);
-	const struct tl_pk *req = k;
+	const struct tl_cm_info *m = tl_cm_info(b, i), *rm = m;
+	if (!m)
+		return 0;
 	if (k->cm_attr == RT_CM_REQ) {
 		if (tl_hash_put(reqs, k->cm_comm_id, i) < 0)
 			return -ENOMEM;
 	} else {
 		uint32_t *r = tl_hash_get(reqs, k->cm_remote_comm_id);
-		if (!r)
+		if (!r || !(rm = tl_cm_info(b, *r)))
 			return 0;
-		req = tl_pk(b, *r);
+		const struct tl_pk *req = tl_pk(b, *r);
 		if (req->send_qp < b->qps.n)
-			set_unknown(&tl_qp(b, req->send_qp)->rnr_retry, k->cm_rnr_retry, 0xFF);
+			set_unknown(&tl_qp(b, req->send_qp)->rnr_retry, m->rnr_retry, 0xFF);
 	}
 	struct rt_tl_qp *Q = tl_qp(b, k->send_qp);
-	set_unknown(&Q->timeout, req->cm_ack_timeout, 0xFF);
-	set_unknown(&Q->retry_cnt, req->cm_retry, 0xFF);
-	set_unknown(&Q->mtu, req->cm_mtu, 0);
+	set_unknown(&Q->timeout, rm->ack_timeout, 0xFF);
+	set_unknown(&Q->retry_cnt, rm->retry, 0xFF);
+	set_unknown(&Q->mtu, rm->mtu, 0);
 	if (k->cm_attr == RT_CM_REP)
-		set_unknown(&Q->rnr_retry, req->cm_rnr_retry, 0xFF);
+		set_unknown(&Q->rnr_retry, rm->rnr_retry, 0xFF);
 	return 0;
 }
 

@@ -237,8 +237,7 @@ static void *stats_run(void *arg)
 {
 	struct tl_stats_job *j = arg;
 	j->rc = qp_stats(j->b, &j->li);
-	tl_link_index_free(&j->li);
-	return NULL;
+	return NULL; /* the index is freed when joined: tl_finish reads it too */
 }
 
 int tl_stats_start(struct tl_build *b, struct tl_link_index *x)
@@ -264,7 +263,13 @@ int tl_stats_join(struct tl_build *b)
 	if (j->threaded)
 		pthread_join(j->th, NULL);
 	int rc = j->rc;
+	tl_link_index_free(&j->li);
 	free(j);
 	b->stats = NULL;
 	return rc;
+}
+
+const struct tl_link_index *tl_stats_link_index(struct tl_build *b)
+{
+	return b->stats ? &b->stats->li : NULL;
 }

@@ -148,23 +148,7 @@ check "UD with loss: the dropped datagrams, nothing else" expect "$tmp/ud.json" 
 # before the receive completion) without any ACK
 run ud "$tmp/ud4" --loss 10 --seed 4 -- --timeout-ms 1500 >/dev/null
 check "UD: every captured datagram has its send WR, the received ones their receive WR, the clock is bounded" \
-	python3 - "$tmp/ud4" "$RDMATRACE" <<'PY'
-import json, subprocess, sys
-run, rt = sys.argv[1], sys.argv[2]
-rows = [json.loads(l) for l in subprocess.run([rt, "export", run, "--format", "jsonl", "-o", "-"], capture_output=True,
-                                              text=True, check=True).stdout.splitlines()]
-ud = [r for r in rows if r["kind"] == "packet" and r["host"] == "capture" and "UD Send" in r["summary"]
-      and r.get("peer_qpn", 0) != 1]
-assert ud, "no UD datagrams captured"
-types = lambda r: {l["type"] for l in r.get("links", [])}
-nowr = [r["frame"] for r in ud if "wr" not in types(r)]
-assert not nowr, ("datagrams without their send WR", nowr)
-recv_ok = sum(1 for r in rows if r["kind"] == "completion" and "RECV" in r["summary"] and "status=SUCCESS" in r["summary"])
-consumed = sum(1 for r in ud if "recv_wr" in types(r))
-assert consumed == recv_ok, ("receive completions", recv_ok, "datagrams paired with a receive", consumed)
-d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
-assert all(h["uncertainty_ns"] is not None for h in d["hosts"]), d["hosts"]
-PY
+	python3 tests/analysis/check_ud_links.py "$tmp/ud4" "$RDMATRACE"
 run herd "$tmp/herd" --loss 10 --seed 3 -- --timeout-ms 1500 >/dev/null
 check "HERD with loss: the dropped UC request and UD reply, nothing else" expect "$tmp/herd.json" unreliable_loss 2 "lost 1 packet"
 # no capture: the engines' retry events, timed from the engine's first

@@ -39,20 +39,11 @@ slack = s["uncertainty_ns"] + cap["server"]["uncertainty_ns"] + cap["client"]["u
 assert abs(s["offset_ns"] - with_cap) <= slack, (s, with_cap, slack)
 PY
 # UD has no ACK: the datagrams align the guests, each linked to its send WR
-# and to the receive WR it filled
-check "lab ud: every captured datagram has its send WR, the received ones their receive WR" \
-	python3 - "$VM_TMP/lab-ud" "$RDMATRACE" <<'PY'
-import json, subprocess, sys
-run, rt = sys.argv[1], sys.argv[2]
-rows = [json.loads(l) for l in subprocess.run([rt, "export", run, "--format", "jsonl", "-o", "-"], capture_output=True,
-                                              text=True, check=True).stdout.splitlines()]
-ud = [r for r in rows if r["kind"] == "packet" and r["host"] == "capture" and "UD Send" in r["summary"]
-      and r.get("peer_qpn", 0) != 1]
-types = lambda r: {l["type"] for l in r.get("links", [])}
-assert ud and all("wr" in types(r) for r in ud), [r["frame"] for r in ud if "wr" not in types(r)]
-recv_ok = sum(1 for r in rows if r["kind"] == "completion" and "RECV" in r["summary"] and "status=SUCCESS" in r["summary"])
-assert recv_ok == sum(1 for r in ud if "recv_wr" in types(r)), recv_ok
-PY
+# and to the receive WR it filled (herd's replies are UD datagrams)
+for s in ud herd; do
+	check "lab $s: every captured datagram has its send WR, the received ones their receive WR" \
+		python3 tests/analysis/check_ud_links.py "$VM_TMP/lab-$s" "$RDMATRACE"
+done
 check "lab rnr: the kernel's RNR NAK carries timer code 0 (655.36 ms)" grep -q 'RNR NAK 655.36 ms' "$VM_TMP/lab-rnr/logs/packets.txt"
 check "lab rnr: diagnosis explains the stall" grep -q 'rnr_stall' "$VM_TMP/lab-rnr/logs/diagnose.txt"
 check "lab loss: diagnosis finds Go-Back-N" grep -q 'go_back_n' "$VM_TMP/lab-loss/logs/diagnose.txt"

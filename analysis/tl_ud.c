@@ -59,6 +59,23 @@ static uint64_t key2(uint32_t a, uint32_t b)
 	return (uint64_t)a << 32 | b;
 }
 
+/* ud_qp_at() of the last (address, QPN) asked: a stream of datagrams asks the
+ * same again and again, and the lookup scans every QP. */
+struct qp_memo {
+	uint64_t key;             /* key2(ep, qpn), UINT64_MAX none */
+	uint32_t qp;
+};
+
+static uint32_t ud_qp_memo(struct tl_build *b, struct qp_memo *m, uint32_t ep, uint32_t qpn)
+{
+	uint64_t key = key2(ep, qpn);
+	if (m->key != key) {
+		m->key = key;
+		m->qp = ud_qp_at(b, ep, qpn);
+	}
+	return m->qp;
+}
+
 /* Per receiving QP: its receive WRs in post order, its receive completions
  * in poll order, and the datagrams captured for it. */
 struct ud_rq {
@@ -143,12 +160,13 @@ int tl_ud_links(struct tl_build *b)
 		tl_vec_init(&rq[q].pkts, sizeof(uint32_t));
 	}
 	int rc = ud_events(b, rq, &sends);
+	struct qp_memo src = {.key = UINT64_MAX}, dst = {.key = UINT64_MAX};
 	/* a datagram between two traced UD QPs: its sender, send WR and receiver */
 	for (size_t i = 0; i < npk && rc >= 0; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm || rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD)
 			continue;
-		uint32_t sq = ud_qp_at(b, k->src_ep, k->src_qp), dq = ud_qp_at(b, k->dst_ep, k->dqpn);
+		uint32_t sq = ud_qp_memo(b, &src, k->src_ep, k->src_qp), dq = ud_qp_memo(b, &dst, k->dst_ep, k->dqpn);
 		uint32_t *w = sq != RT_TL_NONE ? tl_hash_get(&sends, key2(sq, k->psn)) : NULL;
 		if (sq != RT_TL_NONE)
 			k->send_qp = sq;

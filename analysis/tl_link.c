@@ -999,16 +999,22 @@ static bool above_unacked(const struct stream *S, uint64_t pu)
 	return S->have_ack && pu > S->acked_u + 1;
 }
 
-/* Whether a round that starts at its trigger's PSN shows that the sender got
- * the trigger (a NAK or RNR NAK for that PSN): after a timeout the sender
- * would go back to the oldest PSN it knows to be unacknowledged, and only
- * the trigger told it that the PSN before this one arrived (no ACK or
- * response captured before covers it).  Then the round is the trigger's
- * however late it comes (a sender busy elsewhere takes a while to act on a
- * NAK). */
-static bool nak_received(const struct stream *S, const struct tl_pk *trigger, const struct tl_pk *k, uint64_t pu)
+/* Whether a late round is the sender's late answer to its trigger (a NAK
+ * or RNR NAK for the PSN the round starts at) rather than its ACK timer's.
+ * The sender got the trigger when only the trigger told it that the PSN
+ * before arrived (no ACK or response captured before covers it): after a
+ * timeout it would go back to the oldest PSN it knows to be unacknowledged.
+ * Having got it, it went back at once (or as soon as it could: a sender busy
+ * elsewhere acts on a NAK late), and its timer, restarted by the trigger,
+ * cannot go off sooner than the whole timeout after it: a round later than
+ * that (less a tenth for timer granularity) is the timer's, the trigger's
+ * resend having been lost before the capture point. */
+static bool late_answer(struct tl_build *b, const struct stream *S, const struct tl_pk *trigger, const struct tl_pk *k,
+			uint64_t pu, uint64_t wait_ns)
 {
-	return trigger->psn == k->psn && pu > S->first_u && (!S->have_plain_ack || pu > S->plain_acked_u + 1);
+	uint64_t timeout = 2 * tl_half_ack_timeout_ns(b, k->send_qp);
+	bool got_it = trigger->psn == k->psn && pu > S->first_u && (!S->have_plain_ack || pu > S->plain_acked_u + 1);
+	return got_it && k->raw_ns >= trigger->raw_ns && k->raw_ns - trigger->raw_ns < wait_ns + timeout - timeout / 10;
 }
 
 /* Packets by PSN on the requester streams, for wire_streams: the first and
@@ -1405,7 +1411,7 @@ static int wire_streams(struct lctx *c)
 						 * the capture (the trigger stays, for the finding) */
 						const struct tl_pk *tr = tl_pk(b, k->trigger);
 						uint64_t wait = cause == RT_RETRY_RNR ? rt_rnr_timer_us(tr->aeth_value) * 1000ull : 0;
-						if (timeout_passed(b, k, tr->raw_ns, wait) && !nak_received(S, tr, k, pu))
+						if (timeout_passed(b, k, tr->raw_ns, wait) && !late_answer(b, S, tr, k, pu, wait))
 							cause = RT_RETRY_ACK_TIMEOUT;
 					}
 					/* an RNR NAK names the PSN the sender goes back to, even when

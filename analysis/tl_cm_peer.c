@@ -34,10 +34,9 @@ struct cm_addr {
 	uint8_t family;
 };
 
-/* One rdma_cm_id of one process: its records in time order. */
+/* One rdma_cm_id of one process: what its records (in time order) show
+ * of its side of the handshake. */
 struct cm_end {
-	uint16_t host, proc;
-	uint32_t cm_id;
 	struct cm_addr local, peer;
 	bool have_addr;
 	uint32_t request;         /* passive: CONNECT_REQUEST event */
@@ -119,9 +118,6 @@ static bool is_setup(unsigned ev)
 static void end_of(struct tl_build *b, const struct cm_rec *r, size_t n, struct cm_end *end)
 {
 	memset(end, 0, sizeof(*end));
-	end->host = tl_ev(b, r[0].item)->host;
-	end->proc = r[0].proc;
-	end->cm_id = r[0].cm_id;
 	end->request = end->answer = end->before_answer = end->connect = end->before_request = end->reply =
 		end->matched = RT_TL_NONE;
 	uint32_t last = RT_TL_NONE, last_setup = RT_TL_NONE;

@@ -91,15 +91,6 @@ static void collect_latency(const struct rt_timeline *tl, struct opstages *lat)
 	}
 }
 
-/* One stage's percentile in ms for the table, "-" without any. */
-static void print_pct(const struct oplat *o, unsigned p)
-{
-	if (o->n)
-		printf(" %10.3f", (double)(p == 100 ? o->v[o->n - 1] : pct(o, p)) / 1e6);
-	else
-		printf(" %10s", "-");
-}
-
 /* QP 1 carries the CM's MADs (shown as CM rows); a row of zeros for it says nothing. */
 static bool gsi_idle_qp(const struct rt_tl_qp *q)
 {
@@ -135,6 +126,15 @@ static void print_qp_attrs(const struct rt_tl_qp *Q)
 static double msd(uint64_t ns)
 {
 	return ns == UINT64_MAX ? -1.0 : (double)ns / 1e6;
+}
+
+/* One stage's percentile in ms for the table, "-" without any. */
+static void print_pct(const struct oplat *o, unsigned p)
+{
+	if (o->n)
+		printf(" %10.3f", msd(pct(o, p))); /* p 100: the largest */
+	else
+		printf(" %10s", "-");
 }
 
 static int run(int argc, char **argv)

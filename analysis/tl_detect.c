@@ -1181,34 +1181,34 @@ static const char *cm_reject_meaning(unsigned reason)
 	}
 }
 
+/* The REQs (by communication ID) and the REJs (by both IDs) seen so far. */
+struct cm_seen {
+	struct tl_hash reqs, rejs;
+};
+
 /* A CM REQ is remembered for the REJs that may follow; a REJ becomes a
  * finding in words: who refused whose connection request, which message,
  * why, and how long after the request.  A MAD retry of a REJ already
- * explained is not explained again.  seen: the REQs and REJs so far. */
-static int cm_message(struct dctx *c, struct tl_vec *seen, uint32_t i)
+ * explained is not explained again. */
+static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 {
 	struct tl_build *b = c->b;
 	const struct tl_pk *k = tl_pk(b, i), *req = NULL;
-	uint32_t req_i = RT_TL_NONE;
-	for (size_t j = 0; j < seen->n; j++) {
-		uint32_t oi = *TL_AT(seen, uint32_t, j);
-		const struct tl_pk *o = tl_pk(b, oi);
-		if (k->cm_attr == RT_CM_REJ && o->cm_attr == RT_CM_REJ && o->cm_comm_id == k->cm_comm_id &&
-		    o->cm_remote_comm_id == k->cm_remote_comm_id)
-			return 0; /* a retry */
-		/* the REJ's own comm id (the active side gave up) or its remote one (the passive side refused) */
-		if (o->cm_attr == RT_CM_REQ && (o->cm_comm_id == k->cm_comm_id || o->cm_comm_id == k->cm_remote_comm_id)) {
-			req = o;
-			req_i = oi;
-		}
-	}
-	uint32_t *v = tl_vec_push(seen);
-	if (!v)
-		return -ENOMEM;
-	*v = i;
+	if (k->cm_attr == RT_CM_REQ)
+		return tl_hash_put(&seen->reqs, k->cm_comm_id, i);
 	const struct tl_cm_info *rej = tl_cm_info(b, i);
-	if (k->cm_attr != RT_CM_REJ || !rej)
-		return 0;
+	uint64_t both = (uint64_t)k->cm_comm_id << 32 | k->cm_remote_comm_id;
+	if (k->cm_attr != RT_CM_REJ || !rej || (both != UINT64_MAX && tl_hash_get(&seen->rejs, both)))
+		return 0; /* no REJ, or a retry of one */
+	if (both != UINT64_MAX && tl_hash_put(&seen->rejs, both, i) < 0)
+		return -ENOMEM;
+	/* the REJ's own comm id (the active side gave up) or its remote one (the passive side refused) */
+	uint32_t *r = tl_hash_get(&seen->reqs, k->cm_comm_id);
+	if (!r)
+		r = tl_hash_get(&seen->reqs, k->cm_remote_comm_id);
+	uint32_t req_i = r ? *r : RT_TL_NONE;
+	if (r)
+		req = tl_pk(b, req_i);
 	struct text t = {.n = 0}, e = {.n = 0};
 	bool active = req && req->src_ep == k->src_ep; /* the side that asked */
 	ep_words(b, k->src_ep, &t);
@@ -1257,8 +1257,12 @@ static int wire_anomalies(struct dctx *c)
 	} *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
 	if (!gaps)
 		return -ENOMEM;
-	struct tl_vec cm; /* the REQs and REJs so far (packet indices) */
-	tl_vec_init(&cm, sizeof(uint32_t));
+	struct cm_seen cm;
+	if (tl_hash_init(&cm.reqs, 16) < 0 || tl_hash_init(&cm.rejs, 16) < 0) {
+		tl_hash_free(&cm.reqs);
+		free(gaps);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->icrc == RT_ICRC_BAD) {
@@ -1276,7 +1280,8 @@ static int wire_anomalies(struct dctx *c)
 		if (k->is_cm && (k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REJ) &&
 		    cm_message(c, &cm, (uint32_t)i) < 0) {
 			free(gaps);
-			tl_vec_free(&cm);
+			tl_hash_free(&cm.reqs);
+			tl_hash_free(&cm.rejs);
 			return -ENOMEM;
 		}
 		/* a PSN gap that no retransmission repaired: the capture missed packets
@@ -1299,7 +1304,8 @@ static int wire_anomalies(struct dctx *c)
 			}
 		}
 	}
-	tl_vec_free(&cm);
+	tl_hash_free(&cm.reqs);
+	tl_hash_free(&cm.rejs);
 	for (size_t q = 0; q <= nq; q++) {
 		if (!gaps[q].n)
 			continue;

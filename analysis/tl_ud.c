@@ -92,27 +92,32 @@ static int push_u32(struct tl_vec *v, uint32_t x)
 }
 
 /* The n-th completion of q is its n-th receive; it took the next captured
- * datagram from its source QP. */
+ * datagram from its source QP.  Each source QP has its own place in the
+ * captured datagrams: datagrams of one source skipped while looking for
+ * another's are still there for their own completions. */
 static int pair_receives(struct tl_build *b, struct ud_rq *r)
 {
-	size_t next = 0;
-	for (size_t n = 0; n < r->comps.n && n < r->recvs.n; n++) {
+	struct tl_hash next; /* source QPN -> index in r->pkts to look from */
+	if (tl_hash_init(&next, 16) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t n = 0; n < r->comps.n && n < r->recvs.n && rc >= 0; n++) {
 		const struct tl_evrec *ce = tl_ev(b, *TL_AT(&r->comps, uint32_t, n));
+		uint32_t src = ce->ev.u.wc.src_qp;
 		if (ce->ev.u.wc.status != 0)
 			continue;
-		size_t j = next;
-		while (j < r->pkts.n && tl_pk(b, *TL_AT(&r->pkts, uint32_t, j))->src_qp != ce->ev.u.wc.src_qp)
+		uint32_t *from = tl_hash_get(&next, src);
+		size_t j = from ? *from : 0;
+		while (j < r->pkts.n && tl_pk(b, *TL_AT(&r->pkts, uint32_t, j))->src_qp != src)
 			j++;
-		if (j == r->pkts.n)
-			continue; /* not captured */
+		if (j == r->pkts.n || (rc = tl_hash_put(&next, src, (uint32_t)j + 1)) < 0)
+			continue; /* not captured (the place stays for the next one), or no memory */
 		uint32_t pi = *TL_AT(&r->pkts, uint32_t, j), recv = *TL_AT(&r->recvs, uint32_t, n);
-		next = j + 1;
 		tl_pk(b, pi)->recv_wr = recv;
-		int rc = tl_link2(b, recv, tl_item_pk(b, pi), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
-		if (rc < 0)
-			return rc;
+		rc = tl_link2(b, recv, tl_item_pk(b, pi), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
 	}
-	return 0;
+	tl_hash_free(&next);
+	return rc < 0 ? rc : 0;
 }
 
 /* The traced UD QPs' send WRs by (QP, predicted PSN), and their receive

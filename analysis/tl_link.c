@@ -30,6 +30,7 @@
 #define IBV_QP_RETRY_CNT (1u << 10)
 #define IBV_QP_RNR_RETRY (1u << 11)
 #define IBV_QP_MIN_RNR_TIMER (1u << 15)
+#define IBV_QP_RQ_PSN (1u << 12)
 #define IBV_QP_SQ_PSN (1u << 16)
 #define IBV_QP_DEST_QPN (1u << 20)
 
@@ -69,6 +70,10 @@ struct recv_scan {
 	struct tl_hash last;      /* (QP, PSN) -> its entry in msg */
 };
 
+struct qp_psns {
+	int64_t sq, rq;           /* first send and receive PSN, -1 unknown (trace_psns) */
+};
+
 struct lctx {
 	struct tl_build *b;
 	struct tl_hash tq;        /* (process << 32 | qpn) -> qp index: QPNs repeat across hosts and uroce processes */
@@ -91,6 +96,7 @@ struct lctx {
 	struct cpk *cpk;          /* per packet: likewise (wire_streams) */
 	struct gap_scan gap;      /* the capture's gaps (wire_streams, for completions) */
 	struct recv_scan recv;    /* the consumers of receives (wire_streams, for recv_consumers) */
+	struct qp_psns *tq_psn;   /* per trace QP (trace_psns) */
 };
 
 struct wr_pair {
@@ -433,18 +439,46 @@ static bool psn_starts(uint32_t first_seen, uint32_t sq_psn)
 	return d >= 0 && d < 4096;
 }
 
-/* sq_psn of a trace QP from its QP state events (-1 unknown). */
-static int64_t trace_sq_psn(struct tl_build *b, uint32_t q)
+/* Each trace QP's first send PSN (sq_psn, or the first PSN its probe
+ * predicted for a WR) and first receive PSN (rq_psn) from its events; -1
+ * unknown.  A wire QP is that trace QP only if what it sent starts at the
+ * one and what it received at the other: with the same QPN on two hosts and
+ * no CM exchange to name the addresses (perftest without -R), that is what
+ * tells them apart. */
+static int trace_psns(struct lctx *c)
 {
+	struct tl_build *b = c->b;
+	c->tq_psn = malloc((c->ntq ? c->ntq : 1) * sizeof(*c->tq_psn));
+	if (!c->tq_psn)
+		return -ENOMEM;
+	for (size_t q = 0; q < c->ntq; q++)
+		c->tq_psn[q] = (struct qp_psns){-1, -1};
 	for (size_t i = 0; i < tl_nev(b); i++) {
+		uint32_t q = b->ev_qp[i];
+		if (q >= c->ntq)
+			continue;
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		if (b->ev_qp[i] == q && ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result &&
-		    (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN))
-			return ev->u.qp_state.sq_psn & RT_PSN_MASK;
-		if (b->ev_qp[i] == q && ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_PSN_VALID))
-			return ev->u.wr.first_psn & RT_PSN_MASK;
+		struct qp_psns *p = &c->tq_psn[q];
+		if (ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result) {
+			if (p->sq < 0 && (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN))
+				p->sq = ev->u.qp_state.sq_psn & RT_PSN_MASK;
+			if (p->rq < 0 && (ev->u.qp_state.attr_mask & IBV_QP_RQ_PSN))
+				p->rq = ev->u.qp_state.rq_psn & RT_PSN_MASK;
+		} else if (ev->kind == RT_EV_WR_POST && p->sq < 0 && (ev->u.wr.flags & RT_WRF_PSN_VALID)) {
+			p->sq = ev->u.wr.first_psn & RT_PSN_MASK;
+		}
 	}
-	return -1;
+	return 0;
+}
+
+static bool psns_fit(const struct lctx *c, uint32_t q, const struct wkey *w)
+{
+	const struct qp_psns *p = &c->tq_psn[q];
+	if (w->have_first && p->sq >= 0 && !psn_starts(w->first_req_psn, (uint32_t)p->sq))
+		return false;
+	if (w->have_first_in && p->rq >= 0 && !psn_starts(w->first_in_psn, (uint32_t)p->rq))
+		return false;
+	return true;
 }
 
 /* The trace QP a wire QP is: same host and QPN, the process using the address, sends starting at its sq_psn. */
@@ -462,11 +496,8 @@ static uint32_t trace_qp_for(struct lctx *c, const struct wkey *w)
 			continue;
 		if (e->proc != UINT16_MAX && !e->proc_ambiguous && Q->proc != e->proc)
 			continue;
-		if (w->have_first) {
-			int64_t sq = trace_sq_psn(b, (uint32_t)q);
-			if (sq >= 0 && !psn_starts(w->first_req_psn, (uint32_t)sq))
-				continue;
-		}
+		if (!psns_fit(c, (uint32_t)q, w))
+			continue;
 		hit = (uint32_t)q;
 		n++;
 	}
@@ -540,6 +571,8 @@ static int merge_qps(struct lctx *c)
 	size_t ntq = b->qps.n;
 	c->ntq = ntq;
 	wire_first_psns(c);
+	if (trace_psns(c) < 0)
+		return -ENOMEM;
 	/* trace QP pairs (A,a)->b tell which address belongs to which host */
 	for (int pass = 0; pass < 3; pass++)
 		for (size_t q = 0; q < ntq; q++) {
@@ -561,11 +594,8 @@ static int merge_qps(struct lctx *c)
 					continue;
 				if (pass != 1 && w->peer == RT_TL_NONE)
 					continue;
-				if (w->have_first) {
-					int64_t sq = trace_sq_psn(b, (uint32_t)q);
-					if (sq >= 0 && !psn_starts(w->first_req_psn, (uint32_t)sq))
-						continue; /* same QPN, but not the QP whose sends start at sq_psn */
-				}
+				if (!psns_fit(c, (uint32_t)q, w))
+					continue; /* same QPN, but not the QP whose sends start at sq_psn */
 				hit = (uint32_t)j;
 				n++;
 			}
@@ -2200,5 +2230,6 @@ out:
 	free(c.ev_pk);
 	free(c.ev_tx);
 	free(c.ce);
+	free(c.tq_psn);
 	return rc;
 }

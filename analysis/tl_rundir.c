@@ -53,6 +53,39 @@ static int add_trace(struct inputs *in, const char *dir, const char *name)
 	return 0;
 }
 
+static bool is_dir(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The *.rtr files of dir/sub (none when it is not a directory). */
+static int add_traces_of(struct inputs *in, const char *dir, const char *sub)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int rc = 0;
+	while (!rc && (de = readdir(d)))
+		if (de->d_name[0] != '.' && ends_with(de->d_name, ".rtr"))
+			rc = add_trace(in, path, de->d_name);
+	closedir(d);
+	return rc;
+}
+
+/* A host's run directory inside the run directory: the .rtr files of its traces/. */
+static int add_sub_run(struct inputs *in, const char *rundir, const char *name)
+{
+	char sub[4096];
+	snprintf(sub, sizeof(sub), "%s/traces", name);
+	return add_traces_of(in, rundir, sub);
+}
+
 /* The capture: capture.pcapng, else wire.pcap(ng), else the only other capture file. */
 static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t errlen)
 {
@@ -87,12 +120,14 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 		}
 	}
 	closedir(d);
-	char tdir[4096];
-	snprintf(tdir, sizeof(tdir), "%s/traces", rundir);
-	if (!rc && (d = opendir(tdir))) {
-		while ((de = readdir(d)))
-			if (ends_with(de->d_name, ".rtr") && (rc = add_trace(in, tdir, de->d_name)) < 0)
-				break;
+	if (!rc)
+		rc = add_traces_of(in, rundir, "traces");
+	/* the run directories `rdmatrace record -o` made on each host, put
+	 * side by side in this one (the VM lab's layout): their traces */
+	if (!rc && (d = opendir(rundir))) {
+		while (!rc && (de = readdir(d)))
+			if (de->d_name[0] != '.' && strcmp(de->d_name, "traces") && is_dir(rundir, de->d_name))
+				rc = add_sub_run(in, rundir, de->d_name);
 		closedir(d);
 	}
 	if (rc < 0) {

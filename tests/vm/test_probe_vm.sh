@@ -43,4 +43,26 @@ if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog in the VM exits 0"; else not_ok "lab-
 "$RDMATRACE" dump --json --no-clock "$R2"/vp/traces/*.rtr >"$R2/vp.json" 2>/dev/null
 out=$(python3 tests/probes/check_trace.py 1 <"$R2/vp.json")
 if [ $? -eq 0 ]; then ok "verbs_prog on rxe: every WR, completion, PSN range and transition: ${out#\# }"; else not_ok "verbs_prog trace on rxe"; printf '%s\n' "$out"; fi
+# ---- perftest without RDMA CM: the run's two recordings found and matched ----
+# ib_write_bw exchanges its QPNs and PSNs over TCP, so the wire's QPs are told
+# apart (both are QPN 17 on rxe) only by the PSNs each side's QP state set:
+# the client's sends start at its sq_psn, the server receives from its rq_psn.
+R3=$VM_TMP/ptw
+vm_run "$R3" --scenario probe-perftest \
+	--server "$REC -o $R3/srv -- ib_write_bw -d rxe0 -n 100 -s 65536" \
+	--client "$REC -o $R3/cli -- ib_write_bw -d rxe0 -n 100 -s 65536 10.9.0.1" \
+	--server-name ib_write_bw --client-name ib_write_bw
+if [ "$VM_RC" -eq 0 ]; then ok "ib_write_bw (no -R) under record in both VMs exits 0"; else not_ok "lab-vm run (ib_write_bw) exited $VM_RC"; sed 's/^/#   /' "$R3.stderr" | tail -20; fi
+"$RDMATRACE" diagnose --json "$R3" >"$R3.json" 2>"$R3.err"
+check "ib_write_bw: both recordings in the run's timeline, each QP matched to its wire packets, client clock bounded" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+qps = {q["host"]: q for q in j["qps"]}
+assert set(qps) == {"client", "server"}, sorted(qps)
+c, s = qps["client"], qps["server"]
+assert c["wrs_send"] == 100 and c["packets_tx"] >= 100 * 64 and c["bytes_tx"] == 100 * 65536, c
+assert s["packets_tx"] >= 1 and s["ip"] == "10.9.0.1" and c["ip"] == "10.9.0.2", (s, c)
+h = {x["name"]: x for x in j["hosts"]}
+assert h["client"]["uncertainty_ns"] is not None and h["client"]["uncertainty_ns"] < 50e6, h["client"]
+' "$R3.json"
 done_testing

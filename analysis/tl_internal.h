@@ -334,6 +334,7 @@ int tl_cm_peer_links(struct tl_build *b);
 const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk);
 /* analysis/tl_ud.c: UD datagrams linked to their send and receive WRs. */
 int tl_ud_links(struct tl_build *b);
+void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc);
 
 /* A UC or UD QP: its sends complete once their packets left, with no ACK,
  * maybe before the capture saw them and before any receive took them. */

@@ -162,7 +162,7 @@ static uint32_t ep_of_ip4(struct tl_build *b, uint32_t ip_net)
 }
 
 /* An address is used by this host / process. */
-static void ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc)
+void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc)
 {
 	if (e->host == UINT16_MAX)
 		e->host = host;
@@ -232,7 +232,7 @@ static int trace_qps(struct lctx *c)
 		if (ev->kind == RT_EV_CM_EVENT && ev->u.cm.family == 2 && ev->u.cm.local_ip4) {
 			uint32_t ep = ep_of_ip4(b, ev->u.cm.local_ip4);
 			if (ep != RT_TL_NONE)
-				ep_claim(TL_AT(&b->eps, struct tl_ep, ep), e->host, e->proc);
+				tl_ep_claim(TL_AT(&b->eps, struct tl_ep, ep), e->host, e->proc);
 		}
 		if (!ev_has_qp(ev))
 			continue;
@@ -600,7 +600,7 @@ static int merge_qps(struct lctx *c)
 				n++;
 			}
 			if (n == 1) {
-				ep_claim(TL_AT(&b->eps, struct tl_ep, WK(c, hit)->ep), Q->host, Q->proc);
+				tl_ep_claim(TL_AT(&b->eps, struct tl_ep, WK(c, hit)->ep), Q->host, Q->proc);
 				if (WK(c, hit)->peer == RT_TL_NONE) {
 					/* the peer must be the one unpaired key with dest_qpn on another address */
 					uint32_t p = RT_TL_NONE;

@@ -145,6 +145,79 @@ static int ud_events(struct tl_build *b, struct ud_rq *rq, struct tl_hash *sends
 	return 0;
 }
 
+/* The one traced UD QP a datagram's address could be when that address
+ * belongs to no host yet (no CM exchange named it: perftest -c UD without
+ * -R): as sender, the QP with its source QPN whose WRs were predicted to
+ * carry its PSN; as receiver, the QP with its destination QPN, on another
+ * host than the sender's, that completed a receive from its source QPN. */
+static uint32_t ud_sender_by_psn(struct tl_build *b, const struct tl_pk *k, struct tl_hash *sends)
+{
+	uint32_t found = RT_TL_NONE;
+	for (size_t q = 0; q < b->qps.n; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if (!is_ud(b, (uint32_t)q) || Q->qpn != k->src_qp || !(Q->flags & RT_TLQ_TRACED) ||
+		    !tl_hash_get(sends, key2((uint32_t)q, k->psn)))
+			continue;
+		if (found != RT_TL_NONE)
+			return RT_TL_NONE;
+		found = (uint32_t)q;
+	}
+	return found;
+}
+
+static bool received_from(struct tl_build *b, const struct ud_rq *r, uint32_t src_qp)
+{
+	for (size_t n = 0; n < r->comps.n; n++) {
+		const struct tl_evrec *ce = tl_ev(b, *TL_AT(&r->comps, uint32_t, n));
+		if (ce->ev.u.wc.status == 0 && ce->ev.u.wc.src_qp == src_qp)
+			return true;
+	}
+	return false;
+}
+
+static uint32_t ud_receiver_by_completions(struct tl_build *b, const struct tl_pk *k, const struct ud_rq *rq)
+{
+	uint16_t sender_host = TL_AT(&b->eps, struct tl_ep, k->src_ep)->host;
+	uint32_t found = RT_TL_NONE;
+	for (size_t q = 0; q < b->qps.n; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if (!is_ud(b, (uint32_t)q) || Q->qpn != k->dqpn || !(Q->flags & RT_TLQ_TRACED) ||
+		    Q->host == sender_host || !received_from(b, &rq[q], k->src_qp))
+			continue;
+		if (found != RT_TL_NONE)
+			return RT_TL_NONE;
+		found = (uint32_t)q;
+	}
+	return found;
+}
+
+static int claim_addresses(struct tl_build *b, const struct ud_rq *rq, struct tl_hash *sends)
+{
+	struct tl_hash seen; /* (address, QPN) asked already, as sender (bit 63 clear) or receiver */
+	if (tl_hash_init(&seen, 16) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < tl_npk(b) && rc >= 0; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD)
+			continue;
+		for (int side = 0; side < 2 && rc >= 0; side++) {
+			uint32_t ep = side ? k->dst_ep : k->src_ep;
+			struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, ep);
+			uint64_t key = key2(ep, side ? k->dqpn : k->src_qp) | (uint64_t)side << 63;
+			if (e->host != UINT16_MAX || tl_hash_get(&seen, key))
+				continue;
+			if ((rc = tl_hash_put(&seen, key, 1)) < 0)
+				break;
+			uint32_t q = side ? ud_receiver_by_completions(b, k, rq) : ud_sender_by_psn(b, k, sends);
+			if (q != RT_TL_NONE)
+				tl_ep_claim(e, tl_qp(b, q)->host, tl_qp(b, q)->proc);
+		}
+	}
+	tl_hash_free(&seen);
+	return rc;
+}
+
 int tl_ud_links(struct tl_build *b)
 {
 	size_t nq = b->qps.n, npk = tl_npk(b);
@@ -165,6 +238,8 @@ int tl_ud_links(struct tl_build *b)
 		tl_vec_init(&rq[q].pkts, sizeof(uint32_t));
 	}
 	int rc = ud_events(b, rq, &sends);
+	if (rc >= 0)
+		rc = claim_addresses(b, rq, &sends);
 	struct qp_memo src = {.key = UINT64_MAX}, dst = {.key = UINT64_MAX};
 	/* a datagram between two traced UD QPs: its sender, send WR and receiver */
 	for (size_t i = 0; i < npk && rc >= 0; i++) {

@@ -65,4 +65,16 @@ assert s["packets_tx"] >= 1 and s["ip"] == "10.9.0.1" and c["ip"] == "10.9.0.2",
 h = {x["name"]: x for x in j["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["client"]["uncertainty_ns"] < 50e6, h["client"]
 ' "$R3.json"
+# ---- perftest UD without RDMA CM: datagrams linked by PSN and completions ----
+# No CM exchange names the addresses: the sender's is the host whose UD QP's
+# WRs were predicted to carry the datagrams' PSNs, the receiver's the host
+# whose UD QP completed receives from their source QPN.
+R4=$VM_TMP/ptud
+vm_run "$R4" --scenario probe-perftest-ud \
+	--server "$REC -o $R4/srv -- ib_send_bw -d rxe0 -c UD -n 100 -s 1024" \
+	--client "$REC -o $R4/cli -- ib_send_bw -d rxe0 -c UD -n 100 -s 1024 10.9.0.1" \
+	--server-name ib_send_bw --client-name ib_send_bw
+if [ "$VM_RC" -eq 0 ]; then ok "ib_send_bw -c UD (no -R) under record in both VMs exits 0"; else not_ok "lab-vm run (ib_send_bw -c UD) exited $VM_RC"; sed 's/^/#   /' "$R4.stderr" | tail -20; fi
+check "ib_send_bw -c UD: every datagram linked to its send WR, each successful receive to a datagram" \
+	python3 tests/analysis/check_ud_links.py "$R4" "$RDMATRACE" --one-way
 done_testing

@@ -114,6 +114,7 @@ struct dctx {
 	uint8_t *explained;       /* per event: an error completion already explained by a finding */
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
+	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
 };
 
 static uint64_t item_t(struct dctx *c, uint32_t item)
@@ -375,14 +376,61 @@ static const char *trigger_name(const struct tl_pk *tr)
 	return tr->aeth_type == RT_AETH_RNR_NAK ? "RNR NAK" : tr->aeth_type == RT_AETH_NAK ? "NAK" : "response gap";
 }
 
-/* An ACK-timeout round after a trigger whose own resend never reached the
- * capture (tl_pk.trigger): what that trigger should have brought, and when. */
-static void missed_trigger_words(struct dctx *c, uint32_t trigger, uint64_t t_round, struct text *t)
+/* The first packet of the round of stream s that started last before
+ * packet `before` (RT_TL_NONE): the retry a NAK came during. */
+static uint32_t round_before(struct tl_build *b, uint32_t s, uint32_t before)
+{
+	for (uint32_t j = before, n = 0; j-- > 0 && n < 200000; n++) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if (p->round_start && p->recv_qp == s)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
+/* Whether the QP's process used the kernel's SoftRoCE: a traced device
+ * named rxe*.  The processes' devices are gathered on the first question. */
+static bool qp_on_rxe(struct dctx *c, uint32_t q)
 {
 	struct tl_build *b = c->b;
+	if (q >= b->qps.n || tl_qp(b, q)->proc >= b->procs.n)
+		return false;
+	if (!c->proc_rxe) {
+		if (!(c->proc_rxe = calloc(b->procs.n, 1)))
+			return false;
+		for (size_t i = 0; i < tl_nev(b); i++) {
+			const struct tl_evrec *e = tl_ev(b, i);
+			if (e->ev.kind == RT_EV_DEVICE && e->proc < b->procs.n && !strncmp(e->ev.u.device.name, "rxe", 3))
+				c->proc_rxe[e->proc] = 1;
+		}
+	}
+	return c->proc_rxe[tl_qp(b, q)->proc];
+}
+
+/* An ACK-timeout round after a trigger whose own resend never reached the
+ * capture (tl_pk.trigger): what that trigger should have brought, and when;
+ * or, for a NAK that came while the sender's previous round was not yet
+ * acknowledged, that the sender did not act on it (tl_pk.trigger_in_retry). */
+static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_t t_round, struct text *t)
+{
+	struct tl_build *b = c->b;
+	uint32_t trigger = k0->trigger;
 	const struct tl_pk *tr = tl_pk(b, trigger);
 	uint64_t t_tr = item_t(c, tl_item_pk(b, trigger));
 	double before = t_round > t_tr ? ms(t_round - t_tr) : 0.0;
+	uint32_t prev = k0->trigger_in_retry ? round_before(b, k0->recv_qp, trigger) : RT_TL_NONE;
+	if (prev != RT_TL_NONE) {
+		tx(t, "; the NAK in frame %u (%.3f ms before) came while the resend from frame %u was not yet acknowledged",
+		   tr->frame, before, tl_pk(b, prev)->frame);
+		if (qp_on_rxe(c, k0->send_qp))
+			tx(t, ", and the sender's SoftRoCE (rxe) starts no second retry before an ACK: it ignored the NAK "
+			      "and its ACK timer resent");
+		else
+			tx(t, ": a sender that starts no second retry before an ACK (as the kernel's SoftRoCE) ignores "
+			      "such a NAK and waits for its ACK timer; one that acts on it had that resend lost before "
+			      "the capture point");
+		return;
+	}
 	if (tr->aeth_type == RT_AETH_RNR_NAK)
 		tx(t, "; the RNR NAK in frame %u (%.3f ms before) asked for a resend after %.2f ms that is not in the capture",
 		   tr->frame, before, rt_rnr_timer_us(tr->aeth_value) / 1000.0);
@@ -525,7 +573,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				if (rpsn != u->psn)
 					tx(&t, "; the sender's resend of it was lost before the capture point");
 				if (u->trigger != RT_TL_NONE)
-					missed_trigger_words(c, u->trigger, t_first, &t);
+					missed_trigger_words(c, k0, t_first, &t);
 			}
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
@@ -1744,5 +1792,6 @@ int tl_detect(struct tl_build *b)
 	free(c.explained);
 	free(c.pk_used);
 	free(c.qp_explained);
+	free(c.proc_rxe);
 	return rc;
 }

@@ -931,6 +931,8 @@ struct stream {
 	bool in_burst;
 	uint8_t burst_cause;
 	uint32_t last_nak;        /* packet index of the latest NAK (seq) / RNR NAK since the last send */
+	bool open_round;          /* a round started that no positive response has acknowledged yet */
+	bool nak_in_round;        /* last_nak came while open_round (a sender may ignore it then) */
 	uint32_t hint;
 	uint32_t qhead;           /* unacked first transmissions (PSN order), linked through pnext[] */
 	uint32_t rhead;           /* unacked retransmissions of the current round */
@@ -1441,8 +1443,10 @@ static int wire_streams(struct lctx *c)
 						 * the capture (the trigger stays, for the finding) */
 						const struct tl_pk *tr = tl_pk(b, k->trigger);
 						uint64_t wait = cause == RT_RETRY_RNR ? rt_rnr_timer_us(tr->aeth_value) * 1000ull : 0;
-						if (timeout_passed(b, k, tr->raw_ns, wait) && !late_answer(b, S, tr, k, pu, wait))
+						if (timeout_passed(b, k, tr->raw_ns, wait) && !late_answer(b, S, tr, k, pu, wait)) {
 							cause = RT_RETRY_ACK_TIMEOUT;
+							k->trigger_in_retry = S->nak_in_round && tr->aeth_type == RT_AETH_NAK;
+						}
 					}
 					/* an RNR NAK names the PSN the sender goes back to, even when
 					 * that resend never reached the capture */
@@ -1452,6 +1456,7 @@ static int wire_streams(struct lctx *c)
 						k->round_psn = rt_psn_add(k->psn, -(int32_t)(pu - S->acked_u - 1));
 					S->burst_cause = cause;
 					S->last_nak = RT_TL_NONE;
+					S->open_round = true;
 				}
 				k->retrans_cause = S->burst_cause;
 				/* already received: below the acknowledged PSN, or for a READ below
@@ -1554,6 +1559,7 @@ static int wire_streams(struct lctx *c)
 				S->last_nak = (uint32_t)i;
 			} else if (!(S->rnr_pending && k->aeth_value == RT_NAK_PSN_SEQ_ERROR && k->psn == S->rnr_psn)) {
 				S->last_nak = (uint32_t)i;
+				S->nak_in_round = S->open_round;
 			}
 			if (lr != RT_TL_NONE) {
 				k->answer = lr;
@@ -1587,6 +1593,11 @@ static int wire_streams(struct lctx *c)
 					break;
 			}
 		}
+		/* a positive response past everything acknowledged so far closes the
+		 * open round: a sender that ignores NAKs during a retry (the
+		 * kernel's SoftRoCE) acts on them again */
+		if (k->aeth_type != RT_AETH_NAK && k->aeth_type != RT_AETH_RNR_NAK && (!S->have_ack || pu > S->acked_u))
+			S->open_round = false;
 		/* coverage: every unacked request up to pu is answered by this response */
 		if (!S->have_ack || pu > S->acked_u) {
 			S->acked_u = pu;

@@ -115,4 +115,20 @@ check "a NAK's resend lost, then the timer: the rounds the engine traced, from t
 	9233359:ack_timeout:118 9233363:nak_seq:126 9233382:ack_timeout:154 9233398:ack_timeout:177 \
 	9233410:ack_timeout:195 9233426:nak_seq:219 9233530:nak_seq:353 9233542:ack_timeout:372 \
 	9233551:nak_seq:386 9233570:ack_timeout:414 9233576:ack_timeout:423
+# ib_write_bw (no -R) on the kernel's SoftRoCE under 2% loss, the first 700
+# frames cut to 96 bytes, with the client's trace (its ACK timeout, 14, and its
+# device, rxe0).  The NAKs in frames 195 and 315 each came while the resend
+# before them (frames 165, 313) was not yet acknowledged: rxe starts no second
+# retry then (rxe_comp.c, comp.started_retry), so its ACK timer resent 90-118
+# ms later.  Those rounds are the timer's, and the finding says why the NAK
+# went unanswered, not that its resend was lost.
+mkdir -p "$tmp/rxeretry/traces" && cp tests/analysis/data/rxe-nak-in-retry.pcapng "$tmp/rxeretry/capture.pcapng"
+gzip -dc tests/analysis/data/rxe-nak-in-retry.rtr.gz >"$tmp/rxeretry/traces/client-155-ib_write_bw.rtr"
+check "rxe ignores a NAK during its retry: the timer's rounds" \
+	python3 tests/analysis/check_rounds.py "$tmp/rxeretry" "$RDMATRACE" 12076889:ack_timeout:165 \
+	12076911:ack_timeout:313 12076912:ack_timeout:440 12076975:nak_seq:567
+"$RDMATRACE" diagnose "$tmp/rxeretry" >"$tmp/rxeretry.txt" 2>&1
+check "rxe ignores a NAK during its retry: said so for both NAKs" \
+	bash -c "grep -q 'NAK in frame 195 .* came while the resend from frame 165 was not yet acknowledged, and the sender.s SoftRoCE (rxe) starts no second retry' '$tmp/rxeretry.txt' &&
+		 grep -q 'NAK in frame 315 .* came while the resend from frame 313 was not yet acknowledged' '$tmp/rxeretry.txt'"
 done_testing

@@ -996,21 +996,28 @@ static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uin
 }
 
 /* A response or ACK with PSN pu on a stream: READs it shows incomplete get
- * their gap (the requester sees a response missing: an implied NAK). */
+ * their gap (the requester sees a response missing: an implied NAK).  The
+ * requester takes responses in PSN order: while an older READ still misses
+ * one before pu, it drops this response, so a later READ's responses count
+ * only once the older ones are complete (its Go-Back-N then asks for the
+ * later READs again, read_push / the re-request reset their place). */
 static void read_responses(struct read_span *ring, const struct stream *S, uint64_t pu, bool read_resp, uint32_t pk)
 {
 	uint32_t have = S->nreads < READ_RING ? S->nreads : READ_RING;
-	for (uint32_t j = 0; j < have; j++) {
+	bool dropped = false; /* an older READ misses a response before pu */
+	for (uint32_t j = have; j-- > 0;) {
 		struct read_span *r = &ring[(S->nreads - 1 - j) % READ_RING];
 		if (pu < r->first_u || r->got_u >= r->first_u + r->n)
 			continue; /* before this READ, or all its responses arrived */
-		if (read_resp && pu == r->got_u) {
+		if (read_resp && pu == r->got_u && !dropped) {
 			if (++r->got_u > r->gap_u)
 				r->gap = RT_TL_NONE; /* the skipped response came after all */
-		} else if (pu > r->got_u && r->gap == RT_TL_NONE && pk > r->req) {
-			r->gap = pk;
+		} else if (pu > r->got_u && r->gap == RT_TL_NONE && pk > r->req && !dropped) {
+			r->gap = pk; /* the oldest READ missing a response is the one asked again */
 			r->gap_u = r->got_u;
 		}
+		if (pu > r->got_u)
+			dropped = true;
 	}
 }
 

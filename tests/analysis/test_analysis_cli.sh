@@ -131,4 +131,16 @@ check "rxe ignores a NAK during its retry: the timer's rounds" \
 check "rxe ignores a NAK during its retry: said so for both NAKs" \
 	bash -c "grep -q 'NAK in frame 195 .* came while the resend from frame 165 was not yet acknowledged, and the sender.s SoftRoCE (rxe) starts no second retry' '$tmp/rxeretry.txt' &&
 		 grep -q 'NAK in frame 315 .* came while the resend from frame 313 was not yet acknowledged' '$tmp/rxeretry.txt'"
+# ib_read_bw (no -R) on the kernel's SoftRoCE under 2% loss, frames
+# 17000-18400 cut to 80 bytes: several READs outstanding, each of 64
+# responses.  The requester takes responses in PSN order, so while an older
+# READ misses one it drops a later READ's responses: those do not count as
+# received, and the response gap of the later READ (PSN 0xd7de4b after
+# 0xd7de49, frame 965) is what it asked again for at frame 1045, 8 ms later
+# (not "no READ response ... before the local ACK timeout", 32 ms after the
+# READ: a timeout that cannot have expired).
+mkdir -p "$tmp/readpipe" && cp tests/analysis/data/rxe-read-pipeline.pcapng "$tmp/readpipe/capture.pcapng"
+check "READs in flight: a later READ's responses dropped while an older one misses a response" \
+	python3 tests/analysis/check_rounds.py "$tmp/readpipe" "$RDMATRACE" 14147146:implied_nak:1045 \
+	14146899:implied_nak:224 14147024:implied_nak:717 14146946:implied_nak:445 14147004:implied_nak:576
 done_testing

@@ -621,6 +621,8 @@ static int capture_done(struct tl_build *b, struct cap_job *j)
 	if (j->damaged)
 		tl_note(b, "capture %s damaged: %s (packets before it are used)", j->path, j->err);
 	uint64_t dropped = j->stats.ifdrop + j->stats.osdrop;
+	b->capture_lossless = j->stats.blocks && (j->stats.have & (RT_CAPSTAT_IFDROP | RT_CAPSTAT_OSDROP)) && !dropped &&
+			      !j->damaged;
 	if (dropped)
 		tl_note(b, "capture %s says it dropped %" PRIu64 " packets (isb_ifdrop %" PRIu64 ", isb_osdrop %" PRIu64
 			   "): packets missing from it may have crossed the wire, so gaps and losses \"before the capture "

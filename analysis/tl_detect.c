@@ -552,9 +552,17 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
 			bool early = captured && half && waited < half;
 			uint32_t rpsn = early ? u->psn : u->round_psn;
-			if (early) {
+			if (early && b->capture_lossless) {
+				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, with no NAK in the capture, "
+				       "which dropped nothing: its ACK timer (timeout=%u, %.2f ms) went off early, armed for an "
+				       "earlier packet and still running (the kernel's SoftRoCE starts it only when it is not "
+				       "running and does not stop it when everything is acknowledged: a spurious timeout)",
+				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
+			} else if (early) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK timeout "
-				       "(timeout=%u, %.2f ms) could expire: the NAK that made it do so is not in the capture",
+				       "(timeout=%u, %.2f ms) could expire: a NAK the capture does not hold made it do so, or its ACK "
+				       "timer went off early, armed for an earlier packet and still running (the kernel's SoftRoCE "
+				       "does not stop it when everything is acknowledged)",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
 			} else {
 				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response came for PSN 0x%06x" : ": no ACK came for PSN 0x%06x",

@@ -229,6 +229,7 @@ struct tl_build {
 	uint32_t capture_path;
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;
+	bool capture_lossless;    /* the capture's statistics say it dropped nothing (capture_done) */
 	bool engine_packets;      /* the traces hold engine packet events (RT_EV_PACKET) */
 	bool pk_unordered;        /* a packet was captured before the one before it */
 	uint64_t nonroce_frames;

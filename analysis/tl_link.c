@@ -611,6 +611,20 @@ static int merge_qps(struct lctx *c)
 							p = (uint32_t)j;
 							np++;
 						}
+					/* requests in one direction only (UC: no ACKs come back)
+					 * give the sender no wire QP of its own: it is the
+					 * peer QPN at the address they came from */
+					if (np == 0 && WK(c, hit)->have_first_in) {
+						uint32_t from = tl_pk(b, WK(c, hit)->first_in_pk)->src_ep;
+						if (from != WK(c, hit)->ep &&
+						    (p = wkey_get(c, from, Q->peer_qpn)) == RT_TL_NONE)
+							return -ENOMEM;
+						if (from != WK(c, hit)->ep && WK(c, p)->peer == RT_TL_NONE) {
+							WK(c, p)->have_first = true;
+							WK(c, p)->first_req_psn = WK(c, hit)->first_in_psn;
+							np = 1;
+						}
+					}
 					if (np == 1)
 						wpair(c, hit, p);
 				}

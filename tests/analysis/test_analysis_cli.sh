@@ -164,4 +164,17 @@ PY
 "$RDMATRACE" diagnose "$tmp/early" >"$tmp/early2.txt" 2>&1
 check "early round, capture that dropped nothing: the early ACK timer, four times" \
 	test "$(grep -c 'with no NAK in the capture, which dropped nothing: its ACK timer (timeout=14, 67.11 ms) went off early' "$tmp/early2.txt")" = 4
+# ib_send_bw -c UC (no -R) on the kernel's SoftRoCE, both recordings: UC
+# sends go one way and nothing comes back, so only the receiving wire QP
+# exists; the client's QP is its dest_qpn at the address the sends came from.
+mkdir -p "$tmp/uc" && cp tests/analysis/data/rxe-uc-oneway.pcapng "$tmp/uc/capture.pcapng"
+tar -C "$tmp/uc" -xzf tests/analysis/data/rxe-uc-oneway-traces.tar.gz
+check "UC one way: the sender's traced QP has its 100 packets, the receiver's QP its address" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[2], "diagnose", "--json", sys.argv[1]], capture_output=True, text=True).stdout)
+q = {x["host"]: x for x in d["qps"]}
+assert set(q) == {"client", "server"}, sorted(q)
+assert q["client"]["packets_tx"] == 100 and q["client"]["wrs_send"] == 100, q["client"]
+assert q["server"]["ip"] == "10.9.0.1" and q["server"]["wrs_recv"] == 100, q["server"]
+' "$tmp/uc" "$RDMATRACE"
 done_testing

@@ -179,6 +179,9 @@ static uint64_t stamp_file(uint64_t h, const char *rundir, const char *path)
 static uint64_t input_stamp(const char *rundir, const struct inputs *in)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
+	/* the program that builds it too: a new rdmatrace analyses again what
+	 * an older one left (the same program, reinstalled or not, does not) */
+	h = stamp_file(h, rundir, "/proc/self/exe");
 	if (in->capture)
 		h = stamp_file(h, rundir, in->capture);
 	for (size_t i = 0; i < in->ntraces; i++)

@@ -946,6 +946,7 @@ struct stream {
 	uint8_t burst_cause;
 	uint32_t last_nak;        /* packet index of the latest NAK (seq) / RNR NAK since the last send */
 	bool open_round;          /* a round started that no positive response has acknowledged yet */
+	uint64_t rearm_ns;        /* the latest response that left requests outstanding (0 none) */
 	bool nak_in_round;        /* last_nak came while open_round (a sender may ignore it then) */
 	uint32_t hint;
 	uint32_t qhead;           /* unacked first transmissions (PSN order), linked through pnext[] */
@@ -1042,6 +1043,17 @@ static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t s
 {
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
 	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
+}
+
+/* Whether the sender's ACK timer, restarted by the latest response that
+ * left requests outstanding, cannot have gone off by request k: less than
+ * the whole timeout (less a tenth, for timer granularity) after it.  Such a
+ * late round is its trigger's late answer (an RNR NAK acted on 36 ms late by
+ * the kernel's SoftRoCE on TCG, with a 67 ms timeout), not the timer's. */
+static bool timer_rearmed(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
+{
+	uint64_t timeout = 2 * tl_half_ack_timeout_ns(b, k->send_qp);
+	return timeout && S->rearm_ns && k->raw_ns >= S->rearm_ns && k->raw_ns - S->rearm_ns < timeout - timeout / 10;
 }
 
 /* An ACK timeout makes the sender go back to the oldest PSN it has no
@@ -1464,7 +1476,8 @@ static int wire_streams(struct lctx *c)
 						 * the capture (the trigger stays, for the finding) */
 						const struct tl_pk *tr = tl_pk(b, k->trigger);
 						uint64_t wait = cause == RT_RETRY_RNR ? rt_rnr_timer_us(tr->aeth_value) * 1000ull : 0;
-						if (timeout_passed(b, k, tr->raw_ns, wait) && !late_answer(b, S, tr, k, pu, wait)) {
+						if (timeout_passed(b, k, tr->raw_ns, wait) && !late_answer(b, S, tr, k, pu, wait) &&
+						    !timer_rearmed(b, S, k)) {
 							cause = RT_RETRY_ACK_TIMEOUT;
 							k->trigger_in_retry = S->nak_in_round && tr->aeth_type == RT_AETH_NAK;
 						}
@@ -1614,6 +1627,8 @@ static int wire_streams(struct lctx *c)
 					break;
 			}
 		}
+		if (pu < S->max_u)
+			S->rearm_ns = k->raw_ns; /* requests stay outstanding: the timer starts again */
 		/* a positive response past everything acknowledged so far closes the
 		 * open round: a sender that ignores NAKs during a retry (the
 		 * kernel's SoftRoCE) acts on them again */

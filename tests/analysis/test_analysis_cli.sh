@@ -177,4 +177,16 @@ assert set(q) == {"client", "server"}, sorted(q)
 assert q["client"]["packets_tx"] == 100 and q["client"]["wrs_send"] == 100, q["client"]
 assert q["server"]["ip"] == "10.9.0.1" and q["server"]["wrs_recv"] == 100, q["server"]
 ' "$tmp/uc" "$RDMATRACE"
+# ib_send_bw -r 2 (no -R) on the kernel's SoftRoCE, the first 460 frames at 96
+# bytes with the client's trace (timeout 14, 67 ms): three RNR NAKs, the second
+# (frame 240) acted on 35.9 ms late, 35.7 ms after the NAK that followed it
+# restarted the ACK timer: three RNR stalls, no ACK-timeout round.
+mkdir -p "$tmp/rnrlate/traces" && cp tests/analysis/data/rxe-rnr-late.pcapng "$tmp/rnrlate/capture.pcapng"
+gzip -dc tests/analysis/data/rxe-rnr-late.rtr.gz >"$tmp/rnrlate/traces/client-154-ib_send_bw.rtr"
+check "an RNR NAK acted on late is the RNR stall's round, not an ACK timeout" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[2], "diagnose", "--json", sys.argv[1]], capture_output=True, text=True).stdout)
+kinds = sorted(f["kind"] for f in d["findings"] if f["severity"] != "info")
+assert kinds == ["rnr_stall"] * 3, [(f["kind"], f["text"][:200]) for f in d["findings"]]
+' "$tmp/rnrlate" "$RDMATRACE"
 done_testing

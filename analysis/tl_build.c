@@ -448,7 +448,7 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		*ci = (struct tl_cm_info){.pk = (uint32_t)(b->pk.n - 1), .ack_timeout = p->cm.prim_local_ack_timeout,
 					  .retry = p->cm.retry_count, .rnr_retry = p->cm.rnr_retry_count,
 					  .mtu = p->cm.path_mtu, .reason = (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason),
-					  .msg_rejected = p->cm.msg_rejected};
+					  .msg_rejected = p->cm.msg_rejected, .remote_qpn = p->cm.remote_qpn};
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}

@@ -179,6 +179,7 @@ struct tl_cm_info {
 	uint8_t mtu;              /* REQ: path MTU (enum ibv_mtu) */
 	uint8_t reason;           /* REJ: reason (255 for larger codes) */
 	uint8_t msg_rejected;     /* REJ: 0 REQ, 1 REP, 2 other */
+	uint32_t remote_qpn;      /* DREQ: the receiver's QP */
 };
 
 struct tl_ep {                /* an IP address seen on the wire or in CM events */

@@ -2063,6 +2063,76 @@ static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 	return 0;
 }
 
+/* The QP of the host a DREQ or DREP goes to: a DREQ names it; a DREP
+ * answers the DREQ that host sent with its communication ID, which its REQ
+ * or REP gave with its QPN (comm: local comm ID -> QPN of the REQs and REPs).
+ * 0 unknown. */
+static uint32_t disconnect_qpn(struct tl_build *b, uint32_t i, struct tl_hash *comm)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	if (k->cm_attr == RT_CM_DREQ) {
+		const struct tl_cm_info *m = tl_cm_info(b, i);
+		return m ? m->remote_qpn : 0;
+	}
+	uint32_t *q = tl_hash_get(comm, k->cm_remote_comm_id);
+	return q ? *q : 0;
+}
+
+/* A DISCONNECTED event comes on the host a DREQ went to (the passive side)
+ * and on the host a DREP went to (the side that disconnected): each DREQ or
+ * DREP (not its MAD retries) meets the first DISCONNECTED on its host for
+ * the QP it names, not the next one in order (the side that disconnects
+ * first gets no DREQ, only a DREP). */
+static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
+{
+	struct tl_build *b = c->b;
+	const struct tl_vec *cp = &c->cm_pks;
+	struct tl_hash comm, seen;
+	bool *used = calloc(ce->n + 1, sizeof(bool));
+	if (!used || tl_hash_init(&comm, 16) < 0) {
+		free(used);
+		return -ENOMEM;
+	}
+	if (tl_hash_init(&seen, 16) < 0) {
+		tl_hash_free(&comm);
+		free(used);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (size_t ci = 0; ci < cp->n && !rc; ci++) {
+		uint32_t i = *TL_AT(cp, uint32_t, ci);
+		const struct tl_pk *k = tl_pk(b, i);
+		if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && k->cm_local_qpn) {
+			rc = tl_hash_put(&comm, k->cm_comm_id, k->cm_local_qpn);
+			continue;
+		}
+		if ((k->cm_attr != RT_CM_DREQ && k->cm_attr != RT_CM_DREP) || k->dst_ep >= b->eps.n)
+			continue;
+		uint64_t once = (uint64_t)k->cm_attr << 32 | k->cm_comm_id; /* MAD retries of one message */
+		uint16_t h = TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host;
+		uint32_t qpn = disconnect_qpn(b, i, &comm);
+		if (h == UINT16_MAX || !qpn || tl_hash_get(&seen, once))
+			continue;
+		if ((rc = tl_hash_put(&seen, once, 1)) < 0)
+			break;
+		for (size_t ei = 0; ei < ce->n; ei++) {
+			uint32_t evi = *TL_AT(ce, uint32_t, ei);
+			const struct tl_evrec *e = tl_ev(b, evi);
+			if (used[ei] || e->host != h || e->ev.u.cm.event != RT_CM_EV_DISCONNECTED || e->ev.qpn != qpn)
+				continue;
+			used[ei] = true;
+			rc = tl_link2(b, tl_item_pk(b, i), evi, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
+			if (!rc && b->capture_host != UINT16_MAX)
+				tl_clock_add(b, b->capture_host, h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+			break;
+		}
+	}
+	tl_hash_free(&seen);
+	tl_hash_free(&comm);
+	free(used);
+	return rc;
+}
+
 /* CM packets meet the CM events they cause on the receiving host, in order. */
 static int cm_links(struct lctx *c)
 {
@@ -2075,8 +2145,7 @@ static int cm_links(struct lctx *c)
 		uint16_t attr;
 		uint8_t event;
 	} map[] = {{RT_CM_REQ, RT_CM_EV_CONNECT_REQUEST}, {RT_CM_REP, RT_CM_EV_ESTABLISHED},
-		   {RT_CM_RTU, RT_CM_EV_ESTABLISHED}, {RT_CM_REJ, RT_CM_EV_REJECTED},
-		   {RT_CM_DREQ, RT_CM_EV_DISCONNECTED}};
+		   {RT_CM_RTU, RT_CM_EV_ESTABLISHED}, {RT_CM_REJ, RT_CM_EV_REJECTED}};
 	/* the few CM packets (wire_qps has them) and CM events (trace_qps has them;
 	 * not the engine's copies), so the loops below stay short */
 	const struct tl_vec *cp = &c->cm_pks;
@@ -2131,6 +2200,8 @@ static int cm_links(struct lctx *c)
 			tl_hash_free(&seen);
 		}
 	}
+	if (!rc)
+		rc = disconnect_links(c, &ce);
 	tl_vec_free(&ce);
 	return rc;
 }

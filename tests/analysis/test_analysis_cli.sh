@@ -189,4 +189,18 @@ d = json.loads(subprocess.run([sys.argv[2], "diagnose", "--json", sys.argv[1]], 
 kinds = sorted(f["kind"] for f in d["findings"] if f["severity"] != "info")
 assert kinds == ["rnr_stall"] * 3, [(f["kind"], f["text"][:200]) for f in d["findings"]]
 ' "$tmp/rnrlate" "$RDMATRACE"
+# ib_write_bw -R -q 2 on the kernel's SoftRoCE, the CM MADs only, with both
+# recordings: the client disconnects first (DREQs out, DREPs back) and the
+# server sends a DREQ for a third connection the client no longer traces.  A
+# DISCONNECTED event is the DREQ's or DREP's for the QP it names, not the next
+# one in order: matched in order, the server's DREQ bounded the client's first
+# DISCONNECTED (from a DREP 58 ms earlier) and the clocks contradicted.
+mkdir -p "$tmp/disc" && tar -C "$tmp/disc" -xzf tests/analysis/data/rxe-cm-disconnect.tar.gz
+check "DREQ and DREP meet the DISCONNECTED of their QP: clocks consistent" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[2], "diagnose", "--json", sys.argv[1]], capture_output=True, text=True).stdout)
+assert not [f for f in d["findings"] if f["kind"] == "clock"], [f["text"] for f in d["findings"]]
+h = {x["name"]: x for x in d["hosts"]}
+assert h["client"]["uncertainty_ns"] is not None and h["client"]["uncertainty_ns"] < 5e6, h["client"]
+' "$tmp/disc" "$RDMATRACE"
 done_testing

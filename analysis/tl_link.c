@@ -1219,6 +1219,7 @@ enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
 struct cpk {
 	uint64_t raw_ns;
 	uint32_t wr;
+	uint32_t original;        /* a retransmission: the first captured transmission of its PSN */
 };
 
 /* What the stream replay gathers for the later steps on its pass over the
@@ -1369,7 +1370,7 @@ static int wire_streams(struct lctx *c)
 		struct tl_pk *k = tl_pk(b, i);
 		if (!b->engine_packets)
 			pk_qps(c, k); /* else merge_qps did */
-		c->cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr};
+		c->cpk[i] = (struct cpk){.raw_ns = k->raw_ns, .wr = k->wr, .original = RT_TL_NONE};
 		if (k->icrc == RT_ICRC_BAD)
 			k->flags |= RT_TLF_BAD_ICRC | RT_TLF_ERROR;
 		if ((k->tos & 3) == 3)
@@ -1447,7 +1448,7 @@ static int wire_streams(struct lctx *c)
 					S->max_u = pu;
 					S->max_psn = k->psn;
 				}
-				k->original = f != RT_TL_NONE ? f : rs ? rs->orig : RT_TL_NONE;
+				k->original = c->cpk[i].original = f != RT_TL_NONE ? f : rs ? rs->orig : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
 				if (!S->in_burst) {
 					S->in_burst = true;
@@ -2264,8 +2265,16 @@ static int causal_constraints(struct lctx *c)
 			 * was captured: the responder may take it from its queue only
 			 * later (a lab run on lo had a receive posted 123 us after the
 			 * capture of the packet that consumed it) */
-			if (l.type == RT_TLL_CONSUMER && wr->gap == GAP_NONE && cp)
+			if (l.type == RT_TLL_CONSUMER && wr->gap == GAP_NONE && cp) {
+				/* the link names the message's last transmission, but an
+				 * earlier one may have been the one taken (a later copy can
+				 * be a resend the responder already had, after the
+				 * completion): the first transmission came before either */
+				uint32_t o = cpk[l.to - nev].original;
+				if (o != RT_TL_NONE && o < npk)
+					k_raw = cpk[o].raw_ns;
 				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
+			}
 		}
 		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk && cpk[l.to - nev].wr != RT_TL_NONE)
 			send_recv_constraints(b, ce, l.from, cpk[l.to - nev].wr);

@@ -77,4 +77,29 @@ vm_run "$R4" --scenario probe-perftest-ud \
 if [ "$VM_RC" -eq 0 ]; then ok "ib_send_bw -c UD (no -R) under record in both VMs exits 0"; else not_ok "lab-vm run (ib_send_bw -c UD) exited $VM_RC"; sed 's/^/#   /' "$R4.stderr" | tail -20; fi
 check "ib_send_bw -c UD: every datagram linked to its send WR, each successful receive to a datagram" \
 	python3 tests/analysis/check_ud_links.py "$R4" "$RDMATRACE" --one-way
+# ---- perftest RNR: a receiver with 2 receives posted ----
+# ib_send_bw -r 2: the server reposts one receive per completion, the client
+# outruns it and gets RNR NAKs.  Every RNR NAK the server's rxe sent
+# (send_rnr_err) is in an RNR stall, none an ACK timeout (rxe acts on some 30 ms late on
+# TCG), and the clocks agree with every constraint: a message resent after
+# the receiver had it is not what consumed its receive.
+R5=$VM_TMP/ptrnr
+vm_run "$R5" --scenario probe-perftest-rnr \
+	--server "$REC -o $R5/srv -- ib_send_bw -d rxe0 -F -n 200 -s 4096 -r 2" \
+	--client "$REC -o $R5/cli -- ib_send_bw -d rxe0 -F -n 200 -s 4096 -r 2 10.9.0.1" \
+	--server-name ib_send_bw --client-name ib_send_bw
+if [ "$VM_RC" -eq 0 ]; then ok "ib_send_bw -r 2 under record in both VMs exits 0"; else not_ok "lab-vm run (ib_send_bw -r 2) exited $VM_RC"; sed 's/^/#   /' "$R5.stderr" | tail -20; fi
+check "ib_send_bw -r 2: every RNR NAK the server sent in an RNR stall, no ACK timeout, consistent clocks" python3 -c '
+import json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+c = dict(l.split() for l in open(run + "/logs/server-hw_counters.txt") if len(l.split()) == 2)
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+stalls = sum(int(__import__("re").search(r"answered (\d+) RNR NAK", f["text"]).group(1)) for f in d["findings"] if f["kind"] == "rnr_stall")
+assert int(c["send_rnr_err"]) > 0, "no RNR NAK: the test did not test"
+assert stalls == int(c["send_rnr_err"]), ("RNR NAKs in stalls", stalls, "send_rnr_err", c["send_rnr_err"])
+assert not [f for f in d["findings"] if "no ACK came" in f["text"]], [f["text"][:200] for f in d["findings"] if "no ACK came" in f["text"]]
+assert not [f for f in d["findings"] if f["kind"] == "clock"], [f["text"] for f in d["findings"] if f["kind"] == "clock"]
+h = {x["name"]: x for x in d["hosts"]}
+assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h
+' "$R5" "$RDMATRACE"
 done_testing

@@ -437,7 +437,14 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	else if (tr->aeth_type == RT_AETH_NAK)
 		tx(t, "; the NAK in frame %u (%.3f ms before) asked for a resend at once that is not in the capture", tr->frame,
 		   before);
-	else
+	else if (tr->op_class == RT_CLASS_READ_RESP && (tr->position == RT_POS_MIDDLE || tr->position == RT_POS_LAST) &&
+		 qp_on_rxe(c, k0->send_qp)) {
+		/* a response of the same READ: rxe drops it and waits for its timer */
+		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it, but the sender's SoftRoCE (rxe) "
+		      "drops a READ response out of sequence within the READ and asks again only when its ACK timer goes off "
+		      "(or a response past the READ's last PSN comes)", tr->frame, tr->psn, before);
+		return;
+	} else
 		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it, which should have made the "
 		      "requester ask again at once: that request is not in the capture", tr->frame, tr->psn, before);
 	tx(t, " (lost before the capture point, or the %s was lost on its way back)",

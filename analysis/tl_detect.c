@@ -353,14 +353,15 @@ static uint32_t engine_send_before(struct dctx *c, uint32_t q, uint32_t psn, siz
  * answered it; RT_TL_NONE.  Backwards, the search ends at the response just
  * before psn: one with psn further back came before the requester waited
  * for it (it was discarded as out of sequence then). */
-static uint32_t read_response(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t stop, int dir)
+static uint32_t read_response(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t stop, int dir,
+			      uint8_t cls)
 {
 	size_t npk = tl_npk(b);
 	for (size_t j = from, n = 0; n < 200000; n++) {
 		if (dir < 0 ? j-- <= stop : ++j >= npk)
 			break;
 		const struct tl_pk *p = tl_pk(b, j);
-		if (!p->is_response || p->send_qp != s || p->op_class != RT_CLASS_READ_RESP)
+		if (!p->is_response || p->send_qp != s || p->op_class != cls)
 			continue;
 		if (p->psn == psn)
 			return (uint32_t)j;
@@ -420,15 +421,20 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	double before = t_round > t_tr ? ms(t_round - t_tr) : 0.0;
 	uint32_t prev = k0->trigger_in_retry ? round_before(b, k0->recv_qp, trigger) : RT_TL_NONE;
 	if (prev != RT_TL_NONE) {
-		tx(t, "; the NAK in frame %u (%.3f ms before) came while the resend from frame %u was not yet acknowledged",
-		   tr->frame, before, tl_pk(b, prev)->frame);
+		const char *what = tr->aeth_type == RT_AETH_NAK ? "NAK" : "response gap";
+		if (tr->aeth_type == RT_AETH_NAK)
+			tx(t, "; the NAK in frame %u (%.3f ms before)", tr->frame, before);
+		else
+			tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) that skipped it", tr->frame, tr->psn,
+			   before);
+		tx(t, " came while the resend from frame %u was not yet acknowledged", tl_pk(b, prev)->frame);
 		if (qp_on_rxe(c, k0->send_qp))
-			tx(t, ", and the sender's SoftRoCE (rxe) starts no second retry before an ACK: it ignored the NAK "
-			      "and its ACK timer resent");
+			tx(t, ", and the sender's SoftRoCE (rxe) starts no second retry before an ACK: it ignored the %s "
+			      "and its ACK timer resent", what);
 		else
 			tx(t, ": a sender that starts no second retry before an ACK (as the kernel's SoftRoCE) ignores "
-			      "such a NAK and waits for its ACK timer; one that acts on it had that resend lost before "
-			      "the capture point");
+			      "such a %s and waits for its ACK timer; one that acts on it had that resend lost before "
+			      "the capture point", what);
 		return;
 	}
 	if (tr->aeth_type == RT_AETH_RNR_NAK)
@@ -488,13 +494,15 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		/* a READ asked again after a response skipped the one expected (u->trigger):
 		 * that response's capture if it was lost after the capture point, and the
 		 * response that finally brought it */
+		bool atomic = k0->op_class == RT_CLASS_ATOMIC;
 		bool rgap = u->cause == RT_RETRY_IMPLIED_NAK && u->trigger != RT_TL_NONE &&
-			    k0->op_class == RT_CLASS_READ_REQ;
+			    (k0->op_class == RT_CLASS_READ_REQ || atomic);
+		uint8_t rcls = atomic ? RT_CLASS_ATOMIC_ACK : RT_CLASS_READ_RESP;
 		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE;
 		if (rgap) {
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
-					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1);
-			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1);
+					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
+			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1, rcls);
 		}
 		if (nak)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
@@ -537,18 +545,21 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes) from PSN 0x%06x", packets, bytes, npsn);
 		} else if (rgap) {
 			const struct tl_pk *tr = tl_pk(b, u->trigger);
-			tx(&t, ": the RDMA READ response PSN 0x%06x ", u->psn);
+			tx(&t, atomic ? ": the atomic ACK for PSN 0x%06x " : ": the RDMA READ response PSN 0x%06x ", u->psn);
 			if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
 			else
 				tx(&t, "was lost before the capture point");
-			if (tr->op_class == RT_CLASS_READ_RESP)
+			if (tr->op_class == rcls)
 				tx(&t, ", so the next response (PSN 0x%06x, frame %u) was out of sequence", tr->psn, tr->frame);
 			else
 				tx(&t, ", so the ACK of the later PSN 0x%06x (frame %u) was an implied NAK", tr->psn, tr->frame);
-			tx(&t, " and the requester asked again from PSN 0x%06x for %" PRIu64 " bytes", u->psn, bytes);
+			if (atomic)
+				tx(&t, " and the requester sent the atomic again with the %u requests after it", packets - 1);
+			else
+				tx(&t, " and the requester asked again from PSN 0x%06x for %" PRIu64 " bytes", u->psn, bytes);
 			if (nb > 1)
-				tx(&t, " in %u requests", nb);
+				tx(&t, " in %u %s", nb, atomic ? "rounds" : "requests");
 			if (rfix != RT_TL_NONE)
 				tx(&t, "; its data came again in frame %u", tl_pk(b, rfix)->frame);
 		} else {

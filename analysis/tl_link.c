@@ -955,6 +955,7 @@ struct stream {
 	uint32_t rnr_psn;         /* PSN of an RNR NAK not yet resent (NAK seq errors for it follow it) */
 	bool rnr_pending;
 	uint32_t nreads;          /* READ requests recorded in the stream's ring of reads */
+	uint32_t reads_done;      /* the READs before this one (in nreads' count) are complete */
 };
 
 /* A READ request on a requester stream: the PSNs its responses use.  A
@@ -968,8 +969,9 @@ struct read_span {
 	uint64_t got_u;           /* next response PSN the requester expects */
 	uint32_t gap;             /* a response or ACK that skipped got_u since req, RT_TL_NONE */
 	uint64_t gap_u;           /* the PSN it skipped: a re-request from there answers the gap */
+	bool gap_in_round;        /* the gap came while a round was not yet acknowledged (stream.open_round) */
 };
-#define READ_RING 16          /* READs remembered per stream (outstanding READs are fewer) */
+#define READ_RING 128         /* READs and atomics remembered per stream (rxe allows 128 outstanding) */
 
 /* The PSNs a READ request's responses take: its DMA length over the path MTU
  * of either side (one when the MTU is unknown: then every captured response
@@ -985,14 +987,19 @@ static uint32_t read_span_psns(struct tl_build *b, const struct tl_pk *k)
 	return n ? n : 1;
 }
 
-/* The READ of stream s whose span holds pu, newest first; NULL. */
-static struct read_span *read_find(struct read_span *ring, const struct stream *S, uint64_t pu)
+/* The READ of stream s whose span holds pu, newest first; NULL.  Asked
+ * again, it is one the responses must be counted for again. */
+static struct read_span *read_find(struct read_span *ring, struct stream *S, uint64_t pu)
 {
 	uint32_t have = S->nreads < READ_RING ? S->nreads : READ_RING;
 	for (uint32_t j = 0; j < have; j++) {
-		struct read_span *r = &ring[(S->nreads - 1 - j) % READ_RING];
-		if (pu >= r->first_u && pu < r->first_u + r->n)
+		uint32_t n = S->nreads - 1 - j;
+		struct read_span *r = &ring[n % READ_RING];
+		if (pu >= r->first_u && pu < r->first_u + r->n) {
+			if (n < S->reads_done)
+				S->reads_done = n;
 			return r;
+		}
 	}
 	return NULL;
 }
@@ -1016,20 +1023,31 @@ static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uin
  * one before pu, it drops this response, so a later READ's responses count
  * only once the older ones are complete (its Go-Back-N then asks for the
  * later READs again, read_push / the re-request reset their place). */
-static void read_responses(struct read_span *ring, const struct stream *S, uint64_t pu, bool read_resp, uint32_t pk)
+static void read_responses(struct read_span *ring, struct stream *S, uint64_t pu, bool read_resp, uint32_t pk)
 {
-	uint32_t have = S->nreads < READ_RING ? S->nreads : READ_RING;
+	/* oldest first, from the oldest READ not known complete */
+	uint32_t from = S->nreads > READ_RING ? S->nreads - READ_RING : 0;
+	if (S->reads_done > from)
+		from = S->reads_done;
 	bool dropped = false; /* an older READ misses a response before pu */
-	for (uint32_t j = have; j-- > 0;) {
-		struct read_span *r = &ring[(S->nreads - 1 - j) % READ_RING];
-		if (pu < r->first_u || r->got_u >= r->first_u + r->n)
-			continue; /* before this READ, or all its responses arrived */
+	bool leading = true;  /* every READ so far complete */
+	for (uint32_t n = from; n < S->nreads; n++) {
+		struct read_span *r = &ring[n % READ_RING];
+		if (pu < r->first_u)
+			continue; /* a READ after pu (one first seen resent sits out of PSN order) */
+		if (r->got_u >= r->first_u + r->n) {
+			if (leading)
+				S->reads_done = n + 1;
+			continue; /* all its responses arrived */
+		}
+		leading = false;
 		if (read_resp && pu == r->got_u && !dropped) {
 			if (++r->got_u > r->gap_u)
 				r->gap = RT_TL_NONE; /* the skipped response came after all */
 		} else if (pu > r->got_u && r->gap == RT_TL_NONE && pk > r->req && !dropped) {
 			r->gap = pk; /* the oldest READ missing a response is the one asked again */
 			r->gap_u = r->got_u;
+			r->gap_in_round = S->open_round;
 		}
 		if (pu > r->got_u)
 			dropped = true;
@@ -1405,7 +1423,10 @@ static int wire_streams(struct lctx *c)
 			/* a PSN beyond the highest seen is new: no lookup needed */
 			uint32_t f = pu > S->max_u ? RT_TL_NONE : psn_map_get(&first, s, k->psn);
 			/* a READ request inside an earlier READ's span asks again for its responses */
-			bool is_read = k->op_class == RT_CLASS_READ_REQ;
+			/* READs and atomics are answered by responses of their own PSNs (an
+			 * atomic by one ACK); a response or ACK past one still missing its
+			 * answer is an implied NAK */
+			bool is_read = k->op_class == RT_CLASS_READ_REQ || k->op_class == RT_CLASS_ATOMIC;
 			struct read_span *ring = &reads[(size_t)s * READ_RING];
 			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;
 			if (rs && rs->first_u != pu)
@@ -1479,8 +1500,9 @@ static int wire_streams(struct lctx *c)
 						uint64_t wait = cause == RT_RETRY_RNR ? rt_rnr_timer_us(tr->aeth_value) * 1000ull : 0;
 						if (timeout_passed(b, k, tr->raw_ns, wait) && !late_answer(b, S, tr, k, pu, wait) &&
 						    !timer_rearmed(b, S, k)) {
+							k->trigger_in_retry = cause == RT_RETRY_IMPLIED_NAK ? rs->gap_in_round
+									      : S->nak_in_round && tr->aeth_type == RT_AETH_NAK;
 							cause = RT_RETRY_ACK_TIMEOUT;
-							k->trigger_in_retry = S->nak_in_round && tr->aeth_type == RT_AETH_NAK;
 						}
 					}
 					/* an RNR NAK names the PSN the sender goes back to, even when
@@ -1582,8 +1604,8 @@ static int wire_streams(struct lctx *c)
 		struct stream *S = &st[s];
 		uint64_t pu = S->max_u + (uint64_t)(int64_t)rt_psn_diff(k->psn, S->max_psn);
 		if (S->nreads && !(k->aeth_type == RT_AETH_NAK || k->aeth_type == RT_AETH_RNR_NAK))
-			read_responses(&reads[(size_t)s * READ_RING], S, pu, k->op_class == RT_CLASS_READ_RESP,
-				       (uint32_t)i);
+			read_responses(&reads[(size_t)s * READ_RING], S, pu,
+				       k->op_class == RT_CLASS_READ_RESP || k->op_class == RT_CLASS_ATOMIC_ACK, (uint32_t)i);
 		uint32_t lr = psn_map_get(&last, s, k->psn);
 		if (lr == RT_TL_NONE)
 			lr = psn_map_get(&first, s, k->psn);

@@ -19,7 +19,7 @@ for f in d["findings"]:
     if f["kind"] != "go_back_n":
         assert f["severity"] == "info", f["kind"] + ": " + f["text"]
         continue
-    cause = ("nak_seq" if "NAKed PSN" in f["text"] else "implied_nak" if "READ response PSN" in f["text"]
+    cause = ("nak_seq" if "NAKed PSN" in f["text"] else "implied_nak" if "READ response PSN" in f["text"] or "atomic ACK for PSN" in f["text"]
              else "ack_timeout")
     got.append((int(re.search(r"PSN 0x([0-9a-f]+)", f["text"]).group(1), 16), cause,
                 int(re.search(r"first retransmission frame (\d+)", f["evidence"]).group(1))))

@@ -337,6 +337,8 @@ int tl_cm_peer_links(struct tl_build *b);
 /* The details of CM packet pk; NULL when it is no CM message. */
 const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk);
 /* analysis/tl_ud.c: UD datagrams linked to their send and receive WRs. */
+/* ibv_wc_opcode IBV_WC_RECV: a completion of a receive WR */
+#define TL_WC_RECV 128
 int tl_ud_links(struct tl_build *b);
 void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc);
 

@@ -26,8 +26,6 @@
 #include "tl_hash.h"
 #include "tl_internal.h"
 
-#define WC_RECV 128
-
 static bool is_ud(struct tl_build *b, uint32_t q)
 {
 	return q < b->qps.n && tl_qp(b, q)->qp_type == 4;
@@ -136,7 +134,7 @@ static int ud_events(struct tl_build *b, struct ud_rq *rq, struct tl_hash *sends
 				rc = tl_hash_put(sends, key2(q, w->first_psn), (uint32_t)i);
 			else if (w->queue == RT_WRQ_RECV)
 				rc = push_u32(&rq[q].recvs, (uint32_t)i);
-		} else if (e->ev.kind == RT_EV_COMPLETION && e->ev.u.wc.opcode == WC_RECV) {
+		} else if (e->ev.kind == RT_EV_COMPLETION && e->ev.u.wc.opcode == TL_WC_RECV) {
 			rc = push_u32(&rq[q].comps, (uint32_t)i);
 		}
 		if (rc < 0)

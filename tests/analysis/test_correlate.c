@@ -1293,6 +1293,101 @@ static void test_unreliable_loss(void)
 	}
 }
 
+/* A UD sender on A and receiver on B (after the RC set-up of sim_open, which
+ * names the hosts' addresses): ten datagrams; with `drop`, B has no receive
+ * posted when the fifth arrives, so it completes nine. */
+static void write_ud_run(const char *dir, bool drop)
+{
+	struct sim s;
+	struct sim_cfg cfg = {.t0 = 1795312000000000000ull, .off_a = 0, .off_b = 3000000, .qpn_a = 0x11, .qpn_b = 0x12,
+			      .psn_a = 100, .psn_b = 500, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .psn_valid = 1};
+	CHECK_EQ_U(sim_open(&s, dir, &cfg), 0);
+	const uint32_t uqa = 0x40, uqb = 0x41;
+	for (int h = 0; h < 2; h++) {
+		struct rt_event e = sim_ev(&s, h, s.now, RT_EV_QP_CREATE, h ? uqb : uqa);
+		e.u.qp_create.qp_type = 4;
+		sim_emit(&s, h, &e);
+	}
+	uint64_t t = s.now + 10000, recv_id = 1;
+	for (int r = 0; r < 4; r++) { /* B posts four receives ahead */
+		struct rt_event e = sim_ev(&s, 1, t += 1000, RT_EV_WR_POST, uqb);
+		e.u.wr.wr_id = recv_id++;
+		e.u.wr.queue = RT_WRQ_RECV;
+		e.u.wr.length = 1024;
+		sim_emit(&s, 1, &e);
+	}
+	for (uint32_t i = 0; i < 10; i++) {
+		t += 100000;
+		struct rt_event e = sim_ev(&s, 0, t, RT_EV_WR_POST, uqa);
+		e.u.wr.wr_id = 1000 + i;
+		e.u.wr.queue = RT_WRQ_SEND;
+		e.u.wr.opcode = 2; /* SEND */
+		e.u.wr.length = 64;
+		e.u.wr.flags = RT_WRF_PSN_VALID | RT_WRF_SIGNALED;
+		e.u.wr.first_psn = e.u.wr.last_psn = 7000 + i;
+		sim_emit(&s, 0, &e);
+		struct synth p;
+		memset(&p, 0, sizeof(p));
+		uint8_t payload[64] = {0};
+		p.opcode = RT_OP_UD_SEND_ONLY;
+		p.dqpn = uqb;
+		p.psn = 7000 + i;
+		p.qkey = 0x11111111;
+		p.srcqp = uqa;
+		p.payload = payload;
+		p.payload_len = sizeof(payload);
+		p.sport = rt_rxe_udp_sport(uqa);
+		sim_wire(&s, t + 5000, 1, &p);
+		struct rt_event sc = sim_ev(&s, 0, t + 2000, RT_EV_COMPLETION, uqa);
+		sc.u.wc.wr_id = 1000 + i;
+		sc.u.wc.opcode = 0; /* IBV_WC_SEND */
+		sim_emit(&s, 0, &sc);
+		if (drop && i == 4)
+			continue; /* B's receive queue is empty: the datagram is dropped */
+		struct rt_event rc = sim_ev(&s, 1, t + 20000, RT_EV_COMPLETION, uqb);
+		rc.u.wc.opcode = 128; /* IBV_WC_RECV */
+		rc.u.wc.byte_len = 64 + 40;
+		rc.u.wc.src_qp = uqa;
+		sim_emit(&s, 1, &rc);
+		struct rt_event rp = sim_ev(&s, 1, t + 30000, RT_EV_WR_POST, uqb);
+		rp.u.wr.wr_id = recv_id++;
+		rp.u.wr.queue = RT_WRQ_RECV;
+		rp.u.wr.length = 1024;
+		sim_emit(&s, 1, &rp);
+	}
+	s.now = t + 100000;
+	CHECK_EQ_U(sim_close(&s), 0);
+}
+
+/* A UD receiver that completed fewer receives than the datagrams captured on
+ * their way to it (before its last completion) dropped the rest. */
+static void test_ud_receiver_drop(void)
+{
+	for (int drop = 0; drop < 2; drop++) {
+		const char *dir = rundir(drop ? "ud-drop" : "ud-nodrop");
+		write_ud_run(dir, drop);
+		struct rt_timeline *tl = NULL;
+		char err[256];
+		CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
+		if (!tl)
+			continue;
+		unsigned n = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+			const char *text = rt_tl_str(tl, f->text);
+			if (f->severity >= RT_TLS_WARNING)
+				printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+			n += f->kind == RT_TLFK_UNRELIABLE_LOSS &&
+			     strstr(text, "UD datagrams dropped at the receiver: QP 0x000041 on ") &&
+			     strstr(text, " completed 9 receives, but the capture saw 10 datagrams on their way to it before "
+					  "the last of them: 1 was never received");
+		}
+		CHECK_EQ_U(n, drop ? 1u : 0u);
+		CHECK_EQ_U(problems(tl, NULL), drop ? 1u : 0u);
+		rt_timeline_free(tl);
+	}
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rdmatrace-correlate-XXXXXX");
@@ -1314,6 +1409,7 @@ int main(void)
 	RUN(test_teardown_not_a_finding);
 	RUN(test_partial_inputs);
 	RUN(test_unreliable_loss);
+	RUN(test_ud_receiver_drop);
 	RUN(test_exports);
 	RUN(test_capture_drops);
 	RUN(test_nak_lost_after_capture);

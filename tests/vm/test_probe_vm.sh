@@ -48,11 +48,7 @@ if [ $? -eq 0 ]; then ok "verbs_prog on rxe: every WR, completion, PSN range and
 # apart (both are QPN 17 on rxe) only by the PSNs each side's QP state set:
 # the client's sends start at its sq_psn, the server receives from its rq_psn.
 R3=$VM_TMP/ptw
-vm_run "$R3" --scenario probe-perftest \
-	--server "$REC -o $R3/srv -- ib_write_bw -d rxe0 -n 100 -s 65536" \
-	--client "$REC -o $R3/cli -- ib_write_bw -d rxe0 -n 100 -s 65536 10.9.0.1" \
-	--server-name ib_write_bw --client-name ib_write_bw
-if [ "$VM_RC" -eq 0 ]; then ok "ib_write_bw (no -R) under record in both VMs exits 0"; else not_ok "lab-vm run (ib_write_bw) exited $VM_RC"; sed 's/^/#   /' "$R3.stderr" | tail -20; fi
+perftest_run "$R3" "ib_write_bw -d rxe0 -F -n 100 -s 65536"
 "$RDMATRACE" diagnose --json "$R3" >"$R3.json" 2>"$R3.err"
 check "ib_write_bw: both recordings in the run's timeline, each QP matched to its wire packets, client clock bounded" python3 -c '
 import json, sys
@@ -70,11 +66,7 @@ assert h["client"]["uncertainty_ns"] is not None and h["client"]["uncertainty_ns
 # WRs were predicted to carry the datagrams' PSNs, the receiver's the host
 # whose UD QP completed receives from their source QPN.
 R4=$VM_TMP/ptud
-vm_run "$R4" --scenario probe-perftest-ud \
-	--server "$REC -o $R4/srv -- ib_send_bw -d rxe0 -c UD -n 100 -s 1024" \
-	--client "$REC -o $R4/cli -- ib_send_bw -d rxe0 -c UD -n 100 -s 1024 10.9.0.1" \
-	--server-name ib_send_bw --client-name ib_send_bw
-if [ "$VM_RC" -eq 0 ]; then ok "ib_send_bw -c UD (no -R) under record in both VMs exits 0"; else not_ok "lab-vm run (ib_send_bw -c UD) exited $VM_RC"; sed 's/^/#   /' "$R4.stderr" | tail -20; fi
+perftest_run "$R4" "ib_send_bw -d rxe0 -F -c UD -n 100 -s 1024"
 check "ib_send_bw -c UD: every datagram linked to its send WR, each successful receive to a datagram" \
 	python3 tests/analysis/check_ud_links.py "$R4" "$RDMATRACE" --one-way
 # ---- perftest RNR: a receiver with 2 receives posted ----
@@ -84,11 +76,7 @@ check "ib_send_bw -c UD: every datagram linked to its send WR, each successful r
 # TCG), and the clocks agree with every constraint: a message resent after
 # the receiver had it is not what consumed its receive.
 R5=$VM_TMP/ptrnr
-vm_run "$R5" --scenario probe-perftest-rnr \
-	--server "$REC -o $R5/srv -- ib_send_bw -d rxe0 -F -n 200 -s 4096 -r 2" \
-	--client "$REC -o $R5/cli -- ib_send_bw -d rxe0 -F -n 200 -s 4096 -r 2 10.9.0.1" \
-	--server-name ib_send_bw --client-name ib_send_bw
-if [ "$VM_RC" -eq 0 ]; then ok "ib_send_bw -r 2 under record in both VMs exits 0"; else not_ok "lab-vm run (ib_send_bw -r 2) exited $VM_RC"; sed 's/^/#   /' "$R5.stderr" | tail -20; fi
+perftest_run "$R5" "ib_send_bw -d rxe0 -F -n 200 -s 4096 -r 2"
 check "ib_send_bw -r 2: every RNR NAK the server sent in an RNR stall, no ACK timeout, consistent clocks" python3 -c '
 import json, subprocess, sys
 run, rt = sys.argv[1], sys.argv[2]

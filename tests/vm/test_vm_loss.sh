@@ -37,14 +37,10 @@ if [ "$r" -gt 0 ]; then ok "rxe counters show retries ($r)"; else not_ok "rxe re
 # during a retry, which rxe ignores; READs: several in flight, whose
 # responses the requester takes in PSN order.  -F: perftest's CPU frequency
 # check fails on TCG.
-REC="$PWD/$RDMATRACE record"
 for t in "ib_write_bw -n 120 -s 65536" "ib_read_bw -n 120 -s 65536"; do
 	name=${t%% *}
 	P=$VM_TMP/loss-$name
-	vm_run "$P" --scenario "$name-loss" --loss 2 \
-		--server "$REC -o $P/srv -- $t -d rxe0 -F" --client "$REC -o $P/cli -- $t -d rxe0 -F 10.9.0.1" \
-		--server-name "$name" --client-name "$name"
-	if [ "$VM_RC" -eq 0 ]; then ok "$name under 2% loss exits 0"; else not_ok "$name under loss: lab-vm exited $VM_RC"; sed 's/^/#   /' "$P.stderr" | tail -20; fi
+	perftest_run "$P" "$t -d rxe0 -F" --loss 2
 	out=$(python3 tests/analysis/check_retries_counter.py "$P" "$RDMATRACE" client --tolerance 2 2>&1)
 	if [ $? -eq 0 ]; then ok "$name: Go-Back-N rounds on the wire match rxe's retry counter ${out#\# }"; else not_ok "$name: Go-Back-N rounds against rxe's retry counter"; printf '%s\n' "$out" | sed 's/^/#   /'; fi
 done

@@ -15,6 +15,19 @@ vm_run() {
 	grep -E 'up after|whole run' "$dir.stderr" | sed 's/^/# /'
 }
 
+# perftest_run RUNDIR "COMMAND" [LAB-VM OPTIONS...]: a perftest COMMAND in both
+# VMs under `rdmatrace record` (RUNDIR/srv in the server, RUNDIR/cli in the
+# client, which connects to 10.9.0.1), and an ok / not ok line for its exit.
+perftest_run() {
+	local dir=$1 cmd=$2 rec="$PWD/$RDMATRACE record"
+	shift 2
+	local name=${cmd%% *}
+	vm_run "$dir" --scenario "perftest-$name" "$@" \
+		--server "$rec -o $dir/srv -- $cmd" --client "$rec -o $dir/cli -- $cmd 10.9.0.1" \
+		--server-name "$name" --client-name "$name"
+	if [ "$VM_RC" -eq 0 ]; then ok "$cmd under record in both VMs exits 0"; else not_ok "$cmd under record: lab-vm exited $VM_RC"; sed 's/^/#   /' "$dir.stderr" | tail -20; fi
+}
+
 # tsh CAPTURE ARGS...: tshark on a lab capture, without RPC-over-RDMA guesses.
 tsh() {
 	local f=$1; shift

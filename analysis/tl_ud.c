@@ -19,6 +19,11 @@
  * tl_link.c's causal constraints leave UC and UD send WRs out (tl_qp_unacked()).
  * QPs that receive from a shared receive queue are not paired (their
  * receives are not their own).
+ *
+ * Addresses no CM exchange tied to a host (perftest -c UD, which swaps its
+ * QPNs over TCP) are tied here first: the sender's by the traced UD QP whose
+ * WRs were predicted to carry the datagram's PSN, the receiver's by the
+ * traced UD QP that completed receives from its source QPN.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1571,65 +1571,76 @@ static int unreliable_loss(struct dctx *c)
 }
 
 /* UD datagrams a traced receiver dropped: the capture saw more datagrams on
- * their way to its UD QP, before its last successful receive completion (less
- * its clock's uncertainty), than it completed receives.  Each of those was
- * either taken before the datagram of that last completion (the receiver
- * takes datagrams in order, and polls their completions in order) or came
- * after it and was never received either way.  UD drops a datagram silently
- * when no receive WR is free for it; the sender's completion says success.
- * Which of them were dropped is not known (the receives pair with datagrams
- * in order), only how many; datagrams after the last completion are not
- * counted (the program may have stopped polling).  Needs a lower bound on
- * the receiver's clock offset against the capture's. */
+ * their way to its UD QP, before its last successful receive completion, than
+ * it completed receives.  Each of those was either taken before the datagram
+ * of that last completion (the receiver takes datagrams in order, and polls
+ * their completions in order) or came after it and was never received either
+ * way.  UD drops a datagram silently when no receive WR is free for it; the
+ * sender's completion says success.  Which of them were dropped is not known
+ * (the receives pair with datagrams in order), only how many; datagrams after
+ * the last completion are not counted (the program may have stopped
+ * polling).  Needs a lower bound on the receiver's clock offset against the
+ * capture's. */
+struct ud_recv {
+	uint32_t last;            /* its last successful receive completion (event), RT_TL_NONE */
+	uint32_t ncomp;           /* its successful receive completions */
+	uint64_t cutoff;          /* the earliest the last one can have been, capture time; 0 unknown */
+	uint32_t nseen, first;    /* datagrams captured to it before cutoff; the first (packet) */
+};
+
 static int ud_receiver_drops(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nq = b->qps.n, nev = tl_nev(b), npk = tl_npk(b);
-	uint32_t *last = malloc((nq + 1) * sizeof(uint32_t)), *ncomp = calloc(nq + 1, sizeof(uint32_t));
-	uint32_t *nseen = calloc(nq + 1, sizeof(uint32_t)), *first = malloc((nq + 1) * sizeof(uint32_t));
-	uint64_t *cutoff = calloc(nq + 1, sizeof(uint64_t));
-	int rc = last && ncomp && nseen && first && cutoff ? 0 : -ENOMEM;
-	for (size_t q = 0; !rc && q <= nq; q++)
-		last[q] = first[q] = RT_TL_NONE;
-	for (size_t i = 0; !rc && i < nev; i++) {
+	bool any = false;
+	for (size_t q = 0; q < nq && !any; q++)
+		any = tl_qp(b, q)->qp_type == 4 && (tl_qp(b, q)->flags & RT_TLQ_TRACED);
+	if (!any)
+		return 0; /* no traced UD QP: nothing to scan the events and packets for */
+	struct ud_recv *u = calloc(nq, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	for (size_t q = 0; q < nq; q++)
+		u[q].last = u[q].first = RT_TL_NONE;
+	for (size_t i = 0; i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		uint32_t q = b->ev_qp[i];
 		if (b->ev_shadow[i] || q >= nq || e->ev.kind != RT_EV_COMPLETION || e->ev.u.wc.opcode != TL_WC_RECV ||
 		    e->ev.u.wc.status != 0 || tl_qp(b, q)->qp_type != 4)
 			continue;
-		ncomp[q]++;
-		last[q] = (uint32_t)i;
+		u[q].ncomp++;
+		u[q].last = (uint32_t)i;
 	}
-	bool any = false;
-	for (size_t q = 0; !rc && q < nq; q++) {
-		if (last[q] == RT_TL_NONE)
+	any = false;
+	for (size_t q = 0; q < nq; q++) {
+		if (u[q].last == RT_TL_NONE)
 			continue;
 		/* the earliest the last completion can have been in the capture's
 		 * time: its raw time plus the lowest offset the constraints allow
 		 * (a receiver's completions bound it from that side even when
 		 * nothing bounds it from the other, as with one-way datagrams) */
-		uint16_t h = tl_ev(b, last[q])->host;
-		const struct rt_tl_host *H = tl_host(b, h);
-		int64_t lo = h == b->capture_host ? 0 : H->offset_lo_ns;
-		int64_t t = (int64_t)tl_ev(b, last[q])->raw_ns + (lo == INT64_MIN ? 0 : lo);
-		if (lo == INT64_MIN || t <= 0)
+		const struct tl_evrec *e = tl_ev(b, u[q].last);
+		int64_t lo = e->host == b->capture_host ? 0 : tl_host(b, e->host)->offset_lo_ns;
+		if (lo == INT64_MIN || (int64_t)e->raw_ns + lo <= 0)
 			continue;
-		cutoff[q] = (uint64_t)t;
+		u[q].cutoff = (uint64_t)((int64_t)e->raw_ns + lo);
 		any = true;
 	}
-	for (size_t i = 0; !rc && any && i < npk; i++) {
+	for (size_t i = 0; any && i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		uint32_t q = k->recv_qp;
-		if (k->is_cm || q >= nq || !cutoff[q] || rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD || k->damaged ||
-		    k->icrc == RT_ICRC_BAD || item_t(c, tl_item_pk(b, (uint32_t)i)) >= cutoff[q])
+		if (k->is_cm || q >= nq || !u[q].cutoff || rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD || k->damaged ||
+		    k->icrc == RT_ICRC_BAD || item_t(c, tl_item_pk(b, (uint32_t)i)) >= u[q].cutoff)
 			continue;
-		if (!nseen[q]++)
-			first[q] = (uint32_t)i;
+		if (!u[q].nseen++)
+			u[q].first = (uint32_t)i;
 	}
+	int rc = 0;
 	for (size_t q = 0; !rc && q < nq; q++) {
-		if (nseen[q] <= ncomp[q])
+		const struct ud_recv *r = &u[q];
+		if (r->nseen <= r->ncomp)
 			continue;
-		uint32_t dropped = nseen[q] - ncomp[q];
+		uint32_t dropped = r->nseen - r->ncomp;
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "UD datagrams dropped at the receiver: ");
 		qp_name(b, (uint32_t)q, &t);
@@ -1637,21 +1648,17 @@ static int ud_receiver_drops(struct dctx *c)
 		       "them: %u %s never received. UD drops a datagram silently when no receive WR is free for it "
 		       "(post receives ahead of the traffic); nothing reports it to either side and the sender's "
 		       "completion says success.",
-		   ncomp[q], ncomp[q] == 1 ? "" : "s", nseen[q], dropped, dropped == 1 ? "was" : "were");
-		tx(&e, "datagrams from frame %u, last receive completion wr_id %" PRIu64, tl_pk(b, first[q])->frame,
-		   tl_ev(b, last[q])->ev.u.wc.wr_id);
-		long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, tl_item_pk(b, first[q])), (uint32_t)q,
+		   r->ncomp, r->ncomp == 1 ? "" : "s", r->nseen, dropped, dropped == 1 ? "was" : "were");
+		tx(&e, "datagrams from frame %u, last receive completion wr_id %" PRIu64, tl_pk(b, r->first)->frame,
+		   tl_ev(b, r->last)->ev.u.wc.wr_id);
+		long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, tl_item_pk(b, r->first)), (uint32_t)q,
 				 0, 0, &t, &e);
 		if (f < 0)
 			rc = -ENOMEM;
 		else
-			tl_finding_evidence(b, FI(b, f), last[q]);
+			tl_finding_evidence(b, FI(b, f), r->last);
 	}
-	free(last);
-	free(ncomp);
-	free(nseen);
-	free(first);
-	free(cutoff);
+	free(u);
 	return rc;
 }
 

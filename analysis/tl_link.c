@@ -311,13 +311,13 @@ static void wpair(struct lctx *c, uint32_t a, uint32_t b)
 	}
 }
 
-/* Every wire key has its peer. */
-static bool wkeys_paired(struct lctx *c)
+/* How many wire keys have no peer yet. */
+static size_t unpaired_keys(struct lctx *c)
 {
+	size_t n = 0;
 	for (size_t j = 0; j < c->wkeys.n; j++)
-		if (WK(c, j)->peer == RT_TL_NONE)
-			return false;
-	return true;
+		n += WK(c, j)->peer == RT_TL_NONE;
+	return n;
 }
 
 /* 1b. wire QPs and their peers. */
@@ -370,7 +370,8 @@ static int wire_qps(struct lctx *c)
 	tl_hash_free(&req);
 	/* rxe's UDP source port names the sending QP (a pass over the packets
 	 * for nothing when every key has its peer) */
-	for (size_t i = 0; i < npk && !wkeys_paired(c); i++) {
+	size_t unpaired = unpaired_keys(c);
+	for (size_t i = 0; i < npk && unpaired; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm || k->recv_qp == RT_TL_NONE || WK(c, k->recv_qp)->peer != RT_TL_NONE)
 			continue;
@@ -378,6 +379,8 @@ static int wire_qps(struct lctx *c)
 			struct wkey *o = WK(c, j);
 			if (o->ep == k->src_ep && o->peer == RT_TL_NONE && rt_rxe_udp_sport(o->qpn) == k->udp_sport) {
 				wpair(c, (uint32_t)j, k->recv_qp);
+				if (o->peer == k->recv_qp)
+					unpaired -= 2;
 				break;
 			}
 		}
@@ -525,7 +528,6 @@ static void pk_qps(struct lctx *c, struct tl_pk *k)
 	k->send_qp = w->peer != RT_TL_NONE ? WK(c, w->peer)->qp : RT_TL_NONE;
 }
 
-/* 1c. wire QPs meet trace QPs; addresses meet hosts. */
 /* What the CM exchange sets up, for QPs whose state no trace recorded
  * (docs/timeline.md): the passive side takes its local ACK timeout, retry
  * count, RNR retry count and path MTU from the REQ; the active side its
@@ -565,6 +567,7 @@ static int cm_qp_attrs(struct tl_build *b, struct tl_hash *reqs, uint32_t i)
 	return 0;
 }
 
+/* 1c. wire QPs meet trace QPs; addresses meet hosts. */
 static int merge_qps(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -614,12 +617,12 @@ static int merge_qps(struct lctx *c)
 					/* requests in one direction only (UC: no ACKs come back)
 					 * give the sender no wire QP of its own: it is the
 					 * peer QPN at the address they came from */
-					if (np == 0 && WK(c, hit)->have_first_in) {
-						uint32_t from = tl_pk(b, WK(c, hit)->first_in_pk)->src_ep;
-						if (from != WK(c, hit)->ep &&
-						    (p = wkey_get(c, from, Q->peer_qpn)) == RT_TL_NONE)
+					uint32_t from = np == 0 && WK(c, hit)->have_first_in
+								? tl_pk(b, WK(c, hit)->first_in_pk)->src_ep : RT_TL_NONE;
+					if (from != RT_TL_NONE && from != WK(c, hit)->ep) {
+						if ((p = wkey_get(c, from, Q->peer_qpn)) == RT_TL_NONE)
 							return -ENOMEM;
-						if (from != WK(c, hit)->ep && WK(c, p)->peer == RT_TL_NONE) {
+						if (WK(c, p)->peer == RT_TL_NONE) {
 							WK(c, p)->have_first = true;
 							WK(c, p)->first_req_psn = WK(c, hit)->first_in_psn;
 							np = 1;
@@ -1063,6 +1066,16 @@ static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t s
 	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
 }
 
+/* True when request k came less than wait_ns plus the whole local ACK
+ * timeout of its sender (less a tenth, for timer granularity) after
+ * since_ns: a timer started then cannot have gone off.  False when the
+ * timeout is not known. */
+static bool before_timeout(struct tl_build *b, const struct tl_pk *k, uint64_t since_ns, uint64_t wait_ns)
+{
+	uint64_t timeout = 2 * tl_half_ack_timeout_ns(b, k->send_qp);
+	return timeout && k->raw_ns >= since_ns && k->raw_ns - since_ns < wait_ns + timeout - timeout / 10;
+}
+
 /* Whether the sender's ACK timer, restarted by the latest response that
  * left requests outstanding, cannot have gone off by request k: less than
  * the whole timeout (less a tenth, for timer granularity) after it.  Such a
@@ -1070,8 +1083,7 @@ static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t s
  * the kernel's SoftRoCE on TCG, with a 67 ms timeout), not the timer's. */
 static bool timer_rearmed(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
 {
-	uint64_t timeout = 2 * tl_half_ack_timeout_ns(b, k->send_qp);
-	return timeout && S->rearm_ns && k->raw_ns >= S->rearm_ns && k->raw_ns - S->rearm_ns < timeout - timeout / 10;
+	return S->rearm_ns && before_timeout(b, k, S->rearm_ns, 0);
 }
 
 /* An ACK timeout makes the sender go back to the oldest PSN it has no
@@ -1095,9 +1107,8 @@ static bool above_unacked(const struct stream *S, uint64_t pu)
 static bool late_answer(struct tl_build *b, const struct stream *S, const struct tl_pk *trigger, const struct tl_pk *k,
 			uint64_t pu, uint64_t wait_ns)
 {
-	uint64_t timeout = 2 * tl_half_ack_timeout_ns(b, k->send_qp);
 	bool got_it = trigger->psn == k->psn && pu > S->first_u && (!S->have_plain_ack || pu > S->plain_acked_u + 1);
-	return got_it && k->raw_ns >= trigger->raw_ns && k->raw_ns - trigger->raw_ns < wait_ns + timeout - timeout / 10;
+	return got_it && before_timeout(b, k, trigger->raw_ns, wait_ns);
 }
 
 /* Packets by PSN on the requester streams, for wire_streams: the first and
@@ -1422,10 +1433,10 @@ static int wire_streams(struct lctx *c)
 			}
 			/* a PSN beyond the highest seen is new: no lookup needed */
 			uint32_t f = pu > S->max_u ? RT_TL_NONE : psn_map_get(&first, s, k->psn);
-			/* a READ request inside an earlier READ's span asks again for its responses */
 			/* READs and atomics are answered by responses of their own PSNs (an
 			 * atomic by one ACK); a response or ACK past one still missing its
-			 * answer is an implied NAK */
+			 * answer is an implied NAK, and a READ request inside an earlier
+			 * READ's span asks again for its responses */
 			bool is_read = k->op_class == RT_CLASS_READ_REQ || k->op_class == RT_CLASS_ATOMIC;
 			struct read_span *ring = &reads[(size_t)s * READ_RING];
 			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;

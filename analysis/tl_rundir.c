@@ -108,8 +108,15 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 				break;
 			continue;
 		}
-		if (!ends_with(n, ".pcapng") && !ends_with(n, ".pcap"))
+		if (!ends_with(n, ".pcapng") && !ends_with(n, ".pcap")) {
+			/* traces/, and the run directories `rdmatrace record -o` made on
+			 * each host, put side by side in this one (the VM lab's
+			 * layout): their traces/ */
+			if (is_dir(rundir, n) &&
+			    (rc = strcmp(n, "traces") ? add_sub_run(in, rundir, n) : add_traces_of(in, rundir, n)) < 0)
+				break;
 			continue;
+		}
 		int prio = !strcmp(n, "capture.pcapng") ? 3 : !strncmp(n, "capture.", 8) ? 2 : !strncmp(n, "wire.", 5) ? 1 : 0;
 		if (prio > best) {
 			char path[4096];
@@ -120,16 +127,6 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 		}
 	}
 	closedir(d);
-	if (!rc)
-		rc = add_traces_of(in, rundir, "traces");
-	/* the run directories `rdmatrace record -o` made on each host, put
-	 * side by side in this one (the VM lab's layout): their traces */
-	if (!rc && (d = opendir(rundir))) {
-		while (!rc && (de = readdir(d)))
-			if (de->d_name[0] != '.' && strcmp(de->d_name, "traces") && is_dir(rundir, de->d_name))
-				rc = add_sub_run(in, rundir, de->d_name);
-		closedir(d);
-	}
 	if (rc < 0) {
 		inputs_free(in);
 		return rc;

@@ -349,7 +349,7 @@ static inline bool ep_is(const struct tl_ep *c, unsigned ver, const uint8_t *ip)
 
 /* The endpoint of the address; *hint is the one this caller found last
  * (few endpoints: a linear scan after it). */
-static uint32_t ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip, uint32_t *hint)
+uint32_t tl_ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip, uint32_t *hint)
 {
 	if (*hint < b->eps.n && ep_is(TL_AT(&b->eps, struct tl_ep, *hint), ver, ip))
 		return *hint;
@@ -388,8 +388,8 @@ const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk)
 static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p, struct tl_vec *data)
 {
 	static __thread uint32_t src_hint, dst_hint;
-	uint32_t src_ep = ep_find_or_add(b, p->ip_version, p->src, &src_hint);
-	uint32_t dst_ep = ep_find_or_add(b, p->ip_version, p->dst, &dst_hint);
+	uint32_t src_ep = tl_ep_find_or_add(b, p->ip_version, p->src, &src_hint);
+	uint32_t dst_ep = tl_ep_find_or_add(b, p->ip_version, p->dst, &dst_hint);
 	/* made whole here rather than zeroed by tl_vec_push() and filled
 	 * after: a million of them are made while the reading waits */
 	struct tl_pk *k = vec_room(&b->pk);

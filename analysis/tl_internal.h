@@ -341,6 +341,9 @@ const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk);
 #define TL_WC_RECV 128
 int tl_ud_links(struct tl_build *b);
 void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc);
+/* The endpoint of an address (IPv4: its 4 bytes), added when new; *hint is
+ * the one this caller found last.  RT_TL_NONE without memory. */
+uint32_t tl_ep_find_or_add(struct tl_build *b, unsigned ver, const uint8_t *ip, uint32_t *hint);
 
 /* A UC or UD QP: its sends complete once their packets left, with no ACK,
  * maybe before the capture saw them and before any receive took them. */

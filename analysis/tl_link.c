@@ -144,21 +144,10 @@ static bool ev_has_qp(const struct rt_event *ev)
 
 static uint32_t ep_of_ip4(struct tl_build *b, uint32_t ip_net)
 {
-	uint8_t ip[16] = {0};
+	uint8_t ip[4];
+	uint32_t hint = RT_TL_NONE;
 	memcpy(ip, &ip_net, 4);
-	for (size_t i = 0; i < b->eps.n; i++) {
-		struct tl_ep *e = TL_AT(&b->eps, struct tl_ep, i);
-		if (e->ver == 4 && !memcmp(e->ip, ip, 4))
-			return (uint32_t)i;
-	}
-	struct tl_ep *e = tl_vec_push(&b->eps);
-	if (!e)
-		return RT_TL_NONE;
-	e->ver = 4;
-	memcpy(e->ip, ip, 4);
-	e->host = UINT16_MAX;
-	e->proc = UINT16_MAX;
-	return (uint32_t)(b->eps.n - 1);
+	return tl_ep_find_or_add(b, 4, ip, &hint);
 }
 
 /* An address is used by this host / process. */

@@ -9,11 +9,13 @@
  * million packets is annotated in well under a second.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rdmatrace/capfile.h"
+#include "rdmatrace/capture_copies.h"
 #include "rdmatrace/pcapng_write.h"
 #include "rdmatrace/trace_print.h"
 #include "tl_internal.h"
@@ -338,6 +340,20 @@ static size_t format_json(const struct rt_timeline *tl, size_t i, char *buf, siz
 	return a.n;
 }
 
+/* Whether the record is a RoCE frame the build left out as a copy of frame
+ * *orig captured on another interface: 1 yes, 0 no, -ENOMEM. */
+static int copy_of(struct rt_capcopies **copies, const struct rt_capfile *f, const struct rt_caprec *rec,
+		   uint64_t *orig)
+{
+	unsigned nif = rt_capfile_interfaces(f);
+	if (!*copies && !rt_capcopies_possible(nif, rec->linktype))
+		return 0;
+	struct rt_pkt p;
+	if (rt_decode(NULL, rec->linktype, rec->data, rec->caplen, rec->wirelen, &p) != 1)
+		return 0;
+	return rt_capcopies_frame(copies, nif, rec, &p, orig);
+}
+
 int tl_write_annotated(const struct rt_timeline *tl, const char *capture, const char *pcapng_out,
 		       const char *jsonl_out, char *err, size_t errlen)
 {
@@ -366,11 +382,25 @@ int tl_write_annotated(const struct rt_timeline *tl, const char *capture, const 
 	struct rt_caprec rec;
 	size_t pi = 0;
 	char comment[1024], json[2048];
+	struct rt_capcopies *copies = NULL; /* as the build found them (tl_build.c) */
 	while ((rc = rt_capfile_next(f, &rec)) > 0) {
 		const char *c = NULL;
 		while (pi < tl->npkts && tl->pkts[pi].frame < rec.frame)
 			pi++;
-		if (pi < tl->npkts && tl->pkts[pi].frame == rec.frame) {
+		uint64_t orig;
+		if ((rc = copy_of(&copies, f, &rec, &orig)) < 0)
+			break;
+		if (rc == 1) {
+			c = comment;
+			snprintf(comment, sizeof(comment),
+				 "rdmatrace: copy_of=%" PRIu64 "\ncopy of frame %" PRIu64
+				 ": the same packet captured on another interface, taken once",
+				 orig, orig);
+			if (j && fprintf(j, "{\"frame\":%" PRIu64 ",\"copy_of\":%" PRIu64 "}\n", rec.frame, orig) < 0) {
+				rc = -EIO;
+				break;
+			}
+		} else if (pi < tl->npkts && tl->pkts[pi].frame == rec.frame) {
 			if (tl_format_annotation(tl, pi, comment, sizeof(comment)))
 				c = comment;
 			if (j) {
@@ -391,6 +421,7 @@ int tl_write_annotated(const struct rt_timeline *tl, const char *capture, const 
 	if (rc == -EBADMSG)
 		rc = 0; /* the damage is already a note; everything before it is written */
 	rt_capfile_close(f);
+	rt_capcopies_free(copies);
 	if (j && fclose(j) && !rc)
 		rc = -EIO;
 	if (rc < 0)

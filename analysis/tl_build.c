@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rdmatrace/capfile.h"
+#include "rdmatrace/capture_copies.h"
 #include "rdmatrace/trace_reader.h"
 #include "tl_internal.h"
 
@@ -537,7 +538,23 @@ struct cap_job {
 	pthread_cond_t cv;
 	bool decoded;
 	bool recorded;            /* the packet records are made (or there are none to make) */
+	struct rt_capcopies *copies; /* made when the capture has several interfaces */
+	uint64_t ncopies, first_copy, first_copy_of; /* frame numbers */
 };
+
+/* Whether the frame is a copy of one captured on another interface
+ * (capture_copies.h): 1 to leave it out, 0 to keep it, -ENOMEM. */
+static int capture_copy(struct cap_job *j, const struct rt_capfile *f, const struct rt_caprec *rec,
+			const struct rt_pkt *p)
+{
+	uint64_t orig;
+	int rc = rt_capcopies_frame(&j->copies, rt_capfile_interfaces(f), rec, p, &orig);
+	if (rc == 1 && rt_capcopies_count(j->copies) == 1) {
+		j->first_copy = rec->frame;
+		j->first_copy_of = orig;
+	}
+	return rc;
+}
 
 static void *cap_run(void *arg)
 {
@@ -557,6 +574,11 @@ static void *cap_run(void *arg)
 				b->nonroce_frames++;
 				continue;
 			}
+			if ((rc = capture_copy(j, f, &rec, &p)) != 0) {
+				if (rc < 0)
+					break;
+				continue;
+			}
 			if ((rc = add_packet(b, &rec, &p, keep_data)) < 0)
 				break;
 		}
@@ -566,6 +588,9 @@ static void *cap_run(void *arg)
 		}
 		rt_capfile_stats(f, &j->stats);
 		j->rc = rc == -ENOMEM ? rc : 0;
+		j->ncopies = rt_capcopies_count(j->copies);
+		rt_capcopies_free(j->copies);
+		j->copies = NULL;
 	}
 	pthread_mutex_lock(&j->mu);
 	j->decoded = true;
@@ -620,6 +645,11 @@ static int capture_done(struct tl_build *b, struct cap_job *j)
 	b->capture_path = tl_str(b, j->path);
 	if (j->damaged)
 		tl_note(b, "capture %s damaged: %s (packets before it are used)", j->path, j->err);
+	if (j->ncopies)
+		tl_note(b, "capture %s holds %" PRIu64 " frames again that it captured on another interface (the first: "
+			   "frame %" PRIu64 ", the same packet as frame %" PRIu64 "): each packet is taken once, so a "
+			   "copy is not read as a retransmission",
+			j->path, j->ncopies, j->first_copy, j->first_copy_of);
 	uint64_t dropped = j->stats.ifdrop + j->stats.osdrop;
 	b->capture_lossless = j->stats.blocks && (j->stats.have & (RT_CAPSTAT_IFDROP | RT_CAPSTAT_OSDROP)) && !dropped &&
 			      !j->damaged;

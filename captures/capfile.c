@@ -268,6 +268,13 @@ int rt_capfile_linktype(const struct rt_capfile *f)
 	return f->linktype;
 }
 
+unsigned rt_capfile_interfaces(const struct rt_capfile *f)
+{
+	if (!f || f->backend != RT_CAPFILE_MMAP || !f->pcapng)
+		return 1;
+	return f->nifs;
+}
+
 void rt_capfile_close(struct rt_capfile *f)
 {
 	if (!f)

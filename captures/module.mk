@@ -1,6 +1,6 @@
 # Captures: RoCEv2 wire tables, ICRC, decoder, pcap/pcapng I/O, live capture.
 LIB_SRCS += captures/roce_wire.c captures/icrc.c captures/crc_clmul.c captures/roce_decode.c captures/cm_decode.c \
-	captures/roce_format.c captures/qp_stats.c captures/capfile.c captures/capfile_mmap.c \
+	captures/roce_format.c captures/qp_stats.c captures/capture_copies.c captures/capfile.c captures/capfile_mmap.c \
 	captures/pcapng_write.c captures/live_capture.c
 LIB_LDLIBS += -lpcap
 CLI_SRCS += cli/cmd_packets.c cli/cmd_capture.c
@@ -18,4 +18,5 @@ $(BUILD)/bench/captures_bench: bench/captures_bench.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_PROGS += tests/captures/test_crc.c
+TEST_PROGS += tests/captures/test_capture_copies.c
 FUZZ_TARGETS += roce_transport

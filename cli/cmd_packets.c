@@ -14,6 +14,7 @@
 
 #include "command.h"
 #include "rdmatrace/capfile.h"
+#include "rdmatrace/capture_copies.h"
 #include "rdmatrace/qp_stats.h"
 #include "rdmatrace/roce_decode.h"
 #include "rdmatrace/roce_format.h"
@@ -234,6 +235,7 @@ static int parse_args(int argc, char **argv, struct packets_opts *o)
 
 struct counts {
 	uint64_t frames, roce, shown, skipped[8], bad_icrc, unverified, truncated;
+	uint64_t copies;          /* --stats: frames left out as copies from another interface */
 };
 
 static void seq_range(const struct rt_psn_seq *q, char *buf, size_t len)
@@ -296,9 +298,15 @@ static void print_stats(const struct rt_qp_stats *s, const struct counts *n, boo
 		       (unsigned long long)q->acks, (unsigned long long)q->naks, (unsigned long long)q->rnr_naks,
 		       (unsigned long long)q->cnps, (unsigned long long)q->bad_icrc);
 	}
-	if (!json)
-		printf("%llu frames, %llu RoCE packets, %llu other frames skipped\n", (unsigned long long)n->frames,
-		       (unsigned long long)n->roce, (unsigned long long)(n->frames - n->roce));
+	if (json && n->copies)
+		printf("{\"copies_left_out\":%llu}\n", (unsigned long long)n->copies);
+	if (json)
+		return;
+	printf("%llu frames, %llu RoCE packets, %llu other frames skipped", (unsigned long long)n->frames,
+	       (unsigned long long)n->roce, (unsigned long long)(n->frames - n->roce));
+	if (n->copies)
+		printf(", %llu copies of a packet captured on another interface left out", (unsigned long long)n->copies);
+	printf("\n");
 }
 
 static void print_summary(const struct counts *n)
@@ -342,6 +350,7 @@ static int run_packets(int argc, char **argv)
 		return 1;
 	}
 	struct rt_qp_stats *stats = NULL;
+	struct rt_capcopies *copies = NULL; /* --stats: a packet counts once (capture_copies.h) */
 	if (o.stats && rt_qp_stats_new(&stats) < 0) {
 		fprintf(stderr, "rdmatrace packets: out of memory\n");
 		rt_capfile_close(f);
@@ -379,7 +388,13 @@ static int run_packets(int argc, char **argv)
 			continue;
 		n.shown++;
 		if (stats) {
-			if (rt_qp_stats_add(stats, &pkt, rec.ts_ns) < 0) {
+			uint64_t orig;
+			int copy = rt_capcopies_frame(&copies, rt_capfile_interfaces(f), &rec, &pkt, &orig);
+			if (copy == 1) {
+				n.copies++;
+				continue;
+			}
+			if (copy < 0 || rt_qp_stats_add(stats, &pkt, rec.ts_ns) < 0) {
 				fprintf(stderr, "rdmatrace packets: out of memory\n");
 				break;
 			}
@@ -411,6 +426,7 @@ static int run_packets(int argc, char **argv)
 		status = 1;
 	}
 	rt_qp_stats_free(stats);
+	rt_capcopies_free(copies);
 	rt_capfile_close(f);
 	return status;
 }

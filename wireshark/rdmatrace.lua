@@ -43,6 +43,7 @@ local F = {
 	finding = ProtoField.string("rdmatrace.finding", "Diagnosis finding"),
 	dup = ProtoField.bool("rdmatrace.dup", "Duplicate at the receiver"),
 	out_of_order = ProtoField.bool("rdmatrace.out_of_order", "Out of order at the receiver"),
+	copy_of = ProtoField.uint32("rdmatrace.copy_of", "Copy of the packet in frame (captured on another interface)"),
 	note = ProtoField.string("rdmatrace.note", "Note"),
 	annotated = ProtoField.bool("rdmatrace.annotated", "Annotated by rdmatrace correlate"),
 }
@@ -203,6 +204,10 @@ function proto.dissector(tvb, pinfo, tree)
 		end
 		add_uint(t, F.ack_frame, ann.ack_frame)
 		add_uint(t, F.completion_frame, ann.completion_frame)
+		if ann.copy_of then
+			add_uint(t, F.copy_of, ann.copy_of)
+			info[#info + 1] = "copy of frame " .. ann.copy_of
+		end
 		if ann.dup == "1" then t:add(F.dup, true) end
 		if ann.out_of_order == "1" then t:add(F.out_of_order, true) end
 		if ann.finding then

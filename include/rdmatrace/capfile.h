@@ -82,6 +82,10 @@ enum { RT_CAPSTAT_IFRECV = 1, RT_CAPSTAT_IFDROP = 2, RT_CAPSTAT_OSDROP = 4, RT_C
 void rt_capfile_stats(const struct rt_capfile *f, struct rt_capfile_stats *out);
 /* Link type of the first interface (pcap: the file's), -1 when not yet known. */
 int rt_capfile_linktype(const struct rt_capfile *f);
+/* Interfaces the records so far can come from: the pcapng interface
+ * descriptions of the current section (they normally precede its packets);
+ * 1 for pcap files and the libpcap backend, which name no interface. */
+unsigned rt_capfile_interfaces(const struct rt_capfile *f);
 
 /* Close; NULL is fine. */
 void rt_capfile_close(struct rt_capfile *f);

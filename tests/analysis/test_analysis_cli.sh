@@ -223,4 +223,29 @@ mkdir -p "$tmp/atomic/traces" && cp tests/analysis/data/rxe-atomic-ack-lost.pcap
 gzip -dc tests/analysis/data/rxe-atomic-ack-lost.rtr.gz >"$tmp/atomic/traces/client-155-ib_atomic_bw.rtr"
 check "a lost atomic ACK: the next ACK is an implied NAK" \
 	python3 tests/analysis/check_rounds.py "$tmp/atomic" "$RDMATRACE" 1434388:implied_nak:150 1434393:implied_nak:225
+# The NAK-during-retry capture above held twice, as on two interfaces of one
+# host (frame k becomes frames 2k-1 and 2k, 1 us apart).  rxe's resends are
+# byte for byte the first transmissions (IP ID 0, and the 96-byte snap length
+# cuts the ICRC away), so only the interface tells a copy from a resend: the
+# same four rounds, at their new frame numbers, and no more.
+mkdir -p "$tmp/copies/traces" && cp "$tmp/rxeretry/traces/"*.rtr "$tmp/copies/traces/"
+check "a capture on two interfaces is made" \
+	python3 tests/analysis/copy_capture.py tests/analysis/data/rxe-nak-in-retry.pcapng "$tmp/copies/capture.pcapng"
+check "copies from a second interface are not retransmissions: the same rounds" \
+	python3 tests/analysis/check_rounds.py "$tmp/copies" "$RDMATRACE" 12076889:ack_timeout:329 \
+	12076911:ack_timeout:625 12076912:ack_timeout:879 12076975:nak_seq:1133
+"$RDMATRACE" correlate --force "$tmp/copies" >"$tmp/copies.txt" 2>&1
+nroce=$("$RDMATRACE" packets tests/analysis/data/rxe-nak-in-retry.pcapng 2>&1 >/dev/null | sed -n 's/^# [0-9]* frames: \([0-9]*\) RoCE.*/\1/p')
+check "copies: the note counts every RoCE frame's copy" \
+	grep -q "holds $nroce frames again that it captured on another interface (the first: frame [0-9]*, the same packet as frame [0-9]*)" "$tmp/copies.txt"
+check "copies: each is commented copy_of in the annotated capture" \
+	test "$(tshark -r "$tmp/copies/annotated.pcapng" -Y 'frame.comment contains "copy_of="' 2>/dev/null | wc -l)" = "$nroce"
+check "copies: the sidecar names the frame kept" \
+	grep -q '^{"frame":390,"copy_of":389}$' "$tmp/copies/annotations.jsonl"
+"$RDMATRACE" packets --stats "$tmp/copies/capture.pcapng" >"$tmp/copies-stats.txt" 2>&1
+"$RDMATRACE" packets --stats tests/analysis/data/rxe-nak-in-retry.pcapng >"$tmp/orig-stats.txt" 2>&1
+check "packets --stats: the flows of the copied capture are the original's" \
+	diff <(head -n -1 "$tmp/orig-stats.txt") <(head -n -1 "$tmp/copies-stats.txt")
+check_grep "packets --stats: the copies are counted apart" "$nroce copies of a packet captured on another interface left out" \
+	"$tmp/copies-stats.txt"
 done_testing

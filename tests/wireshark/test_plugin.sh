@@ -73,6 +73,21 @@ if "$RDMATRACE" --help | grep -q '^  correlate ' && [ -x "$BUILD/lab/rt-lab-send
 	check "the plugin loads without errors on lab runs" no_lua_errors
 fi
 
+# --- a capture on two interfaces: the copies are fields of their own -------
+if "$RDMATRACE" --help | grep -q '^  correlate '; then
+	mkdir -p "$T/copies"
+	python3 tests/analysis/copy_capture.py tests/analysis/data/rxe-rnr-late.pcapng "$T/copies/capture.pcapng"
+	"$RDMATRACE" correlate "$T/copies" >"$T/copies.out" 2>&1
+	copies=$(frames "$T/copies/annotated.pcapng" rdmatrace.copy_of)
+	check "copies: rdmatrace.copy_of selects the second interface's frames" \
+		test -n "$copies" -a "$copies" = "$(frames "$T/copies/annotated.pcapng" 'frame.comment contains "copy_of=" and frame.number % 2 == 0')"
+	check "copies: none of them is a retransmission" test -z "$(frames "$T/copies/annotated.pcapng" 'rdmatrace.copy_of and rdmatrace.retransmission')"
+	first=${copies%% *}
+	check "copies: the Info column names the frame kept" \
+		grep -q "\[copy of frame $((first - 1))\]" <(ts -r "$T/copies/annotated.pcapng" -Y "frame.number == $first" -T fields -e _ws.col.Info)
+	check "the plugin loads without errors on copies" no_lua_errors
+fi
+
 # --- the profile and the commands ----------------------------------------
 mkdir -p "$T/home" "$T/run"
 cp "$T/acks.pcapng" "$T/run/capture.pcapng"

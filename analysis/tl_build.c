@@ -265,6 +265,28 @@ static uint16_t proc_find_or_add(struct tl_build *b, uint16_t host, int32_t pid,
 	return (uint16_t)(b->procs.n - 1);
 }
 
+/* The trace file that trace i copies (a run's traces/ and a host's
+ * RUNDIR/HOST/traces both holding it, or a file copied beside itself):
+ * another file of the same process (host, boot, pid) starting at the same
+ * event, which holds more records or as many and comes first; the count of
+ * files when there is none. */
+static size_t copy_of_trace(const struct rt_trace_reader *r, size_t i)
+{
+	size_t n = rt_trace_reader_source_count(r);
+	const struct rt_trace_source *s = rt_trace_reader_source(r, i);
+	if (!s->boot_id[0] || !s->records)
+		return n;
+	for (size_t j = 0; j < n; j++) {
+		const struct rt_trace_source *o = rt_trace_reader_source(r, j);
+		if (j == i || o->pid != s->pid || o->first_ns != s->first_ns || strcmp(o->boot_id, s->boot_id) ||
+		    strcmp(o->host, s->host))
+			continue;
+		if (o->records > s->records || (o->records == s->records && j < i))
+			return j;
+	}
+	return n;
+}
+
 static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 {
 	if (!in->ntraces)
@@ -289,7 +311,11 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 	}
 	for (size_t i = 0; i < nsrc; i++) {
 		const struct rt_trace_source *s = rt_trace_reader_source(r, i);
-		src_host[i] = host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
+		src_host[i] = copy_of_trace(r, i) < nsrc ? UINT16_MAX
+				: host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
+		if (src_host[i] == UINT16_MAX)
+			tl_note(b, "trace %s is a copy of %s (the same process: host, boot, pid and first event): read once",
+				s->path, rt_trace_reader_source(r, copy_of_trace(r, i))->path);
 	}
 	size_t total = rt_trace_reader_count(r);
 	if (tl_vec_reserve(&b->ev, total) < 0 || tl_vec_reserve(&b->ev_raw, total) < 0 ||
@@ -306,7 +332,7 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 	unsigned last_file = ~0u;
 	uint16_t last_proc = UINT16_MAX;
 	while (rt_trace_reader_next(r, &rec) > 0) {
-		if (rec.ev.kind == RT_EV_NONE)
+		if (rec.ev.kind == RT_EV_NONE || (rec.file < nsrc && src_host[rec.file] == UINT16_MAX))
 			continue;
 		struct tl_evrec *e = b->ev.n < total ? tl_vec_push(&b->ev) : NULL; /* within the reserve */
 		if (!e)

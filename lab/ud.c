@@ -10,8 +10,17 @@
  * always one packet (at most the path MTU), nothing is acknowledged and a
  * lost datagram is simply gone: the client gives up on a reply after
  * --timeout-ms.
+ *
+ * One server QP serves any number of clients: each later SIDR request is
+ * answered with the same QPN while the server waits for datagrams, and
+ * --count on the server is the requests of all clients together.  Each
+ * client numbers its requests from 0, so the server keeps a count per
+ * sender (GID and source QP) to check the data and make the reply.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +92,124 @@ static int wait_for(const struct lab_opts *o, struct lab_conn *c, enum ibv_wc_op
 	}
 }
 
+#define MAX_CLIENTS 64
+#define MAX_PENDING 64         /* at least --depth: one per receive posted */
+
+/* The server's side of its clients: the ids of the SIDR requests it
+ * answered, and each sender's requests so far. */
+struct ud_clients {
+	struct rdma_cm_id *ids[MAX_CLIENTS];
+	unsigned nids;
+	struct {
+		uint8_t gid[16];
+		uint32_t qpn;
+		unsigned requests;
+	} senders[MAX_CLIENTS];
+	unsigned nsenders;
+	struct ibv_wc pending[MAX_PENDING]; /* receives completed while a send was awaited */
+	unsigned npending;
+};
+
+/* Answers a SIDR request waiting on the CM channel with our QPN and Q_Key. */
+static int answer_sidr(struct lab_conn *c, struct ud_clients *cl)
+{
+	struct rdma_cm_event *ev;
+	if (rdma_get_cm_event(c->ec, &ev) != 0) {
+		perror("lab: rdma_get_cm_event");
+		return -1;
+	}
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		rdma_ack_cm_event(ev);
+		return 0;
+	}
+	struct rdma_cm_id *id = ev->id;
+	rdma_ack_cm_event(ev);
+	struct rdma_conn_param param = { .qp_num = c->qp->qp_num };
+	if (cl->nids == MAX_CLIENTS || rdma_accept(id, &param) != 0) {
+		fprintf(stderr, "lab: cannot answer another service request (%u answered)\n", cl->nids + 1);
+		rdma_destroy_id(id);
+		return 0;
+	}
+	cl->ids[cl->nids++] = id;
+	lab_phase("answered service request %u: QPN %u", cl->nids + 1, c->qp->qp_num);
+	return 0;
+}
+
+/* Waits for a completion of kind want, answering the SIDR requests of
+ * further clients meanwhile; receives that complete while a send is awaited
+ * are kept for the next wait for a receive. */
+static int serve_wait(const struct lab_opts *o, struct lab_conn *c, struct ud_clients *cl, enum ibv_wc_opcode want,
+		      struct ibv_wc *wc)
+{
+	char text[128];
+	uint64_t deadline = lab_now_ms() + (uint64_t)o->timeout_ms;
+	if (want == IBV_WC_RECV && cl->npending) {
+		*wc = cl->pending[0];
+		memmove(cl->pending, cl->pending + 1, --cl->npending * sizeof(*wc));
+		return 0;
+	}
+	for (;;) {
+		int n = ibv_poll_cq(c->cq, 1, wc);
+		if (n == 0 && ibv_req_notify_cq(c->cq, 0) == 0)
+			n = ibv_poll_cq(c->cq, 1, wc); /* one may have come between the poll and the arm */
+		if (n < 0)
+			return -1;
+		if (n > 0) {
+			if (wc->status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "lab: %s\n", lab_wc_text(wc, text, sizeof(text)));
+				return -1;
+			}
+			if (wc->opcode == want)
+				return 0;
+			if (wc->opcode == IBV_WC_RECV && cl->npending < MAX_PENDING)
+				cl->pending[cl->npending++] = *wc;
+			continue;
+		}
+		uint64_t now = lab_now_ms();
+		if (now >= deadline) {
+			fprintf(stderr, "lab: no %s completion within %d ms\n", want == IBV_WC_RECV ? "receive" : "send",
+				o->timeout_ms);
+			return -1;
+		}
+		struct pollfd pfd[2] = { { .fd = c->channel->fd, .events = POLLIN }, { .fd = c->ec->fd, .events = POLLIN } };
+		if (poll(pfd, 2, (int)(deadline - now)) < 0 && errno != EINTR)
+			return -1;
+		if (pfd[0].revents & POLLIN) {
+			struct ibv_cq *ev_cq;
+			void *ev_ctx;
+			if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx) == 0)
+				ibv_ack_cq_events(ev_cq, 1);
+		}
+		if ((pfd[1].revents & POLLIN) && answer_sidr(c, cl) != 0)
+			return -1;
+	}
+}
+
+/* Requests this sender made before the one in wc.  The GRH area at the
+ * start of slot names it: RoCEv2 over IPv4 puts the IPv4 header in its last
+ * 20 bytes (source address at 32), over IPv6 the IPv6 header (source GID at 8). */
+static unsigned sender_requests(struct ud_clients *cl, const struct ibv_wc *wc, const uint8_t *slot)
+{
+	uint8_t sgid[16] = { 0 };
+	if ((slot[20] >> 4) == 4)
+		memcpy(sgid + 12, slot + 32, 4);
+	else
+		memcpy(sgid, slot + 8, 16);
+	unsigned i;
+	for (i = 0; i < cl->nsenders; i++)
+		if (cl->senders[i].qpn == wc->src_qp && memcmp(cl->senders[i].gid, sgid, 16) == 0)
+			break;
+	if (i == cl->nsenders) {
+		if (i == MAX_CLIENTS)
+			return 0;
+		cl->nsenders++;
+		memcpy(cl->senders[i].gid, sgid, 16);
+		cl->senders[i].qpn = wc->src_qp;
+		cl->senders[i].requests = 0;
+	}
+	return cl->senders[i].requests++;
+}
+
 static int run_server(const struct lab_opts *o)
 {
 	struct lab_conn c;
@@ -91,10 +218,11 @@ static int run_server(const struct lab_opts *o)
 	struct addrinfo *res = NULL;
 	struct rdma_cm_event *ev;
 	unsigned served = 0, bad = 0;
+	struct ud_clients clients = { .nids = 0 };
 	int rc = -1;
 	if (lab_open_id(&c, &c.listen_id, RDMA_PS_UDP) != 0 || lab_resolve(o, &res) != 0)
 		goto out;
-	if (rdma_bind_addr(c.listen_id, res->ai_addr) != 0 || rdma_listen(c.listen_id, 1) != 0) {
+	if (rdma_bind_addr(c.listen_id, res->ai_addr) != 0 || rdma_listen(c.listen_id, MAX_CLIENTS) != 0) {
 		perror("lab: rdma_bind_addr/rdma_listen (UDP port space)");
 		goto out;
 	}
@@ -107,6 +235,15 @@ static int run_server(const struct lab_opts *o)
 	rdma_ack_cm_event(ev);
 	if (lab_create_resources(&c, c.id, &caps) != 0 || ud_bufs_init(&c, &b, o) != 0)
 		goto out;
+	/* serve_wait() polls the completion channel beside the CM channel: a
+	 * readable channel need not hold a completion event (a provider may wake
+	 * it for other traffic, uroce for a CM message), so taking the event must
+	 * not block */
+	int fl = fcntl(c.channel->fd, F_GETFL);
+	if (fl < 0 || fcntl(c.channel->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		perror("lab: fcntl O_NONBLOCK on the completion channel");
+		goto out;
+	}
 	struct rdma_conn_param param = { .qp_num = c.qp->qp_num };
 	if (rdma_accept(c.id, &param) != 0) { /* answers the SIDR request with our QPN and Q_Key */
 		perror("lab: rdma_accept (UD)");
@@ -115,10 +252,11 @@ static int run_server(const struct lab_opts *o)
 	lab_phase("answered the service request: QPN %u", c.qp->qp_num);
 	for (served = 0; served < o->count; served++) {
 		struct ibv_wc wc;
-		if (wait_for(o, &c, IBV_WC_RECV, &wc) != 0)
+		if (serve_wait(o, &c, &clients, IBV_WC_RECV, &wc) != 0)
 			goto out;
 		uint8_t *slot = b.mem + (size_t)wc.wr_id * b.slot;
-		if (wc.byte_len != GRH + o->size || lab_check_pattern(slot + GRH, o->size, o->seed + served) >= 0)
+		unsigned nth = sender_requests(&clients, &wc, slot);
+		if (wc.byte_len != GRH + o->size || lab_check_pattern(slot + GRH, o->size, o->seed + nth) >= 0)
 			bad++;
 		/* The sender's address comes from the completion and the GRH area. */
 		struct ibv_ah *ah = ibv_create_ah_from_wc(c.pd, &wc, (struct ibv_grh *)slot, c.id->port_num);
@@ -126,10 +264,11 @@ static int run_server(const struct lab_opts *o)
 			perror("lab: ibv_create_ah_from_wc");
 			goto out;
 		}
-		lab_fill_pattern(send_slot(&b), o->size, o->seed + 100000 + served);
+		lab_fill_pattern(send_slot(&b), o->size, o->seed + 100000 + nth);
 		rc = ud_send(o, &c, &b, ah, wc.src_qp, UD_QKEY, served);
+		struct ibv_wc sent;
 		if (rc == 0)
-			rc = wait_for(o, &c, IBV_WC_SEND, &wc);
+			rc = serve_wait(o, &c, &clients, IBV_WC_SEND, &sent);
 		ibv_destroy_ah(ah);
 		if (rc != 0 || lab_post_recv(&c, wc.wr_id, slot, (uint32_t)b.slot, b.mr->lkey) != 0)
 			goto out;
@@ -140,6 +279,8 @@ out:
 	if (res)
 		freeaddrinfo(res);
 	lab_result(o, rc == 0 && bad == 0, "requests=%u bad=%u", served, bad);
+	for (unsigned i = 0; i < clients.nids; i++)
+		rdma_destroy_id(clients.ids[i]);
 	if (b.mr)
 		ibv_dereg_mr(b.mr);
 	lab_destroy(&c);
@@ -208,5 +349,10 @@ int main(int argc, char **argv)
 		o.count = 16;
 	if (!o.depth)
 		o.depth = 8;
+	if (o.server && o.depth > MAX_PENDING) {
+		fprintf(stderr, "lab: the server keeps at most %d receives posted; --depth %u is %d\n", MAX_PENDING,
+			o.depth, MAX_PENDING);
+		o.depth = MAX_PENDING;
+	}
 	return o.server ? run_server(&o) : run_client(&o);
 }

@@ -223,6 +223,24 @@ mkdir -p "$tmp/atomic/traces" && cp tests/analysis/data/rxe-atomic-ack-lost.pcap
 gzip -dc tests/analysis/data/rxe-atomic-ack-lost.rtr.gz >"$tmp/atomic/traces/client-155-ib_atomic_bw.rtr"
 check "a lost atomic ACK: the next ACK is an implied NAK" \
 	python3 tests/analysis/check_rounds.py "$tmp/atomic" "$RDMATRACE" 1434388:implied_nak:150 1434393:implied_nak:225
+# The lost-packet run with its traces also in a host's run directory
+# (RUNDIR/host/traces): each read once, the same findings.
+mkdir -p "$tmp/twice/traces" "$tmp/twice/host/traces"
+cp "$tmp/loss/capture.pcap" "$tmp/twice/"
+cp "$tmp/loss/traces/"*.rtr "$tmp/twice/traces/"
+cp "$tmp/loss/traces/"*.rtr "$tmp/twice/host/traces/"
+"$RDMATRACE" diagnose --json "$tmp/loss" >"$tmp/once.json"
+"$RDMATRACE" diagnose --json "$tmp/twice" >"$tmp/twice.json"
+check "a trace in traces/ and in a host's run is read once, with a note" test \
+	"$("$RDMATRACE" diagnose "$tmp/twice" | grep -c '^  note: trace .* is a copy of .* read once')" = "$(ls "$tmp/loss/traces" | wc -l)"
+check "read once: the same findings and statistics" python3 -c '
+import json,sys
+a,b=(json.load(open(f)) for f in sys.argv[1:])
+strip=lambda d:[f for f in d["findings"] if f["kind"]!="missing_input"]
+assert strip(a)==strip(b), (strip(a), strip(b))
+assert a["qps"]==b["qps"]
+' "$tmp/once.json" "$tmp/twice.json"
+
 # The NAK-during-retry capture above held twice, as on two interfaces of one
 # host (frame k becomes frames 2k-1 and 2k, 1 us apart).  rxe's resends are
 # byte for byte the first transmissions (IP ID 0, and the 96-byte snap length

@@ -585,11 +585,21 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			} else {
 				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response came for PSN 0x%06x" : ": no ACK came for PSN 0x%06x",
 				   u->round_psn);
-				if (to != 0xFF && to)
+				/* less than the whole timeout after this packet (less a tenth for the
+				 * timer's granularity): the timer ran already when it was sent */
+				uint64_t timeout = 2 * half;
+				bool running = captured && to != 0xFF && to && timeout && waited < timeout - timeout / 10;
+				if (running)
+					tx(&t, " before the sender's ACK timer (timeout=%u, %.2f ms) went off, %.3f ms after it "
+					       "was sent: the timer was started for an earlier packet and still running%s",
+					   to, rt_ack_timeout_us(to) / 1000.0, ms(waited),
+					   qp_on_rxe(c, k0->send_qp) ? " (the kernel's SoftRoCE starts it only when it is not "
+					   "running, and does not restart it for later packets)" : "");
+				else if (to != 0xFF && to)
 					tx(&t, " within the local ACK timeout (timeout=%u, %.2f ms)", to, rt_ack_timeout_us(to) / 1000.0);
 				else
 					tx(&t, " before the local ACK timeout expired");
-				if (captured)
+				if (captured && !running)
 					tx(&t, " (%.3f ms after it was sent)", ms(waited));
 				else if (unseen && since != RT_TL_NONE)
 					tx(&t, " (%.3f ms after it was %s; that packet was lost before the capture point)",

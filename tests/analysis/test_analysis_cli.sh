@@ -223,6 +223,20 @@ mkdir -p "$tmp/atomic/traces" && cp tests/analysis/data/rxe-atomic-ack-lost.pcap
 gzip -dc tests/analysis/data/rxe-atomic-ack-lost.rtr.gz >"$tmp/atomic/traces/client-155-ib_atomic_bw.rtr"
 check "a lost atomic ACK: the next ACK is an implied NAK" \
 	python3 tests/analysis/check_rounds.py "$tmp/atomic" "$RDMATRACE" 1434388:implied_nak:150 1434393:implied_nak:225
+# ibv_rc_pingpong (no CM: the timeout comes from the server's trace) on the
+# kernel's SoftRoCE under 2% loss, frames 1700-1900 at 96 bytes: two of the
+# server's rounds went back 44.7 and 60.0 ms after the packet they resend,
+# with a 67.11 ms timeout.  rxe starts its ACK timer only when it is not
+# running, so it was running for an earlier packet: said so, not "no ACK
+# within the timeout".
+mkdir -p "$tmp/running/traces" && cp tests/analysis/data/rxe-timer-running.pcapng "$tmp/running/capture.pcapng"
+gzip -dc tests/analysis/data/rxe-timer-running.rtr.gz >"$tmp/running/traces/server-159-ibv_rc_pingpong.rtr"
+"$RDMATRACE" diagnose "$tmp/running" >"$tmp/running.txt" 2>&1
+check "a timer round less than the timeout after its packet: the timer ran for an earlier one" bash -c "
+	test \$(grep -c 'before the sender.s ACK timer (timeout=14, 67.11 ms) went off, [0-9.]* ms after it was sent: the timer was started for an earlier packet and still running (the kernel.s SoftRoCE' '$tmp/running.txt') = 2 &&
+	grep -q 'PSN 0x58972c before the sender.s ACK timer (timeout=14, 67.11 ms) went off, 44.706 ms after' '$tmp/running.txt' &&
+	! grep -q 'within the local ACK timeout (timeout=14, 67.11 ms) ([1-5][0-9].[0-9]* ms after' '$tmp/running.txt'"
+
 # The lost-packet run with its traces also in a host's run directory
 # (RUNDIR/host/traces): each read once, the same findings.
 mkdir -p "$tmp/twice/traces" "$tmp/twice/host/traces"

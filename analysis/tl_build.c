@@ -303,6 +303,7 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 		}
 		ok++;
 	}
+	size_t total = rt_trace_reader_count(r); /* also reads the files' time ranges (copy_of_trace) */
 	size_t nsrc = rt_trace_reader_source_count(r);
 	uint16_t *src_host = calloc(nsrc ? nsrc : 1, sizeof(*src_host));
 	if (!src_host) {
@@ -317,7 +318,6 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 			tl_note(b, "trace %s is a copy of %s (the same process: host, boot, pid and first event): read once",
 				s->path, rt_trace_reader_source(r, copy_of_trace(r, i))->path);
 	}
-	size_t total = rt_trace_reader_count(r);
 	if (tl_vec_reserve(&b->ev, total) < 0 || tl_vec_reserve(&b->ev_raw, total) < 0 ||
 	    tl_vec_reserve(&b->ev_host, total) < 0 || tl_vec_reserve(&b->host_nev, b->hosts.n) < 0) {
 		free(src_host);

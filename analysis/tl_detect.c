@@ -1580,6 +1580,106 @@ static int unreliable_loss(struct dctx *c)
 	return rc;
 }
 
+/* The last datagrams of a traced UC/UD sender that never reached the
+ * capture: send WRs that completed successfully after every datagram the
+ * capture holds of that QP, with none of their own in it.  No later packet
+ * shows a PSN gap for them (unreliable_loss() above), yet the peer never
+ * gets them, and a program that waits for an answer waits forever
+ * (ibv_ud_pingpong under loss).  Needs the QP's earlier datagrams in the
+ * capture, so that it is known to see that QP's traffic. */
+struct tail_loss {
+	uint32_t last_seen;       /* the latest send WR (event) with a packet in the capture */
+	uint32_t first, last, n;  /* send WRs after it without one, successfully completed */
+};
+
+static bool unreliable_qp(struct tl_build *b, uint32_t q)
+{
+	const struct rt_tl_qp *Q = q < b->qps.n ? tl_qp(b, q) : NULL;
+	return Q && (Q->flags & RT_TLQ_TRACED) && (Q->qp_type == 3 || Q->qp_type == 4); /* UC, UD */
+}
+
+static int unreliable_tail_loss(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n, nev = tl_nev(b), npk = tl_npk(b);
+	if (!b->have_capture || !npk || b->engine_packets)
+		return 0; /* an engine's packet events name its drops exactly (unreliable_loss()) */
+	struct tail_loss *L = calloc(nq + 1, sizeof(*L));
+	if (!L)
+		return -ENOMEM;
+	for (size_t q = 0; q < nq; q++)
+		L[q].last_seen = L[q].first = RT_TL_NONE;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < nev; i++) {
+			const struct tl_evrec *e = tl_ev(b, i);
+			uint32_t q = b->ev_qp[i];
+			const struct rt_ev_wr *w = &e->ev.u.wr;
+			if (b->ev_shadow[i] || e->ev.kind != RT_EV_WR_POST || w->queue != RT_WRQ_SEND ||
+			    (w->flags & RT_WRF_POST_FAILED) || !(w->flags & RT_WRF_PSN_VALID) || !unreliable_qp(b, q))
+				continue;
+			bool seen = first_link(c, (uint32_t)i, RT_TLL_PACKET) != RT_TL_NONE;
+			if (pass == 0) {
+				if (seen)
+					L[q].last_seen = (uint32_t)i;
+				continue;
+			}
+			if (seen || L[q].last_seen == RT_TL_NONE || i < L[q].last_seen)
+				continue;
+			uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
+			if (cp >= nev || tl_ev(b, cp)->ev.kind != RT_EV_COMPLETION || tl_ev(b, cp)->ev.u.wc.status != 0)
+				continue; /* not known to have left */
+			if (!L[q].n++)
+				L[q].first = (uint32_t)i;
+			L[q].last = (uint32_t)i;
+		}
+	uint64_t t_end = 0; /* the capture's last packet */
+	for (size_t i = npk; i-- > 0 && i + 64 >= npk;)
+		if (item_t(c, tl_item_pk(b, (uint32_t)i)) > t_end)
+			t_end = item_t(c, tl_item_pk(b, (uint32_t)i));
+	int rc = 0;
+	for (size_t q = 0; q < nq && !rc; q++) {
+		const struct tail_loss *l = &L[q];
+		if (!l->n)
+			continue;
+		bool ud = tl_qp(b, q)->qp_type == 4;
+		const struct rt_ev_wr *w = &tl_ev(b, l->first)->ev.u.wr;
+		uint32_t seen_pk = first_link(c, l->last_seen, RT_TLL_PACKET);
+		uint32_t cp = first_link(c, l->last, RT_TLL_COMPLETION);
+		uint64_t t_cp = item_t(c, cp);
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, ud ? "UD datagrams lost before the capture point: " : "UC messages lost before the capture point: ");
+		qp_name(b, (uint32_t)q, &t);
+		uint32_t seen_frame = seen_pk != RT_TL_NONE && seen_pk >= nev ? tl_pk(b, seen_pk - nev)->frame : 0;
+		tx(&t, " completed %u send WR%s (%swr_id %" PRIu64 ", PSN 0x%06x) after its last %s in the capture "
+		       "(frame %u), and none of %s packets reached the capture. ",
+		   l->n, l->n == 1 ? "" : "s", l->n == 1 ? "" : "the first ", w->wr_id, w->first_psn,
+		   ud ? "datagram" : "message", seen_frame, l->n == 1 ? "its" : "their");
+		if (t_cp >= t_end)
+			tx(&t, "The capture's last packet is %.3f ms before %s completion: the capture may have stopped by "
+			       "then; if it had not, %s lost before it. ",
+			   ms(t_cp - t_end), l->n == 1 ? "that" : "the last", l->n == 1 ? "it was" : "they were");
+		tx(&t, ud ? "UD does not resend a lost datagram and nothing tells either side: the sender's completion says "
+			    "success, and a program that waits for an answer to it waits forever."
+			  : "UC does not resend a lost message and nothing tells either side: the sender's completion says "
+			    "success, and a program that waits for an answer to it waits forever.");
+		if (l->n == 1)
+			tx(&e, "send WR wr_id %" PRIu64 ", last captured frame %u", w->wr_id, seen_frame);
+		else
+			tx(&e, "send WRs wr_id %" PRIu64 " to %" PRIu64 ", last captured frame %u", w->wr_id,
+			   tl_ev(b, l->last)->ev.u.wr.wr_id, seen_frame);
+		long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, l->first), (uint32_t)q, 0, 0, &t, &e);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		tl_finding_evidence(b, FI(b, f), l->first);
+		if (l->last != l->first)
+			tl_finding_evidence(b, FI(b, f), l->last);
+	}
+	free(L);
+	return rc;
+}
+
 /* UD datagrams a traced receiver dropped: the capture saw more datagrams on
  * their way to its UD QP, before its last successful receive completion, than
  * it completed receives.  Each of those was either taken before the datagram
@@ -1909,6 +2009,8 @@ int tl_detect(struct tl_build *b)
 		rc = wire_anomalies(&c);
 	if (!rc)
 		rc = unreliable_loss(&c);
+	if (!rc)
+		rc = unreliable_tail_loss(&c);
 	if (!rc)
 		rc = ud_receiver_drops(&c);
 	if (!rc)

@@ -237,6 +237,18 @@ check "a timer round less than the timeout after its packet: the timer ran for a
 	grep -q 'PSN 0x58972c before the sender.s ACK timer (timeout=14, 67.11 ms) went off, 44.706 ms after' '$tmp/running.txt' &&
 	! grep -q 'within the local ACK timeout (timeout=14, 67.11 ms) ([1-5][0-9].[0-9]* ms after' '$tmp/running.txt'"
 
+# ibv_ud_pingpong on the kernel's SoftRoCE under 2% loss, with the server's
+# trace: the server's 11th datagram never reached the capture (rxe counted
+# 11 sends at the server, 10 receives at the client) and the pingpong waited
+# forever.  No later packet shows a PSN gap for it: the send WR that
+# completed after the QP's last captured datagram, with none of its own.
+mkdir -p "$tmp/udtail/traces" && cp tests/analysis/data/rxe-ud-tail-loss.pcapng "$tmp/udtail/capture.pcapng"
+gzip -dc tests/analysis/data/rxe-ud-tail-loss.rtr.gz >"$tmp/udtail/traces/server-159-ibv_ud_pingpong.rtr"
+"$RDMATRACE" diagnose "$tmp/udtail" >"$tmp/udtail.txt" 2>&1; rc=$?
+check "a UD datagram lost after the last captured one: found, exit 1" bash -c "test $rc = 1 &&
+	grep -q 'UD datagrams lost before the capture point: QP 0x000011 on server completed 1 send WR (wr_id 2, PSN 0x0b1685) after its last datagram in the capture (frame 44)' '$tmp/udtail.txt' &&
+	test \$(grep -c '^F[0-9]* .warning' '$tmp/udtail.txt') = 1"
+
 # The lost-packet run with its traces also in a host's run directory
 # (RUNDIR/host/traces): each read once, the same findings.
 mkdir -p "$tmp/twice/traces" "$tmp/twice/host/traces"

@@ -244,10 +244,13 @@ check "a timer round less than the timeout after its packet: the timer ran for a
 # completed after the QP's last captured datagram, with none of its own.
 mkdir -p "$tmp/udtail/traces" && cp tests/analysis/data/rxe-ud-tail-loss.pcapng "$tmp/udtail/capture.pcapng"
 gzip -dc tests/analysis/data/rxe-ud-tail-loss.rtr.gz >"$tmp/udtail/traces/server-159-ibv_ud_pingpong.rtr"
+# the ring the recorder salvaged when the lab stopped the hung program: the same process, not a copy
+gzip -dc tests/analysis/data/rxe-ud-tail-loss.salvage.rtr.gz >"$tmp/udtail/traces/server-159-ibv_ud_pingpong.salvage.rtr"
 "$RDMATRACE" diagnose "$tmp/udtail" >"$tmp/udtail.txt" 2>&1; rc=$?
 check "a UD datagram lost after the last captured one: found, exit 1" bash -c "test $rc = 1 &&
 	grep -q 'UD datagrams lost before the capture point: QP 0x000011 on server completed 1 send WR (wr_id 2, PSN 0x0b1685) after its last datagram in the capture (frame 44)' '$tmp/udtail.txt' &&
 	test \$(grep -c '^F[0-9]* .warning' '$tmp/udtail.txt') = 1"
+check "a trace and the ring salvaged from the same process are both read" bash -c "! grep -q 'is a copy of' '$tmp/udtail.txt'"
 
 # The lost-packet run with its traces also in a host's run directory
 # (RUNDIR/host/traces): each read once, the same findings.

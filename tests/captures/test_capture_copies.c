@@ -47,59 +47,67 @@ static void test_one_interface_never_copies(void)
 	rt_capcopies_free(c);
 }
 
-/* veth pair under pcapng: each transmission on interface 0, then on 1. */
-static void test_two_interfaces(void)
+/* One frame of a scenario and what rt_capcopies_check() must say of it:
+ * 0 kept, else the frame it copies. */
+struct step {
+	uint64_t no;
+	uint16_t lt;
+	uint32_t ifid, sll, psn;
+	int want;
+};
+
+static void run_steps(const struct step *s, size_t n, uint64_t copies)
 {
 	struct rt_capcopies *c = rt_capcopies_new();
-	CHECK_EQ_U(frame(c, 1, RT_LINKTYPE_ETHERNET, 0, 0, 100), 0);
-	CHECK_EQ_U(frame(c, 2, RT_LINKTYPE_ETHERNET, 1, 0, 100), 1);
-	CHECK_EQ_U(frame(c, 3, RT_LINKTYPE_ETHERNET, 0, 0, 101), 0);
-	/* the resend of 100, then its copy */
-	CHECK_EQ_U(frame(c, 4, RT_LINKTYPE_ETHERNET, 0, 0, 100), 0);
-	CHECK_EQ_U(frame(c, 5, RT_LINKTYPE_ETHERNET, 1, 0, 101), 3);
-	CHECK_EQ_U(frame(c, 6, RT_LINKTYPE_ETHERNET, 1, 0, 100), 4);
-	/* a resend whose copy the second interface missed, then one more resend */
-	CHECK_EQ_U(frame(c, 7, RT_LINKTYPE_ETHERNET, 0, 0, 100), 0);
-	CHECK_EQ_U(frame(c, 8, RT_LINKTYPE_ETHERNET, 0, 0, 100), 0);
-	CHECK_EQ_U(rt_capcopies_count(c), 3);
+	CHECK(c != NULL);
+	for (size_t i = 0; c && i < n; i++)
+		CHECK_EQ_U(frame(c, s[i].no, s[i].lt, s[i].ifid, s[i].sll, s[i].psn), s[i].want);
+	CHECK_EQ_U(rt_capcopies_count(c), copies);
 	rt_capcopies_free(c);
+}
+
+#define ETH RT_LINKTYPE_ETHERNET
+#define SLL RT_LINKTYPE_LINUX_SLL
+#define SLL2 RT_LINKTYPE_LINUX_SLL2
+
+/* veth pair under pcapng: each transmission on interface 0, then on 1; the
+ * resend of 100 and its copy; then a resend whose copy the second interface
+ * missed, and one more resend. */
+static void test_two_interfaces(void)
+{
+	static const struct step s[] = {
+		{1, ETH, 0, 0, 100, 0}, {2, ETH, 1, 0, 100, 1}, {3, ETH, 0, 0, 101, 0}, {4, ETH, 0, 0, 100, 0},
+		{5, ETH, 1, 0, 101, 3}, {6, ETH, 1, 0, 100, 4}, {7, ETH, 0, 0, 100, 0}, {8, ETH, 0, 0, 100, 0},
+	};
+	run_steps(s, sizeof(s) / sizeof(s[0]), 3);
 }
 
 /* A copy captured first (the second interface's record is earlier): the
  * first seen is kept, the other is its copy. */
 static void test_copy_seen_first(void)
 {
-	struct rt_capcopies *c = rt_capcopies_new();
-	CHECK_EQ_U(frame(c, 1, RT_LINKTYPE_ETHERNET, 1, 0, 7), 0);
-	CHECK_EQ_U(frame(c, 2, RT_LINKTYPE_ETHERNET, 0, 0, 7), 1);
-	rt_capcopies_free(c);
+	static const struct step s[] = {{1, ETH, 1, 0, 7, 0}, {2, ETH, 0, 0, 7, 1}};
+	run_steps(s, sizeof(s) / sizeof(s[0]), 1);
 }
 
 /* A bridge: in on tap0, across br0, out on tap1 (SLL2 interface indexes of
  * tcpdump -i any); a resend crosses all three again. */
 static void test_bridge_sll2(void)
 {
-	struct rt_capcopies *c = rt_capcopies_new();
-	CHECK_EQ_U(frame(c, 1, RT_LINKTYPE_LINUX_SLL2, 0, 5, 9), 0);
-	CHECK_EQ_U(frame(c, 2, RT_LINKTYPE_LINUX_SLL2, 0, 3, 9), 1);
-	CHECK_EQ_U(frame(c, 3, RT_LINKTYPE_LINUX_SLL2, 0, 6, 9), 1);
-	CHECK_EQ_U(frame(c, 4, RT_LINKTYPE_LINUX_SLL2, 0, 5, 9), 0);
-	CHECK_EQ_U(frame(c, 5, RT_LINKTYPE_LINUX_SLL2, 0, 3, 9), 4);
-	CHECK_EQ_U(frame(c, 6, RT_LINKTYPE_LINUX_SLL2, 0, 6, 9), 4);
-	CHECK_EQ_U(rt_capcopies_count(c), 4);
-	rt_capcopies_free(c);
+	static const struct step s[] = {
+		{1, SLL2, 0, 5, 9, 0}, {2, SLL2, 0, 3, 9, 1}, {3, SLL2, 0, 6, 9, 1},
+		{4, SLL2, 0, 5, 9, 0}, {5, SLL2, 0, 3, 9, 4}, {6, SLL2, 0, 6, 9, 4},
+	};
+	run_steps(s, sizeof(s) / sizeof(s[0]), 4);
 }
 
 /* SLL (no interface index): sent on one end of a veth pair (outgoing, 4),
  * received on the other (host, 0); a resend goes out again. */
 static void test_sll_directions(void)
 {
-	struct rt_capcopies *c = rt_capcopies_new();
-	CHECK_EQ_U(frame(c, 1, RT_LINKTYPE_LINUX_SLL, 0, 4, 42), 0);
-	CHECK_EQ_U(frame(c, 2, RT_LINKTYPE_LINUX_SLL, 0, 0, 42), 1);
-	CHECK_EQ_U(frame(c, 3, RT_LINKTYPE_LINUX_SLL, 0, 4, 42), 0);
-	CHECK_EQ_U(frame(c, 4, RT_LINKTYPE_LINUX_SLL, 0, 0, 42), 3);
-	rt_capcopies_free(c);
+	static const struct step s[] = {{1, SLL, 0, 4, 42, 0}, {2, SLL, 0, 0, 42, 1}, {3, SLL, 0, 4, 42, 0},
+					{4, SLL, 0, 0, 42, 3}};
+	run_steps(s, sizeof(s) / sizeof(s[0]), 2);
 }
 
 /* Different packets are never copies of each other, many of them (the table grows). */

@@ -1998,6 +1998,11 @@ static int completions(struct lctx *c)
 		if ((rc = tl_link2(b, wr, (uint32_t)i, RT_TLL_COMPLETION, RT_TLL_WR)) < 0)
 			break;
 		wr_completed(c, wr, (uint32_t)i);
+		/* a shared receive queue's WR goes to whichever QP takes it: that QP's
+		 * receives, for recv_consumers(), are its SRQ WRs in the order its
+		 * completions came (an RC QP completes its receives in message order) */
+		if (recv && f != &rq[q] && !wc->status && (rc = fifo_push(&c->recvs[q], wr)) < 0)
+			break;
 		if (!recv) {
 			/* unsignaled WRs before it are covered by it (in order, RC semantics) */
 			for (size_t u = f->head; u < j && !rc; u++) {

@@ -252,6 +252,32 @@ check "a UD datagram lost after the last captured one: found, exit 1" bash -c "t
 	test \$(grep -c '^F[0-9]* .warning' '$tmp/udtail.txt') = 1"
 check "a trace and the ring salvaged from the same process are both read" bash -c "! grep -q 'is a copy of' '$tmp/udtail.txt'"
 
+# ibv_srq_pingpong -q 4 on the kernel's SoftRoCE under 2% loss, both traces:
+# four RC QPs a side take their receives from one shared receive queue.
+# Each message's packet is linked to the SRQ receive WR it consumed: a QP's
+# SRQ WRs in the order its receive completions came, paired with the peer's
+# SEND WRs in order.  Before, no SRQ receive was linked at all.
+mkdir -p "$tmp/srq" && cp tests/analysis/data/rxe-srq.pcapng "$tmp/srq/capture.pcapng"
+tar -C "$tmp/srq" -xzf tests/analysis/data/rxe-srq-traces.tar.gz
+check "SRQ: every successful receive completion's WR consumed by one captured message of its QP" python3 -c '
+import json, subprocess, sys, collections
+rows = {}
+for l in subprocess.run([sys.argv[1], "export", sys.argv[2], "--format", "jsonl"], capture_output=True, text=True, check=True).stdout.splitlines():
+    r = json.loads(l); rows[r["row"]] = r
+comps = [r for r in rows.values() if r["kind"] == "completion" and "opcode=RECV" in r["summary"] and "status=SUCCESS" in r["summary"]]
+used = collections.Counter()
+for r in rows.values():
+    for l in r.get("links", []):
+        if r["kind"] == "packet" and l["type"] == "recv_wr":
+            w = rows[l["row"]]
+            assert "queue=srq_recv" in w["summary"], w["summary"]
+            used[l["row"]] += 1
+            comp = [rows[x["row"]] for x in w.get("links", []) if x["type"] == "completion"]
+            dqp = int(r["summary"].split("dqp=")[1].split()[0], 16)
+            assert w["pid"] != r["pid"] and comp and comp[0]["qpn"] == dqp, (r["summary"], w["summary"], comp)
+assert len(comps) == 201 and len(used) == len(comps) and max(used.values()) == 1, (len(comps), len(used))
+' "$RDMATRACE" "$tmp/srq"
+
 # The lost-packet run with its traces also in a host's run directory
 # (RUNDIR/host/traces): each read once, the same findings.
 mkdir -p "$tmp/twice/traces" "$tmp/twice/host/traces"

@@ -1604,9 +1604,31 @@ static int unreliable_tail_loss(struct dctx *c)
 	size_t nq = b->qps.n, nev = tl_nev(b), npk = tl_npk(b);
 	if (!b->have_capture || !npk || b->engine_packets)
 		return 0; /* an engine's packet events name its drops exactly (unreliable_loss()) */
+	bool any = false;
+	for (size_t q = 0; q < nq && !any; q++)
+		any = unreliable_qp(b, (uint32_t)q);
+	if (!any)
+		return 0; /* no traced UC/UD QP: nothing to scan the events and packets for */
 	struct tail_loss *L = calloc(nq + 1, sizeof(*L));
-	if (!L)
+	/* per send WR, which ends of its message the capture holds (a missing
+	 * middle packet shows as a PSN gap to unreliable_loss()) */
+	enum { HAS_PACKET = 1, HAS_FIRST = 2, HAS_LAST = 4 };
+	uint8_t *ends = calloc(nev + 1, 1);
+	if (!L || !ends) {
+		free(L);
+		free(ends);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->wr >= nev || !unreliable_qp(b, k->send_qp))
+			continue;
+		ends[k->wr] |= HAS_PACKET;
+		if (k->position == RT_POS_FIRST || k->position == RT_POS_ONLY)
+			ends[k->wr] |= HAS_FIRST;
+		if (k->position == RT_POS_LAST || k->position == RT_POS_ONLY)
+			ends[k->wr] |= HAS_LAST;
+	}
 	for (size_t q = 0; q < nq; q++)
 		L[q].last_seen = L[q].first = RT_TL_NONE;
 	for (int pass = 0; pass < 2; pass++)
@@ -1617,13 +1639,17 @@ static int unreliable_tail_loss(struct dctx *c)
 			if (b->ev_shadow[i] || e->ev.kind != RT_EV_WR_POST || w->queue != RT_WRQ_SEND ||
 			    (w->flags & RT_WRF_POST_FAILED) || !(w->flags & RT_WRF_PSN_VALID) || !unreliable_qp(b, q))
 				continue;
-			bool seen = first_link(c, (uint32_t)i, RT_TLL_PACKET) != RT_TL_NONE;
+			bool seen = (ends[i] & (HAS_FIRST | HAS_LAST)) == (HAS_FIRST | HAS_LAST);
 			if (pass == 0) {
 				if (seen)
 					L[q].last_seen = (uint32_t)i;
 				continue;
 			}
-			if (seen || L[q].last_seen == RT_TL_NONE || i < L[q].last_seen)
+			/* the capture sees this QP: an earlier message of it came whole,
+			 * or this one's first packets are there */
+			bool partly = ends[i] & HAS_PACKET;
+			if (seen || (L[q].last_seen == RT_TL_NONE && !partly) ||
+			    (L[q].last_seen != RT_TL_NONE && i < L[q].last_seen))
 				continue;
 			uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
 			if (cp >= nev || tl_ev(b, cp)->ev.kind != RT_EV_COMPLETION || tl_ev(b, cp)->ev.u.wc.status != 0)
@@ -1643,17 +1669,21 @@ static int unreliable_tail_loss(struct dctx *c)
 			continue;
 		bool ud = tl_qp(b, q)->qp_type == 4;
 		const struct rt_ev_wr *w = &tl_ev(b, l->first)->ev.u.wr;
-		uint32_t seen_pk = first_link(c, l->last_seen, RT_TLL_PACKET);
+		uint32_t seen_pk = l->last_seen == RT_TL_NONE ? RT_TL_NONE : first_link(c, l->last_seen, RT_TLL_PACKET);
+		bool partly = ends[l->first] & HAS_PACKET; /* a UC message without its first or last packet */
 		uint32_t cp = first_link(c, l->last, RT_TLL_COMPLETION);
 		uint64_t t_cp = item_t(c, cp);
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, ud ? "UD datagrams lost before the capture point: " : "UC messages lost before the capture point: ");
 		qp_name(b, (uint32_t)q, &t);
 		uint32_t seen_frame = seen_pk != RT_TL_NONE && seen_pk >= nev ? tl_pk(b, seen_pk - nev)->frame : 0;
-		tx(&t, " completed %u send WR%s (%swr_id %" PRIu64 ", PSN 0x%06x) after its last %s in the capture "
-		       "(frame %u), and none of %s packets reached the capture. ",
-		   l->n, l->n == 1 ? "" : "s", l->n == 1 ? "" : "the first ", w->wr_id, w->first_psn,
-		   ud ? "datagram" : "message", seen_frame, l->n == 1 ? "its" : "their");
+		tx(&t, " completed %u send WR%s (%swr_id %" PRIu64 ", PSN 0x%06x)", l->n, l->n == 1 ? "" : "s",
+		   l->n == 1 ? "" : "the first ", w->wr_id, w->first_psn);
+		if (seen_frame)
+			tx(&t, " after its last %s in the capture (frame %u)", ud ? "datagram" : "whole message", seen_frame);
+		tx(&t, ", and %s. ", partly ? (ends[l->first] & HAS_FIRST ? "the capture lacks the last packet of its message"
+						     : "the capture lacks the first packet of its message")
+		   : l->n == 1 ? "none of its packets reached the capture" : "none of their packets reached the capture");
 		if (t_cp >= t_end)
 			tx(&t, "The capture's last packet is %.3f ms before %s completion: the capture may have stopped by "
 			       "then; if it had not, %s lost before it. ",
@@ -1663,10 +1693,11 @@ static int unreliable_tail_loss(struct dctx *c)
 			  : "UC does not resend a lost message and nothing tells either side: the sender's completion says "
 			    "success, and a program that waits for an answer to it waits forever.");
 		if (l->n == 1)
-			tx(&e, "send WR wr_id %" PRIu64 ", last captured frame %u", w->wr_id, seen_frame);
+			tx(&e, "send WR wr_id %" PRIu64, w->wr_id);
 		else
-			tx(&e, "send WRs wr_id %" PRIu64 " to %" PRIu64 ", last captured frame %u", w->wr_id,
-			   tl_ev(b, l->last)->ev.u.wr.wr_id, seen_frame);
+			tx(&e, "send WRs wr_id %" PRIu64 " to %" PRIu64, w->wr_id, tl_ev(b, l->last)->ev.u.wr.wr_id);
+		if (seen_frame)
+			tx(&e, ", last captured frame %u", seen_frame);
 		long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, l->first), (uint32_t)q, 0, 0, &t, &e);
 		if (f < 0) {
 			rc = -ENOMEM;
@@ -1676,6 +1707,7 @@ static int unreliable_tail_loss(struct dctx *c)
 		if (l->last != l->first)
 			tl_finding_evidence(b, FI(b, f), l->last);
 	}
+	free(ends);
 	free(L);
 	return rc;
 }

@@ -250,6 +250,16 @@ gzip -dc tests/analysis/data/rxe-ud-tail-loss.salvage.rtr.gz >"$tmp/udtail/trace
 check "a UD datagram lost after the last captured one: found, exit 1" bash -c "test $rc = 1 &&
 	grep -q 'UD datagrams lost before the capture point: QP 0x000011 on server completed 1 send WR (wr_id 2, PSN 0x0b1685) after its last datagram in the capture (frame 44)' '$tmp/udtail.txt' &&
 	test \$(grep -c '^F[0-9]* .warning' '$tmp/udtail.txt') = 1"
+# ibv_uc_pingpong the same way, with both traces: the first packet of
+# its first 4-packet SEND was lost before the capture (rxe: 4 sent, 3
+# received, no receive completed), so the server dropped the message and the
+# pingpong hung.  No earlier packet makes it a PSN gap.
+mkdir -p "$tmp/uctail" && cp tests/analysis/data/rxe-uc-tail-loss.pcapng "$tmp/uctail/capture.pcapng"
+tar -C "$tmp/uctail" -xzf tests/analysis/data/rxe-uc-tail-loss-traces.tar.gz
+"$RDMATRACE" diagnose "$tmp/uctail" >"$tmp/uctail.txt" 2>&1; rc=$?
+check "a UC message without its first packet, the last of its stream: found, exit 1" bash -c "test $rc = 1 &&
+	grep -q 'UC messages lost before the capture point: QP 0x000011 on client completed 1 send WR (wr_id 2, PSN 0xf044b4), and the capture lacks the first packet of its message' '$tmp/uctail.txt' &&
+	test \$(grep -c '^F[0-9]* .warning' '$tmp/uctail.txt') = 1"
 check "a trace and the ring salvaged from the same process are both read" bash -c "! grep -q 'is a copy of' '$tmp/udtail.txt'"
 
 # ibv_srq_pingpong -q 4 on the kernel's SoftRoCE under 2% loss, both traces:

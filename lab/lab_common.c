@@ -511,6 +511,11 @@ struct ibv_mr *lab_reg_mr(struct lab_conn *c, void *buf, size_t len, int access)
 
 int lab_poll(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms)
 {
+	return lab_poll_or_fd(c, wc, timeout_ms, -1);
+}
+
+int lab_poll_or_fd(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms, int fd)
+{
 	uint64_t deadline = lab_now_ms() + (uint64_t)timeout_ms;
 	for (;;) {
 		int n = ibv_poll_cq(c->cq, 1, wc);
@@ -525,16 +530,18 @@ int lab_poll(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms)
 		uint64_t now = lab_now_ms();
 		if (now >= deadline)
 			return 0;
-		struct pollfd pfd = { .fd = c->channel->fd, .events = POLLIN };
-		int rc = poll(&pfd, 1, (int)(deadline - now));
+		struct pollfd pfd[2] = { { .fd = c->channel->fd, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
+		int rc = poll(pfd, fd >= 0 ? 2 : 1, (int)(deadline - now));
 		if (rc < 0 && errno != EINTR)
 			return -errno;
-		if (rc > 0) {
+		if (rc > 0 && (pfd[0].revents & POLLIN)) {
 			struct ibv_cq *ev_cq;
 			void *ev_ctx;
 			if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx) == 0)
 				ibv_ack_cq_events(ev_cq, 1);
 		}
+		if (rc > 0 && fd >= 0 && (pfd[1].revents & POLLIN))
+			return 2;
 	}
 }
 

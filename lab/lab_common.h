@@ -117,6 +117,12 @@ struct ibv_mr *lab_reg_mr(struct lab_conn *c, void *buf, size_t len, int access)
 
 /* Wait for one completion (up to timeout_ms); 1 = got one, 0 = timeout, <0 = error. */
 int lab_poll(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms);
+/* lab_poll, watching fd as well (a CM event channel's, say; -1 none): 2 when
+ * fd became readable before a completion came.  A completion channel that
+ * shares a poll() with another fd should be non-blocking: it can poll
+ * readable without a completion event to take (uroce wakes it for any
+ * traffic), and a blocking ibv_get_cq_event would then wait. */
+int lab_poll_or_fd(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms, int fd);
 
 /* Post helpers: one SGE each. */
 int lab_post_recv(struct lab_conn *c, uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey);

@@ -17,10 +17,8 @@
  * client numbers its requests from 0, so the server keeps a count per
  * sender (GID and source QP) to check the data and make the reply.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,39 +147,28 @@ static int serve_wait(const struct lab_opts *o, struct lab_conn *c, struct ud_cl
 		return 0;
 	}
 	for (;;) {
-		int n = ibv_poll_cq(c->cq, 1, wc);
-		if (n == 0 && ibv_req_notify_cq(c->cq, 0) == 0)
-			n = ibv_poll_cq(c->cq, 1, wc); /* one may have come between the poll and the arm */
+		uint64_t now = lab_now_ms();
+		int n = now < deadline ? lab_poll_or_fd(c, wc, (int)(deadline - now), c->ec->fd) : 0;
 		if (n < 0)
 			return -1;
-		if (n > 0) {
-			if (wc->status != IBV_WC_SUCCESS) {
-				fprintf(stderr, "lab: %s\n", lab_wc_text(wc, text, sizeof(text)));
-				return -1;
-			}
-			if (wc->opcode == want)
-				return 0;
-			if (wc->opcode == IBV_WC_RECV && cl->npending < MAX_PENDING)
-				cl->pending[cl->npending++] = *wc;
-			continue;
-		}
-		uint64_t now = lab_now_ms();
-		if (now >= deadline) {
+		if (n == 0) {
 			fprintf(stderr, "lab: no %s completion within %d ms\n", want == IBV_WC_RECV ? "receive" : "send",
 				o->timeout_ms);
 			return -1;
 		}
-		struct pollfd pfd[2] = { { .fd = c->channel->fd, .events = POLLIN }, { .fd = c->ec->fd, .events = POLLIN } };
-		if (poll(pfd, 2, (int)(deadline - now)) < 0 && errno != EINTR)
-			return -1;
-		if (pfd[0].revents & POLLIN) {
-			struct ibv_cq *ev_cq;
-			void *ev_ctx;
-			if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx) == 0)
-				ibv_ack_cq_events(ev_cq, 1);
+		if (n == 2) {
+			if (answer_sidr(c, cl) != 0)
+				return -1;
+			continue;
 		}
-		if ((pfd[1].revents & POLLIN) && answer_sidr(c, cl) != 0)
+		if (wc->status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "lab: %s\n", lab_wc_text(wc, text, sizeof(text)));
 			return -1;
+		}
+		if (wc->opcode == want)
+			return 0;
+		if (wc->opcode == IBV_WC_RECV && cl->npending < MAX_PENDING)
+			cl->pending[cl->npending++] = *wc;
 	}
 }
 

@@ -312,11 +312,14 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 	}
 	for (size_t i = 0; i < nsrc; i++) {
 		const struct rt_trace_source *s = rt_trace_reader_source(r, i);
-		src_host[i] = copy_of_trace(r, i) < nsrc ? UINT16_MAX
-				: host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
-		if (src_host[i] == UINT16_MAX)
+		size_t orig = copy_of_trace(r, i);
+		if (orig < nsrc) {
+			src_host[i] = UINT16_MAX; /* its records are skipped */
 			tl_note(b, "trace %s is a copy of %s (the same process: host, boot, pid and first event): read once",
-				s->path, rt_trace_reader_source(r, copy_of_trace(r, i))->path);
+				s->path, rt_trace_reader_source(r, orig)->path);
+			continue;
+		}
+		src_host[i] = host_find_or_add(b, s->host[0] ? s->host : "unknown-host", RT_TLH_TRACED);
 	}
 	if (tl_vec_reserve(&b->ev, total) < 0 || tl_vec_reserve(&b->ev_raw, total) < 0 ||
 	    tl_vec_reserve(&b->ev_host, total) < 0 || tl_vec_reserve(&b->host_nev, b->hosts.n) < 0) {

@@ -1580,17 +1580,31 @@ static int unreliable_loss(struct dctx *c)
 	return rc;
 }
 
-/* The last datagrams of a traced UC/UD sender that never reached the
- * capture: send WRs that completed successfully after every datagram the
- * capture holds of that QP, with none of their own in it.  No later packet
- * shows a PSN gap for them (unreliable_loss() above), yet the peer never
- * gets them, and a program that waits for an answer waits forever
- * (ibv_ud_pingpong under loss).  Needs the QP's earlier datagrams in the
- * capture, so that it is known to see that QP's traffic. */
+/* The last messages of a traced UC/UD sender that never reached the
+ * capture whole: send WRs that completed successfully after the QP's last
+ * message the capture holds whole, with none of their packets in it, or (UC)
+ * without their message's first or last packet.  No later packet shows a
+ * PSN gap for them (unreliable_loss() above), yet the peer never gets them,
+ * and a program that waits for an answer waits forever (ibv_ud_pingpong,
+ * ibv_uc_pingpong under loss).  Needs the capture to see that QP: an earlier
+ * message of it came whole, or the WR's own first packets are there. */
 struct tail_loss {
-	uint32_t last_seen;       /* the latest send WR (event) with a packet in the capture */
-	uint32_t first, last, n;  /* send WRs after it without one, successfully completed */
+	uint32_t last_seen;       /* the latest send WR (event) whose message the capture holds whole */
+	uint32_t first, last, n;  /* send WRs after it that did not come whole, successfully completed */
 };
+
+/* The capture time of its last packet (the latest one, should the capture
+ * be out of order). */
+static uint64_t capture_end(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b);
+	uint64_t t = npk ? item_t(c, tl_item_pk(b, (uint32_t)(npk - 1))) : 0;
+	for (size_t i = 0; b->pk_unordered && i < npk; i++)
+		if (item_t(c, tl_item_pk(b, (uint32_t)i)) > t)
+			t = item_t(c, tl_item_pk(b, (uint32_t)i));
+	return t;
+}
 
 static bool unreliable_qp(struct tl_build *b, uint32_t q)
 {
@@ -1658,10 +1672,7 @@ static int unreliable_tail_loss(struct dctx *c)
 				L[q].first = (uint32_t)i;
 			L[q].last = (uint32_t)i;
 		}
-	uint64_t t_end = 0; /* the capture's last packet */
-	for (size_t i = npk; i-- > 0 && i + 64 >= npk;)
-		if (item_t(c, tl_item_pk(b, (uint32_t)i)) > t_end)
-			t_end = item_t(c, tl_item_pk(b, (uint32_t)i));
+	uint64_t t_end = capture_end(c);
 	int rc = 0;
 	for (size_t q = 0; q < nq && !rc; q++) {
 		const struct tail_loss *l = &L[q];
@@ -1688,10 +1699,9 @@ static int unreliable_tail_loss(struct dctx *c)
 			tx(&t, "The capture's last packet is %.3f ms before %s completion: the capture may have stopped by "
 			       "then; if it had not, %s lost before it. ",
 			   ms(t_cp - t_end), l->n == 1 ? "that" : "the last", l->n == 1 ? "it was" : "they were");
-		tx(&t, ud ? "UD does not resend a lost datagram and nothing tells either side: the sender's completion says "
-			    "success, and a program that waits for an answer to it waits forever."
-			  : "UC does not resend a lost message and nothing tells either side: the sender's completion says "
-			    "success, and a program that waits for an answer to it waits forever.");
+		tx(&t, "%s does not resend a lost %s and nothing tells either side: the sender's completion says success, "
+		       "and a program that waits for an answer to it waits forever.", ud ? "UD" : "UC",
+		   ud ? "datagram" : "message");
 		if (l->n == 1)
 			tx(&e, "send WR wr_id %" PRIu64, w->wr_id);
 		else

@@ -119,9 +119,9 @@ struct ibv_mr *lab_reg_mr(struct lab_conn *c, void *buf, size_t len, int access)
 int lab_poll(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms);
 /* lab_poll, watching fd as well (a CM event channel's, say; -1 none): 2 when
  * fd became readable before a completion came.  A completion channel that
- * shares a poll() with another fd should be non-blocking: it can poll
- * readable without a completion event to take (uroce wakes it for any
- * traffic), and a blocking ibv_get_cq_event would then wait. */
+ * shares a poll() with another fd should be non-blocking: were it ever
+ * readable without a completion event to take, a blocking ibv_get_cq_event
+ * would wait there instead of coming back for fd. */
 int lab_poll_or_fd(struct lab_conn *c, struct ibv_wc *wc, int timeout_ms, int fd);
 
 /* Post helpers: one SGE each. */

@@ -222,9 +222,9 @@ static int run_server(const struct lab_opts *o)
 	rdma_ack_cm_event(ev);
 	if (lab_create_resources(&c, c.id, &caps) != 0 || ud_bufs_init(&c, &b, o) != 0)
 		goto out;
-	/* serve_wait() polls the completion channel beside the CM channel: a
-	 * readable channel need not hold a completion event (a provider may wake
-	 * it for other traffic, uroce for a CM message), so taking the event must
+	/* serve_wait() polls the completion channel beside the CM channel and
+	 * must come back for a CM event: should a readable channel hold no
+	 * completion event when it is taken (a spurious wake-up), taking it must
 	 * not block */
 	int fl = fcntl(c.channel->fd, F_GETFL);
 	if (fl < 0 || fcntl(c.channel->fd, F_SETFL, fl | O_NONBLOCK) < 0) {

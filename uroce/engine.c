@@ -238,14 +238,14 @@ static int install_addr(struct uroce_ctx *ctx, const struct sockaddr_storage *ss
 	/* channels first: see uroce_engine_requeue */
 	for (struct uroce_comp_channel *ch = ctx->channels; ch; ch = ch->next) {
 		struct epoll_event cev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)slot };
-		epoll_ctl(ch->ibch.fd, EPOLL_CTL_ADD, fd, &cev);
+		epoll_ctl(ch->wait_fd, EPOLL_CTL_ADD, fd, &cev);
 	}
 	if (ctx->epfd >= 0) {
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = (uint32_t)slot };
 		if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			int e = -errno;
 			for (struct uroce_comp_channel *ch = ctx->channels; ch; ch = ch->next)
-				epoll_ctl(ch->ibch.fd, EPOLL_CTL_DEL, fd, NULL);
+				epoll_ctl(ch->wait_fd, EPOLL_CTL_DEL, fd, NULL);
 			close(fd);
 			return e;
 		}
@@ -867,16 +867,33 @@ static bool app_recent(struct uroce_ctx *ctx, uint64_t now, uint64_t within)
 static bool park_if_app_receives(struct uroce_ctx *ctx)
 {
 	uint64_t now = uroce_now_ns();
-	if (ctx->no_park || !app_recent(ctx, now, UROCE_APP_RECENT_NS))
+	if (ctx->no_park || !app_recent(ctx, now, UROCE_APP_RECENT_NS) ||
+	    __atomic_load_n(&ctx->armed_channel_cqs, __ATOMIC_RELAXED))
 		return false;
 	pthread_mutex_lock(&ctx->lock);
-	ctx->pt_parked = true;
+	__atomic_store_n(&ctx->pt_parked, true, __ATOMIC_RELAXED);
 	ctx->st.progress_parks++;
 	watch_sockets(ctx);
 	ctx->park_check_ns = now + UROCE_PARK_CHECK_NS;
 	uroce_timer_update(ctx, ctx->park_check_ns);
 	pthread_mutex_unlock(&ctx->lock);
 	return true;
+}
+
+/* A CQ with a completion channel was armed: its application may now sleep in
+   poll() on the channel's fd, which no packet wakes, so a parked progress
+   thread watches the sockets again (those sleeping in ibv_get_cq_event are
+   woken first by their packets all the same). */
+void uroce_channel_armed(struct uroce_ctx *ctx)
+{
+	if (!__atomic_load_n(&ctx->pt_parked, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->pt_parked) {
+		__atomic_store_n(&ctx->pt_parked, false, __ATOMIC_RELAXED);
+		watch_sockets(ctx);
+	}
+	pthread_mutex_unlock(&ctx->lock);
 }
 
 /* From the timer, under ctx->lock: unpark once the application has stopped receiving.
@@ -891,7 +908,7 @@ static uint64_t park_check(struct uroce_ctx *ctx, uint64_t now)
 		ctx->park_check_ns = now + UROCE_PARK_CHECK_NS;
 		return ctx->park_check_ns;
 	}
-	ctx->pt_parked = false;
+	__atomic_store_n(&ctx->pt_parked, false, __ATOMIC_RELAXED);
 	watch_sockets(ctx);
 	rx_all_locked(ctx, 16, false, NULL);
 	return 0;

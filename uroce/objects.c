@@ -205,8 +205,12 @@ UROCE_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context
 		errno = ENOMEM;
 		return NULL;
 	}
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0) {
+	int ep = epoll_create1(EPOLL_CLOEXEC), wait = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || wait < 0) {
+		if (ep >= 0)
+			close(ep);
+		if (wait >= 0)
+			close(wait);
 		close(p[0]);
 		close(p[1]);
 		free(ch);
@@ -215,8 +219,10 @@ UROCE_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context
 	}
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = CH_PIPE_TAG };
 	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+	epoll_ctl(wait, EPOLL_CTL_ADD, p[0], &ev);
 	ch->ibch.context = c;
 	ch->ibch.fd = ep;
+	ch->wait_fd = wait;
 	ch->rfd = p[0];
 	ch->wfd = p[1];
 	pthread_mutex_lock(&ctx->lock);
@@ -224,7 +230,7 @@ UROCE_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used && !ctx->addrs[i].borrowed) {
 			ev.data.u32 = (uint32_t)i;
-			epoll_ctl(ep, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
+			epoll_ctl(wait, EPOLL_CTL_ADD, ctx->addrs[i].fd, &ev);
 		}
 	ch->next = ctx->channels;
 	ctx->channels = ch;
@@ -252,6 +258,7 @@ UROCE_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *ibch)
 		}
 	pthread_mutex_unlock(&ctx->lock);
 	close(ch->ibch.fd);
+	close(ch->wait_fd);
 	close(ch->rfd);
 	close(ch->wfd);
 	free(ch);
@@ -342,8 +349,11 @@ UROCE_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 		return EINVAL;
 	struct uroce_cq *cq = to_ucq(ibcq);
 	trace_cq(cq, true);
-	if (ibcq->channel)
+	if (ibcq->channel) {
+		if (cq->armed_counted)
+			__atomic_sub_fetch(&to_uctx(ibcq->context)->armed_channel_cqs, 1, __ATOMIC_RELAXED);
 		__atomic_sub_fetch(&ibcq->channel->refcnt, 1, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_destroy(&cq->lock);
 	free(cq->ring);
 	free(cq);
@@ -364,6 +374,10 @@ void uroce_cq_push(struct uroce_cq *cq, const struct ibv_wc *wc, bool solicited)
 		if (cq->armed && (cq->armed == 1 || solicited || wc->status != IBV_WC_SUCCESS)) {
 			cq->armed = 0;
 			notify = true;
+			if (cq->armed_counted) {
+				cq->armed_counted = false;
+				__atomic_sub_fetch(&to_uctx(cq->ibcq.context)->armed_channel_cqs, 1, __ATOMIC_RELAXED);
+			}
 		}
 	}
 	pthread_mutex_unlock(&cq->lock);
@@ -419,9 +433,20 @@ static int poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 static int req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
+	/* Its application may wait in poll() on the channel fd unless it was
+	   seen sleeping in ibv_get_cq_event (uroce_channel_armed). */
+	bool newly = false;
+	struct uroce_comp_channel *ch =
+		ibcq->channel ? UROCE_CONTAINER(ibcq->channel, struct uroce_comp_channel, ibch) : NULL;
 	pthread_mutex_lock(&cq->lock);
+	if (ch && !cq->armed_counted && !__atomic_load_n(&ch->slept_inside, __ATOMIC_RELAXED)) {
+		__atomic_add_fetch(&to_uctx(ibcq->context)->armed_channel_cqs, 1, __ATOMIC_RELAXED);
+		cq->armed_counted = newly = true;
+	}
 	cq->armed = solicited_only ? 2 : 1;
 	pthread_mutex_unlock(&cq->lock);
+	if (newly)
+		uroce_channel_armed(to_uctx(ibcq->context));
 	return 0;
 }
 
@@ -449,10 +474,13 @@ static bool progress_for_event(struct uroce_comp_channel *ch, struct ibv_cq **cq
 }
 
 /*
- * Wait for a completion event.  The channel fd is an epoll set of the event
- * pipe and the context's sockets (level-triggered), so the thread sleeps until
- * an event or a packet is there, then receives itself: no hand-off to the
- * progress thread on the way.
+ * Wait for a completion event.  The thread sleeps on the channel's wait set,
+ * the event pipe and the context's sockets (level-triggered), until an event
+ * or a packet is there, then receives itself: no hand-off to the progress
+ * thread on the way.  The fd the application sees (ibch.fd) holds the pipe
+ * alone: a packet that brings no event (a CM message, an ACK of unsignaled
+ * WRs) must not make it readable, or a program that polls it beside another
+ * fd and then calls this blocking would sleep here past what it waits for.
  */
 UROCE_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *ibch, struct ibv_cq **cq, void **cq_context)
 {
@@ -472,8 +500,10 @@ UROCE_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *ibch, struct ibv_cq *
 			return -1;
 		}
 		uroce_release_acks(to_uctx(ibch->context));
+		if (!__atomic_load_n(&ch->slept_inside, __ATOMIC_RELAXED))
+			__atomic_store_n(&ch->slept_inside, 1, __ATOMIC_RELAXED);
 		struct epoll_event evs[4];
-		int n = epoll_wait(ibch->fd, evs, 4, -1);
+		int n = epoll_wait(ch->wait_fd, evs, 4, -1);
 		if (n < 0 && errno != EINTR)
 			return -1;
 	}

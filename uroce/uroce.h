@@ -88,6 +88,13 @@ struct uroce_sge {
 struct uroce_comp_channel {
 	struct ibv_comp_channel ibch;
 	int rfd, wfd;             /* the event pipe: CQ pointers */
+	int wait_fd;              /* epoll set of the pipe and the context's sockets: where
+				     ibv_get_cq_event sleeps, receiving for itself when a packet
+				     comes; ibch.fd holds the pipe alone, so an application that
+				     polls it is woken by completion events only, as with a
+				     kernel provider */
+	int slept_inside;         /* a thread slept in ibv_get_cq_event on it (atomic): its
+				     application waits there, not in poll() on ibch.fd */
 	int queued;               /* CQ pointers in the pipe (atomic): no read() that finds nothing */
 	struct uroce_comp_channel *next; /* ctx->channels */
 };
@@ -101,6 +108,7 @@ struct uroce_cq {
 	unsigned head, tail;      /* producer writes head, consumer tail */
 	unsigned count;           /* atomically read by poll's fast path */
 	int armed;                /* 0, 1 = next completion, 2 = next solicited */
+	bool armed_counted;       /* armed, and counted in ctx->armed_channel_cqs */
 	bool overflowed;
 };
 
@@ -346,6 +354,10 @@ struct uroce_ctx {
 	int acks_held;                /* the same as a flag read without the lock (atomic) */
 	uint64_t app_seen_ns;         /* an application thread last received for itself (atomic; engine.c) */
 	bool pt_parked;               /* the progress thread does not watch the sockets (engine.c) */
+	int armed_channel_cqs;        /* CQs armed for an event on a channel nobody ever slept on
+					 inside ibv_get_cq_event (atomic; objects.c): their
+					 application may sleep in poll() on the channel's fd,
+					 which no packet wakes, so the progress thread receives */
 	bool no_park;                 /* $UROCE_NO_PARK: it always does */
 	uint64_t rx_empty_ns;         /* the sockets were last found empty by uroce_poll_progress (atomic) */
 	uint64_t park_check_ns;       /* when the parked progress thread looks again */
@@ -402,6 +414,8 @@ int uroce_poll_progress(struct uroce_ctx *ctx);
 int uroce_progress_blocking(struct uroce_ctx *ctx);
 void uroce_release_acks(struct uroce_ctx *ctx);
 void uroce_app_receiving(struct uroce_ctx *ctx);
+/* A CQ with a completion channel was armed (engine.c: no parked progress thread then). */
+void uroce_channel_armed(struct uroce_ctx *ctx);
 void uroce_flush_held_acks(struct uroce_ctx *ctx);
 void uroce_engine_requeue(struct uroce_ctx *ctx);
 bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,

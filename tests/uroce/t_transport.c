@@ -646,6 +646,16 @@ static void test_completion_channel(void)
 	CHECK(ut_post_recv(&b, 1, 0, 100) == 0);
 	struct pollfd pfd = { ch->fd, POLLIN, 0 };
 	CHECK(poll(&pfd, 1, 0) == 0);
+	/* An RDMA WRITE brings b's CQ nothing: b's channel fd stays quiet (as with
+	   a kernel provider), though the WRITE's packet reached b's socket.  b's
+	   thread polls its CQ just before, so it counts as receiving for itself:
+	   that must not leave the WRITE unreceived while it sleeps in poll(). */
+	struct ibv_wc awc;
+	for (uint64_t end = ut_now_ms() + 20; ut_now_ms() < end;)
+		CHECK(ibv_poll_cq(cq, 1, &awc) == 0);
+	CHECK(post_send(&a, IBV_WR_RDMA_WRITE, 7, 0, 64, (uint64_t)(uintptr_t)(b.buf + 256), b.mr->rkey, 0) == 0);
+	CHECK(poll(&pfd, 1, 300) == 0);
+	CHECK(ut_wait(a.cq, &awc, 1, 5000) == 1 && awc.status == IBV_WC_SUCCESS && awc.wr_id == 7);
 	CHECK(post_send(&a, IBV_WR_SEND, 1, 0, 100, 0, 0, 0) == 0);
 	CHECK(poll(&pfd, 1, 5000) == 1);
 	struct ibv_cq *ev_cq = NULL;

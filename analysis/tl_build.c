@@ -599,6 +599,8 @@ static void *cap_run(void *arg)
 		struct rt_caprec rec;
 		struct rt_pkt p;
 		while ((rc = rt_capfile_next(f, &rec)) > 0) {
+			if (rec.ts_ns && (!b->capture_first_ns || rec.ts_ns < b->capture_first_ns))
+				b->capture_first_ns = rec.ts_ns;
 			if (rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p) != 1) {
 				b->nonroce_frames++;
 				continue;

@@ -1580,17 +1580,26 @@ static int unreliable_loss(struct dctx *c)
 	return rc;
 }
 
-/* The last messages of a traced UC/UD sender that never reached the
- * capture whole: send WRs that completed successfully after the QP's last
- * message the capture holds whole, with none of their packets in it, or (UC)
- * without their message's first or last packet.  No later packet shows a
- * PSN gap for them (unreliable_loss() above), yet the peer never gets them,
- * and a program that waits for an answer waits forever (ibv_ud_pingpong,
- * ibv_uc_pingpong under loss).  Needs the capture to see that QP: an earlier
- * message of it came whole, or the WR's own first packets are there. */
+/* The messages at either end of a traced UC/UD sender's stream that never
+ * reached the capture whole.  No packet on the far side of them shows a PSN
+ * gap (unreliable_loss() above), yet the peer never gets them, and a program
+ * that waits for one waits forever (ibv_ud_pingpong, ibv_uc_pingpong under
+ * loss; ib_send_bw -c UC whose first packet was lost):
+ *   the tail: send WRs that completed successfully after the QP's last
+ *   message the capture holds whole, with none of their packets in it, or
+ *   (UC) without their message's first or last packet;
+ *   the head: send WRs before the QP's first packet in the capture, posted
+ *   while the capture ran, with none of their packets in it, and the WR of
+ *   that first packet when it lacks its message's first packet.
+ * Needs the capture to see that QP: a message of it came whole, or the WR's
+ * own packets are there. */
+struct end_loss {
+	uint32_t first, last, n;  /* send WRs (events) that did not come whole, successfully completed */
+};
 struct tail_loss {
 	uint32_t last_seen;       /* the latest send WR (event) whose message the capture holds whole */
-	uint32_t first, last, n;  /* send WRs after it that did not come whole, successfully completed */
+	uint32_t first_pk;        /* the earliest send WR with a packet in the capture */
+	struct end_loss tail, head;
 };
 
 /* The capture time of its last packet (the latest one, should the capture
@@ -1612,6 +1621,76 @@ static bool unreliable_qp(struct tl_build *b, uint32_t q)
 	return Q && (Q->flags & RT_TLQ_TRACED) && (Q->qp_type == 3 || Q->qp_type == 4); /* UC, UD */
 }
 
+static void end_loss_add(struct end_loss *g, uint32_t i)
+{
+	if (!g->n++)
+		g->first = i;
+	g->last = i;
+}
+
+/* Per send WR, which ends of its message the capture holds (a missing
+ * middle packet shows as a PSN gap to unreliable_loss()). */
+enum { HAS_PACKET = 1, HAS_FIRST = 2, HAS_LAST = 4 };
+
+static int end_loss_finding(struct dctx *c, uint32_t q, const struct tail_loss *l, bool head, const uint8_t *ends,
+			    uint64_t t_end)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b);
+	const struct end_loss *g = head ? &l->head : &l->tail;
+	bool ud = tl_qp(b, q)->qp_type == 4;
+	const struct rt_ev_wr *w = &tl_ev(b, g->first)->ev.u.wr;
+	uint32_t ref = head ? l->first_pk : l->last_seen;
+	uint32_t seen_pk = ref == RT_TL_NONE ? RT_TL_NONE : first_link(c, ref, RT_TLL_PACKET);
+	uint32_t seen_frame = seen_pk != RT_TL_NONE && seen_pk >= nev ? tl_pk(b, seen_pk - nev)->frame : 0;
+	/* the WR of a UC message without its first or last packet */
+	uint32_t cut = head ? g->last : g->first;
+	bool partly = ends[cut] & HAS_PACKET;
+	struct text t = {.n = 0}, e = {.n = 0};
+	tx(&t, ud ? "UD datagrams lost before the capture point: " : "UC messages lost before the capture point: ");
+	qp_name(b, q, &t);
+	tx(&t, " completed %u send WR%s (%swr_id %" PRIu64 ", PSN 0x%06x)", g->n, g->n == 1 ? "" : "s",
+	   g->n == 1 ? "" : "the first ", w->wr_id, w->first_psn);
+	if (seen_frame && head)
+		tx(&t, partly && g->n == 1 ? " whose later packets begin its stream in the capture (frame %u)"
+					    : " before its first packet in the capture (frame %u)", seen_frame);
+	else if (seen_frame)
+		tx(&t, " after its last %s in the capture (frame %u)", ud ? "datagram" : "whole message", seen_frame);
+	if (partly && g->n > 1)
+		tx(&t, ", and none of the packets of all but the %s reached the capture, while the capture lacks the %s "
+		       "packet of its message. ", head ? "last" : "first", head || !(ends[cut] & HAS_FIRST) ? "first" : "last");
+	else
+		tx(&t, ", and %s. ", partly ? (ends[cut] & HAS_FIRST ? "the capture lacks the last packet of its message"
+								 : "the capture lacks the first packet of its message")
+			      : g->n == 1 ? "none of its packets reached the capture" : "none of their packets reached the capture");
+	if (head) {
+		tx(&t, "The stream went on after %s, so no PSN gap shows %s. ", g->n == 1 ? "it" : "them",
+		   g->n == 1 ? "it" : "them");
+	} else {
+		uint64_t t_cp = item_t(c, first_link(c, g->last, RT_TLL_COMPLETION));
+		if (t_cp >= t_end)
+			tx(&t, "The capture's last packet is %.3f ms before %s completion: the capture may have stopped by "
+			       "then; if it had not, %s lost before it. ",
+			   ms(t_cp - t_end), g->n == 1 ? "that" : "the last", g->n == 1 ? "it was" : "they were");
+	}
+	tx(&t, "%s does not resend a lost %s and nothing tells either side: the sender's completion says success, "
+	       "and a program that waits for %s waits forever.", ud ? "UD" : "UC", ud ? "datagram" : "message",
+	   head ? "it" : "an answer to it");
+	if (g->n == 1)
+		tx(&e, "send WR wr_id %" PRIu64, w->wr_id);
+	else
+		tx(&e, "send WRs wr_id %" PRIu64 " to %" PRIu64, w->wr_id, tl_ev(b, g->last)->ev.u.wr.wr_id);
+	if (seen_frame)
+		tx(&e, head ? ", first captured frame %u" : ", last captured frame %u", seen_frame);
+	long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, g->first), q, 0, 0, &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), g->first);
+	if (g->last != g->first)
+		tl_finding_evidence(b, FI(b, f), g->last);
+	return 0;
+}
+
 static int unreliable_tail_loss(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1624,9 +1703,6 @@ static int unreliable_tail_loss(struct dctx *c)
 	if (!any)
 		return 0; /* no traced UC/UD QP: nothing to scan the events and packets for */
 	struct tail_loss *L = calloc(nq + 1, sizeof(*L));
-	/* per send WR, which ends of its message the capture holds (a missing
-	 * middle packet shows as a PSN gap to unreliable_loss()) */
-	enum { HAS_PACKET = 1, HAS_FIRST = 2, HAS_LAST = 4 };
 	uint8_t *ends = calloc(nev + 1, 1);
 	if (!L || !ends) {
 		free(L);
@@ -1644,7 +1720,11 @@ static int unreliable_tail_loss(struct dctx *c)
 			ends[k->wr] |= HAS_LAST;
 	}
 	for (size_t q = 0; q < nq; q++)
-		L[q].last_seen = L[q].first = RT_TL_NONE;
+		L[q].last_seen = L[q].first_pk = RT_TL_NONE;
+	/* the capture ran from its earliest frame of any kind */
+	uint64_t t_start = b->capture_first_ns;
+	if (t_start && b->capture_host != UINT16_MAX)
+		t_start = tl_align(tl_host(b, b->capture_host), t_start);
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < nev; i++) {
 			const struct tl_evrec *e = tl_ev(b, i);
@@ -1654,68 +1734,36 @@ static int unreliable_tail_loss(struct dctx *c)
 			    (w->flags & RT_WRF_POST_FAILED) || !(w->flags & RT_WRF_PSN_VALID) || !unreliable_qp(b, q))
 				continue;
 			bool seen = (ends[i] & (HAS_FIRST | HAS_LAST)) == (HAS_FIRST | HAS_LAST);
+			bool partly = ends[i] & HAS_PACKET;
 			if (pass == 0) {
 				if (seen)
 					L[q].last_seen = (uint32_t)i;
+				if (partly && L[q].first_pk == RT_TL_NONE)
+					L[q].first_pk = (uint32_t)i;
 				continue;
 			}
-			/* the capture sees this QP: an earlier message of it came whole,
-			 * or this one's first packets are there */
-			bool partly = ends[i] & HAS_PACKET;
-			if (seen || (L[q].last_seen == RT_TL_NONE && !partly) ||
-			    (L[q].last_seen != RT_TL_NONE && i < L[q].last_seen))
-				continue;
+			if (seen || L[q].first_pk == RT_TL_NONE)
+				continue; /* came whole, or the capture does not see this QP */
 			uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
 			if (cp >= nev || tl_ev(b, cp)->ev.kind != RT_EV_COMPLETION || tl_ev(b, cp)->ev.u.wc.status != 0)
 				continue; /* not known to have left */
-			if (!L[q].n++)
-				L[q].first = (uint32_t)i;
-			L[q].last = (uint32_t)i;
+			/* after the last whole message (or, with none, from the first
+			 * packet on: a WR before it without packets is the head's) */
+			if (L[q].last_seen != RT_TL_NONE ? i > L[q].last_seen : partly) {
+				end_loss_add(&L[q].tail, (uint32_t)i);
+				continue;
+			}
+			bool before = i < L[q].first_pk || (i == L[q].first_pk && !(ends[i] & HAS_FIRST));
+			if (before && t_start && item_t(c, (uint32_t)i) >= t_start)
+				end_loss_add(&L[q].head, (uint32_t)i);
 		}
 	uint64_t t_end = capture_end(c);
 	int rc = 0;
 	for (size_t q = 0; q < nq && !rc; q++) {
-		const struct tail_loss *l = &L[q];
-		if (!l->n)
-			continue;
-		bool ud = tl_qp(b, q)->qp_type == 4;
-		const struct rt_ev_wr *w = &tl_ev(b, l->first)->ev.u.wr;
-		uint32_t seen_pk = l->last_seen == RT_TL_NONE ? RT_TL_NONE : first_link(c, l->last_seen, RT_TLL_PACKET);
-		bool partly = ends[l->first] & HAS_PACKET; /* a UC message without its first or last packet */
-		uint32_t cp = first_link(c, l->last, RT_TLL_COMPLETION);
-		uint64_t t_cp = item_t(c, cp);
-		struct text t = {.n = 0}, e = {.n = 0};
-		tx(&t, ud ? "UD datagrams lost before the capture point: " : "UC messages lost before the capture point: ");
-		qp_name(b, (uint32_t)q, &t);
-		uint32_t seen_frame = seen_pk != RT_TL_NONE && seen_pk >= nev ? tl_pk(b, seen_pk - nev)->frame : 0;
-		tx(&t, " completed %u send WR%s (%swr_id %" PRIu64 ", PSN 0x%06x)", l->n, l->n == 1 ? "" : "s",
-		   l->n == 1 ? "" : "the first ", w->wr_id, w->first_psn);
-		if (seen_frame)
-			tx(&t, " after its last %s in the capture (frame %u)", ud ? "datagram" : "whole message", seen_frame);
-		tx(&t, ", and %s. ", partly ? (ends[l->first] & HAS_FIRST ? "the capture lacks the last packet of its message"
-						     : "the capture lacks the first packet of its message")
-		   : l->n == 1 ? "none of its packets reached the capture" : "none of their packets reached the capture");
-		if (t_cp >= t_end)
-			tx(&t, "The capture's last packet is %.3f ms before %s completion: the capture may have stopped by "
-			       "then; if it had not, %s lost before it. ",
-			   ms(t_cp - t_end), l->n == 1 ? "that" : "the last", l->n == 1 ? "it was" : "they were");
-		tx(&t, "%s does not resend a lost %s and nothing tells either side: the sender's completion says success, "
-		       "and a program that waits for an answer to it waits forever.", ud ? "UD" : "UC",
-		   ud ? "datagram" : "message");
-		if (l->n == 1)
-			tx(&e, "send WR wr_id %" PRIu64, w->wr_id);
-		else
-			tx(&e, "send WRs wr_id %" PRIu64 " to %" PRIu64, w->wr_id, tl_ev(b, l->last)->ev.u.wr.wr_id);
-		if (seen_frame)
-			tx(&e, ", last captured frame %u", seen_frame);
-		long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, l->first), (uint32_t)q, 0, 0, &t, &e);
-		if (f < 0) {
-			rc = -ENOMEM;
-			break;
-		}
-		tl_finding_evidence(b, FI(b, f), l->first);
-		if (l->last != l->first)
-			tl_finding_evidence(b, FI(b, f), l->last);
+		if (L[q].head.n)
+			rc = end_loss_finding(c, (uint32_t)q, &L[q], true, ends, t_end);
+		if (L[q].tail.n && !rc)
+			rc = end_loss_finding(c, (uint32_t)q, &L[q], false, ends, t_end);
 	}
 	free(ends);
 	free(L);

@@ -234,6 +234,7 @@ struct tl_build {
 	bool engine_packets;      /* the traces hold engine packet events (RT_EV_PACKET) */
 	bool pk_unordered;        /* a packet was captured before the one before it */
 	uint64_t nonroce_frames;
+	uint64_t capture_first_ns;/* raw time of the capture's earliest frame of any kind, 0 none */
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
 	void (*prefault_after)(void *); /* what the prefault thread waits for before it starts, NULL nothing */

@@ -260,6 +260,29 @@ tar -C "$tmp/uctail" -xzf tests/analysis/data/rxe-uc-tail-loss-traces.tar.gz
 check "a UC message without its first packet, the last of its stream: found, exit 1" bash -c "test $rc = 1 &&
 	grep -q 'UC messages lost before the capture point: QP 0x000011 on client completed 1 send WR (wr_id 2, PSN 0xf044b4), and the capture lacks the first packet of its message' '$tmp/uctail.txt' &&
 	test \$(grep -c '^F[0-9]* .warning' '$tmp/uctail.txt') = 1"
+# ib_send_bw -c UC and -c UD between the kernel's SoftRoCE VMs, both traces,
+# the client's first data packet dropped on its way out (a tc filter sends
+# the first SEND First / the first UD SEND Only to a netem qdisc that loses
+# everything; rxe cannot tell, as with any netem loss): the stream went on,
+# so no PSN gap shows the loss, and the receiver completed 49 of 50.
+for tr in uc ud; do
+	mkdir -p "$tmp/${tr}head" && cp tests/analysis/data/rxe-$tr-head-loss.pcapng "$tmp/${tr}head/capture.pcapng"
+	tar -C "$tmp/${tr}head" -xzf tests/analysis/data/rxe-$tr-head-loss-traces.tar.gz
+done
+"$RDMATRACE" diagnose "$tmp/uchead" >"$tmp/uchead.txt" 2>&1; rc=$?
+check "a UC message without its first packet at the start of a stream that goes on: found, exit 1" bash -c "test $rc = 1 &&
+	grep -q 'UC messages lost before the capture point: QP 0x000011 on client completed 1 send WR (wr_id 0, PSN 0x0b3b25) whose later packets begin its stream in the capture (frame 36), and the capture lacks the first packet of its message. The stream went on after it' '$tmp/uchead.txt' &&
+	test \$(grep -c '^F[0-9]* .warning' '$tmp/uchead.txt') = 1"
+"$RDMATRACE" diagnose "$tmp/udhead" >"$tmp/udhead.txt" 2>&1; rc=$?
+check "a UD datagram lost at the start of a stream that goes on: found, exit 1" bash -c "test $rc = 1 &&
+	grep -q 'UD datagrams lost before the capture point: QP 0x000011 on client completed 1 send WR (wr_id 0, PSN 0xf10e74) before its first packet in the capture (frame 38), and none of its packets reached the capture' '$tmp/udhead.txt' &&
+	test \$(grep -c '^F[0-9]* .warning' '$tmp/udhead.txt') = 1"
+# the same capture from its first RoCE frame on: it may have started after
+# the first datagram left, so that is no loss
+editcap -r tests/analysis/data/rxe-ud-head-loss.pcapng "$tmp/udhead/capture.pcapng" 38-96 2>/dev/null
+"$RDMATRACE" diagnose "$tmp/udhead" >"$tmp/udhead-late.txt" 2>&1; rc=$?
+check "a datagram sent before the capture's first frame is not called lost" bash -c "test $rc = 0 &&
+	grep -q '0 findings' '$tmp/udhead-late.txt'"
 check "a trace and the ring salvaged from the same process are both read" bash -c "! grep -q 'is a copy of' '$tmp/udtail.txt'"
 
 # ibv_srq_pingpong -q 4 on the kernel's SoftRoCE under 2% loss, both traces:

@@ -17,8 +17,9 @@
  * before the capture saw it, so the clock constraints take only the post
  * (before the datagram was captured) and the receive completion (after);
  * tl_link.c's causal constraints leave UC and UD send WRs out (tl_qp_unacked()).
- * QPs that receive from a shared receive queue are not paired (their
- * receives are not their own).
+ * A QP that receives from a shared receive queue posts no receive WRs of
+ * its own: its n-th completion took the SRQ WR that completion was linked to
+ * (tl_link.c completions(), by wr_id).
  *
  * Addresses no CM exchange tied to a host (perftest -c UD, which swaps its
  * QPNs over TCP) are tied here first: the sender's by the traced UD QP whose
@@ -116,6 +117,8 @@ static int pair_receives(struct tl_build *b, struct ud_rq *r)
 		if (j == r->pkts.n || (rc = tl_hash_put(&next, src, (uint32_t)j + 1)) < 0)
 			continue; /* not captured (the place stays for the next one), or no memory */
 		uint32_t pi = *TL_AT(&r->pkts, uint32_t, j), recv = *TL_AT(&r->recvs, uint32_t, n);
+		if (recv == RT_TL_NONE)
+			continue; /* an SRQ receive whose WR is not known: the datagram is taken all the same */
 		tl_pk(b, pi)->recv_wr = recv;
 		rc = tl_link2(b, recv, tl_item_pk(b, pi), RT_TLL_CONSUMER, RT_TLL_RECV_WR);
 	}
@@ -146,6 +149,41 @@ static int ud_events(struct tl_build *b, struct ud_rq *rq, struct tl_hash *sends
 			return rc;
 	}
 	return 0;
+}
+
+/* The receives of the QPs on a shared receive queue (completions but no
+ * receive WRs of their own): per completion, the SRQ WR it was linked to
+ * (RT_TL_NONE when none), so that the n-th completion pairs with its own. */
+static int srq_receives(struct tl_build *b, struct ud_rq *rq)
+{
+	size_t nq = b->qps.n, nev = tl_nev(b);
+	bool any = false;
+	for (size_t q = 0; q < nq && !any; q++)
+		any = !rq[q].recvs.n && rq[q].comps.n;
+	if (!any)
+		return 0;
+	uint32_t *wr_of = malloc(nev * sizeof(*wr_of));
+	if (!wr_of)
+		return -ENOMEM;
+	for (size_t i = 0; i < nev; i++)
+		wr_of[i] = RT_TL_NONE;
+	for (size_t l = 0; l < b->links.n; l++) {
+		const struct tl_blink *k = TL_AT(&b->links, struct tl_blink, l);
+		if (k->type != RT_TLL_WR || k->from >= nev || k->to >= nev ||
+		    tl_ev(b, k->from)->ev.kind != RT_EV_COMPLETION || tl_ev(b, k->to)->ev.kind != RT_EV_WR_POST ||
+		    tl_ev(b, k->to)->ev.u.wr.queue != RT_WRQ_SRQ_RECV)
+			continue;
+		wr_of[k->from] = k->to;
+	}
+	int rc = 0;
+	for (size_t q = 0; q < nq && !rc; q++) {
+		if (rq[q].recvs.n)
+			continue;
+		for (size_t n = 0; n < rq[q].comps.n && !rc; n++)
+			rc = push_u32(&rq[q].recvs, wr_of[*TL_AT(&rq[q].comps, uint32_t, n)]);
+	}
+	free(wr_of);
+	return rc;
 }
 
 /* The one traced UD QP a datagram's address could be when that address
@@ -241,6 +279,8 @@ int tl_ud_links(struct tl_build *b)
 		tl_vec_init(&rq[q].pkts, sizeof(uint32_t));
 	}
 	int rc = ud_events(b, rq, &sends);
+	if (rc >= 0)
+		rc = srq_receives(b, rq);
 	if (rc >= 0)
 		rc = claim_addresses(b, rq, &sends);
 	struct qp_memo src = {.key = UINT64_MAX}, dst = {.key = UINT64_MAX};

@@ -271,6 +271,81 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 	return rc;
 }
 
+/* A request whose first transmission never reached the capture and that no
+ * later packet shows a PSN gap for: a latency test's READ or SEND lost on its
+ * way out, one WR at a time (ib_read_lat on the VM lab under loss: the next
+ * request appears an ACK timeout after its WR was posted).  The packet the
+ * capture holds is then the ACK timer's resend: a traced RC WR's first
+ * captured packet, at least half the QP's local ACK timeout after the post
+ * (beyond the host clock's uncertainty), while the QP was idle (its request
+ * before, if any, answered by a captured ACK or response before the post),
+ * posted while the capture ran, is marked a retransmission round started by
+ * the ACK timeout, as are the WR's packets that followed it.  Not with engine
+ * packet events: an engine says which of its sends were resends. */
+static void unseen_first_transmissions(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b), nq = b->qps.n;
+	if (!b->have_capture || b->engine_packets || !npk)
+		return;
+	uint32_t *prev = malloc((nq + 1) * sizeof(*prev)); /* per stream: its latest request so far */
+	if (!prev)
+		return; /* a refinement: without memory the packets stay first transmissions */
+	for (size_t q = 0; q <= nq; q++)
+		prev[q] = RT_TL_NONE;
+	uint64_t t_start = b->capture_first_ns;
+	if (t_start && b->capture_host != UINT16_MAX)
+		t_start = tl_align(tl_host(b, b->capture_host), t_start);
+	for (size_t i = 0; i < npk; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (!k->is_request || k->recv_qp >= nq)
+			continue;
+		uint32_t before = prev[k->recv_qp];
+		prev[k->recv_qp] = (uint32_t)i;
+		uint32_t q = k->send_qp, wr = k->wr;
+		if (k->retrans || wr >= nev || q >= nq || tl_qp(b, q)->qp_type != 2 ||
+		    first_link(c, wr, RT_TLL_PACKET) != tl_item_pk(b, i))
+			continue; /* not the first captured packet of a traced RC WR */
+		uint64_t half = tl_half_ack_timeout_ns(b, q);
+		const struct rt_tl_host *h = tl_host(b, tl_ev(b, wr)->host);
+		uint64_t t_post = item_t(c, wr), t_pk = item_t(c, tl_item_pk(b, i));
+		if (!half || h->uncertainty_ns >= half || t_pk < t_post + half + h->uncertainty_ns || !t_start ||
+		    t_post < t_start)
+			continue;
+		if (before != RT_TL_NONE) {
+			const struct tl_pk *o = tl_pk(b, before);
+			if (o->answer == RT_TL_NONE || item_t(c, tl_item_pk(b, o->answer)) > t_post)
+				continue; /* the QP was busy: the WR may have waited its turn */
+		}
+		/* nor did the sender's address send any other request meanwhile: a
+		 * device busy with other QPs can hold a WR back that long (ib_write_bw
+		 * -q 3 on the kernel's SoftRoCE under loss: 73 and 95 ms) */
+		bool busy = false;
+		for (size_t j = i; j-- > 0 && !busy && !b->pk_unordered;) {
+			const struct tl_pk *o = tl_pk(b, j);
+			if (item_t(c, tl_item_pk(b, (uint32_t)j)) < t_post)
+				break;
+			busy = o->is_request && o->src_ep == k->src_ep;
+		}
+		if (busy)
+			continue;
+		/* the resend: this packet and the WR's packets right after it */
+		for (size_t j = i; j < npk; j++) {
+			struct tl_pk *r = tl_pk(b, j);
+			if (!r->is_request || r->recv_qp != k->recv_qp)
+				continue;
+			if (r->wr != wr || r->retrans)
+				break;
+			r->retrans = 1;
+			r->retrans_cause = RT_RETRY_ACK_TIMEOUT;
+			r->flags |= RT_TLF_RETRANS;
+		}
+		k->round_start = true;
+		k->round_psn = k->psn;
+	}
+	free(prev);
+}
+
 /* The first transmission of psn on stream s, when it was lost before the capture: the first packet after the gap. */
 static uint32_t gap_packet(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t before)
 {
@@ -457,6 +532,16 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	   tr->aeth_type == RT_AETH_RNR_NAK || tr->aeth_type == RT_AETH_NAK ? "NAK" : "response");
 }
 
+/* No request of stream s was captured between packets from and to: the
+ * sender sent nothing on it while it waited. */
+static bool stream_silent(struct tl_build *b, uint32_t s, uint32_t from, uint32_t to)
+{
+	for (uint32_t j = from + 1; j < to; j++)
+		if (tl_pk(b, j)->is_request && tl_pk(b, j)->recv_qp == s)
+			return false;
+	return from < to;
+}
+
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -599,7 +684,16 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, " within the local ACK timeout (timeout=%u, %.2f ms)", to, rt_ack_timeout_us(to) / 1000.0);
 				else
 					tx(&t, " before the local ACK timeout expired");
-				if (captured && !running)
+				/* whole timeouts beyond the first: rounds whose resend never reached
+				 * the capture (each restarts the timer; a tenth for its granularity) */
+				unsigned unseen_rounds = captured && !running && timeout && u->trigger == RT_TL_NONE &&
+							 stream_silent(b, u->stream, u->prev, u->first)
+								 ? (unsigned)((waited + timeout / 10) / timeout) - 1 : 0;
+				if (unseen_rounds)
+					tx(&t, " (%.3f ms after it was sent: %u ACK timeouts, the sender's resend%s after the "
+					       "first lost before the capture point)",
+					   ms(waited), unseen_rounds + 1, unseen_rounds == 1 ? "" : "s");
+				else if (captured && !running)
 					tx(&t, " (%.3f ms after it was sent)", ms(waited));
 				else if (unseen && since != RT_TL_NONE)
 					tx(&t, " (%.3f ms after it was %s; that packet was lost before the capture point)",
@@ -610,6 +704,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, "; the sender's resend of it was lost before the capture point");
 				if (u->trigger != RT_TL_NONE)
 					missed_trigger_words(c, k0, t_first, &t);
+				nb += unseen_rounds;
 			}
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
@@ -2081,6 +2176,8 @@ int tl_detect(struct tl_build *b)
 	struct tl_vec bursts;
 	tl_vec_init(&bursts, sizeof(struct burst));
 	int rc = index_links(&c);
+	if (!rc)
+		unseen_first_transmissions(&c);
 	if (!rc)
 		rc = collect_bursts(&c, &bursts);
 	if (!rc)

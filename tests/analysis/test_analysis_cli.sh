@@ -283,6 +283,26 @@ editcap -r tests/analysis/data/rxe-ud-head-loss.pcapng "$tmp/udhead/capture.pcap
 "$RDMATRACE" diagnose "$tmp/udhead" >"$tmp/udhead-late.txt" 2>&1; rc=$?
 check "a datagram sent before the capture's first frame is not called lost" bash -c "test $rc = 0 &&
 	grep -q '0 findings' '$tmp/udhead-late.txt'"
+# ib_read_lat -s 4096 between the kernel's SoftRoCE VMs under 3% loss, both
+# traces: rxe counted 34 retries (completer_retry_err).  Four READ requests
+# lost before the capture point, one at a time, show only as their ACK
+# timer's resend, 66-68 ms after the WR was posted (no later request makes a
+# PSN gap); one READ waited two timeouts, its first resend lost too.  Every
+# round is counted: 34.
+mkdir -p "$tmp/readlat" && cp tests/analysis/data/rxe-read-lat.pcapng "$tmp/readlat/capture.pcapng"
+tar -C "$tmp/readlat" -xzf tests/analysis/data/rxe-read-lat-traces.tar.gz
+"$RDMATRACE" diagnose --json "$tmp/readlat" >"$tmp/readlat.json"
+check "READ requests lost one at a time: 34 rounds as rxe counted, 4 of them seen only as the resend" python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+gbn = [f for f in d["findings"] if f["kind"] == "go_back_n"]
+rounds = sum(int(m.group(1)) if m else 1 for m in (re.search(r" in (\d+) rounds", f["text"]) for f in gbn))
+unseen = sorted(int(re.search(r"first retransmission frame (\d+)", f["evidence"]).group(1)) for f in gbn
+                if "ms after it was posted; that packet was lost before the capture point" in f["text"])
+two = [f for f in gbn if re.search(r"137.017 ms after it was sent: 2 ACK timeouts, the sender.s resend after the first lost before the capture point", f["text"])]
+assert rounds == 34 and unseen == [596, 727, 1060, 1070] and len(two) == 1 and " in 2 rounds" in two[0]["text"], (rounds, unseen, len(two))
+assert all(f["severity"] == "info" for f in d["findings"] if f["kind"] != "go_back_n")
+' "$tmp/readlat.json"
 check "a trace and the ring salvaged from the same process are both read" bash -c "! grep -q 'is a copy of' '$tmp/udtail.txt'"
 
 # ibv_srq_pingpong -q 4 on the kernel's SoftRoCE under 2% loss, both traces:

@@ -686,7 +686,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, " before the local ACK timeout expired");
 				/* whole timeouts beyond the first: rounds whose resend never reached
 				 * the capture (each restarts the timer; a tenth for its granularity) */
-				unsigned unseen_rounds = captured && !running && timeout && u->trigger == RT_TL_NONE &&
+				unsigned unseen_rounds = captured && !running && timeout &&
 							 stream_silent(b, u->stream, u->prev, u->first)
 								 ? (unsigned)((waited + timeout / 10) / timeout) - 1 : 0;
 				if (unseen_rounds)

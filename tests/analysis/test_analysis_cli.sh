@@ -303,6 +303,24 @@ two = [f for f in gbn if re.search(r"137.017 ms after it was sent: 2 ACK timeout
 assert rounds == 34 and unseen == [596, 727, 1060, 1070] and len(two) == 1 and " in 2 rounds" in two[0]["text"], (rounds, unseen, len(two))
 assert all(f["severity"] == "info" for f in d["findings"] if f["kind"] != "go_back_n")
 ' "$tmp/readlat.json"
+# rping -S 8192 over a VLAN (802.1Q id 10 on eth0 in both VMs, rping's
+# addresses on it) under 3% loss, both traces: rxe counted 10 retries at the
+# server.  One READ waited two ACK timeouts after a response gap rxe ignores,
+# its first resend lost before the capture too.
+mkdir -p "$tmp/vlan" && cp tests/analysis/data/rxe-vlan-rping.pcapng "$tmp/vlan/capture.pcapng"
+tar -C "$tmp/vlan" -xzf tests/analysis/data/rxe-vlan-rping-traces.tar.gz
+"$RDMATRACE" diagnose --json "$tmp/vlan" >"$tmp/vlan.json"
+check "VLAN-tagged RoCE: 10 rounds as rxe counted" python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+gbn = [f for f in d["findings"] if f["kind"] == "go_back_n"]
+rounds = sum(int(m.group(1)) if m else 1 for m in (re.search(r" in (\d+) rounds", f["text"]) for f in gbn))
+assert rounds == 10, rounds
+assert any(re.search(r"4597.994 ms after it was sent: 2 ACK timeouts, .* in 2 rounds", f["text"]) for f in gbn)
+assert all(f["severity"] == "info" for f in d["findings"] if f["kind"] != "go_back_n")
+' "$tmp/vlan.json"
+check "VLAN-tagged RoCE: every RoCE packet decoded, with its VLAN" bash -c "'$RDMATRACE' packets '$tmp/vlan/capture.pcapng' | grep -c ' vlan 10 ' | grep -qx 547"
+check "VLAN-tagged RoCE: both hosts' clocks bounded by causal order" bash -c "'$RDMATRACE' diagnose '$tmp/vlan' | grep -q 'clock: client offset .* +- ' && '$RDMATRACE' diagnose '$tmp/vlan' | grep -q 'clock: server offset .* +- '"
 check "a trace and the ring salvaged from the same process are both read" bash -c "! grep -q 'is a copy of' '$tmp/udtail.txt'"
 
 # ibv_srq_pingpong -q 4 on the kernel's SoftRoCE under 2% loss, both traces:

@@ -1174,6 +1174,30 @@ static bool is_disconnect(const struct tl_evrec *e)
  * process came before it; or the thread that moved the QP to ERROR did so
  * inside rdma_disconnect (its next event is the rdma_disconnect call, which
  * the probe records when the call returns). */
+/* The RDMA CM event that failed QP q's connection around its move to
+ * ERROR (QP state event i): librdmacm moves the QP to ERROR while it takes a
+ * REJECTED, UNREACHABLE or CONNECT_ERROR event, just before the application
+ * gets it.  RT_TL_NONE when none came within a second of the move. */
+static uint32_t cm_failure(struct dctx *c, uint32_t q, size_t i)
+{
+	struct tl_build *b = c->b;
+	if (q == RT_TL_NONE)
+		return RT_TL_NONE;
+	uint64_t t = item_t(c, (uint32_t)i);
+	for (size_t j = 0; j < tl_nev(b); j++) {
+		const struct tl_evrec *e = tl_ev(b, j);
+		if (e->ev.kind != RT_EV_CM_EVENT || b->ev_qp[j] != q || b->ev_shadow[j])
+			continue;
+		unsigned ev = e->ev.u.cm.event;
+		if (ev != RT_CM_EV_REJECTED && ev != RT_CM_EV_UNREACHABLE && ev != RT_CM_EV_CONNECT_ERROR)
+			continue;
+		uint64_t tj = item_t(c, (uint32_t)j), d = tj > t ? tj - t : t - tj;
+		if (d <= 1000000000ull)
+			return (uint32_t)j;
+	}
+	return RT_TL_NONE;
+}
+
 static bool qp_torn_down(struct dctx *c, uint32_t q, size_t i)
 {
 	struct tl_build *b = c->b;
@@ -1328,17 +1352,29 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		uint32_t nf = flushed_after(b, q, i, &ff);
 		if (!nf || qp_torn_down(c, q, i))
 			continue;
+		uint32_t cmf = cm_failure(c, q, i);
 		qp_name(b, q, &t);
 		tx(&t, " was moved to the ERROR state");
 		if (nf)
-			tx(&t, " and %u outstanding WR%s were flushed (WR_FLUSH_ERR)", nf, nf == 1 ? "" : "s");
-		tx(&t, " without a transport error (by the application, or after an asynchronous error).");
-		tx(&ev, "QP state event at %.6f s", (double)item_t(c, (uint32_t)i) / 1e9);
-		long f = finding(b, RT_TLFK_QP_ERROR, RT_TLS_WARNING, item_t(c, (uint32_t)i), q, 0, 0, &t, &ev);
+			tx(&t, " and %u outstanding WR%s flushed (WR_FLUSH_ERR)", nf, nf == 1 ? " was" : "s were");
+		if (cmf != RT_TL_NONE) {
+			const struct rt_ev_cm *cm = &tl_ev(b, cmf)->ev.u.cm;
+			tx(&t, " because its RDMA CM connection failed: librdmacm moves the QP to ERROR when it takes the %s "
+			       "event (status %d), so the flushed WRs are that failure's consequence, not a transport error.",
+			   rt_cm_event_name(cm->event), (int)cm->status);
+			tx(&ev, "QP state event at %.6f s, CM event %s at %.6f s", (double)item_t(c, (uint32_t)i) / 1e9,
+			   rt_cm_event_name(cm->event), (double)item_t(c, cmf) / 1e9);
+		} else {
+			tx(&t, " without a transport error (by the application, or after an asynchronous error).");
+			tx(&ev, "QP state event at %.6f s", (double)item_t(c, (uint32_t)i) / 1e9);
+		}
+		long f = finding(b, RT_TLFK_QP_ERROR, cmf != RT_TL_NONE ? RT_TLS_INFO : RT_TLS_WARNING, item_t(c, (uint32_t)i),
+				 q, 0, 0, &t, &ev);
 		if (f < 0)
 			return -ENOMEM;
 		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
 		tl_finding_evidence(b, FI(b, f), ff);
+		tl_finding_evidence(b, FI(b, f), cmf);
 	}
 	return 0;
 }

@@ -203,6 +203,18 @@ assert not [f for f in d["findings"] if f["kind"] == "clock"], [f["text"] for f 
 h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["client"]["uncertainty_ns"] < 5e6, h["client"]
 ' "$tmp/disc" "$RDMATRACE"
+# rping's client connecting to a port nobody listens on (the VM lab, both
+# traces): the server's rdma_cm answers REJ (invalid service ID), and
+# librdmacm moves the client's QP to ERROR while it takes the REJECTED event,
+# flushing the receive rping had posted.  That flush is the rejection's
+# consequence (info), not a QP error of unknown cause (a warning before).
+mkdir -p "$tmp/rej" && tar -C "$tmp/rej" -xzf tests/analysis/data/rxe-cm-reject.tar.gz
+"$RDMATRACE" diagnose "$tmp/rej" >"$tmp/rej.txt" 2>&1; rc=$?
+check "a rejected connection: one error, its QP's flush explained by the REJECTED event" bash -c "test $rc = 1 &&
+	grep -q '^F1 .error. cm_reject' '$tmp/rej.txt' &&
+	grep -q '^F2 .info. qp_error' '$tmp/rej.txt' &&
+	grep -q 'QP 0x000011 on client was moved to the ERROR state and 1 outstanding WR was flushed (WR_FLUSH_ERR) because its RDMA CM connection failed: librdmacm moves the QP to ERROR when it takes the REJECTED event (status 8)' '$tmp/rej.txt' &&
+	test \$(grep -c '^F[0-9]' '$tmp/rej.txt') = 2"
 # ib_read_lat (no -R) on the kernel's SoftRoCE under 3% loss, the first 440
 # frames at 96 bytes with the client's trace (device rxe0, timeout 14): when a
 # READ response is lost and the next response of the same READ arrives, rxe

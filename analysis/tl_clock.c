@@ -28,8 +28,23 @@
 
 #define INF INT64_MAX
 #define TL_RATE_MAX 0.25 /* clocks are not off by more than 25 % */
+/* Offsets and constraints are kept within +-LIM (73 years): sums and
+ * differences of two of them cannot overflow, whatever times damaged
+ * inputs give. */
+#define LIM (INT64_MAX / 4)
 
-void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_t t)
+static int64_t clamp_lim(int64_t v)
+{
+	return v > LIM ? LIM : v < -LIM ? -LIM : v;
+}
+
+/* A double in +-LIM as an integer (NaN: 0). */
+static int64_t lim_of_double(double v)
+{
+	return v != v ? 0 : v >= (double)LIM ? LIM : v <= -(double)LIM ? -LIM : (int64_t)v;
+}
+
+void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, uint64_t raw_x, uint64_t raw_y)
 {
 	if (x == y || x == UINT16_MAX || y == UINT16_MAX)
 		return;
@@ -38,8 +53,11 @@ void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_
 		return; /* a constraint less only widens the interval */
 	k->x = x;
 	k->y = y;
-	k->c = c;
-	k->t = t; /* raw time of the y event */
+	/* o[x] - o[y] <= raw_y - raw_x, without overflow */
+	uint64_t d = raw_y >= raw_x ? raw_y - raw_x : raw_x - raw_y;
+	int64_t m = d > (uint64_t)LIM ? LIM : (int64_t)d;
+	k->c = raw_y >= raw_x ? m : -m;
+	k->t = raw_y; /* raw time of the y event */
 }
 
 static int solve(struct tl_build *b, size_t ref, int64_t *lo, int64_t *hi, uint64_t *used, bool *inconsistent)
@@ -69,7 +87,7 @@ static int solve(struct tl_build *b, size_t ref, int64_t *lo, int64_t *hi, uint6
 			for (size_t j = 0; j < n; j++) {
 				if (d[m * n + j] == INF)
 					continue;
-				int64_t v = d[i * n + m] + d[m * n + j];
+				int64_t v = clamp_lim(d[i * n + m] + d[m * n + j]);
 				if (v < d[i * n + j])
 					d[i * n + j] = v;
 			}
@@ -154,12 +172,12 @@ static int fit_rate(struct tl_build *b, uint16_t h, uint16_t ref, struct rt_tl_h
 	struct rate_fit f = fit_at(b, h, ref, r, T);
 	if (f.hi < f.lo)
 		return 0;
-	H->offset_lo_ns = (int64_t)f.lo;
-	H->offset_hi_ns = (int64_t)f.hi;
-	H->offset_ns = (int64_t)((f.lo + f.hi) / 2);
-	H->uncertainty_ns = (uint64_t)((f.hi - f.lo) / 2);
-	H->drift_ppb = (int64_t)(r * 1e9);
-	H->drift_origin_ns = (uint64_t)T;
+	H->offset_lo_ns = lim_of_double(f.lo);
+	H->offset_hi_ns = lim_of_double(f.hi);
+	H->offset_ns = lim_of_double((f.lo + f.hi) / 2);
+	H->uncertainty_ns = (uint64_t)lim_of_double(f.hi > f.lo ? (f.hi - f.lo) / 2 : 0);
+	H->drift_ppb = lim_of_double(r * 1e9);
+	H->drift_origin_ns = T > 0 ? (uint64_t)lim_of_double(T) : 0;
 	H->flags &= ~(uint32_t)RT_TLH_INCONSISTENT;
 	H->flags |= RT_TLH_ALIGNED | RT_TLH_DRIFT;
 	return 1;

@@ -166,7 +166,7 @@ static bool addr_eq(const struct cm_addr *a, const struct cm_addr *b)
 static void before(struct tl_build *b, uint32_t x, uint32_t y)
 {
 	const struct tl_evrec *ex = tl_ev(b, x), *ey = tl_ev(b, y);
-	tl_clock_add(b, ex->host, ey->host, (int64_t)ey->raw_ns - (int64_t)ex->raw_ns, ey->raw_ns);
+	tl_clock_add(b, ex->host, ey->host, ex->raw_ns, ey->raw_ns);
 }
 
 /* Each passive end meets the one active end whose address and port pair

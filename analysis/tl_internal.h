@@ -301,8 +301,13 @@ uint16_t tl_item_host(struct tl_build *b, uint32_t item);
  * one per event and packet). */
 static inline uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
 {
+	/* times past 2^62 ns (the year 2116: damaged inputs) and offsets or
+	 * drifts no clock alignment gives are left as they are: no overflow */
+	const int64_t lim = INT64_MAX / 4;
+	if (raw >= (uint64_t)1 << 62 || h->offset_ns > lim || h->offset_ns < -lim)
+		return raw;
 	int64_t t = (int64_t)raw + h->offset_ns;
-	if (h->drift_ppb)
+	if (h->drift_ppb && h->drift_ppb > -1000000000 && h->drift_ppb < 1000000000 && h->drift_origin_ns < (uint64_t)1 << 62)
 		t += (int64_t)(((double)((int64_t)raw - (int64_t)h->drift_origin_ns)) * (double)h->drift_ppb / 1e9);
 	return t < 0 ? 0 : (uint64_t)t;
 }
@@ -331,7 +336,8 @@ void tl_phase(const char *name);
 /* Steps of the build (analysis/tl_*.c). */
 int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
-void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, int64_t c, uint64_t t);
+/* Host x's event at raw time raw_x happened before host y's at raw_y. */
+void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, uint64_t raw_x, uint64_t raw_y);
 /* analysis/tl_cm_peer.c: links and clock constraints between the traced
  * ends of each RDMA CM connection. */
 int tl_cm_peer_links(struct tl_build *b);

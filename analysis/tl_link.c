@@ -1576,8 +1576,7 @@ static int wire_streams(struct lctx *c)
 				if (!k->retrans && k->wr_pkt_index == 1) {
 					/* the WR was posted before its first packet left */
 					if (b->capture_host != UINT16_MAX)
-						tl_clock_add(b, we->host, b->capture_host,
-							     (int64_t)k->raw_ns - (int64_t)we->raw_ns, k->raw_ns);
+						tl_clock_add(b, we->host, b->capture_host, we->raw_ns, k->raw_ns);
 				}
 			}
 			gap_note(c, k);
@@ -1857,15 +1856,15 @@ static int engine_events(struct lctx *c)
 			if ((rc = tl_link2(b, (uint32_t)i, tl_item_pk(b, w), RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
 				return rc;
 			if (txd) /* the capture sits between sender and receiver */
-				tl_clock_add(b, e->host, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
+				tl_clock_add(b, e->host, b->capture_host, e->raw_ns, k->raw_ns);
 			else
-				tl_clock_add(b, b->capture_host, e->host, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+				tl_clock_add(b, b->capture_host, e->host, k->raw_ns, e->raw_ns);
 		}
 		uint32_t t = c->ev_tx[i];
 		if (t != RT_TL_NONE) {
 			struct tl_evrec *te = tl_ev(b, t);
 			if (te->host != e->host)
-				tl_clock_add(b, te->host, e->host, (int64_t)e->raw_ns - (int64_t)te->raw_ns, e->raw_ns);
+				tl_clock_add(b, te->host, e->host, te->raw_ns, e->raw_ns);
 			if ((rc = tl_link2(b, t, (uint32_t)i, RT_TLL_EVENT, RT_TLL_EVENT)) < 0)
 				return rc;
 		}
@@ -2084,7 +2083,7 @@ static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 		struct tl_pk *k = tl_pk(b, j);
 		if (k->is_cm && (k->cm_attr == RT_CM_REP || k->cm_attr == RT_CM_REJ) && k->cm_remote_comm_id == comm) {
 			struct tl_evrec *e = tl_ev(b, ev);
-			tl_clock_add(b, h, b->capture_host, (int64_t)k->raw_ns - (int64_t)e->raw_ns, k->raw_ns);
+			tl_clock_add(b, h, b->capture_host, e->raw_ns, k->raw_ns);
 			return tl_link(b, (uint32_t)ev, tl_item_pk(b, j), RT_TLL_CM_PACKET);
 		}
 	}
@@ -2151,7 +2150,7 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 			used[ei] = true;
 			rc = tl_link2(b, tl_item_pk(b, i), evi, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
 			if (!rc && b->capture_host != UINT16_MAX)
-				tl_clock_add(b, b->capture_host, h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+				tl_clock_add(b, b->capture_host, h, k->raw_ns, e->raw_ns);
 			break;
 		}
 	}
@@ -2222,7 +2221,7 @@ static int cm_links(struct lctx *c)
 				if (!rc && map[m].attr == RT_CM_REQ)
 					rc = cm_reply_after(c, i, (uint16_t)h, evi);
 				if (!rc && b->capture_host != UINT16_MAX && map[m].attr != RT_CM_REP && map[m].attr != RT_CM_RTU)
-					tl_clock_add(b, b->capture_host, (uint16_t)h, (int64_t)e->raw_ns - (int64_t)k->raw_ns, e->raw_ns);
+					tl_clock_add(b, b->capture_host, (uint16_t)h, k->raw_ns, e->raw_ns);
 				ei++;
 			}
 			tl_hash_free(&seen);
@@ -2256,11 +2255,11 @@ static void send_recv_constraints(struct tl_build *b, const struct cev *ce, uint
 	const struct cev *rw = &ce[recv], *sw = &ce[send];
 	if (rw->comp != RT_TL_NONE && sw->host != ce[rw->comp].host) {
 		const struct cev *rc = &ce[rw->comp];
-		tl_clock_add(b, sw->host, rc->host, (int64_t)rc->raw_ns - (int64_t)sw->raw_ns, rc->raw_ns);
+		tl_clock_add(b, sw->host, rc->host, sw->raw_ns, rc->raw_ns);
 	}
 	if (sw->comp != RT_TL_NONE && ce[sw->comp].host != rw->host && !tl_qp_unacked(b, b->ev_qp[send])) {
 		const struct cev *sc = &ce[sw->comp];
-		tl_clock_add(b, rw->host, sc->host, (int64_t)sc->raw_ns - (int64_t)rw->raw_ns, sc->raw_ns);
+		tl_clock_add(b, rw->host, sc->host, rw->raw_ns, sc->raw_ns);
 	}
 }
 
@@ -2285,7 +2284,7 @@ static int causal_constraints(struct lctx *c)
 			/* (a UC or UD send completes once its packets left, maybe before they were captured) */
 			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper &&
 			    !tl_qp_unacked(b, b->ev_qp[l.from]))
-				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
+				tl_clock_add(b, cap, cp->host, k_raw, cp->raw_ns);
 			/* the consuming packet was captured before its receive completed
 			 * (unless it stands in for a retry the capture missed: no bound
 			 * there).  Nothing says the receive was posted before the packet
@@ -2300,7 +2299,7 @@ static int causal_constraints(struct lctx *c)
 				uint32_t o = cpk[l.to - nev].original;
 				if (o != RT_TL_NONE && o < npk)
 					k_raw = cpk[o].raw_ns;
-				tl_clock_add(b, cap, cp->host, (int64_t)cp->raw_ns - (int64_t)k_raw, cp->raw_ns);
+				tl_clock_add(b, cap, cp->host, k_raw, cp->raw_ns);
 			}
 		}
 		if (l.type == RT_TLL_CONSUMER && l.to >= nev && l.to < nev + npk && cpk[l.to - nev].wr != RT_TL_NONE)

@@ -300,7 +300,7 @@ int tl_ud_links(struct tl_build *b)
 			/* the WR was posted before its datagram was captured */
 			const struct tl_evrec *we = tl_ev(b, *w);
 			if (b->capture_host != UINT16_MAX)
-				tl_clock_add(b, we->host, b->capture_host, (int64_t)k->raw_ns - (int64_t)we->raw_ns, k->raw_ns);
+				tl_clock_add(b, we->host, b->capture_host, we->raw_ns, k->raw_ns);
 		}
 		if (dq != RT_TL_NONE && rc >= 0) {
 			k->recv_qp = dq;

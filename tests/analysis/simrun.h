@@ -90,7 +90,7 @@ static inline struct rt_event sim_ev(struct sim *s, int host_b, uint64_t t, unsi
 {
 	struct rt_event e;
 	memset(&e, 0, sizeof(e));
-	e.ticks = (uint64_t)((int64_t)t + (host_b ? s->c.off_b : s->c.off_a));
+	e.ticks = t + (uint64_t)(host_b ? s->c.off_b : s->c.off_a); /* modulo 2^64: any offset */
 	e.seq = s->seq++;
 	e.tid = host_b ? 200 : 100;
 	e.kind = (uint16_t)kind;

@@ -127,10 +127,10 @@ FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
 fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
-	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" $(FUZZ_BUILD)/librdmatrace.a
+	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" $(FUZZ_BUILD)/librdmatrace.a
 	@set -e; mkdir -p $(FUZZ_BUILD)/fuzz; for t in $(FUZZ_TARGETS); do \
 	  echo "  FUZZ $$t"; \
-	  $(FUZZ_CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itests -O1 -g -fsanitize=fuzzer,address,undefined \
+	  $(FUZZ_CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itests -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -o $(FUZZ_BUILD)/fuzz/$$t tests/fuzz/fuzz_$$t.c $(FUZZ_BUILD)/librdmatrace.a -pthread $(LIB_LDLIBS); done
 	@echo "run: $(FUZZ_BUILD)/fuzz/NAME tests/fuzz/corpus/NAME"
 

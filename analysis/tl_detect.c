@@ -286,8 +286,8 @@ static void unseen_first_transmissions(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), npk = tl_npk(b), nq = b->qps.n;
-	if (!b->have_capture || b->engine_packets || !npk)
-		return;
+	if (!b->have_capture || b->engine_packets || !npk || b->pk_unordered)
+		return; /* (out of order, the capture cannot be searched back by time) */
 	uint32_t *prev = malloc((nq + 1) * sizeof(*prev)); /* per stream: its latest request so far */
 	if (!prev)
 		return; /* a refinement: without memory the packets stay first transmissions */
@@ -321,7 +321,7 @@ static void unseen_first_transmissions(struct dctx *c)
 		 * device busy with other QPs can hold a WR back that long (ib_write_bw
 		 * -q 3 on the kernel's SoftRoCE under loss: 73 and 95 ms) */
 		bool busy = false;
-		for (size_t j = i; j-- > 0 && !busy && !b->pk_unordered;) {
+		for (size_t j = i; j-- > 0 && !busy;) {
 			const struct tl_pk *o = tl_pk(b, j);
 			if (item_t(c, tl_item_pk(b, (uint32_t)j)) < t_post)
 				break;
@@ -1168,12 +1168,6 @@ static bool is_disconnect(const struct tl_evrec *e)
 	return ev == RT_CM_CALL_DISCONNECT || ev == RT_CM_EV_DISCONNECTED || ev == RT_CM_EV_TIMEWAIT_EXIT;
 }
 
-/* Whether the ERROR transition of event i (QP q) is the ordinary teardown of
- * a connection: a disconnect (rdma_disconnect on either side, DISCONNECTED,
- * TIMEWAIT_EXIT) on this QP, its peer or, when the event names no QP, its
- * process came before it; or the thread that moved the QP to ERROR did so
- * inside rdma_disconnect (its next event is the rdma_disconnect call, which
- * the probe records when the call returns). */
 /* The RDMA CM event that failed QP q's connection around its move to
  * ERROR (QP state event i): librdmacm moves the QP to ERROR while it takes a
  * REJECTED, UNREACHABLE or CONNECT_ERROR event, just before the application
@@ -1198,6 +1192,12 @@ static uint32_t cm_failure(struct dctx *c, uint32_t q, size_t i)
 	return RT_TL_NONE;
 }
 
+/* Whether the ERROR transition of event i (QP q) is the ordinary teardown of
+ * a connection: a disconnect (rdma_disconnect on either side, DISCONNECTED,
+ * TIMEWAIT_EXIT) on this QP, its peer or, when the event names no QP, its
+ * process came before it; or the thread that moved the QP to ERROR did so
+ * inside rdma_disconnect (its next event is the rdma_disconnect call, which
+ * the probe records when the call returns). */
 static bool qp_torn_down(struct dctx *c, uint32_t q, size_t i)
 {
 	struct tl_build *b = c->b;

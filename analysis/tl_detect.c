@@ -715,6 +715,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (nb > 1)
 				tx(&t, " in %u rounds", nb);
 		}
+		/* more rounds in a row than the retry count allows, and no error: rxe
+		 * never decrements a retry_cnt of 7 */
+		const struct rt_tl_qp *rq = u->requester < nq ? tl_qp(b, u->requester) : NULL;
+		if (nb > 7 && rq && rq->retry_cnt == 7 && qp_on_rxe(c, k0->send_qp))
+			tx(&t, ", more than a retry_cnt of 7 allows: the sender's SoftRoCE (rxe) takes retry_cnt 7 as unlimited "
+			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
+			       "complete the WR with RETRY_EXC_ERR after 7 retries");
 		if (dups)
 			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
 		tx(&t, overlaps ? "; %.3f ms lost on top of the earlier retransmissions on this QP." : "; %.3f ms lost.", ms(lost));

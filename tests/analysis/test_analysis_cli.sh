@@ -215,6 +215,15 @@ check "a rejected connection: one error, its QP's flush explained by the REJECTE
 	grep -q '^F2 .info. qp_error' '$tmp/rej.txt' &&
 	grep -q 'QP 0x000011 on client was moved to the ERROR state and 1 outstanding WR was flushed (WR_FLUSH_ERR) because its RDMA CM connection failed: librdmacm moves the QP to ERROR when it takes the REJECTED event (status 8)' '$tmp/rej.txt' &&
 	test \$(grep -c '^F[0-9]' '$tmp/rej.txt') = 2"
+# ib_write_bw (retry_cnt 7) between the kernel's SoftRoCE VMs with every ACK
+# of the server dropped on its way out, the capture's first 1100 frames at
+# 80 bytes: the client resent round after round (410 in the whole run, as
+# rxe's completer_retry_err counted) and never failed with RETRY_EXC_ERR,
+# because rxe does not decrement a retry_cnt of 7.  Said so.
+mkdir -p "$tmp/retry7" && tar -C "$tmp/retry7" -xzf tests/analysis/data/rxe-retry-unlimited.tar.gz
+check "rxe's unlimited retry_cnt 7: more rounds than 7 without an error, explained" \
+	python3 tests/analysis/check_round_total.py "$RDMATRACE" "$tmp/retry7" 13 \
+	"1:in 13 rounds, more than a retry_cnt of 7 allows: the sender.s SoftRoCE \(rxe\) takes retry_cnt 7 as unlimited"
 # ib_read_lat (no -R) on the kernel's SoftRoCE under 3% loss, the first 440
 # frames at 96 bytes with the client's trace (device rxe0, timeout 14): when a
 # READ response is lost and the next response of the same READ arrives, rxe

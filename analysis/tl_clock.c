@@ -28,10 +28,8 @@
 
 #define INF INT64_MAX
 #define TL_RATE_MAX 0.25 /* clocks are not off by more than 25 % */
-/* Offsets and constraints are kept within +-LIM (73 years): sums and
- * differences of two of them cannot overflow, whatever times damaged
- * inputs give. */
-#define LIM (INT64_MAX / 4)
+/* Offsets and constraints are kept within +-TL_OFFSET_LIM (tl_internal.h). */
+#define LIM TL_OFFSET_LIM
 
 static int64_t clamp_lim(int64_t v)
 {

@@ -271,6 +271,15 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 	return rc;
 }
 
+/* When the capture started, aligned: its earliest frame of any kind (0
+ * unknown).  A packet sent before then may be missing from it for that
+ * reason alone. */
+static uint64_t capture_start(struct tl_build *b)
+{
+	uint64_t t = b->capture_first_ns;
+	return t && b->capture_host != UINT16_MAX ? tl_align(tl_host(b, b->capture_host), t) : t;
+}
+
 /* A request whose first transmission never reached the capture and that no
  * later packet shows a PSN gap for: a latency test's READ or SEND lost on its
  * way out, one WR at a time (ib_read_lat on the VM lab under loss: the next
@@ -293,9 +302,7 @@ static void unseen_first_transmissions(struct dctx *c)
 		return; /* a refinement: without memory the packets stay first transmissions */
 	for (size_t q = 0; q <= nq; q++)
 		prev[q] = RT_TL_NONE;
-	uint64_t t_start = b->capture_first_ns;
-	if (t_start && b->capture_host != UINT16_MAX)
-		t_start = tl_align(tl_host(b, b->capture_host), t_start);
+	uint64_t t_start = capture_start(b);
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
 		if (!k->is_request || k->recv_qp >= nq)
@@ -1859,10 +1866,7 @@ static int unreliable_tail_loss(struct dctx *c)
 	}
 	for (size_t q = 0; q < nq; q++)
 		L[q].last_seen = L[q].first_pk = RT_TL_NONE;
-	/* the capture ran from its earliest frame of any kind */
-	uint64_t t_start = b->capture_first_ns;
-	if (t_start && b->capture_host != UINT16_MAX)
-		t_start = tl_align(tl_host(b, b->capture_host), t_start);
+	uint64_t t_start = capture_start(b);
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < nev; i++) {
 			const struct tl_evrec *e = tl_ev(b, i);

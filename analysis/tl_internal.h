@@ -299,15 +299,20 @@ uint64_t tl_item_raw(struct tl_build *b, uint32_t item);
 uint16_t tl_item_host(struct tl_build *b, uint32_t item);
 /* Aligned time of a raw time on host h (inline: the rows' sort keys take
  * one per event and packet). */
+/* The clock arithmetic's bounds: offsets and constraints stay within
+ * +-TL_OFFSET_LIM (2^61 ns, 73 years; tl_clock.c saturates there), raw times
+ * below TL_RAW_LIM (2^62 ns, the year 2116), so that sums and differences of
+ * two of them cannot overflow whatever times damaged inputs give. */
+#define TL_OFFSET_LIM (INT64_MAX / 4)
+#define TL_RAW_LIM ((uint64_t)1 << 62)
 static inline uint64_t tl_align(const struct rt_tl_host *h, uint64_t raw)
 {
-	/* times past 2^62 ns (the year 2116: damaged inputs) and offsets or
-	 * drifts no clock alignment gives are left as they are: no overflow */
-	const int64_t lim = INT64_MAX / 4;
-	if (raw >= (uint64_t)1 << 62 || h->offset_ns > lim || h->offset_ns < -lim)
+	/* raw times past TL_RAW_LIM and offsets or drifts no clock alignment
+	 * gives are left as they are: no overflow */
+	if (raw >= TL_RAW_LIM || h->offset_ns > TL_OFFSET_LIM || h->offset_ns < -TL_OFFSET_LIM)
 		return raw;
 	int64_t t = (int64_t)raw + h->offset_ns;
-	if (h->drift_ppb && h->drift_ppb > -1000000000 && h->drift_ppb < 1000000000 && h->drift_origin_ns < (uint64_t)1 << 62)
+	if (h->drift_ppb > -1000000000 && h->drift_ppb < 1000000000 && h->drift_ppb && h->drift_origin_ns < TL_RAW_LIM)
 		t += (int64_t)(((double)((int64_t)raw - (int64_t)h->drift_origin_ns)) * (double)h->drift_ppb / 1e9);
 	return t < 0 ? 0 : (uint64_t)t;
 }

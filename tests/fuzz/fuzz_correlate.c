@@ -12,6 +12,7 @@
  * (tests/fuzz/corpus/correlate) are runs of the VM lab cut small, made with
  * tests/fuzz/make_correlate_seed.py.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,20 +25,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_TRACES 4
 
-static char dir[64];
+/* A directory of this process's own for the input's files (mkdtemp fills in
+ * the template's last six characters once), removed at exit. */
+static char dir[] = "/tmp/rt-fuzz-correlate.XXXXXX";
+static bool dir_made;
 
 static void remove_dir(void)
 {
 	rmdir(dir);
 }
 
-/* A directory of this process's own for the input's files. */
 static const char *work_dir(void)
 {
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/rt-fuzz-correlate.XXXXXX");
+	if (!dir_made) {
 		if (!mkdtemp(dir))
 			abort();
+		dir_made = true;
 		atexit(remove_dir);
 	}
 	return dir;
@@ -76,10 +79,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rt_tl_inputs in = { .traces = traces, .ntraces = nt, .capture = size > off ? paths[MAX_TRACES] : NULL };
 	struct rt_timeline *tl = NULL;
 	char err[256];
+	uint64_t sum = 0;
 	if (rt_timeline_build(&in, &tl, err, sizeof(err)) == 0 && tl) {
 		static char buf[RT_TL_DETAIL_MAX];
 		size_t n = rt_tl_row_count(tl);
-		uint64_t sum = 0;
 		for (size_t i = 0; i < n && i < 4000; i++) {
 			sum += rt_tl_format_summary(tl, i, buf, sizeof(buf));
 			sum += rt_tl_format_detail(tl, i, buf, sizeof(buf));
@@ -87,12 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		for (size_t i = 0; i < rt_tl_finding_count(tl); i++)
 			sum += rt_tl_str(tl, rt_tl_finding(tl, i)->text)[0];
-		if (sum == 1)
-			fputc(0, stderr); /* keep the work */
 		rt_timeline_free(tl);
 	}
 	for (size_t i = 0; i < nt; i++)
 		unlink(paths[i]);
 	unlink(paths[MAX_TRACES]);
-	return 0;
+	return (int)(sum & 0);
 }

@@ -80,6 +80,7 @@ static bool one_transfer(struct ut_end *a, struct ut_end *b, enum ibv_wr_opcode 
 	size_t src_off = 0, dst_off = MIB + 64;
 	bool read = op == IBV_WR_RDMA_READ;
 	struct ut_end *data_src = read ? b : a, *data_dst = read ? a : b;
+	ut_order_after_engine(data_src);
 	ut_fill(data_src->buf + (read ? dst_off : src_off), len, seed);
 	memset(data_dst->buf + (read ? src_off : dst_off), 0xEE, len + 16);
 	bool recv = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
@@ -137,6 +138,7 @@ static bool atomics(struct ut_end *a, struct ut_end *b, int rounds)
 {
 	uint64_t *target = (uint64_t *)(void *)(b->buf + 2 * MIB);
 	uint64_t *result = (uint64_t *)(void *)(a->buf + 2 * MIB);
+	ut_order_after_engine(b);
 	*target = 100;
 	for (int i = 0; i < rounds; i++) {
 		struct ibv_sge s = { (uint64_t)(uintptr_t)result, 8, a->mr->lkey };

@@ -173,6 +173,16 @@ static inline int ut_post_recv(struct ut_end *e, uint64_t wr_id, size_t off, uin
 	return ibv_post_recv(e->qp, &wr, &bad);
 }
 
+/* Before a test writes a buffer an engine sent from: the wire already
+ * ordered the engine's last read of it before the completion the test
+ * waited for, but ThreadSanitizer cannot see through a socket. Taking the
+ * engine's lock (uroce_priv_stats does) shows it that order. */
+static inline void ut_order_after_engine(struct ut_end *e)
+{
+	struct uroce_stats st;
+	uroce_priv_stats(e->ctx, &st);
+}
+
 static inline void ut_fill(uint8_t *p, size_t n, uint32_t seed)
 {
 	uint32_t x = seed * 2654435761u + 1;

@@ -478,7 +478,10 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		*ci = (struct tl_cm_info){.pk = (uint32_t)(b->pk.n - 1), .ack_timeout = p->cm.prim_local_ack_timeout,
 					  .retry = p->cm.retry_count, .rnr_retry = p->cm.rnr_retry_count,
 					  .mtu = p->cm.path_mtu, .reason = (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason),
-					  .msg_rejected = p->cm.msg_rejected, .remote_qpn = p->cm.remote_qpn};
+					  .msg_rejected = p->cm.msg_rejected, .remote_qpn = p->cm.remote_qpn,
+					  .remote_cm_timeout = p->cm.remote_cm_timeout,
+					  .local_cm_timeout = p->cm.local_cm_timeout,
+					  .max_cm_retries = p->cm.max_cm_retries};
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}
@@ -569,6 +572,9 @@ struct cap_job {
 	bool recorded;            /* the packet records are made (or there are none to make) */
 	struct rt_capcopies *copies; /* made when the capture has several interfaces */
 	uint64_t ncopies, first_copy, first_copy_of; /* frame numbers */
+	uint64_t snapped;         /* RoCE packets cut short by the snap length */
+	uint64_t snapped_mads;    /* of those, MADs on QP1 cut before their CM message could be read */
+	uint32_t snaplen;         /* the longest such cut packet's captured length */
 };
 
 /* Whether the frame is a copy of one captured on another interface
@@ -609,6 +615,12 @@ static void *cap_run(void *arg)
 				if (rc < 0)
 					break;
 				continue;
+			}
+			if (p.flags & RT_PKT_TRUNCATED && rec.caplen < rec.wirelen) {
+				j->snapped++;
+				j->snapped_mads += p.bth.dqpn == 1 && !(p.flags & RT_PKT_CM);
+				if (rec.caplen > j->snaplen)
+					j->snaplen = rec.caplen;
 			}
 			if ((rc = add_packet(b, &rec, &p, keep_data)) < 0)
 				break;
@@ -681,6 +693,15 @@ static int capture_done(struct tl_build *b, struct cap_job *j)
 			   "frame %" PRIu64 ", the same packet as frame %" PRIu64 "): each packet is taken once, so a "
 			   "copy is not read as a retransmission",
 			j->path, j->ncopies, j->first_copy, j->first_copy_of);
+	if (j->snapped) {
+		char mads[200] = "";
+		if (j->snapped_mads)
+			snprintf(mads, sizeof(mads), ", and %" PRIu64 " CM messages (MADs on QP 1) could not be read, so "
+				 "connections are not matched, nor CM losses found, from them", j->snapped_mads);
+		tl_note(b, "capture %s cut %" PRIu64 " RoCE packets short (its snap length: %u bytes kept of a "
+			   "packet): their ICRCs could not be checked%s",
+			j->path, j->snapped, j->snaplen, mads);
+	}
 	uint64_t dropped = j->stats.ifdrop + j->stats.osdrop;
 	b->capture_lossless = j->stats.blocks && (j->stats.have & (RT_CAPSTAT_IFDROP | RT_CAPSTAT_OSDROP)) && !dropped &&
 			      !j->damaged;

@@ -8,8 +8,10 @@
  *
  * First the constant-offset model: with the reference clock's offset fixed
  * at 0, shortest paths (Floyd-Warshall over the few hosts) give for every
- * host the interval [lo, hi] its offset must lie in; the estimate is the
- * middle, the uncertainty the half width.
+ * host the interval [lo, hi] its offset must lie in; the estimate moves the
+ * host's wall clock only as far as that requires (0 when the interval holds
+ * it, else the middle), the uncertainty is the farthest the true offset can
+ * be from it.
  *
  * When a host's constraints with the reference contradict each other under
  * a constant offset (its clock runs at another rate: virtual machines,
@@ -102,14 +104,19 @@ static int solve(struct tl_build *b, size_t ref, int64_t *lo, int64_t *hi, uint6
 	return 0;
 }
 
-static int64_t mid(int64_t lo, int64_t hi)
+/* The offset used for a host whose offset lies in [lo, hi]: its wall clock
+ * is moved only as far as causal order requires (0 when the interval holds
+ * it: a host aligned by a few CM messages seconds apart keeps its clock,
+ * instead of moving by half the gap); when the wall clock is outside a
+ * bounded interval, its middle, which errs least. */
+static int64_t offset_in(int64_t lo, int64_t hi)
 {
-	if (lo == INT64_MIN && hi == INF)
-		return 0; /* no information: trust the wall clock */
+	if (lo <= 0 && hi >= 0)
+		return 0; /* the wall clock agrees with every causal constraint */
 	if (lo == INT64_MIN)
-		return hi < 0 ? hi : 0;
+		return hi;
 	if (hi == INF)
-		return lo > 0 ? lo : 0;
+		return lo;
 	return lo + (hi - lo) / 2;
 }
 
@@ -228,12 +235,14 @@ int tl_clock_align(struct tl_build *b)
 				H->offset_ns = hi[h] + (lo[h] - hi[h]) / 2;
 			} else {
 				H->flags |= RT_TLH_ALIGNED;
-				H->uncertainty_ns = (uint64_t)(hi[h] - lo[h]) / 2;
-				H->offset_ns = mid(lo[h], hi[h]);
+				H->offset_ns = offset_in(lo[h], hi[h]);
+				/* the farthest the true offset can be from the one used */
+				int64_t below = H->offset_ns - lo[h], above = hi[h] - H->offset_ns;
+				H->uncertainty_ns = (uint64_t)(below > above ? below : above);
 			}
 		} else {
 			H->uncertainty_ns = UINT64_MAX;
-			H->offset_ns = mid(lo[h], hi[h]);
+			H->offset_ns = offset_in(lo[h], hi[h]);
 		}
 		if (H->flags & RT_TLH_INCONSISTENT)
 			fit_rate(b, (uint16_t)h, (uint16_t)ref, H);

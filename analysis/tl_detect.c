@@ -280,6 +280,19 @@ static uint64_t capture_start(struct tl_build *b)
 	return t && b->capture_host != UINT16_MAX ? tl_align(tl_host(b, b->capture_host), t) : t;
 }
 
+/* The capture time of its last packet (the latest one, should the capture
+ * be out of order). */
+static uint64_t capture_end(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b);
+	uint64_t t = npk ? item_t(c, tl_item_pk(b, (uint32_t)(npk - 1))) : 0;
+	for (size_t i = 0; b->pk_unordered && i < npk; i++)
+		if (item_t(c, tl_item_pk(b, (uint32_t)i)) > t)
+			t = item_t(c, tl_item_pk(b, (uint32_t)i));
+	return t;
+}
+
 /* A request whose first transmission never reached the capture and that no
  * later packet shows a PSN gap for: a latency test's READ or SEND lost on its
  * way out, one WR at a time (ib_read_lat on the VM lab under loss: the next
@@ -1589,6 +1602,599 @@ static int wire_anomalies(struct dctx *c)
 	return 0;
 }
 
+/* ---- posts the provider refused: ibv_post_send / ibv_post_recv errors ---- */
+
+/* The refused posts of one queue of one QP, and that queue when the first
+ * was refused. */
+struct post_refusal {
+	uint32_t q;               /* QP index */
+	uint8_t queue;            /* enum rt_wr_queue */
+	uint32_t first, count;    /* the first refused WR's failed record, how many */
+	uint32_t posted, done;    /* WRs posted before it, and of those completed (polled) by then */
+	uint32_t create, state;   /* the QP's last QP_CREATE and QP_STATE events before it, RT_TL_NONE */
+	uint32_t wr_rec;          /* the refused WR's own record made before the provider saw it, RT_TL_NONE */
+};
+
+static const char *post_call(uint8_t queue)
+{
+	return queue == RT_WRQ_SEND ? "ibv_post_send" : queue == RT_WRQ_SRQ_RECV ? "ibv_post_srq_recv" : "ibv_post_recv";
+}
+
+/* Why a WR was refused, in words, when the queue was not full. */
+static void refusal_reason(struct dctx *c, const struct post_refusal *r, struct text *t)
+{
+	struct tl_build *b = c->b;
+	const struct rt_ev_qp_create *qc = r->create != RT_TL_NONE ? &tl_ev(b, r->create)->ev.u.qp_create : NULL;
+	const struct rt_ev_wr *w = r->wr_rec != RT_TL_NONE ? &tl_ev(b, r->wr_rec)->ev.u.wr : NULL;
+	unsigned state = r->state != RT_TL_NONE ? tl_ev(b, r->state)->ev.u.qp_state.to_state : 7;
+	bool send = r->queue == RT_WRQ_SEND;
+	if (send && state <= 2) {
+		tx(t, "the QP was in the %s state: a QP sends only from RTS", rt_qp_state_name(state));
+	} else if (!send && state == 0) {
+		tx(t, "the QP was in the RESET state: receives can be posted from INIT on");
+	} else if (w && qc && w->num_sge > (send ? qc->max_send_sge : qc->max_recv_sge)) {
+		tx(t, "the WR had %u SGEs, more than the QP's max_%s_sge of %u", w->num_sge, send ? "send" : "recv",
+		   send ? qc->max_send_sge : qc->max_recv_sge);
+	} else if (w && qc && send && (w->flags & RT_WRF_INLINE) && w->length > qc->max_inline) {
+		tx(t, "the WR asked for %u bytes inline, more than the QP's max_inline_data of %u", w->length,
+		   qc->max_inline);
+	} else {
+		tx(t, "the queue was not full, so the provider refused the WR itself (an SGE outside a registered "
+		      "MR, an opcode or flag this QP type or device does not support");
+		if (state != 7)
+			tx(t, "; the QP was in %s", rt_qp_state_name(state));
+		tx(t, ")");
+	}
+}
+
+static int refusal_finding(struct dctx *c, const struct post_refusal *r)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, r->first);
+	const struct rt_ev_wr *w = &e->ev.u.wr;
+	const struct rt_ev_qp_create *qc = r->create != RT_TL_NONE ? &tl_ev(b, r->create)->ev.u.qp_create : NULL;
+	bool send = r->queue == RT_WRQ_SEND, srq = r->queue == RT_WRQ_SRQ_RECV;
+	uint32_t cap = qc ? (send ? qc->max_send_wr : qc->max_recv_wr) : 0;
+	uint32_t outstanding = r->posted - r->done;
+	struct text t = {.n = 0}, ev = {.n = 0};
+	tx(&t, "%s on ", post_call(r->queue));
+	if (srq)
+		tx(&t, "SRQ %u on %s", e->ev.qpn, (const char *)b->strs.p + tl_host(b, e->host)->name);
+	else
+		qp_name(b, r->q, &t);
+	tx(&t, " refused %u WR%s, the first wr_id %" PRIu64, r->count, r->count == 1 ? "" : "s", w->wr_id);
+	if (send)
+		tx(&t, " (%s)", rt_wr_opcode_name(w->opcode));
+	if (w->imm)
+		tx(&t, " with %s", rt_errno_name((int)w->imm));
+	if (srq) {
+		tx(&t, ".");
+	} else if (cap && outstanding >= cap) {
+		tx(&t, ": its %s queue was full: %u WRs were posted and not yet completed (polled), and it holds %u (max_%s_wr).",
+		   send ? "send" : "receive", outstanding, cap, send ? "send" : "recv");
+		if (send)
+			tx(&t, " A WR leaves the send queue only when its completion, or for an unsignaled WR a later signaled WR's, is polled: signal at least one WR in every max_send_wr and poll the CQ before posting more.");
+		else
+			tx(&t, " Receives leave the queue as messages consume them and their completions are polled.");
+	} else {
+		tx(&t, ": ");
+		if (cap)
+			tx(&t, "%u of its %u WRs were outstanding, ", outstanding, cap);
+		refusal_reason(c, r, &t);
+		tx(&t, ".");
+	}
+	tx(&ev, "refused wr_id %" PRIu64 " at %.6f s", w->wr_id, (double)item_t(c, r->first) / 1e9);
+	if (!srq)
+		tx(&ev, ", %u posted before it, %u of them completed", r->posted, r->done);
+	if (qc)
+		tx(&ev, ", max_%s_wr %u", send ? "send" : "recv", cap);
+	long f = finding(b, RT_TLFK_POST_FAILED, RT_TLS_ERROR, item_t(c, r->first), srq ? RT_TL_NONE : r->q, 0, 0, &t,
+			 &ev);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), r->first);
+	tl_finding_evidence(b, FI(b, f), r->create);
+	tl_finding_evidence(b, FI(b, f), r->state);
+	return 0;
+}
+
+/* A WR the provider refused is recorded twice by the probe (as posted, then
+ * refused) and once by an engine (refused). */
+static bool wr_refused(const struct tl_evrec *e)
+{
+	return e->ev.kind == RT_EV_WR_POST && (e->ev.u.wr.flags & RT_WRF_POST_FAILED);
+}
+
+static int post_refusals(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	struct tl_hash by_queue;  /* QP index << 2 | queue -> index in rs */
+	struct tl_vec rs;
+	tl_vec_init(&rs, sizeof(struct post_refusal));
+	if (tl_hash_init(&by_queue, 16) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < tl_nev(b) && !rc; i++) { /* the refusals */
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint32_t q = b->ev_qp[i];
+		if (!wr_refused(e) || b->ev_shadow[i] || q == RT_TL_NONE || e->ev.u.wr.queue > 3)
+			continue;
+		uint64_t key = (uint64_t)q << 2 | e->ev.u.wr.queue;
+		uint32_t *v = tl_hash_get(&by_queue, key);
+		if (v) {
+			TL_AT(&rs, struct post_refusal, *v)->count++;
+			continue;
+		}
+		struct post_refusal *r = tl_vec_push(&rs);
+		if (!r || tl_hash_put(&by_queue, key, (uint32_t)(rs.n - 1)) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		*r = (struct post_refusal){.q = q, .queue = e->ev.u.wr.queue, .first = (uint32_t)i, .count = 1,
+					   .create = RT_TL_NONE, .state = RT_TL_NONE, .wr_rec = RT_TL_NONE};
+	}
+	/* the queues before their first refusal: one pass (the same host's clock throughout) */
+	for (size_t i = 0; i < tl_nev(b) && !rc && rs.n; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint32_t q = b->ev_qp[i];
+		if (q == RT_TL_NONE || b->ev_shadow[i])
+			continue;
+		for (unsigned queue = 0; queue < 4; queue++) {
+			uint32_t *v = tl_hash_get(&by_queue, (uint64_t)q << 2 | queue);
+			if (!v)
+				continue;
+			struct post_refusal *r = TL_AT(&rs, struct post_refusal, *v);
+			const struct tl_evrec *f = tl_ev(b, r->first);
+			if (i == r->first || e->raw_ns > f->raw_ns)
+				continue;
+			if (e->ev.kind == RT_EV_QP_CREATE && !(e->ev.flags & RT_EVF_DESTROY))
+				r->create = (uint32_t)i;
+			else if (e->ev.kind == RT_EV_QP_STATE && !(e->ev.flags & RT_EVF_ERROR))
+				r->state = (uint32_t)i;
+			else if (e->ev.kind == RT_EV_WR_POST && e->ev.u.wr.queue == queue && !wr_refused(e)) {
+				if (e->ev.u.wr.wr_id == f->ev.u.wr.wr_id)
+					r->wr_rec = (uint32_t)i; /* the last such record is the refused WR's own */
+				r->posted++;
+				uint32_t comp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
+				if (comp != RT_TL_NONE && comp < tl_nev(b) && tl_ev(b, comp)->raw_ns <= f->raw_ns)
+					r->done++;
+			}
+		}
+	}
+	for (size_t k = 0; k < rs.n && !rc; k++) {
+		struct post_refusal *r = TL_AT(&rs, struct post_refusal, k);
+		/* the probe recorded the refused WR as posted too: not one the queue held */
+		if (r->wr_rec != RT_TL_NONE && !(tl_ev(b, r->first)->ev.flags & RT_EVF_ENGINE) && r->posted)
+			r->posted--;
+		else
+			r->wr_rec = RT_TL_NONE;
+		if (r->done > r->posted)
+			r->done = r->posted;
+		rc = refusal_finding(c, r);
+	}
+	tl_hash_free(&by_queue);
+	tl_vec_free(&rs);
+	return rc;
+}
+
+/* ---- CM messages sent again: each lost CM MAD costs a CM response timeout ---- */
+
+/* The copies of one CM message on the wire (a sender, a message type, a
+ * communication ID): the CM sends a REQ, REP or DREQ again when no answer
+ * came within its response timeout, with the same IDs. */
+struct cm_copies {
+	uint32_t first, last;     /* packet indices */
+	uint32_t count;
+	uint32_t answer;          /* first answer after the last copy (packet), RT_TL_NONE */
+	bool rep_seen;            /* REQ, SIDR REQ: a REP (SIDR REP) to it was captured (at any time) */
+	uint32_t nshown;
+	uint32_t shown[8];        /* the first copies (packets), the finding's evidence */
+};
+
+/* The traced RDMA CM calls that make CM messages, and the DISCONNECTED
+ * events, sorted by (host, call or event, QPN, time); each is there twice,
+ * once with QPN 0 (any QP). */
+struct cm_call {
+	uint64_t t;               /* aligned */
+	uint32_t qpn, ev;
+	uint16_t host;
+	uint8_t call;
+};
+
+struct cm_retry_ctx {
+	struct tl_hash groups;    /* cm_group_key() -> index in copies */
+	struct tl_vec copies;     /* struct cm_copies */
+	struct tl_hash reqs;      /* communication ID -> packet of its first REQ */
+	struct tl_hash by_qp;     /* host << 32 | QPN -> the last group of REQs or REPs it sent */
+	struct cm_call *calls;
+	size_t ncalls;
+};
+
+static uint64_t cm_group_key(uint16_t attr, uint32_t src_ep, uint32_t comm)
+{
+	return (uint64_t)(attr & 0xff) << 48 | (uint64_t)(src_ep & 0xffff) << 32 | comm;
+}
+
+static int cm_call_cmp(const void *a, const void *b)
+{
+	const struct cm_call *x = a, *y = b;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	if (x->qpn != y->qpn)
+		return x->qpn < y->qpn ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int cm_calls_collect(struct dctx *c, struct cm_retry_ctx *r)
+{
+	struct tl_build *b = c->b;
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < tl_nev(b); i++) {
+			const struct tl_evrec *e = tl_ev(b, i);
+			unsigned call = e->ev.kind == RT_EV_CM_EVENT ? e->ev.u.cm.event : 0;
+			if ((call != RT_CM_CALL_CONNECT && call != RT_CM_CALL_ACCEPT && call != RT_CM_CALL_DISCONNECT &&
+			     call != RT_CM_EV_DISCONNECTED) ||
+			    b->ev_shadow[i])
+				continue;
+			if (pass) {
+				uint64_t t = item_t(c, (uint32_t)i);
+				r->calls[n++] = (struct cm_call){t, e->ev.qpn, (uint32_t)i, e->host, (uint8_t)call};
+				r->calls[n++] = (struct cm_call){t, 0, (uint32_t)i, e->host, (uint8_t)call};
+			} else {
+				n += 2;
+			}
+		}
+		if (!pass) {
+			if (!n)
+				return 0;
+			if (!(r->calls = malloc(n * sizeof(*r->calls))))
+				return -ENOMEM;
+			r->ncalls = n;
+			n = 0;
+		}
+	}
+	qsort(r->calls, r->ncalls, sizeof(*r->calls), cm_call_cmp);
+	return 0;
+}
+
+/* The last traced call of this kind on host for QP qpn (0: any) at or before
+ * aligned time t: the event, RT_TL_NONE when its trace has none. */
+static uint32_t cm_call_before(const struct cm_retry_ctx *r, uint16_t host, unsigned call, uint32_t qpn, uint64_t t)
+{
+	struct cm_call key = {t, qpn, 0, host, (uint8_t)call};
+	size_t lo = 0, hi = r->ncalls; /* first entry after key */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cm_call_cmp(&r->calls[mid], &key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return RT_TL_NONE;
+	const struct cm_call *k = &r->calls[lo - 1];
+	return k->host == host && k->call == call && k->qpn == qpn ? k->ev : RT_TL_NONE;
+}
+
+/* The group of copies a CM message belongs to, NULL when none. */
+static struct cm_copies *cm_group(struct cm_retry_ctx *r, uint16_t attr, uint32_t src_ep, uint32_t comm)
+{
+	uint32_t *v = tl_hash_get(&r->groups, cm_group_key(attr, src_ep, comm));
+	return v ? TL_AT(&r->copies, struct cm_copies, *v) : NULL;
+}
+
+/* Pass over the CM messages: group the copies of each REQ, REP, DREQ, DREP
+ * and SIDR REQ, remember each connection's REQ, then give each group the
+ * first answer after its last copy (REQ: REP or REJ; REP: RTU or REJ; DREQ:
+ * DREP; SIDR REQ: SIDR REP). */
+static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
+{
+	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
+		uint32_t i = TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk;
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->cm_attr == RT_CM_REQ && !tl_hash_get(&r->reqs, k->cm_comm_id) &&
+		    tl_hash_put(&r->reqs, k->cm_comm_id, i) < 0)
+			return -ENOMEM;
+		if ((k->cm_attr != RT_CM_REQ && k->cm_attr != RT_CM_REP && k->cm_attr != RT_CM_DREQ &&
+		     k->cm_attr != RT_CM_DREP && k->cm_attr != RT_CM_SIDR_REQ) ||
+		    k->src_ep >= 0xffff)
+			continue;
+		struct cm_copies *g = cm_group(r, k->cm_attr, k->src_ep, k->cm_comm_id);
+		if (g) {
+			g->last = i;
+			g->count++;
+			if (g->nshown < sizeof(g->shown) / sizeof(g->shown[0]))
+				g->shown[g->nshown++] = i;
+			continue;
+		}
+		if (!(g = tl_vec_push(&r->copies)) ||
+		    tl_hash_put(&r->groups, cm_group_key(k->cm_attr, k->src_ep, k->cm_comm_id),
+				(uint32_t)(r->copies.n - 1)) < 0)
+			return -ENOMEM;
+		*g = (struct cm_copies){.first = i, .last = i, .count = 1, .answer = RT_TL_NONE, .nshown = 1, .shown = {i}};
+		uint16_t h = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep)->host : UINT16_MAX;
+		if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && h != UINT16_MAX && k->cm_local_qpn &&
+		    tl_hash_put(&r->by_qp, (uint64_t)h << 32 | k->cm_local_qpn, (uint32_t)(r->copies.n - 1)) < 0)
+			return -ENOMEM;
+	}
+	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
+		uint32_t j = TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk;
+		const struct tl_pk *k = tl_pk(b, j);
+		uint16_t asks[2] = {0, 0}; /* the messages k answers */
+		if (k->cm_attr == RT_CM_REP)
+			asks[0] = RT_CM_REQ;
+		else if (k->cm_attr == RT_CM_REJ)
+			asks[0] = RT_CM_REQ, asks[1] = RT_CM_REP;
+		else if (k->cm_attr == RT_CM_RTU)
+			asks[0] = RT_CM_REP;
+		else if (k->cm_attr == RT_CM_DREP)
+			asks[0] = RT_CM_DREQ;
+		else if (k->cm_attr == RT_CM_SIDR_REP)
+			asks[0] = RT_CM_SIDR_REQ;
+		for (int a = 0; a < 2 && asks[a] && k->dst_ep < 0xffff; a++) {
+			/* a SIDR REP carries the request ID of the SIDR REQ it answers */
+			uint32_t id = k->cm_attr == RT_CM_SIDR_REP ? k->cm_comm_id : k->cm_remote_comm_id;
+			struct cm_copies *g = cm_group(r, asks[a], k->dst_ep, id);
+			if (g && g->answer == RT_TL_NONE && j > g->last)
+				g->answer = j;
+			if (g && (k->cm_attr == RT_CM_REP || k->cm_attr == RT_CM_SIDR_REP))
+				g->rep_seen = true;
+		}
+	}
+	return 0;
+}
+
+/* One finding for a CM message sent more than once, or whose first copies
+ * never reached the capture (its call came half a CM response timeout or
+ * more before the first copy the capture saw). */
+static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct cm_copies *g)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, g->first), *kl = tl_pk(b, g->last);
+	if (k->cm_attr == RT_CM_DREP)
+		return 0; /* an answer: sent again only when a DREQ came again */
+	uint32_t *ri = tl_hash_get(&r->reqs, k->cm_attr == RT_CM_REP ? k->cm_remote_comm_id : k->cm_comm_id);
+	if (!ri && k->cm_attr == RT_CM_DREQ) /* the passive side's DREQ */
+		ri = tl_hash_get(&r->reqs, k->cm_remote_comm_id);
+	const struct tl_cm_info *req = ri ? tl_cm_info(b, *ri) : NULL;
+	uint64_t timeout_ns = 0; /* the sender's response timeout, 0 unknown */
+	const char *what, *answer, *waits, *fn;
+	unsigned call;
+	uint32_t qpn = k->cm_local_qpn;
+	if (k->cm_attr == RT_CM_REQ) {
+		what = "connection request (REQ)", answer = "reply (REP)", waits = "connection set-up";
+		call = RT_CM_CALL_CONNECT, fn = "rdma_connect";
+		if (req)
+			timeout_ns = 4096ull << req->remote_cm_timeout;
+	} else if (k->cm_attr == RT_CM_REP) {
+		what = "reply (REP)", answer = "RTU", waits = "connection set-up";
+		call = RT_CM_CALL_ACCEPT, fn = "rdma_accept";
+		if (req)
+			timeout_ns = 4096ull << req->local_cm_timeout;
+	} else if (k->cm_attr == RT_CM_SIDR_REQ) {
+		/* rdma_connect of a UD QP: the request ID is all it carries, no QPN */
+		what = "UD service request (SIDR REQ)", answer = "SIDR REP", waits = "UD address resolution";
+		call = RT_CM_CALL_CONNECT, fn = "rdma_connect";
+	} else {
+		what = "disconnect request (DREQ)", answer = "DREP", waits = "disconnect";
+		call = RT_CM_CALL_DISCONNECT, fn = "rdma_disconnect";
+		/* the QP of the side that sent it: its REQ's or its REP's */
+		const struct cm_copies *own = cm_group(r, RT_CM_REQ, k->src_ep, k->cm_comm_id);
+		if (!own)
+			own = cm_group(r, RT_CM_REP, k->src_ep, k->cm_comm_id);
+		qpn = own ? tl_pk(b, own->first)->cm_local_qpn : 0;
+	}
+	uint64_t t_first = item_t(c, tl_item_pk(b, g->first)), t_last = item_t(c, tl_item_pk(b, g->last));
+	/* the time between copies on the wire: for a REQ the timeout the REQ names
+	 * plus twice the packet lifetime, which the REQ does not carry */
+	uint64_t every_ns = g->count > 1 && t_last > t_first ? (t_last - t_first) / (g->count - 1) : timeout_ns;
+	if (!timeout_ns)
+		timeout_ns = every_ns;
+	/* copies lost before the capture point: the call came a timeout or more before the first copy */
+	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+	uint32_t callev = src && src->host != UINT16_MAX && qpn ? cm_call_before(r, src->host, call, qpn, t_last)
+								 : RT_TL_NONE;
+	uint64_t t_call = callev != RT_TL_NONE ? item_t(c, callev) : 0;
+	uint64_t unseen = 0;
+	if (callev != RT_TL_NONE && timeout_ns && t_first > t_call && t_first - t_call > timeout_ns / 2)
+		unseen = (t_first - t_call + timeout_ns / 2) / timeout_ns;
+	if (unseen > 15)
+		unseen = 15; /* the CM sends one message at most 15 times more */
+	if (g->count < 2 && !unseen)
+		return 0;
+	uint64_t t_start = unseen ? t_call : t_first;
+	struct text t = {.n = 0}, e = {.n = 0};
+	ep_words(b, k->src_ep, &t);
+	tx(&t, " sent its %s to ", what);
+	ep_words(b, k->dst_ep, &t);
+	tx(&t, " %" PRIu64 " times", g->count + unseen);
+	if (unseen == 1)
+		tx(&t, " (the first never reached the capture: %s came %.3f s before the first copy in it)", fn,
+		   (double)(t_first - t_call) / 1e9);
+	else if (unseen)
+		tx(&t, " (the first %" PRIu64 " never reached the capture: %s came %.3f s before the first copy in it)",
+		   unseen, fn, (double)(t_first - t_call) / 1e9);
+	tx(&t, ": the CM sends a message again when no answer came within its response timeout");
+	if (every_ns)
+		tx(&t, " (%.3f s here)", (double)every_ns / 1e9);
+	/* the first copy arrived when it caused its CM event on the receiver before the next copy */
+	uint32_t got = g->count > 1 ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT) : RT_TL_NONE;
+	if (got != RT_TL_NONE && (got >= tl_nev(b) || item_t(c, got) > item_t(c, tl_item_pk(b, g->shown[1]))))
+		got = RT_TL_NONE;
+	if (unseen && g->count == 1) {
+		tx(&t, ", so the copies before it were lost between the sender and the capture point.");
+	} else if (got != RT_TL_NONE) {
+		const struct tl_evrec *ge = tl_ev(b, got);
+		tx(&t, "; the first copy arrived (%s had its %s event %.3f ms after it), so its %s was lost or came too late.",
+		   (const char *)b->strs.p + tl_host(b, ge->host)->name, rt_cm_event_name(ge->ev.u.cm.event),
+		   ms(item_t(c, got) > t_first ? item_t(c, got) - t_first : 0), answer);
+	} else {
+		tx(&t, ", so the %s or its %s was lost (or the other side was slow to answer).", what, answer);
+	}
+	/* a REQ that no REP answered on the wire though the other side accepted: the REPs were lost */
+	const struct tl_ep *dst = k->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->dst_ep) : NULL;
+	uint32_t accept = RT_TL_NONE;
+	if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_SIDR_REQ) && !g->rep_seen && dst &&
+	    dst->host != UINT16_MAX) {
+		accept = cm_call_before(r, dst->host, RT_CM_CALL_ACCEPT, 0, t_last);
+		if (accept != RT_TL_NONE && item_t(c, accept) < t_first)
+			accept = RT_TL_NONE; /* an earlier connection's */
+	}
+	if (accept != RT_TL_NONE) {
+		tx(&t, " ");
+		ep_words(b, k->dst_ep, &t);
+		tx(&t, " called rdma_accept %.3f s after the first copy, but none of its %s reached the capture: they were lost on their way from it.",
+		   (double)(item_t(c, accept) - t_first) / 1e9, k->cm_attr == RT_CM_REQ ? "REPs" : "SIDR REPs");
+	}
+	tx(&t, " ");
+	if (g->answer != RT_TL_NONE)
+		tx(&t, "The %s waited %.3f s longer than one exchange takes; the answer (%s) came at frame %u.", waits,
+		   (double)(t_last - t_start) / 1e9, rt_cm_attr_name(tl_pk(b, g->answer)->cm_attr),
+		   tl_pk(b, g->answer)->frame);
+	else
+		tx(&t, "No answer reached the capture after the last copy: the %s waited %.3f s and never completed.",
+		   waits, (double)(t_last - t_start) / 1e9);
+	tx(&e, "%s frames %u", rt_cm_attr_name(k->cm_attr), k->frame);
+	if (g->count > 1)
+		tx(&e, "..%u (%u copies)", kl->frame, g->count);
+	if (callev != RT_TL_NONE)
+		tx(&e, ", %s at %.6f s", fn, (double)t_call / 1e9);
+	if (accept != RT_TL_NONE)
+		tx(&e, ", rdma_accept at %.6f s", (double)item_t(c, accept) / 1e9);
+	if (g->answer != RT_TL_NONE)
+		tx(&e, ", answer frame %u", tl_pk(b, g->answer)->frame);
+	uint32_t q = callev != RT_TL_NONE ? b->ev_qp[callev] : RT_TL_NONE;
+	long f = finding(b, RT_TLFK_CM_LOST, RT_TLS_WARNING, t_start, q, t_last - t_start, 0, &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), callev);
+	tl_finding_evidence(b, FI(b, f), accept);
+	tl_finding_evidence(b, FI(b, f), got);
+	for (uint32_t s = 0; s < g->nshown; s++)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, g->shown[s]));
+	if (g->count > g->nshown)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, g->last));
+	if (g->answer != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, g->answer));
+	return 0;
+}
+
+/* A traced rdma_connect or rdma_disconnect whose message (REQ; DREQ, when
+ * the other side had not disconnected first) never reached the capture
+ * though it ran on: every copy was lost before the capture point.  A lost
+ * DREQ leaves the other side connected: it gets no DISCONNECTED event. */
+static int cm_unsent(struct dctx *c, struct cm_retry_ctx *r, uint64_t t_end)
+{
+	struct tl_build *b = c->b;
+	/* per host: its last SIDR REQ (rdma_connect of a UD QP sends one, not a REQ) */
+	uint64_t *sidr = calloc(b->hosts.n + 1, sizeof(uint64_t));
+	if (!sidr)
+		return -ENOMEM;
+	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
+		const struct tl_pk *p = tl_pk(b, TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk);
+		uint16_t h = p->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, p->src_ep)->host : UINT16_MAX;
+		if (p->cm_attr == RT_CM_SIDR_REQ && h < b->hosts.n)
+			sidr[h] = item_t(c, tl_item_pk(b, TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk));
+	}
+	int rc = 0;
+	for (size_t ci = 0; ci < r->ncalls && !rc; ci++) {
+		const struct cm_call *k = &r->calls[ci];
+		uint32_t q = b->ev_qp[k->ev];
+		if (!k->qpn || (k->call != RT_CM_CALL_CONNECT && k->call != RT_CM_CALL_DISCONNECT) ||
+		    k->t + 100000000ull > t_end)
+			continue; /* the capture may have stopped before the message left */
+		if (k->call == RT_CM_CALL_CONNECT && ((q < b->qps.n && tl_qp(b, q)->qp_type == 4) || (k->host < b->hosts.n && sidr[k->host] >= k->t)))
+			continue; /* UD: a SIDR exchange */
+		uint32_t *gi = tl_hash_get(&r->by_qp, (uint64_t)k->host << 32 | k->qpn);
+		const struct cm_copies *own = gi ? TL_AT(&r->copies, struct cm_copies, *gi) : NULL;
+		const struct tl_pk *ok = own ? tl_pk(b, own->first) : NULL;
+		if (k->call == RT_CM_CALL_CONNECT) {
+			if (own)
+				continue; /* its REQ (or a REP of this QP) is there */
+		} else {
+			/* the second side to disconnect answers with a DREP; a connection the
+			 * capture did not see set up is not judged */
+			if (!own || cm_group(r, RT_CM_DREQ, ok->src_ep, ok->cm_comm_id) ||
+			    cm_group(r, RT_CM_DREP, ok->src_ep, ok->cm_comm_id) ||
+			    cm_call_before(r, k->host, RT_CM_EV_DISCONNECTED, k->qpn, k->t) != RT_TL_NONE)
+				continue;
+		}
+		struct text t = {.n = 0}, e = {.n = 0};
+		const char *fn = k->call == RT_CM_CALL_CONNECT ? "rdma_connect" : "rdma_disconnect";
+		const char *msg = k->call == RT_CM_CALL_CONNECT ? "connection request (REQ)" : "disconnect request (DREQ)";
+		tx(&t, "%s called %s on QP 0x%06x, but no %s from it reached the capture in the %.3f s it ran on: every copy the CM sent was lost before the capture point",
+		   (const char *)b->strs.p + tl_host(b, k->host)->name, fn, k->qpn, msg, (double)(t_end - k->t) / 1e9);
+		uint32_t peer_ev = RT_TL_NONE;
+		if (own) {
+			/* the other side of the connection: did it learn of the disconnect? */
+			const struct tl_ep *dst = ok->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, ok->dst_ep) : NULL;
+			uint32_t *pq = NULL;
+			for (size_t gj = 0; gj < r->copies.n && dst && dst->host != UINT16_MAX && !pq; gj++) {
+				const struct tl_pk *p = tl_pk(b, TL_AT(&r->copies, struct cm_copies, gj)->first);
+				if ((p->cm_attr == RT_CM_REQ || p->cm_attr == RT_CM_REP) && p->src_ep == ok->dst_ep &&
+				    (p->cm_remote_comm_id == ok->cm_comm_id || ok->cm_remote_comm_id == p->cm_comm_id))
+					pq = tl_hash_get(&r->by_qp, (uint64_t)dst->host << 32 | p->cm_local_qpn);
+			}
+			const struct tl_pk *pp = pq ? tl_pk(b, TL_AT(&r->copies, struct cm_copies, *pq)->first) : NULL;
+			if (pp && dst) {
+				peer_ev = cm_call_before(r, dst->host, RT_CM_EV_DISCONNECTED, pp->cm_local_qpn, UINT64_MAX);
+				if (peer_ev == RT_TL_NONE || item_t(c, peer_ev) < k->t)
+					tx(&t, "; %s, its peer, never had a DISCONNECTED event for QP 0x%06x after it: it stays connected, and a program waiting for that event waits forever",
+					   (const char *)b->strs.p + tl_host(b, dst->host)->name, pp->cm_local_qpn);
+				peer_ev = RT_TL_NONE;
+			}
+		}
+		tx(&t, ".");
+		tx(&e, "%s at %.6f s, capture until %.6f s", fn, (double)k->t / 1e9, (double)t_end / 1e9);
+		if (own)
+			tx(&e, ", the connection's %s frame %u", rt_cm_attr_name(ok->cm_attr), ok->frame);
+		long f = finding(b, RT_TLFK_CM_LOST, RT_TLS_WARNING, k->t, q, 0, 0, &t, &e);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		tl_finding_evidence(b, FI(b, f), k->ev);
+		if (own)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, own->first));
+	}
+	free(sidr);
+	return rc;
+}
+
+static int cm_retries(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	if (!b->cm_info.n)
+		return 0;
+	struct cm_retry_ctx r = {.calls = NULL};
+	tl_vec_init(&r.copies, sizeof(struct cm_copies));
+	int rc = tl_hash_init(&r.groups, 16);
+	if (!rc && (rc = tl_hash_init(&r.reqs, 16)) < 0)
+		tl_hash_free(&r.groups);
+	if (!rc && (rc = tl_hash_init(&r.by_qp, 16)) < 0) {
+		tl_hash_free(&r.groups);
+		tl_hash_free(&r.reqs);
+	}
+	if (rc < 0)
+		return rc;
+	rc = cm_group_copies(b, &r);
+	if (!rc)
+		rc = cm_calls_collect(c, &r);
+	for (size_t gi = 0; gi < r.copies.n && !rc; gi++)
+		rc = cm_retry_finding(c, &r, TL_AT(&r.copies, struct cm_copies, gi));
+	if (!rc && b->have_capture)
+		rc = cm_unsent(c, &r, capture_end(c));
+	tl_hash_free(&r.groups);
+	tl_hash_free(&r.reqs);
+	tl_hash_free(&r.by_qp);
+	tl_vec_free(&r.copies);
+	free(r.calls);
+	return rc;
+}
+
 /* Retries seen only in engine events (no capture). */
 /* ---- loss on UC and UD: nothing retransmits ---- */
 
@@ -1746,19 +2352,6 @@ struct tail_loss {
 	uint32_t first_pk;        /* the earliest send WR with a packet in the capture */
 	struct end_loss tail, head;
 };
-
-/* The capture time of its last packet (the latest one, should the capture
- * be out of order). */
-static uint64_t capture_end(struct dctx *c)
-{
-	struct tl_build *b = c->b;
-	size_t npk = tl_npk(b);
-	uint64_t t = npk ? item_t(c, tl_item_pk(b, (uint32_t)(npk - 1))) : 0;
-	for (size_t i = 0; b->pk_unordered && i < npk; i++)
-		if (item_t(c, tl_item_pk(b, (uint32_t)i)) > t)
-			t = item_t(c, tl_item_pk(b, (uint32_t)i));
-	return t;
-}
 
 static bool unreliable_qp(struct tl_build *b, uint32_t q)
 {
@@ -2241,6 +2834,10 @@ int tl_detect(struct tl_build *b)
 		rc = retry_events(&c);
 	if (!rc)
 		rc = wire_anomalies(&c);
+	if (!rc)
+		rc = cm_retries(&c);
+	if (!rc)
+		rc = post_refusals(&c);
 	if (!rc)
 		rc = unreliable_loss(&c);
 	if (!rc)

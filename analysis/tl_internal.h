@@ -180,6 +180,9 @@ struct tl_cm_info {
 	uint8_t reason;           /* REJ: reason (255 for larger codes) */
 	uint8_t msg_rejected;     /* REJ: 0 REQ, 1 REP, 2 other */
 	uint32_t remote_qpn;      /* DREQ: the receiver's QP */
+	uint8_t remote_cm_timeout;/* REQ: how long the active side waits for a reply (4.096 us * 2^n) */
+	uint8_t local_cm_timeout; /* REQ: how long the passive side waits for the RTU (same units) */
+	uint8_t max_cm_retries;   /* REQ: how often each side sends a message again */
 };
 
 struct tl_ep {                /* an IP address seen on the wire or in CM events */

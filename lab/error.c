@@ -7,7 +7,14 @@
  * WRITE with IBV_WC_REM_ACCESS_ERR, its QP goes to the error state, and
  * every work request still queued behind it completes with
  * IBV_WC_WR_FLUSH_ERR.  The scenario succeeds when exactly that happens.
+ *
+ * --mode overflow is the other common mistake: the client posts unsignaled
+ * WRITEs (good ones) and never polls, so nothing frees its send queue (an
+ * unsignaled WR leaves it only when a later signaled WR's completion is
+ * polled); the post after max_send_wr of them fails with ENOMEM, which is
+ * what the scenario expects.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +26,7 @@ static int run_server(const struct lab_opts *o)
 	struct lab_region s = { .len = o->size, .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
+	bool overflow = o->mode && strcmp(o->mode, "overflow") == 0; /* the client's WRITEs are good ones */
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
 		return 1;
@@ -30,12 +38,34 @@ static int run_server(const struct lab_opts *o)
 	const uint8_t *bytes = s.buf;
 	for (size_t i = 0; i < s.len; i++)
 		touched += bytes[i] != 0;
-	lab_result(o, rc == 0 && touched == 0, "bytes_changed=%zu", touched);
+	bool ok = rc == 0 && (overflow || touched == 0);
+	lab_result(o, ok, "bytes_changed=%zu", touched);
 	if (s.mr)
 		ibv_dereg_mr(s.mr);
 	lab_destroy(&c);
 	free(s.buf);
-	return rc == 0 && touched == 0 ? 0 : 1;
+	return ok ? 0 : 1;
+}
+
+/* Unsignaled WRITEs into the send queue until a post fails: it must be
+ * post max_send_wr + 1, with ENOMEM. */
+static bool overflow_send_queue(struct lab_conn *c, void *buf, uint32_t len, uint32_t lkey, uint64_t raddr,
+				uint32_t rkey)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	unsigned cap = 8, posted = 0;
+	if (ibv_query_qp(c->qp, &qa, IBV_QP_CAP, &qia) == 0)
+		cap = qia.cap.max_send_wr;
+	lab_phase("%u unsignaled WRITEs into a send queue of %u, never polling", cap + 2, cap);
+	int err = 0;
+	for (unsigned i = 0; i < cap + 2 && !err; i++) {
+		err = -lab_post_send(c, IBV_WR_RDMA_WRITE, i + 1, buf, len, lkey, raddr, rkey, 0, false);
+		if (!err)
+			posted++;
+	}
+	printf("lab: %u posted, then %s\n", posted, err ? strerror(err) : "no error");
+	return posted == cap && err == ENOMEM;
 }
 
 static int run_client(const struct lab_opts *o)
@@ -45,6 +75,7 @@ static int run_client(const struct lab_opts *o)
 	uint8_t *buf = malloc(o->size);
 	struct ibv_mr *mr = NULL;
 	bool bounds = o->mode && strcmp(o->mode, "bounds") == 0, ok = false;
+	bool overflow = o->mode && strcmp(o->mode, "overflow") == 0;
 	int access_err = 0, flushed = 0, other = 0;
 	uint64_t raddr;
 	uint32_t rkey, rlen;
@@ -54,6 +85,11 @@ static int run_client(const struct lab_opts *o)
 	mr = lab_reg_mr(&c, buf, o->size, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
 		goto out;
+	if (overflow) {
+		ok = overflow_send_queue(&c, buf, (uint32_t)(o->size < rlen ? o->size : rlen), mr->lkey, raddr, rkey);
+		lab_disconnect(&c, o->timeout_ms);
+		goto out;
+	}
 	if (bounds) {
 		raddr += rlen / 2; /* the second half of the WRITE falls outside the region */
 		lab_phase("WRITE %llu bytes at offset %u of a %u-byte region", (unsigned long long)o->size, rlen / 2, rlen);
@@ -83,8 +119,8 @@ static int run_client(const struct lab_opts *o)
 	ok = access_err == 1 && flushed == 2 && other == 0;
 	lab_disconnect(&c, o->timeout_ms);
 out:
-	lab_result(o, ok, "mode=%s remote_access_errors=%d flushed=%d other=%d", bounds ? "bounds" : "rkey", access_err,
-		   flushed, other);
+	lab_result(o, ok, "mode=%s remote_access_errors=%d flushed=%d other=%d",
+		   overflow ? "overflow" : bounds ? "bounds" : "rkey", access_err, flushed, other);
 	if (mr)
 		ibv_dereg_mr(mr);
 	lab_destroy(&c);
@@ -95,11 +131,11 @@ out:
 int main(int argc, char **argv)
 {
 	struct lab_opts o;
-	lab_parse_options(argc, argv, &o, "error", "\nerror: --mode rkey|bounds, --size (4096)\n");
+	lab_parse_options(argc, argv, &o, "error", "\nerror: --mode rkey|bounds|overflow, --size (4096)\n");
 	if (!o.size)
 		o.size = 4096;
-	if (o.mode && strcmp(o.mode, "rkey") && strcmp(o.mode, "bounds")) {
-		fprintf(stderr, "rt-lab-error: --mode is rkey or bounds\n");
+	if (o.mode && strcmp(o.mode, "rkey") && strcmp(o.mode, "bounds") && strcmp(o.mode, "overflow")) {
+		fprintf(stderr, "rt-lab-error: --mode is rkey, bounds or overflow\n");
 		return 2;
 	}
 	return o.server ? run_server(&o) : run_client(&o);

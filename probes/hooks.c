@@ -133,8 +133,9 @@ static void send_wr_fields(const struct ibv_send_wr *w, uint64_t *raddr, uint32_
 	}
 }
 
-/* A WR the provider refused: one more record, flagged, for the same wr_id. */
-static void emit_post_failed(uint32_t qpn, uint8_t queue, uint64_t wr_id, uint8_t opcode)
+/* A WR the provider refused: one more record, flagged, for the same wr_id,
+ * with the error the provider returned (a positive errno) in imm. */
+static void emit_post_failed(uint32_t qpn, uint8_t queue, uint64_t wr_id, uint8_t opcode, int err)
 {
 	struct rt_event *ev = rt_event_begin(RT_EV_WR_POST, qpn);
 	if (!ev)
@@ -144,6 +145,7 @@ static void emit_post_failed(uint32_t qpn, uint8_t queue, uint64_t wr_id, uint8_
 	ev->u.wr.queue = queue;
 	ev->u.wr.opcode = opcode;
 	ev->u.wr.flags = RT_WRF_POST_FAILED;
+	ev->u.wr.imm = (uint32_t)(err < 0 ? -err : err);
 	rt_event_commit(ev);
 }
 
@@ -196,7 +198,7 @@ static int hook_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 		}
 		for (; w; w = w->next)
-			emit_post_failed(qp->qp_num, RT_WRQ_SEND, w->wr_id, (uint8_t)w->opcode);
+			emit_post_failed(qp->qp_num, RT_WRQ_SEND, w->wr_id, (uint8_t)w->opcode, rc);
 		rt_probe_busy = 0;
 	}
 	return rc;
@@ -217,13 +219,13 @@ static void emit_recvs(uint32_t qpn, uint8_t queue, const struct ibv_recv_wr *wr
 }
 
 static void emit_recvs_failed(uint32_t qpn, uint8_t queue, struct ibv_recv_wr *wr,
-			      struct ibv_recv_wr *bad)
+			      struct ibv_recv_wr *bad, int err)
 {
 	struct ibv_recv_wr *w = wr;
 	while (w && w != bad)
 		w = w->next;
 	for (w = w ? w : wr; w; w = w->next)
-		emit_post_failed(qpn, queue, w->wr_id, 0);
+		emit_post_failed(qpn, queue, w->wr_id, 0, err);
 }
 
 static int hook_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
@@ -243,7 +245,7 @@ static int hook_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 	int rc = post(qp, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
 		rt_probe_busy = 1;
-		emit_recvs_failed(qp->qp_num, RT_WRQ_RECV, wr, *bad);
+		emit_recvs_failed(qp->qp_num, RT_WRQ_RECV, wr, *bad, rc);
 		rt_probe_busy = 0;
 	}
 	return rc;
@@ -261,7 +263,7 @@ static int hook_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struc
 	int rc = c->orig.post_srq_recv(srq, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
 		rt_probe_busy = 1;
-		emit_recvs_failed(srqn, RT_WRQ_SRQ_RECV, wr, *bad);
+		emit_recvs_failed(srqn, RT_WRQ_SRQ_RECV, wr, *bad, rc);
 		rt_probe_busy = 0;
 	}
 	return rc;

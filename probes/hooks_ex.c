@@ -91,7 +91,8 @@ static struct rt_probe_qp *qpx_begin(struct ibv_qp_ex *qpx, unsigned opcode, uin
 	return q;
 }
 
-static void qpx_batch_failed(struct rt_probe_qp *q)
+/* The batch's WRs as refused: err is wr_complete's result (0: wr_abort). */
+static void qpx_batch_failed(struct rt_probe_qp *q, int err)
 {
 	struct rt_probe_qpx *x = q->ex;
 	x->pending = false;
@@ -111,6 +112,7 @@ static void qpx_batch_failed(struct rt_probe_qp *q)
 		ev->u.wr.opcode = x->batch_ops[i];
 		ev->u.wr.queue = RT_WRQ_SEND;
 		ev->u.wr.flags = RT_WRF_POST_FAILED;
+		ev->u.wr.imm = (uint32_t)(err < 0 ? -err : err);
 		rt_event_commit(ev);
 	}
 	if (x->count > RT_QPX_BATCH)
@@ -139,7 +141,7 @@ static int hk_wr_complete(struct ibv_qp_ex *qpx)
 		qpx_flush(q);
 	int rc = ORIG(q, qpx, wr_complete)(qpx);
 	if (rc && q && q->ex)
-		qpx_batch_failed(q);
+		qpx_batch_failed(q, rc);
 	return rc;
 }
 
@@ -148,7 +150,7 @@ static void hk_wr_abort(struct ibv_qp_ex *qpx)
 	struct rt_probe_qp *q = qpx_rec(qpx);
 	if (q && q->ex) {
 		qpx_flush(q);
-		qpx_batch_failed(q);
+		qpx_batch_failed(q, 0);
 	}
 	ORIG(q, qpx, wr_abort)(qpx);
 }

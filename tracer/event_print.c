@@ -66,6 +66,16 @@ const char *rt_cm_event_name(unsigned event)
 	return NAME(n, event);
 }
 
+const char *rt_errno_name(int err)
+{
+	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+	if (n)
+		return n;
+	static __thread char num[16];
+	snprintf(num, sizeof(num), "%d", err);
+	return num;
+}
+
 const char *rt_lost_cause_name(unsigned cause)
 {
 	static const char *const n[] = {NULL, "ring_full", "nested", "no_ring", "overwritten"};
@@ -194,7 +204,7 @@ static void fmt_wr(struct out *o, const struct rt_ev_wr *w)
 			f_x(o, "remote_addr", w->remote_addr);
 			f_x(o, "rkey", w->rkey);
 		}
-		if (w->imm)
+		if (w->imm && !(w->flags & RT_WRF_POST_FAILED))
 			f_x(o, "imm", w->imm);
 		f_u(o, "signaled", !!(w->flags & RT_WRF_SIGNALED));
 		if (w->flags & RT_WRF_INLINE)
@@ -208,8 +218,11 @@ static void fmt_wr(struct out *o, const struct rt_ev_wr *w)
 			f_u(o, "last_psn", w->last_psn);
 		}
 	}
-	if (w->flags & RT_WRF_POST_FAILED)
+	if (w->flags & RT_WRF_POST_FAILED) {
 		f_u(o, "post_failed", 1);
+		if (w->imm) /* the errno the provider returned */
+			f_s(o, "errno", rt_errno_name((int)w->imm));
+	}
 }
 
 static void fmt_wc(struct out *o, const struct rt_ev_completion *c)

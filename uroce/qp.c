@@ -586,7 +586,8 @@ static int resolve_sges(struct uroce_ctx *ctx, const struct ibv_sge *in, int n, 
 	return IBV_WC_SUCCESS;
 }
 
-static void trace_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr, const struct uroce_swqe *w, bool failed)
+/* The WR record of a send; failed: the errno post_send returns for it (0 posted). */
+static void trace_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr, const struct uroce_swqe *w, int failed)
 {
 	struct rt_event *ev = uroce_ev_begin(RT_EV_WR_POST, qp->ibqp.qp_num);
 	if (!ev)
@@ -602,6 +603,7 @@ static void trace_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr, const st
 	                     ((f & IBV_SEND_SOLICITED) ? RT_WRF_SOLICITED : 0) | ((f & IBV_SEND_INLINE) ? RT_WRF_INLINE : 0));
 	if (failed) {
 		e->flags |= RT_WRF_POST_FAILED;
+		e->imm = (uint32_t)failed; /* the errno post_send returns */
 		ev->flags |= RT_EVF_ERROR;
 	} else {
 		e->length = w->length;
@@ -704,7 +706,7 @@ static int post_one_send(struct uroce_qp *qp, struct ibv_send_wr *wr)
 	if (t != IBV_QPT_UD)
 		qp->post_psn = rt_psn_add(qp->post_psn, (int32_t)w->npkts);
 	qp->sq_head++;
-	trace_wr(qp, wr, w, false);
+	trace_wr(qp, wr, w, 0);
 	return 0;
 }
 
@@ -719,14 +721,14 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 		if (bad)
 			*bad = wr;
 		if (wr)
-			trace_wr(qp, wr, NULL, true);
+			trace_wr(qp, wr, NULL, EINVAL);
 		pthread_mutex_unlock(&ctx->lock);
 		return err;
 	}
 	for (; wr; wr = wr->next) {
 		err = post_one_send(qp, wr);
 		if (err) {
-			trace_wr(qp, wr, NULL, true);
+			trace_wr(qp, wr, NULL, err);
 			if (bad)
 				*bad = wr;
 			break;
@@ -766,6 +768,7 @@ static int post_recv_rq(struct uroce_ctx *ctx, struct uroce_rq *rq, struct ibv_r
 			ev->u.wr.length = err ? 0 : r->total;
 			if (err) {
 				ev->u.wr.flags = RT_WRF_POST_FAILED;
+				ev->u.wr.imm = (uint32_t)err;
 				ev->flags |= RT_EVF_ERROR;
 			}
 			uroce_ev_commit(ev);

@@ -69,7 +69,7 @@ enum rt_wr_flags {
 	RT_WRF_SOLICITED = 1u << 2,
 	RT_WRF_INLINE = 1u << 3,
 	RT_WRF_PSN_VALID = 1u << 6, /* first_psn/last_psn were predicted */
-	RT_WRF_POST_FAILED = 1u << 7, /* ibv_post_* returned an error for this WR */
+	RT_WRF_POST_FAILED = 1u << 7, /* ibv_post_* returned an error for this WR (imm: that errno, 0 unknown) */
 };
 
 struct rt_ev_wr {               /* RT_EV_WR_POST */

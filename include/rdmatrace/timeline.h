@@ -161,7 +161,8 @@ struct rt_tl_host {
 	int64_t offset_ns;        /* aligned = raw + offset (+ drift) */
 	int64_t offset_lo_ns;     /* causal interval the true offset lies in ... */
 	int64_t offset_hi_ns;     /* ... (INT64_MIN / INT64_MAX: unbounded side) */
-	uint64_t uncertainty_ns;  /* half the interval width; UINT64_MAX when unbounded */
+	uint64_t uncertainty_ns;  /* farthest the true offset can be from offset_ns (the half width when
+				   * that is the middle); UINT64_MAX when unbounded */
 	int64_t drift_ppb;        /* clock rate error, parts per billion (0 when none) */
 	uint64_t drift_origin_ns; /* raw time the offset applies at */
 	uint64_t constraints;     /* causal constraints used */
@@ -234,6 +235,8 @@ enum rt_tl_finding_kind {
 	RT_TLFK_CM_REJECT = 12,   /* connection rejected */
 	RT_TLFK_LOST_EVENTS = 13, /* tracer lost events */
 	RT_TLFK_UNRELIABLE_LOSS = 14, /* UC / UD packets lost (nothing retransmits them) */
+	RT_TLFK_CM_LOST = 15,     /* CM messages lost: sent again, or never reached the capture */
+	RT_TLFK_POST_FAILED = 16, /* ibv_post_send / ibv_post_recv refused WRs */
 };
 
 struct rt_tl_finding {

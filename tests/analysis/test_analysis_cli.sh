@@ -203,18 +203,94 @@ assert not [f for f in d["findings"] if f["kind"] == "clock"], [f["text"] for f 
 h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["client"]["uncertainty_ns"] < 5e6, h["client"]
 ' "$tmp/disc" "$RDMATRACE"
+# diagnose_fixture NAME ARCHIVE: a VM-lab fixture from tests/analysis/data
+# unpacked into $tmp/NAME, its diagnosis in $tmp/NAME.txt, its exit status
+diagnose_fixture() {
+	mkdir -p "$tmp/$1" && tar -C "$tmp/$1" -xzf "tests/analysis/data/$2" &&
+		"$RDMATRACE" diagnose "$tmp/$1" >"$tmp/$1.txt" 2>&1
+}
 # rping's client connecting to a port nobody listens on (the VM lab, both
 # traces): the server's rdma_cm answers REJ (invalid service ID), and
 # librdmacm moves the client's QP to ERROR while it takes the REJECTED event,
 # flushing the receive rping had posted.  That flush is the rejection's
 # consequence (info), not a QP error of unknown cause (a warning before).
-mkdir -p "$tmp/rej" && tar -C "$tmp/rej" -xzf tests/analysis/data/rxe-cm-reject.tar.gz
-"$RDMATRACE" diagnose "$tmp/rej" >"$tmp/rej.txt" 2>&1; rc=$?
+diagnose_fixture rej rxe-cm-reject.tar.gz; rc=$?
 check "a rejected connection: one error, its QP's flush explained by the REJECTED event" bash -c "test $rc = 1 &&
 	grep -q '^F1 .error. cm_reject' '$tmp/rej.txt' &&
 	grep -q '^F2 .info. qp_error' '$tmp/rej.txt' &&
 	grep -q 'QP 0x000011 on client was moved to the ERROR state and 1 outstanding WR was flushed (WR_FLUSH_ERR) because its RDMA CM connection failed: librdmacm moves the QP to ERROR when it takes the REJECTED event (status 8)' '$tmp/rej.txt' &&
 	test \$(grep -c '^F[0-9]' '$tmp/rej.txt') = 2"
+# rping on the VM lab with the server's first REP dropped on its way out
+# (a tc filter in the guest on the MAD attribute 0x0013): the server's CM
+# sent the REP again after its response timeout (the REQ's local CM response
+# timeout, 20: 4.3 s), and the connection came up 4.3 s late.  Before, the
+# diagnosis said "no problems".
+diagnose_fixture replost rxe-cm-rep-lost.tar.gz; rc=$?
+check "a lost REP: the CM's retry found, with the 4.3 s it cost" bash -c "test $rc = 1 &&
+	grep -q '^F1 .warning. cm_lost, 429[0-9].[0-9]* ms lost' '$tmp/replost.txt' &&
+	grep -q 'server (10.9.0.1) sent its reply (REP) to client (10.9.0.2) 2 times (the first never reached the capture: rdma_accept came 4.2[0-9]* s before the first copy in it)' '$tmp/replost.txt' &&
+	grep -q 'evidence: REP frames 16, rdma_accept at .*, answer frame 17' '$tmp/replost.txt' &&
+	test \$(grep -c '^F[0-9]' '$tmp/replost.txt') = 1"
+# The client's RTU dropped instead: the REP had arrived (the client's
+# ESTABLISHED came 17 ms after it), so it was the RTU that was lost, and the
+# server sent its REP again 4.2 s later.
+diagnose_fixture rtulost rxe-cm-rtu-lost.tar.gz
+check "a lost RTU: the REP sent twice, the first arrived, so the RTU was lost" bash -c "
+	grep -q '^F1 .warning. cm_lost, 419[0-9].[0-9]* ms lost' '$tmp/rtulost.txt' &&
+	grep -q 'server (10.9.0.1) sent its reply (REP) to client (10.9.0.2) 2 times: .*the first copy arrived (client had its ESTABLISHED event [0-9.]* ms after it), so its RTU was lost or came too late' '$tmp/rtulost.txt' &&
+	test \$(grep -c '^F[0-9]' '$tmp/rtulost.txt') = 1"
+# The client's DREQ dropped (every copy: its VM ended soon after): the
+# server's rping waited for a DISCONNECTED that never came, until it was
+# killed.  Before, "no problems".
+diagnose_fixture dreqlost rxe-cm-dreq-lost.tar.gz
+check "a lost DREQ: rdma_disconnect without a DREQ, the peer never disconnected" bash -c "
+	grep -q '^F1 .warning. cm_lost' '$tmp/dreqlost.txt' &&
+	grep -q 'client called rdma_disconnect on QP 0x000011, but no disconnect request (DREQ) from it reached the capture in the [0-9.]* s it ran on: every copy the CM sent was lost before the capture point; server, its peer, never had a DISCONNECTED event for QP 0x000011 after it' '$tmp/dreqlost.txt' &&
+	test \$(grep -c '^F[0-9]' '$tmp/dreqlost.txt') = 1"
+# udaddy (rdma_cm over UD) under 2% loss on the VM lab: its rdma_connect
+# sends a SIDR REQ, not a REQ, so no CM message is missing; the one datagram
+# lost is the only finding.
+diagnose_fixture udaddy rxe-udaddy-loss.tar.gz
+check "udaddy: a SIDR exchange is not a lost REQ" bash -c "
+	grep -q '^F1 .warning. unreliable_loss' '$tmp/udaddy.txt' && test \$(grep -c '^F[0-9]' '$tmp/udaddy.txt') = 1"
+# The same run captured with a snap length of 66 bytes (editcap -s 66, as
+# tcpdump -s 66 would): no CM message can be read and no ICRC checked, and
+# the diagnosis says so instead of "no problems" alone.
+mkdir -p "$tmp/snap" && tar -C "$tmp/snap" -xzf tests/analysis/data/rxe-cm-rtu-lost.tar.gz
+editcap -s 66 "$tmp/snap/capture.pcapng" "$tmp/snap/cut.pcapng" && mv "$tmp/snap/cut.pcapng" "$tmp/snap/capture.pcapng"
+"$RDMATRACE" diagnose "$tmp/snap" >"$tmp/snap.txt" 2>&1
+check "a capture cut by its snap length: said so, with the CM messages it hides" bash -c "
+	grep -q 'capture .* cut 27 RoCE packets short (its snap length: 66 bytes kept of a packet): their ICRCs could not be checked, and 6 CM messages (MADs on QP 1) could not be read' '$tmp/snap.txt' &&
+	! grep -q 'cm_lost' '$tmp/snap.txt'"
+# udaddy with every SIDR REP of the server dropped: the client's CM sent its
+# SIDR REQ 7 times, 4.3 s apart, and never learnt the server's UD QP.
+diagnose_fixture sidr rxe-cm-sidr-rep-never.tar.gz
+check "every SIDR REP lost: the SIDR REQ sent 7 times, the server's accept named" bash -c "
+	grep -q '^F1 .warning. cm_lost, 2589[0-9].[0-9]* ms lost' '$tmp/sidr.txt' &&
+	grep -q 'client (10.9.0.2) sent its UD service request (SIDR REQ) to server (10.9.0.1) 7 times: .* (4.316 s here)' '$tmp/sidr.txt' &&
+	grep -q 'server (10.9.0.1) called rdma_accept 0.0[0-9]* s after the first copy, but none of its SIDR REPs reached the capture' '$tmp/sidr.txt' &&
+	grep -q 'never completed' '$tmp/sidr.txt'"
+# The same with every REP dropped: the client sent its REQ 5 times, 6.4 s
+# apart, and both sides gave up (REJ).  The server's clock, bounded only by
+# its CONNECT_REQUEST after the first REQ and its REJ 30 s later, stays where
+# its wall clock had it (offset 0, in the interval) instead of moving 15 s to
+# the interval's middle, which put its CONNECT_REQUEST after the third REQ.
+diagnose_fixture repnever rxe-cm-rep-never.tar.gz
+check "every REP lost: 5 REQs, the server's accept named, the REJs after" bash -c "
+	grep -q '^F1 .warning. cm_lost, 2560[0-9].[0-9]* ms lost' '$tmp/repnever.txt' &&
+	grep -q 'client (10.9.0.2) sent its connection request (REQ) to server (10.9.0.1) 5 times: .* (6.400 s here)' '$tmp/repnever.txt' &&
+	grep -q 'server (10.9.0.1) called rdma_accept 0.0[0-9]* s after the first copy, but none of its REPs reached the capture' '$tmp/repnever.txt' &&
+	grep -q '^F2 .error. cm_reject' '$tmp/repnever.txt' && grep -q '^F3 .error. cm_reject' '$tmp/repnever.txt'"
+check "a clock bounded only 30 s wide keeps its wall clock: CONNECT_REQUEST right after the first REQ" python3 -c '
+import json, subprocess, sys
+rows = [json.loads(l) for l in subprocess.run([sys.argv[2], "export", sys.argv[1], "--format", "jsonl", "-o", "-"], capture_output=True, text=True).stdout.splitlines() if l.strip()]
+def t(pred):
+    return next(r["t_ns"] for r in rows if pred(r))
+req1 = t(lambda r: r.get("frame") == 13)
+req2 = t(lambda r: r.get("frame") == 16)
+cr = t(lambda r: r["kind"] == "cm_event" and "event=CONNECT_REQUEST" in r["summary"])
+assert req1 < cr < req2, (req1, cr, req2)
+' "$tmp/repnever" "$RDMATRACE"
 # ib_write_bw (retry_cnt 7) between the kernel's SoftRoCE VMs with every ACK
 # of the server dropped on its way out, the capture's first 1100 frames at
 # 80 bytes: the client resent round after round (410 in the whole run, as
@@ -303,7 +379,7 @@ check "a UD datagram lost at the start of a stream that goes on: found, exit 1" 
 editcap -r tests/analysis/data/rxe-ud-head-loss.pcapng "$tmp/udhead/capture.pcapng" 38-96 2>/dev/null
 "$RDMATRACE" diagnose "$tmp/udhead" >"$tmp/udhead-late.txt" 2>&1; rc=$?
 check "a datagram sent before the capture's first frame is not called lost" bash -c "test $rc = 0 &&
-	grep -q '0 findings' '$tmp/udhead-late.txt'"
+	grep -q '(no problems)' '$tmp/udhead-late.txt' && ! grep -Eq '^F[0-9]+ .(warning|error)' '$tmp/udhead-late.txt'"
 # ib_read_lat -s 4096 between the kernel's SoftRoCE VMs under 3% loss, both
 # traces: rxe counted 34 retries (completer_retry_err).  Four READ requests
 # lost before the capture point, one at a time, show only as their ACK

@@ -1273,6 +1273,75 @@ static void write_unreliable_capture(const char *path, const uint32_t *lose, siz
 	fclose(f);
 }
 
+/* A WR record as the probe writes it for a refused post: the WR as posted,
+ * then the same WR again flagged refused, with the errno in imm. */
+static void sim_refused(struct sim *s, int host_b, unsigned queue, uint64_t wr_id, uint8_t num_sge, int err)
+{
+	uint32_t qpn = host_b ? s->c.qpn_b : s->c.qpn_a;
+	struct rt_event e = sim_ev(s, host_b, s->now, RT_EV_WR_POST, qpn);
+	e.u.wr.wr_id = wr_id;
+	e.u.wr.queue = (uint8_t)queue;
+	e.u.wr.num_sge = num_sge;
+	e.u.wr.length = 64;
+	sim_emit(s, host_b, &e);
+	e = sim_ev(s, host_b, s->now + 100, RT_EV_WR_POST, qpn);
+	e.flags |= RT_EVF_ERROR;
+	e.u.wr.wr_id = wr_id;
+	e.u.wr.queue = (uint8_t)queue;
+	e.u.wr.flags = RT_WRF_POST_FAILED;
+	e.u.wr.imm = (uint32_t)err;
+	sim_emit(s, host_b, &e);
+	s->now += 1000;
+}
+
+/* Refused posts explained: a receive queue full (4 of max_recv_wr 4 posted,
+ * none consumed) and a send WR with more SGEs than max_send_sge. */
+static void test_post_refused(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("post-refused"), &c) == 0);
+	for (int host_b = 0; host_b < 2; host_b++) { /* the QPs' limits, as created before the connection */
+		struct rt_event e = sim_ev(&s, host_b, c.t0 + 100, RT_EV_QP_CREATE, host_b ? c.qpn_b : c.qpn_a);
+		e.u.qp_create.max_send_wr = 16;
+		e.u.qp_create.max_recv_wr = 4;
+		e.u.qp_create.max_send_sge = 1;
+		e.u.qp_create.max_recv_sge = 1;
+		e.u.qp_create.qp_type = 2;
+		sim_emit(&s, host_b, &e);
+	}
+	for (int i = 0; i < 4; i++)
+		sim_post_recv(&s, 10 + (uint64_t)i, 4096);
+	sim_refused(&s, 1, RT_WRQ_RECV, 14, 1, ENOMEM);
+	sim_refused(&s, 1, RT_WRQ_RECV, 15, 1, ENOMEM);
+	sim_refused(&s, 0, RT_WRQ_SEND, 7, 2, EINVAL);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("post-refused"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned recv = 0, send = 0, other = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind != RT_TLFK_POST_FAILED) {
+			other += f->severity >= RT_TLS_WARNING;
+			continue;
+		}
+		recv += strstr(text, "ibv_post_recv on QP 0x000012 on hostB refused 2 WRs, the first wr_id 14 with ENOMEM: "
+				     "its receive queue was full: 4 WRs were posted and not yet completed (polled), and it "
+				     "holds 4 (max_recv_wr)") != NULL;
+		send += strstr(text, "ibv_post_send on QP 0x000011 on hostA refused 1 WR, the first wr_id 7 (RDMA_WRITE) "
+				     "with EINVAL: 0 of its 16 WRs were outstanding, the WR had 2 SGEs, more than the "
+				     "QP's max_send_sge of 1") != NULL;
+	}
+	CHECK_EQ_U(recv, 1);
+	CHECK_EQ_U(send, 1);
+	CHECK_EQ_U(other, 0);
+	rt_timeline_free(tl);
+}
+
 /* UC and UD do not retransmit: a PSN gap in their streams is data lost. */
 static void test_unreliable_loss(void)
 {
@@ -1432,6 +1501,7 @@ int main(void)
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);
 	RUN(test_partial_inputs);
+	RUN(test_post_refused);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);
 	RUN(test_exports);

@@ -51,6 +51,10 @@ PY
 rc=$(run error "$tmp/error")
 check "bad rkey: diagnose exits 1" test "$rc" = 1
 check "bad rkey: one remote access NAK with the rkey, nothing else" expect "$tmp/error.json" nak_error 1 "refused rkey 0x"
+rc=$(run overflow "$tmp/overflow")
+check "send queue overflow: diagnose exits 1" test "$rc" = 1
+check "send queue overflow: the refused post, the full queue and its size, nothing else" expect "$tmp/overflow.json" post_failed 1 \
+	"refused 1 WR, the first wr_id 9 (RDMA_WRITE) with ENOMEM: its send queue was full: 8 WRs were posted and not yet completed (polled), and it holds 8 (max_send_wr)"
 rc=$(run rnr "$tmp/rnr" --count 8)
 check "late receiver: diagnose exits 1" test "$rc" = 1
 check "late receiver: RNR stalls with the min_rnr_timer 0 pitfall, nothing else" expect "$tmp/rnr.json" rnr_stall 1 "655.36 ms"

@@ -573,7 +573,7 @@ struct cap_job {
 	struct rt_capcopies *copies; /* made when the capture has several interfaces */
 	uint64_t ncopies, first_copy, first_copy_of; /* frame numbers */
 	uint64_t snapped;         /* RoCE packets cut short by the snap length */
-	uint64_t snapped_mads;    /* of those, MADs on QP1 cut before their CM message could be read */
+	uint64_t snapped_mads;    /* of those, MADs on QP 1: their CM messages cut short */
 	uint32_t snaplen;         /* the longest such cut packet's captured length */
 };
 
@@ -618,7 +618,7 @@ static void *cap_run(void *arg)
 			}
 			if (p.flags & RT_PKT_TRUNCATED && rec.caplen < rec.wirelen) {
 				j->snapped++;
-				j->snapped_mads += p.bth.dqpn == 1 && !(p.flags & RT_PKT_CM);
+				j->snapped_mads += p.bth.dqpn == 1;
 				if (rec.caplen > j->snaplen)
 					j->snaplen = rec.caplen;
 			}
@@ -693,11 +693,12 @@ static int capture_done(struct tl_build *b, struct cap_job *j)
 			   "frame %" PRIu64 ", the same packet as frame %" PRIu64 "): each packet is taken once, so a "
 			   "copy is not read as a retransmission",
 			j->path, j->ncopies, j->first_copy, j->first_copy_of);
+	b->unreadable_mads = j->snapped_mads;
 	if (j->snapped) {
 		char mads[200] = "";
 		if (j->snapped_mads)
-			snprintf(mads, sizeof(mads), ", and %" PRIu64 " CM messages (MADs on QP 1) could not be read, so "
-				 "connections are not matched, nor CM losses found, from them", j->snapped_mads);
+			snprintf(mads, sizeof(mads), ", and %" PRIu64 " CM messages (MADs on QP 1) could not be read whole, so "
+				 "connections are not matched from them, nor missing CM messages found", j->snapped_mads);
 		tl_note(b, "capture %s cut %" PRIu64 " RoCE packets short (its snap length: %u bytes kept of a "
 			   "packet): their ICRCs could not be checked%s",
 			j->path, j->snapped, j->snaplen, mads);
@@ -733,6 +734,8 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->notes, sizeof(uint32_t));
 	tl_vec_init(&b->eps, sizeof(struct tl_ep));
 	tl_vec_init(&b->cm_info, sizeof(struct tl_cm_info));
+	tl_vec_init(&b->cm_evs, sizeof(uint32_t));
+	tl_vec_init(&b->refused, sizeof(uint32_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
 	b->capture_host = UINT16_MAX;
@@ -759,6 +762,8 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->notes);
 	tl_vec_free(&b->eps);
 	tl_vec_free(&b->cm_info);
+	tl_vec_free(&b->cm_evs);
+	tl_vec_free(&b->refused);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;

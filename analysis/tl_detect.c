@@ -1613,6 +1613,7 @@ struct post_refusal {
 	uint32_t posted, done;    /* WRs posted before it, and of those completed (polled) by then */
 	uint32_t create, state;   /* the QP's last QP_CREATE and QP_STATE events before it, RT_TL_NONE */
 	uint32_t wr_rec;          /* the refused WR's own record made before the provider saw it, RT_TL_NONE */
+	uint64_t next_post_raw;   /* raw time of the queue's next WR posted after the first refusal */
 };
 
 static const char *post_call(uint8_t queue)
@@ -1670,10 +1671,15 @@ static int refusal_finding(struct dctx *c, const struct post_refusal *r)
 	if (srq) {
 		tx(&t, ".");
 	} else if (cap && outstanding >= cap) {
-		tx(&t, ": its %s queue was full: %u WRs were posted and not yet completed (polled), and it holds %u (max_%s_wr).",
-		   send ? "send" : "receive", outstanding, cap, send ? "send" : "recv");
+		tx(&t, ": its %s queue was full: %u WRs were posted and not yet completed (polled), and it holds %u",
+		   send ? "send" : "receive", outstanding, outstanding);
+		if (outstanding > cap) /* rxe makes a queue of 2^n - 1 at least as deep as asked */
+			tx(&t, " (it was created with max_%s_wr %u, which the provider rounded up)", send ? "send" : "recv", cap);
+		else
+			tx(&t, " (max_%s_wr)", send ? "send" : "recv");
+		tx(&t, ".");
 		if (send)
-			tx(&t, " A WR leaves the send queue only when its completion, or for an unsignaled WR a later signaled WR's, is polled: signal at least one WR in every max_send_wr and poll the CQ before posting more.");
+			tx(&t, " Post no more WRs than it holds before their completions are polled: on most RDMA NICs a slot is freed only when its WR's completion (for an unsignaled WR, a later signaled WR's) is polled, so signal at least one WR in every max_send_wr and poll the CQ before posting more.");
 		else
 			tx(&t, " Receives leave the queue as messages consume them and their completions are polled.");
 	} else {
@@ -1714,7 +1720,8 @@ static int post_refusals(struct dctx *c)
 	if (tl_hash_init(&by_queue, 16) < 0)
 		return -ENOMEM;
 	int rc = 0;
-	for (size_t i = 0; i < tl_nev(b) && !rc; i++) { /* the refusals */
+	for (size_t j = 0; j < b->refused.n && !rc; j++) { /* the refusals */
+		size_t i = *TL_AT(&b->refused, uint32_t, j);
 		const struct tl_evrec *e = tl_ev(b, i);
 		uint32_t q = b->ev_qp[i];
 		if (!wr_refused(e) || b->ev_shadow[i] || q == RT_TL_NONE || e->ev.u.wr.queue > 3)
@@ -1731,7 +1738,8 @@ static int post_refusals(struct dctx *c)
 			break;
 		}
 		*r = (struct post_refusal){.q = q, .queue = e->ev.u.wr.queue, .first = (uint32_t)i, .count = 1,
-					   .create = RT_TL_NONE, .state = RT_TL_NONE, .wr_rec = RT_TL_NONE};
+					   .create = RT_TL_NONE, .state = RT_TL_NONE, .wr_rec = RT_TL_NONE,
+					   .next_post_raw = UINT64_MAX};
 	}
 	/* the queues before their first refusal: one pass (the same host's clock throughout) */
 	for (size_t i = 0; i < tl_nev(b) && !rc && rs.n; i++) {
@@ -1745,6 +1753,9 @@ static int post_refusals(struct dctx *c)
 				continue;
 			struct post_refusal *r = TL_AT(&rs, struct post_refusal, *v);
 			const struct tl_evrec *f = tl_ev(b, r->first);
+			if (i != r->first && e->raw_ns > f->raw_ns && e->ev.kind == RT_EV_WR_POST &&
+			    e->ev.u.wr.queue == queue && !wr_refused(e) && e->raw_ns < r->next_post_raw)
+				r->next_post_raw = e->raw_ns;
 			if (i == r->first || e->raw_ns > f->raw_ns)
 				continue;
 			if (e->ev.kind == RT_EV_QP_CREATE && !(e->ev.flags & RT_EVF_DESTROY))
@@ -1761,13 +1772,24 @@ static int post_refusals(struct dctx *c)
 			}
 		}
 	}
+	/* the probe recorded the refused WRs as posted too, before the provider
+	 * refused them: those of the first refused post call (its refused records
+	 * up to the queue's next post) were never in the queue */
+	for (size_t j = 0; j < b->refused.n; j++) {
+		size_t i = *TL_AT(&b->refused, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint32_t *v = b->ev_qp[i] != RT_TL_NONE && !b->ev_shadow[i] && !(e->ev.flags & RT_EVF_ENGINE)
+				      ? tl_hash_get(&by_queue, (uint64_t)b->ev_qp[i] << 2 | (e->ev.u.wr.queue & 3))
+				      : NULL;
+		struct post_refusal *r = v ? TL_AT(&rs, struct post_refusal, *v) : NULL;
+		if (r && e->ev.u.wr.queue == r->queue && e->raw_ns >= tl_ev(b, r->first)->raw_ns &&
+		    e->raw_ns < r->next_post_raw && r->posted)
+			r->posted--;
+	}
 	for (size_t k = 0; k < rs.n && !rc; k++) {
 		struct post_refusal *r = TL_AT(&rs, struct post_refusal, k);
-		/* the probe recorded the refused WR as posted too: not one the queue held */
-		if (r->wr_rec != RT_TL_NONE && !(tl_ev(b, r->first)->ev.flags & RT_EVF_ENGINE) && r->posted)
-			r->posted--;
-		else
-			r->wr_rec = RT_TL_NONE;
+		if (tl_ev(b, r->first)->ev.flags & RT_EVF_ENGINE)
+			r->wr_rec = RT_TL_NONE; /* an engine records a refused WR only once */
 		if (r->done > r->posted)
 			r->done = r->posted;
 		rc = refusal_finding(c, r);
@@ -1832,7 +1854,8 @@ static int cm_calls_collect(struct dctx *c, struct cm_retry_ctx *r)
 	struct tl_build *b = c->b;
 	size_t n = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < tl_nev(b); i++) {
+		for (size_t j = 0; j < b->cm_evs.n; j++) {
+			size_t i = *TL_AT(&b->cm_evs, uint32_t, j);
 			const struct tl_evrec *e = tl_ev(b, i);
 			unsigned call = e->ev.kind == RT_EV_CM_EVENT ? e->ev.u.cm.event : 0;
 			if ((call != RT_CM_CALL_CONNECT && call != RT_CM_CALL_ACCEPT && call != RT_CM_CALL_DISCONNECT &&
@@ -2055,8 +2078,8 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 		   (double)(t_last - t_start) / 1e9, rt_cm_attr_name(tl_pk(b, g->answer)->cm_attr),
 		   tl_pk(b, g->answer)->frame);
 	else
-		tx(&t, "No answer reached the capture after the last copy: the %s waited %.3f s and never completed.",
-		   waits, (double)(t_last - t_start) / 1e9);
+		tx(&t, "No answer to the last copy reached the capture: the %s waited %.3f s and more.", waits,
+		   (double)(t_last - t_start) / 1e9);
 	tx(&e, "%s frames %u", rt_cm_attr_name(k->cm_attr), k->frame);
 	if (g->count > 1)
 		tx(&e, "..%u (%u copies)", kl->frame, g->count);
@@ -2185,7 +2208,7 @@ static int cm_retries(struct dctx *c)
 		rc = cm_calls_collect(c, &r);
 	for (size_t gi = 0; gi < r.copies.n && !rc; gi++)
 		rc = cm_retry_finding(c, &r, TL_AT(&r.copies, struct cm_copies, gi));
-	if (!rc && b->have_capture)
+	if (!rc && b->have_capture && !b->unreadable_mads) /* a missing message may be one it could not read */
 		rc = cm_unsent(c, &r, capture_end(c));
 	tl_hash_free(&r.groups);
 	tl_hash_free(&r.reqs);

@@ -227,6 +227,8 @@ struct tl_build {
 	struct tl_vec notes;      /* uint32_t string offsets */
 	struct tl_vec eps;        /* struct tl_ep */
 	struct tl_vec cm_info;    /* struct tl_cm_info, in packet order */
+	struct tl_vec cm_evs;     /* uint32_t: the CM events and calls, in order (tl_link.c trace_qps) */
+	struct tl_vec refused;    /* uint32_t: the WR records flagged RT_WRF_POST_FAILED (trace_qps) */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
 	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */
@@ -237,6 +239,7 @@ struct tl_build {
 	bool engine_packets;      /* the traces hold engine packet events (RT_EV_PACKET) */
 	bool pk_unordered;        /* a packet was captured before the one before it */
 	uint64_t nonroce_frames;
+	uint64_t unreadable_mads; /* MADs on QP 1 cut short by the snap length */
 	uint64_t capture_first_ns;/* raw time of the capture's earliest frame of any kind, 0 none */
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */

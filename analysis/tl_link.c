@@ -89,7 +89,6 @@ struct lctx {
 	struct tl_vec pairs;      /* struct wr_pair: receives paired with the peer's send WR but
 				   * with no captured message (causal_constraints) */
 	struct tl_vec cm_pks;     /* uint32_t: the CM packets, in order (wire_qps) */
-	struct tl_vec cm_evs;     /* uint32_t: the CM events, in order (trace_qps) */
 	struct fifo *recvs;       /* per QP: its receive WRs in post order (completions(), for recv_consumers) */
 	struct fifo *sends;       /* per QP: its send WRs that consume a receive at the peer, likewise */
 	struct cev *ce;           /* per event: what the clock constraints read of it (completions()) */
@@ -182,10 +181,11 @@ static void mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
 	}
 }
 
-/* CM event i, for cm_links (which takes the few CM events from this list). */
-static int note_cm_event(struct lctx *c, size_t i)
+/* Event i in one of the build's short lists of events (cm_links and the
+ * detectors take the few CM events, the detectors the refused WRs, from them). */
+static int note_event(struct tl_vec *list, size_t i)
 {
-	uint32_t *v = tl_vec_push(&c->cm_evs);
+	uint32_t *v = tl_vec_push(list);
 	if (!v)
 		return -ENOMEM;
 	*v = (uint32_t)i;
@@ -214,7 +214,8 @@ static int trace_qps(struct lctx *c)
 		else if (e->proc < np && ev->kind < 32)
 			probe_kinds[e->proc] |= 1u << ev->kind;
 		b->ev_qp[i] = RT_TL_NONE;
-		if (ev->kind == RT_EV_CM_EVENT && note_cm_event(c, i) < 0) {
+		if ((ev->kind == RT_EV_CM_EVENT && note_event(&b->cm_evs, i) < 0) ||
+		    (ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_POST_FAILED) && note_event(&b->refused, i) < 0)) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -2179,8 +2180,8 @@ static int cm_links(struct lctx *c)
 	struct tl_vec ce;
 	tl_vec_init(&ce, sizeof(uint32_t));
 	int rc = 0;
-	for (size_t j = 0; j < c->cm_evs.n && !rc; j++) {
-		uint32_t i = *TL_AT(&c->cm_evs, uint32_t, j), *v;
+	for (size_t j = 0; j < b->cm_evs.n && !rc; j++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, j), *v;
 		if (b->ev_shadow[i])
 			continue;
 		if (!(v = tl_vec_push(&ce)))
@@ -2343,7 +2344,6 @@ int tl_link_all(struct tl_build *b)
 	tl_vec_init(&c.wkeys, sizeof(struct wkey));
 	tl_vec_init(&c.pairs, sizeof(struct wr_pair));
 	tl_vec_init(&c.cm_pks, sizeof(uint32_t));
-	tl_vec_init(&c.cm_evs, sizeof(uint32_t));
 	int rc = -ENOMEM;
 	if (tl_hash_init(&c.tq, 64) < 0)
 		return -ENOMEM;
@@ -2371,7 +2371,6 @@ out:
 	tl_vec_free(&c.wkeys);
 	tl_vec_free(&c.pairs);
 	tl_vec_free(&c.cm_pks);
-	tl_vec_free(&c.cm_evs);
 	scans_free(&c);
 	fifos_free(c.recvs, b->qps.n);
 	fifos_free(c.sends, b->qps.n);

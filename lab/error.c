@@ -8,11 +8,10 @@
  * every work request still queued behind it completes with
  * IBV_WC_WR_FLUSH_ERR.  The scenario succeeds when exactly that happens.
  *
- * --mode overflow is the other common mistake: the client posts unsignaled
- * WRITEs (good ones) and never polls, so nothing frees its send queue (an
- * unsignaled WR leaves it only when a later signaled WR's completion is
- * polled); the post after max_send_wr of them fails with ENOMEM, which is
- * what the scenario expects.
+ * --mode overflow is the other common mistake: more WRs than the send queue
+ * holds (max_send_wr) posted before any leaves it (here unsignaled WRITEs,
+ * good ones, in one call); the WR after max_send_wr of them is refused with
+ * ENOMEM, which is what the scenario expects.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,24 +46,37 @@ static int run_server(const struct lab_opts *o)
 	return ok ? 0 : 1;
 }
 
-/* Unsignaled WRITEs into the send queue until a post fails: it must be
- * post max_send_wr + 1, with ENOMEM. */
+/* max_send_wr + 2 unsignaled WRITEs in one ibv_post_send: the queue holds
+ * max_send_wr of them, the provider refuses the next with ENOMEM (*bad
+ * points there).  One call, so that no completion frees a slot meanwhile
+ * (uroce and rxe free a slot once the WR is acknowledged, polled or not). */
 static bool overflow_send_queue(struct lab_conn *c, void *buf, uint32_t len, uint32_t lkey, uint64_t raddr,
 				uint32_t rkey)
 {
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
-	unsigned cap = 8, posted = 0;
+	unsigned cap = 8;
 	if (ibv_query_qp(c->qp, &qa, IBV_QP_CAP, &qia) == 0)
 		cap = qia.cap.max_send_wr;
-	lab_phase("%u unsignaled WRITEs into a send queue of %u, never polling", cap + 2, cap);
-	int err = 0;
-	for (unsigned i = 0; i < cap + 2 && !err; i++) {
-		err = -lab_post_send(c, IBV_WR_RDMA_WRITE, i + 1, buf, len, lkey, raddr, rkey, 0, false);
-		if (!err)
-			posted++;
+	unsigned n = cap + 2;
+	struct ibv_send_wr *wrs = calloc(n, sizeof(*wrs)), *bad = NULL;
+	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
+	if (!wrs)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		wrs[i].wr_id = i + 1;
+		wrs[i].sg_list = &sge;
+		wrs[i].num_sge = 1;
+		wrs[i].opcode = IBV_WR_RDMA_WRITE;
+		wrs[i].wr.rdma.remote_addr = raddr;
+		wrs[i].wr.rdma.rkey = rkey;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
 	}
+	lab_phase("%u unsignaled WRITEs in one post into a send queue of %u", n, cap);
+	int err = ibv_post_send(c->qp, wrs, &bad);
+	unsigned posted = bad ? (unsigned)(bad - wrs) : n;
 	printf("lab: %u posted, then %s\n", posted, err ? strerror(err) : "no error");
+	free(wrs);
 	return posted == cap && err == ENOMEM;
 }
 

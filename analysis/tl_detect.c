@@ -293,6 +293,30 @@ static uint64_t capture_end(struct dctx *c)
 	return t;
 }
 
+/* The WR -> packet links of packets found to be resends after the linking
+ * (resent: packet item -> WR item) become retransmission links, in the
+ * build's links and in the detectors' index of them. */
+static void retype_resends(struct dctx *c, const struct tl_hash *resent)
+{
+	struct tl_build *b = c->b;
+	if (!resent->n)
+		return;
+	for (size_t i = 0; i < b->links.n; i++) {
+		struct tl_blink *l = TL_AT(&b->links, struct tl_blink, i);
+		const uint32_t *wr = l->type == RT_TLL_PACKET ? tl_hash_get(resent, l->to) : NULL;
+		if (wr && *wr == l->from)
+			l->type = RT_TLL_RETRANS;
+	}
+	for (size_t h = 0; h < resent->cap; h++) {
+		uint32_t pk = (uint32_t)resent->keys[h], wr = resent->vals[h];
+		if (resent->keys[h] == UINT64_MAX || wr >= c->li.n)
+			continue;
+		for (uint32_t k = c->li.off[wr]; k < c->li.off[wr + 1]; k++)
+			if (c->li.ls[k].to == pk && c->li.ls[k].type == RT_TLL_PACKET)
+				c->li.ls[k].type = RT_TLL_RETRANS;
+	}
+}
+
 /* A request whose first transmission never reached the capture and that no
  * later packet shows a PSN gap for: a latency test's READ or SEND lost on its
  * way out, one WR at a time (ib_read_lat on the VM lab under loss: the next
@@ -311,8 +335,11 @@ static void unseen_first_transmissions(struct dctx *c)
 	if (!b->have_capture || b->engine_packets || !npk || b->pk_unordered)
 		return; /* (out of order, the capture cannot be searched back by time) */
 	uint32_t *prev = malloc((nq + 1) * sizeof(*prev)); /* per stream: its latest request so far */
-	if (!prev)
+	struct tl_hash resent;    /* packet item marked a resend -> its WR item */
+	if (!prev || tl_hash_init(&resent, 16) < 0) {
+		free(prev);
 		return; /* a refinement: without memory the packets stay first transmissions */
+	}
 	for (size_t q = 0; q <= nq; q++)
 		prev[q] = RT_TL_NONE;
 	uint64_t t_start = capture_start(b);
@@ -359,11 +386,15 @@ static void unseen_first_transmissions(struct dctx *c)
 			r->retrans = 1;
 			r->retrans_cause = RT_RETRY_ACK_TIMEOUT;
 			r->flags |= RT_TLF_RETRANS;
+			if (tl_hash_put(&resent, tl_item_pk(b, j), wr) < 0)
+				break; /* without memory the WR's link stays a first transmission's */
 		}
 		k->round_start = true;
 		k->round_psn = k->psn;
 	}
 	free(prev);
+	retype_resends(c, &resent);
+	tl_hash_free(&resent);
 }
 
 /* The first transmission of psn on stream s, when it was lost before the capture: the first packet after the gap. */

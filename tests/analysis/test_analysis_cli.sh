@@ -404,6 +404,24 @@ check "READ requests lost one at a time: 34 rounds as rxe counted, 4 of them see
 	"after it was posted; that packet was lost.* first retransmission frame 1060," \
 	"after it was posted; that packet was lost.* first retransmission frame 1070," \
 	"1:137.017 ms after it was sent: 2 ACK timeouts, the sender.s resend after the first lost before the capture point.* in 2 rounds"
+# those resends are the WRs' retransmissions in the links too (the WR's link
+# to a packet its first transmission never left as was "packet" before)
+check "a resend whose first transmission was never captured: its WR links it as a retransmission" python3 - "$tmp/readlat" "$RDMATRACE" <<'PY'
+import json, subprocess, sys
+rows = [json.loads(l) for l in subprocess.run([sys.argv[2], "export", sys.argv[1], "--format", "jsonl"],
+                                              capture_output=True, text=True, check=True).stdout.splitlines()]
+by = {r["row"]: r for r in rows}
+kinds = []
+for r in rows:
+    links = r.get("links", [])
+    if r["kind"] != "packet" or "retrans" not in r.get("flags", []) or "request" not in r.get("flags", []):
+        continue
+    if any(l["type"] == "original" for l in links):
+        continue
+    wr = next(l["row"] for l in links if l["type"] == "wr")
+    kinds += [l["type"] for l in by[wr]["links"] if l["row"] == r["row"]]
+assert kinds and set(kinds) == {"retransmission"}, kinds
+PY
 # rping -S 8192 over a VLAN (802.1Q id 10 on eth0 in both VMs, rping's
 # addresses on it) under 3% loss, both traces: rxe counted 10 retries at the
 # server.  One READ waited two ACK timeouts after a response gap rxe ignores,

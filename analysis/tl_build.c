@@ -736,6 +736,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->cm_info, sizeof(struct tl_cm_info));
 	tl_vec_init(&b->cm_evs, sizeof(uint32_t));
 	tl_vec_init(&b->refused, sizeof(uint32_t));
+	tl_vec_init(&b->failed, sizeof(uint32_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
 	b->capture_host = UINT16_MAX;
@@ -764,6 +765,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->cm_info);
 	tl_vec_free(&b->cm_evs);
 	tl_vec_free(&b->refused);
+	tl_vec_free(&b->failed);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;

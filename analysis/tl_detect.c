@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdmatrace/qp_rules.h"
 #include "rdmatrace/trace_print.h"
 #include "tl_hash.h"
 #include "tl_internal.h"
@@ -1633,6 +1634,169 @@ static int wire_anomalies(struct dctx *c)
 	return 0;
 }
 
+/* ---- verbs and RDMA CM calls that failed ---- */
+
+/* What a refused ibv_modify_qp lacked or had too much, or that its values
+ * were refused, in words. */
+static void modify_reason(struct tl_build *b, uint32_t q, const struct rt_ev_qp_state *s, unsigned from,
+			  struct text *t)
+{
+	unsigned type = s->qp_type ? s->qp_type : q < b->qps.n ? tl_qp(b, q)->qp_type : 0;
+	const char *tn = type == 2 ? "an RC" : type == 3 ? "a UC" : type == 4 ? "a UD" : "a";
+	struct rt_qp_rule r = rt_qp_rule(from, s->to_state, type);
+	uint32_t have = s->attr_mask & ~(uint32_t)RT_QPA_STATE;
+	if (!r.valid) {
+		tx(t, ": a QP cannot go from %s to %s (it goes RESET -> INIT -> RTR -> RTS, and from any state to RESET or ERR)",
+		   rt_qp_state_name(from), rt_qp_state_name(s->to_state));
+		return;
+	}
+	if (!(s->attr_mask & RT_QPA_STATE) && from != s->to_state) {
+		tx(t, ": the attribute mask lacks IBV_QP_STATE");
+		return;
+	}
+	uint32_t missing = r.req & ~have, extra = have & ~(r.req | r.opt);
+	if (missing || extra) {
+		tx(t, ": the %s -> %s transition of %s QP", rt_qp_state_name(from), rt_qp_state_name(s->to_state), tn);
+		for (int pass = 0; pass < 2; pass++) {
+			uint32_t m = pass ? extra : missing;
+			if (!m)
+				continue;
+			tx(t, pass && missing ? ", and allows no " : pass ? " allows no " : " requires ");
+			unsigned total = (unsigned)__builtin_popcount(m), n = 0;
+			for (unsigned bit = 0; bit < 32; bit++) {
+				const char *name = (m >> bit) & 1 ? rt_qp_attr_name(1u << bit) : NULL;
+				if (name || (m >> bit) & 1)
+					tx(t, "%s%s", !n ? "" : n + 1 == total ? " and " : ", ", name ? name : "?");
+				n += (m >> bit) & 1;
+			}
+			if (!pass)
+				tx(t, ", which the attribute mask (0x%x) lacks", s->attr_mask);
+		}
+		return;
+	}
+	tx(t, ": the attribute mask (0x%x) is what the %s -> %s transition of %s QP takes, so a value was refused "
+	      "(a path MTU above the port's, a GID index with no address behind it, a port that does not exist, "
+	      "a retry count above 7 or a timeout above 31, more RDMA READ / atomic depth than the device has)",
+	   s->attr_mask, rt_qp_state_name(from), rt_qp_state_name(s->to_state), tn);
+}
+
+/* The state QP q was in before event i: the last successful state change
+ * before it on the same host (7 unknown). */
+static unsigned state_before(struct tl_build *b, uint32_t q, size_t i)
+{
+	for (size_t j = i; j-- > 0;) {
+		const struct tl_evrec *e = tl_ev(b, j);
+		if (b->ev_qp[j] == q && e->ev.kind == RT_EV_QP_STATE && !(e->ev.flags & RT_EVF_ERROR) &&
+		    !b->ev_shadow[j])
+			return e->ev.u.qp_state.to_state;
+	}
+	return 7;
+}
+
+static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, i);
+	const char *host = (const char *)b->strs.p + tl_host(b, e->host)->name;
+	uint32_t q = b->ev_qp[i];
+	struct text t = {.n = 0}, ev = {.n = 0};
+	switch (e->ev.kind) {
+	case RT_EV_QP_STATE: {
+		const struct rt_ev_qp_state *s = &e->ev.u.qp_state;
+		unsigned from = s->from_state <= 6 ? s->from_state : q != RT_TL_NONE ? state_before(b, q, i) : 7;
+		tx(&t, "ibv_modify_qp on ");
+		qp_name(b, q, &t);
+		tx(&t, " to %s", rt_qp_state_name(s->to_state));
+		if (from <= 6)
+			tx(&t, " (from %s)", rt_qp_state_name(from));
+		tx(&t, " failed");
+		if (s->result)
+			tx(&t, " with %s", rt_errno_name(s->result < 0 ? -s->result : s->result));
+		if (from <= 6)
+			modify_reason(b, q, s, from, &t);
+		tx(&t, "; the QP stays where it was, and what needs it later fails too.");
+		tx(&ev, "attr_mask 0x%x", s->attr_mask);
+		break;
+	}
+	case RT_EV_MR: {
+		const struct rt_ev_mr *m = &e->ev.u.mr;
+		tx(&t, "ibv_reg_mr of %" PRIu64 " bytes at 0x%" PRIx64 " on %s failed", m->length, m->addr, host);
+		if ((m->access & 0xAu) && !(m->access & 1u))
+			tx(&t, ": its access flags (0x%x) ask for remote write or atomic access without "
+			       "IBV_ACCESS_LOCAL_WRITE, which both require", m->access);
+		else
+			tx(&t, " (access 0x%x): most often the locked-memory limit (registration pins the pages: "
+			       "ulimit -l, or LimitMEMLOCK for a service), else access flags the device does not support",
+			   m->access);
+		tx(&t, ".");
+		tx(&ev, "MR event at %.6f s", (double)item_t(c, i) / 1e9);
+		break;
+	}
+	case RT_EV_CM_EVENT:
+		tx(&t, "%s on %s failed", rt_cm_event_name(e->ev.u.cm.event), host);
+		if (e->ev.u.cm.status)
+			tx(&t, " with %s", rt_errno_name(e->ev.u.cm.status < 0 ? -e->ev.u.cm.status : e->ev.u.cm.status));
+		tx(&t, ".");
+		tx(&ev, "cm_id %u", e->ev.u.cm.cm_id);
+		break;
+	default: /* a failed create: the probe records no details */
+		tx(&t, "%s on %s failed (queue depths, SGE counts or inline sizes beyond the device's limits are the "
+		       "usual cause: ibv_devinfo -v lists them).",
+		   e->ev.kind == RT_EV_QP_CREATE ? "ibv_create_qp" : e->ev.kind == RT_EV_CQ_CREATE ? "ibv_create_cq"
+											       : "ibv_create_srq",
+		   host);
+		tx(&ev, "at %.6f s", (double)item_t(c, i) / 1e9);
+		break;
+	}
+	if (count > 1)
+		tx(&ev, "; failed %u times", count);
+	long f = finding(b, RT_TLFK_CALL_FAILED, RT_TLS_ERROR, item_t(c, i), q, 0, 0, &t, &ev);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), i);
+	return 0;
+}
+
+/* One finding per failed call of a kind on a QP (its first failure, and how
+ * many): ibv_modify_qp, ibv_reg_mr, the creates, RDMA CM calls. */
+static int call_failures(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	struct tl_hash seen;      /* process, kind, QPN, state or call -> index in firsts */
+	uint32_t *firsts = malloc((b->failed.n + 1) * 2 * sizeof(uint32_t)); /* first event, count */
+	if (!firsts || tl_hash_init(&seen, 16) < 0) {
+		free(firsts);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	int rc = 0;
+	for (size_t j = 0; j < b->failed.n && !rc; j++) {
+		uint32_t i = *TL_AT(&b->failed, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (b->ev_shadow[i])
+			continue;
+		unsigned sub = e->ev.kind == RT_EV_QP_STATE ? e->ev.u.qp_state.to_state
+			       : e->ev.kind == RT_EV_CM_EVENT ? e->ev.u.cm.event : 0;
+		uint64_t key = (uint64_t)e->proc << 48 | (uint64_t)(e->ev.kind & 0xff) << 40 | (uint64_t)(sub & 0xff) << 32 |
+			       e->ev.qpn;
+		uint32_t *v = tl_hash_get(&seen, key);
+		if (v) {
+			firsts[2 * *v + 1]++;
+			continue;
+		}
+		if ((rc = tl_hash_put(&seen, key, (uint32_t)n)) < 0)
+			break;
+		firsts[2 * n] = i;
+		firsts[2 * n + 1] = 1;
+		n++;
+	}
+	for (size_t k = 0; k < n && !rc; k++)
+		rc = call_failure_finding(c, firsts[2 * k], firsts[2 * k + 1]);
+	tl_hash_free(&seen);
+	free(firsts);
+	return rc;
+}
+
 /* ---- posts the provider refused: ibv_post_send / ibv_post_recv errors ---- */
 
 /* The refused posts of one queue of one QP, and that queue when the first
@@ -2892,6 +3056,8 @@ int tl_detect(struct tl_build *b)
 		rc = cm_retries(&c);
 	if (!rc)
 		rc = post_refusals(&c);
+	if (!rc)
+		rc = call_failures(&c);
 	if (!rc)
 		rc = unreliable_loss(&c);
 	if (!rc)

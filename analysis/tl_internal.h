@@ -229,6 +229,7 @@ struct tl_build {
 	struct tl_vec cm_info;    /* struct tl_cm_info, in packet order */
 	struct tl_vec cm_evs;     /* uint32_t: the CM events and calls, in order (tl_link.c trace_qps) */
 	struct tl_vec refused;    /* uint32_t: the WR records flagged RT_WRF_POST_FAILED (trace_qps) */
+	struct tl_vec failed;     /* uint32_t: failed modify_qp, reg_mr, creates and CM calls (trace_qps) */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
 	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */

@@ -181,6 +181,21 @@ static void mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
 	}
 }
 
+/* A failed verbs or RDMA CM call the diagnosis explains (a destroy's failure aside). */
+static bool call_failed(const struct rt_event *ev)
+{
+	if (!(ev->flags & RT_EVF_ERROR) || (ev->flags & RT_EVF_DESTROY))
+		return false;
+	switch (ev->kind) {
+	case RT_EV_QP_STATE: case RT_EV_MR: case RT_EV_QP_CREATE: case RT_EV_CQ_CREATE: case RT_EV_SRQ_CREATE:
+		return true;
+	case RT_EV_CM_EVENT:
+		return ev->u.cm.event >= RT_CM_CALL_CREATE_ID && ev->u.cm.status != 0;
+	default:
+		return false;
+	}
+}
+
 /* Event i in one of the build's short lists of events (cm_links and the
  * detectors take the few CM events, the detectors the refused WRs, from them). */
 static int note_event(struct tl_vec *list, size_t i)
@@ -215,7 +230,8 @@ static int trace_qps(struct lctx *c)
 			probe_kinds[e->proc] |= 1u << ev->kind;
 		b->ev_qp[i] = RT_TL_NONE;
 		if ((ev->kind == RT_EV_CM_EVENT && note_event(&b->cm_evs, i) < 0) ||
-		    (ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_POST_FAILED) && note_event(&b->refused, i) < 0)) {
+		    (ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_POST_FAILED) && note_event(&b->refused, i) < 0) ||
+		    (call_failed(ev) && note_event(&b->failed, i) < 0)) {
 			rc = -ENOMEM;
 			break;
 		}

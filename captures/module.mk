@@ -1,5 +1,5 @@
-# Captures: RoCEv2 wire tables, ICRC, decoder, pcap/pcapng I/O, live capture.
-LIB_SRCS += captures/roce_wire.c captures/icrc.c captures/crc_clmul.c captures/roce_decode.c captures/cm_decode.c \
+# Captures: RoCEv2 wire tables, the QP state machine's rules, ICRC, decoder, pcap/pcapng I/O, live capture.
+LIB_SRCS += captures/qp_rules.c captures/roce_wire.c captures/icrc.c captures/crc_clmul.c captures/roce_decode.c captures/cm_decode.c \
 	captures/roce_format.c captures/qp_stats.c captures/capture_copies.c captures/capfile.c captures/capfile_mmap.c \
 	captures/pcapng_write.c captures/live_capture.c
 LIB_LDLIBS += -lpcap

@@ -12,97 +12,13 @@
 
 #include "uroce.h"
 
-#define M(x) IBV_QP_##x
+#include "rdmatrace/qp_rules.h"
 
-struct trans_rule {
-	int req[3], opt[3]; /* per QP type: RC, UC, UD */
-	bool valid;
-};
-
-static int type_slot(enum ibv_qp_type t)
-{
-	return t == IBV_QPT_RC ? 0 : t == IBV_QPT_UC ? 1 : 2;
-}
-
-/* IBTA 10.3.1 / ib_modify_qp_is_ok: required and optional attributes per transition. */
-static struct trans_rule rule_for(enum ibv_qp_state cur, enum ibv_qp_state next)
-{
-	struct trans_rule r = { { 0, 0, 0 }, { 0, 0, 0 }, false };
-	const int alt = M(ALT_PATH), acc = M(ACCESS_FLAGS), pk = M(PKEY_INDEX), port = M(PORT), qk = M(QKEY);
-	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
-		r.valid = true;
-		return r;
-	}
-	switch (cur) {
-	case IBV_QPS_RESET:
-		if (next == IBV_QPS_INIT) {
-			r.valid = true;
-			r.req[0] = r.req[1] = pk | port | acc;
-			r.req[2] = pk | port | qk;
-		}
-		break;
-	case IBV_QPS_INIT:
-		if (next == IBV_QPS_INIT) {
-			r.valid = true;
-			r.opt[0] = r.opt[1] = pk | port | acc;
-			r.opt[2] = pk | port | qk;
-		} else if (next == IBV_QPS_RTR) {
-			r.valid = true;
-			r.req[0] = M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) | M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER);
-			r.req[1] = M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN);
-			r.opt[0] = r.opt[1] = alt | acc | pk;
-			r.opt[2] = pk | qk;
-		}
-		break;
-	case IBV_QPS_RTR:
-		if (next == IBV_QPS_RTS) {
-			r.valid = true;
-			r.req[0] = M(SQ_PSN) | M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC);
-			r.req[1] = r.req[2] = M(SQ_PSN);
-			r.opt[0] = M(CUR_STATE) | alt | acc | M(MIN_RNR_TIMER) | M(PATH_MIG_STATE);
-			r.opt[1] = M(CUR_STATE) | alt | acc | M(PATH_MIG_STATE);
-			r.opt[2] = M(CUR_STATE) | qk;
-		}
-		break;
-	case IBV_QPS_RTS:
-		if (next == IBV_QPS_RTS) {
-			r.valid = true;
-			r.opt[0] = M(CUR_STATE) | acc | alt | M(PATH_MIG_STATE) | M(MIN_RNR_TIMER);
-			r.opt[1] = M(CUR_STATE) | acc | alt | M(PATH_MIG_STATE);
-			r.opt[2] = M(CUR_STATE) | qk;
-		} else if (next == IBV_QPS_SQD) {
-			r.valid = true;
-			r.opt[0] = r.opt[1] = r.opt[2] = M(EN_SQD_ASYNC_NOTIFY);
-		}
-		break;
-	case IBV_QPS_SQD:
-		if (next == IBV_QPS_RTS) {
-			r.valid = true;
-			r.opt[0] = M(CUR_STATE) | alt | acc | M(MIN_RNR_TIMER) | M(PATH_MIG_STATE);
-			r.opt[1] = M(CUR_STATE) | alt | acc | M(PATH_MIG_STATE);
-			r.opt[2] = M(CUR_STATE) | qk;
-		} else if (next == IBV_QPS_SQD) {
-			r.valid = true;
-			r.opt[0] = M(AV) | alt | acc | pk | M(MIN_RNR_TIMER) | M(PATH_MIG_STATE) | M(TIMEOUT) |
-			           M(RETRY_CNT) | M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC);
-			r.opt[1] = M(AV) | alt | acc | pk | M(PATH_MIG_STATE);
-			r.opt[2] = pk | qk;
-		}
-		break;
-	case IBV_QPS_SQE:
-		if (next == IBV_QPS_RTS) {
-			r.valid = true;
-			r.opt[1] = M(CUR_STATE) | acc;
-			r.opt[2] = M(CUR_STATE) | qk;
-			r.valid = true;
-		}
-		break;
-	case IBV_QPS_ERR:
-	default:
-		break;
-	}
-	return r;
-}
+/* rdmatrace/qp_rules.h spells libibverbs' mask bits itself */
+_Static_assert((unsigned)RT_QPA_AV == (unsigned)IBV_QP_AV && (unsigned)RT_QPA_DEST_QPN == (unsigned)IBV_QP_DEST_QPN &&
+                       (unsigned)RT_QPA_PATH_MIG_STATE == (unsigned)IBV_QP_PATH_MIG_STATE &&
+                       (unsigned)RT_QPA_EN_SQD_ASYNC_NOTIFY == (unsigned)IBV_QP_EN_SQD_ASYNC_NOTIFY,
+               "QP attribute mask bits");
 
 static void qp_hash_add(struct uroce_ctx *ctx, struct uroce_qp *qp)
 {
@@ -486,12 +402,11 @@ UROCE_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, in
 		cur = attr->cur_qp_state;
 	enum ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
 	int err = 0;
-	int slot = type_slot(ibqp->qp_type);
-	struct trans_rule r = rule_for(cur, next);
-	int have = mask & ~IBV_QP_STATE;
+	struct rt_qp_rule r = rt_qp_rule(cur, next, ibqp->qp_type);
+	uint32_t have = (uint32_t)mask & ~(uint32_t)IBV_QP_STATE;
 	if (cur > IBV_QPS_ERR || next > IBV_QPS_ERR || !r.valid)
 		err = EINVAL;
-	else if ((have & r.req[slot]) != r.req[slot] || (have & ~(r.req[slot] | r.opt[slot])))
+	else if ((have & r.req) != r.req || (have & ~(r.req | r.opt)))
 		err = EINVAL;
 	else
 		err = validate_values(qp, attr, mask);

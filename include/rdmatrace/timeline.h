@@ -237,6 +237,7 @@ enum rt_tl_finding_kind {
 	RT_TLFK_UNRELIABLE_LOSS = 14, /* UC / UD packets lost (nothing retransmits them) */
 	RT_TLFK_CM_LOST = 15,     /* CM messages lost: sent again, or never reached the capture */
 	RT_TLFK_POST_FAILED = 16, /* ibv_post_send / ibv_post_recv refused WRs */
+	RT_TLFK_CALL_FAILED = 17, /* ibv_modify_qp, ibv_reg_mr, a create or an RDMA CM call failed */
 };
 
 struct rt_tl_finding {

@@ -65,6 +65,8 @@ assert len(w)==1, [r for r in ev if r["kind"]=="warning"]' "$T/extras.json"
 "$RDMATRACE" record -o "$T/badmod" -- "$PROG" bad-modify >/dev/null 2>&1
 dump_all "$T/badmod" | python3 tests/probes/check_trace.py 1 --bad-modify >"$T/badmod.chk"
 if [ $? -eq 0 ]; then ok "failed ibv_modify_qp recorded with result -EINVAL"; else not_ok "failed ibv_modify_qp recorded"; cat "$T/badmod.chk"; fi
+check "the diagnosis says a QP cannot go from RESET to RTS" bash -c \
+	"'$RDMATRACE' diagnose '$T/badmod' | grep -q 'to RTS (from RESET) failed with EINVAL: a QP cannot go from RESET to RTS (it goes RESET -> INIT -> RTR -> RTS'"
 
 # ---- threads ----
 "$RDMATRACE" record -o "$T/thr" -- "$PROG" threads 4 >/dev/null 2>&1

@@ -11,6 +11,9 @@
  *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
  *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
+ *   bad-setup     an INIT -> RTR without IBV_QP_MAX_DEST_RD_ATOMIC and
+ *                 IBV_QP_MIN_RNR_TIMER and an ibv_reg_mr asking for remote
+ *                 write without local write (both refused), then `basic`
  *   extras        `basic`, plus (stand-in provider only) one asynchronous
  *                 event and mlx5dv_init_obj on the receiving QP
  * It checks that every completion it polls matches a WR it posted and
@@ -106,10 +109,29 @@ static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 	union ibv_gid gid;
 	if (ibv_query_gid(ctx, 1, 0, &gid))
 		return 1;
-	if (bad_modify) {
+	if (bad_modify == 1) {
 		struct ibv_qp_attr b = { .qp_state = IBV_QPS_RTS, .sq_psn = 1 };
 		if (ibv_modify_qp(qp, &b, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0)
 			return 1; /* the provider must refuse RESET -> RTS */
+	} else if (bad_modify == 2) {
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+					 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+			return 1;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = gid;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = peer->qp_num;
+		a.rq_psn = PEER_PSN;
+		/* an RC QP's INIT -> RTR also needs MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER */
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN) == 0)
+			return 1;
+		if (ibv_reg_mr(pd, buf, 64, IBV_ACCESS_REMOTE_WRITE)) /* remote write needs local write */
+			return 1;
 	}
 	if (connect_qp(qp, peer->qp_num, SQ_PSN, PEER_PSN, &gid) ||
 	    connect_qp(peer, qp->qp_num, PEER_PSN, SQ_PSN, &gid))
@@ -241,6 +263,8 @@ int main(int argc, char **argv)
 		rc = basic(0, 0);
 	} else if (!strcmp(mode, "bad-modify")) {
 		rc = basic(0, 1);
+	} else if (!strcmp(mode, "bad-setup")) {
+		rc = basic(0, 2);
 	} else if (!strcmp(mode, "threads")) {
 		int n = argc > 2 ? atoi(argv[2]) : 4;
 		pthread_t th[16];

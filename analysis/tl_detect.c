@@ -1721,9 +1721,16 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 	case RT_EV_MR: {
 		const struct rt_ev_mr *m = &e->ev.u.mr;
 		tx(&t, "ibv_reg_mr of %" PRIu64 " bytes at 0x%" PRIx64 " on %s failed", m->length, m->addr, host);
+		if (m->lkey) /* the errno the probe recorded */
+			tx(&t, " with %s", rt_errno_name((int)m->lkey));
 		if ((m->access & 0xAu) && !(m->access & 1u))
 			tx(&t, ": its access flags (0x%x) ask for remote write or atomic access without "
 			       "IBV_ACCESS_LOCAL_WRITE, which both require", m->access);
+		else if (m->lkey == ENOMEM || m->lkey == EAGAIN)
+			tx(&t, " (access 0x%x): registration pins the pages, and the locked-memory limit (ulimit -l, or "
+			       "LimitMEMLOCK for a service) or the device's MR resources ran out", m->access);
+		else if (m->lkey == EFAULT)
+			tx(&t, " (access 0x%x): the range is not mapped memory of the process", m->access);
 		else
 			tx(&t, " (access 0x%x): most often the locked-memory limit (registration pins the pages: "
 			       "ulimit -l, or LimitMEMLOCK for a service), else access flags the device does not support",

@@ -196,6 +196,28 @@ static void emit_qp(const struct rt_probe_qp *q, const struct ibv_qp_init_attr_e
 	rt_event_commit(ev);
 }
 
+/* The real ibv_query_qp (not a wrapper of ours): 0, or non-zero when it
+ * failed or there is none; a and ia are zeroed first. */
+static int real_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_qp_init_attr *ia)
+{
+	int (*query)(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *) =
+		(int (*)(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *))
+		rt_probe_real_any("ibv_query_qp");
+	memset(a, 0, sizeof(*a));
+	memset(ia, 0, sizeof(*ia));
+	return query ? query(qp, a, mask, ia) : -1;
+}
+
+/* The provider's answer to ibv_query_qp(IBV_QP_CAP) into *cap; cap stays
+ * as it was when there is none. */
+static void query_caps(struct ibv_qp *qp, struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	if (real_query_qp(qp, &a, IBV_QP_CAP, &ia) == 0 && ia.cap.max_send_wr + ia.cap.max_recv_wr)
+		*cap = ia.cap;
+}
+
 struct rt_probe_qp *rt_probe_track_qp(struct ibv_qp *qp, const struct ibv_qp_init_attr_ex *attr,
 				      bool extended)
 {
@@ -221,7 +243,16 @@ struct rt_probe_qp *rt_probe_track_qp(struct ibv_qp *qp, const struct ibv_qp_ini
 	}
 	if (extended && attr && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		rt_probe_hook_qp_ex(q);
-	emit_qp(q, attr, 0);
+	if (attr) {
+		/* the queue sizes the provider granted, which may exceed those asked
+		 * for (rxe makes 15 of 8) and which attr does not always hold after
+		 * the call: a full queue is judged against them */
+		struct ibv_qp_init_attr_ex granted = *attr;
+		query_caps(qp, &granted.cap);
+		emit_qp(q, &granted, 0);
+	} else {
+		emit_qp(q, attr, 0);
+	}
 	return q;
 }
 
@@ -253,13 +284,9 @@ static struct rt_probe_qp *adopt_qp(struct ibv_qp *qp)
 
 static void learn_from_query(struct rt_probe_qp *q, struct ibv_qp *qp, int mask)
 {
-	int (*query)(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *) =
-		(int (*)(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *))
-		rt_probe_real_any("ibv_query_qp");
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
-	memset(&a, 0, sizeof(a));
-	if (!query || query(qp, &a, mask, &ia) != 0)
+	if (real_query_qp(qp, &a, mask, &ia) != 0)
 		return;
 	if ((mask & IBV_QP_PATH_MTU) && !q->mtu_bytes)
 		q->mtu_bytes = rt_mtu_bytes(a.path_mtu);

@@ -120,8 +120,10 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 
 /* ---- memory regions ---- */
 
+/* An MR registered (mr), deregistered (RT_EVF_DESTROY) or refused (mr NULL:
+ * err is the errno the registration left, recorded in lkey). */
 static void emit_mr(const struct ibv_mr *mr, struct ibv_pd *pd, const void *addr, size_t len,
-		    uint64_t iova, unsigned access, uint16_t flags)
+		    uint64_t iova, unsigned access, uint16_t flags, int err)
 {
 	struct rt_event *ev = rt_event_begin(RT_EV_MR, 0);
 	if (!ev)
@@ -135,6 +137,8 @@ static void emit_mr(const struct ibv_mr *mr, struct ibv_pd *pd, const void *addr
 	if (mr) {
 		ev->u.mr.lkey = mr->lkey;
 		ev->u.mr.rkey = mr->rkey;
+	} else {
+		ev->u.mr.lkey = (uint32_t)(err > 0 ? err : 0);
 	}
 	rt_event_commit(ev);
 }
@@ -161,7 +165,7 @@ static struct ibv_mr *mr_done(struct ibv_mr *mr, struct ibv_pd *pd, void *addr, 
 	if (!in_reg_mr && rt_probe_enter()) {
 		int err = errno;
 		rt_probe_ctx_of(pd ? pd->context : NULL);
-		emit_mr(mr, pd, addr, len, iova, access, mr ? 0 : RT_EVF_ERROR);
+		emit_mr(mr, pd, addr, len, iova, access, mr ? 0 : RT_EVF_ERROR, err);
 		rt_probe_leave();
 		errno = err;
 	}
@@ -206,7 +210,7 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	int rc = real_ibv_rereg_mr()(mr, flags, pd, addr, length, access);
 	if (rc == 0 && rt_probe_enter()) {
 		emit_mr(mr, mr->pd, mr->addr, mr->length, (uint64_t)(uintptr_t)mr->addr,
-			(flags & IBV_REREG_MR_CHANGE_ACCESS) ? (unsigned)access : 0, 0);
+			(flags & IBV_REREG_MR_CHANGE_ACCESS) ? (unsigned)access : 0, 0, 0);
 		rt_probe_leave();
 	}
 	return rc;
@@ -223,7 +227,7 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	int rc = real_ibv_dereg_mr()(mr);
 	if (rt_probe_enter()) {
 		emit_mr(&copy, copy.pd, copy.addr, copy.length, (uint64_t)(uintptr_t)copy.addr, 0,
-			RT_EVF_DESTROY | (rc ? RT_EVF_ERROR : 0));
+			RT_EVF_DESTROY | (rc ? RT_EVF_ERROR : 0), 0);
 		rt_probe_leave();
 	}
 	return rc;

@@ -358,8 +358,13 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 		f_x(&o, "addr", ev->u.mr.addr);
 		f_u(&o, "length", ev->u.mr.length);
 		f_x(&o, "iova", ev->u.mr.iova);
-		f_x(&o, "lkey", ev->u.mr.lkey);
-		f_x(&o, "rkey", ev->u.mr.rkey);
+		if ((ev->flags & (RT_EVF_ERROR | RT_EVF_DESTROY)) == RT_EVF_ERROR) {
+			if (ev->u.mr.lkey) /* a refused registration: its errno */
+				f_s(&o, "errno", rt_errno_name((int)ev->u.mr.lkey));
+		} else {
+			f_x(&o, "lkey", ev->u.mr.lkey);
+			f_x(&o, "rkey", ev->u.mr.rkey);
+		}
 		f_x(&o, "access", ev->u.mr.access);
 		f_u(&o, "pd", ev->u.mr.pd_id);
 		break;

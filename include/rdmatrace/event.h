@@ -242,7 +242,7 @@ struct rt_ev_mr {               /* RT_EV_MR; RT_EVF_DESTROY for deregistration *
 	uint64_t addr;
 	uint64_t length;
 	uint64_t iova;
-	uint32_t lkey;
+	uint32_t lkey;          /* a refused registration (RT_EVF_ERROR, not DESTROY): the errno, 0 unknown */
 	uint32_t rkey;
 	uint32_t access;        /* enum ibv_access_flags */
 	uint32_t pd_id;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab on the real kernel: minimal, rnr, loss and herd run by `rdmatrace lab
+# The lab on the real kernel: minimal, rnr, loss, herd and overflow run by `rdmatrace lab
 # --backend vm` between two SoftRoCE VMs with Debian's rdma-core, the
 # programs traced inside the guests by the probe.  Each scenario checks its
 # own results (data verified; RNR NAKs on the wire; retransmissions found by
@@ -48,4 +48,17 @@ check "lab herd: every captured datagram has its send WR, the received ones thei
 check "lab rnr: the kernel's RNR NAK carries timer code 0 (655.36 ms)" grep -q 'RNR NAK 655.36 ms' "$VM_TMP/lab-rnr/logs/packets.txt"
 check "lab rnr: diagnosis explains the stall" grep -q 'rnr_stall' "$VM_TMP/lab-rnr/logs/diagnose.txt"
 check "lab loss: diagnosis finds Go-Back-N" grep -q 'go_back_n' "$VM_TMP/lab-loss/logs/diagnose.txt"
+# More WRs in one post than the send queue holds: the client asks for 6, rxe
+# makes 7 (2^n - 1), and the probe records what the provider granted, so the
+# diagnosis judges the queue full at 7 (it recorded the 6 asked for before)
+R=$VM_TMP/lab-overflow
+if timeout 600 "$RDMATRACE" lab overflow --backend vm -o "$R" >"$R.out" 2>&1; then
+	ok "lab overflow on the kernel's SoftRoCE: the WR after the queue's 7 refused with ENOMEM"
+else
+	not_ok "lab overflow on the kernel's SoftRoCE"
+	sed 's/^/#   /' "$R.out" | tail -30
+fi
+check "lab overflow: the queue rxe granted recorded, and found full at it" bash -c \
+	"'$RDMATRACE' dump '$R'/traces/client-*.rtr | grep -m1 qp_create | grep -q ' max_send_wr=7 ' &&
+	 grep -q 'its send queue was full: 7 WRs were posted and not yet completed (polled), and it holds 7 (max_send_wr)' '$R/logs/diagnose.txt'"
 done_testing

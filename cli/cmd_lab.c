@@ -74,6 +74,6 @@ const struct rt_command rt_cmd_lab = {
 		 "  --remote-env \"V=x ...\"  environment for the programs on the hosts\n"
 		 "  the ssh command is $RDMATRACE_SSH (default: ssh -o BatchMode=yes)\n"
 		 "\n"
-		 "scenarios: minimal imm sendrecv bulk atomics ud herd rnr loss error (rdmatrace lab --list)\n",
+		 "scenarios: minimal imm sendrecv bulk atomics ud herd rnr loss error overflow (rdmatrace lab --list)\n",
 	.run = cmd_lab,
 };

@@ -139,13 +139,19 @@ static int index_links(struct dctx *c)
 	return tl_link_index_build(b, &c->li);
 }
 
+/* A host's name. */
+static const char *host_name(struct tl_build *b, uint16_t h)
+{
+	return (const char *)b->strs.p + tl_host(b, h)->name;
+}
+
 static const char *qp_host(struct tl_build *b, uint32_t q)
 {
 	if (q == RT_TL_NONE)
 		return "?";
 	struct rt_tl_qp *Q = tl_qp(b, q);
 	if (Q->host != UINT16_MAX)
-		return (const char *)b->strs.p + tl_host(b, Q->host)->name;
+		return host_name(b, Q->host);
 	static __thread char ip[64];
 	if (Q->ip_version == 4)
 		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", Q->ip[0], Q->ip[1], Q->ip[2], Q->ip[3]);
@@ -171,7 +177,7 @@ static void ep_words(struct tl_build *b, uint32_t ep, struct text *t)
 	if (e)
 		inet_ntop(e->ver == 6 ? AF_INET6 : AF_INET, e->ip, ip, sizeof(ip));
 	if (e && e->host != UINT16_MAX)
-		tx(t, "%s (%s)", (const char *)b->strs.p + tl_host(b, e->host)->name, ip);
+		tx(t, "%s (%s)", host_name(b, e->host), ip);
 	else
 		tx(t, "%s", ip);
 }
@@ -1664,10 +1670,11 @@ static void modify_reason(struct tl_build *b, uint32_t q, const struct rt_ev_qp_
 			tx(t, pass && missing ? ", and allows no " : pass ? " allows no " : " requires ");
 			unsigned total = (unsigned)__builtin_popcount(m), n = 0;
 			for (unsigned bit = 0; bit < 32; bit++) {
-				const char *name = (m >> bit) & 1 ? rt_qp_attr_name(1u << bit) : NULL;
-				if (name || (m >> bit) & 1)
-					tx(t, "%s%s", !n ? "" : n + 1 == total ? " and " : ", ", name ? name : "?");
-				n += (m >> bit) & 1;
+				if (!((m >> bit) & 1))
+					continue;
+				const char *name = rt_qp_attr_name(1u << bit);
+				tx(t, "%s%s", !n ? "" : n + 1 == total ? " and " : ", ", name ? name : "?");
+				n++;
 			}
 			if (!pass)
 				tx(t, ", which the attribute mask (0x%x) lacks", s->attr_mask);
@@ -1697,7 +1704,7 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 {
 	struct tl_build *b = c->b;
 	const struct tl_evrec *e = tl_ev(b, i);
-	const char *host = (const char *)b->strs.p + tl_host(b, e->host)->name;
+	const char *host = host_name(b, e->host);
 	uint32_t q = b->ev_qp[i];
 	struct text t = {.n = 0}, ev = {.n = 0};
 	switch (e->ev.kind) {
@@ -1711,7 +1718,7 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 			tx(&t, " (from %s)", rt_qp_state_name(from));
 		tx(&t, " failed");
 		if (s->result)
-			tx(&t, " with %s", rt_errno_name(s->result < 0 ? -s->result : s->result));
+			tx(&t, " with %s", rt_errno_name(s->result));
 		if (from <= 6)
 			modify_reason(b, q, s, from, &t);
 		tx(&t, "; the QP stays where it was, and what needs it later fails too.");
@@ -1742,7 +1749,7 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 	case RT_EV_CM_EVENT:
 		tx(&t, "%s on %s failed", rt_cm_event_name(e->ev.u.cm.event), host);
 		if (e->ev.u.cm.status)
-			tx(&t, " with %s", rt_errno_name(e->ev.u.cm.status < 0 ? -e->ev.u.cm.status : e->ev.u.cm.status));
+			tx(&t, " with %s", rt_errno_name(e->ev.u.cm.status));
 		tx(&t, ".");
 		tx(&ev, "cm_id %u", e->ev.u.cm.cm_id);
 		break;
@@ -1862,7 +1869,7 @@ static int refusal_finding(struct dctx *c, const struct post_refusal *r)
 	struct text t = {.n = 0}, ev = {.n = 0};
 	tx(&t, "%s on ", post_call(r->queue));
 	if (srq)
-		tx(&t, "SRQ %u on %s", e->ev.qpn, (const char *)b->strs.p + tl_host(b, e->host)->name);
+		tx(&t, "SRQ %u on %s", e->ev.qpn, host_name(b, e->host));
 	else
 		qp_name(b, r->q, &t);
 	tx(&t, " refused %u WR%s, the first wr_id %" PRIu64, r->count, r->count == 1 ? "" : "s", w->wr_id);
@@ -2254,7 +2261,7 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	} else if (got != RT_TL_NONE) {
 		const struct tl_evrec *ge = tl_ev(b, got);
 		tx(&t, "; the first copy arrived (%s had its %s event %.3f ms after it), so its %s was lost or came too late.",
-		   (const char *)b->strs.p + tl_host(b, ge->host)->name, rt_cm_event_name(ge->ev.u.cm.event),
+		   host_name(b, ge->host), rt_cm_event_name(ge->ev.u.cm.event),
 		   ms(item_t(c, got) > t_first ? item_t(c, got) - t_first : 0), answer);
 	} else {
 		tx(&t, ", so the %s or its %s was lost (or the other side was slow to answer).", what, answer);
@@ -2351,8 +2358,7 @@ static int cm_unsent(struct dctx *c, struct cm_retry_ctx *r, uint64_t t_end)
 		const char *fn = k->call == RT_CM_CALL_CONNECT ? "rdma_connect" : "rdma_disconnect";
 		const char *msg = k->call == RT_CM_CALL_CONNECT ? "connection request (REQ)" : "disconnect request (DREQ)";
 		tx(&t, "%s called %s on QP 0x%06x, but no %s from it reached the capture in the %.3f s it ran on: every copy the CM sent was lost before the capture point",
-		   (const char *)b->strs.p + tl_host(b, k->host)->name, fn, k->qpn, msg, (double)(t_end - k->t) / 1e9);
-		uint32_t peer_ev = RT_TL_NONE;
+		   host_name(b, k->host), fn, k->qpn, msg, (double)(t_end - k->t) / 1e9);
 		if (own) {
 			/* the other side of the connection: did it learn of the disconnect? */
 			const struct tl_ep *dst = ok->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, ok->dst_ep) : NULL;
@@ -2365,11 +2371,10 @@ static int cm_unsent(struct dctx *c, struct cm_retry_ctx *r, uint64_t t_end)
 			}
 			const struct tl_pk *pp = pq ? tl_pk(b, TL_AT(&r->copies, struct cm_copies, *pq)->first) : NULL;
 			if (pp && dst) {
-				peer_ev = cm_call_before(r, dst->host, RT_CM_EV_DISCONNECTED, pp->cm_local_qpn, UINT64_MAX);
+				uint32_t peer_ev = cm_call_before(r, dst->host, RT_CM_EV_DISCONNECTED, pp->cm_local_qpn, UINT64_MAX);
 				if (peer_ev == RT_TL_NONE || item_t(c, peer_ev) < k->t)
 					tx(&t, "; %s, its peer, never had a DISCONNECTED event for QP 0x%06x after it: it stays connected, and a program waiting for that event waits forever",
-					   (const char *)b->strs.p + tl_host(b, dst->host)->name, pp->cm_local_qpn);
-				peer_ev = RT_TL_NONE;
+					   host_name(b, dst->host), pp->cm_local_qpn);
 			}
 		}
 		tx(&t, ".");
@@ -2953,7 +2958,7 @@ static int untraced_peers(struct tl_build *b)
 		inet_ntop(e->ver == 6 ? AF_INET6 : AF_INET, e->ip, ip, sizeof(ip));
 		tl_note(b, "no trace from %s, which exchanged %" PRIu64 " RoCE packets with %s: its work requests, "
 			   "completions and QP states are not in the timeline",
-			ip, count[i], (const char *)b->strs.p + tl_host(b, with[i])->name);
+			ip, count[i], host_name(b, with[i]));
 	}
 	free(count);
 	free(with);

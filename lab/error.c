@@ -25,7 +25,7 @@ static int run_server(const struct lab_opts *o)
 	struct lab_region s = { .len = o->size, .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
-	bool overflow = o->mode && strcmp(o->mode, "overflow") == 0; /* the client's WRITEs are good ones */
+	bool overflow = lab_mode_is(o, "overflow"); /* the client's WRITEs are good ones */
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
 		return 1;
@@ -85,11 +85,11 @@ static int run_client(const struct lab_opts *o)
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 8, .recv_wr = 4 };
 	uint8_t *buf = malloc(o->size);
-	bool overflow = o->mode && strcmp(o->mode, "overflow") == 0;
+	bool overflow = lab_mode_is(o, "overflow");
 	if (overflow)
 		caps.send_wr = 6; /* a size no provider makes: the queue is as deep as it grants (uroce 8, rxe 7) */
 	struct ibv_mr *mr = NULL;
-	bool bounds = o->mode && strcmp(o->mode, "bounds") == 0, ok = false;
+	bool bounds = lab_mode_is(o, "bounds"), ok = false;
 	int access_err = 0, flushed = 0, other = 0;
 	uint64_t raddr;
 	uint32_t rkey, rlen;

@@ -575,6 +575,11 @@ int lab_post_send(struct lab_conn *c, enum ibv_wr_opcode op, uint64_t wr_id, voi
 	return -rc;
 }
 
+bool lab_mode_is(const struct lab_opts *o, const char *mode)
+{
+	return o->mode && strcmp(o->mode, mode) == 0;
+}
+
 void lab_phase(const char *fmt, ...)
 {
 	char text[128];

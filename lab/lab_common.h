@@ -41,6 +41,9 @@ struct lab_opts {
 	bool uc;                /* use an unreliable-connected QP where the scenario allows */
 };
 
+/* Whether the scenario runs in variant mode (--mode MODE). */
+bool lab_mode_is(const struct lab_opts *o, const char *mode);
+
 struct lab_conn {
 	struct rdma_event_channel *ec;
 	struct rdma_cm_id *listen_id; /* server only */

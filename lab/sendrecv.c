@@ -56,7 +56,7 @@ static int run_receiver(const struct lab_opts *o)
 	struct lab_conn c;
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = o->depth };
 	unsigned got = 0, bad = 0, outstanding;
-	bool batch = o->mode && strcmp(o->mode, "batch") == 0;
+	bool batch = lab_mode_is(o, "batch");
 	r.bufs = calloc(o->depth, o->size);
 	if (!r.bufs)
 		return 1;

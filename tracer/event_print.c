@@ -4,6 +4,7 @@
  * forms so a text dump and a JSON dump can be compared line by line.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,8 @@ const char *rt_cm_event_name(unsigned event)
 
 const char *rt_errno_name(int err)
 {
+	if (err < 0 && err != INT_MIN) /* as a verbs call returns it, or a -errno status */
+		err = -err;
 	const char *n = err > 0 ? strerrorname_np(err) : NULL;
 	if (n)
 		return n;

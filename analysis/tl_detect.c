@@ -1700,6 +1700,57 @@ static unsigned state_before(struct tl_build *b, uint32_t q, size_t i)
 	return 7;
 }
 
+/* The device's limits the probe recorded just before failed create i (the
+ * same thread of the same process writes them right before it), NULL
+ * when there are none. */
+/* The event event i's thread recorded just before it (looked for among the
+ * 4096 events before i), NULL when none. */
+static const struct rt_event *thread_prev(struct tl_build *b, uint32_t i)
+{
+	const struct tl_evrec *e = tl_ev(b, i);
+	for (uint32_t j = i; j-- > 0 && i - j <= 4096;) {
+		const struct tl_evrec *p = tl_ev(b, j);
+		if (p->proc == e->proc && p->ev.tid == e->ev.tid && !b->ev_shadow[j])
+			return &p->ev;
+	}
+	return NULL;
+}
+
+static const struct rt_ev_device_caps *device_caps_before(struct tl_build *b, uint32_t i)
+{
+	const struct rt_event *p = thread_prev(b, i);
+	return p && p->kind == RT_EV_DEVICE_CAPS ? &p->u.device_caps : NULL;
+}
+
+/* What a failed create asked for, as the finding's evidence. */
+static void create_evidence(const struct rt_event *ev, const struct rt_ev_device_caps *caps, struct text *t)
+{
+	switch (ev->kind) {
+	case RT_EV_QP_CREATE: {
+		const struct rt_ev_qp_create *q = &ev->u.qp_create;
+		tx(t, "asked: qp_type %u, max_send_wr %u, max_recv_wr %u, max_send_sge %u, max_recv_sge %u, "
+		      "max_inline_data %u", q->qp_type, q->max_send_wr, q->max_recv_wr, q->max_send_sge, q->max_recv_sge,
+		   q->max_inline);
+		if (caps)
+			tx(t, "; device: max_qp_wr %u, max_sge %u", caps->max_qp_wr, caps->max_sge);
+		break;
+	}
+	case RT_EV_CQ_CREATE:
+		tx(t, "asked: cqe %d, comp_vector %d", (int32_t)ev->u.cq_create.cqe, ev->u.cq_create.comp_vector);
+		if (caps)
+			tx(t, "; device: max_cqe %u, num_comp_vectors %u", caps->max_cqe, caps->num_comp_vectors);
+		break;
+	case RT_EV_SRQ_CREATE:
+		tx(t, "asked: max_wr %u, max_sge %u", ev->u.object.max_wr, ev->u.object.max_sge);
+		if (caps)
+			tx(t, "; device: max_srq_wr %u, max_srq_sge %u", caps->max_srq_wr, caps->max_srq_sge);
+		break;
+	default:
+		tx(t, "%s", tl_create_call_name(ev));
+		break;
+	}
+}
+
 static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 {
 	struct tl_build *b = c->b;
@@ -1753,14 +1804,15 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 		tx(&t, ".");
 		tx(&ev, "cm_id %u", e->ev.u.cm.cm_id);
 		break;
-	default: /* a failed create: the probe records no details */
-		tx(&t, "%s on %s failed (queue depths, SGE counts or inline sizes beyond the device's limits are the "
-		       "usual cause: ibv_devinfo -v lists them).",
-		   e->ev.kind == RT_EV_QP_CREATE ? "ibv_create_qp" : e->ev.kind == RT_EV_CQ_CREATE ? "ibv_create_cq"
-											       : "ibv_create_srq",
-		   host);
-		tx(&ev, "at %.6f s", (double)item_t(c, i) / 1e9);
+	default: { /* a failed create: what was asked for, its errno, the device's limits */
+		const struct rt_ev_device_caps *caps = device_caps_before(b, i);
+		char why[640];
+		tl_create_reason(&e->ev, caps, host, why, sizeof(why));
+		tx(&t, "%s.", why);
+		create_evidence(&e->ev, caps, &ev);
+		tx(&ev, "; at %.6f s", (double)item_t(c, i) / 1e9);
 		break;
+	}
 	}
 	if (count > 1)
 		tx(&ev, "; failed %u times", count);
@@ -1789,6 +1841,12 @@ static int call_failures(struct dctx *c)
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (b->ev_shadow[i])
 			continue;
+		if (e->ev.kind == RT_EV_CM_EVENT && e->ev.u.cm.event == RT_CM_CALL_CREATE_QP) {
+			/* an rdma_create_qp whose ibv_create_qp was refused: that one says why */
+			const struct rt_event *p = thread_prev(b, i);
+			if (p && p->kind == RT_EV_QP_CREATE && (p->flags & RT_EVF_ERROR) && !(p->flags & RT_EVF_DESTROY))
+				continue;
+		}
 		unsigned sub = e->ev.kind == RT_EV_QP_STATE ? e->ev.u.qp_state.to_state
 			       : e->ev.kind == RT_EV_CM_EVENT ? e->ev.u.cm.event : 0;
 		uint64_t key = (uint64_t)e->proc << 48 | (uint64_t)(e->ev.kind & 0xff) << 40 | (uint64_t)(sub & 0xff) << 32 |

@@ -371,6 +371,14 @@ static inline bool tl_qp_unacked(struct tl_build *b, uint32_t q)
 	return q < b->qps.n && (tl_qp(b, q)->qp_type == 3 || tl_qp(b, q)->qp_type == 4);
 }
 int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_stats_start() */
+/* A refused create (tl_create_reason.c): the call's name, its errno (0
+ * unknown), and the sentence saying it failed on host and why, from the
+ * event and the device's limits (NULL when none were recorded), without
+ * the final period, into buf; returns the length. */
+const char *tl_create_call_name(const struct rt_event *ev);
+int tl_create_errno(const struct rt_event *ev);
+size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_caps *caps, const char *host, char *buf,
+			size_t len);
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields
  * of the QPs, so until tl_stats_join() nothing may add to or move the build's

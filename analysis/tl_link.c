@@ -188,6 +188,7 @@ static bool call_failed(const struct rt_event *ev)
 		return false;
 	switch (ev->kind) {
 	case RT_EV_QP_STATE: case RT_EV_MR: case RT_EV_QP_CREATE: case RT_EV_CQ_CREATE: case RT_EV_SRQ_CREATE:
+	case RT_EV_PD:
 		return true;
 	case RT_EV_CM_EVENT:
 		return ev->u.cm.event >= RT_CM_CALL_CREATE_ID && ev->u.cm.status != 0;

@@ -351,11 +351,13 @@ static struct ibv_qp *hook_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_i
 		return NULL;
 	struct ibv_qp *qp = c->orig_create_qp_ex(ctx, attr);
 	if (rt_probe_enter()) {
+		int err = errno;
 		if (qp)
 			rt_probe_track_qp(qp, attr, true);
 		else
-			rt_probe_emit_failed(RT_EV_QP_CREATE);
+			rt_probe_create_failed_qp(ctx, attr, true, err);
 		rt_probe_leave();
+		errno = err;
 	}
 	return qp;
 }
@@ -381,6 +383,7 @@ static struct ibv_cq_ex *hook_create_cq_ex(struct ibv_context *ctx, struct ibv_c
 		return NULL;
 	struct ibv_cq_ex *cq = c->orig_create_cq_ex(ctx, attr);
 	if (rt_probe_enter()) {
+		int err = errno;
 		if (cq) {
 			struct rt_probe_cq *pc = rt_probe_track_cq(ibv_cq_ex_to_cq(cq), (int)attr->cqe,
 								   (int)attr->comp_vector,
@@ -389,9 +392,11 @@ static struct ibv_cq_ex *hook_create_cq_ex(struct ibv_context *ctx, struct ibv_c
 			if (pc)
 				rt_probe_hook_cq_ex(pc);
 		} else {
-			rt_probe_emit_failed(RT_EV_CQ_CREATE);
+			rt_probe_create_failed_cq(ctx, (int)attr->cqe, (int)attr->comp_vector, attr->channel != NULL, true,
+						  err);
 		}
 		rt_probe_leave();
+		errno = err;
 	}
 	return cq;
 }
@@ -403,12 +408,14 @@ static struct ibv_srq *hook_create_srq_ex(struct ibv_context *ctx, struct ibv_sr
 		return NULL;
 	struct ibv_srq *srq = c->orig_create_srq_ex(ctx, attr);
 	if (rt_probe_enter()) {
+		int err = errno;
+		struct ibv_pd *pd = (attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) ? attr->pd : NULL;
 		if (srq)
-			rt_probe_track_srq(srq, (attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) ? attr->pd : NULL,
-					   &attr->attr);
+			rt_probe_track_srq(srq, pd, &attr->attr);
 		else
-			rt_probe_emit_failed(RT_EV_SRQ_CREATE);
+			rt_probe_create_failed_srq(ctx, pd, &attr->attr, err);
 		rt_probe_leave();
+		errno = err;
 	}
 	return srq;
 }

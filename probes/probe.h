@@ -188,8 +188,14 @@ uint32_t rt_probe_srq_num(const struct ibv_srq *srq);
 struct rt_probe_cq *rt_probe_track_cq(struct ibv_cq *cq, int cqe, int comp_vector,
 				      bool has_channel, bool extended, uint64_t wc_flags);
 void rt_probe_untrack_cq(struct ibv_cq *cq, int result);
-/* A create call failed: an event of that kind flagged RT_EVF_ERROR. */
-void rt_probe_emit_failed(uint16_t kind);
+/* A create call failed with err (probes/create_failed.c): the device's
+ * limits, then an event of that kind flagged RT_EVF_ERROR with what was
+ * asked for and the errno. */
+void rt_probe_create_failed_pd(int err);
+void rt_probe_create_failed_cq(struct ibv_context *ctx, int cqe, int comp_vector, bool has_channel, bool extended,
+			       int err);
+void rt_probe_create_failed_qp(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a, bool extended, int err);
+void rt_probe_create_failed_srq(struct ibv_context *ctx, struct ibv_pd *pd, const struct ibv_srq_attr *a, int err);
 struct rt_probe_qp *rt_probe_track_qp(struct ibv_qp *qp, const struct ibv_qp_init_attr_ex *attr,
 				      bool extended);
 void rt_probe_untrack_qp(struct ibv_qp *qp, int result);

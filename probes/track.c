@@ -25,15 +25,6 @@ uint32_t rt_probe_srq_num(const struct ibv_srq *srq)
 	return s ? s->srq_num : 0;
 }
 
-void rt_probe_emit_failed(uint16_t kind)
-{
-	struct rt_event *ev = rt_event_begin(kind, 0);
-	if (!ev)
-		return;
-	ev->flags |= RT_EVF_ERROR;
-	rt_event_commit(ev);
-}
-
 /* ---- PDs ---- */
 
 static void emit_pd(uint32_t id, uint16_t flags)

@@ -100,7 +100,7 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 		if (pd)
 			rt_probe_track_pd(pd);
 		else
-			rt_probe_emit_failed(RT_EV_PD);
+			rt_probe_create_failed_pd(err);
 		rt_probe_leave();
 		errno = err;
 	}
@@ -246,7 +246,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 		if (cq)
 			rt_probe_track_cq(cq, cq->cqe, comp_vector, channel != NULL, false, 0);
 		else
-			rt_probe_emit_failed(RT_EV_CQ_CREATE);
+			rt_probe_create_failed_cq(ctx, cqe, comp_vector, channel != NULL, false, err);
 		rt_probe_leave();
 		errno = err;
 	}
@@ -271,17 +271,20 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (rt_probe_enter()) {
 		int err = errno;
 		rt_probe_ctx_of(pd ? pd->context : NULL);
-		if (qp) {
-			struct ibv_qp_init_attr_ex ax = {
-				.qp_context = attr->qp_context, .send_cq = attr->send_cq,
-				.recv_cq = attr->recv_cq, .srq = attr->srq, .cap = attr->cap,
-				.qp_type = attr->qp_type, .sq_sig_all = attr->sq_sig_all,
-				.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd,
-			};
-			rt_probe_track_qp(qp, &ax, false);
-		} else {
-			rt_probe_emit_failed(RT_EV_QP_CREATE);
+		struct ibv_qp_init_attr_ex ax = {.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd};
+		if (attr) {
+			ax.qp_context = attr->qp_context;
+			ax.send_cq = attr->send_cq;
+			ax.recv_cq = attr->recv_cq;
+			ax.srq = attr->srq;
+			ax.cap = attr->cap;
+			ax.qp_type = attr->qp_type;
+			ax.sq_sig_all = attr->sq_sig_all;
 		}
+		if (qp)
+			rt_probe_track_qp(qp, &ax, false);
+		else
+			rt_probe_create_failed_qp(pd ? pd->context : NULL, &ax, false, err);
 		rt_probe_leave();
 		errno = err;
 	}
@@ -323,7 +326,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr
 		if (srq)
 			rt_probe_track_srq(srq, pd, &attr->attr);
 		else
-			rt_probe_emit_failed(RT_EV_SRQ_CREATE);
+			rt_probe_create_failed_srq(pd ? pd->context : NULL, pd, attr ? &attr->attr : NULL, err);
 		rt_probe_leave();
 		errno = err;
 	}

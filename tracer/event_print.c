@@ -407,12 +407,28 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 		f_u(&o, "max_recv_sge", ev->u.qp_create.max_recv_sge);
 		f_u(&o, "max_inline", ev->u.qp_create.max_inline);
 		f_u(&o, "sq_sig_all", ev->u.qp_create.sq_sig_all);
+		if (ev->u.qp_create.error) /* a refused create: its errno */
+			f_s(&o, "errno", rt_errno_name(ev->u.qp_create.error));
 		break;
 	case RT_EV_CQ_CREATE:
 		f_u(&o, "cq", ev->u.cq_create.cq_id);
 		f_u(&o, "cqe", ev->u.cq_create.cqe);
 		f_i(&o, "comp_vector", ev->u.cq_create.comp_vector);
 		f_u(&o, "has_channel", ev->u.cq_create.has_channel);
+		if (ev->u.cq_create.error)
+			f_s(&o, "errno", rt_errno_name(ev->u.cq_create.error));
+		break;
+	case RT_EV_DEVICE_CAPS:
+		f_u(&o, "device", ev->u.device_caps.device_id);
+		f_u(&o, "max_qp_wr", ev->u.device_caps.max_qp_wr);
+		f_u(&o, "max_sge", ev->u.device_caps.max_sge);
+		f_u(&o, "max_cqe", ev->u.device_caps.max_cqe);
+		f_u(&o, "max_srq_wr", ev->u.device_caps.max_srq_wr);
+		f_u(&o, "max_srq_sge", ev->u.device_caps.max_srq_sge);
+		f_u(&o, "max_qp", ev->u.device_caps.max_qp);
+		f_u(&o, "max_cq", ev->u.device_caps.max_cq);
+		f_u(&o, "max_srq", ev->u.device_caps.max_srq);
+		f_u(&o, "num_comp_vectors", ev->u.device_caps.num_comp_vectors);
 		break;
 	case RT_EV_DEVICE:
 		f_text(&o, "name", ev->u.device.name, sizeof(ev->u.device.name));
@@ -444,6 +460,8 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 			f_u(&o, "max_sge", ev->u.object.max_sge);
 			f_u(&o, "srq_limit", ev->u.object.srq_limit);
 		}
+		if (ev->u.object.error)
+			f_s(&o, "errno", rt_errno_name(ev->u.object.error));
 		break;
 	default:
 		f_hex(&o, "raw", ev->u.raw, sizeof(ev->u.raw));

@@ -86,6 +86,8 @@ static const char *short_kind(unsigned kind)
 	case 19: return "WARNING";
 	case 20: return "PD";
 	case 21: return "SRQ";
+	case 22: return "CQ-ARM";
+	case 23: return "DEV-CAPS";
 	case VW_KIND_WIRE: return "WIRE";
 	case VW_KIND_FINDING: return "FINDING";
 	default: return "?";

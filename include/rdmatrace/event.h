@@ -44,6 +44,7 @@ enum rt_event_kind {
 	RT_EV_PD = 20,           /* protection domain allocated / freed */
 	RT_EV_SRQ_CREATE = 21,   /* SRQ created or destroyed */
 	RT_EV_CQ_NOTIFY = 22,    /* CQ armed for a completion event (ibv_req_notify_cq) */
+	RT_EV_DEVICE_CAPS = 23,  /* a device's limits (ibv_query_device), written before a failed create */
 	RT_EV_KIND_COUNT
 };
 
@@ -300,7 +301,9 @@ struct rt_ev_qp_create {        /* RT_EV_QP_CREATE; RT_EVF_DESTROY when destroye
 	uint8_t qp_type;        /* enum ibv_qp_type */
 	uint8_t sq_sig_all;
 	uint8_t extended;       /* created through ibv_create_qp_ex */
-	uint8_t reserved[5];
+	uint8_t error;          /* a failed create (RT_EVF_ERROR): its errno, 0 unknown; the fields
+				 * above are then what was asked for */
+	uint8_t reserved[4];
 };
 
 struct rt_ev_cq_create {        /* RT_EV_CQ_CREATE; header qpn = 0 */
@@ -309,7 +312,9 @@ struct rt_ev_cq_create {        /* RT_EV_CQ_CREATE; header qpn = 0 */
 	int32_t comp_vector;
 	uint8_t has_channel;
 	uint8_t extended;
-	uint8_t reserved[26];
+	uint8_t error;          /* a failed create (RT_EVF_ERROR): its errno, 0 unknown; cqe and
+				 * comp_vector are then what was asked for */
+	uint8_t reserved[25];
 };
 
 struct rt_ev_device {           /* RT_EV_DEVICE */
@@ -348,7 +353,27 @@ struct rt_ev_object {           /* RT_EV_PD / RT_EV_SRQ_CREATE */
 	uint32_t max_wr;
 	uint32_t max_sge;
 	uint32_t srq_limit;
-	uint8_t reserved[20];
+	uint8_t error;          /* a failed create (RT_EVF_ERROR): its errno, 0 unknown; SRQ: the
+				 * fields above are then what was asked for */
+	uint8_t reserved[19];
+};
+
+/* RT_EV_DEVICE_CAPS: what ibv_query_device says of a device (and the
+ * context's completion vectors), written by the probe just before the
+ * record of a create the device refused, so that the diagnosis can name
+ * the limit a request went beyond. */
+struct rt_ev_device_caps {
+	uint32_t device_id;     /* RT_EV_DEVICE device_id */
+	uint32_t max_qp_wr;
+	uint32_t max_cqe;
+	uint32_t max_srq_wr;
+	uint32_t max_qp;
+	uint32_t max_cq;
+	uint32_t max_srq;
+	uint16_t max_sge;
+	uint16_t max_srq_sge;
+	uint16_t num_comp_vectors;
+	uint8_t reserved[6];
 };
 
 struct rt_ev_cq_notify {        /* RT_EV_CQ_NOTIFY; header qpn = 0 */
@@ -387,6 +412,7 @@ struct rt_event {
 		struct rt_ev_warning warning;
 		struct rt_ev_object object;
 		struct rt_ev_cq_notify cq_notify;
+		struct rt_ev_device_caps device_caps;
 		uint8_t raw[RT_EVENT_PAYLOAD_SIZE];
 	} u;
 };
@@ -397,6 +423,10 @@ _Static_assert(sizeof(struct rt_ev_completion) == RT_EVENT_PAYLOAD_SIZE, "wc pay
 _Static_assert(sizeof(struct rt_ev_packet) == RT_EVENT_PAYLOAD_SIZE, "packet payload size");
 _Static_assert(sizeof(struct rt_ev_qp_state) == RT_EVENT_PAYLOAD_SIZE, "qp_state payload size");
 _Static_assert(sizeof(struct rt_ev_cm) == RT_EVENT_PAYLOAD_SIZE, "cm payload size");
+_Static_assert(sizeof(struct rt_ev_qp_create) == RT_EVENT_PAYLOAD_SIZE, "qp_create payload size");
+_Static_assert(sizeof(struct rt_ev_cq_create) == RT_EVENT_PAYLOAD_SIZE, "cq_create payload size");
+_Static_assert(sizeof(struct rt_ev_object) == RT_EVENT_PAYLOAD_SIZE, "object payload size");
+_Static_assert(sizeof(struct rt_ev_device_caps) == RT_EVENT_PAYLOAD_SIZE, "device_caps payload size");
 
 /* Name of an event kind ("wr_post", "completion", ...); "unknown" otherwise. */
 const char *rt_event_kind_name(unsigned kind);

@@ -1342,6 +1342,80 @@ static void test_post_refused(void)
 	rt_timeline_free(tl);
 }
 
+/* Creates the device refused: the probe's record of the device's limits,
+ * then what was asked for with the errno; the finding names the limit a
+ * request went beyond, or what the errno means.  An rdma_create_qp whose
+ * ibv_create_qp was refused is that one finding, not a second. */
+static void test_create_refused(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	c.no_capture = 1;
+	CHECK(sim_open(&s, rundir("create-refused"), &c) == 0);
+	uint64_t t = c.t0 + 100;
+	struct rt_event caps = sim_ev(&s, 0, t, RT_EV_DEVICE_CAPS, 0);
+	caps.u.device_caps = (struct rt_ev_device_caps){.device_id = 1, .max_qp_wr = 4096, .max_cqe = 8192,
+							.max_srq_wr = 1024, .max_qp = 100, .max_sge = 4, .max_srq_sge = 2,
+							.num_comp_vectors = 2};
+	/* A: a QP too deep with too many receive SGEs, through rdma_create_qp */
+	sim_emit(&s, 0, &caps);
+	struct rt_event e = sim_ev(&s, 0, t + 1, RT_EV_QP_CREATE, 0);
+	e.flags = RT_EVF_ERROR;
+	e.u.qp_create = (struct rt_ev_qp_create){.qp_type = 2, .send_cq_id = 1, .recv_cq_id = 1, .max_send_wr = 5000,
+						 .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 5, .error = EINVAL};
+	sim_emit(&s, 0, &e);
+	e = sim_ev(&s, 0, t + 2, RT_EV_CM_EVENT, 0);
+	e.flags = RT_EVF_ERROR;
+	e.u.cm.event = RT_CM_CALL_CREATE_QP;
+	e.u.cm.status = -EINVAL;
+	sim_emit(&s, 0, &e);
+	/* A: a CQ on a completion vector the context does not have */
+	caps.ticks += 3;
+	sim_emit(&s, 0, &caps);
+	e = sim_ev(&s, 0, t + 4, RT_EV_CQ_CREATE, 0);
+	e.flags = RT_EVF_ERROR;
+	e.u.cq_create = (struct rt_ev_cq_create){.cqe = 64, .comp_vector = 2, .error = EINVAL};
+	sim_emit(&s, 0, &e);
+	/* B, whose probe recorded no limits (an older trace): a UC QP the device lacks, an SRQ of no entries */
+	e = sim_ev(&s, 1, t + 5, RT_EV_QP_CREATE, 0);
+	e.flags = RT_EVF_ERROR;
+	e.u.qp_create = (struct rt_ev_qp_create){.qp_type = 3, .send_cq_id = 1, .recv_cq_id = 1, .max_send_wr = 8,
+						 .error = EOPNOTSUPP};
+	sim_emit(&s, 1, &e);
+	e = sim_ev(&s, 1, t + 6, RT_EV_SRQ_CREATE, 0);
+	e.flags = RT_EVF_ERROR;
+	e.u.object = (struct rt_ev_object){.max_sge = 1, .error = ENOMEM};
+	sim_emit(&s, 1, &e);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("create-refused"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	static const char *const want[] = {
+		"ibv_create_qp of an RC QP on hostA failed with EINVAL: max_send_wr 5000 is more than the device's "
+		"max_qp_wr (4096); max_recv_sge 5 is more than the device's max_sge (4).",
+		"ibv_create_cq on hostA failed with EINVAL: comp_vector 2 is not one of the context's 2 completion "
+		"vectors (0 to 1).",
+		"ibv_create_qp of a UC QP on hostB failed with EOPNOTSUPP: the device does not implement UC QPs.",
+		"ibv_create_srq on hostB failed with ENOMEM: the device's or the kernel's resources ran out.",
+	};
+	unsigned found[4] = {0}, failed = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind != RT_TLFK_CALL_FAILED)
+			continue;
+		failed++;
+		for (unsigned w = 0; w < 4; w++)
+			found[w] += !strcmp(text, want[w]);
+	}
+	for (unsigned w = 0; w < 4; w++)
+		CHECK_EQ_U(found[w], 1);
+	CHECK_EQ_U(failed, 4); /* the rdma_create_qp is the QP's finding */
+	rt_timeline_free(tl);
+}
+
 /* UC and UD do not retransmit: a PSN gap in their streams is data lost. */
 static void test_unreliable_loss(void)
 {
@@ -1502,6 +1576,7 @@ int main(void)
 	RUN(test_teardown_not_a_finding);
 	RUN(test_partial_inputs);
 	RUN(test_post_refused);
+	RUN(test_create_refused);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);
 	RUN(test_exports);

@@ -86,12 +86,22 @@ check_py() {
 
 # ---- calls uroce refuses, explained by the diagnosis ----
 UROCE_ADDR=$A "$RDMATRACE" record -o "$T/bs" -- "$PROG" bad-setup >"$T/bs.out" 2>&1
-check "verbs_prog bad-setup over uroce exits 0 (both calls refused)" test $? -eq 0
+check "verbs_prog bad-setup over uroce exits 0 (every bad call refused)" test $? -eq 0
 "$RDMATRACE" diagnose "$T/bs" >"$T/bs.txt" 2>&1
 check "a modify without the attributes its transition requires: named" grep -q \
 	'ibv_modify_qp on QP 0x[0-9a-f]* on .* to RTR (from INIT) failed with EINVAL: the INIT -> RTR transition of an RC QP requires IBV_QP_MIN_RNR_TIMER and IBV_QP_MAX_DEST_RD_ATOMIC, which the attribute mask (0x101181) lacks' "$T/bs.txt"
 check "an MR asking for remote write without local write: said so" grep -q \
 	'ibv_reg_mr of 64 bytes at 0x[0-9a-f]* on .* failed with EINVAL: its access flags (0x2) ask for remote write or atomic access without IBV_ACCESS_LOCAL_WRITE' "$T/bs.txt"
+# creates one beyond uroce's limits: the probe records the device's limits
+# (ibv_query_device) and what was asked, so the limit is named
+check "the device's limits recorded before each refused create" test \
+	"$("$RDMATRACE" dump "$T"/bs/traces/*.rtr | grep -c ' device_caps .* max_qp_wr=16384 max_sge=16 max_cqe=65536 max_srq_wr=16384 max_srq_sge=16 ')" -eq 3
+check "a CQ beyond max_cqe: named" grep -q \
+	"ibv_create_cq on .* failed with EINVAL: cqe 65537 is more than the device's max_cqe (65536)\." "$T/bs.txt"
+check "a QP beyond max_qp_wr: named" grep -q \
+	"ibv_create_qp of an RC QP on .* failed with EINVAL: max_send_wr 16385 is more than the device's max_qp_wr (16384)\." "$T/bs.txt"
+check "an SRQ beyond max_srq_sge: named" grep -q \
+	"ibv_create_srq on .* failed with EINVAL: max_sge 17 is more than the device's max_srq_sge (16)\." "$T/bs.txt"
 
 # ---- verbs_prog over uroce: every opcode, an error completion ----
 # (READ of one packet: uroce's requester retries multi-packet READ responses it

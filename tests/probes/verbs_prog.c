@@ -12,8 +12,10 @@
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
  *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
  *   bad-setup     an INIT -> RTR without IBV_QP_MAX_DEST_RD_ATOMIC and
- *                 IBV_QP_MIN_RNR_TIMER and an ibv_reg_mr asking for remote
- *                 write without local write (both refused), then `basic`
+ *                 IBV_QP_MIN_RNR_TIMER, an ibv_reg_mr asking for remote
+ *                 write without local write, and a CQ, a QP and an SRQ each
+ *                 one beyond the device's limits (max_cqe, max_qp_wr,
+ *                 max_srq_sge): all refused; then `basic`
  *   extras        `basic`, plus (stand-in provider only) one asynchronous
  *                 event and mlx5dv_init_obj on the receiving QP
  * It checks that every completion it polls matches a WR it posted and
@@ -132,6 +134,21 @@ static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 			return 1;
 		if (ibv_reg_mr(pd, buf, 64, IBV_ACCESS_REMOTE_WRITE)) /* remote write needs local write */
 			return 1;
+#ifndef VERBS_PROG_FAKE /* the stand-in provider has no limits to go beyond */
+		/* creates one beyond the device's limits: each refused */
+		struct ibv_device_attr da;
+		if (ibv_query_device(ctx, &da))
+			return 1;
+		if (ibv_create_cq(ctx, da.max_cqe + 1, NULL, NULL, 0))
+			return 1;
+		struct ibv_qp_init_attr big = ia;
+		big.cap.max_send_wr = (uint32_t)da.max_qp_wr + 1;
+		if (ibv_create_qp(pd, &big))
+			return 1;
+		struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = (uint32_t)da.max_srq_sge + 1 } };
+		if (ibv_create_srq(pd, &sa))
+			return 1;
+#endif
 	}
 	if (connect_qp(qp, peer->qp_num, SQ_PSN, PEER_PSN, &gid) ||
 	    connect_qp(peer, qp->qp_num, PEER_PSN, SQ_PSN, &gid))

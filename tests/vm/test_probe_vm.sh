@@ -6,7 +6,8 @@
 # (tests/probes/check_wire.py: zero mismatches).  Then tests/probes/verbs_prog
 # (every send opcode, a 5000-byte READ over 5 response packets, an error
 # completion) in the client VM: every WR, completion and PSN range checked
-# (its two QPs share one rxe device, so its packets never reach the wire).
+# (its two QPs share one rxe device, so its packets never reach the wire), and
+# its bad-setup mode: calls rxe refuses, each explained.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -37,12 +38,32 @@ fi
 
 # ---- verbs_prog on kernel rxe: every opcode, multi-packet READ, error completion ----
 R2=$VM_TMP/vp
+# Then bad-setup: a modify, an MR and three creates (a CQ, a QP and an SRQ one
+# beyond the device's limits) that rxe must all refuse, each explained with
+# the limit rxe reported.
+VP="$PWD/$BUILD/tests/probes/verbs_prog_sys"
 vm_run "$R2" --scenario probe-verbs --ready true --server 'sleep 2' \
-	--client "$REC -o $R2/vp -- $PWD/$BUILD/tests/probes/verbs_prog_sys basic" --client-name verbs_prog
-if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog in the VM exits 0"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
+	--client "$REC -o $R2/vp -- $VP basic && $REC -o $R2/bs -- $VP bad-setup" --client-name verbs_prog
+if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog basic and bad-setup in the VM exit 0"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
 "$RDMATRACE" dump --json --no-clock "$R2"/vp/traces/*.rtr >"$R2/vp.json" 2>/dev/null
 out=$(python3 tests/probes/check_trace.py 1 <"$R2/vp.json")
 if [ $? -eq 0 ]; then ok "verbs_prog on rxe: every WR, completion, PSN range and transition: ${out#\# }"; else not_ok "verbs_prog trace on rxe"; printf '%s\n' "$out"; fi
+"$RDMATRACE" diagnose "$R2/bs" >"$R2/bs.txt" 2>&1
+for want in 'ibv_modify_qp on QP 0x[0-9a-f]* on .* to RTR \(from INIT\) failed with EINVAL: the INIT -> RTR transition of an RC QP requires IBV_QP_MIN_RNR_TIMER and IBV_QP_MAX_DEST_RD_ATOMIC' \
+	'ibv_reg_mr of 64 bytes at 0x[0-9a-f]* on .* failed with EINVAL: its access flags \(0x2\) ask for remote write' \
+	"ibv_create_cq on .* failed with EINVAL: cqe ([0-9]+) is more than the device's max_cqe \(([0-9]+)\)\." \
+	"ibv_create_qp of an RC QP on .* failed with EINVAL: max_send_wr ([0-9]+) is more than the device's max_qp_wr \(([0-9]+)\)\." \
+	"ibv_create_srq on .* failed with EINVAL: max_sge ([0-9]+) is more than the device's max_srq_sge \(([0-9]+)\)\."; do
+	line=$(grep -E -o "$want" "$R2/bs.txt" | head -1)
+	# the limit is rxe's own, and the request one beyond it
+	asked=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) is more than .*\(([0-9]+)\)\.$/\1 \2/')
+	if [ -n "$line" ] && { [ "$asked" = "$line" ] || [ $((${asked% *} - ${asked#* })) -eq 1 ]; }; then
+		ok "bad-setup on rxe: ${line%%:*}"
+	else
+		not_ok "bad-setup on rxe: no finding like: $want"
+		sed 's/^/#   /' "$R2/bs.txt" | head -30
+	fi
+done
 # ---- perftest without RDMA CM: the run's two recordings found and matched ----
 # ib_write_bw exchanges its QPNs and PSNs over TCP, so the wire's QPs are told
 # apart (both are QPN 17 on rxe) only by the PSNs each side's QP state set:

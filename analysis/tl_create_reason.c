@@ -1,0 +1,205 @@
+/*
+ * Why the provider refused a create (ibv_alloc_pd, ibv_create_cq,
+ * ibv_create_qp, ibv_create_srq), in words, for the diagnosis's call_failed
+ * finding: each request beyond the device's limits as the probe recorded
+ * them just before (RT_EV_DEVICE_CAPS), else what the errno means for that
+ * call.  Pure: the event and the limits in, a sentence out.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rdmatrace/trace_print.h"
+#include "tl_internal.h"
+
+struct out {
+	char *buf;
+	size_t len, n;
+	unsigned clauses;         /* limits named so far */
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+	if (o->n >= o->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(o->buf + o->n, o->len - o->n, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		o->n = o->n + (size_t)w < o->len ? o->n + (size_t)w : o->len - 1;
+}
+
+/* "ask is more than the device's limit": one clause per request beyond a
+ * limit (a limit of 0 is one the device did not give). */
+static void over(struct out *o, const char *what, uint64_t ask, const char *limit, uint64_t max)
+{
+	if (!max || ask <= max)
+		return;
+	put(o, "%s%s %llu is more than the device's %s (%llu)", o->clauses ? "; " : ": ", what,
+	    (unsigned long long)ask, limit, (unsigned long long)max);
+	o->clauses++;
+}
+
+/* A QP type in words: "an RC QP" (one) or "RC QPs" (plural). */
+static const char *qp_type_words(unsigned t, bool plural)
+{
+	static const struct {
+		unsigned type;
+		const char *one, *many;
+	} names[] = {
+		{2, "an RC QP", "RC QPs"}, {3, "a UC QP", "UC QPs"}, {4, "a UD QP", "UD QPs"},
+		{8, "a raw packet QP", "raw packet QPs"}, {9, "an XRC send QP", "XRC send QPs"},
+		{10, "an XRC receive QP", "XRC receive QPs"}, {255, "a driver-specific QP", "driver-specific QPs"},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].type == t)
+			return plural ? names[i].many : names[i].one;
+	return plural ? "QPs of that type" : "a QP";
+}
+
+const char *tl_create_call_name(const struct rt_event *ev)
+{
+	switch (ev->kind) {
+	case RT_EV_QP_CREATE: return ev->u.qp_create.extended ? "ibv_create_qp_ex" : "ibv_create_qp";
+	case RT_EV_CQ_CREATE: return ev->u.cq_create.extended ? "ibv_create_cq_ex" : "ibv_create_cq";
+	case RT_EV_SRQ_CREATE: return "ibv_create_srq";
+	case RT_EV_PD: return "ibv_alloc_pd";
+	default: return "a create call";
+	}
+}
+
+static void qp_reason(struct out *o, const struct rt_ev_qp_create *q, const struct rt_ev_device_caps *d, int err)
+{
+	if (d) {
+		over(o, "max_send_wr", q->max_send_wr, "max_qp_wr", d->max_qp_wr);
+		if (!q->srq_num)
+			over(o, "max_recv_wr", q->max_recv_wr, "max_qp_wr", d->max_qp_wr);
+		over(o, "max_send_sge", q->max_send_sge, "max_sge", d->max_sge);
+		if (!q->srq_num)
+			over(o, "max_recv_sge", q->max_recv_sge, "max_sge", d->max_sge);
+		if (o->clauses)
+			return;
+	}
+	if (err == EOPNOTSUPP || err == ENOSYS || err == EPROTONOSUPPORT)
+		put(o, ": the device does not implement %s", qp_type_words(q->qp_type, true));
+	else if ((err == ENOMEM || err == ENOSPC) && d && d->max_qp)
+		put(o, ": the device's or the kernel's resources ran out (the device holds %u QPs at most, max_qp, "
+		       "and the locked-memory limit, ulimit -l, bounds the queues' memory)", d->max_qp);
+	else if (err == ENOMEM || err == ENOSPC)
+		put(o, ": the device's or the kernel's resources ran out (QPs not destroyed keep theirs, and the "
+		       "locked-memory limit, ulimit -l, bounds the queues' memory)");
+	else if (err == EPERM || err == EACCES)
+		put(o, ": %s need privileges the program lacks (CAP_NET_RAW for raw packet QPs)",
+		    qp_type_words(q->qp_type, true));
+	else if (q->qp_type != 4 && q->qp_type != 8 && !q->send_cq_id)
+		put(o, ": it was given no send CQ the probe knows of");
+	else if (!q->srq_num && !q->recv_cq_id && q->qp_type != 9)
+		put(o, ": it was given no receive CQ (nor an SRQ) the probe knows of");
+	else if (d && q->max_inline)
+		put(o, ": %s's depths and SGE counts are within the device's limits, which leaves max_inline_data (%u): "
+		       "how much a device takes inline is not among the limits ibv_query_device gives",
+		    qp_type_words(q->qp_type, false), q->max_inline);
+	else if (d)
+		put(o, ": %s's depths and SGE counts are within the device's limits", qp_type_words(q->qp_type, false));
+	else
+		put(o, " (queue depths, SGE counts or inline sizes beyond the device's limits are the usual cause: "
+		       "ibv_devinfo -v lists them)");
+}
+
+static void cq_reason(struct out *o, const struct rt_ev_cq_create *c, const struct rt_ev_device_caps *d, int err)
+{
+	int32_t cqe = (int32_t)c->cqe;
+	if (cqe < 1) {
+		put(o, ": cqe %d asks for no entries (at least 1)", cqe);
+		return;
+	}
+	if (c->comp_vector < 0) {
+		put(o, ": comp_vector %d is negative", c->comp_vector);
+		return;
+	}
+	if (d) {
+		over(o, "cqe", c->cqe, "max_cqe", d->max_cqe);
+		if (d->num_comp_vectors && (uint32_t)c->comp_vector >= d->num_comp_vectors) {
+			put(o, "%scomp_vector %d is not one of the context's %u completion vectors (0 to %u)",
+			    o->clauses ? "; " : ": ", c->comp_vector, d->num_comp_vectors, d->num_comp_vectors - 1u);
+			o->clauses++;
+		}
+		if (o->clauses)
+			return;
+	}
+	if (err == ENOMEM || err == ENOSPC)
+		put(o, ": the device's or the kernel's resources ran out (the locked-memory limit, ulimit -l, also "
+		       "bounds a CQ's memory)");
+	else if (d)
+		put(o, ": cqe %d and comp_vector %d are within the device's limits", cqe, c->comp_vector);
+	else
+		put(o, " (more entries than the device's max_cqe, or a comp_vector beyond the context's "
+		       "num_comp_vectors, are the usual cause)");
+}
+
+static void srq_reason(struct out *o, const struct rt_ev_object *s, const struct rt_ev_device_caps *d, int err)
+{
+	if (!s->max_wr && d) {
+		put(o, ": max_wr 0 asks for no entries");
+		return;
+	}
+	if (d) {
+		over(o, "max_wr", s->max_wr, "max_srq_wr", d->max_srq_wr);
+		over(o, "max_sge", s->max_sge, "max_srq_sge", d->max_srq_sge);
+		if (o->clauses)
+			return;
+	}
+	if (err == EOPNOTSUPP || err == ENOSYS)
+		put(o, ": the device does not implement SRQs");
+	else if (err == ENOMEM || err == ENOSPC)
+		put(o, ": the device's or the kernel's resources ran out");
+	else if (d)
+		put(o, ": max_wr %u and max_sge %u are within the device's limits", s->max_wr, s->max_sge);
+	else
+		put(o, " (more WRs or SGEs than the device's max_srq_wr / max_srq_sge are the usual cause)");
+}
+
+int tl_create_errno(const struct rt_event *ev)
+{
+	switch (ev->kind) {
+	case RT_EV_QP_CREATE: return ev->u.qp_create.error;
+	case RT_EV_CQ_CREATE: return ev->u.cq_create.error;
+	case RT_EV_SRQ_CREATE: case RT_EV_PD: return ev->u.object.error;
+	default: return 0;
+	}
+}
+
+size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_caps *caps, const char *host, char *buf,
+			size_t len)
+{
+	struct out o = {.buf = buf, .len = len};
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	int err = tl_create_errno(ev);
+	put(&o, "%s", tl_create_call_name(ev));
+	if (ev->kind == RT_EV_QP_CREATE)
+		put(&o, " of %s", qp_type_words(ev->u.qp_create.qp_type, false));
+	put(&o, " on %s failed", host);
+	if (err)
+		put(&o, " with %s", rt_errno_name(err));
+	switch (ev->kind) {
+	case RT_EV_QP_CREATE:
+		qp_reason(&o, &ev->u.qp_create, caps, err);
+		break;
+	case RT_EV_CQ_CREATE:
+		cq_reason(&o, &ev->u.cq_create, caps, err);
+		break;
+	case RT_EV_SRQ_CREATE:
+		srq_reason(&o, &ev->u.object, caps, err);
+		break;
+	default:
+		if (err == ENOMEM)
+			put(&o, ": the device's or the kernel's resources ran out");
+		break;
+	}
+	return o.n;
+}

@@ -6,7 +6,6 @@
  * call.  Pure: the event and the limits in, a sentence out.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -14,23 +13,9 @@
 #include "tl_internal.h"
 
 struct out {
-	char *buf;
-	size_t len, n;
+	struct tl_textbuf t;
 	unsigned clauses;         /* limits named so far */
 };
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
-{
-	if (o->n >= o->len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int w = vsnprintf(o->buf + o->n, o->len - o->n, fmt, ap);
-	va_end(ap);
-	if (w > 0)
-		o->n = o->n + (size_t)w < o->len ? o->n + (size_t)w : o->len - 1;
-}
 
 /* "ask is more than the device's limit": one clause per request beyond a
  * limit (a limit of 0 is one the device did not give). */
@@ -38,7 +23,7 @@ static void over(struct out *o, const char *what, uint64_t ask, const char *limi
 {
 	if (!max || ask <= max)
 		return;
-	put(o, "%s%s %llu is more than the device's %s (%llu)", o->clauses ? "; " : ": ", what,
+	tl_textf(&o->t, "%s%s %llu is more than the device's %s (%llu)", o->clauses ? "; " : ": ", what,
 	    (unsigned long long)ask, limit, (unsigned long long)max);
 	o->clauses++;
 }
@@ -84,28 +69,28 @@ static void qp_reason(struct out *o, const struct rt_ev_qp_create *q, const stru
 			return;
 	}
 	if (err == EOPNOTSUPP || err == ENOSYS || err == EPROTONOSUPPORT)
-		put(o, ": the device does not implement %s", qp_type_words(q->qp_type, true));
+		tl_textf(&o->t, ": the device does not implement %s", qp_type_words(q->qp_type, true));
 	else if ((err == ENOMEM || err == ENOSPC) && d && d->max_qp)
-		put(o, ": the device's or the kernel's resources ran out (the device holds %u QPs at most, max_qp, "
+		tl_textf(&o->t, ": the device's or the kernel's resources ran out (the device holds %u QPs at most, max_qp, "
 		       "and the locked-memory limit, ulimit -l, bounds the queues' memory)", d->max_qp);
 	else if (err == ENOMEM || err == ENOSPC)
-		put(o, ": the device's or the kernel's resources ran out (QPs not destroyed keep theirs, and the "
+		tl_textf(&o->t, ": the device's or the kernel's resources ran out (QPs not destroyed keep theirs, and the "
 		       "locked-memory limit, ulimit -l, bounds the queues' memory)");
 	else if (err == EPERM || err == EACCES)
-		put(o, ": %s need privileges the program lacks (CAP_NET_RAW for raw packet QPs)",
+		tl_textf(&o->t, ": %s need privileges the program lacks (CAP_NET_RAW for raw packet QPs)",
 		    qp_type_words(q->qp_type, true));
 	else if (q->qp_type != 4 && q->qp_type != 8 && !q->send_cq_id)
-		put(o, ": it was given no send CQ the probe knows of");
+		tl_textf(&o->t, ": it was given no send CQ the probe knows of");
 	else if (!q->srq_num && !q->recv_cq_id && q->qp_type != 9)
-		put(o, ": it was given no receive CQ (nor an SRQ) the probe knows of");
+		tl_textf(&o->t, ": it was given no receive CQ (nor an SRQ) the probe knows of");
 	else if (d && q->max_inline)
-		put(o, ": %s's depths and SGE counts are within the device's limits, which leaves max_inline_data (%u): "
+		tl_textf(&o->t, ": %s's depths and SGE counts are within the device's limits, which leaves max_inline_data (%u): "
 		       "how much a device takes inline is not among the limits ibv_query_device gives",
 		    qp_type_words(q->qp_type, false), q->max_inline);
 	else if (d)
-		put(o, ": %s's depths and SGE counts are within the device's limits", qp_type_words(q->qp_type, false));
+		tl_textf(&o->t, ": %s's depths and SGE counts are within the device's limits", qp_type_words(q->qp_type, false));
 	else
-		put(o, " (queue depths, SGE counts or inline sizes beyond the device's limits are the usual cause: "
+		tl_textf(&o->t, " (queue depths, SGE counts or inline sizes beyond the device's limits are the usual cause: "
 		       "ibv_devinfo -v lists them)");
 }
 
@@ -113,17 +98,17 @@ static void cq_reason(struct out *o, const struct rt_ev_cq_create *c, const stru
 {
 	int32_t cqe = (int32_t)c->cqe;
 	if (cqe < 1) {
-		put(o, ": cqe %d asks for no entries (at least 1)", cqe);
+		tl_textf(&o->t, ": cqe %d asks for no entries (at least 1)", cqe);
 		return;
 	}
 	if (c->comp_vector < 0) {
-		put(o, ": comp_vector %d is negative", c->comp_vector);
+		tl_textf(&o->t, ": comp_vector %d is negative", c->comp_vector);
 		return;
 	}
 	if (d) {
 		over(o, "cqe", c->cqe, "max_cqe", d->max_cqe);
 		if (d->num_comp_vectors && (uint32_t)c->comp_vector >= d->num_comp_vectors) {
-			put(o, "%scomp_vector %d is not one of the context's %u completion vectors (0 to %u)",
+			tl_textf(&o->t, "%scomp_vector %d is not one of the context's %u completion vectors (0 to %u)",
 			    o->clauses ? "; " : ": ", c->comp_vector, d->num_comp_vectors, d->num_comp_vectors - 1u);
 			o->clauses++;
 		}
@@ -131,19 +116,19 @@ static void cq_reason(struct out *o, const struct rt_ev_cq_create *c, const stru
 			return;
 	}
 	if (err == ENOMEM || err == ENOSPC)
-		put(o, ": the device's or the kernel's resources ran out (the locked-memory limit, ulimit -l, also "
+		tl_textf(&o->t, ": the device's or the kernel's resources ran out (the locked-memory limit, ulimit -l, also "
 		       "bounds a CQ's memory)");
 	else if (d)
-		put(o, ": cqe %d and comp_vector %d are within the device's limits", cqe, c->comp_vector);
+		tl_textf(&o->t, ": cqe %d and comp_vector %d are within the device's limits", cqe, c->comp_vector);
 	else
-		put(o, " (more entries than the device's max_cqe, or a comp_vector beyond the context's "
+		tl_textf(&o->t, " (more entries than the device's max_cqe, or a comp_vector beyond the context's "
 		       "num_comp_vectors, are the usual cause)");
 }
 
 static void srq_reason(struct out *o, const struct rt_ev_object *s, const struct rt_ev_device_caps *d, int err)
 {
 	if (!s->max_wr && d) {
-		put(o, ": max_wr 0 asks for no entries");
+		tl_textf(&o->t, ": max_wr 0 asks for no entries");
 		return;
 	}
 	if (d) {
@@ -153,13 +138,13 @@ static void srq_reason(struct out *o, const struct rt_ev_object *s, const struct
 			return;
 	}
 	if (err == EOPNOTSUPP || err == ENOSYS)
-		put(o, ": the device does not implement SRQs");
+		tl_textf(&o->t, ": the device does not implement SRQs");
 	else if (err == ENOMEM || err == ENOSPC)
-		put(o, ": the device's or the kernel's resources ran out");
+		tl_textf(&o->t, ": the device's or the kernel's resources ran out");
 	else if (d)
-		put(o, ": max_wr %u and max_sge %u are within the device's limits", s->max_wr, s->max_sge);
+		tl_textf(&o->t, ": max_wr %u and max_sge %u are within the device's limits", s->max_wr, s->max_sge);
 	else
-		put(o, " (more WRs or SGEs than the device's max_srq_wr / max_srq_sge are the usual cause)");
+		tl_textf(&o->t, " (more WRs or SGEs than the device's max_srq_wr / max_srq_sge are the usual cause)");
 }
 
 int tl_create_errno(const struct rt_event *ev)
@@ -175,17 +160,17 @@ int tl_create_errno(const struct rt_event *ev)
 size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_caps *caps, const char *host, char *buf,
 			size_t len)
 {
-	struct out o = {.buf = buf, .len = len};
+	struct out o = {.t = {.p = buf, .cap = len}};
 	if (!len)
 		return 0;
 	buf[0] = 0;
 	int err = tl_create_errno(ev);
-	put(&o, "%s", tl_create_call_name(ev));
+	tl_textf(&o.t, "%s", tl_create_call_name(ev));
 	if (ev->kind == RT_EV_QP_CREATE)
-		put(&o, " of %s", qp_type_words(ev->u.qp_create.qp_type, false));
-	put(&o, " on %s failed", host);
+		tl_textf(&o.t, " of %s", qp_type_words(ev->u.qp_create.qp_type, false));
+	tl_textf(&o.t, " on %s failed", host);
 	if (err)
-		put(&o, " with %s", rt_errno_name(err));
+		tl_textf(&o.t, " with %s", rt_errno_name(err));
 	switch (ev->kind) {
 	case RT_EV_QP_CREATE:
 		qp_reason(&o, &ev->u.qp_create, caps, err);
@@ -198,8 +183,8 @@ size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_cap
 		break;
 	default:
 		if (err == ENOMEM)
-			put(&o, ": the device's or the kernel's resources ran out");
+			tl_textf(&o.t, ": the device's or the kernel's resources ran out");
 		break;
 	}
-	return o.n;
+	return o.t.n;
 }

@@ -167,6 +167,9 @@ static void qp_name(struct tl_build *b, uint32_t q, struct text *t)
 		return;
 	}
 	tx(t, "QP 0x%06x on %s", tl_qp(b, q)->qpn, qp_host(b, q));
+	char which[96];
+	if (tl_qp_which(b->qps.p, b->qps.n, b->procs.p, b->procs.n, b->strs.p, b->strs.n, q, which, sizeof(which)))
+		tx(t, " (%s)", which);
 }
 
 /* An address in words: the host it belongs to, when known, and the address. */
@@ -685,7 +688,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else
 				tx(&t, "that packet was lost before the capture point");
-			tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes) from PSN 0x%06x", packets, bytes, npsn);
+			tx(&t, ", so the sender resent %u packet%s (%" PRIu64 " bytes) from PSN 0x%06x", packets,
+			   packets == 1 ? "" : "s", bytes, npsn);
 		} else if (rgap) {
 			const struct tl_pk *tr = tl_pk(b, u->trigger);
 			tx(&t, atomic ? ": the atomic ACK for PSN 0x%06x " : ": the RDMA READ response PSN 0x%06x ", u->psn);
@@ -767,7 +771,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
 			else
-				tx(&t, ", so the sender resent %u packets (%" PRIu64 " bytes)", packets, bytes);
+				tx(&t, ", so the sender resent %u packet%s (%" PRIu64 " bytes)", packets, packets == 1 ? "" : "s",
+				   bytes);
 			if (rpsn != u->psn)
 				tx(&t, " from PSN 0x%06x", u->psn);
 			if (nb > 1)
@@ -983,8 +988,9 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, "; the requests sent behind it were refused with %u NAK%s PSN sequence error", nseq,
 			   nseq == 1 ? "" : "s");
 		if (gbn_packets)
-			tx(&t, "%s %u packets (%" PRIu64 " bytes) were resent by Go-Back-N in %u round%s, counted in this stall",
-			   nseq ? " and" : ";", gbn_packets, gbn_bytes, gbn_rounds, gbn_rounds == 1 ? "" : "s");
+			tx(&t, "%s %u packet%s (%" PRIu64 " bytes) %s resent by Go-Back-N in %u round%s, counted in this stall",
+			   nseq ? " and" : ";", gbn_packets, gbn_packets == 1 ? "" : "s", gbn_bytes,
+			   gbn_packets == 1 ? "was" : "were", gbn_rounds, gbn_rounds == 1 ? "" : "s");
 		if (late != RT_TL_NONE)
 			tx(&t, "; its resend of PSN 0x%06x after the timer is not in the capture (lost before the capture point, "
 			       "or the RNR NAK on its way back): the sender resent it only after the local ACK timeout, in frame %u "

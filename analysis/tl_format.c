@@ -4,8 +4,10 @@
  * field through the decoder's formatter, every event field through the
  * trace printer, and the related rows).
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +15,7 @@
 #include "rdmatrace/trace_print.h"
 #include "tl_internal.h"
 
-struct out {
-	char *p;
-	size_t n, cap;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
+void tl_textf(struct tl_textbuf *o, const char *fmt, ...)
 {
 	if (o->n + 1 >= o->cap)
 		return;
@@ -67,13 +63,61 @@ const char *rt_tl_severity_name(unsigned s)
 	return s == RT_TLS_ERROR ? "error" : s == RT_TLS_WARNING ? "warning" : "info";
 }
 
+size_t tl_qp_which(const struct rt_tl_qp *qps, size_t n, const struct rt_tl_proc *procs, size_t nprocs,
+		   const char *strs, size_t nstrs, size_t q, char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	if (q >= n || qps[q].host == UINT16_MAX)
+		return 0;
+	const struct rt_tl_qp *Q = &qps[q];
+	bool shared = false;
+	for (size_t i = 0; i < n && !shared; i++)
+		shared = i != q && qps[i].qpn == Q->qpn && qps[i].host == Q->host;
+	if (!shared)
+		return 0;
+	struct tl_textbuf o = {.p = buf, .cap = len};
+	char ip[INET6_ADDRSTRLEN];
+	if ((Q->ip_version == 4 || Q->ip_version == 6) &&
+	    inet_ntop(Q->ip_version == 6 ? AF_INET6 : AF_INET, Q->ip, ip, sizeof(ip)))
+		tl_textf(&o, "%s", ip);
+	else if (Q->proc < nprocs)
+		tl_textf(&o, "%s pid %d", procs[Q->proc].program < nstrs ? strs + procs[Q->proc].program : "?",
+			 (int)procs[Q->proc].pid);
+	return o.n;
+}
+
+size_t rt_tl_format_qp_host(const struct rt_timeline *tl, size_t q, char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
+	if (!Q)
+		return 0;
+	struct tl_textbuf o = {.p = buf, .cap = len};
+	char which[96];
+	if (Q->host >= tl->nhosts) {
+		char ip[INET6_ADDRSTRLEN];
+		bool known = (Q->ip_version == 4 || Q->ip_version == 6) &&
+			     inet_ntop(Q->ip_version == 6 ? AF_INET6 : AF_INET, Q->ip, ip, sizeof(ip));
+		tl_textf(&o, "%s", known ? ip : "-");
+	} else {
+		tl_textf(&o, "%s", rt_tl_str(tl, tl->hosts[Q->host].name));
+		if (tl_qp_which(tl->qps, tl->nqps, tl->procs, tl->nprocs, tl->strs, tl->nstrs, q, which, sizeof(which)))
+			tl_textf(&o, " %s", which);
+	}
+	return o.n;
+}
+
 static const char *host_name(const struct rt_timeline *tl, unsigned h)
 {
 	const struct rt_tl_host *H = rt_tl_host(tl, h);
 	return H ? rt_tl_str(tl, H->name) : "?";
 }
 
-static void summary(const struct rt_timeline *tl, size_t i, struct out *o)
+static void summary(const struct rt_timeline *tl, size_t i, struct tl_textbuf *o)
 {
 	const struct rt_tl_row *r = &tl->rows[i];
 	if (r->kind == RT_TLK_PACKET || r->kind == RT_TLK_CM_PACKET) {
@@ -81,61 +125,61 @@ static void summary(const struct rt_timeline *tl, size_t i, struct out *o)
 		uint32_t wl;
 		uint16_t lt;
 		size_t n = rt_tl_packet_bytes(tl, i, &d, &wl, &lt);
-		put(o, "frame %u ", r->frame);
+		tl_textf(o, "frame %u ", r->frame);
 		if (r->qpn)
-			put(o, "qp=0x%06x ", r->qpn);
+			tl_textf(o, "qp=0x%06x ", r->qpn);
 		struct rt_pkt p;
 		if (n && rt_decode(NULL, lt, d, (uint32_t)n, wl, &p) == 1) {
 			if (p.flags & RT_PKT_CM) {
 				const char *nm = rt_cm_attr_name(p.cm.attr_id);
-				put(o, "CM %s", nm ? nm : "MAD");
+				tl_textf(o, "CM %s", nm ? nm : "MAD");
 				if (p.cm.local_qpn)
-					put(o, " local_qpn=0x%06x", p.cm.local_qpn);
+					tl_textf(o, " local_qpn=0x%06x", p.cm.local_qpn);
 			} else {
-				put(o, "%s psn=0x%06x dqp=0x%06x", p.op ? p.op->name : "unknown opcode", p.bth.psn,
+				tl_textf(o, "%s psn=0x%06x dqp=0x%06x", p.op ? p.op->name : "unknown opcode", p.bth.psn,
 				    p.bth.dqpn);
 				if (p.hdrs & RT_HDR_AETH) {
 					char a[64];
 					rt_aeth_describe(&p.aeth, a, sizeof(a));
-					put(o, " %s", a);
+					tl_textf(o, " %s", a);
 				}
 				if (r->len)
-					put(o, " %u B", r->len);
+					tl_textf(o, " %u B", r->len);
 			}
 		}
 		if (r->flags & RT_TLF_HAS_WR)
-			put(o, " wr_id=%" PRIu64, r->wr_id);
+			tl_textf(o, " wr_id=%" PRIu64, r->wr_id);
 		if (r->flags & RT_TLF_RETRANS)
-			put(o, " RETRANSMISSION");
+			tl_textf(o, " RETRANSMISSION");
 		if (r->flags & RT_TLF_DUP)
-			put(o, " dup");
+			tl_textf(o, " dup");
 		if (r->flags & RT_TLF_OUT_OF_ORDER)
-			put(o, " after-gap");
+			tl_textf(o, " after-gap");
 		if (r->flags & RT_TLF_BAD_ICRC)
-			put(o, " BAD-ICRC");
+			tl_textf(o, " BAD-ICRC");
 		if (r->flags & RT_TLF_ECN)
-			put(o, " ECN-CE");
+			tl_textf(o, " ECN-CE");
 		return;
 	}
 	if (r->kind == RT_TLK_FINDING) {
 		const struct rt_tl_finding *f = rt_tl_finding(tl, r->ref);
 		if (f)
-			put(o, "F%u %s %s: %s", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind),
+			tl_textf(o, "F%u %s %s: %s", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind),
 			    rt_tl_str(tl, f->text));
 		return;
 	}
 	const struct rt_event *ev = rt_tl_event(tl, i);
-	put(o, "%s %s", host_name(tl, r->host), rt_event_kind_name(r->kind));
+	tl_textf(o, "%s %s", host_name(tl, r->host), rt_event_kind_name(r->kind));
 	if (r->dir == RT_TLD_TX)
-		put(o, " tx");
+		tl_textf(o, " tx");
 	else if (r->dir == RT_TLD_RX)
-		put(o, " rx");
+		tl_textf(o, " rx");
 	if (r->qpn)
-		put(o, " qp=0x%06x", r->qpn);
+		tl_textf(o, " qp=0x%06x", r->qpn);
 	if (ev) {
 		char f[400];
 		rt_event_format_fields(ev, 0, f, sizeof(f));
-		put(o, " %s", f);
+		tl_textf(o, " %s", f);
 	}
 }
 
@@ -146,7 +190,7 @@ size_t rt_tl_format_summary(const struct rt_timeline *tl, size_t row, char *buf,
 	buf[0] = 0;
 	if (row >= tl->nrows)
 		return 0;
-	struct out o = {buf, 0, len};
+	struct tl_textbuf o = {buf, 0, len};
 	summary(tl, row, &o);
 	return o.n;
 }
@@ -158,25 +202,25 @@ size_t rt_tl_format_detail(const struct rt_timeline *tl, size_t row, char *buf, 
 	buf[0] = 0;
 	if (row >= tl->nrows)
 		return 0;
-	struct out o = {buf, 0, len};
+	struct tl_textbuf o = {buf, 0, len};
 	const struct rt_tl_row *r = &tl->rows[row];
 	uint64_t t = r->t_ns;
-	put(&o, "row %zu  %s  time %" PRIu64 ".%09" PRIu64 " (aligned)", row, rt_tl_kind_name(r->kind), t / 1000000000u,
+	tl_textf(&o, "row %zu  %s  time %" PRIu64 ".%09" PRIu64 " (aligned)", row, rt_tl_kind_name(r->kind), t / 1000000000u,
 	    t % 1000000000u);
 	uint64_t raw = rt_tl_raw_ns(tl, row);
 	if (raw != t)
-		put(&o, "  raw %" PRIu64 ".%09" PRIu64, raw / 1000000000u, raw % 1000000000u);
-	put(&o, "\nhost %s", host_name(tl, r->host));
+		tl_textf(&o, "  raw %" PRIu64 ".%09" PRIu64, raw / 1000000000u, raw % 1000000000u);
+	tl_textf(&o, "\nhost %s", host_name(tl, r->host));
 	const struct rt_tl_proc *p = r->proc != UINT16_MAX ? rt_tl_proc(tl, r->proc) : NULL;
 	if (p)
-		put(&o, "  process %d %s", p->pid, rt_tl_str(tl, p->program));
+		tl_textf(&o, "  process %d %s", p->pid, rt_tl_str(tl, p->program));
 	if (r->qp < tl->nqps) {
 		const struct rt_tl_qp *q = &tl->qps[r->qp];
-		put(&o, "  QP 0x%06x", q->qpn);
+		tl_textf(&o, "  QP 0x%06x", q->qpn);
 		if (q->peer_qpn)
-			put(&o, " <-> 0x%06x", q->peer_qpn);
+			tl_textf(&o, " <-> 0x%06x", q->peer_qpn);
 	}
-	put(&o, "\n");
+	tl_textf(&o, "\n");
 	if (r->kind == RT_TLK_PACKET || r->kind == RT_TLK_CM_PACKET) {
 		const uint8_t *d;
 		uint32_t wl;
@@ -191,49 +235,49 @@ size_t rt_tl_format_detail(const struct rt_timeline *tl, size_t row, char *buf, 
 			struct rt_fmt_ctx ctx = {.frame = r->frame, .ts_ns = raw, .abs_time = 1};
 			size_t jl = rt_pkt_format_json(&pk, &ctx, j, sizeof(j));
 			/* one field per line */
-			put(&o, "decoded:\n  ");
+			tl_textf(&o, "decoded:\n  ");
 			for (size_t k = 0; k < jl; k++) {
 				char ch = j[k];
 				if (ch == '{' || ch == '}' || ch == '\n')
 					continue;
 				if (ch == ',' && k + 1 < jl && j[k + 1] == '"')
-					put(&o, "\n  ");
+					tl_textf(&o, "\n  ");
 				else
-					put(&o, "%c", ch);
+					tl_textf(&o, "%c", ch);
 			}
-			put(&o, "\n");
+			tl_textf(&o, "\n");
 		}
 		const char *a = rt_tl_packet_annotation(tl, row);
 		if (*a)
-			put(&o, "annotation:\n  %s\n", a);
+			tl_textf(&o, "annotation:\n  %s\n", a);
 	} else if (r->kind == RT_TLK_FINDING) {
 		const struct rt_tl_finding *f = rt_tl_finding(tl, r->ref);
 		if (f) {
-			put(&o, "F%u [%s] %s\n%s\n", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind),
+			tl_textf(&o, "F%u [%s] %s\n%s\n", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind),
 			    rt_tl_str(tl, f->text));
-			put(&o, "evidence: %s\n", rt_tl_str(tl, f->evidence));
+			tl_textf(&o, "evidence: %s\n", rt_tl_str(tl, f->evidence));
 			if (f->time_lost_ns)
-				put(&o, "time lost: %.3f ms\n", (double)f->time_lost_ns / 1e6);
+				tl_textf(&o, "time lost: %.3f ms\n", (double)f->time_lost_ns / 1e6);
 		}
 	} else {
 		const struct rt_event *ev = rt_tl_event(tl, row);
 		if (ev) {
 			char f[1024];
 			rt_event_format_fields(ev, 0, f, sizeof(f));
-			put(&o, "%s: %s\n", rt_event_kind_name(ev->kind), f);
-			put(&o, "tid %u seq %u flags 0x%x\n", ev->tid, ev->seq, ev->flags);
+			tl_textf(&o, "%s: %s\n", rt_event_kind_name(ev->kind), f);
+			tl_textf(&o, "tid %u seq %u flags 0x%x\n", ev->tid, ev->seq, ev->flags);
 		}
 	}
 	const struct rt_tl_link *l;
 	size_t nl = rt_tl_links(tl, row, &l);
 	if (nl)
-		put(&o, "related:\n");
+		tl_textf(&o, "related:\n");
 	for (size_t k = 0; k < nl && o.n + 64 < o.cap; k++) {
 		char s[RT_TL_SUMMARY_MAX];
 		rt_tl_format_summary(tl, l[k].row, s, sizeof(s));
 		const struct rt_tl_row *lr = rt_tl_row(tl, l[k].row);
 		int64_t dt = lr ? (int64_t)(lr->t_ns - r->t_ns) : 0;
-		put(&o, "  %-14s %+.3f ms  row %u  %s\n", rt_tl_link_type_name(l[k].type), (double)dt / 1e6, l[k].row, s);
+		tl_textf(&o, "  %-14s %+.3f ms  row %u  %s\n", rt_tl_link_type_name(l[k].type), (double)dt / 1e6, l[k].row, s);
 	}
 	return o.n;
 }

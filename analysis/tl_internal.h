@@ -371,6 +371,20 @@ static inline bool tl_qp_unacked(struct tl_build *b, uint32_t q)
 	return q < b->qps.n && (tl_qp(b, q)->qp_type == 3 || tl_qp(b, q)->qp_type == 4);
 }
 int tl_detect(struct tl_build *b);            /* tl_detect.c: findings, then tl_stats_start() */
+/* Text appended to a caller's buffer p of cap bytes, n used so far; cut at
+ * its end, always terminated (tl_format.c). */
+struct tl_textbuf {
+	char *p;
+	size_t n, cap;
+};
+void tl_textf(struct tl_textbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What tells QP q apart from another QP of the same QPN on the same host
+ * (its address, else its process) into buf, "" when no other QP shares its
+ * name; returns the length (tl_format.c). */
+size_t tl_qp_which(const struct rt_tl_qp *qps, size_t n, const struct rt_tl_proc *procs, size_t nprocs,
+		   const char *strs, size_t nstrs, size_t q, char *buf, size_t len);
+
 /* A refused create (tl_create_reason.c): the call's name, its errno (0
  * unknown), and the sentence saying it failed on host and why, from the
  * event and the device's limits (NULL when none were recorded), without

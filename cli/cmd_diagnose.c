@@ -228,6 +228,11 @@ static int run(int argc, char **argv)
 			ip_text(Q, ip, sizeof(ip));
 			printf("%s{\"qpn\":%u,\"peer_qpn\":%u,\"host\":", q ? "," : "", Q->qpn, Q->peer_qpn);
 			rt_tl_json_string(stdout, Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
+			const struct rt_tl_proc *P = Q->proc < rt_tl_proc_count(tl) ? rt_tl_proc(tl, Q->proc) : NULL;
+			if (P) {
+				printf(",\"pid\":%d,\"program\":", (int)P->pid);
+				rt_tl_json_string(stdout, rt_tl_str(tl, P->program));
+			}
 			printf(",\"ip\":\"%s\",\"wrs_send\":%" PRIu64 ",\"wrs_recv\":%" PRIu64 ",\"completions\":%" PRIu64
 			       ",\"error_completions\":%" PRIu64 ",\"packets_tx\":%" PRIu64 ",\"bytes_tx\":%" PRIu64
 			       ",\"retransmitted\":%" PRIu64 ",\"bytes_resent\":%" PRIu64 ",\"naks\":%" PRIu64 ",\"rnr_naks\":%" PRIu64
@@ -297,15 +302,12 @@ static int run(int argc, char **argv)
 			size_t gsi_idle = 0;
 			for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
 				const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
-				char host[64];
+				char host[160];
 				if (gsi_idle_qp(Q)) {
 					gsi_idle++;
 					continue;
 				}
-				if (Q->host < rt_tl_host_count(tl))
-					snprintf(host, sizeof(host), "%s", rt_tl_str(tl, rt_tl_host(tl, Q->host)->name));
-				else
-					ip_text(Q, host, sizeof(host));
+				rt_tl_format_qp_host(tl, q, host, sizeof(host));
 				printf("0x%06x   0x%06x   %-16s %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %11" PRIu64 " %7" PRIu64
 				       " %5" PRIu64 " %5" PRIu64 " %8" PRIu64,
 				       Q->qpn, Q->peer_qpn, host, Q->wrs_send + Q->wrs_recv, Q->completions, Q->packets_tx, Q->bytes_tx,

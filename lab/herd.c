@@ -7,7 +7,10 @@
  * its slots.  Replies go back as UD SENDs, one datagram each, so one server
  * QP can answer any number of clients.  Neither transport retransmits:
  * UC drops a message on any gap, UD drops a datagram, so the client times
- * out and reissues (HERD does the same).
+ * out and reissues (HERD does the same).  Each try carries its attempt
+ * number in the request's slot, so the server can tell a reissue of the
+ * request it answered last (its reply was lost) and answer it again; the
+ * client's WRITE one slot past the requests says it is done.
  *
  * Set-up: the UC connection comes from rdma_create_ep (a UC id must be
  * created as UC: RDMA CM puts the transport type in its REQ) and carries
@@ -33,9 +36,17 @@
 #define UD_QKEY 0x01234567u
 
 struct request {
-	uint64_t seq_be;   /* written last by the client's WRITE (one packet: ordered) */
+	uint64_t seq_be;   /* written last by the client's WRITE (one packet: ordered): the
+			    * sequence number (from 1) in the low 48 bits, the attempt in the
+			    * high 16, so that the server sees a reissue of a request it has
+			    * answered (its reply was lost) and answers it again */
 	uint8_t key[SLOT - 8];
 };
+
+#define SEQ_MASK ((UINT64_C(1) << 48) - 1)
+#define ATTEMPT_SHIFT 48
+#define TRIES 5            /* the client's tries of one request, */
+#define TRY_MS 500         /* each waiting this long for the reply */
 
 /* The UD side (both roles): QP, receive slots, one send slot. */
 struct ud_side {
@@ -126,7 +137,7 @@ static int run_server(const struct lab_opts *o)
 	struct ibv_ah *client_ah = NULL;
 	struct lab_opts udo = *o;
 	char udport[16];
-	unsigned served = 0;
+	unsigned served = 0, resent = 0;
 	int rc = -1;
 	memset(&ud, 0, sizeof(ud));
 
@@ -157,14 +168,15 @@ static int run_server(const struct lab_opts *o)
 		perror("lab: rdma_create_qp (UC)");
 		goto out;
 	}
-	slots = calloc(o->count, sizeof(*slots));
-	if (!slots || !(slots_mr = ibv_reg_mr(uc->qp->pd, slots, o->count * sizeof(*slots),
+	/* one slot per request, and one more where the client says it is done */
+	slots = calloc(o->count + 1u, sizeof(*slots));
+	if (!slots || !(slots_mr = ibv_reg_mr(uc->qp->pd, slots, (o->count + 1u) * sizeof(*slots),
 					      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))) {
 		perror("lab: request slots");
 		goto out;
 	}
 	struct lab_cap cap;
-	lab_cap_pack(&cap, slots_mr, o->count * sizeof(*slots));
+	lab_cap_pack(&cap, slots_mr, (o->count + 1u) * sizeof(*slots));
 	struct rdma_conn_param param = { .private_data = &cap, .private_data_len = sizeof(cap) };
 	if (rdma_accept(uc, &param) != 0) {
 		perror("lab: rdma_accept (UC)");
@@ -194,26 +206,45 @@ static int run_server(const struct lab_opts *o)
 		goto out;
 	lab_phase("client UD QP %u said hello", client_qpn);
 
-	/* Serve: poll the slots for the next sequence number, reply by UD. */
-	uint64_t deadline = lab_now_ms() + (uint64_t)o->timeout_ms * 3;
-	while (served < o->count && lab_now_ms() < deadline) {
-		volatile struct request *rq = &slots[served];
-		if (be64toh(__atomic_load_n(&rq->seq_be, __ATOMIC_ACQUIRE)) != served + 1u) {
+	/* Serve: poll the slots for the next sequence number, reply by UD.  A
+	 * request answered last that comes again (another attempt in its slot)
+	 * lost its reply: answer it again.  After the last one, keep doing so
+	 * until the client says it is done (or could not be waiting any more).
+	 * Give up after three timeouts without a request. */
+	uint64_t deadline = lab_now_ms() + (uint64_t)o->timeout_ms * 3, linger = 0;
+	unsigned last_attempt = 0;
+	while (lab_now_ms() < deadline) {
+		uint64_t prev = served ? be64toh(__atomic_load_n(&slots[served - 1].seq_be, __ATOMIC_ACQUIRE)) : 0;
+		uint64_t next = be64toh(__atomic_load_n(&slots[served].seq_be, __ATOMIC_ACQUIRE));
+		unsigned idx;
+		if (served && (unsigned)(prev >> ATTEMPT_SHIFT) != last_attempt) {
+			idx = served - 1; /* a reissue */
+			last_attempt = (unsigned)(prev >> ATTEMPT_SHIFT);
+			resent++;
+		} else if (served < o->count && (next & SEQ_MASK) == served + 1u) {
+			idx = served++;
+			last_attempt = (unsigned)(next >> ATTEMPT_SHIFT);
+		} else if (served == o->count && ((next & SEQ_MASK) == served + 1u ||
+						  (linger && lab_now_ms() >= linger))) {
+			break; /* the client is done */
+		} else {
+			if (served == o->count && !linger)
+				linger = lab_now_ms() + TRIES * TRY_MS + 500;
 			usleep(50);
 			continue;
 		}
 		struct request reply;
-		make_reply((const struct request *)rq, served + 1u, &reply);
-		if (ud_send(&ud, client_ah, client_qpn, &reply, sizeof(reply), served) != 0)
+		make_reply((const struct request *)&slots[idx], idx + 1u, &reply);
+		if (ud_send(&ud, client_ah, client_qpn, &reply, sizeof(reply), idx) != 0)
 			goto out;
 		if (lab_poll(&ud.c, &wc, o->timeout_ms) <= 0 || wc.status != IBV_WC_SUCCESS)
 			goto out;
-		served++;
+		deadline = lab_now_ms() + (uint64_t)o->timeout_ms * 3; /* the client is still there */
 	}
 	rc = served == o->count ? 0 : -1;
 	rdma_disconnect(uc);
 out:
-	lab_result(o, rc == 0, "requests_served=%u", served);
+	lab_result(o, rc == 0, "requests_served=%u replies_resent=%u", served, resent);
 	if (client_ah)
 		ibv_destroy_ah(client_ah);
 	if (slots_mr)
@@ -294,13 +325,14 @@ static int run_client(const struct lab_opts *o)
 		struct request want;
 		make_reply(req, seq, &want);
 		bool answered = false;
-		for (int attempt = 0; attempt < 5 && !answered; attempt++) {
+		for (int attempt = 0; attempt < TRIES && !answered; attempt++) {
 			if (attempt)
 				reissued++;
+			req->seq_be = htobe64(seq | (uint64_t)attempt << ATTEMPT_SHIFT);
 			/* One packet, unsignaled: UC reports nothing back for a WRITE. */
 			if (rdma_post_write(uc, NULL, req, sizeof(*req), req_mr, 0, raddr + (uint64_t)done * sizeof(*req), rkey) != 0)
 				goto out;
-			uint64_t until = lab_now_ms() + 500;
+			uint64_t until = lab_now_ms() + TRY_MS;
 			while (!answered && lab_now_ms() < until) {
 				if (lab_poll(&ud.c, &wc, 100) <= 0 || wc.opcode != IBV_WC_RECV)
 					continue;
@@ -315,10 +347,17 @@ static int run_client(const struct lab_opts *o)
 			}
 		}
 		if (!answered) {
-			fprintf(stderr, "lab: request %llu got no reply after 5 tries\n", (unsigned long long)seq);
+			fprintf(stderr, "lab: request %llu got no reply after %d tries\n", (unsigned long long)seq, TRIES);
 			goto out;
 		}
 	}
+	/* done: the slot after the last request (if this WRITE is lost, the
+	 * server waits as long as a reissue could still come) */
+	req->seq_be = htobe64((uint64_t)o->count + 1u);
+	if (rdma_post_write(uc, NULL, req, sizeof(*req), req_mr, IBV_SEND_SIGNALED,
+			    raddr + (uint64_t)o->count * sizeof(*req), rkey) != 0 ||
+	    rdma_get_send_comp(uc, &wc) <= 0) /* sent before the disconnect flushes the queue */
+		goto out;
 	rc = 0;
 out:
 	lab_result(o, rc == 0 && wrong == 0, "requests=%u reissued=%u wrong_replies=%u", done, reissued, wrong);
@@ -342,7 +381,9 @@ out:
 int main(int argc, char **argv)
 {
 	struct lab_opts o;
-	lab_parse_options(argc, argv, &o, "herd", "\nherd: --count requests (32); uses --port and --port + 1\n");
+	lab_parse_options(argc, argv, &o, "herd",
+			  "\nherd: --count requests (32); uses --port and --port + 1; the client reissues a request\n"
+			  "after 500 ms without its reply (5 tries), the server answers a reissue again\n");
 	if (!o.count)
 		o.count = 32;
 	return o.server ? run_server(&o) : run_client(&o);

@@ -322,6 +322,11 @@ size_t rt_tl_proc_count(const struct rt_timeline *tl);
 const struct rt_tl_proc *rt_tl_proc(const struct rt_timeline *tl, size_t i);
 size_t rt_tl_qp_count(const struct rt_timeline *tl);
 const struct rt_tl_qp *rt_tl_qp(const struct rt_timeline *tl, size_t i);
+/* Where QP i is, in words: its host's name, and when another QP of the
+ * same QPN is on the same host (two processes on one machine, as in the
+ * uroce lab) its address or else its process; its address when no host is
+ * known.  Returns the length written to buf. */
+size_t rt_tl_format_qp_host(const struct rt_timeline *tl, size_t i, char *buf, size_t len);
 /* Findings ranked: most time lost first, then severity, then time. */
 size_t rt_tl_finding_count(const struct rt_timeline *tl);
 const struct rt_tl_finding *rt_tl_finding(const struct rt_timeline *tl, size_t i);

@@ -473,7 +473,7 @@ static void test_single_packet_engine_drop(void)
 		snprintf(psn, sizeof(psn), "no ACK came for PSN 0x%06x within the local ACK timeout", rt_psn_add(c.psn_a, 4));
 		CHECK(contains(t, psn));
 		CHECK(contains(t, "after it was sent; that packet was lost before the capture point"));
-		CHECK(contains(t, "resent 1 packets (512 bytes)"));
+		CHECK(contains(t, "resent 1 packet (512 bytes)"));
 		CHECK(F->time_lost_ns >= 67000000 && F->time_lost_ns < 70000000);
 		CHECK(contains(rt_tl_str(tl, F->evidence), "earlier transmission in the engine trace only"));
 		CHECK(contains(rt_tl_str(tl, F->evidence), "wr_id 50"));

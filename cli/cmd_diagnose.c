@@ -4,6 +4,7 @@
  * statistics and per-opcode WR latency percentiles.  Correlates first when
  * the timeline is missing or stale.  Exit: 0 no problems, 1 problems, 2 error.
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -102,8 +103,8 @@ static void ip_text(const struct rt_tl_qp *q, char *buf, size_t len)
 {
 	if (q->ip_version == 4)
 		snprintf(buf, len, "%u.%u.%u.%u", q->ip[0], q->ip[1], q->ip[2], q->ip[3]);
-	else if (q->ip_version == 6)
-		snprintf(buf, len, "IPv6");
+	else if (q->ip_version == 6 && inet_ntop(AF_INET6, q->ip, buf, (socklen_t)len))
+		return;
 	else
 		snprintf(buf, len, "-");
 }

@@ -7,7 +7,8 @@
 # (every send opcode, a 5000-byte READ over 5 response packets, an error
 # completion) in the client VM: every WR, completion and PSN range checked
 # (its two QPs share one rxe device, so its packets never reach the wire), and
-# its bad-setup mode: calls rxe refuses, each explained.
+# its bad-setup mode: calls rxe refuses, each explained.  Last, rping over
+# IPv6 addresses (RoCEv2 with IPv6 GIDs), traced and correlated.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -111,4 +112,27 @@ assert not [f for f in d["findings"] if f["kind"] == "clock"], [f["text"] for f 
 h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h
 ' "$R5" "$RDMATRACE"
+# ---- RoCEv2 over IPv6: rping between two ULA addresses ----
+# rxe makes a RoCEv2 GID of each IPv6 address the interface gets; the CM
+# exchange, the QPs' addresses, the clocks and the links all go by IPv6.
+R6=$VM_TMP/rping6
+vm_run "$R6" --scenario rping6 \
+	--server "ip -6 addr add fd09::1/64 dev eth0 nodad && sleep 1 && $REC -o $R6/srv -- rping -s -a fd09::1 -v -C 5" \
+	--client "ip -6 addr add fd09::2/64 dev eth0 nodad && sleep 2 && $REC -o $R6/cli -- rping -c -a fd09::1 -v -C 5" \
+	--server-name rping --client-name rping
+if [ "$VM_RC" -eq 0 ]; then ok "rping over IPv6 under record in both VMs exits 0"; else not_ok "lab-vm run (rping over IPv6) exited $VM_RC"; sed 's/^/#   /' "$R6.stderr" | tail -20; fi
+check "rping over IPv6: the CM REQ from fd09::2 to fd09::1 on the wire, every ICRC good" bash -c \
+	"'$RDMATRACE' packets '$R6/capture.pcapng' >'$R6/packets.txt' && grep -q 'fd09::2 > fd09::1 UD Send Only QP 0x000001 .* CM REQ' '$R6/packets.txt' && ! grep -q 'icrc bad' '$R6/packets.txt'"
+check "rping over IPv6: each QP has its IPv6 address and its WRs' packets, clocks bounded, no problem found" python3 -c '
+import json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+p = subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True)
+d = json.loads(p.stdout)
+assert p.returncode == 0 and not [f for f in d["findings"] if f["severity"] != "info"], [f["text"][:200] for f in d["findings"]]
+qps = {q["host"]: q for q in d["qps"] if q["qpn"] != 1}
+assert qps["client"]["ip"] == "fd09::2" and qps["server"]["ip"] == "fd09::1", qps
+assert all(q["packets_tx"] > 0 and q["wrs_send"] > 0 for q in qps.values()), qps
+h = {x["name"]: x for x in d["hosts"]}
+assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h
+' "$R6" "$RDMATRACE"
 done_testing

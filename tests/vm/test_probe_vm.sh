@@ -8,7 +8,8 @@
 # completion) in the client VM: every WR, completion and PSN range checked
 # (its two QPs share one rxe device, so its packets never reach the wire), and
 # its bad-setup mode: calls rxe refuses, each explained.  Last, rping over
-# IPv6 addresses (RoCEv2 with IPv6 GIDs), traced and correlated.
+# IPv6 addresses (RoCEv2 with IPv6 GIDs) and on a VLAN (802.1Q-tagged
+# frames), traced and correlated.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -112,27 +113,56 @@ assert not [f for f in d["findings"] if f["kind"] == "clock"], [f["text"] for f 
 h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h
 ' "$R5" "$RDMATRACE"
-# ---- RoCEv2 over IPv6: rping between two ULA addresses ----
-# rxe makes a RoCEv2 GID of each IPv6 address the interface gets; the CM
-# exchange, the QPs' addresses, the clocks and the links all go by IPv6.
-R6=$VM_TMP/rping6
-vm_run "$R6" --scenario rping6 \
-	--server "ip -6 addr add fd09::1/64 dev eth0 nodad && sleep 1 && $REC -o $R6/srv -- rping -s -a fd09::1 -v -C 5" \
-	--client "ip -6 addr add fd09::2/64 dev eth0 nodad && sleep 2 && $REC -o $R6/cli -- rping -c -a fd09::1 -v -C 5" \
-	--server-name rping --client-name rping
-if [ "$VM_RC" -eq 0 ]; then ok "rping over IPv6 under record in both VMs exits 0"; else not_ok "lab-vm run (rping over IPv6) exited $VM_RC"; sed 's/^/#   /' "$R6.stderr" | tail -20; fi
-check "rping over IPv6: the CM REQ from fd09::2 to fd09::1 on the wire, every ICRC good" bash -c \
-	"'$RDMATRACE' packets '$R6/capture.pcapng' >'$R6/packets.txt' && grep -q 'fd09::2 > fd09::1 UD Send Only QP 0x000001 .* CM REQ' '$R6/packets.txt' && ! grep -q 'icrc bad' '$R6/packets.txt'"
-check "rping over IPv6: each QP has its IPv6 address and its WRs' packets, clocks bounded, no problem found" python3 -c '
+# clean_rping RUNDIR CLIENT_IP SERVER_IP: diagnose finds no problem in an
+# rping run, each side's QP has its address and sent WRs and packets, and
+# both guests' clocks are bounded.
+clean_rping() {
+	python3 -c '
 import json, subprocess, sys
-run, rt = sys.argv[1], sys.argv[2]
+rt, run, cip, sip = sys.argv[1:5]
 p = subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True)
 d = json.loads(p.stdout)
 assert p.returncode == 0 and not [f for f in d["findings"] if f["severity"] != "info"], [f["text"][:200] for f in d["findings"]]
 qps = {q["host"]: q for q in d["qps"] if q["qpn"] != 1}
-assert qps["client"]["ip"] == "fd09::2" and qps["server"]["ip"] == "fd09::1", qps
+assert qps["client"]["ip"] == cip and qps["server"]["ip"] == sip, qps
 assert all(q["packets_tx"] > 0 and q["wrs_send"] > 0 for q in qps.values()), qps
 h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h
-' "$R6" "$RDMATRACE"
+' "$RDMATRACE" "$@"
+}
+# traced_rping RUNDIR WHAT SERVER_SETUP CLIENT_SETUP SERVER_IP [LAB-VM OPTIONS]: rping
+# with 5 pings under record in both VMs after each one's set-up command,
+# and an ok / not ok line for its exit
+traced_rping() {
+	local dir=$1 what=$2 ssetup=$3 csetup=$4 sip=$5
+	shift 5
+	vm_run "$dir" --scenario rping "$@" \
+		--server "$ssetup && sleep 1 && $REC -o $dir/srv -- rping -s -a $sip -v -C 5" \
+		--client "$csetup && sleep 2 && $REC -o $dir/cli -- rping -c -a $sip -v -C 5" \
+		--server-name rping --client-name rping
+	if [ "$VM_RC" -eq 0 ]; then ok "rping $what under record in both VMs exits 0"; else not_ok "lab-vm run (rping $what) exited $VM_RC"; sed 's/^/#   /' "$dir.stderr" | tail -20; fi
+}
+# rping_wire RUNDIR PATTERN: the run's packets include a CM REQ line matching
+# PATTERN, and every ICRC is good
+rping_wire() {
+	"$RDMATRACE" packets "$1/capture.pcapng" >"$1/packets.txt" && grep -Eq "$2 UD Send Only QP 0x000001 .* CM REQ" "$1/packets.txt" &&
+		! grep -q 'icrc bad' "$1/packets.txt"
+}
+# ---- RoCEv2 over IPv6: rping between two ULA addresses ----
+# rxe makes a RoCEv2 GID of each IPv6 address the interface gets; the CM
+# exchange, the QPs' addresses, the clocks and the links all go by IPv6.
+R6=$VM_TMP/rping6
+traced_rping "$R6" "over IPv6" "ip -6 addr add fd09::1/64 dev eth0 nodad" "ip -6 addr add fd09::2/64 dev eth0 nodad" fd09::1
+check "rping over IPv6: the CM REQ from fd09::2 to fd09::1 on the wire, every ICRC good" rping_wire "$R6" 'fd09::2 > fd09::1'
+check "rping over IPv6: each QP has its IPv6 address and its WRs' packets, clocks bounded, no problem found" \
+	clean_rping "$R6" fd09::2 fd09::1
+# ---- RoCEv2 on a VLAN: rping between addresses of eth0.7 ----
+# the frames carry an 802.1Q tag (the GIDs of a VLAN interface are rxe0's
+# too): decoded, correlated and checked like untagged ones
+R7=$VM_TMP/rping-vlan
+vlan() { echo "ip link add link eth0 name eth0.7 type vlan id 7 && ip addr add 10.7.0.$1/24 dev eth0.7 && ip link set eth0.7 up"; }
+traced_rping "$R7" "on VLAN 7" "$(vlan 1)" "$(vlan 2)" 10.7.0.1 --modules 8021q
+check "rping on a VLAN: tagged RoCE frames decoded, the CM REQ from 10.7.0.2, every ICRC good" rping_wire "$R7" '10.7.0.2 > 10.7.0.1 vlan 7'
+check "rping on a VLAN: each QP has its address and its WRs' packets, clocks bounded, no problem found" \
+	clean_rping "$R7" 10.7.0.2 10.7.0.1
 done_testing

@@ -1533,11 +1533,106 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 	return 0;
 }
 
+/* Congestion signals between two addresses: ECN-marked packets from src to
+ * dst, and CNPs from src to dst. */
+struct cong_flow {
+	uint32_t src, dst, ecn, cnp;
+};
+#define CONG_FLOWS 64
+
+static void cong_count(struct cong_flow *f, uint32_t *nf, uint32_t src, uint32_t dst, bool is_cnp)
+{
+	uint32_t i = 0;
+	while (i < *nf && !(f[i].src == src && f[i].dst == dst))
+		i++;
+	if (i == *nf) {
+		if (*nf == CONG_FLOWS)
+			return; /* counted in the totals only */
+		f[(*nf)++] = (struct cong_flow){.src = src, .dst = dst};
+	}
+	if (is_cnp)
+		f[i].cnp++;
+	else
+		f[i].ecn++;
+}
+
+/* "from SRC to DST" of a flow. */
+static void flow_words(struct tl_build *b, const struct cong_flow *f, struct text *t)
+{
+	tx(t, "from ");
+	ep_words(b, f->src, t);
+	tx(t, " to ");
+	ep_words(b, f->dst, t);
+}
+
+/* The CNPs dst sent back to src. */
+static uint32_t cong_cnps_back(const struct cong_flow *f, uint32_t nf, uint32_t src, uint32_t dst)
+{
+	for (uint32_t i = 0; i < nf; i++)
+		if (f[i].src == dst && f[i].dst == src)
+			return f[i].cnp;
+	return 0;
+}
+
+/* The congestion finding: where the marks and CNPs went, and whether each
+ * receiver of marked packets answered with CNPs (DCQCN's notification
+ * point), without which its sender never slows down. */
+static void congestion_words(struct tl_build *b, const struct cong_flow *f, uint32_t nf, uint32_t cnp, uint32_t ecn,
+			     struct text *t)
+{
+	tx(t, "Congestion: ");
+	if (ecn) {
+		tx(t, "%u ECN-marked packet%s (Congestion Experienced: a queue on the path was filling up): ", ecn,
+		   ecn == 1 ? "" : "s");
+		uint32_t shown = 0, silent = 0;
+		for (uint32_t i = 0; i < nf; i++) {
+			if (!f[i].ecn)
+				continue;
+			if (shown++ < 4) {
+				tx(t, "%s%u ", shown > 1 ? ", " : "", f[i].ecn);
+				flow_words(b, &f[i], t);
+			}
+			silent += !cong_cnps_back(f, nf, f[i].src, f[i].dst);
+		}
+		tx(t, "%s.", shown > 4 ? " and more" : "");
+		if (silent) {
+			/* the flows whose receiver sent no CNP back to their sender */
+			tx(t, " No CNP came back for the marks");
+			for (uint32_t i = 0, n = 0; i < nf && n < 4; i++) {
+				if (!f[i].ecn || cong_cnps_back(f, nf, f[i].src, f[i].dst))
+					continue;
+				tx(t, "%s ", n++ ? "," : "");
+				flow_words(b, &f[i], t);
+			}
+			tx(t, "%s, so %s never slowed down: a receiver's device must run DCQCN's notification point to "
+			      "turn marks into CNPs (SoftRoCE has none; on a NIC, RoCE congestion control may be off for "
+			      "this priority).",
+			   silent > 4 ? " and more" : "", silent == 1 ? "that sender" : "those senders");
+		}
+	}
+	if (cnp) {
+		tx(t, "%s%u CNP%s", ecn ? " " : "", cnp, cnp == 1 ? "" : "s");
+		uint32_t shown = 0;
+		for (uint32_t i = 0; i < nf; i++) {
+			if (!f[i].cnp)
+				continue;
+			if (shown++ < 4) {
+				tx(t, "%s%u ", shown > 1 ? ", " : " (", f[i].cnp);
+				flow_words(b, &f[i], t);
+			}
+		}
+		tx(t, "%s): each tells the sender it is addressed to to cut its rate (DCQCN's reaction point).",
+		   shown > 4 ? " and more" : "");
+	}
+}
+
 static int wire_anomalies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b), nq = b->qps.n;
 	uint32_t bad = 0, firstbad = RT_TL_NONE, cnp = 0, ecn = 0, firstcong = RT_TL_NONE;
+	struct cong_flow flows[CONG_FLOWS];
+	uint32_t nflows = 0;
 	struct {
 		uint32_t n, first, nev, ev[32];
 	} *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
@@ -1560,6 +1655,7 @@ static int wire_anomalies(struct dctx *c)
 				cnp++;
 			else
 				ecn++;
+			cong_count(flows, &nflows, k->src_ep, k->dst_ep, k->opcode == RT_OP_CNP);
 			if (firstcong == RT_TL_NONE)
 				firstcong = (uint32_t)i;
 		}
@@ -1635,8 +1731,7 @@ static int wire_anomalies(struct dctx *c)
 	}
 	if (cnp || ecn) {
 		struct text t = {.n = 0}, e = {.n = 0};
-		tx(&t, "Congestion: %u CNP%s and %u ECN-marked packet%s; DCQCN senders slow down after each CNP.", cnp,
-		   cnp == 1 ? "" : "s", ecn, ecn == 1 ? "" : "s");
+		congestion_words(b, flows, nflows, cnp, ecn, &t);
 		tx(&e, "first at frame %u", tl_pk(b, firstcong)->frame);
 		long f = finding(b, RT_TLFK_CONGESTION, RT_TLS_INFO, item_t(c, tl_item_pk(b, firstcong)), RT_TL_NONE, 0, 0, &t, &e);
 		if (f < 0)

@@ -1416,6 +1416,58 @@ static void test_create_refused(void)
 	rt_timeline_free(tl);
 }
 
+/* ECN marks and CNPs: counted per direction, and a receiver of marked
+ * packets that sent no CNP back is named as the reason its sender never
+ * slowed down. */
+static void test_congestion(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	c.no_trace_a = c.no_trace_b = 1;
+	CHECK(sim_open(&s, rundir("congestion"), &c) == 0);
+	uint8_t payload[256] = {0};
+	for (int i = 0; i < 5; i++) { /* 3 marked A -> B, 2 marked B -> A */
+		struct synth p;
+		memset(&p, 0, sizeof(p));
+		int a_to_b = i < 3;
+		p.opcode = RT_OP_RC_WRITE_ONLY;
+		p.dqpn = a_to_b ? c.qpn_b : c.qpn_a;
+		p.psn = (a_to_b ? c.psn_a : c.psn_b) + (uint32_t)i;
+		p.tos = 2 | 3; /* ECT, then Congestion Experienced */
+		p.payload = payload;
+		p.payload_len = sizeof(payload);
+		sim_wire(&s, c.t0 + 1000 + (uint64_t)i * 1000, a_to_b, &p);
+	}
+	struct synth cnp; /* B answers A's marks; A does not answer B's */
+	memset(&cnp, 0, sizeof(cnp));
+	cnp.opcode = RT_OP_CNP;
+	cnp.dqpn = c.qpn_a;
+	cnp.becn = true;
+	cnp.payload = payload;
+	cnp.payload_len = 16;
+	sim_wire(&s, c.t0 + 9000, 0, &cnp);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("congestion"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned found = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		if (f->kind != RT_TLFK_CONGESTION)
+			continue;
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		found++;
+		CHECK(strstr(text, "Congestion: 5 ECN-marked packets (Congestion Experienced: a queue on the path was "
+				   "filling up): 3 from 10.9.0.2 to 10.9.0.1, 2 from 10.9.0.1 to 10.9.0.2. No CNP came back "
+				   "for the marks from 10.9.0.1 to 10.9.0.2, so that sender never slowed down") != NULL);
+		CHECK(strstr(text, "1 CNP (1 from 10.9.0.1 to 10.9.0.2): each tells the sender") != NULL);
+	}
+	CHECK_EQ_U(found, 1);
+	rt_timeline_free(tl);
+}
+
 /* UC and UD do not retransmit: a PSN gap in their streams is data lost. */
 static void test_unreliable_loss(void)
 {
@@ -1577,6 +1629,7 @@ int main(void)
 	RUN(test_partial_inputs);
 	RUN(test_post_refused);
 	RUN(test_create_refused);
+	RUN(test_congestion);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);
 	RUN(test_exports);

@@ -44,4 +44,30 @@ for t in "ib_write_bw -n 120 -s 65536" "ib_read_bw -n 120 -s 65536"; do
 	out=$(python3 tests/analysis/check_retries_counter.py "$P" "$RDMATRACE" client --tolerance 2 2>&1)
 	if [ $? -eq 0 ]; then ok "$name: Go-Back-N rounds on the wire match rxe's retry counter ${out#\# }"; else not_ok "$name: Go-Back-N rounds against rxe's retry counter"; printf '%s\n' "$out" | sed 's/^/#   /'; fi
 done
+# ECN marks instead of loss: netem's ecn option marks an ECN-capable packet
+# Congestion Experienced where it would drop it.  perftest -R -T 2 gives the
+# RDMA CM connection traffic class 2 (ECT(0)), which rxe puts in the IP
+# header.  The diagnosis counts every mark the capture has, per direction,
+# and says no CNP answered them (rxe has no DCQCN notification point).
+P=$VM_TMP/ecn
+perftest_run "$P" "ib_send_bw -d rxe0 -F -R -T 2 -n 200 -s 4096" --netem "loss 10% ecn"
+tsh "$P/capture.pcapng" -Y 'infiniband && ip.dsfield.ecn == 3' -T fields -e ip.src -e ip.dst >"$P/marked.tsv"
+check "ECN marks on the wire, each counted by the diagnosis per direction, none answered by a CNP" python3 -c '
+import collections, json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+marked = collections.Counter(tuple(l.split()) for l in open(run + "/marked.tsv") if l.strip())
+assert sum(marked.values()) > 0, "no ECN mark on the wire: the test did not test"
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+f = [x["text"] for x in d["findings"] if x["kind"] == "congestion"]
+assert len(f) == 1, f
+t = f[0]
+assert f"Congestion: {sum(marked.values())} ECN-marked packet" in t, (t, marked)
+host = {"10.9.0.1": "server", "10.9.0.2": "client"}
+for (src, dst), n in marked.items():
+    assert f"{n} from {host[src]} ({src}) to {host[dst]} ({dst})" in t, (t, marked)
+assert "No CNP came back for the marks" in t and "CNP (" not in t, t
+for (src, dst) in marked:
+    assert f"from {host[src]} ({src}) to {host[dst]} ({dst}), so" in t or f"from {host[src]} ({src}) to {host[dst]} ({dst}), from" in t, t
+print(f"# {dict(marked)}")
+' "$P" "$RDMATRACE"
 done_testing

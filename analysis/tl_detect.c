@@ -603,6 +603,15 @@ static bool stream_silent(struct tl_build *b, uint32_t s, uint32_t from, uint32_
 	return from < to;
 }
 
+/* "N packets (B bytes)" resent; atomics and empty messages carry no
+ * payload, so no byte count then. */
+static void resent_words(uint32_t packets, uint64_t bytes, struct text *t)
+{
+	tx(t, "%u packet%s", packets, packets == 1 ? "" : "s");
+	if (bytes)
+		tx(t, " (%" PRIu64 " bytes)", bytes);
+}
+
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -688,8 +697,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else
 				tx(&t, "that packet was lost before the capture point");
-			tx(&t, ", so the sender resent %u packet%s (%" PRIu64 " bytes) from PSN 0x%06x", packets,
-			   packets == 1 ? "" : "s", bytes, npsn);
+			tx(&t, ", so the sender resent ");
+			resent_words(packets, bytes, &t);
+			tx(&t, " from PSN 0x%06x", npsn);
 		} else if (rgap) {
 			const struct tl_pk *tr = tl_pk(b, u->trigger);
 			tx(&t, atomic ? ": the atomic ACK for PSN 0x%06x " : ": the RDMA READ response PSN 0x%06x ", u->psn);
@@ -770,9 +780,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			}
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
-			else
-				tx(&t, ", so the sender resent %u packet%s (%" PRIu64 " bytes)", packets, packets == 1 ? "" : "s",
-				   bytes);
+			else {
+				tx(&t, ", so the sender resent ");
+				resent_words(packets, bytes, &t);
+			}
 			if (rpsn != u->psn)
 				tx(&t, " from PSN 0x%06x", u->psn);
 			if (nb > 1)

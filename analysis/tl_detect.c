@@ -2905,34 +2905,80 @@ static int unreliable_tail_loss(struct dctx *c)
 	return rc;
 }
 
-/* UD datagrams a traced receiver dropped: the capture saw more datagrams on
- * their way to its UD QP, before its last successful receive completion, than
- * it completed receives.  Each of those was either taken before the datagram
- * of that last completion (the receiver takes datagrams in order, and polls
- * their completions in order) or came after it and was never received either
- * way.  UD drops a datagram silently when no receive WR is free for it; the
- * sender's completion says success.  Which of them were dropped is not known
- * (the receives pair with datagrams in order), only how many; datagrams after
- * the last completion are not counted (the program may have stopped
- * polling).  Needs a lower bound on the receiver's clock offset against the
- * capture's. */
-struct ud_recv {
+/* UD datagrams and UC messages a traced receiver dropped: the capture saw
+ * more of them arrive whole on their way to its QP, before its last
+ * successful receive completion, than it completed receives.  Each of those
+ * was either taken before the one of that last completion (the receiver
+ * takes them in order, and polls their completions in order) or came after
+ * it and was never received either way.  Which were dropped is not known (the
+ * receives pair with them in order), only how many; those after the last
+ * completion are not counted (the program may have stopped polling).  Needs
+ * a lower bound on the receiver's clock offset against the capture's.
+ *   UD: each datagram; dropped silently when no receive WR is free for it.
+ *   UC: each message whose every packet was captured (FIRST .. LAST in PSN
+ *   order, or ONLY) and that consumes a receive (SEND, WRITE with
+ *   immediate).  A message whose first packet arrived but whose end was
+ *   lost leaves the receiver expecting its rest: SoftRoCE (rxe) then refuses
+ *   the next message's first packet, and drops that message too although it
+ *   arrived whole; such messages are counted (after_broken). */
+struct recv_drops {
 	uint32_t last;            /* its last successful receive completion (event), RT_TL_NONE */
 	uint32_t ncomp;           /* its successful receive completions */
 	uint64_t cutoff;          /* the earliest the last one can have been, capture time; 0 unknown */
-	uint32_t nseen, first;    /* datagrams captured to it before cutoff; the first (packet) */
+	uint32_t nseen, first;    /* datagrams / whole messages captured to it before cutoff; the first (packet) */
+	struct tl_uc_reasm uc;    /* UC messages, in capture order */
+	uint32_t after_broken;    /* whole messages right after one whose end was lost */
 };
 
-static int ud_receiver_drops(struct dctx *c)
+static int recv_drops_finding(struct dctx *c, uint32_t q, const struct recv_drops *r)
+{
+	struct tl_build *b = c->b;
+	bool ud = tl_qp(b, q)->qp_type == 4;
+	uint32_t dropped = r->nseen - r->ncomp;
+	struct text t = {.n = 0}, e = {.n = 0};
+	tx(&t, "%s dropped at the receiver: ", ud ? "UD datagrams" : "UC messages");
+	qp_name(b, q, &t);
+	tx(&t, " completed %u receive%s, but the capture saw %u %s on their way to it before the last of them: %u "
+	       "%s never received. ",
+	   r->ncomp, r->ncomp == 1 ? "" : "s", r->nseen, ud ? "datagrams" : "messages arrive whole (every packet)",
+	   dropped, dropped == 1 ? "was" : "were");
+	if (ud) {
+		tx(&t, "UD drops a datagram silently when no receive WR is free for it (post receives ahead of the "
+		       "traffic); nothing reports it to either side and the sender's completion says success.");
+	} else if (r->after_broken >= dropped) {
+		tx(&t, "Each came right after a message whose first packet arrived but whose end was lost: the "
+		       "receiver, still expecting the rest of that message, refused the next one's first packet "
+		       "(SoftRoCE, rxe, does so), so each such loss cost two messages. Nothing reports it to either "
+		       "side, and the sender's completions say success.");
+	} else {
+		if (r->after_broken)
+			tx(&t, "%u of the %u messages that came right after one whose end was lost may have been refused "
+			       "for that (the receiver still expected the rest of that message). ",
+			   r->after_broken, r->after_broken + (r->nseen - r->after_broken));
+		tx(&t, "A UC receiver drops a message when no receive WR is free for it, or when it arrived damaged "
+		       "past the capture point; nothing reports it to either side, and the sender's completions say "
+		       "success.");
+	}
+	tx(&e, "%s from frame %u, last receive completion wr_id %" PRIu64, ud ? "datagrams" : "messages",
+	   tl_pk(b, r->first)->frame, tl_ev(b, r->last)->ev.u.wc.wr_id);
+	long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, tl_item_pk(b, r->first)), q, 0, 0, &t,
+			 &e);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), r->last);
+	return 0;
+}
+
+static int receiver_drops(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nq = b->qps.n, nev = tl_nev(b), npk = tl_npk(b);
 	bool any = false;
 	for (size_t q = 0; q < nq && !any; q++)
-		any = tl_qp(b, q)->qp_type == 4 && (tl_qp(b, q)->flags & RT_TLQ_TRACED);
+		any = unreliable_qp(b, (uint32_t)q);
 	if (!any)
-		return 0; /* no traced UD QP: nothing to scan the events and packets for */
-	struct ud_recv *u = calloc(nq, sizeof(*u));
+		return 0; /* no traced UC or UD QP: nothing to scan the events and packets for */
+	struct recv_drops *u = calloc(nq, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
 	for (size_t q = 0; q < nq; q++)
@@ -2940,8 +2986,9 @@ static int ud_receiver_drops(struct dctx *c)
 	for (size_t i = 0; i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		uint32_t q = b->ev_qp[i];
-		if (b->ev_shadow[i] || q >= nq || e->ev.kind != RT_EV_COMPLETION || e->ev.u.wc.opcode != TL_WC_RECV ||
-		    e->ev.u.wc.status != 0 || tl_qp(b, q)->qp_type != 4)
+		if (b->ev_shadow[i] || q >= nq || e->ev.kind != RT_EV_COMPLETION || e->ev.u.wc.status != 0 ||
+		    (e->ev.u.wc.opcode != TL_WC_RECV && e->ev.u.wc.opcode != TL_WC_RECV_RDMA_WITH_IMM) ||
+		    !unreliable_qp(b, q))
 			continue;
 		u[q].ncomp++;
 		u[q].last = (uint32_t)i;
@@ -2953,7 +3000,7 @@ static int ud_receiver_drops(struct dctx *c)
 		/* the earliest the last completion can have been in the capture's
 		 * time: its raw time plus the lowest offset the constraints allow
 		 * (a receiver's completions bound it from that side even when
-		 * nothing bounds it from the other, as with one-way datagrams) */
+		 * nothing bounds it from the other, as with one-way traffic) */
 		const struct tl_evrec *e = tl_ev(b, u[q].last);
 		int64_t lo = e->host == b->capture_host ? 0 : tl_host(b, e->host)->offset_lo_ns;
 		if (lo == INT64_MIN || (int64_t)e->raw_ns + lo <= 0)
@@ -2964,35 +3011,23 @@ static int ud_receiver_drops(struct dctx *c)
 	for (size_t i = 0; any && i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		uint32_t q = k->recv_qp;
-		if (k->is_cm || q >= nq || !u[q].cutoff || rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD || k->damaged ||
-		    k->icrc == RT_ICRC_BAD || item_t(c, tl_item_pk(b, (uint32_t)i)) >= u[q].cutoff)
+		if (k->is_cm || q >= nq || !u[q].cutoff || k->damaged || k->icrc == RT_ICRC_BAD ||
+		    item_t(c, tl_item_pk(b, (uint32_t)i)) >= u[q].cutoff)
+			continue;
+		uint32_t first = (uint32_t)i;
+		bool after_broken = false;
+		if (tl_qp(b, q)->qp_type == 4 ? rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD
+					      : !tl_uc_pk_to(b, k, q) ||
+						!tl_uc_reasm_add(&u[q].uc, k, (uint32_t)i, &first, &after_broken))
 			continue;
 		if (!u[q].nseen++)
-			u[q].first = (uint32_t)i;
+			u[q].first = first;
+		u[q].after_broken += after_broken;
 	}
 	int rc = 0;
-	for (size_t q = 0; !rc && q < nq; q++) {
-		const struct ud_recv *r = &u[q];
-		if (r->nseen <= r->ncomp)
-			continue;
-		uint32_t dropped = r->nseen - r->ncomp;
-		struct text t = {.n = 0}, e = {.n = 0};
-		tx(&t, "UD datagrams dropped at the receiver: ");
-		qp_name(b, (uint32_t)q, &t);
-		tx(&t, " completed %u receive%s, but the capture saw %u datagrams on their way to it before the last of "
-		       "them: %u %s never received. UD drops a datagram silently when no receive WR is free for it "
-		       "(post receives ahead of the traffic); nothing reports it to either side and the sender's "
-		       "completion says success.",
-		   r->ncomp, r->ncomp == 1 ? "" : "s", r->nseen, dropped, dropped == 1 ? "was" : "were");
-		tx(&e, "datagrams from frame %u, last receive completion wr_id %" PRIu64, tl_pk(b, r->first)->frame,
-		   tl_ev(b, r->last)->ev.u.wc.wr_id);
-		long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, tl_item_pk(b, r->first)), (uint32_t)q,
-				 0, 0, &t, &e);
-		if (f < 0)
-			rc = -ENOMEM;
-		else
-			tl_finding_evidence(b, FI(b, f), r->last);
-	}
+	for (size_t q = 0; !rc && q < nq; q++)
+		if (u[q].nseen > u[q].ncomp)
+			rc = recv_drops_finding(c, (uint32_t)q, &u[q]);
 	free(u);
 	return rc;
 }
@@ -3245,7 +3280,7 @@ int tl_detect(struct tl_build *b)
 	if (!rc)
 		rc = unreliable_tail_loss(&c);
 	if (!rc)
-		rc = ud_receiver_drops(&c);
+		rc = receiver_drops(&c);
 	if (!rc)
 		rc = inputs_and_clocks(b);
 	if (!rc)

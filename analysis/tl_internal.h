@@ -358,7 +358,23 @@ const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk);
 /* analysis/tl_ud.c: UD datagrams linked to their send and receive WRs. */
 /* ibv_wc_opcode IBV_WC_RECV: a completion of a receive WR */
 #define TL_WC_RECV 128
+/* IBV_WC_RECV_RDMA_WITH_IMM: a receive WR consumed by an RDMA WRITE with immediate */
+#define TL_WC_RECV_RDMA_WITH_IMM 129
 int tl_ud_links(struct tl_build *b);
+/* analysis/tl_uc.c: UC messages on their way to a traced receiver, in
+ * capture order, reassembled: tl_uc_reasm_add() takes packet i (k) when
+ * tl_uc_pk_to() says it is one, and returns true when it completes a message
+ * that arrived whole and consumes a receive (*first: its first packet;
+ * *after_broken: it came right after a message whose end was lost).
+ * tl_uc_links() bounds traced UC receivers' clocks from below by them. */
+struct tl_uc_reasm {
+	uint32_t next_psn, msg_first;
+	bool have_next, in_msg, msg_consumes, broken;
+	bool msg_after_broken;    /* the message in progress follows one whose end was lost */
+};
+bool tl_uc_pk_to(const struct tl_build *b, const struct tl_pk *k, uint32_t q);
+bool tl_uc_reasm_add(struct tl_uc_reasm *r, const struct tl_pk *k, uint32_t i, uint32_t *first, bool *after_broken);
+int tl_uc_links(struct tl_build *b);
 void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc);
 /* The endpoint of an address (IPv4: its 4 bytes), added when new; *hint is
  * the one this caller found last.  RT_TL_NONE without memory. */

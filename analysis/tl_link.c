@@ -2257,6 +2257,12 @@ static int ud_links(struct lctx *c)
 	return tl_ud_links(c->b);
 }
 
+/* UC receivers' clocks bounded by the whole messages (analysis/tl_uc.c). */
+static int uc_links(struct lctx *c)
+{
+	return tl_uc_links(c->b);
+}
+
 /* The two ends of each CM connection in the traces (analysis/tl_cm_peer.c). */
 static int cm_peer_links(struct lctx *c)
 {
@@ -2374,7 +2380,7 @@ int tl_link_all(struct tl_build *b)
 		     {"l.wrs", wr_ranges},        {"l.ematch", engine_match}, {"l.stream", wire_streams},
 		     {"l.engine", engine_events},
 		     {"l.compl", completions},    {"l.recv", recv_consumers}, {"l.cm", cm_links},
-		     {"l.cmpeer", cm_peer_links}, {"l.ud", ud_links},
+		     {"l.cmpeer", cm_peer_links}, {"l.ud", ud_links},     {"l.uc", uc_links},
 		     {"l.causal", causal_constraints}};
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		if ((rc = steps[i].fn(&c)) < 0)

@@ -44,6 +44,47 @@ for t in "ib_write_bw -n 120 -s 65536" "ib_read_bw -n 120 -s 65536"; do
 	out=$(python3 tests/analysis/check_retries_counter.py "$P" "$RDMATRACE" client --tolerance 2 2>&1)
 	if [ $? -eq 0 ]; then ok "$name: Go-Back-N rounds on the wire match rxe's retry counter ${out#\# }"; else not_ok "$name: Go-Back-N rounds against rxe's retry counter"; printf '%s\n' "$out" | sed 's/^/#   /'; fi
 done
+# UC under 3% loss: a lost packet drops its message, and a lost end of a
+# message whose first packet arrived makes rxe refuse the next message too,
+# though it arrived whole.  The diagnosis counts the whole messages the
+# capture saw against the receives the server's trace completed: what it says
+# must agree with the capture (whole messages, and those right after a
+# message that lost its end) and with rxe's own count of receives
+# (rdma_recvs).  The server waits for the messages it never got: stopped
+# after --grace.
+P=$VM_TMP/uc
+vm_run "$P" --scenario uc-loss --loss 3 --grace 3 \
+	--server "$PWD/$RDMATRACE record -o $P/srv -- ib_send_bw -d rxe0 -F -c UC -n 300 -s 2048" \
+	--client "$PWD/$RDMATRACE record -o $P/cli -- ib_send_bw -d rxe0 -F -c UC -n 300 -s 2048 10.9.0.1" \
+	--server-name ib_send_bw --client-name ib_send_bw
+tsh "$P/capture.pcapng" -Y 'infiniband && ip.src == 10.9.0.2 && infiniband.bth.destqp != 1' -T fields \
+	-e infiniband.bth.opcode -e infiniband.bth.psn >"$P/uc.tsv"
+check "UC under loss: the whole messages the capture saw against the receives completed, and those rxe refused after a lost message end" python3 -c '
+import json, re, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+rows = [l.split() for l in open(run + "/uc.tsv") if l.strip()]
+assert rows, "no UC packet captured"
+FIRST, LAST = 32, 34  # UC SEND First / Last: 2048 bytes are two packets at MTU 1024
+got = {(int(op), int(psn)) for op, psn in rows}
+start = min(psn if op == FIRST else psn - 1 for op, psn in got)  # the first message'"'"'s FIRST
+whole, after_broken, broken = 0, 0, False
+for m in range(300):
+    f, l = (FIRST, start + 2 * m) in got, (LAST, start + 2 * m + 1) in got
+    if f and l:
+        whole += 1
+        after_broken += broken
+    broken = (f and not l) or (broken and not f)
+recvs = int(dict(l.split() for l in open(run + "/logs/server-hw_counters.txt") if len(l.split()) == 2)["rdma_recvs"])
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+f = [x["text"] for x in d["findings"] if x["text"].startswith("UC messages dropped at the receiver")]
+if whole > recvs:
+    assert len(f) == 1, (whole, recvs, f)
+    assert f"completed {recvs} receive" in f[0] and f"saw {whole} messages arrive whole" in f[0], (whole, recvs, f)
+    assert after_broken >= whole - recvs and "Each came right after a message whose first packet arrived" in f[0], (after_broken, f)
+else:
+    assert not f, (whole, recvs, f)
+print(f"# {len(rows)} UC packets, {whole} whole messages, {recvs} received (rxe), {after_broken} right after a lost message end")
+' "$P" "$RDMATRACE"
 # ECN marks instead of loss: netem's ecn option marks an ECN-capable packet
 # Congestion Experienced where it would drop it.  perftest -R -T 2 gives the
 # RDMA CM connection traffic class 2 (ECT(0)), which rxe puts in the IP

@@ -31,7 +31,7 @@ static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv
 static int run_server(const struct lab_opts *o)
 {
 	struct server_state s;
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	s.counters = aligned_alloc(8, 2 * sizeof(uint64_t));
 	s.mr = NULL;
@@ -79,7 +79,7 @@ static int atomic_op(const struct lab_opts *o, struct lab_conn *c, enum ibv_wr_o
 
 static int run_client(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 8, .recv_wr = 4 };
 	uint64_t *result = aligned_alloc(8, sizeof(uint64_t));
 	struct ibv_mr *mr = NULL;

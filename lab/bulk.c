@@ -29,7 +29,7 @@ static double mb_per_s(uint64_t bytes, uint64_t ms)
 static int rdma_server(const struct lab_opts *o)
 {
 	struct lab_region s = { .len = o->size, .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
@@ -48,7 +48,7 @@ static int rdma_server(const struct lab_opts *o)
 
 static int rdma_client(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	unsigned sq = 128;
 	struct lab_qp_caps caps = { .send_wr = sq, .recv_wr = 4 };
 	uint8_t *buf = malloc(o->size);
@@ -58,6 +58,8 @@ static int rdma_client(const struct lab_opts *o)
 	bool ok = false;
 	uint64_t raddr;
 	uint32_t rkey, rlen;
+	if (!buf)
+		fprintf(stderr, "lab: cannot allocate the %llu bytes to send\n", (unsigned long long)o->size);
 	if (!buf || lab_client_connect(o, &c, &caps, NULL, NULL) != 0 || lab_peer_cap(&c, &raddr, &rkey, &rlen) != 0)
 		goto out;
 	if (rlen < o->size)

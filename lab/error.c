@@ -23,7 +23,7 @@
 static int run_server(const struct lab_opts *o)
 {
 	struct lab_region s = { .len = o->size, .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	bool overflow = lab_mode_is(o, "overflow"); /* the client's WRITEs are good ones */
 	s.buf = calloc(1, s.len);
@@ -82,7 +82,7 @@ static bool overflow_send_queue(struct lab_conn *c, void *buf, uint32_t len, uin
 
 static int run_client(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 8, .recv_wr = 4 };
 	uint8_t *buf = malloc(o->size);
 	bool overflow = lab_mode_is(o, "overflow");

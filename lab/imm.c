@@ -47,7 +47,7 @@ static int server_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *priv
 static int run_server(const struct lab_opts *o)
 {
 	struct server_state s = { .o = o, .len = (size_t)o->size * o->count };
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = o->depth };
 	unsigned got = 0, bad = 0;
 	s.buf = calloc(1, s.len);
@@ -95,7 +95,7 @@ static int run_server(const struct lab_opts *o)
 
 static int run_client(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 16, .recv_wr = 4 };
 	uint8_t *buf = malloc(o->size);
 	struct ibv_mr *mr = NULL;

@@ -19,7 +19,7 @@ static int run_server(const struct lab_opts *o)
 {
 	struct lab_region s = { .len = o->size,
 				.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	s.buf = calloc(1, s.len);
 	if (!s.buf)
@@ -61,7 +61,7 @@ static int one_sided(const struct lab_opts *o, struct lab_conn *c, enum ibv_wr_o
 
 static int run_client(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	uint8_t *out = malloc(o->size), *back = calloc(1, o->size);
 	struct ibv_mr *out_mr = NULL, *back_mr = NULL;

@@ -53,7 +53,7 @@ static int receiver_setup(struct lab_conn *c, void *arg, void *priv, uint8_t *pr
 static int run_receiver(const struct lab_opts *o)
 {
 	struct receiver r = { .o = o };
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = o->depth };
 	unsigned got = 0, bad = 0, outstanding;
 	bool batch = lab_mode_is(o, "batch");
@@ -105,7 +105,7 @@ static int run_receiver(const struct lab_opts *o)
 
 static int run_sender(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	unsigned sq = 64;
 	struct lab_qp_caps caps = { .send_wr = sq, .recv_wr = 4 };
 	uint8_t *bufs = malloc((size_t)sq * o->size);

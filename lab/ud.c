@@ -199,7 +199,7 @@ static unsigned sender_requests(struct ud_clients *cl, const struct ibv_wc *wc, 
 
 static int run_server(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct ud_bufs b = { 0 };
 	struct lab_qp_caps caps = { .type = IBV_QPT_UD, .send_wr = 8, .recv_wr = o->depth };
 	struct addrinfo *res = NULL;
@@ -277,7 +277,7 @@ out:
 
 static int run_client(const struct lab_opts *o)
 {
-	struct lab_conn c;
+	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct ud_bufs b = { 0 };
 	struct lab_qp_caps caps = { .type = IBV_QPT_UD, .send_wr = 8, .recv_wr = o->depth };
 	struct addrinfo *res = NULL;

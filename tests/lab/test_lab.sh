@@ -50,4 +50,10 @@ rc=$?
 check "a program that dies fails the run" test $rc -ne 0 -a $rc -ne 124
 check "... with a message naming what failed and the log" grep -q 'did not come up; its output is in .*logs/server-rt-lab-minimal.out' "$T/dies.out"
 check "... and keeps what was recorded" test -s "$T/dies/logs/server-rt-lab-minimal.out" -a -s "$T/dies/run.json"
+# a lab program that fails before it connects (here: no memory for a 64 GiB
+# transfer) reports it and exits 1; it crashed in its clean-up before
+"$BUILD/lab/rt-lab-bulk" --client -a 127.0.0.1 -p 1 --size 64G --timeout-ms 1000 >"$T/nomem.out" 2>&1
+rc=$?
+check "a lab program failing before it connects exits 1 with its result line (no crash: status $rc)" \
+	bash -c "test $rc -eq 1 && grep -q 'RESULT bulk client fail' '$T/nomem.out'"
 done_testing

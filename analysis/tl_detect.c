@@ -1312,6 +1312,45 @@ static bool qp_torn_down(struct dctx *c, uint32_t q, size_t i)
 	return false;
 }
 
+/* What the capture says of the responder of a burst that ended in
+ * RETRY_EXC_ERR: when its last packet came, against the first transmission
+ * of the PSN it never acknowledged. */
+static void peer_silence_words(struct dctx *c, const struct burst *u, struct text *t)
+{
+	struct tl_build *b = c->b;
+	uint32_t orig = u->original != RT_TL_NONE ? u->original : u->first;
+	if (orig >= tl_npk(b) || u->last >= tl_npk(b))
+		return;
+	uint32_t peer = tl_pk(b, orig)->dst_ep, last = RT_TL_NONE;
+	for (uint32_t j = u->last + 1; j-- > 0;)
+		if (tl_pk(b, j)->src_ep == peer && !tl_pk(b, j)->is_cm) {
+			last = j;
+			break;
+		}
+	tx(t, " ");
+	if (last == RT_TL_NONE) {
+		tx(t, "The capture holds no packet from ");
+		ep_words(b, peer, t);
+		tx(t, " at all.");
+		return;
+	}
+	uint64_t t_last = item_t(c, tl_item_pk(b, last)), t_orig = item_t(c, tl_item_pk(b, orig));
+	uint64_t t_retry = item_t(c, tl_item_pk(b, u->first));
+	if (t_last < t_retry) {
+		tx(t, "Nothing came from ");
+		ep_words(b, peer, t);
+		tx(t, " after frame %u (%.3f ms %s that PSN was first sent, in frame %u), so none of the retries was "
+		      "answered: the peer went silent (it stopped or lost its link, or its packets were dropped before "
+		      "the capture point).",
+		   tl_pk(b, last)->frame, (double)(t_last > t_orig ? t_last - t_orig : t_orig - t_last) / 1e6,
+		   t_last > t_orig ? "after" : "before", tl_pk(b, orig)->frame);
+	} else {
+		ep_words(b, peer, t);
+		tx(t, " still sent packets during the retries (the last in frame %u), but none acknowledged that PSN.",
+		   tl_pk(b, last)->frame);
+	}
+}
+
 static int error_completions(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -1355,6 +1394,8 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 			if (Q && Q->retry_cnt != 0xFF)
 				tx(&t, " and retry_cnt %u", Q->retry_cnt);
 			tx(&t, " (transport retry counter exceeded: the peer is unreachable, dead, or its packets are dropped).");
+			if (u)
+				peer_silence_words(c, u, &t);
 			break;
 		}
 		case WC_RNR_RETRY_EXC_ERR:

@@ -575,6 +575,9 @@ static void test_retry_exceeded(void)
 		CHECK(contains(t, "never acknowledged after 2 retransmission rounds"));
 		CHECK(contains(t, "retry_cnt 2"));
 		CHECK(contains(t, "WR_FLUSH_ERR"));
+		/* the dead peer's last packet came before the unacknowledged PSN was sent */
+		CHECK(contains(t, "Nothing came from hostB (10.9.0.1) after frame 39 (0.016 ms before that PSN was first "
+				  "sent, in frame 40), so none of the retries was answered: the peer went silent"));
 	}
 	rt_timeline_free(tl);
 }

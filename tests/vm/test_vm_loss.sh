@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # rping under netem loss between the two SoftRoCE VMs: the requester
 # retransmits (the same PSN crosses the wire twice) and rping still completes.
+# Then perftest under loss, UC under loss, a peer that goes silent
+# (RETRY_EXC_ERR) and ECN marks, each diagnosed and checked against the
+# capture and rxe's counters.
 #
 # Why these numbers: a message of 32 KiB is 32 packets at path MTU 1024, and
 # almost any lost packet of it is retransmitted with packets that already
@@ -84,6 +87,31 @@ if whole > recvs:
 else:
     assert not f, (whole, recvs, f)
 print(f"# {len(rows)} UC packets, {whole} whole messages, {recvs} received (rxe), {after_broken} right after a lost message end")
+' "$P" "$RDMATRACE"
+# A peer that goes silent: 9 s into the server's run its egress drops
+# everything, so the client's WRITEs (retry_cnt 2, ACK timeout 14: 67 ms) are
+# never acknowledged again and fail with RETRY_EXC_ERR.  The diagnosis names
+# the PSN, the rounds (rxe's completer_retry_err and retry_exceeded_err agree),
+# and that nothing came from the server since.
+P=$VM_TMP/retry-exceeded
+B="$PWD/$BUILD/lab/rt-lab-bulk"
+vm_run "$P" --scenario retry-exceeded --grace 5 \
+	--server "(sleep 9; tc qdisc add dev eth0 root netem loss 100%) & $PWD/$RDMATRACE record -o $P/srv -- $B --server -a 10.9.0.1 -p 7471 --size 96M --count 384 --timeout-ms 4000" \
+	--client "$PWD/$RDMATRACE record -o $P/cli -- $B --client -a 10.9.0.1 -p 7471 --size 96M --count 384 --retry-cnt 2 --ack-timeout 14 --timeout-ms 10000" \
+	--server-name bulk --client-name bulk
+check "the client's WRITE failed with transport retry counter exceeded" grep -q 'transport retry counter exceeded' "$P/logs/client-bulk.err"
+check "RETRY_EXC_ERR explained: the PSN, rxe's retry count of rounds at the ACK timeout, the peer silent since" python3 -c '
+import json, re, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+c = dict(l.split() for l in open(run + "/logs/client-hw_counters.txt") if len(l.split()) == 2)
+assert c["retry_exceeded_err"] == "1", c
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+f = [x["text"] for x in d["findings"] if x["kind"] == "error_completion" and "RETRY_EXC_ERR" in x["text"]]
+assert len(f) == 1, [x["text"][:200] for x in d["findings"]]
+rounds = int(c["completer_retry_err"])
+assert re.search(r"PSN 0x[0-9a-f]{6} was never acknowledged after %d retransmission rounds? with local ACK timeout 14 \(67.11 ms each\) and retry_cnt 2" % rounds, f[0]), (rounds, f[0])
+assert "Nothing came from server (10.9.0.1) after frame" in f[0] and "the peer went silent" in f[0], f[0]
+print("# " + f[0][:160])
 ' "$P" "$RDMATRACE"
 # ECN marks instead of loss: netem's ecn option marks an ECN-capable packet
 # Congestion Experienced where it would drop it.  perftest -R -T 2 gives the

@@ -1617,6 +1617,21 @@ static void flow_words(struct tl_build *b, const struct cong_flow *f, struct tex
 	ep_words(b, f->dst, t);
 }
 
+/* "N from SRC to DST, ..." for the first four flows with ECN marks (or with
+ * CNPs); returns how many flows have them. */
+static uint32_t flow_counts(struct tl_build *b, const struct cong_flow *f, uint32_t nf, bool cnps, struct text *t)
+{
+	uint32_t shown = 0;
+	for (uint32_t i = 0; i < nf; i++) {
+		uint32_t n = cnps ? f[i].cnp : f[i].ecn;
+		if (n && shown++ < 4) {
+			tx(t, "%s%u ", shown > 1 ? ", " : "", n);
+			flow_words(b, &f[i], t);
+		}
+	}
+	return shown;
+}
+
 /* The CNPs dst sent back to src. */
 static uint32_t cong_cnps_back(const struct cong_flow *f, uint32_t nf, uint32_t src, uint32_t dst)
 {
@@ -1636,16 +1651,9 @@ static void congestion_words(struct tl_build *b, const struct cong_flow *f, uint
 	if (ecn) {
 		tx(t, "%u ECN-marked packet%s (Congestion Experienced: a queue on the path was filling up): ", ecn,
 		   ecn == 1 ? "" : "s");
-		uint32_t shown = 0, silent = 0;
-		for (uint32_t i = 0; i < nf; i++) {
-			if (!f[i].ecn)
-				continue;
-			if (shown++ < 4) {
-				tx(t, "%s%u ", shown > 1 ? ", " : "", f[i].ecn);
-				flow_words(b, &f[i], t);
-			}
-			silent += !cong_cnps_back(f, nf, f[i].src, f[i].dst);
-		}
+		uint32_t shown = flow_counts(b, f, nf, false, t), silent = 0;
+		for (uint32_t i = 0; i < nf; i++)
+			silent += f[i].ecn && !cong_cnps_back(f, nf, f[i].src, f[i].dst);
 		tx(t, "%s.", shown > 4 ? " and more" : "");
 		if (silent) {
 			/* the flows whose receiver sent no CNP back to their sender */
@@ -1663,16 +1671,8 @@ static void congestion_words(struct tl_build *b, const struct cong_flow *f, uint
 		}
 	}
 	if (cnp) {
-		tx(t, "%s%u CNP%s", ecn ? " " : "", cnp, cnp == 1 ? "" : "s");
-		uint32_t shown = 0;
-		for (uint32_t i = 0; i < nf; i++) {
-			if (!f[i].cnp)
-				continue;
-			if (shown++ < 4) {
-				tx(t, "%s%u ", shown > 1 ? ", " : " (", f[i].cnp);
-				flow_words(b, &f[i], t);
-			}
-		}
+		tx(t, "%s%u CNP%s (", ecn ? " " : "", cnp, cnp == 1 ? "" : "s");
+		uint32_t shown = flow_counts(b, f, nf, true, t);
 		tx(t, "%s): each tells the sender it is addressed to to cut its rate (DCQCN's reaction point).",
 		   shown > 4 ? " and more" : "");
 	}

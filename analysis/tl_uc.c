@@ -17,6 +17,17 @@
 
 #include "tl_internal.h"
 
+/* A message starts at packet i (k): one still in progress lost its end. */
+static void msg_start(struct tl_uc_reasm *r, const struct tl_pk *k, uint32_t i)
+{
+	if (r->in_msg)
+		r->broken = true;
+	r->msg_first = i;
+	r->msg_consumes = k->consumes_recv;
+	r->msg_after_broken = r->broken;
+	r->broken = false;
+}
+
 bool tl_uc_reasm_add(struct tl_uc_reasm *r, const struct tl_pk *k, uint32_t i, uint32_t *first, bool *after_broken)
 {
 	bool gap = r->have_next && k->psn != r->next_psn;
@@ -29,13 +40,8 @@ bool tl_uc_reasm_add(struct tl_uc_reasm *r, const struct tl_pk *k, uint32_t i, u
 	bool whole = false;
 	switch (k->position) {
 	case RT_POS_FIRST:
-		if (r->in_msg)
-			r->broken = true;
+		msg_start(r, k, i);
 		r->in_msg = true;
-		r->msg_first = i;
-		r->msg_consumes = k->consumes_recv;
-		r->msg_after_broken = r->broken;
-		r->broken = false;
 		return false;
 	case RT_POS_MIDDLE:
 		r->msg_consumes |= k->consumes_recv;
@@ -47,12 +53,8 @@ bool tl_uc_reasm_add(struct tl_uc_reasm *r, const struct tl_pk *k, uint32_t i, u
 		whole = r->msg_consumes || k->consumes_recv;
 		break;
 	case RT_POS_ONLY:
-		if (r->in_msg)
-			r->broken = true;
+		msg_start(r, k, i);
 		r->in_msg = false;
-		r->msg_first = i;
-		r->msg_after_broken = r->broken;
-		r->broken = false;
 		whole = k->consumes_recv;
 		break;
 	default:

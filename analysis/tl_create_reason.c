@@ -147,7 +147,8 @@ static void srq_reason(struct out *o, const struct rt_ev_object *s, const struct
 		tl_textf(&o->t, " (more WRs or SGEs than the device's max_srq_wr / max_srq_sge are the usual cause)");
 }
 
-int tl_create_errno(const struct rt_event *ev)
+/* The errno a refused create recorded, 0 unknown. */
+static int create_errno(const struct rt_event *ev)
 {
 	switch (ev->kind) {
 	case RT_EV_QP_CREATE: return ev->u.qp_create.error;
@@ -164,7 +165,7 @@ size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_cap
 	if (!len)
 		return 0;
 	buf[0] = 0;
-	int err = tl_create_errno(ev);
+	int err = create_errno(ev);
 	tl_textf(&o.t, "%s", tl_create_call_name(ev));
 	if (ev->kind == RT_EV_QP_CREATE)
 		tl_textf(&o.t, " of %s", qp_type_words(ev->u.qp_create.qp_type, false));

@@ -63,6 +63,20 @@ const char *rt_tl_severity_name(unsigned s)
 	return s == RT_TLS_ERROR ? "error" : s == RT_TLS_WARNING ? "warning" : "info";
 }
 
+/* QP q's address into ip (INET6_ADDRSTRLEN bytes); false when not known. */
+static bool qp_ip(const struct rt_tl_qp *q, char *ip)
+{
+	return (q->ip_version == 4 || q->ip_version == 6) &&
+	       inet_ntop(q->ip_version == 6 ? AF_INET6 : AF_INET, q->ip, ip, INET6_ADDRSTRLEN);
+}
+
+size_t rt_tl_format_qp_ip(const struct rt_tl_qp *q, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+	int w = snprintf(buf, len, "%s", q && qp_ip(q, ip) ? ip : "-");
+	return w < 0 ? 0 : (size_t)w < len ? (size_t)w : len ? len - 1 : 0;
+}
+
 size_t tl_qp_which(const struct rt_tl_qp *qps, size_t n, const struct rt_tl_proc *procs, size_t nprocs,
 		   const char *strs, size_t nstrs, size_t q, char *buf, size_t len)
 {
@@ -79,8 +93,7 @@ size_t tl_qp_which(const struct rt_tl_qp *qps, size_t n, const struct rt_tl_proc
 		return 0;
 	struct tl_textbuf o = {.p = buf, .cap = len};
 	char ip[INET6_ADDRSTRLEN];
-	if ((Q->ip_version == 4 || Q->ip_version == 6) &&
-	    inet_ntop(Q->ip_version == 6 ? AF_INET6 : AF_INET, Q->ip, ip, sizeof(ip)))
+	if (qp_ip(Q, ip))
 		tl_textf(&o, "%s", ip);
 	else if (Q->proc < nprocs)
 		tl_textf(&o, "%s pid %d", procs[Q->proc].program < nstrs ? strs + procs[Q->proc].program : "?",
@@ -96,18 +109,13 @@ size_t rt_tl_format_qp_host(const struct rt_timeline *tl, size_t q, char *buf, s
 	const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
 	if (!Q)
 		return 0;
+	if (Q->host >= tl->nhosts)
+		return rt_tl_format_qp_ip(Q, buf, len);
 	struct tl_textbuf o = {.p = buf, .cap = len};
 	char which[96];
-	if (Q->host >= tl->nhosts) {
-		char ip[INET6_ADDRSTRLEN];
-		bool known = (Q->ip_version == 4 || Q->ip_version == 6) &&
-			     inet_ntop(Q->ip_version == 6 ? AF_INET6 : AF_INET, Q->ip, ip, sizeof(ip));
-		tl_textf(&o, "%s", known ? ip : "-");
-	} else {
-		tl_textf(&o, "%s", rt_tl_str(tl, tl->hosts[Q->host].name));
-		if (tl_qp_which(tl->qps, tl->nqps, tl->procs, tl->nprocs, tl->strs, tl->nstrs, q, which, sizeof(which)))
-			tl_textf(&o, " %s", which);
-	}
+	tl_textf(&o, "%s", rt_tl_str(tl, tl->hosts[Q->host].name));
+	if (tl_qp_which(tl->qps, tl->nqps, tl->procs, tl->nprocs, tl->strs, tl->nstrs, q, which, sizeof(which)))
+		tl_textf(&o, " %s", which);
 	return o.n;
 }
 

@@ -401,12 +401,11 @@ void tl_textf(struct tl_textbuf *o, const char *fmt, ...) __attribute__((format(
 size_t tl_qp_which(const struct rt_tl_qp *qps, size_t n, const struct rt_tl_proc *procs, size_t nprocs,
 		   const char *strs, size_t nstrs, size_t q, char *buf, size_t len);
 
-/* A refused create (tl_create_reason.c): the call's name, its errno (0
- * unknown), and the sentence saying it failed on host and why, from the
- * event and the device's limits (NULL when none were recorded), without
- * the final period, into buf; returns the length. */
+/* A refused create (tl_create_reason.c): the call's name, and the sentence
+ * saying it failed on host, with its errno, and why, from the event and the
+ * device's limits (NULL when none were recorded), without the final period,
+ * into buf; returns the length. */
 const char *tl_create_call_name(const struct rt_event *ev);
-int tl_create_errno(const struct rt_event *ev);
 size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_caps *caps, const char *host, char *buf,
 			size_t len);
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the

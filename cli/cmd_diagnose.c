@@ -4,7 +4,6 @@
  * statistics and per-opcode WR latency percentiles.  Correlates first when
  * the timeline is missing or stale.  Exit: 0 no problems, 1 problems, 2 error.
  */
-#include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -97,16 +96,6 @@ static bool gsi_idle_qp(const struct rt_tl_qp *q)
 {
 	return q->qpn == 1 && !q->wrs_send && !q->wrs_recv && !q->completions && !q->packets_tx && !q->naks &&
 	       !q->rnr_naks && !q->error_completions;
-}
-
-static void ip_text(const struct rt_tl_qp *q, char *buf, size_t len)
-{
-	if (q->ip_version == 4)
-		snprintf(buf, len, "%u.%u.%u.%u", q->ip[0], q->ip[1], q->ip[2], q->ip[3]);
-	else if (q->ip_version == 6 && inet_ntop(AF_INET6, q->ip, buf, (socklen_t)len))
-		return;
-	else
-		snprintf(buf, len, "-");
 }
 
 /* The QP attributes known from a trace or from the CM exchange on the wire. */
@@ -226,7 +215,7 @@ static int run(int argc, char **argv)
 		for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
 			const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
 			char ip[64];
-			ip_text(Q, ip, sizeof(ip));
+			rt_tl_format_qp_ip(Q, ip, sizeof(ip));
 			printf("%s{\"qpn\":%u,\"peer_qpn\":%u,\"host\":", q ? "," : "", Q->qpn, Q->peer_qpn);
 			rt_tl_json_string(stdout, Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
 			const struct rt_tl_proc *P = Q->proc < rt_tl_proc_count(tl) ? rt_tl_proc(tl, Q->proc) : NULL;

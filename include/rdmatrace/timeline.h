@@ -327,6 +327,8 @@ const struct rt_tl_qp *rt_tl_qp(const struct rt_timeline *tl, size_t i);
  * uroce lab) its address or else its process; its address when no host is
  * known.  Returns the length written to buf. */
 size_t rt_tl_format_qp_host(const struct rt_timeline *tl, size_t i, char *buf, size_t len);
+/* QP q's IP address ("-" when not known); returns the length written. */
+size_t rt_tl_format_qp_ip(const struct rt_tl_qp *q, char *buf, size_t len);
 /* Findings ranked: most time lost first, then severity, then time. */
 size_t rt_tl_finding_count(const struct rt_timeline *tl);
 const struct rt_tl_finding *rt_tl_finding(const struct rt_timeline *tl, size_t i);

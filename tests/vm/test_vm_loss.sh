@@ -126,7 +126,9 @@ print("# " + f[0][:160])
 # header.  The diagnosis counts every mark the capture has, per direction,
 # and says no CNP answered them (rxe has no DCQCN notification point).
 P=$VM_TMP/ecn
-perftest_run "$P" "ib_send_bw -d rxe0 -F -R -T 2 -n 200 -s 4096" --netem "loss 10% ecn"
+# (5%: netem drops what is not ECN-capable, the CM's MADs among them; one
+# run at 10% had the client die of SIGSEGV while connecting)
+perftest_run "$P" "ib_send_bw -d rxe0 -F -R -T 2 -n 200 -s 4096" --netem "loss 5% ecn"
 tsh "$P/capture.pcapng" -Y 'infiniband && ip.dsfield.ecn == 3' -T fields -e ip.src -e ip.dst >"$P/marked.tsv"
 check "ECN marks on the wire, each counted by the diagnosis per direction, none answered by a CNP" python3 -c '
 import collections, json, subprocess, sys

@@ -18,6 +18,7 @@
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/capture_copies.h"
 #include "rdmatrace/trace_reader.h"
+#include "rdmatrace/trace_format.h"
 #include "tl_internal.h"
 
 /* Header bytes kept per packet (more for MADs, whose payload is the message). */
@@ -265,6 +266,23 @@ static uint16_t proc_find_or_add(struct tl_build *b, uint16_t host, int32_t pid,
 	return (uint16_t)(b->procs.n - 1);
 }
 
+/* Record of process proc at raw time ns came from a dead program's rings
+ * (RT_CHUNKF_SALVAGED): it ended without its exit handler, at least until a
+ * later record says otherwise (an exec). */
+static void note_salvaged(struct tl_build *b, uint16_t proc, uint64_t ns)
+{
+	if (proc >= b->procs.n)
+		return;
+	while (b->proc_salvaged.n < b->procs.n) {
+		uint64_t *z = tl_vec_push(&b->proc_salvaged);
+		if (!z)
+			return;
+	}
+	uint64_t *t = TL_AT(&b->proc_salvaged, uint64_t, proc);
+	if (ns > *t)
+		*t = ns;
+}
+
 /* The trace file that trace i copies (a run's traces/ and a host's
  * RUNDIR/HOST/traces both holding it, or a file copied beside itself):
  * another file of the same process (host, boot, pid) starting at the same
@@ -351,6 +369,8 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 			e = tl_ev(b, b->ev.n - 1);
 		}
 		e->proc = last_proc;
+		if (__builtin_expect((rec.chunk_flags & (RT_CHUNKF_SALVAGED | RT_CHUNKF_COLLECTOR)) == RT_CHUNKF_SALVAGED, 0))
+			note_salvaged(b, last_proc, rec.ns);
 		if (e->host < b->host_nev.n)
 			(*TL_AT(&b->host_nev, size_t, e->host))++;
 		*(uint64_t *)vec_room(&b->ev_raw) = e->raw_ns;
@@ -737,6 +757,8 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->cm_evs, sizeof(uint32_t));
 	tl_vec_init(&b->refused, sizeof(uint32_t));
 	tl_vec_init(&b->failed, sizeof(uint32_t));
+	tl_vec_init(&b->ends, sizeof(uint32_t));
+	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
 	b->capture_host = UINT16_MAX;
@@ -766,6 +788,8 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->cm_evs);
 	tl_vec_free(&b->refused);
 	tl_vec_free(&b->failed);
+	tl_vec_free(&b->ends);
+	tl_vec_free(&b->proc_salvaged);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1163,6 +1164,79 @@ static void add_qp_error_tail(struct dctx *c, uint32_t q, uint32_t comp, struct 
 	c->qp_explained[q] = 1;
 }
 
+/* ---- a traced process that ended without exiting: crashed, killed ---- */
+
+/* What fault a signal's si_code names, for SIGSEGV and SIGBUS; NULL otherwise. */
+static const char *fault_words(unsigned sig, int code)
+{
+	if (sig == SIGSEGV && code == SEGV_MAPERR)
+		return "not mapped";
+	if (sig == SIGSEGV && code == SEGV_ACCERR)
+		return "no access";
+	if (sig == SIGBUS && code == BUS_ADRALN)
+		return "misaligned";
+	if (sig == SIGBUS && code == BUS_ADRERR)
+		return "no such physical address";
+	return NULL;
+}
+
+/* A stop someone asked for: not a problem in itself. */
+static bool stop_signal(unsigned sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+}
+
+/* Process p's end record that says the most: a caught signal, then what its
+ * parent saw, then an exit; RT_TL_NONE when it has none. */
+static uint32_t proc_end_record(struct tl_build *b, uint16_t p)
+{
+	static const uint8_t rank_of[] = {0, 1, 3, 2}; /* by enum rt_end_how */
+	uint32_t best = RT_TL_NONE;
+	for (size_t j = 0; j < b->ends.n; j++) {
+		uint32_t i = *TL_AT(&b->ends, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		unsigned how = e->ev.u.process_end.how < 4 ? e->ev.u.process_end.how : 0;
+		if (e->proc != p || !rank_of[how])
+			continue;
+		if (best == RT_TL_NONE || rank_of[how] > rank_of[tl_ev(b, best)->ev.u.process_end.how])
+			best = i;
+	}
+	return best;
+}
+
+/* When QP q's peer QP belongs to a process that had crashed or been killed
+ * before time t (q's retries ran out, or q got a NAK, at t): say so. */
+static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *out)
+{
+	struct tl_build *b = c->b;
+	uint32_t peer = q != RT_TL_NONE ? tl_qp(b, q)->peer : RT_TL_NONE;
+	uint16_t p = peer != RT_TL_NONE ? tl_qp(b, peer)->proc : UINT16_MAX;
+	if (p >= b->procs.n || !b->ends.n)
+		return false;
+	uint32_t end = proc_end_record(b, p);
+	const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
+	if (!pe || !pe->signal || pe->how == RT_END_EXIT)
+		return false;
+	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
+	/* a caught signal is timed by its record; a kill, by the process's last record before its parent saw it */
+	uint64_t t_end = item_t(c, end);
+	if (pe->how == RT_END_WAIT)
+		for (size_t i = end; i-- > 0;)
+			if (tl_ev(b, i)->proc == p && tl_ev(b, i)->ev.kind != RT_EV_CLOCK_SYNC) {
+				t_end = item_t(c, (uint32_t)i);
+				break;
+			}
+	if (t_end > t)
+		return false;
+	tx(out, " The peer's process, %s (pid %d) on %s, had ", (const char *)b->strs.p + P->program, P->pid,
+	   host_name(b, P->host));
+	if (pe->how == RT_END_SIGNAL)
+		tx(out, "crashed with %s %.3f ms before.", rt_signal_name(pe->signal), ms(t - t_end));
+	else
+		tx(out, "been killed by %s (its last record %.3f ms before).", rt_signal_name(pe->signal), ms(t - t_end));
+	return true;
+}
+
 static int nak_errors(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1210,6 +1284,10 @@ static int nak_errors(struct dctx *c)
 		} else {
 			tx(&t, ".");
 		}
+		if (peer_end_words(c, requester, item_t(c, tl_item_pk(b, i)), &t) &&
+		    k->aeth_value == RT_NAK_REMOTE_ACCESS_ERROR)
+			tx(&t, " The kernel deregisters a dead process's memory regions as it cleans up after it, so the "
+			       "rkey was no longer valid when the request came.");
 		tx(&e, "NAK frame %u", k->frame);
 		if (r)
 			tx(&e, ", request frame %u", r->frame);
@@ -1396,6 +1474,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, " (transport retry counter exceeded: the peer is unreachable, dead, or its packets are dropped).");
 			if (u)
 				peer_silence_words(c, u, &t);
+			peer_end_words(c, q, item_t(c, (uint32_t)i), &t);
 			break;
 		}
 		case WC_RNR_RETRY_EXC_ERR:
@@ -3284,6 +3363,237 @@ static void rank(struct tl_build *b)
 	free(newid);
 }
 
+/* A sign that a QP's side learnt its peer was gone: an error completion,
+ * the QP going to ERROR, or a CM disconnect. */
+static bool peer_reaction(const struct rt_event *ev)
+{
+	return (ev->kind == RT_EV_COMPLETION && ev->u.wc.status) ||
+	       (ev->kind == RT_EV_QP_STATE && ev->u.qp_state.to_state == 6 && !ev->u.qp_state.result) ||
+	       (ev->kind == RT_EV_CM_EVENT && ev->u.cm.event == RT_CM_EV_DISCONNECTED);
+}
+
+static void reaction_words(struct tl_build *b, uint32_t i, struct text *t)
+{
+	const struct rt_event *ev = &tl_ev(b, i)->ev;
+	if (ev->kind == RT_EV_COMPLETION)
+		tx(t, "a %s completion", rt_wc_status_name(ev->u.wc.status));
+	else if (ev->kind == RT_EV_QP_STATE)
+		tx(t, "its QP moved to ERROR");
+	else
+		tx(t, "an RDMA CM DISCONNECTED event");
+}
+
+/* What process p left behind at its end t_end (send WRs never completed)
+ * and how its peers (QPs of other processes connected to its QPs) learnt of
+ * it, in one pass over the events; returns the longest a peer took. */
+static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, struct text *t, struct text *e,
+				   struct rt_tl_finding *f)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	uint32_t *react = malloc((nq + 1) * sizeof(uint32_t)); /* per QP: its first reaction; RT_TL_NONE */
+	uint8_t *is_peer = calloc(nq + 1, 1);
+	if (!react || !is_peer) {
+		free(react);
+		free(is_peer);
+		return 0;
+	}
+	size_t npeers = 0;
+	for (size_t q = 0; q < nq; q++) {
+		react[q] = RT_TL_NONE;
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if (Q->proc == p && Q->peer != RT_TL_NONE && tl_qp(b, Q->peer)->proc != p && !is_peer[Q->peer]) {
+			is_peer[Q->peer] = 1;
+			npeers++;
+		}
+	}
+	uint32_t open = 0, first_open = RT_TL_NONE, open_qp = RT_TL_NONE;
+	bool many_qps = false;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *r = tl_ev(b, i);
+		uint32_t q = b->ev_qp[i];
+		if (q < nq && is_peer[q] && react[q] == RT_TL_NONE && peer_reaction(&r->ev) &&
+		    item_t(c, (uint32_t)i) >= t_end)
+			react[q] = (uint32_t)i;
+		if (r->proc != p || r->ev.kind != RT_EV_WR_POST || r->ev.u.wr.queue != RT_WRQ_SEND ||
+		    (r->ev.u.wr.flags & RT_WRF_POST_FAILED) || first_link(c, (uint32_t)i, RT_TLL_COMPLETION) != RT_TL_NONE)
+			continue;
+		if (!open++) {
+			first_open = (uint32_t)i;
+			open_qp = q;
+		} else if (q != open_qp) {
+			many_qps = true;
+		}
+	}
+	if (open) {
+		tx(t, " %u send WR%s posted %s never completed", open, open == 1 ? "" : "s", open == 1 ? "was" : "were");
+		if (!many_qps && open_qp != RT_TL_NONE) {
+			tx(t, " on ");
+			qp_name(b, open_qp, t);
+		}
+		tx(t, ".");
+		tx(e, "; first WR never completed: ");
+		wr_words(b, first_open, e);
+		tl_finding_evidence(b, f, first_open);
+	}
+	/* each peer in words (the first few), every reaction as evidence */
+	uint64_t waited = 0;
+	size_t told = 0, rest_learnt = 0;
+	for (size_t q = 0; q < nq; q++) {
+		if (!is_peer[q])
+			continue;
+		uint32_t r = react[q];
+		uint64_t dt = r != RT_TL_NONE && item_t(c, r) > t_end ? item_t(c, r) - t_end : 0;
+		if (r != RT_TL_NONE) {
+			tl_finding_evidence(b, f, r);
+			if (dt > waited)
+				waited = dt;
+		}
+		if (told++ >= 4) {
+			rest_learnt += r != RT_TL_NONE;
+			continue;
+		}
+		tx(t, " Its peer ");
+		qp_name(b, (uint32_t)q, t);
+		if (r == RT_TL_NONE) {
+			tx(t, " saw no error completion and no disconnect after it in the rest of the run.");
+			continue;
+		}
+		tx(t, " learnt of it %.3f ms later: ", ms(dt));
+		reaction_words(b, r, t);
+		tx(t, ".");
+	}
+	if (npeers > 4)
+		tx(t, " Of %zu more peer QPs, %zu learnt of it (the slowest of all %.3f ms later).", npeers - 4, rest_learnt,
+		   ms(waited));
+	free(react);
+	free(is_peer);
+	return waited;
+}
+
+/* Process p's end as a finding, when it did not simply exit. */
+static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged)
+{
+	struct tl_build *b = c->b;
+	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
+	const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
+	bool caught = pe && pe->how == RT_END_SIGNAL;
+	unsigned sev;
+	struct text t = {.n = 0}, e = {.n = 0};
+	tx(&t, "%s (pid %d) on %s ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
+	if (caught) {
+		sev = RT_TLS_ERROR;
+		tx(&t, "crashed with %s", rt_signal_name(pe->signal));
+		const char *why = fault_words(pe->signal, pe->code);
+		if (pe->code <= 0 && pe->signal != SIGABRT)
+			tx(&t, " sent by kill() or raise()");
+		else if (pe->signal == SIGSEGV || pe->signal == SIGBUS || pe->signal == SIGILL || pe->signal == SIGFPE)
+			tx(&t, " at address 0x%" PRIx64 "%s%s%s", pe->addr, why ? " (" : "", why ? why : "", why ? ")" : "");
+		else if (pe->signal == SIGABRT)
+			tx(&t, " (abort(): a failed assertion, or a fatal error the C library or the program found)");
+	} else if (pe && pe->signal) {
+		sev = stop_signal(pe->signal) ? RT_TLS_INFO : RT_TLS_ERROR;
+		tx(&t, "%s by %s%s", stop_signal(pe->signal) ? "was stopped" : "was killed", rt_signal_name(pe->signal),
+		   pe->core_dumped ? " (core dumped)" : "");
+		if (pe->signal == SIGKILL)
+			tx(&t, " (which nothing can catch: kill -9, a timeout, the OOM killer)");
+	} else if (pe) {
+		if (!pe->code)
+			return 0; /* its parent saw it exit 0 */
+		sev = RT_TLS_WARNING;
+		tx(&t, "ended with exit status %d without running its exit handlers", pe->code);
+	} else {
+		if (!salvaged)
+			return 0;
+		sev = RT_TLS_INFO;
+		tx(&t, "ended without an exit record");
+	}
+	uint64_t t_end = caught ? item_t(c, end) : last != RT_TL_NONE ? item_t(c, last) : 0;
+	if (last != RT_TL_NONE) {
+		const struct rt_event *lev = &tl_ev(b, last)->ev;
+		uint64_t tl = item_t(c, last);
+		char what[64];
+		snprintf(what, sizeof(what), "%s%s%s", rt_event_kind_name(lev->kind), lev->kind == RT_EV_CM_EVENT ? " " : "",
+			 lev->kind == RT_EV_CM_EVENT ? rt_cm_event_name(lev->u.cm.event) : "");
+		if (caught && t_end >= tl)
+			tx(&t, " %.3f ms after its last record (%s)", ms(t_end - tl), what);
+		else
+			tx(&t, " after its last record (%s at %.6f s)", what, (double)tl / 1e9);
+		tx(&e, "last record at %.6f s", (double)tl / 1e9);
+	}
+	if (!pe)
+		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
+		       "(SIGKILL, or SIGTERM left at its default) ended it");
+	tx(&t, ".");
+	if (pe)
+		tx(&e, "%sprocess_end record (%s) at %.6f s", e.n ? "; " : "", rt_end_how_name(pe->how),
+		   (double)item_t(c, end) / 1e9);
+	/* made before its sentence is complete: the aftermath adds evidence to it */
+	if (!tl_finding_new(b, RT_TLFK_PROCESS_ENDED, sev, t_end, RT_TL_NONE))
+		return -ENOMEM;
+	long fi = (long)(b->findings.n - 1);
+	if (end != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, fi), end);
+	if (last != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, fi), last);
+	uint64_t waited = proc_end_aftermath(c, p, t_end, &t, &e, FI(b, fi));
+	struct rt_tl_finding *f = FI(b, fi);
+	f->text = tl_str(b, t.buf);
+	f->evidence = tl_str(b, e.buf);
+	if (sev != RT_TLS_INFO)
+		f->time_lost_ns = waited;
+	return 0;
+}
+
+/* Every process that crashed, was killed or ended without its exit handler:
+ * what it was doing last, what it left undone, how its peers found out. */
+static int process_ends(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t np = b->procs.n;
+	if (!np || (!b->ends.n && !b->proc_salvaged.n))
+		return 0;
+	uint32_t *end = malloc(np * sizeof(uint32_t)), *last = malloc(np * sizeof(uint32_t));
+	if (!end || !last) {
+		free(end);
+		free(last);
+		return -ENOMEM;
+	}
+	size_t want = 0;
+	for (size_t p = 0; p < np; p++) {
+		end[p] = proc_end_record(b, (uint16_t)p);
+		bool salv = p < b->proc_salvaged.n && *TL_AT(&b->proc_salvaged, uint64_t, p);
+		bool exited = end[p] != RT_TL_NONE && tl_ev(b, end[p])->ev.u.process_end.how == RT_END_EXIT;
+		last[p] = (end[p] != RT_TL_NONE && !exited) || (end[p] == RT_TL_NONE && salv) ? 0 : RT_TL_NONE;
+		want += last[p] == 0;
+	}
+	/* each candidate's last record of its own, from the end backwards */
+	for (size_t i = tl_nev(b); i-- > 0 && want;) {
+		const struct tl_evrec *r = tl_ev(b, i);
+		unsigned k = r->ev.kind;
+		if (r->proc >= np || last[r->proc] != 0 || k == RT_EV_CLOCK_SYNC || k == RT_EV_LOST || k == RT_EV_PROCESS_END)
+			continue;
+		/* a crash: what it did last before the signal (another thread may write after it) */
+		if (end[r->proc] != RT_TL_NONE && i > end[r->proc] &&
+		    tl_ev(b, end[r->proc])->ev.u.process_end.how == RT_END_SIGNAL)
+			continue;
+		last[r->proc] = (uint32_t)i + 1; /* + 1: 0 means "still looking" */
+		want--;
+	}
+	int rc = 0;
+	for (size_t p = 0; p < np && !rc; p++) {
+		if (last[p] == RT_TL_NONE)
+			continue;
+		uint32_t l = last[p] ? last[p] - 1 : RT_TL_NONE;
+		bool salvaged = l != RT_TL_NONE && p < b->proc_salvaged.n &&
+				tl_ev(b, l)->raw_ns <= *TL_AT(&b->proc_salvaged, uint64_t, p);
+		rc = proc_end_finding(c, (uint16_t)p, end[p], l, salvaged);
+	}
+	free(end);
+	free(last);
+	return rc;
+}
+
 int tl_detect(struct tl_build *b)
 {
 	struct dctx c;
@@ -3322,6 +3632,8 @@ int tl_detect(struct tl_build *b)
 		rc = unreliable_tail_loss(&c);
 	if (!rc)
 		rc = receiver_drops(&c);
+	if (!rc)
+		rc = process_ends(&c);
 	if (!rc)
 		rc = inputs_and_clocks(b);
 	if (!rc)

@@ -230,6 +230,9 @@ struct tl_build {
 	struct tl_vec cm_evs;     /* uint32_t: the CM events and calls, in order (tl_link.c trace_qps) */
 	struct tl_vec refused;    /* uint32_t: the WR records flagged RT_WRF_POST_FAILED (trace_qps) */
 	struct tl_vec failed;     /* uint32_t: failed modify_qp, reg_mr, creates and CM calls (trace_qps) */
+	struct tl_vec ends;       /* uint32_t: the RT_EV_PROCESS_END records (trace_qps) */
+	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
+				   * from a dead program's rings (read_traces), 0 none */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
 	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */

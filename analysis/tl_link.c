@@ -232,7 +232,8 @@ static int trace_qps(struct lctx *c)
 		b->ev_qp[i] = RT_TL_NONE;
 		if ((ev->kind == RT_EV_CM_EVENT && note_event(&b->cm_evs, i) < 0) ||
 		    (ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_POST_FAILED) && note_event(&b->refused, i) < 0) ||
-		    (call_failed(ev) && note_event(&b->failed, i) < 0)) {
+		    (call_failed(ev) && note_event(&b->failed, i) < 0) ||
+		    (ev->kind == RT_EV_PROCESS_END && note_event(&b->ends, i) < 0)) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -677,20 +678,34 @@ static int merge_qps(struct lctx *c)
 		Q->peer = WK(c, w->peer)->qp;
 		Q->peer_qpn = WK(c, w->peer)->qpn;
 	}
-	/* trace-only pairs: (A,a)->b and (B,b)->a on different hosts */
+	/* trace-only pairs: (A,a)->b and (B,b)->a on different hosts, or in two
+	 * processes of one host (both sides of a uroce lab) when they are the
+	 * only such pair there */
 	for (size_t q = 0; q < b->qps.n; q++) {
 		struct rt_tl_qp *Q = tl_qp(b, q);
 		if (Q->peer != RT_TL_NONE || !Q->peer_qpn)
 			continue;
+		size_t same_host = SIZE_MAX, same_count = 0;
 		for (size_t r = 0; r < b->qps.n; r++) {
 			struct rt_tl_qp *R = tl_qp(b, r);
-			if (r != q && R->qpn == Q->peer_qpn && R->peer_qpn == Q->qpn &&
-			    (R->host != Q->host || R->host == UINT16_MAX) && R->peer == RT_TL_NONE) {
-				Q->peer = (uint32_t)r;
-				R->peer = (uint32_t)q;
+			if (r == q || R->qpn != Q->peer_qpn || R->peer_qpn != Q->qpn)
+				continue;
+			if (R->host != Q->host || R->host == UINT16_MAX) {
+				if (R->peer != RT_TL_NONE)
+					continue;
+				same_count = 0;
+				same_host = r;
 				break;
 			}
+			if (R->proc != Q->proc && R->proc != UINT16_MAX && Q->proc != UINT16_MAX) {
+				same_host = r;
+				same_count++;
+			}
 		}
+		if (same_host == SIZE_MAX || same_count > 1 || tl_qp(b, same_host)->peer != RT_TL_NONE)
+			continue;
+		Q->peer = (uint32_t)same_host;
+		tl_qp(b, same_host)->peer = (uint32_t)q;
 	}
 	/* the CM packets' QPs, and what the CM exchange set up for them */
 	struct tl_hash reqs; /* REQ local comm id -> packet */

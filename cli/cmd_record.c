@@ -43,6 +43,7 @@
 #include "datadir.h"
 #include "rdmatrace/clock.h"
 #include "rdmatrace/collector.h"
+#include "rdmatrace/trace_print.h"
 #include "rdmatrace/live_capture.h"
 #include "rdmatrace/trace_reader.h"
 
@@ -349,6 +350,10 @@ static int salvage_one(const struct rt_segment_info *info, void *arg)
 		fprintf(stderr, "rdmatrace record: salvaging %s: %s\n", info->name, err);
 		return 0;
 	}
+	/* The program we ran died without its exit handler: how it ended goes
+	 * into its trace, so the diagnosis can say so (a SIGKILL, say). */
+	if (info->creator_pid == (int)r->child)
+		rt_collector_set_end(c, info->creator_pid, r->status);
 	rt_collector_finish(c);
 	rt_collector_unlink(c);
 	rt_collector_destroy(c);
@@ -514,8 +519,8 @@ static int write_run_json(struct rec *r, const char *probe)
 	if (WIFEXITED(r->status))
 		fprintf(f, "\"code\": %d", WEXITSTATUS(r->status));
 	else if (WIFSIGNALED(r->status))
-		fprintf(f, "\"signal\": %d, \"signal_name\": \"SIG%s\"", WTERMSIG(r->status),
-			sigabbrev_np(WTERMSIG(r->status)) ? sigabbrev_np(WTERMSIG(r->status)) : "?");
+		fprintf(f, "\"signal\": %d, \"signal_name\": \"%s\"", WTERMSIG(r->status),
+			rt_signal_name(WTERMSIG(r->status)));
 	fprintf(f, "},\n  \"log\": ");
 	char rel[PATH_MAX + 200];
 	const char *lb = strrchr(r->log_path, '/');

@@ -4,13 +4,15 @@
  * environment `rdmatrace record` sets up (RDMATRACE_SHM ...), so processes
  * that never touch RDMA (shells, helpers) leave no trace; when that fails the probe prints ONE warning on stderr and every
  * wrapper and hook passes straight through, so the program runs untraced.
- * It also owns the per-thread re-entrancy guard and fork handling: the
- * tracer re-registers its rings in the child itself, the probe restarts its
- * counter sampler there.
+ * It also owns the per-thread re-entrancy guard, fork handling (the tracer
+ * re-registers its rings in the child itself, the probe restarts its counter
+ * sampler there) and the process's end: exit() and _exit() note the status.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "probe.h"
 
@@ -53,4 +55,35 @@ __attribute__((constructor)) static void probe_init(void)
 __attribute__((destructor)) static void probe_fini(void)
 {
 	rt_probe_counters_stop();
+}
+
+/*
+ * exit() and _exit() record the status the program ends with (the tracer
+ * writes the process's RT_EV_PROCESS_END record once): a forked child that
+ * ends with _exit() skips every exit handler, and without this its trace
+ * would look like the trace of a process that was killed.
+ */
+typedef void exit_fn(int);
+RT_PROBE_REAL(exit_fn, exit)
+RT_PROBE_REAL(exit_fn, _exit)
+
+/* Note the status, then end through the C library's f (the kernel's exit_group without it). */
+__attribute__((noreturn)) static void end_with(exit_fn *f, int status)
+{
+	if (rt_probe_active)
+		rt_tracer_note_exit(status);
+	if (f)
+		f(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+void exit(int status)
+{
+	end_with(real_exit(), status);
+}
+
+void _exit(int status)
+{
+	end_with(real__exit(), status);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rdmatrace/collector.h"
@@ -45,6 +46,9 @@ struct rt_collector {
 	unsigned nprocs_written;
 	struct rt_event *copy;  /* one ring's worth, for flight-recorder snapshots */
 	struct rt_collector_stats st;
+	bool end_set;           /* rt_collector_set_end(): write the process's end on finish */
+	int32_t end_pid;
+	int end_status;
 };
 
 static uint32_t my_tid(void)
@@ -352,6 +356,37 @@ int rt_collector_poll(struct rt_collector *c)
 	return rc;
 }
 
+/* The end of a process its parent saw (rt_collector_set_end), after its last records. */
+static void write_end(struct rt_collector *c)
+{
+	struct rt_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.ticks = rt_clock_ticks(c->h->calib.source);
+	ev.seq = c->own_seq++;
+	ev.tid = my_tid();
+	ev.kind = RT_EV_PROCESS_END;
+	ev.u.process_end.pid = c->end_pid;
+	ev.u.process_end.how = RT_END_WAIT;
+	if (WIFEXITED(c->end_status)) {
+		ev.u.process_end.code = WEXITSTATUS(c->end_status);
+	} else if (WIFSIGNALED(c->end_status)) {
+		ev.u.process_end.signal = (uint8_t)WTERMSIG(c->end_status);
+		ev.u.process_end.core_dumped = WCOREDUMP(c->end_status) ? 1 : 0;
+		ev.flags |= RT_EVF_ERROR;
+	}
+	ensure_process(c, c->end_pid);
+	write_events(c, c->end_pid, ~0u, ev.tid, RT_CHUNKF_COLLECTOR, &ev, 1);
+}
+
+void rt_collector_set_end(struct rt_collector *c, int32_t pid, int wait_status)
+{
+	if (!c)
+		return;
+	c->end_set = true;
+	c->end_pid = pid;
+	c->end_status = wait_status;
+}
+
 int rt_collector_finish(struct rt_collector *c)
 {
 	if (!c || c->finished)
@@ -369,6 +404,8 @@ int rt_collector_finish(struct rt_collector *c)
 				c->st.snapshots++;
 			}
 			for_each_ring(c, false, true);
+			if (c->end_set)
+				write_end(c);
 			clock_sync(c, true);
 		}
 	}

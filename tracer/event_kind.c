@@ -26,6 +26,7 @@ static const char *const kind_names[RT_EV_KIND_COUNT] = {
 	[RT_EV_SRQ_CREATE] = "srq_create",
 	[RT_EV_CQ_NOTIFY] = "cq_notify",
 	[RT_EV_DEVICE_CAPS] = "device_caps",
+	[RT_EV_PROCESS_END] = "process_end",
 };
 
 const char *rt_event_kind_name(unsigned kind)

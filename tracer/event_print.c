@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,6 +78,23 @@ const char *rt_errno_name(int err)
 	static __thread char num[16];
 	snprintf(num, sizeof(num), "%d", err);
 	return num;
+}
+
+const char *rt_signal_name(int sig)
+{
+	static __thread char name[24];
+	const char *n = sig > 0 ? sigabbrev_np(sig) : NULL;
+	if (n)
+		snprintf(name, sizeof(name), "SIG%s", n);
+	else
+		snprintf(name, sizeof(name), "%d", sig);
+	return name;
+}
+
+const char *rt_end_how_name(unsigned how)
+{
+	static const char *const n[] = {NULL, "exit", "signal", "wait"};
+	return NAME(n, how);
 }
 
 const char *rt_lost_cause_name(unsigned cause)
@@ -429,6 +447,21 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 		f_u(&o, "max_cq", ev->u.device_caps.max_cq);
 		f_u(&o, "max_srq", ev->u.device_caps.max_srq);
 		f_u(&o, "num_comp_vectors", ev->u.device_caps.num_comp_vectors);
+		break;
+	case RT_EV_PROCESS_END:
+		f_i(&o, "pid", ev->u.process_end.pid);
+		f_s(&o, "how", rt_end_how_name(ev->u.process_end.how));
+		if (ev->u.process_end.signal)
+			f_s(&o, "signal", rt_signal_name(ev->u.process_end.signal));
+		if (ev->u.process_end.how == RT_END_SIGNAL) {
+			f_i(&o, "si_code", ev->u.process_end.code);
+			f_x(&o, "addr", ev->u.process_end.addr);
+		} else if ((ev->u.process_end.how == RT_END_WAIT && !ev->u.process_end.signal) ||
+			   (ev->u.process_end.how == RT_END_EXIT && ev->u.process_end.has_code)) {
+			f_i(&o, "exit_code", ev->u.process_end.code);
+		}
+		if (ev->u.process_end.core_dumped)
+			f_u(&o, "core_dumped", 1);
 		break;
 	case RT_EV_DEVICE:
 		f_text(&o, "name", ev->u.device.name, sizeof(ev->u.device.name));

@@ -368,13 +368,57 @@ static void *collector_main(void *arg)
 	return NULL;
 }
 
-/* ---- signals (flight recorder) --------------------------------------------------- */
+/* ---- fatal signals --------------------------------------------------------------- */
+
+/*
+ * The process's last record (RT_EV_PROCESS_END), written by the thread that
+ * ends it.  From the fatal-signal handler only when that thread already has
+ * a ring and was not between begin and commit: attaching a ring allocates,
+ * and the slot it was filling would be overwritten.
+ */
+static void note_end(uint8_t how, int sig, const siginfo_t *si, const int *status)
+{
+	static _Atomic int32_t written_by; /* the process that wrote its end record already */
+	int e = atomic_load_explicit(&rt_tracer_enabled, memory_order_relaxed);
+	struct rt_tls_state *t = &tls;
+	if (e <= 0 || (how == RT_END_SIGNAL && (t->epoch != e || t->busy || !t->slots)))
+		return;
+	/* not from a vfork() child, which shares this thread's memory and ring */
+	if (t->epoch == e && t->tid != gettid_raw())
+		return;
+	int32_t me = getpid();
+	if (atomic_exchange(&written_by, me) == me)
+		return;
+	struct rt_event *ev = rt_event_begin(RT_EV_PROCESS_END, 0);
+	if (!ev)
+		return;
+	ev->u.process_end.pid = me;
+	ev->u.process_end.how = how;
+	if (status) {
+		ev->u.process_end.code = *status;
+		ev->u.process_end.has_code = 1;
+	}
+	ev->u.process_end.signal = (uint8_t)sig;
+	if (si) {
+		ev->u.process_end.code = si->si_code;
+		/* the kernel's fault (si_code > 0) has an address; kill() and raise() do not */
+		if (si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE))
+			ev->u.process_end.addr = (uint64_t)(uintptr_t)si->si_addr;
+	}
+	ev->flags |= sig ? RT_EVF_ERROR : 0;
+	rt_event_commit(ev);
+}
 
 static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	int saved = errno;
 	struct rt_shm_header *h = g.hdr;
+	/* Every signal we hook ends the process by default; one the program
+	 * handles itself may not, so only then is this the end. */
+	if (h && sig > 0 && sig < NSIG && g.hooked[sig] && !(g.old_act[sig].sa_flags & SA_SIGINFO) &&
+	    g.old_act[sig].sa_handler == SIG_DFL)
+		note_end(RT_END_SIGNAL, sig, si, NULL);
 	if (h) {
 		char reason[32] = "signal ";
 		const char *d = "0123456789";
@@ -625,8 +669,7 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 	if (!o->program)
 		rt_process_name(getpid(), prog, sizeof(prog));
 	rt_shm_register_proc(g.hdr, getpid(), rt_process_start_time(getpid()), prog);
-	if (g.mode == RT_MODE_FLIGHT_RECORDER)
-		install_signals();
+	install_signals(); /* both modes: the end record, and the rings written before the program dies */
 	int e = ++g.epoch;
 	if (e <= 0)
 		e = g.epoch = 1;
@@ -772,8 +815,15 @@ int rt_tracer_snapshot(const char *reason)
 
 __attribute__((destructor)) static void tracer_at_exit(void)
 {
-	if (rt_tracer_enabled > 0)
+	if (rt_tracer_enabled > 0) {
+		note_end(RT_END_EXIT, 0, NULL, NULL);
 		rt_tracer_stop();
+	}
+}
+
+void rt_tracer_note_exit(int status)
+{
+	note_end(RT_END_EXIT, 0, NULL, &status);
 }
 
 /* ---- convenience emitters ------------------------------------------------------ */

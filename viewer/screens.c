@@ -88,6 +88,7 @@ static const char *short_kind(unsigned kind)
 	case 21: return "SRQ";
 	case 22: return "CQ-ARM";
 	case 23: return "DEV-CAPS";
+	case 24: return "END";
 	case VW_KIND_WIRE: return "WIRE";
 	case VW_KIND_FINDING: return "FINDING";
 	default: return "?";

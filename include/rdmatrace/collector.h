@@ -81,6 +81,11 @@ int rt_collector_poll(struct rt_collector *c);
 /* Write every ring's records now, whatever the mode; returns records written. */
 int rt_collector_snapshot(struct rt_collector *c, const char *reason);
 
+/* Salvage: when finishing, write how process pid ended (its wait status,
+ * as waitpid() gives it) as that process's last record (RT_EV_PROCESS_END,
+ * RT_END_WAIT).  For a parent that saw the process end, like `record`. */
+void rt_collector_set_end(struct rt_collector *c, int32_t pid, int wait_status);
+
 /* Last drain or exit snapshot, lost-event accounting, close the file. Idempotent. */
 int rt_collector_finish(struct rt_collector *c);
 

@@ -45,6 +45,7 @@ enum rt_event_kind {
 	RT_EV_SRQ_CREATE = 21,   /* SRQ created or destroyed */
 	RT_EV_CQ_NOTIFY = 22,    /* CQ armed for a completion event (ibv_req_notify_cq) */
 	RT_EV_DEVICE_CAPS = 23,  /* a device's limits (ibv_query_device), written before a failed create */
+	RT_EV_PROCESS_END = 24,  /* the traced process ended: exit, a fatal signal, or its wait status */
 	RT_EV_KIND_COUNT
 };
 
@@ -383,6 +384,31 @@ struct rt_ev_cq_notify {        /* RT_EV_CQ_NOTIFY; header qpn = 0 */
 	uint8_t reserved[31];
 };
 
+/* RT_EV_PROCESS_END: how the process's end was seen. */
+enum rt_end_how {
+	RT_END_EXIT = 1,        /* it called exit() or _exit() (the probe's wrappers) or returned
+				 * from main (the tracer's exit handler) */
+	RT_END_SIGNAL = 2,      /* the tracer's handler caught a fatal signal (RDMATRACE_SIGNALS) */
+	RT_END_WAIT = 3,        /* its parent `rdmatrace record` saw it end (wait status), written
+				 * into the trace it salvaged: the process ended without its exit
+				 * handler (killed by a signal nobody caught, _exit) */
+};
+
+/* The last record of a process that ended.  A process killed by a signal
+ * no handler can catch (SIGKILL) gets its record only from `rdmatrace
+ * record`; one that ends with neither leaves a trace that just stops. */
+struct rt_ev_process_end {      /* RT_EV_PROCESS_END; header qpn = 0 */
+	int32_t pid;            /* the process that ended */
+	int32_t code;           /* RT_END_EXIT, RT_END_WAIT: exit status; RT_END_SIGNAL: si_code */
+	uint64_t addr;          /* RT_END_SIGNAL: the faulting address (si_addr) of SEGV/BUS/ILL/FPE */
+	uint8_t how;            /* enum rt_end_how */
+	uint8_t signal;         /* the signal that ended it, 0 none */
+	uint8_t core_dumped;    /* RT_END_WAIT: the kernel wrote a core dump */
+	uint8_t has_code;       /* RT_END_EXIT: code is the status given to exit() / _exit()
+				 * (0: it returned from main, whose status the tracer does not see) */
+	uint8_t reserved[20];
+};
+
 struct rt_event {
 	uint64_t ticks;         /* raw time base value; converted to ns by the reader */
 	uint32_t seq;           /* per-thread sequence number, starts at 0, wraps */
@@ -413,6 +439,7 @@ struct rt_event {
 		struct rt_ev_object object;
 		struct rt_ev_cq_notify cq_notify;
 		struct rt_ev_device_caps device_caps;
+		struct rt_ev_process_end process_end;
 		uint8_t raw[RT_EVENT_PAYLOAD_SIZE];
 	} u;
 };
@@ -427,6 +454,7 @@ _Static_assert(sizeof(struct rt_ev_qp_create) == RT_EVENT_PAYLOAD_SIZE, "qp_crea
 _Static_assert(sizeof(struct rt_ev_cq_create) == RT_EVENT_PAYLOAD_SIZE, "cq_create payload size");
 _Static_assert(sizeof(struct rt_ev_object) == RT_EVENT_PAYLOAD_SIZE, "object payload size");
 _Static_assert(sizeof(struct rt_ev_device_caps) == RT_EVENT_PAYLOAD_SIZE, "device_caps payload size");
+_Static_assert(sizeof(struct rt_ev_process_end) == RT_EVENT_PAYLOAD_SIZE, "process_end payload size");
 
 /* Name of an event kind ("wr_post", "completion", ...); "unknown" otherwise. */
 const char *rt_event_kind_name(unsigned kind);

@@ -28,5 +28,8 @@ const char *rt_cm_event_name(unsigned event);   /* enum rdma_cm_event_type, or "
  * name (a static buffer per thread). */
 const char *rt_errno_name(int err);
 const char *rt_lost_cause_name(unsigned cause); /* enum rt_lost_cause */
+/* "SIGSEGV", or the number as text for a signal the C library does not name. */
+const char *rt_signal_name(int sig);
+const char *rt_end_how_name(unsigned how);      /* enum rt_end_how */
 
 #endif

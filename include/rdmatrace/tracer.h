@@ -68,6 +68,9 @@ bool rt_tracer_start_from_env(void);
 
 /* Flush every ring and close the trace; safe to call more than once. */
 void rt_tracer_stop(void);
+/* The process is about to exit with status (the probe's exit() / _exit()
+ * wrappers): its RT_EV_PROCESS_END record, written once per process. */
+void rt_tracer_note_exit(int status);
 
 /* Flight recorder: write the rings out now (also on the configured triggers). */
 int rt_tracer_snapshot(const char *reason);

@@ -185,6 +185,41 @@ else
 	not_ok "rping -C 10 under record"
 fi
 
+# ---- a peer killed mid-transfer: the diagnosis ties the RETRY_EXC_ERR to it ----
+# rt-lab-bulk's server is killed (SIGKILL) as soon as the client starts to
+# WRITE 768 MB to it (about 0.6 s over uroce; retry_cnt 2, ACK timeout 14:
+# 67 ms); `record` writes how the server ended into its salvaged trace.
+B=$BUILD/lab/rt-lab-bulk
+PORT=$((PORT + 1))
+"$RDMATRACE" record -o "$T/bk/srv" -- "$B" --server -a "$A" -p "$PORT" --size 768M --count 3072 --timeout-ms 4000 >"$T/bk.sout" 2>&1 &
+rpid=$!
+for _ in $(seq 100); do grep -q 'lab: server ready' "$T/bk.sout" 2>/dev/null && break; sleep 0.1; done
+UROCE_ADDR=127.$((100 + RANDOM % 100)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1)) timeout -k 2 60 "$RDMATRACE" record -o "$T/bk/cli" -- \
+	"$B" --client -a "$A" -p "$PORT" --size 768M --count 3072 --retry-cnt 2 --ack-timeout 14 --timeout-ms 10000 >"$T/bk.cout" 2>&1 &
+cpid=$!
+for _ in $(seq 400); do grep -q 'lab: phase writing' "$T/bk.cout" 2>/dev/null && break; sleep 0.05; done
+spid=$(pgrep -P "$rpid" -x rt-lab-bulk | head -1)
+[ -n "$spid" ] && kill -KILL "$spid"
+wait "$rpid"
+wait "$cpid"
+check "bulk: the client's WRITE failed with transport retry counter exceeded once its server was killed" \
+	grep -q 'transport retry counter exceeded' "$T/bk.cout"
+"$RDMATRACE" diagnose --json "$T/bk" >"$T/bk.diag"
+check "bulk: the diagnosis names the killed server and how its peer learnt of it; the RETRY_EXC_ERR names the kill" python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+k = [x for x in d["findings"] if x["kind"] == "process_ended"]
+assert len(k) == 1, [x["text"][:120] for x in d["findings"]]
+t = k[0]["text"]
+assert t.startswith("rt-lab-bulk (pid %s) on " % sys.argv[2]) and "was killed by SIGKILL" in t, t
+assert re.search(r"Its peer QP 0x[0-9a-f]{6} on .* learnt of it [0-9.]+ ms later: a RETRY_EXC_ERR completion\.", t), t
+assert k[0]["time_lost_ns"] > 2 * 67e6, k[0]  # at least the two rounds of ACK timeouts
+e = [x["text"] for x in d["findings"] if x["kind"] == "error_completion" and "RETRY_EXC_ERR" in x["text"]]
+assert len(e) == 1, [x["text"][:120] for x in d["findings"]]
+assert "The peer\x27s process, rt-lab-bulk (pid %s) on " % sys.argv[2] in e[0] and "had been killed by SIGKILL (its last record" in e[0], e[0]
+print("# " + t[:150])
+' "$T/bk.diag" "$spid"
+
 # ---- perftest (RDMA CM): multi-packet SENDs, READs, atomics ----
 perftest_ok=1
 if ! ib_send_bw -h >"$T/pt.h" 2>&1 && grep -q 'symbol lookup error' "$T/pt.h"; then

@@ -10,6 +10,8 @@
  *   fork          forks; parent and child each run `basic` on their own device
  *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
+ *   crash         `basic` up to its posts, then a SIGSEGV (a store to address
+ *                 0x8) before any completion is polled
  *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
  *   bad-setup     an INIT -> RTR without IBV_QP_MAX_DEST_RD_ATOMIC and
  *                 IBV_QP_MIN_RNR_TIMER, an ibv_reg_mr asking for remote
@@ -92,6 +94,8 @@ static struct ibv_context *open_dev(void)
 
 /* One sender/receiver QP pair on ctx (threads share one context). */
 static int extras __attribute__((unused)); /* "extras" mode (stand-in provider build) */
+
+static int crash_after_post; /* mode crash */
 
 static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 {
@@ -211,6 +215,11 @@ static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 		if (ibv_post_send(qp, &w, &bad))
 			return 1;
 	}
+	if (crash_after_post) {
+		/* a real fault (at an address the compiler cannot see), before any completion is polled */
+		volatile uintptr_t bad_addr = 8;
+		*(volatile int *)bad_addr = 1;
+	}
 	unsigned got = 0, errors = 0;
 	struct ibv_wc wc[8];
 	time_t deadline = time(NULL) + 10;
@@ -314,6 +323,9 @@ int main(int argc, char **argv)
 		waitpid(pid, &st, 0);
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			rc = 1;
+	} else if (!strcmp(mode, "crash")) {
+		crash_after_post = 1;
+		rc = basic(0, 0);
 	} else if (!strcmp(mode, "hang")) {
 		rc = basic(0, 0);
 		printf("ready\n");

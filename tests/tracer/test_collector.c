@@ -122,8 +122,8 @@ static void test_stream_record(void)
 	CHECK(access(shm_path, F_OK) != 0); /* the creator removes its segment */
 	struct counts k;
 	count_file(out, &k);
-	/* 3 threads x (8 setup + 100 x 11) + 2 markers */
-	CHECK_EQ_U(k.total, 3 * (8 + 100 * 11) + 2);
+	/* 3 threads x (8 setup + 100 x 11) + 2 markers + the process's end record */
+	CHECK_EQ_U(k.total, 3 * (8 + 100 * 11) + 2 + 1);
 	CHECK_EQ_U(k.wr, 300);
 	CHECK_EQ_U(k.lost, 0);
 	CHECK_EQ_U(k.pid, pid);

@@ -2,7 +2,8 @@
 # rping between the two SoftRoCE VMs: both exit 0, the client prints the ping
 # data, the wire capture holds the RDMA CM handshake and RC SEND, WRITE and
 # READ traffic with nothing malformed, and run.json has both sides' statuses
-# and clocks.  Nothing of the VMs is left running afterwards.
+# and clocks.  Nothing of the VMs is left running afterwards.  Then a client
+# killed mid-run, which the diagnosis names.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -51,4 +52,35 @@ if [ -s "$C" ]; then
 else
 	not_ok "no capture"
 fi
+# ---- the client killed mid-run: the kernel disconnects for it ----
+# 6 s in, the client's rping gets SIGKILL.  The kernel tears its connection
+# down and sends the DREQ the process no longer can; the server's rping sees
+# DISCONNECTED and exits 0.  The diagnosis names the kill (from the client's
+# `record`, which wrote the wait status into the salvaged trace) and how the
+# server learnt of it.
+R=$VM_TMP/rping-killed
+REC="$PWD/$RDMATRACE record"
+vm_run "$R" --scenario rping-killed --grace 5 \
+	--server "$REC -o $R/srv -- rping -s -a 10.9.0.1 -v -C 100000 -S 4096" \
+	--client "(sleep 6; pkill -KILL -x rping) & $REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C 100000 -S 4096" \
+	--server-name rping --client-name rping
+check "killed client: record exits 137, the server's rping 0" python3 -c '
+import json, sys
+r = sys.argv[1]
+assert json.load(open(r + "/cli/run.json"))["exit"].get("signal") == 9
+assert json.load(open(r + "/srv/run.json"))["exit"].get("code") == 0
+' "$R"
+check "killed client: the kernel sent its DREQ" test "$(tcount "$R/capture.pcapng" 'ip.src == 10.9.0.2 && infiniband.mad.attributeid == 0x0015')" -ge 1
+check "killed client: the diagnosis names the kill and the server's DISCONNECTED" python3 -c '
+import json, re, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+pid = json.load(open(run + "/cli/run.json"))["root_pid"]
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+k = [x for x in d["findings"] if x["kind"] == "process_ended"]
+assert len(k) == 1 and k[0]["severity"] == "error", [x["text"][:120] for x in d["findings"]]
+t = k[0]["text"]
+assert t.startswith("rping (pid %d) on client was killed by SIGKILL" % pid), t
+assert re.search(r"Its peer QP 0x[0-9a-f]{6} on server learnt of it [0-9.]+ ms later: an RDMA CM DISCONNECTED event\.", t), t
+print("# " + t[:160])
+' "$R" "$RDMATRACE"
 done_testing

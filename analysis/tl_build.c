@@ -473,6 +473,12 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		k->syndrome = p->aeth.syndrome;
 		k->aeth_type = p->aeth.type;
 		k->aeth_value = p->aeth.value;
+		if (k->op_class == RT_CLASS_ACK && (k->aeth_type == RT_AETH_NAK || k->aeth_type == RT_AETH_RNR_NAK)) {
+			uint32_t *n = tl_vec_push(&b->naks); /* few: the NAK detectors read only these */
+			if (!n)
+				return -ENOMEM;
+			*n = (uint32_t)(b->pk.n - 1);
+		}
 	}
 	if (p->hdrs & RT_HDR_RETH) {
 		k->reth_va = p->reth.va;
@@ -505,10 +511,12 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}
+	unsigned tr = rt_opcode_transport(k->opcode);
+	b->unreliable_pkts += (tr == RT_TRANSPORT_UC || tr == RT_TRANSPORT_UD) && k->dqpn != 1;
 	switch (k->op_class) {
 	case RT_CLASS_SEND: case RT_CLASS_WRITE: case RT_CLASS_READ_REQ: case RT_CLASS_ATOMIC:
 	case RT_CLASS_FLUSH: case RT_CLASS_ATOMIC_WRITE:
-		k->is_request = !k->is_cm && rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD;
+		k->is_request = !k->is_cm && tr != RT_TRANSPORT_UD;
 		break;
 	case RT_CLASS_READ_RESP: case RT_CLASS_ACK: case RT_CLASS_ATOMIC_ACK:
 		k->is_response = true;
@@ -758,6 +766,8 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->refused, sizeof(uint32_t));
 	tl_vec_init(&b->failed, sizeof(uint32_t));
 	tl_vec_init(&b->ends, sizeof(uint32_t));
+	tl_vec_init(&b->errs, sizeof(uint32_t));
+	tl_vec_init(&b->naks, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
@@ -789,6 +799,8 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->refused);
 	tl_vec_free(&b->failed);
 	tl_vec_free(&b->ends);
+	tl_vec_free(&b->errs);
+	tl_vec_free(&b->naks);
 	tl_vec_free(&b->proc_salvaged);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);

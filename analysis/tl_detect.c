@@ -890,7 +890,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b);
-	for (size_t i = 0; i < npk; i++) {
+	for (size_t x = 0; x < b->naks.n; x++) { /* the captured NAKs, in capture order */
+		size_t i = *TL_AT(&b->naks, uint32_t, x);
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->aeth_type != RT_AETH_RNR_NAK || k->op_class != RT_CLASS_ACK || c->pk_used[i])
 			continue;
@@ -1240,7 +1241,8 @@ static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *
 static int nak_errors(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	for (size_t i = 0; i < tl_npk(b); i++) {
+	for (size_t n = 0; n < b->naks.n; n++) {
+		size_t i = *TL_AT(&b->naks, uint32_t, n);
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->op_class != RT_CLASS_ACK || k->aeth_type != RT_AETH_NAK || k->aeth_value == RT_NAK_PSN_SEQ_ERROR)
 			continue;
@@ -1432,7 +1434,8 @@ static void peer_silence_words(struct dctx *c, const struct burst *u, struct tex
 static int error_completions(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
-	for (size_t i = 0; i < tl_nev(b); i++) {
+	for (size_t n = 0; n < b->errs.n; n++) { /* the error completions and moves to ERROR, in order */
+		size_t i = *TL_AT(&b->errs, uint32_t, n);
 		struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_COMPLETION || !e->ev.u.wc.status || e->ev.u.wc.status == WC_WR_FLUSH_ERR ||
 		    c->explained[i] || b->ev_shadow[i])
@@ -1542,7 +1545,8 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 	}
 	/* QPs moved to ERROR with WRs still outstanding and nothing above explaining it
 	 * (a QP moved to ERROR at teardown with nothing outstanding is normal) */
-	for (size_t i = 0; i < tl_nev(b); i++) {
+	for (size_t n = 0; n < b->errs.n; n++) {
+		size_t i = *TL_AT(&b->errs, uint32_t, n);
 		struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_QP_STATE || e->ev.u.qp_state.to_state != 6 || c->explained[i] || b->ev_shadow[i])
 			continue;
@@ -2795,7 +2799,7 @@ static int unreliable_loss(struct dctx *c)
 		return -ENOMEM;
 	}
 	bool engine_packets = false;
-	for (size_t i = 0; i < nev; i++) {
+	for (size_t i = 0; i < nev && b->engine_packets; i++) { /* (no packet event: nothing to look at) */
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
 		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_ENGINE))
 			continue;
@@ -2807,7 +2811,7 @@ static int unreliable_loss(struct dctx *c)
 	}
 	int rc = 0;
 	/* an engine knows its drops exactly; the wire is the witness otherwise */
-	for (size_t i = 0; i < npk && !engine_packets && !rc; i++) {
+	for (size_t i = 0; i < npk && b->unreliable_pkts && !engine_packets && !rc; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm || k->damaged || !unreliable_data(k->opcode, k->dqpn))
 			continue;

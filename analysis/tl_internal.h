@@ -231,6 +231,8 @@ struct tl_build {
 	struct tl_vec refused;    /* uint32_t: the WR records flagged RT_WRF_POST_FAILED (trace_qps) */
 	struct tl_vec failed;     /* uint32_t: failed modify_qp, reg_mr, creates and CM calls (trace_qps) */
 	struct tl_vec ends;       /* uint32_t: the RT_EV_PROCESS_END records (trace_qps) */
+	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
+	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
 				   * from a dead program's rings (read_traces), 0 none */
 	struct tl_vec cons;       /* struct tl_cons */
@@ -244,6 +246,7 @@ struct tl_build {
 	bool pk_unordered;        /* a packet was captured before the one before it */
 	uint64_t nonroce_frames;
 	uint64_t unreadable_mads; /* MADs on QP 1 cut short by the snap length */
+	uint64_t unreliable_pkts; /* captured UC and UD packets (not to QP 1): the UC/UD detectors' work */
 	uint64_t capture_first_ns;/* raw time of the capture's earliest frame of any kind, 0 none */
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */

@@ -233,7 +233,10 @@ static int trace_qps(struct lctx *c)
 		if ((ev->kind == RT_EV_CM_EVENT && note_event(&b->cm_evs, i) < 0) ||
 		    (ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_POST_FAILED) && note_event(&b->refused, i) < 0) ||
 		    (call_failed(ev) && note_event(&b->failed, i) < 0) ||
-		    (ev->kind == RT_EV_PROCESS_END && note_event(&b->ends, i) < 0)) {
+		    (ev->kind == RT_EV_PROCESS_END && note_event(&b->ends, i) < 0) ||
+		    (((ev->kind == RT_EV_COMPLETION && ev->u.wc.status) ||
+		      (ev->kind == RT_EV_QP_STATE && ev->u.qp_state.to_state == 6)) &&
+		     note_event(&b->errs, i) < 0)) {
 			rc = -ENOMEM;
 			break;
 		}

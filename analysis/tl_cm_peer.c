@@ -190,9 +190,11 @@ static void match_ends(struct cm_end *ends, size_t n)
 
 int tl_cm_peer_links(struct tl_build *b)
 {
-	size_t nev = tl_nev(b), nrec = 0;
-	for (size_t i = 0; i < nev; i++)
-		nrec += tl_ev(b, i)->ev.kind == RT_EV_CM_EVENT && !b->ev_shadow[i];
+	/* the CM events, from the list trace_qps made (no pass over every event) */
+	size_t ncm = b->cm_evs.n, nrec = 0;
+	const uint32_t *cm = b->cm_evs.p;
+	for (size_t j = 0; j < ncm; j++)
+		nrec += !b->ev_shadow[cm[j]];
 	if (!nrec)
 		return 0;
 	struct cm_rec *r = malloc(nrec * sizeof(*r));
@@ -203,11 +205,11 @@ int tl_cm_peer_links(struct tl_build *b)
 		return -ENOMEM;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < nev; i++) {
+	for (size_t j = 0; j < ncm; j++) {
+		uint32_t i = cm[j];
 		const struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind == RT_EV_CM_EVENT && !b->ev_shadow[i])
-			r[k++] = (struct cm_rec){.item = (uint32_t)i, .proc = e->proc, .cm_id = e->ev.u.cm.cm_id,
-						 .raw_ns = e->raw_ns};
+		if (!b->ev_shadow[i])
+			r[k++] = (struct cm_rec){.item = i, .proc = e->proc, .cm_id = e->ev.u.cm.cm_id, .raw_ns = e->raw_ns};
 	}
 	qsort(r, nrec, sizeof(*r), rec_cmp);
 	size_t nend = 0;

@@ -3263,9 +3263,10 @@ static int untraced_peers(struct tl_build *b)
 		free(untraced);
 		return -ENOMEM;
 	}
+	bool any = false;
 	for (size_t i = 0; i < neps; i++)
-		untraced[i] = ep_untraced(b, TL_AT(&b->eps, struct tl_ep, i));
-	for (size_t i = 0; i < tl_npk(b); i++) {
+		any |= untraced[i] = ep_untraced(b, TL_AT(&b->eps, struct tl_ep, i));
+	for (size_t i = 0; i < tl_npk(b) && any; i++) { /* (every address traced: nothing to count) */
 		const struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm || k->src_ep >= neps || k->dst_ep >= neps)
 			continue;

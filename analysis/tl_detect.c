@@ -361,15 +361,16 @@ static void unseen_first_transmissions(struct dctx *c)
 		uint32_t before = prev[k->recv_qp];
 		prev[k->recv_qp] = (uint32_t)i;
 		uint32_t q = k->send_qp, wr = k->wr;
-		if (k->retrans || wr >= nev || q >= nq || tl_qp(b, q)->qp_type != 2 ||
-		    first_link(c, wr, RT_TLL_PACKET) != tl_item_pk(b, i))
-			continue; /* not the first captured packet of a traced RC WR */
+		if (k->retrans || wr >= nev || q >= nq || tl_qp(b, q)->qp_type != 2)
+			continue; /* not a packet of a traced RC WR */
 		uint64_t half = tl_half_ack_timeout_ns(b, q);
 		const struct rt_tl_host *h = tl_host(b, tl_ev(b, wr)->host);
 		uint64_t t_post = item_t(c, wr), t_pk = item_t(c, tl_item_pk(b, i));
 		if (!half || h->uncertainty_ns >= half || t_pk < t_post + half + h->uncertainty_ns || !t_start ||
 		    t_post < t_start)
 			continue;
+		if (first_link(c, wr, RT_TLL_PACKET) != tl_item_pk(b, i))
+			continue; /* not the WR's first captured packet (asked last: the rarest case is the costliest lookup) */
 		if (before != RT_TL_NONE) {
 			const struct tl_pk *o = tl_pk(b, before);
 			if (o->answer == RT_TL_NONE || item_t(c, tl_item_pk(b, o->answer)) > t_post)

@@ -346,7 +346,8 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 		return -ENOMEM;
 	}
 	b->host_nev.n = b->hosts.n;
-	memset(b->host_nev.p, 0, b->hosts.n * sizeof(size_t));
+	if (b->hosts.n) /* (no host: every trace a copy of another, or none readable; p may be NULL) */
+		memset(b->host_nev.p, 0, b->hosts.n * sizeof(size_t));
 	struct rt_trace_record rec;
 	/* cache of the last process looked up */
 	int32_t last_pid = -1;

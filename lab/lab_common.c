@@ -46,6 +46,8 @@ static void usage(const char *scenario, const char *extra, int status)
 		"      --retry-cnt N      QP retry_cnt 0..7\n"
 		"      --ack-timeout N    QP local ACK timeout exponent\n"
 		"      --uc               unreliable connected QP\n"
+		"      --tos N            IP type of service of the connection 0..255 (DSCP << 2 | ECN;\n"
+		"                         2 = ECN-capable, ECT(0)): RDMA CM's RDMA_OPTION_ID_TOS\n"
 		"%s",
 		scenario, extra ? extra : "");
 	exit(status);
@@ -85,7 +87,7 @@ static int parse_int(const char *s, int lo, int hi, const char *what, const char
 void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *scenario, const char *extra_usage)
 {
 	enum { OPT_SEED = 256, OPT_TIMEOUT, OPT_MIN_RNR, OPT_RNR_RETRY, OPT_RETRY, OPT_ACK_TIMEOUT, OPT_UC,
-	       OPT_SERVER, OPT_CLIENT };
+	       OPT_TOS, OPT_SERVER, OPT_CLIENT };
 	static const struct option longopts[] = {
 		{ "server", no_argument, 0, OPT_SERVER },
 		{ "client", no_argument, 0, OPT_CLIENT },
@@ -104,6 +106,7 @@ void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *sc
 		{ "retry-cnt", required_argument, 0, OPT_RETRY },
 		{ "ack-timeout", required_argument, 0, OPT_ACK_TIMEOUT },
 		{ "uc", no_argument, 0, OPT_UC },
+		{ "tos", required_argument, 0, OPT_TOS },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -114,7 +117,7 @@ void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *sc
 	o->port = "7471";
 	o->seed = 1;
 	o->timeout_ms = 10000;
-	o->min_rnr_timer = o->rnr_retry = o->retry_cnt = o->ack_timeout = -1;
+	o->min_rnr_timer = o->rnr_retry = o->retry_cnt = o->ack_timeout = o->tos = -1;
 	int c;
 	while ((c = getopt_long(argc, argv, "a:p:s:n:d:e:l:m:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -135,6 +138,7 @@ void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *sc
 		case OPT_RETRY: o->retry_cnt = parse_int(optarg, 0, 7, "--retry-cnt", scenario); break;
 		case OPT_ACK_TIMEOUT: o->ack_timeout = parse_int(optarg, 0, 31, "--ack-timeout", scenario); break;
 		case OPT_UC: o->uc = true; break;
+		case OPT_TOS: o->tos = parse_int(optarg, 0, 255, "--tos", scenario); break;
 		case 'h': usage(scenario, extra_usage, 0); break;
 		default: usage(scenario, extra_usage, 2);
 		}
@@ -297,12 +301,28 @@ int lab_open_id(struct lab_conn *c, struct rdma_cm_id **id, enum rdma_port_space
 	return 0;
 }
 
+/* --tos: the id's IP type of service, which its connection's QP takes
+ * (set before the route is resolved; an accepted id inherits the listener's). */
+static int lab_set_tos(const struct lab_opts *o, struct rdma_cm_id *id)
+{
+	if (o->tos < 0)
+		return 0;
+	uint8_t tos = (uint8_t)o->tos;
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)) != 0) {
+		perror("lab: rdma_set_option(RDMA_OPTION_ID_TOS)");
+		return -errno;
+	}
+	return 0;
+}
+
 int lab_resolve_route(const struct lab_opts *o, struct lab_conn *c)
 {
 	struct addrinfo *res = NULL;
 	struct rdma_cm_event *ev = NULL;
-	int rc = lab_resolve(o, &res);
+	int rc = lab_set_tos(o, c->id);
 	if (rc)
+		return rc;
+	if ((rc = lab_resolve(o, &res)) != 0)
 		return rc;
 	rc = rdma_resolve_addr(c->id, NULL, res->ai_addr, o->timeout_ms);
 	freeaddrinfo(res);
@@ -371,6 +391,8 @@ int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct
 		return rc;
 	}
 	freeaddrinfo(res);
+	if ((rc = lab_set_tos(o, c->listen_id)) != 0)
+		return rc;
 	if (rdma_listen(c->listen_id, 1) != 0) {
 		perror("lab: rdma_listen");
 		return -errno;

@@ -39,6 +39,7 @@ struct lab_opts {
 	int retry_cnt;          /* -1: default (7) */
 	int ack_timeout;        /* -1: default */
 	bool uc;                /* use an unreliable-connected QP where the scenario allows */
+	int tos;                /* -1: default; else the connection's IP type of service (DSCP and ECN bits) */
 };
 
 /* Whether the scenario runs in variant mode (--mode MODE). */

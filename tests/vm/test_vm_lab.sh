@@ -13,6 +13,8 @@ for s in minimal rnr loss herd; do
 		ok "lab $s on the kernel's SoftRoCE: every expectation met"
 	else
 		not_ok "lab $s on the kernel's SoftRoCE"
+		# which expectation failed, then the end of the output
+		sed -n '/^== results/,/^== diagnosis/p' "$R.out" | sed 's/^/#   /'
 		sed 's/^/#   /' "$R.out" | tail -30
 	fi
 	check "lab $s: no qemu left running" no_qemu_left "$R/.vm"

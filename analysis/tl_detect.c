@@ -1206,6 +1206,22 @@ static uint32_t proc_end_record(struct tl_build *b, uint16_t p)
 	return best;
 }
 
+/* Process p's last record of its own (not the collector's clock or loss
+ * records, nor an end record), RT_TL_NONE when it has none.  After a crash
+ * (its end record end, how=signal), what it did before the signal: another
+ * of its threads may write after it. */
+static uint32_t proc_last_record(struct tl_build *b, uint16_t p, uint32_t end)
+{
+	bool crash = end != RT_TL_NONE && tl_ev(b, end)->ev.u.process_end.how == RT_END_SIGNAL;
+	for (size_t i = crash ? end : tl_nev(b); i-- > 0;) {
+		const struct tl_evrec *r = tl_ev(b, i);
+		unsigned k = r->ev.kind;
+		if (r->proc == p && k != RT_EV_CLOCK_SYNC && k != RT_EV_LOST && k != RT_EV_PROCESS_END)
+			return (uint32_t)i;
+	}
+	return RT_TL_NONE;
+}
+
 /* When QP q's peer QP belongs to a process that had crashed or been killed
  * before time t (q's retries ran out, or q got a NAK, at t): say so. */
 static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *out)
@@ -1222,12 +1238,9 @@ static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *
 	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
 	/* a caught signal is timed by its record; a kill, by the process's last record before its parent saw it */
 	uint64_t t_end = item_t(c, end);
-	if (pe->how == RT_END_WAIT)
-		for (size_t i = end; i-- > 0;)
-			if (tl_ev(b, i)->proc == p && tl_ev(b, i)->ev.kind != RT_EV_CLOCK_SYNC) {
-				t_end = item_t(c, (uint32_t)i);
-				break;
-			}
+	uint32_t last = pe->how == RT_END_WAIT ? proc_last_record(b, p, end) : RT_TL_NONE;
+	if (last != RT_TL_NONE)
+		t_end = item_t(c, last);
 	if (t_end > t)
 		return false;
 	tx(out, " The peer's process, %s (pid %d) on %s, had ", (const char *)b->strs.p + P->program, P->pid,
@@ -3418,7 +3431,7 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, s
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		const struct tl_evrec *r = tl_ev(b, i);
 		uint32_t q = b->ev_qp[i];
-		if (q < nq && is_peer[q] && react[q] == RT_TL_NONE && peer_reaction(&r->ev) &&
+		if (q < nq && is_peer[q] && react[q] == RT_TL_NONE && !b->ev_shadow[i] && peer_reaction(&r->ev) &&
 		    item_t(c, (uint32_t)i) >= t_end)
 			react[q] = (uint32_t)i;
 		if (r->proc != p || r->ev.kind != RT_EV_WR_POST || r->ev.u.wr.queue != RT_WRQ_SEND ||
@@ -3559,44 +3572,17 @@ static int process_ends(struct dctx *c)
 	size_t np = b->procs.n;
 	if (!np || (!b->ends.n && !b->proc_salvaged.n))
 		return 0;
-	uint32_t *end = malloc(np * sizeof(uint32_t)), *last = malloc(np * sizeof(uint32_t));
-	if (!end || !last) {
-		free(end);
-		free(last);
-		return -ENOMEM;
-	}
-	size_t want = 0;
-	for (size_t p = 0; p < np; p++) {
-		end[p] = proc_end_record(b, (uint16_t)p);
-		bool salv = p < b->proc_salvaged.n && *TL_AT(&b->proc_salvaged, uint64_t, p);
-		bool exited = end[p] != RT_TL_NONE && tl_ev(b, end[p])->ev.u.process_end.how == RT_END_EXIT;
-		last[p] = (end[p] != RT_TL_NONE && !exited) || (end[p] == RT_TL_NONE && salv) ? 0 : RT_TL_NONE;
-		want += last[p] == 0;
-	}
-	/* each candidate's last record of its own, from the end backwards */
-	for (size_t i = tl_nev(b); i-- > 0 && want;) {
-		const struct tl_evrec *r = tl_ev(b, i);
-		unsigned k = r->ev.kind;
-		if (r->proc >= np || last[r->proc] != 0 || k == RT_EV_CLOCK_SYNC || k == RT_EV_LOST || k == RT_EV_PROCESS_END)
-			continue;
-		/* a crash: what it did last before the signal (another thread may write after it) */
-		if (end[r->proc] != RT_TL_NONE && i > end[r->proc] &&
-		    tl_ev(b, end[r->proc])->ev.u.process_end.how == RT_END_SIGNAL)
-			continue;
-		last[r->proc] = (uint32_t)i + 1; /* + 1: 0 means "still looking" */
-		want--;
-	}
 	int rc = 0;
 	for (size_t p = 0; p < np && !rc; p++) {
-		if (last[p] == RT_TL_NONE)
-			continue;
-		uint32_t l = last[p] ? last[p] - 1 : RT_TL_NONE;
-		bool salvaged = l != RT_TL_NONE && p < b->proc_salvaged.n &&
-				tl_ev(b, l)->raw_ns <= *TL_AT(&b->proc_salvaged, uint64_t, p);
-		rc = proc_end_finding(c, (uint16_t)p, end[p], l, salvaged);
+		uint32_t end = proc_end_record(b, (uint16_t)p);
+		bool exited = end != RT_TL_NONE && tl_ev(b, end)->ev.u.process_end.how == RT_END_EXIT;
+		uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
+		if (exited || (end == RT_TL_NONE && !salvaged_ns))
+			continue; /* it exited, or nothing says it did not */
+		uint32_t last = proc_last_record(b, (uint16_t)p, end);
+		bool salvaged = last != RT_TL_NONE && salvaged_ns && tl_ev(b, last)->raw_ns <= salvaged_ns;
+		rc = proc_end_finding(c, (uint16_t)p, end, last, salvaged);
 	}
-	free(end);
-	free(last);
 	return rc;
 }
 

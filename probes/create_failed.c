@@ -26,14 +26,10 @@ static uint32_t clamp_u32(int v)
 	return v > 0 ? (uint32_t)v : 0;
 }
 
-static uint16_t clamp_u16(int v)
+/* v in 0..UINT16_MAX: the device's int limits and a request's uint32_t SGE counts alike */
+static uint16_t clamp_u16(int64_t v)
 {
 	return v <= 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
-}
-
-static uint16_t sat_u16(uint32_t v)
-{
-	return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
 }
 
 /* The device's limits, from the provider's own ibv_query_device (not a
@@ -109,8 +105,8 @@ void rt_probe_create_failed_qp(struct ibv_context *ctx, const struct ibv_qp_init
 		q->max_send_wr = a->cap.max_send_wr;
 		q->max_recv_wr = a->cap.max_recv_wr;
 		q->max_inline = a->cap.max_inline_data;
-		q->max_send_sge = sat_u16(a->cap.max_send_sge);
-		q->max_recv_sge = sat_u16(a->cap.max_recv_sge);
+		q->max_send_sge = clamp_u16(a->cap.max_send_sge);
+		q->max_recv_sge = clamp_u16(a->cap.max_recv_sge);
 		q->sq_sig_all = (uint8_t)!!a->sq_sig_all;
 	}
 	rt_event_commit(ev);

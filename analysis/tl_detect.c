@@ -1222,6 +1222,25 @@ static uint32_t proc_last_record(struct tl_build *b, uint16_t p, uint32_t end)
 	return RT_TL_NONE;
 }
 
+/* Is the end record's time when the process ended: the tracer's handler
+ * caught the signal, or the kernel's process events timed the exit? */
+static bool end_is_timed(const struct rt_ev_process_end *pe)
+{
+	return pe && (pe->how == RT_END_SIGNAL || (pe->how == RT_END_WAIT && pe->exact_time));
+}
+
+/* When process p ended (end: its end record): the end record's time when
+ * that is exact, else its last record's (*last, RT_TL_NONE when none), else
+ * the end record's. */
+static uint64_t proc_end_time(struct dctx *c, uint16_t p, uint32_t end, uint32_t *last)
+{
+	const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(c->b, end)->ev.u.process_end : NULL;
+	*last = proc_last_record(c->b, p, end);
+	if (end_is_timed(pe) || (*last == RT_TL_NONE && end != RT_TL_NONE))
+		return item_t(c, end);
+	return *last != RT_TL_NONE ? item_t(c, *last) : 0;
+}
+
 /* When QP q's peer QP belongs to a process that had crashed or been killed
  * before time t (q's retries ran out, or q got a NAK, at t): say so. */
 static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *out)
@@ -1236,17 +1255,16 @@ static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *
 	if (!pe || !pe->signal || pe->how == RT_END_EXIT)
 		return false;
 	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
-	/* a caught signal is timed by its record; a kill, by the process's last record before its parent saw it */
-	uint64_t t_end = item_t(c, end);
-	uint32_t last = pe->how == RT_END_WAIT ? proc_last_record(b, p, end) : RT_TL_NONE;
-	if (last != RT_TL_NONE)
-		t_end = item_t(c, last);
+	uint32_t last;
+	uint64_t t_end = proc_end_time(c, p, end, &last);
 	if (t_end > t)
 		return false;
 	tx(out, " The peer's process, %s (pid %d) on %s, had ", (const char *)b->strs.p + P->program, P->pid,
 	   host_name(b, P->host));
 	if (pe->how == RT_END_SIGNAL)
 		tx(out, "crashed with %s %.3f ms before.", rt_signal_name(pe->signal), ms(t - t_end));
+	else if (end_is_timed(pe))
+		tx(out, "been killed by %s %.3f ms before.", rt_signal_name(pe->signal), ms(t - t_end));
 	else
 		tx(out, "been killed by %s (its last record %.3f ms before).", rt_signal_name(pe->signal), ms(t - t_end));
 	return true;
@@ -3527,14 +3545,15 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		sev = RT_TLS_INFO;
 		tx(&t, "ended without an exit record");
 	}
-	uint64_t t_end = caught ? item_t(c, end) : last != RT_TL_NONE ? item_t(c, last) : 0;
+	bool timed = end_is_timed(pe);
+	uint64_t t_end = timed ? item_t(c, end) : last != RT_TL_NONE ? item_t(c, last) : 0;
 	if (last != RT_TL_NONE) {
 		const struct rt_event *lev = &tl_ev(b, last)->ev;
 		uint64_t tl = item_t(c, last);
 		char what[64];
 		snprintf(what, sizeof(what), "%s%s%s", rt_event_kind_name(lev->kind), lev->kind == RT_EV_CM_EVENT ? " " : "",
 			 lev->kind == RT_EV_CM_EVENT ? rt_cm_event_name(lev->u.cm.event) : "");
-		if (caught && t_end >= tl)
+		if (timed && t_end >= tl)
 			tx(&t, " %.3f ms after its last record (%s)", ms(t_end - tl), what);
 		else
 			tx(&t, " after its last record (%s at %.6f s)", what, (double)tl / 1e9);

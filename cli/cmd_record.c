@@ -17,7 +17,10 @@
  *
  * A process that dies without flushing (SIGKILL) leaves its rings in its
  * shared-memory segment: record salvages them with the collector API into
- * traces/HOST-PID-PROGRAM.salvage.rtr.  SIGINT/SIGTERM sent to record are
+ * traces/HOST-PID-PROGRAM.salvage.rtr, with how the process ended: the
+ * wait status of the program record started, and of every process it
+ * forked when record may listen to the kernel's process events (root;
+ * process_events.c), which also give the time of the exit.  SIGINT/SIGTERM sent to record are
  * forwarded to the program; record exits with the program's status (128+N
  * when it was killed by signal N).
  */
@@ -41,6 +44,7 @@
 
 #include "command.h"
 #include "datadir.h"
+#include "process_events.h"
 #include "rdmatrace/clock.h"
 #include "rdmatrace/collector.h"
 #include "rdmatrace/trace_print.h"
@@ -58,6 +62,8 @@ struct proc_file {
 	char program[64];
 	char path[PATH_MAX + 160];
 	bool salvaged;
+	bool ended;             /* status known (the root's wait, or the process events) */
+	int status;
 };
 
 struct rec {
@@ -72,6 +78,8 @@ struct rec {
 	int argc;
 	pid_t child;
 	int status;
+	struct rt_proc_events *events; /* NULL when record may not listen (not root) */
+	char events_err[160];
 	uint64_t start_real_ns, end_real_ns;
 	struct rt_clock_calib calib;
 	int calib_ok;
@@ -284,6 +292,8 @@ static int run_program(struct rec *r, const char *probe)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	if (rt_proc_events_open(&r->events, r->events_err, sizeof(r->events_err)) < 0)
+		r->events = NULL;
 	r->start_real_ns = real_ns();
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -313,6 +323,11 @@ static int run_program(struct rec *r, const char *probe)
 	free(preload);
 	r->child = pid;
 	forward_pid = pid;
+	if (r->events && rt_proc_events_follow(r->events, pid) < 0) {
+		rt_proc_events_close(r->events);
+		r->events = NULL;
+		snprintf(r->events_err, sizeof(r->events_err), "cannot start the process events' thread");
+	}
 	close(out_pipe[1]);
 	close(err_pipe[1]);
 	pump(r, out_pipe[0], err_pipe[0], log_fd);
@@ -324,6 +339,7 @@ static int run_program(struct rec *r, const char *probe)
 	forward_pid = 0;
 	r->status = st;
 	r->end_real_ns = real_ns();
+	rt_proc_events_stop(r->events);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	return 0;
@@ -350,10 +366,18 @@ static int salvage_one(const struct rt_segment_info *info, void *arg)
 		fprintf(stderr, "rdmatrace record: salvaging %s: %s\n", info->name, err);
 		return 0;
 	}
-	/* The program we ran died without its exit handler: how it ended goes
-	 * into its trace, so the diagnosis can say so (a SIGKILL, say). */
-	if (info->creator_pid == (int)r->child)
+	/* The process died without its exit handler: how it ended goes into its
+	 * trace, so the diagnosis can say so (a SIGKILL, say).  The kernel's
+	 * process events know it for every process of the tree, and when. */
+	int status;
+	uint64_t mono_ns;
+	if (rt_proc_events_exit(r->events, info->creator_pid, &status, &mono_ns))
+		rt_collector_set_end_at(c, info->creator_pid, status, mono_ns);
+	else if (info->creator_pid == (int)r->child)
 		rt_collector_set_end(c, info->creator_pid, r->status);
+	else
+		fprintf(stderr, "rdmatrace record: how process %d ended is not known%s%s%s\n", info->creator_pid,
+			r->events ? "" : " (", r->events ? "" : r->events_err, r->events ? "" : ")");
 	rt_collector_finish(c);
 	rt_collector_unlink(c);
 	rt_collector_destroy(c);
@@ -394,6 +418,13 @@ static void collect_files(struct rec *r)
 		struct proc_file *f = &r->files[r->nfiles++];
 		f->pid = (int)pid;
 		f->salvaged = salvage;
+		uint64_t mono_ns;
+		if (pid == r->child) {
+			f->ended = true;
+			f->status = r->status;
+		} else {
+			f->ended = rt_proc_events_exit(r->events, (pid_t)pid, &f->status, &mono_ns);
+		}
 		char old[PATH_MAX + 300];
 		snprintf(old, sizeof(old), "%s/%s", r->traces, n);
 		struct rt_trace_reader *rd = rt_trace_reader_new();
@@ -536,16 +567,20 @@ static int write_run_json(struct rec *r, const char *probe)
 		fprintf(f, ", \"trace\": ");
 		json_str(f, p->path);
 		fprintf(f, ", \"salvaged\": %s", p->salvaged ? "true" : "false");
-		if (p->pid == r->child) {
+		if (p->pid == r->child)
 			fprintf(f, ", \"root\": true");
-			if (WIFEXITED(r->status))
-				fprintf(f, ", \"exit_code\": %d", WEXITSTATUS(r->status));
-			else if (WIFSIGNALED(r->status))
-				fprintf(f, ", \"exit_signal\": %d", WTERMSIG(r->status));
-		}
+		if (p->ended && WIFEXITED(p->status))
+			fprintf(f, ", \"exit_code\": %d", WEXITSTATUS(p->status));
+		else if (p->ended && WIFSIGNALED(p->status))
+			fprintf(f, ", \"exit_signal\": %d", WTERMSIG(p->status));
 		fputc('}', f);
 	}
-	fprintf(f, "%s],\n  \"root_pid\": %d,\n  \"captures\": [", r->nfiles ? "\n  " : "", (int)r->child);
+	fprintf(f, "%s],\n  \"root_pid\": %d,\n  \"process_events\": ", r->nfiles ? "\n  " : "", (int)r->child);
+	if (r->events)
+		fprintf(f, "{\"lost\": %llu}", (unsigned long long)rt_proc_events_lost(r->events));
+	else
+		json_str(f, r->events_err);
+	fprintf(f, ",\n  \"captures\": [");
 	if (r->live) {
 		fprintf(f, "{\"host\": ");
 		json_str(f, r->host);
@@ -577,7 +612,9 @@ static const char usage[] =
 	"\n"
 	"The probe is librdmatrace-probe.so next to the rdmatrace binary, or $RDMATRACE_PROBE.\n"
 	"SIGINT/SIGTERM are forwarded to the program; the exit status is the program's\n"
-	"(128+N when killed by signal N).\n"
+	"(128+N when killed by signal N).  The traces of a process that died without\n"
+	"writing them (SIGKILL) are salvaged, with how it ended: the program's wait\n"
+	"status, and as root (the kernel's process events) every child's and when.\n"
 	"\n"
 	"example:\n"
 	"  rdmatrace record -o run1 -- rping -s -a 127.0.0.1 -C 10\n";
@@ -676,6 +713,7 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, "rdmatrace record: writing run.json: %s\n", strerror(-rc));
 	if (r->live)
 		rt_live_close(r->live);
+	rt_proc_events_close(r->events);
 	int status = r->status;
 	free(r);
 	if (WIFEXITED(status))

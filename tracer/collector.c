@@ -49,6 +49,7 @@ struct rt_collector {
 	bool end_set;           /* rt_collector_set_end(): write the process's end on finish */
 	int32_t end_pid;
 	int end_status;
+	uint64_t end_mono_ns;   /* rt_collector_set_end_at(): when it exited, 0 unknown */
 };
 
 static uint32_t my_tid(void)
@@ -356,17 +357,27 @@ int rt_collector_poll(struct rt_collector *c)
 	return rc;
 }
 
+/* The tick of a CLOCK_MONOTONIC time, by the segment's calibration. */
+static uint64_t mono_to_ticks(const struct rt_clock_calib *k, uint64_t mono_ns)
+{
+	if (k->source != RT_CLOCK_TSC)
+		return mono_ns;
+	return rt_clock_interpolate(k->base.mono_ns, k->base.ticks, k->base.mono_ns + k->rate_ns,
+				    k->base.ticks + k->rate_ticks, mono_ns);
+}
+
 /* The end of a process its parent saw (rt_collector_set_end), after its last records. */
 static void write_end(struct rt_collector *c)
 {
 	struct rt_event ev;
 	memset(&ev, 0, sizeof(ev));
-	ev.ticks = rt_clock_ticks(c->h->calib.source);
+	ev.ticks = c->end_mono_ns ? mono_to_ticks(&c->h->calib, c->end_mono_ns) : rt_clock_ticks(c->h->calib.source);
 	ev.seq = c->own_seq++;
 	ev.tid = my_tid();
 	ev.kind = RT_EV_PROCESS_END;
 	ev.u.process_end.pid = c->end_pid;
 	ev.u.process_end.how = RT_END_WAIT;
+	ev.u.process_end.exact_time = c->end_mono_ns != 0;
 	if (WIFEXITED(c->end_status)) {
 		ev.u.process_end.code = WEXITSTATUS(c->end_status);
 	} else if (WIFSIGNALED(c->end_status)) {
@@ -385,6 +396,13 @@ void rt_collector_set_end(struct rt_collector *c, int32_t pid, int wait_status)
 	c->end_set = true;
 	c->end_pid = pid;
 	c->end_status = wait_status;
+}
+
+void rt_collector_set_end_at(struct rt_collector *c, int32_t pid, int wait_status, uint64_t mono_ns)
+{
+	rt_collector_set_end(c, pid, wait_status);
+	if (c)
+		c->end_mono_ns = mono_ns;
 }
 
 int rt_collector_finish(struct rt_collector *c)

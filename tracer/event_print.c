@@ -460,6 +460,8 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 			   (ev->u.process_end.how == RT_END_EXIT && ev->u.process_end.has_code)) {
 			f_i(&o, "exit_code", ev->u.process_end.code);
 		}
+		if (ev->u.process_end.exact_time)
+			f_u(&o, "exact_time", 1);
 		if (ev->u.process_end.core_dumped)
 			f_u(&o, "core_dumped", 1);
 		break;

@@ -85,6 +85,10 @@ int rt_collector_snapshot(struct rt_collector *c, const char *reason);
  * as waitpid() gives it) as that process's last record (RT_EV_PROCESS_END,
  * RT_END_WAIT).  For a parent that saw the process end, like `record`. */
 void rt_collector_set_end(struct rt_collector *c, int32_t pid, int wait_status);
+/* The same with the time the process exited (CLOCK_MONOTONIC ns, as the
+ * kernel's process events give it): the record is stamped with that time
+ * and says so (exact_time). */
+void rt_collector_set_end_at(struct rt_collector *c, int32_t pid, int wait_status, uint64_t mono_ns);
 
 /* Last drain or exit snapshot, lost-event accounting, close the file. Idempotent. */
 int rt_collector_finish(struct rt_collector *c);

@@ -117,6 +117,45 @@ assert f[0]["text"].startswith("verbs_prog (pid %s) on " % sys.argv[2]) and "was
 assert "after its last record" in f[0]["text"] and "process_end record (wait)" in f[0]["evidence"], f[0]
 ' "$T/kill.diag" "$cpid"
 
+# ---- a child of the program killed: the kernel's process events say how and when ----
+# (record reaps only the program; the shell in between reaps the child)
+cat >"$T/killchild.sh" <<EOF
+"$PROG" hang >"$T/killchild.out" &
+c=\$!
+for _ in \$(seq 100); do grep -q ready "$T/killchild.out" 2>/dev/null && break; sleep 0.1; done
+sleep 0.2
+kill -KILL \$c
+wait \$c
+echo "child \$c status \$?"
+EOF
+"$RDMATRACE" record -o "$T/killchild" -- sh "$T/killchild.sh" >"$T/killchild.rec" 2>&1
+check "killed child: record exits with the shell's 0" test $? -eq 0
+kpid=$(sed -n 's/^child \([0-9]*\) status 137$/\1/p' "$T/killchild.rec")
+check "killed child: the shell saw it killed" test -n "$kpid"
+if python3 -c 'import json,sys; sys.exit(0 if isinstance(json.load(open(sys.argv[1]))["process_events"], dict) else 1)' \
+	"$T/killchild/run.json"; then
+	check "killed child: run.json gives its signal" python3 -c '
+import json, sys
+p = [x for x in json.load(open(sys.argv[1]))["processes"] if x["pid"] == int(sys.argv[2])]
+assert p and all(x.get("exit_signal") == 9 and "root" not in x for x in p), p
+' "$T/killchild/run.json" "$kpid"
+	check "killed child: its salvaged trace ends with the kernel's time of the kill" bash -c \
+		"'$RDMATRACE' dump --json '$T'/killchild/traces/*.salvage.rtr | grep '\"kind\":\"process_end\"' |
+		 grep '\"how\":\"wait\",\"signal\":\"SIGKILL\"' | grep -q '\"exact_time\":1'"
+	"$RDMATRACE" diagnose --json "$T/killchild" >"$T/killchild.diag"
+	check "killed child: the diagnosis says it was killed, 200 ms or more after its last record" python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "process_ended"]
+assert len(f) == 1 and f[0]["severity"] == "error", d["findings"]
+t = f[0]["text"]
+m = re.search(r"was killed by SIGKILL \(.*\) ([0-9.]+) ms after its last record \(", t)
+assert t.startswith("verbs_prog (pid %s) on " % sys.argv[2]) and m and 200 <= float(m.group(1)) < 10000, t
+' "$T/killchild.diag" "$kpid"
+else
+	skip "killed child: how it ended" "record may not listen to the kernel's process events here (not root)"
+fi
+
 # ---- a crash: the tracer's handler records the signal and the address ----
 "$RDMATRACE" record -o "$T/crash" -- "$PROG" crash >"$T/crash.out" 2>&1
 rc=$?

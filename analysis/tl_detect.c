@@ -2065,13 +2065,18 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 		tx(&ev, "MR event at %.6f s", (double)item_t(c, i) / 1e9);
 		break;
 	}
-	case RT_EV_CM_EVENT:
+	case RT_EV_CM_EVENT: {
+		int st = e->ev.u.cm.status < 0 ? -e->ev.u.cm.status : e->ev.u.cm.status;
 		tx(&t, "%s on %s failed", rt_cm_event_name(e->ev.u.cm.event), host);
 		if (e->ev.u.cm.status)
 			tx(&t, " with %s", rt_errno_name(e->ev.u.cm.status));
+		if (e->ev.u.cm.event >= RT_CM_CALL_CREATE_ID && (st == EAGAIN || st == EINPROGRESS))
+			tx(&t, ": its id's event channel is non-blocking (as rsockets makes it), so the call had only "
+			       "started, and no event on cm_id %u followed it", e->ev.u.cm.cm_id);
 		tx(&t, ".");
 		tx(&ev, "cm_id %u", e->ev.u.cm.cm_id);
 		break;
+	}
 	default: { /* a failed create: what was asked for, its errno, the device's limits */
 		const struct rt_ev_device_caps *caps = device_caps_before(b, i);
 		char why[640];
@@ -2091,8 +2096,37 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 	return 0;
 }
 
+/* An RDMA CM call that returned EAGAIN or EINPROGRESS: on an id whose event
+ * channel is non-blocking (rsockets makes its ids so) the call has only
+ * started, and its event comes later.  The first event its process got on
+ * that cm_id after it (the call's outcome: ESTABLISHED, REJECTED ...), or
+ * RT_TL_NONE when none came (or the call is not such a call). */
+static uint32_t cm_call_outcome(struct tl_build *b, uint32_t i)
+{
+	const struct tl_evrec *e = tl_ev(b, i);
+	int st = e->ev.u.cm.status < 0 ? -e->ev.u.cm.status : e->ev.u.cm.status;
+	if (e->ev.kind != RT_EV_CM_EVENT || e->ev.u.cm.event < RT_CM_CALL_CREATE_ID || (st != EAGAIN && st != EINPROGRESS))
+		return RT_TL_NONE;
+	size_t lo = 0, hi = b->cm_evs.n; /* the list is in event order: start after i */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (*TL_AT(&b->cm_evs, uint32_t, mid) <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo; j < b->cm_evs.n; j++) {
+		uint32_t k = *TL_AT(&b->cm_evs, uint32_t, j);
+		const struct tl_evrec *o = tl_ev(b, k);
+		if (o->proc == e->proc && o->ev.u.cm.cm_id == e->ev.u.cm.cm_id && o->ev.u.cm.event < RT_CM_CALL_CREATE_ID)
+			return k;
+	}
+	return RT_TL_NONE;
+}
+
 /* One finding per failed call of a kind on a QP (its first failure, and how
- * many): ibv_modify_qp, ibv_reg_mr, the creates, RDMA CM calls. */
+ * many): ibv_modify_qp, ibv_reg_mr, the creates, RDMA CM calls.  A CM call
+ * that only started (cm_call_outcome) is not a failure: its outcome is. */
 static int call_failures(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -2107,7 +2141,7 @@ static int call_failures(struct dctx *c)
 	for (size_t j = 0; j < b->failed.n && !rc; j++) {
 		uint32_t i = *TL_AT(&b->failed, uint32_t, j);
 		const struct tl_evrec *e = tl_ev(b, i);
-		if (b->ev_shadow[i])
+		if (b->ev_shadow[i] || cm_call_outcome(b, i) != RT_TL_NONE)
 			continue;
 		if (e->ev.kind == RT_EV_CM_EVENT && e->ev.u.cm.event == RT_CM_CALL_CREATE_QP) {
 			/* an rdma_create_qp whose ibv_create_qp was refused: that one says why */

@@ -1419,6 +1419,47 @@ static void test_create_refused(void)
 	rt_timeline_free(tl);
 }
 
+/* An RDMA CM call that returned EAGAIN on an id with a non-blocking event
+ * channel (rsockets' ids) has only started: with its event after it (A:
+ * ESTABLISHED on the same cm_id) it is no failure; without one (B) it is,
+ * in words that say so. */
+static void test_cm_call_in_progress(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	c.no_capture = 1;
+	CHECK(sim_open(&s, rundir("cm-in-progress"), &c) == 0);
+	uint64_t t = c.t0 + 100;
+	for (int host = 0; host < 2; host++) {
+		struct rt_event e = sim_ev(&s, host, t, RT_EV_CM_EVENT, 0);
+		e.flags = RT_EVF_ERROR;
+		e.u.cm.event = RT_CM_CALL_CONNECT;
+		e.u.cm.status = -EAGAIN;
+		e.u.cm.cm_id = host ? 7 : 1; /* B's id 7 gets no event (the run's connection is on id 2) */
+		sim_emit(&s, host, &e);
+	}
+	/* A's outcome: the run's connection's events on A are on id 1 */
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("cm-in-progress"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned failed = 0, right = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind != RT_TLFK_CALL_FAILED)
+			continue;
+		failed++;
+		right += strstr(text, "call:connect on hostB failed with EAGAIN: its id's event channel is non-blocking") &&
+			 strstr(text, "no event on cm_id 7 followed it");
+	}
+	CHECK_EQ_U(failed, 1);
+	CHECK_EQ_U(right, 1);
+	rt_timeline_free(tl);
+}
+
 /* ECN marks and CNPs: counted per direction, and a receiver of marked
  * packets that sent no CNP back is named as the reason its sender never
  * slowed down. */
@@ -1632,6 +1673,7 @@ int main(void)
 	RUN(test_partial_inputs);
 	RUN(test_post_refused);
 	RUN(test_create_refused);
+	RUN(test_cm_call_in_progress);
 	RUN(test_congestion);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);

@@ -7,9 +7,10 @@
 # (every send opcode, a 5000-byte READ over 5 response packets, an error
 # completion) in the client VM: every WR, completion and PSN range checked
 # (its two QPs share one rxe device, so its packets never reach the wire), and
-# its bad-setup mode: calls rxe refuses, each explained.  Last, rping over
+# its bad-setup mode: calls rxe refuses, each explained.  Then rping over
 # IPv6 addresses (RoCEv2 with IPv6 GIDs) and on a VLAN (802.1Q-tagged
-# frames), traced and correlated.
+# frames), traced and correlated; last, rstream (rsockets) with no problem
+# found.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -165,4 +166,24 @@ traced_rping "$R7" "on VLAN 7" "$(vlan 1)" "$(vlan 2)" 10.7.0.1 --modules 8021q
 check "rping on a VLAN: tagged RoCE frames decoded, the CM REQ from 10.7.0.2, every ICRC good" rping_wire "$R7" '10.7.0.2 > 10.7.0.1 vlan 7'
 check "rping on a VLAN: each QP has its address and its WRs' packets, clocks bounded, no problem found" \
 	clean_rping "$R7" 10.7.0.2 10.7.0.1
+# ---- rsockets: rstream streams 200 messages of 64 KB ----
+# rsockets' ids have non-blocking event channels: the client's rdma_connect
+# returns EAGAIN and ESTABLISHED comes later (no failed call); the data go
+# as WRITE_WITH_IMM into the peer's buffer, each consuming a receive
+RS=$VM_TMP/rstream
+vm_run "$RS" --scenario rstream \
+	--server "$REC -o $RS/srv -- rstream -b 10.9.0.1 -S 65536 -C 200" \
+	--client "$REC -o $RS/cli -- rstream -s 10.9.0.1 -S 65536 -C 200" \
+	--server-name rstream --client-name rstream
+if [ "$VM_RC" -eq 0 ]; then ok "rstream under record in both VMs exits 0"; else not_ok "lab-vm run (rstream) exited $VM_RC"; sed 's/^/#   /' "$RS.stderr" | tail -20; fi
+check "rstream: each QP has its address and its WRs' packets, clocks bounded, no problem found" \
+	clean_rping "$RS" 10.9.0.2 10.9.0.1
+check "rstream: the client's rdma_connect returned EAGAIN (non-blocking id), then ESTABLISHED" bash -c \
+	"'$RDMATRACE' dump '$RS'/cli/traces/*.rtr | grep -A1000 'event=call:connect status=-11' | grep -q 'event=ESTABLISHED'"
+check "rstream: every WRITE_WITH_IMM linked to its packets and its ACK" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "diagnose", "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+w = [x for x in d["latency"] if x["opcode"] == "RDMA_WRITE_WITH_IMM"]
+assert w and w[0]["count"] >= 400 and w[0]["wire_count"] == w[0]["count"] and w[0]["ack_count"] == w[0]["count"], d["latency"]
+' "$RDMATRACE" "$RS"
 done_testing

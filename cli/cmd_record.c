@@ -44,7 +44,7 @@
 
 #include "command.h"
 #include "datadir.h"
-#include "process_events.h"
+#include "rdmatrace/process_events.h"
 #include "rdmatrace/clock.h"
 #include "rdmatrace/collector.h"
 #include "rdmatrace/trace_print.h"

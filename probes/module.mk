@@ -1,6 +1,6 @@
 # The LD_PRELOAD probe (build/librdmatrace-probe.so), its tests, and `rdmatrace record`.
 # It is not part of librdmatrace.a: its objects define ibv_* and rdma_*.
-CLI_SRCS += cli/cmd_record.c cli/process_events.c
+CLI_SRCS += cli/cmd_record.c
 PROBE_SRCS := probes/init.c probes/real.c probes/objmap.c probes/hooks.c \
 	probes/hooks_ex.c probes/track.c probes/verbs_wrap.c probes/cm_wrap.c \
 	probes/dv_wrap.c probes/counters.c probes/create_failed.c

@@ -1,7 +1,7 @@
 # The tracer: event schema helpers, clock, shared-memory rings, collector,
 # trace file writer and reader, event printing.
 LIB_SRCS += tracer/event_kind.c tracer/clock.c tracer/shm.c tracer/tracer.c tracer/collector.c \
-	tracer/trace_writer.c tracer/trace_reader.c tracer/event_print.c tracer/crc32c.c
+	tracer/trace_writer.c tracer/trace_reader.c tracer/event_print.c tracer/crc32c.c tracer/process_events.c
 CLI_SRCS += cli/cmd_dump.c cli/cmd_salvage.c cli/cmd_snapshot.c
 TEST_PROGS += tests/tracer/test_tracer_basic.c
 
@@ -11,11 +11,11 @@ ALL_TARGETS += $(SYNTH)
 $(SYNTH): tracer/synth_workload.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 TEST_SCRIPTS += tests/tracer/test_dump.sh
-FUZZ_TARGETS += trace_reader
+FUZZ_TARGETS += trace_reader proc_events
 TEST_PROGS += tests/tracer/test_stress.c
 TEST_SCRIPTS += tests/tracer/test_sanitizers.sh
 TEST_SCRIPTS += tests/tracer/test_crash.sh
-TEST_PROGS += tests/tracer/test_collector.c
+TEST_PROGS += tests/tracer/test_collector.c tests/tracer/test_process_events.c
 
 # Two shared objects, each with its own hidden copy of the tracer, for test_two_copies.
 TRACER_COPY_SOS := $(BUILD)/tests/tracer/libtracercopy_a.so $(BUILD)/tests/tracer/libtracercopy_b.so

@@ -1,10 +1,11 @@
 /*
- * The kernel's process events for `rdmatrace record` (see process_events.h):
+ * The kernel's process events for `rdmatrace record` (see
+ * include/rdmatrace/process_events.h):
  * a netlink socket subscribed to the proc connector, and a thread that
  * follows the recorded program's process tree through the fork events and
  * keeps each process's exit (wait status and time).
  */
-#include "process_events.h"
+#include "rdmatrace/process_events.h"
 
 #include <errno.h>
 #include <linux/cn_proc.h>
@@ -40,19 +41,16 @@ struct rt_proc_events {
 /* The listen / ignore request: a netlink header, a connector header, the op. */
 static int send_op(int fd, enum proc_cn_mcast_op op)
 {
-	struct {
-		struct nlmsghdr nl;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) m;
-	memset(&m, 0, sizeof(m));
-	m.nl.nlmsg_len = sizeof(m);
-	m.nl.nlmsg_type = NLMSG_DONE;
-	m.cn.id.idx = CN_IDX_PROC;
-	m.cn.id.val = CN_VAL_PROC;
-	m.cn.len = sizeof(m.op);
-	m.op = op;
-	return send(fd, &m, sizeof(m), 0) == (ssize_t)sizeof(m) ? 0 : -errno;
+	uint32_t op32 = (uint32_t)op;
+	struct nlmsghdr nl = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(op32)),
+			       .nlmsg_type = NLMSG_DONE };
+	struct cn_msg cn = { .id = { .idx = CN_IDX_PROC, .val = CN_VAL_PROC }, .len = sizeof(op32) };
+	uint8_t m[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(uint32_t))];
+	memset(m, 0, sizeof(m));
+	memcpy(m, &nl, sizeof(nl));
+	memcpy(m + NLMSG_HDRLEN, &cn, sizeof(cn));
+	memcpy(m + NLMSG_HDRLEN + sizeof(cn), &op32, sizeof(op32));
+	return send(fd, m, nl.nlmsg_len, 0) == (ssize_t)nl.nlmsg_len ? 0 : -errno;
 }
 
 int rt_proc_events_open(struct rt_proc_events **out, char *err, size_t errlen)
@@ -135,6 +133,37 @@ static void on_event(struct rt_proc_events *pe, const struct proc_event *ev)
 	}
 }
 
+size_t rt_proc_events_feed(struct rt_proc_events *pe, const void *buf, size_t len)
+{
+	/* netlink messages one after the other, each aligned to 4 bytes: a
+	 * header, a connector message, its data (copied out: nothing here
+	 * assumes the datagram is aligned for the structs) */
+	const uint8_t *p = buf;
+	size_t taken = 0, off = 0;
+	while (p && len - off >= NLMSG_HDRLEN) {
+		struct nlmsghdr h;
+		memcpy(&h, p + off, sizeof(h));
+		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > len - off)
+			break; /* a length that does not fit: the rest cannot be trusted */
+		struct cn_msg cn;
+		if (h.nlmsg_type != NLMSG_ERROR && h.nlmsg_type != NLMSG_NOOP &&
+		    h.nlmsg_len >= NLMSG_LENGTH(sizeof(cn) + sizeof(struct proc_event))) {
+			memcpy(&cn, p + off + NLMSG_HDRLEN, sizeof(cn));
+			if (cn.id.idx == CN_IDX_PROC && cn.id.val == CN_VAL_PROC && cn.len >= sizeof(struct proc_event)) {
+				struct proc_event ev;
+				memcpy(&ev, p + off + NLMSG_HDRLEN + sizeof(cn), sizeof(ev));
+				on_event(pe, &ev);
+				taken++;
+			}
+		}
+		size_t step = NLMSG_ALIGN(h.nlmsg_len);
+		if (step > len - off)
+			break;
+		off += step;
+	}
+	return taken;
+}
+
 /* Reads what is queued; waits up to wait_ms for more.  0, or -1 on a fatal error. */
 static int read_events(struct rt_proc_events *pe, int wait_ms)
 {
@@ -154,16 +183,7 @@ static int read_events(struct rt_proc_events *pe, int wait_ms)
 		}
 		if (got == 0)
 			return 0;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)got); h = NLMSG_NEXT(h, got)) {
-			if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
-				continue;
-			const struct cn_msg *cn = NLMSG_DATA(h);
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)) || cn->id.idx != CN_IDX_PROC ||
-			    cn->id.val != CN_VAL_PROC || cn->len < sizeof(struct proc_event) ||
-			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(struct proc_event)))
-				continue;
-			on_event(pe, (const struct proc_event *)cn->data);
-		}
+		rt_proc_events_feed(pe, buf, (size_t)got);
 	}
 }
 
@@ -199,6 +219,19 @@ void rt_proc_events_stop(struct rt_proc_events *pe)
 	(void)send_op(pe->fd, PROC_CN_MCAST_IGNORE);
 }
 
+struct rt_proc_events *rt_proc_events_offline(pid_t root)
+{
+	struct rt_proc_events *pe = calloc(1, sizeof(*pe));
+	if (!pe)
+		return NULL;
+	pe->fd = -1;
+	if (add(pe, root) < 0) {
+		free(pe);
+		return NULL;
+	}
+	return pe;
+}
+
 bool rt_proc_events_exit(const struct rt_proc_events *pe, pid_t pid, int *status, uint64_t *mono_ns)
 {
 	const struct tracked *t = pe ? find(pe, pid) : NULL;
@@ -219,7 +252,8 @@ void rt_proc_events_close(struct rt_proc_events *pe)
 	if (!pe)
 		return;
 	rt_proc_events_stop(pe);
-	close(pe->fd);
+	if (pe->fd >= 0)
+		close(pe->fd);
 	free(pe->procs);
 	free(pe);
 }

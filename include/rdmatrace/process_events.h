@@ -18,8 +18,8 @@
  *     if (rt_proc_events_exit(pe, some_pid, &status, &mono_ns)) ...
  *     rt_proc_events_close(pe);
  */
-#ifndef RDMATRACE_CLI_PROCESS_EVENTS_H
-#define RDMATRACE_CLI_PROCESS_EVENTS_H
+#ifndef RDMATRACE_PROCESS_EVENTS_H
+#define RDMATRACE_PROCESS_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,6 +47,15 @@ bool rt_proc_events_exit(const struct rt_proc_events *pe, pid_t pid, int *status
 
 /* Events the kernel dropped (the socket's queue overflowed): ends may be missing. */
 uint64_t rt_proc_events_lost(const struct rt_proc_events *pe);
+
+/* A watcher without a socket, following root: fed by rt_proc_events_feed()
+ * (tests, the fuzzer).  NULL when out of memory. */
+struct rt_proc_events *rt_proc_events_offline(pid_t root);
+
+/* One datagram as the socket gives it (netlink messages, each a connector
+ * message with a struct proc_event); what does not parse is skipped.
+ * Returns the process events taken. */
+size_t rt_proc_events_feed(struct rt_proc_events *pe, const void *buf, size_t len);
 
 void rt_proc_events_close(struct rt_proc_events *pe);
 

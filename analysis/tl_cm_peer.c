@@ -28,16 +28,10 @@
 #define AF_INET_ 2
 #define AF_INET6_ 10
 
-struct cm_addr {
-	uint8_t ip[16];           /* IPv4 as its 4 bytes, the rest zero */
-	uint16_t port;
-	uint8_t family;
-};
-
 /* One rdma_cm_id of one process: what its records (in time order) show
  * of its side of the handshake. */
 struct cm_end {
-	struct cm_addr local, peer;
+	struct tl_cm_addr local, peer;
 	bool have_addr;
 	uint32_t request;         /* passive: CONNECT_REQUEST event */
 	uint32_t answer;          /* passive: accept or reject call (RT_TL_NONE: not traced) */
@@ -70,9 +64,7 @@ static int rec_cmp(const void *a, const void *b)
 	return x->item < y->item ? -1 : x->item > y->item;
 }
 
-/* The addresses of CM record i; IPv6 ones are in the RT_EV_CM_ADDR6 record
- * that follows it in its process's trace. */
-static bool record_addr(struct tl_build *b, size_t i, struct cm_addr *local, struct cm_addr *peer)
+bool tl_cm_record_addr(struct tl_build *b, size_t i, struct tl_cm_addr *local, struct tl_cm_addr *peer)
 {
 	const struct tl_evrec *e = tl_ev(b, i);
 	const struct rt_ev_cm *cm = &e->ev.u.cm;
@@ -128,7 +120,7 @@ static void end_of(struct tl_build *b, const struct cm_rec *r, size_t n, struct 
 		bool ok = cm->status == 0;
 		if (ev == RT_CM_EV_CONNECT_REQUEST && end->request == RT_TL_NONE && end->connect == RT_TL_NONE) {
 			end->request = i;
-			end->have_addr = record_addr(b, i, &end->local, &end->peer);
+			end->have_addr = tl_cm_record_addr(b, i, &end->local, &end->peer);
 		} else if ((ev == RT_CM_CALL_ACCEPT || ev == RT_CM_CALL_REJECT) && ok && end->request != RT_TL_NONE &&
 			   end->answer == RT_TL_NONE) {
 			end->answer = i;
@@ -137,14 +129,14 @@ static void end_of(struct tl_build *b, const struct cm_rec *r, size_t n, struct 
 		} else if (ev == RT_CM_CALL_CONNECT && ok && end->request == RT_TL_NONE && end->connect == RT_TL_NONE) {
 			end->connect = i;
 			end->before_request = last_setup;
-			end->have_addr = record_addr(b, i, &end->local, &end->peer);
+			end->have_addr = tl_cm_record_addr(b, i, &end->local, &end->peer);
 		} else if ((ev == RT_CM_EV_ESTABLISHED || ev == RT_CM_EV_REJECTED) && end->request == RT_TL_NONE &&
 			   end->reply == RT_TL_NONE && (end->connect != RT_TL_NONE || last_setup != RT_TL_NONE)) {
 			/* an id whose connect call was not traced: what it set up came first */
 			if (end->connect == RT_TL_NONE) {
 				end->before_request = last_setup;
 				if (!end->have_addr)
-					end->have_addr = record_addr(b, i, &end->local, &end->peer);
+					end->have_addr = tl_cm_record_addr(b, i, &end->local, &end->peer);
 			}
 			end->reply = i;
 		}
@@ -157,7 +149,7 @@ static void end_of(struct tl_build *b, const struct cm_rec *r, size_t n, struct 
 		end->before_answer = end->request;
 }
 
-static bool addr_eq(const struct cm_addr *a, const struct cm_addr *b)
+static bool addr_eq(const struct tl_cm_addr *a, const struct tl_cm_addr *b)
 {
 	return a->family == b->family && a->port == b->port && !memcmp(a->ip, b->ip, 16);
 }

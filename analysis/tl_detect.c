@@ -3298,10 +3298,11 @@ static int retry_events(struct dctx *c)
 	return rc;
 }
 
-/* An address on the wire that no traced QP uses, a peer of a traced host's. */
+/* An address on the wire that no traced QP uses, a peer of a traced host's
+ * (a multicast group is no host: its members are). */
 static bool ep_untraced(struct tl_build *b, const struct tl_ep *e)
 {
-	if (e->host != UINT16_MAX)
+	if (e->host != UINT16_MAX || tl_ip_multicast(e->ver, e->ip))
 		return false;
 	size_t alen = e->ver == 6 ? 16 : 4;
 	for (size_t q = 0; q < b->qps.n; q++) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rdmatrace/roce_decode.h"
 #include "rdmatrace/timeline.h"
@@ -359,6 +360,24 @@ void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, uint64_t raw_x, ui
 /* analysis/tl_cm_peer.c: links and clock constraints between the traced
  * ends of each RDMA CM connection. */
 int tl_cm_peer_links(struct tl_build *b);
+/* An address of a CM record (a port of 0 and family 0 when it has none). */
+struct tl_cm_addr {
+	uint8_t ip[16];           /* IPv4 as its 4 bytes, the rest zero */
+	uint16_t port;
+	uint8_t family;           /* AF_INET (2) or AF_INET6 (10) */
+};
+/* The local and peer addresses of CM record i (an RT_EV_CM_EVENT); IPv6
+ * ones are in the RT_EV_CM_ADDR6 record that follows it in its process's
+ * trace.  False when it has none. */
+bool tl_cm_record_addr(struct tl_build *b, size_t i, struct tl_cm_addr *local, struct tl_cm_addr *peer);
+/* A multicast address: 224.0.0.0/4, ff00::/8, or 224.0.0.0/4 mapped into IPv6. */
+static inline bool tl_ip_multicast(unsigned ver, const uint8_t *ip)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	if (ver == 6 && !memcmp(ip, mapped, 12))
+		return (ip[12] & 0xf0) == 0xe0;
+	return ver == 6 ? ip[0] == 0xff : (ip[0] & 0xf0) == 0xe0;
+}
 /* The details of CM packet pk; NULL when it is no CM message. */
 const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk);
 /* analysis/tl_ud.c: UD datagrams linked to their send and receive WRs. */

@@ -21,6 +21,11 @@
  * its own: its n-th completion took the SRQ WR that completion was linked to
  * (tl_link.c completions(), by wr_id).
  *
+ * A datagram to a multicast group (destination QPN 0xFFFFFF, a multicast
+ * address) reaches every QP attached to the group: its receivers are the
+ * traced UD QPs whose RDMA_CM_EVENT_MULTICAST_JOIN named that address
+ * (mckey), each of which took a receive for it.
+ *
  * Addresses no CM exchange tied to a host (perftest -c UD, which swaps its
  * QPNs over TCP) are tied here first: the sender's by the traced UD QP whose
  * WRs were predicted to carry the datagram's PSN, the receiver's by the
@@ -232,6 +237,68 @@ static uint32_t ud_receiver_by_completions(struct tl_build *b, const struct tl_p
 	return found;
 }
 
+/* A multicast group member: a traced UD QP that joined the group address. */
+struct mc_member {
+	uint8_t ver;
+	uint8_t ip[16];
+	uint32_t qp;
+};
+
+#define MULTICAST_QPN 0xFFFFFFu
+
+/* The members of every group joined in the traces. */
+static int multicast_members(struct tl_build *b, struct tl_vec *members)
+{
+	for (size_t j = 0; j < b->cm_evs.n; j++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint32_t q = b->ev_qp[i];
+		struct tl_cm_addr local, group;
+		if (e->ev.u.cm.event != RT_CM_EV_MULTICAST_JOIN || e->ev.u.cm.status || b->ev_shadow[i] || !is_ud(b, q) ||
+		    !tl_cm_record_addr(b, i, &local, &group))
+			continue;
+		struct mc_member *m = tl_vec_push(members);
+		if (!m)
+			return -ENOMEM;
+		memset(m, 0, sizeof(*m));
+		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+		if (group.family == 10 && !memcmp(group.ip, mapped, 12)) { /* ::ffff:a.b.c.d goes as IPv4 */
+			m->ver = 4;
+			memcpy(m->ip, group.ip + 12, 4);
+		} else {
+			m->ver = group.family == 10 ? 6 : 4;
+			memcpy(m->ip, group.ip, 16);
+		}
+		m->qp = q;
+	}
+	return 0;
+}
+
+/* Multicast datagram k (index i) to each group member but its sender. */
+static int multicast_receivers(struct tl_build *b, const struct tl_vec *members, struct ud_rq *rq, size_t i,
+			       uint32_t sender)
+{
+	struct tl_pk *k = tl_pk(b, i);
+	const struct tl_ep *g = TL_AT(&b->eps, struct tl_ep, k->dst_ep);
+	size_t alen = g->ver == 6 ? 16 : 4;
+	for (size_t n = 0; n < members->n; n++) {
+		const struct mc_member *m = TL_AT(members, struct mc_member, n);
+		uint32_t q = m->qp;
+		if (m->ver != g->ver || memcmp(m->ip, g->ip, alen) || q == sender)
+			continue;
+		bool again = false; /* a QP that joined twice takes the datagram once */
+		for (size_t o = 0; o < n && !again; o++)
+			again = TL_AT(members, struct mc_member, o)->qp == q;
+		if (again)
+			continue;
+		if (k->recv_qp == RT_TL_NONE)
+			k->recv_qp = q;
+		if (push_u32(&rq[q].pkts, (uint32_t)i) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int claim_addresses(struct tl_build *b, const struct ud_rq *rq, struct tl_hash *sends)
 {
 	struct tl_hash seen; /* (address, QPN) asked already, as sender (bit 63 clear) or receiver */
@@ -278,11 +345,15 @@ int tl_ud_links(struct tl_build *b)
 		tl_vec_init(&rq[q].comps, sizeof(uint32_t));
 		tl_vec_init(&rq[q].pkts, sizeof(uint32_t));
 	}
+	struct tl_vec members; /* struct mc_member */
+	tl_vec_init(&members, sizeof(struct mc_member));
 	int rc = ud_events(b, rq, &sends);
 	if (rc >= 0)
 		rc = srq_receives(b, rq);
 	if (rc >= 0)
 		rc = claim_addresses(b, rq, &sends);
+	if (rc >= 0)
+		rc = multicast_members(b, &members);
 	struct qp_memo src = {.key = UINT64_MAX}, dst = {.key = UINT64_MAX};
 	/* a datagram between two traced UD QPs: its sender, send WR and receiver */
 	for (size_t i = 0; i < npk && rc >= 0; i++) {
@@ -305,8 +376,11 @@ int tl_ud_links(struct tl_build *b)
 		if (dq != RT_TL_NONE && rc >= 0) {
 			k->recv_qp = dq;
 			rc = push_u32(&rq[dq].pkts, (uint32_t)i);
+		} else if (k->dqpn == MULTICAST_QPN && members.n && rc >= 0) {
+			rc = multicast_receivers(b, &members, rq, i, sq);
 		}
 	}
+	tl_vec_free(&members);
 	for (size_t q = 0; q < nq; q++) {
 		if (rc >= 0 && rq[q].pkts.n)
 			rc = pair_receives(b, &rq[q]);

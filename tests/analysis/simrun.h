@@ -105,11 +105,20 @@ static inline void sim_emit(struct sim *s, int host_b, const struct rt_event *e)
 }
 
 /* One frame on the wire at true time t, from A (a_to_b) or B. */
+/* The same to another IPv4 destination (a multicast group) than the peer. */
+static inline void sim_wire_to(struct sim *s, uint64_t t, int a_to_b, struct synth *p, const uint8_t *dst4);
+
 static inline void sim_wire(struct sim *s, uint64_t t, int a_to_b, struct synth *p)
 {
 	static const uint8_t ipa[4] = {10, 9, 0, 2}, ipb[4] = {10, 9, 0, 1};
+	sim_wire_to(s, t, a_to_b, p, a_to_b ? ipb : ipa);
+}
+
+static inline void sim_wire_to(struct sim *s, uint64_t t, int a_to_b, struct synth *p, const uint8_t *dst4)
+{
+	static const uint8_t ipa[4] = {10, 9, 0, 2}, ipb[4] = {10, 9, 0, 1};
 	memcpy(p->src, a_to_b ? ipa : ipb, 4);
-	memcpy(p->dst, a_to_b ? ipb : ipa, 4);
+	memcpy(p->dst, dst4, 4);
 	p->ip_version = 4;
 	p->ttl = 64;
 	p->dport = RT_ROCE_UDP_PORT;

@@ -1558,8 +1558,9 @@ static void test_unreliable_loss(void)
 /* A UD sender on A and receiver on B (after the RC set-up of sim_open, which
  * names the hosts' addresses): ten datagrams; with `drop`, B has no receive
  * posted when the fifth arrives, so it completes nine. */
-static void write_ud_run(const char *dir, bool drop)
+static void write_ud_run(const char *dir, bool drop, bool multicast)
 {
+	static const uint8_t group[4] = {239, 1, 1, 1};
 	struct sim s;
 	struct sim_cfg cfg = {.t0 = 1795312000000000000ull, .off_a = 0, .off_b = 3000000, .qpn_a = 0x11, .qpn_b = 0x12,
 			      .psn_a = 100, .psn_b = 500, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .psn_valid = 1};
@@ -1571,6 +1572,16 @@ static void write_ud_run(const char *dir, bool drop)
 		sim_emit(&s, h, &e);
 	}
 	uint64_t t = s.now + 10000, recv_id = 1;
+	if (multicast) { /* B's QP joins 239.1.1.1 (A sends to it without joining, as mckey -s) */
+		struct rt_event j = sim_ev(&s, 1, t, RT_EV_CM_EVENT, uqb);
+		j.u.cm.event = RT_CM_EV_MULTICAST_JOIN;
+		j.u.cm.family = 2;
+		uint8_t local[4] = {10, 9, 0, 1};
+		memcpy(&j.u.cm.local_ip4, local, 4);
+		memcpy(&j.u.cm.peer_ip4, group, 4);
+		j.u.cm.cm_id = 9;
+		sim_emit(&s, 1, &j);
+	}
 	for (int r = 0; r < 4; r++) { /* B posts four receives ahead */
 		struct rt_event e = sim_ev(&s, 1, t += 1000, RT_EV_WR_POST, uqb);
 		e.u.wr.wr_id = recv_id++;
@@ -1592,14 +1603,17 @@ static void write_ud_run(const char *dir, bool drop)
 		memset(&p, 0, sizeof(p));
 		uint8_t payload[64] = {0};
 		p.opcode = RT_OP_UD_SEND_ONLY;
-		p.dqpn = uqb;
+		p.dqpn = multicast ? 0xFFFFFF : uqb;
 		p.psn = 7000 + i;
 		p.qkey = 0x11111111;
 		p.srcqp = uqa;
 		p.payload = payload;
 		p.payload_len = sizeof(payload);
 		p.sport = rt_rxe_udp_sport(uqa);
-		sim_wire(&s, t + 5000, 1, &p);
+		if (multicast)
+			sim_wire_to(&s, t + 5000, 1, &p, group);
+		else
+			sim_wire(&s, t + 5000, 1, &p);
 		struct rt_event sc = sim_ev(&s, 0, t + 2000, RT_EV_COMPLETION, uqa);
 		sc.u.wc.wr_id = 1000 + i;
 		sc.u.wc.opcode = 0; /* IBV_WC_SEND */
@@ -1627,7 +1641,7 @@ static void test_ud_receiver_drop(void)
 {
 	for (int drop = 0; drop < 2; drop++) {
 		const char *dir = rundir(drop ? "ud-drop" : "ud-nodrop");
-		write_ud_run(dir, drop);
+		write_ud_run(dir, drop, false);
 		struct rt_timeline *tl = NULL;
 		char err[256];
 		CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
@@ -1648,6 +1662,42 @@ static void test_ud_receiver_drop(void)
 		CHECK_EQ_U(problems(tl, NULL), drop ? 1u : 0u);
 		rt_timeline_free(tl);
 	}
+}
+
+/* Datagrams to a multicast group (QPN 0xFFFFFF, 239.1.1.1) reach the QP
+ * that joined it: each is linked to its send WR and to the receive it
+ * filled, and the group is no untraced host. */
+static void test_ud_multicast(void)
+{
+	const char *dir = rundir("ud-multicast");
+	write_ud_run(dir, false, true);
+	struct rt_timeline *tl = NULL;
+	char err[256];
+	CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
+	if (!tl)
+		return;
+	unsigned datagrams = 0, with_wr = 0, with_recv = 0;
+	for (size_t i = 0; i < rt_tl_row_count(tl); i++) {
+		const struct rt_tl_row *r = rt_tl_row(tl, i);
+		if (r->kind != RT_TLK_PACKET || r->peer_qpn != 0xFFFFFF)
+			continue;
+		datagrams++;
+		const struct rt_tl_link *l;
+		size_t n = rt_tl_links(tl, i, &l);
+		for (size_t j = 0; j < n; j++) {
+			with_wr += l[j].type == RT_TLL_WR;
+			with_recv += l[j].type == RT_TLL_RECV_WR && rt_tl_row(tl, l[j].row)->qpn == 0x41;
+		}
+	}
+	CHECK_EQ_U(datagrams, 10);
+	CHECK_EQ_U(with_wr, 10);
+	CHECK_EQ_U(with_recv, 10);
+	for (size_t i = 0; i < rt_tl_note_count(tl); i++) {
+		printf("#   note: %s\n", rt_tl_note(tl, i));
+		CHECK(!strstr(rt_tl_note(tl, i), "239.1.1.1"));
+	}
+	CHECK_EQ_U(problems(tl, NULL), 0);
+	rt_timeline_free(tl);
 }
 
 int main(void)
@@ -1677,6 +1727,7 @@ int main(void)
 	RUN(test_congestion);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);
+	RUN(test_ud_multicast);
 	RUN(test_exports);
 	RUN(test_capture_drops);
 	RUN(test_nak_lost_after_capture);

@@ -10,7 +10,7 @@
 # its bad-setup mode: calls rxe refuses, each explained.  Then rping over
 # IPv6 addresses (RoCEv2 with IPv6 GIDs) and on a VLAN (802.1Q-tagged
 # frames), traced and correlated; last, rstream (rsockets) with no problem
-# found.
+# found, and mckey's UD multicast linked to the group member's receives.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -186,4 +186,25 @@ d = json.loads(subprocess.run([sys.argv[1], "diagnose", "--json", sys.argv[2]], 
 w = [x for x in d["latency"] if x["opcode"] == "RDMA_WRITE_WITH_IMM"]
 assert w and w[0]["count"] >= 400 and w[0]["wire_count"] == w[0]["count"] and w[0]["ack_count"] == w[0]["count"], d["latency"]
 ' "$RDMATRACE" "$RS"
+# ---- UD multicast: mckey sends 20 datagrams to 239.1.1.1, which the server joined ----
+MK=$VM_TMP/mckey
+vm_run "$MK" --scenario mckey --ready "sleep 3; true" \
+	--server "$REC -o $MK/srv -- mckey -m 239.1.1.1 -b 10.9.0.1 -C 20" \
+	--client "$REC -o $MK/cli -- mckey -m 239.1.1.1 -b 10.9.0.2 -s -C 20" \
+	--server-name mckey --client-name mckey
+if [ "$VM_RC" -eq 0 ]; then ok "mckey under record in both VMs exits 0"; else not_ok "lab-vm run (mckey) exited $VM_RC"; sed 's/^/#   /' "$MK.stderr" | tail -20; fi
+check "mckey: every datagram to the group linked to its send WR and to the receive it filled on the server; the group is no untraced peer" python3 -c '
+import json, subprocess, sys
+rt, run = sys.argv[1:3]
+rows = [json.loads(l) for l in subprocess.run([rt, "export", run, "--format", "jsonl"], capture_output=True, text=True).stdout.splitlines()]
+by = {r["row"]: r for r in rows}
+mc = [r for r in rows if r["kind"] == "packet" and r.get("peer_qpn") == 0xFFFFFF]
+assert len(mc) == 20, len(mc)
+for r in mc:
+    t = {l["type"]: by[l["row"]] for l in r.get("links", [])}
+    assert "wr" in t and t["wr"]["host"] == "client", r
+    assert "recv_wr" in t and t["recv_wr"]["host"] == "server", r
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+assert not d["findings"] and not [n for n in d["notes"] if "239.1.1.1" in n], (d["findings"], d["notes"])
+' "$RDMATRACE" "$MK"
 done_testing

@@ -1,8 +1,9 @@
 /*
  * `rdmatrace diagnose RUNDIR [--json]`: the run's findings ranked by the
- * time they cost, each one sentence with its evidence, then per-QP
- * statistics and per-opcode WR latency percentiles.  Correlates first when
- * the timeline is missing or stale.  Exit: 0 no problems, 1 problems, 2 error.
+ * time they cost, each one sentence with its evidence (after a summary by
+ * kind and QP when some repeat), then per-QP statistics and per-opcode WR
+ * latency percentiles.  Correlates first when the timeline is missing or
+ * stale.  Exit: 0 no problems, 1 problems, 2 error.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "finding_groups.h"
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/tl_export.h"
 #include "rdmatrace/trace_print.h"
@@ -127,6 +129,57 @@ static void print_pct(const struct oplat *o, unsigned p)
 		printf(" %10s", "-");
 }
 
+/* Where QP q is, for the summary ("QP 0x000012 on client"), or "" for none. */
+static void qp_words(const struct rt_timeline *tl, uint32_t q, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (q >= rt_tl_qp_count(tl))
+		return;
+	char host[160];
+	rt_tl_format_qp_host(tl, q, host, sizeof(host));
+	snprintf(buf, len, " on QP 0x%06x on %s", rt_tl_qp(tl, q)->qpn, host);
+}
+
+/* The summary: one line per kind and QP, printed when some of them repeat. */
+static void print_summary(const struct rt_timeline *tl, const struct finding_group *g, size_t ng)
+{
+	bool repeats = false;
+	for (size_t i = 0; i < ng && !repeats; i++)
+		repeats = g[i].count > 1;
+	if (!repeats)
+		return;
+	printf("\nSummary (by kind and QP, most time lost first):\n");
+	for (size_t i = 0; i < ng; i++) {
+		char where[200];
+		qp_words(tl, g[i].qp, where, sizeof(where));
+		printf("  %zu %s [%s]%s", g[i].count, rt_tl_finding_kind_name(g[i].kind), rt_tl_severity_name(g[i].severity),
+		       where);
+		if (g[i].time_lost_ns)
+			printf(": %.3f ms lost", (double)g[i].time_lost_ns / 1e6);
+		if (g[i].bytes)
+			printf("%s%" PRIu64 " bytes resent", g[i].time_lost_ns ? ", " : ": ", g[i].bytes);
+		printf(" (F%u first)\n", rt_tl_finding(tl, g[i].first)->id);
+	}
+}
+
+static void json_summary(const struct rt_timeline *tl, const struct finding_group *g, size_t ng)
+{
+	printf(",\"summary\":[");
+	for (size_t i = 0; i < ng; i++) {
+		printf("%s{\"kind\":\"%s\",\"severity\":\"%s\",\"count\":%zu,\"time_lost_ns\":%" PRIu64
+		       ",\"bytes\":%" PRIu64 ",\"first\":\"F%u\"",
+		       i ? "," : "", rt_tl_finding_kind_name(g[i].kind), rt_tl_severity_name(g[i].severity), g[i].count,
+		       g[i].time_lost_ns, g[i].bytes, rt_tl_finding(tl, g[i].first)->id);
+		if (g[i].qp < rt_tl_qp_count(tl)) {
+			const struct rt_tl_qp *Q = rt_tl_qp(tl, g[i].qp);
+			printf(",\"qpn\":%u,\"host\":", Q->qpn);
+			rt_tl_json_string(stdout, Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
+		}
+		printf("}");
+	}
+	printf("]");
+}
+
 static int run(int argc, char **argv)
 {
 	int json = 0;
@@ -158,6 +211,8 @@ static int run(int argc, char **argv)
 	struct opstages lat[16];
 	memset(lat, 0, sizeof(lat));
 	collect_latency(tl, lat);
+	struct finding_group *groups;
+	size_t ngroups = finding_groups(tl, &groups);
 	if (json) {
 		printf("{\"run\":");
 		rt_tl_json_string(stdout, dir);
@@ -211,7 +266,9 @@ static int run(int argc, char **argv)
 			}
 			printf("]}");
 		}
-		printf("],\"qps\":[");
+		printf("]");
+		json_summary(tl, groups, ngroups);
+		printf(",\"qps\":[");
 		for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
 			const struct rt_tl_qp *Q = rt_tl_qp(tl, q);
 			char ip[64];
@@ -278,6 +335,7 @@ static int run(int argc, char **argv)
 				printf("  clock: %s offset %+.6f s +- %.3f ms\n", rt_tl_str(tl, H->name), (double)H->offset_ns / 1e9,
 				       (double)H->uncertainty_ns / 1e6);
 		}
+		print_summary(tl, groups, ngroups);
 		for (size_t i = 0; i < nf; i++) {
 			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
 			printf("\nF%u [%s] %s", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind));
@@ -338,6 +396,7 @@ static int run(int argc, char **argv)
 			printf("\n");
 		}
 	}
+	free(groups);
 	for (int o = 0; o < 16; o++) {
 		free(lat[o].wire.v);
 		free(lat[o].ack.v);
@@ -353,8 +412,8 @@ const struct rt_command rt_cmd_diagnose = {
 	.usage = "usage: rdmatrace diagnose [--json] RUNDIR\n"
 		 "\n"
 		 "Prints the run's findings ranked by the time they cost, each in one sentence\n"
-		 "with its evidence (frame numbers, WR ids), then per-QP statistics and WR latency\n"
-		 "percentiles per opcode.  Runs `rdmatrace correlate` first when the timeline is\n"
+		 "with its evidence (frame numbers, WR ids), after a summary by kind and QP when\n"
+		 "some repeat, then per-QP statistics and WR latency percentiles per opcode.  Runs `rdmatrace correlate` first when the timeline is\n"
 		 "missing or older than its inputs.  docs/diagnose.md explains every finding.\n"
 		 "  --json   one JSON object instead of text\n"
 		 "Exit status: 0 no problems, 1 problems found (a warning or error finding), 2 error.\n",

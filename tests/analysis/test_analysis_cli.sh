@@ -143,6 +143,24 @@ mkdir -p "$tmp/readpipe" && cp tests/analysis/data/rxe-read-pipeline.pcapng "$tm
 check "READs in flight: a later READ's responses dropped while an older one misses a response" \
 	python3 tests/analysis/check_rounds.py "$tmp/readpipe" "$RDMATRACE" 14147146:implied_nak:1045 \
 	14146899:implied_nak:224 14147024:implied_nak:717 14146946:implied_nak:445 14147004:implied_nak:576
+# the same run's findings repeat on one QP: a summary line per kind and QP
+# comes first (in --json, "summary"), with their count and what they cost
+"$RDMATRACE" diagnose "$tmp/readpipe" >"$tmp/readpipe.txt" 2>&1
+check "repeated findings: summary by kind and QP, counts and time lost as the findings' own" python3 -c '
+import json, re, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[2], "diagnose", "--json", sys.argv[1]], capture_output=True, text=True).stdout)
+s, f = d["summary"], d["findings"]
+assert sum(g["count"] for g in s) == len(f) and len(f) > len(s), (s, len(f))
+for g in s:
+    mine = [x for x in f if x["kind"] == g["kind"]]
+    assert g["count"] <= len(mine) and g["time_lost_ns"] <= sum(x["time_lost_ns"] for x in mine), g
+big = max(s, key=lambda g: g["count"])
+assert big["count"] >= 5 and big["kind"] == "go_back_n", s
+text = open(sys.argv[3]).read()
+m = re.search(r"^Summary \(by kind and QP, most time lost first\):\n  (\d+) go_back_n \[warning\] on QP 0x%06x on .*: ([0-9.]+) ms lost, \d+ bytes resent \(F\d+ first\)$" % big["qpn"], text, re.M)
+assert m and int(m.group(1)) == big["count"] and abs(float(m.group(2)) * 1e6 - big["time_lost_ns"]) < 1e3, text[:800]
+' "$tmp/readpipe" "$RDMATRACE" "$tmp/readpipe.txt"
+check "findings that do not repeat: no summary" bash -c "! grep -q '^Summary' '$tmp/loss.txt' '$tmp/rkey.txt'"
 # ib_write_lat (no -R) on the kernel's SoftRoCE with no loss at all, cut to
 # 96 bytes, with both recordings: the server went back 0.8-5 ms after a send
 # four times (its rxe counted 4 retries) with no NAK: rxe's ACK timer, armed

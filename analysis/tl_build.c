@@ -508,7 +508,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 					  .msg_rejected = p->cm.msg_rejected, .remote_qpn = p->cm.remote_qpn,
 					  .remote_cm_timeout = p->cm.remote_cm_timeout,
 					  .local_cm_timeout = p->cm.local_cm_timeout,
-					  .max_cm_retries = p->cm.max_cm_retries};
+					  .max_cm_retries = p->cm.max_cm_retries, .has_cma = p->cm.has_cma_hdr,
+					  .cma_src_port = p->cm.cma_src_port};
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}

@@ -184,6 +184,8 @@ struct tl_cm_info {
 	uint8_t remote_cm_timeout;/* REQ: how long the active side waits for a reply (4.096 us * 2^n) */
 	uint8_t local_cm_timeout; /* REQ: how long the passive side waits for the RTU (same units) */
 	uint8_t max_cm_retries;   /* REQ: how often each side sends a message again */
+	bool has_cma;             /* REQ, SIDR_REQ: an RDMA CM header named the active side's port */
+	uint16_t cma_src_port;    /* its port (the active id's local port, the passive's peer port) */
 };
 
 struct tl_ep {                /* an IP address seen on the wire or in CM events */

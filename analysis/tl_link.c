@@ -2108,7 +2108,8 @@ static int recv_consumers(struct lctx *c)
 	return rc;
 }
 
-/* The passive host answers a REQ (REP or REJ, same comm id) after its CONNECT_REQUEST event. */
+/* The passive host answers a REQ (REP or REJ, same comm id) or a SIDR_REQ (SIDR_REP, same
+ * request ID) after its CONNECT_REQUEST event. */
 static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 {
 	struct tl_build *b = c->b;
@@ -2117,7 +2118,8 @@ static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 	uint32_t comm = tl_pk(b, req)->cm_comm_id;
 	for (size_t j = req + 1; j < tl_npk(b); j++) {
 		struct tl_pk *k = tl_pk(b, j);
-		if (k->is_cm && (k->cm_attr == RT_CM_REP || k->cm_attr == RT_CM_REJ) && k->cm_remote_comm_id == comm) {
+		if (k->is_cm && (((k->cm_attr == RT_CM_REP || k->cm_attr == RT_CM_REJ) && k->cm_remote_comm_id == comm) ||
+				 (k->cm_attr == RT_CM_SIDR_REP && k->cm_comm_id == comm))) {
 			struct tl_evrec *e = tl_ev(b, ev);
 			tl_clock_add(b, h, b->capture_host, e->raw_ns, k->raw_ns);
 			return tl_link(b, (uint32_t)ev, tl_item_pk(b, j), RT_TLL_CM_PACKET);
@@ -2197,6 +2199,119 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 }
 
 /* CM packets meet the CM events they cause on the receiving host, in order. */
+/* One CM packet linked to the CM event it produced on host h: the request
+ * also to its reply, and the clock constraint of a request or a reject (a
+ * REP or RTU is answered by an event only after the peer's processing). */
+static int cm_link_one(struct lctx *c, size_t pk, uint16_t h, uint32_t ev)
+{
+	struct tl_build *b = c->b;
+	struct tl_pk *k = tl_pk(b, pk);
+	int rc = tl_link2(b, tl_item_pk(b, pk), ev, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
+	if (!rc && (k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_SIDR_REQ))
+		rc = cm_reply_after(c, pk, h, ev);
+	if (!rc && b->capture_host != UINT16_MAX && k->cm_attr != RT_CM_REP && k->cm_attr != RT_CM_RTU &&
+	    k->cm_attr != RT_CM_SIDR_REP)
+		tl_clock_add(b, b->capture_host, h, k->raw_ns, tl_ev(b, ev)->raw_ns);
+	return rc;
+}
+
+/* The first CM event of ce not yet used, on host h, of type event, whose
+ * port (local or peer, by `peer`) is port; and for cm_id_proc != UINT16_MAX,
+ * of that process and cm_id.  SIZE_MAX when none. */
+static size_t cm_event_by_port(struct tl_build *b, const struct tl_vec *ce, const uint8_t *used, uint16_t h,
+			       unsigned event, bool peer, uint16_t port, uint16_t cm_id_proc, uint32_t cm_id)
+{
+	for (size_t ei = 0; ei < ce->n; ei++) {
+		const struct tl_evrec *e = tl_ev(b, *TL_AT(ce, uint32_t, ei));
+		const struct rt_ev_cm *m = &e->ev.u.cm;
+		if (used[ei] || e->host != h || m->event != event)
+			continue;
+		if (cm_id_proc != UINT16_MAX ? (e->proc == cm_id_proc && m->cm_id == cm_id)
+					     : (peer ? m->peer_port : m->local_port) == port)
+			return ei;
+	}
+	return SIZE_MAX;
+}
+
+/* The CM packets whose request carried an RDMA CM header, by what it says:
+ * the active side's port.  A REQ or SIDR_REQ meets the CONNECT_REQUEST whose
+ * peer port it is, on the host it went to; the REP, SIDR_REP or REJ that
+ * answers it meets the ESTABLISHED or REJECTED of the active id with that
+ * local port; the RTU, the passive id's ESTABLISHED (the cm_id of its
+ * CONNECT_REQUEST).  Order does not matter then: two runs on one port, a
+ * listener that is not traced, a UD id's SIDR exchange beside a connection
+ * all stay apart.  done[] marks the packets linked, used[] the events. */
+static int cm_links_by_port(struct lctx *c, const struct tl_vec *ce, uint8_t *done, uint8_t *used)
+{
+	struct tl_build *b = c->b;
+	const struct tl_vec *cp = &c->cm_pks;
+	struct tl_hash req;   /* request's comm ID -> its index in cp */
+	struct tl_hash ev_of; /* request's index in cp -> index in ce of its CONNECT_REQUEST */
+	if (tl_hash_init(&req, 16) < 0 || tl_hash_init(&ev_of, 16) < 0) {
+		tl_hash_free(&req);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (size_t ci = 0; ci < cp->n && !rc; ci++) {
+		uint32_t i = *TL_AT(cp, uint32_t, ci);
+		const struct tl_pk *k = tl_pk(b, i);
+		if (!k->is_cm || k->dst_ep >= b->eps.n || k->src_ep >= b->eps.n)
+			continue;
+		uint16_t h = TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host;
+		unsigned attr = k->cm_attr;
+		bool request = attr == RT_CM_REQ || attr == RT_CM_SIDR_REQ;
+		if (request) {
+			const struct tl_cm_info *m = tl_cm_info(b, i);
+			if (!m || !m->has_cma || tl_hash_get(&req, k->cm_comm_id))
+				continue; /* no header; or a MAD retry of a request already seen */
+			if ((rc = tl_hash_put(&req, k->cm_comm_id, (uint32_t)ci)) < 0)
+				break;
+			if (h == UINT16_MAX)
+				continue;
+			size_t ei = cm_event_by_port(b, ce, used, h, RT_CM_EV_CONNECT_REQUEST, true, m->cma_src_port,
+						     UINT16_MAX, 0);
+			if (ei == SIZE_MAX)
+				continue;
+			used[ei] = done[ci] = 1;
+			if ((rc = tl_hash_put(&ev_of, ci, (uint32_t)ei)) < 0)
+				break;
+			rc = cm_link_one(c, i, h, *TL_AT(ce, uint32_t, ei));
+			continue;
+		}
+		/* an answer: the request it answers, by comm ID */
+		bool rej_req = false;
+		if (attr == RT_CM_REJ) {
+			const struct tl_cm_info *m = tl_cm_info(b, i);
+			rej_req = m && m->msg_rejected == 0;
+		}
+		if (h == UINT16_MAX || !(attr == RT_CM_REP || attr == RT_CM_SIDR_REP || attr == RT_CM_RTU || rej_req))
+			continue;
+		uint32_t comm = attr == RT_CM_SIDR_REP || attr == RT_CM_RTU ? k->cm_comm_id : k->cm_remote_comm_id;
+		uint32_t *r = tl_hash_get(&req, comm);
+		if (!r)
+			continue;
+		const struct tl_cm_info *rm = tl_cm_info(b, *TL_AT(cp, uint32_t, *r));
+		size_t ei;
+		if (attr == RT_CM_RTU) {
+			uint32_t *pe = tl_hash_get(&ev_of, *r);
+			if (!pe)
+				continue;
+			const struct tl_evrec *cr = tl_ev(b, *TL_AT(ce, uint32_t, *pe));
+			ei = cm_event_by_port(b, ce, used, h, RT_CM_EV_ESTABLISHED, false, 0, cr->proc, cr->ev.u.cm.cm_id);
+		} else {
+			ei = cm_event_by_port(b, ce, used, h, rej_req ? RT_CM_EV_REJECTED : RT_CM_EV_ESTABLISHED, false,
+					      rm->cma_src_port, UINT16_MAX, 0);
+		}
+		if (ei == SIZE_MAX)
+			continue;
+		used[ei] = done[ci] = 1;
+		rc = cm_link_one(c, i, h, *TL_AT(ce, uint32_t, ei));
+	}
+	tl_hash_free(&req);
+	tl_hash_free(&ev_of);
+	return rc;
+}
+
 static int cm_links(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -2207,7 +2322,8 @@ static int cm_links(struct lctx *c)
 	static const struct {
 		uint16_t attr;
 		uint8_t event;
-	} map[] = {{RT_CM_REQ, RT_CM_EV_CONNECT_REQUEST}, {RT_CM_REP, RT_CM_EV_ESTABLISHED},
+	} map[] = {{RT_CM_REQ, RT_CM_EV_CONNECT_REQUEST}, {RT_CM_SIDR_REQ, RT_CM_EV_CONNECT_REQUEST},
+		   {RT_CM_REP, RT_CM_EV_ESTABLISHED}, {RT_CM_SIDR_REP, RT_CM_EV_ESTABLISHED},
 		   {RT_CM_RTU, RT_CM_EV_ESTABLISHED}, {RT_CM_REJ, RT_CM_EV_REJECTED}};
 	/* the few CM packets (wire_qps has them) and CM events (trace_qps has them;
 	 * not the engine's copies), so the loops below stay short */
@@ -2224,6 +2340,13 @@ static int cm_links(struct lctx *c)
 		else
 			*v = i;
 	}
+	uint8_t *done = calloc(cp->n + 1, 1), *used = calloc(ce.n + 1, 1);
+	if (!done || !used)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = cm_links_by_port(c, &ce, done, used);
+	/* the rest (no RDMA CM header: the IB CM used directly) in order: the
+	 * n-th message of a kind to a host meets the n-th such event there */
 	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]) && !rc; m++) {
 		for (size_t h = 0; h < nh && !rc; h++) {
 			size_t ei = 0;
@@ -2242,27 +2365,26 @@ static int cm_links(struct lctx *c)
 					continue;
 				if ((rc = tl_hash_put(&seen, k->cm_comm_id, 1)) < 0)
 					break;
+				if (done[ci])
+					continue;
 				/* next event of that type on host h: for ESTABLISHED, the passive side
 				 * (had a CONNECT_REQUEST) answers RTU, the active side REP */
 				for (; ei < ce.n; ei++) {
 					struct tl_evrec *e = tl_ev(b, *TL_AT(&ce, uint32_t, ei));
-					if (e->host == h && e->ev.u.cm.event == map[m].event)
+					if (!used[ei] && e->host == h && e->ev.u.cm.event == map[m].event)
 						break;
 				}
 				if (ei == ce.n)
 					break;
-				size_t evi = *TL_AT(&ce, uint32_t, ei);
-				struct tl_evrec *e = tl_ev(b, evi);
-				rc = tl_link2(b, tl_item_pk(b, i), (uint32_t)evi, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
-				if (!rc && map[m].attr == RT_CM_REQ)
-					rc = cm_reply_after(c, i, (uint16_t)h, evi);
-				if (!rc && b->capture_host != UINT16_MAX && map[m].attr != RT_CM_REP && map[m].attr != RT_CM_RTU)
-					tl_clock_add(b, b->capture_host, (uint16_t)h, k->raw_ns, e->raw_ns);
+				used[ei] = 1;
+				rc = cm_link_one(c, i, (uint16_t)h, *TL_AT(&ce, uint32_t, ei));
 				ei++;
 			}
 			tl_hash_free(&seen);
 		}
 	}
+	free(done);
+	free(used);
 	if (!rc)
 		rc = disconnect_links(c, &ce);
 	tl_vec_free(&ce);

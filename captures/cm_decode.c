@@ -1,7 +1,8 @@
 /*
  * IB CM messages carried in MADs on QP1 (IBTA vol. 1 ch. 12; layouts in
  * ../shared/docs/roce-wire.md section 9): REQ, REP, RTU, REJ, MRA, DREQ,
- * DREP, plus the RDMA CM IP header that starts a REQ's private data.  The
+ * DREP, SIDR_REQ and SIDR_REP (12.11), plus the RDMA CM IP header that
+ * starts a REQ's or a SIDR_REQ's private data.  The
  * captured part of the MAD is copied into a zeroed 256-byte buffer, so a
  * MAD cut by the snap length decodes what it has and reads zeros after.
  */
@@ -12,7 +13,6 @@
 #include "rdmatrace/roce_decode.h"
 
 #define MAD_HDR 24
-#define CMA_HDR_USER_LEN 56
 
 static void set_private(struct rt_cm *cm, uint32_t frame_off, unsigned body_off, unsigned len)
 {
@@ -34,18 +34,47 @@ static void decode_cma_hdr(const uint8_t *pd, struct rt_cm *cm)
 	memcpy(cm->cma_src_ip, pd + 4, 16);
 	memcpy(cm->cma_dst_ip, pd + 20, 16);
 	cm->user_private_off += RT_CMA_HDR_LEN;
-	cm->user_private_len = CMA_HDR_USER_LEN;
+	cm->user_private_len = cm->private_len - RT_CMA_HDR_LEN; /* REQ: 56 bytes, SIDR_REQ: 180 */
+}
+
+/* A service ID; an RDMA CM one names its port space and port. */
+static void decode_service(uint64_t service_id, struct rt_cm *cm)
+{
+	cm->service_id = service_id;
+	cm->ip_service = (service_id & 0xFFFFFFFFFF000000ull) == RT_CM_SERVICE_ID_IP_PREFIX;
+	if (cm->ip_service) {
+		cm->port_space = (uint16_t)(service_id >> 16);
+		cm->port = (uint16_t)service_id;
+	}
+}
+
+/* SIDR_REQ: request ID, P_Key, service ID, 216 bytes of private data. */
+static void decode_sidr_req(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
+{
+	cm->local_comm_id = be32(b);
+	cm->pkey = be16(b + 4);
+	decode_service(be64(b + 8), cm);
+	set_private(cm, frame_off, 16, 216);
+	if (cm->ip_service)
+		decode_cma_hdr(b + 16, cm);
+}
+
+/* SIDR_REP: request ID, status, the UD QP and its Q_Key, service ID,
+ * additional information (72 bytes), 136 bytes of private data. */
+static void decode_sidr_rep(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
+{
+	cm->local_comm_id = be32(b);
+	cm->sidr_status = b[4];
+	cm->local_qpn = be24(b + 8);
+	decode_service(be64(b + 12), cm);
+	cm->local_qkey = be32(b + 20);
+	set_private(cm, frame_off, 96, 136);
 }
 
 static void decode_req(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
 {
 	cm->local_comm_id = be32(b);
-	cm->service_id = be64(b + 8);
-	cm->ip_service = (cm->service_id & 0xFFFFFFFFFF000000ull) == RT_CM_SERVICE_ID_IP_PREFIX;
-	if (cm->ip_service) {
-		cm->port_space = (uint16_t)(cm->service_id >> 16);
-		cm->port = (uint16_t)cm->service_id;
-	}
+	decode_service(be64(b + 8), cm);
 	cm->local_ca_guid = be64(b + 16);
 	cm->local_qkey = be32(b + 28);
 	cm->local_qpn = be24(b + 32);
@@ -147,8 +176,14 @@ int rt_decode_cm(const uint8_t *mad, const uint8_t *end, uint32_t frame_off, str
 		cm->remote_qpn = be24(b + 8);
 		set_private(cm, frame_off, 12, 220);
 		break;
+	case RT_CM_SIDR_REQ:
+		decode_sidr_req(b, cm, frame_off);
+		break;
+	case RT_CM_SIDR_REP:
+		decode_sidr_rep(b, cm, frame_off);
+		break;
 	default:
-		/* SIDR, LAP, APR and vendor attributes: the header only. */
+		/* LAP, APR and vendor attributes: the header only. */
 		cm->local_comm_id = be32(b);
 		break;
 	}

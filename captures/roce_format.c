@@ -467,6 +467,37 @@ static const char *cm_name(unsigned attr)
 	return n ? n : "attr";
 }
 
+/* " svc TCP:18515" (an RDMA CM service) or " svc 0x..." */
+static void sb_cm_service(struct sb *b, const struct rt_cm *cm)
+{
+	sb_lit(b, " svc ");
+	if (!cm->ip_service) {
+		sb_hex(b, cm->service_id, 16);
+		return;
+	}
+	const char *ps = rt_port_space_name(cm->port_space);
+	if (ps)
+		sb_str(b, ps);
+	else
+		sb_hex(b, cm->port_space, 4);
+	sb_ch(b, ':');
+	sb_u64(b, cm->port);
+}
+
+/* " ip SRC:PORT > DST" from the RDMA CM header, when there is one */
+static void sb_cma_hdr(struct sb *b, const struct rt_cm *cm)
+{
+	if (!cm->has_cma_hdr)
+		return;
+	sb_lit(b, " ip ");
+	unsigned v = cm->cma_ip_version;
+	sb_ip(b, v, v == 4 ? cm->cma_src_ip + 12 : cm->cma_src_ip);
+	sb_ch(b, ':');
+	sb_u64(b, cm->cma_src_port);
+	sb_lit(b, " > ");
+	sb_ip(b, v, v == 4 ? cm->cma_dst_ip + 12 : cm->cma_dst_ip);
+}
+
 static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 {
 	const struct rt_cm *cm = &p->cm;
@@ -478,7 +509,8 @@ static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 	}
 	sb_lit(b, " lcid ");
 	sb_hex(b, cm->local_comm_id, 8);
-	if (cm->attr_id != RT_CM_REQ && rt_cm_attr_name(cm->attr_id)) {
+	if (cm->attr_id != RT_CM_REQ && cm->attr_id != RT_CM_SIDR_REQ && cm->attr_id != RT_CM_SIDR_REP &&
+	    rt_cm_attr_name(cm->attr_id)) { /* SIDR has a request ID only */
 		sb_lit(b, " rcid ");
 		sb_hex(b, cm->remote_comm_id, 8);
 	}
@@ -488,19 +520,7 @@ static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 		sb_hex(b, cm->local_qpn, 6);
 		sb_lit(b, " psn ");
 		sb_u64(b, cm->starting_psn);
-		if (cm->ip_service) {
-			const char *ps = rt_port_space_name(cm->port_space);
-			sb_lit(b, " svc ");
-			if (ps)
-				sb_str(b, ps);
-			else
-				sb_hex(b, cm->port_space, 4);
-			sb_ch(b, ':');
-			sb_u64(b, cm->port);
-		} else {
-			sb_lit(b, " svc ");
-			sb_hex(b, cm->service_id, 16);
-		}
+		sb_cm_service(b, cm);
 		sb_lit(b, " mtu ");
 		sb_u64(b, rt_mtu_bytes(cm->path_mtu));
 		sb_lit(b, " retry ");
@@ -509,15 +529,17 @@ static void sb_cm_line(struct sb *b, const struct rt_pkt *p)
 		sb_u64(b, cm->rnr_retry_count);
 		sb_lit(b, " timeout ");
 		sb_u64(b, cm->prim_local_ack_timeout);
-		if (cm->has_cma_hdr) {
-			sb_lit(b, " ip ");
-			unsigned v = cm->cma_ip_version;
-			sb_ip(b, v, v == 4 ? cm->cma_src_ip + 12 : cm->cma_src_ip);
-			sb_ch(b, ':');
-			sb_u64(b, cm->cma_src_port);
-			sb_lit(b, " > ");
-			sb_ip(b, v, v == 4 ? cm->cma_dst_ip + 12 : cm->cma_dst_ip);
-		}
+		sb_cma_hdr(b, cm);
+		break;
+	case RT_CM_SIDR_REQ:
+		sb_cm_service(b, cm);
+		sb_cma_hdr(b, cm);
+		break;
+	case RT_CM_SIDR_REP:
+		sb_lit(b, " status ");
+		sb_u64(b, cm->sidr_status);
+		sb_lit(b, " qpn ");
+		sb_hex(b, cm->local_qpn, 6);
 		break;
 	case RT_CM_REP:
 		sb_lit(b, " qpn ");
@@ -783,6 +805,20 @@ static void js_first_hex(struct sb *b, const char *k, uint64_t v, int width)
 	sb_ch(b, '"');
 }
 
+/* "rdma_cm":{...} from the RDMA CM header, when there is one */
+static void js_cma_hdr(struct sb *b, const struct rt_cm *cm)
+{
+	if (!cm->has_cma_hdr)
+		return;
+	unsigned v = cm->cma_ip_version;
+	js_open(b, "rdma_cm");
+	js_first_u(b, "ip_version", v);
+	js_u(b, "src_port", cm->cma_src_port);
+	js_ip(b, "src", v, v == 4 ? cm->cma_src_ip + 12 : cm->cma_src_ip);
+	js_ip(b, "dst", v, v == 4 ? cm->cma_dst_ip + 12 : cm->cma_dst_ip);
+	sb_ch(b, '}');
+}
+
 static void js_cm(struct sb *b, const struct rt_cm *cm)
 {
 	js_open(b, "cm");
@@ -803,7 +839,7 @@ static void js_cm(struct sb *b, const struct rt_cm *cm)
 		js_bool(b, "srq", cm->srq);
 		js_bool(b, "e2e_flow_control", cm->e2e_flow_control);
 	}
-	if (cm->attr_id == RT_CM_REQ) {
+	if (cm->attr_id == RT_CM_REQ || cm->attr_id == RT_CM_SIDR_REQ || cm->attr_id == RT_CM_SIDR_REP) {
 		js_hex(b, "service_id", cm->service_id, 16);
 		if (cm->ip_service) {
 			const char *ps = rt_port_space_name(cm->port_space);
@@ -812,6 +848,15 @@ static void js_cm(struct sb *b, const struct rt_cm *cm)
 				js_s(b, "port_space_name", ps);
 			js_u(b, "port", cm->port);
 		}
+	}
+	if (cm->attr_id == RT_CM_SIDR_REQ)
+		js_cma_hdr(b, cm);
+	if (cm->attr_id == RT_CM_SIDR_REP) {
+		js_u(b, "status", cm->sidr_status);
+		js_u(b, "qpn", cm->local_qpn);
+		js_hex(b, "qkey", cm->local_qkey, 8);
+	}
+	if (cm->attr_id == RT_CM_REQ) {
 		js_u(b, "transport_type", cm->transport_type);
 		js_u(b, "retry_count", cm->retry_count);
 		js_u(b, "path_mtu", rt_mtu_bytes(cm->path_mtu));
@@ -825,15 +870,7 @@ static void js_cm(struct sb *b, const struct rt_cm *cm)
 		js_u(b, "traffic_class", cm->prim_traffic_class);
 		js_u(b, "hop_limit", cm->prim_hop_limit);
 		js_u(b, "sl", cm->prim_sl);
-		if (cm->has_cma_hdr) {
-			unsigned v = cm->cma_ip_version;
-			js_open(b, "rdma_cm");
-			js_first_u(b, "ip_version", v);
-			js_u(b, "src_port", cm->cma_src_port);
-			js_ip(b, "src", v, v == 4 ? cm->cma_src_ip + 12 : cm->cma_src_ip);
-			js_ip(b, "dst", v, v == 4 ? cm->cma_dst_ip + 12 : cm->cma_dst_ip);
-			sb_ch(b, '}');
-		}
+		js_cma_hdr(b, cm);
 	}
 	if (cm->attr_id == RT_CM_REP) {
 		js_u(b, "target_ack_delay", cm->target_ack_delay);

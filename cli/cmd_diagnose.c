@@ -1,7 +1,7 @@
 /*
  * `rdmatrace diagnose RUNDIR [--json]`: the run's findings ranked by the
- * time they cost, each one sentence with its evidence (after a summary by
- * kind and QP when some repeat), then per-QP statistics and per-opcode WR
+ * time they cost, each one sentence with its evidence, a summary by kind
+ * and QP when some repeat, then per-QP statistics and per-opcode WR
  * latency percentiles.  Correlates first when the timeline is missing or
  * stale.  Exit: 0 no problems, 1 problems, 2 error.
  */
@@ -148,7 +148,7 @@ static void print_summary(const struct rt_timeline *tl, const struct finding_gro
 		repeats = g[i].count > 1;
 	if (!repeats)
 		return;
-	printf("\nSummary (by kind and QP, most time lost first):\n");
+	printf("\nSummary of the findings (by kind and QP, most time lost first):\n");
 	for (size_t i = 0; i < ng; i++) {
 		char where[200];
 		qp_words(tl, g[i].qp, where, sizeof(where));
@@ -335,7 +335,6 @@ static int run(int argc, char **argv)
 				printf("  clock: %s offset %+.6f s +- %.3f ms\n", rt_tl_str(tl, H->name), (double)H->offset_ns / 1e9,
 				       (double)H->uncertainty_ns / 1e6);
 		}
-		print_summary(tl, groups, ngroups);
 		for (size_t i = 0; i < nf; i++) {
 			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
 			printf("\nF%u [%s] %s", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind));
@@ -343,6 +342,7 @@ static int run(int argc, char **argv)
 				printf(", %.3f ms lost", (double)f->time_lost_ns / 1e6);
 			printf("\n  %s\n  evidence: %s\n", rt_tl_str(tl, f->text), rt_tl_str(tl, f->evidence));
 		}
+		print_summary(tl, groups, ngroups);
 		if (rt_tl_qp_count(tl)) {
 			printf("\n%-10s %-10s %-16s %7s %7s %9s %11s %7s %5s %5s %8s %10s %10s %10s %9s\n", "QP", "peer", "host",
 			       "WRs", "compl", "packets", "bytes", "retrans", "NAKs", "RNR", "errors", "p50 ms", "p99 ms", "poll ms",
@@ -412,8 +412,8 @@ const struct rt_command rt_cmd_diagnose = {
 	.usage = "usage: rdmatrace diagnose [--json] RUNDIR\n"
 		 "\n"
 		 "Prints the run's findings ranked by the time they cost, each in one sentence\n"
-		 "with its evidence (frame numbers, WR ids), after a summary by kind and QP when\n"
-		 "some repeat, then per-QP statistics and WR latency percentiles per opcode.  Runs `rdmatrace correlate` first when the timeline is\n"
+		 "with its evidence (frame numbers, WR ids), a summary by kind and QP when some\n"
+		 "repeat, then per-QP statistics and WR latency percentiles per opcode.  Runs `rdmatrace correlate` first when the timeline is\n"
 		 "missing or older than its inputs.  docs/diagnose.md explains every finding.\n"
 		 "  --json   one JSON object instead of text\n"
 		 "Exit status: 0 no problems, 1 problems found (a warning or error finding), 2 error.\n",

@@ -186,7 +186,7 @@ struct rt_cm {
 	uint8_t prim_sl;
 	bool prim_subnet_local;
 	uint8_t prim_local_ack_timeout; /* becomes the QP timeout */
-	/* RDMA CM header at the start of a REQ's private data (ip_service) */
+	/* RDMA CM header at the start of a REQ's or SIDR_REQ's private data (ip_service) */
 	bool has_cma_hdr;
 	uint8_t cma_version;
 	uint8_t cma_ip_version;   /* 4 or 6 */
@@ -204,6 +204,11 @@ struct rt_cm {
 	uint8_t service_timeout;
 	/* DREQ */
 	uint32_t remote_qpn;
+	/* SIDR_REP (SIDR_REQ: local_comm_id is the request ID, service_id,
+	 * ip_service, port_space, port and the RDMA CM header as a REQ's;
+	 * SIDR_REP: local_comm_id the request ID it answers, local_qpn the UD QP,
+	 * local_qkey, service_id) */
+	uint8_t sidr_status;      /* 0 the QP is valid, 1 no such service ID, 2 rejected, 3 no QP, 4 redirect, 5 unsupported version */
 	/* private data: the whole private-data field, and the consumer's part
 	 * of it (after the RDMA CM header in a REQ); frame offsets; the lengths
 	 * count the bytes the message defines, not only the captured ones */

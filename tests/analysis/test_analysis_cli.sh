@@ -144,7 +144,7 @@ check "READs in flight: a later READ's responses dropped while an older one miss
 	python3 tests/analysis/check_rounds.py "$tmp/readpipe" "$RDMATRACE" 14147146:implied_nak:1045 \
 	14146899:implied_nak:224 14147024:implied_nak:717 14146946:implied_nak:445 14147004:implied_nak:576
 # the same run's findings repeat on one QP: a summary line per kind and QP
-# comes first (in --json, "summary"), with their count and what they cost
+# follows them (in --json, "summary"), with their count and what they cost
 "$RDMATRACE" diagnose "$tmp/readpipe" >"$tmp/readpipe.txt" 2>&1
 check "repeated findings: summary by kind and QP, counts and time lost as the findings' own" python3 -c '
 import json, re, subprocess, sys
@@ -157,7 +157,7 @@ for g in s:
 big = max(s, key=lambda g: g["count"])
 assert big["count"] >= 5 and big["kind"] == "go_back_n", s
 text = open(sys.argv[3]).read()
-m = re.search(r"^Summary \(by kind and QP, most time lost first\):\n  (\d+) go_back_n \[warning\] on QP 0x%06x on .*: ([0-9.]+) ms lost, \d+ bytes resent \(F\d+ first\)$" % big["qpn"], text, re.M)
+m = re.search(r"^Summary of the findings \(by kind and QP, most time lost first\):\n  (\d+) go_back_n \[warning\] on QP 0x%06x on .*: ([0-9.]+) ms lost, \d+ bytes resent \(F\d+ first\)$" % big["qpn"], text, re.M)
 assert m and int(m.group(1)) == big["count"] and abs(float(m.group(2)) * 1e6 - big["time_lost_ns"]) < 1e3, text[:800]
 ' "$tmp/readpipe" "$RDMATRACE" "$tmp/readpipe.txt"
 check "findings that do not repeat: no summary" bash -c "! grep -q '^Summary' '$tmp/loss.txt' '$tmp/rkey.txt'"
@@ -238,6 +238,37 @@ check "a rejected connection: one error, its QP's flush explained by the REJECTE
 	grep -q '^F2 .info. qp_error' '$tmp/rej.txt' &&
 	grep -q 'QP 0x000011 on client was moved to the ERROR state and 1 outstanding WR was flushed (WR_FLUSH_ERR) because its RDMA CM connection failed: librdmacm moves the QP to ERROR when it takes the REJECTED event (status 8)' '$tmp/rej.txt' &&
 	test \$(grep -c '^F[0-9]' '$tmp/rej.txt') = 2"
+# Two perftest runs on the VM lab, one after the other on the same port
+# (the capture cut to the CM's MADs): ib_send_bw -c UD -R (a connection, then
+# a UD id's SIDR_REQ/SIDR_REP), then ib_write_bw -q 4 -R (five connections).
+# Each CONNECT_REQUEST meets the request that carries its peer port in the
+# RDMA CM header, the SIDR_REQ among them.  Paired in order, the UD id's
+# CONNECT_REQUEST took the second run's first REQ, 5.4 s later, and both
+# hosts' clocks came out inconsistent by seconds.
+diagnose_fixture tworuns rxe-cm-two-runs.tar.gz; rc=$?
+check "two runs on one port, a SIDR among them: every CONNECT_REQUEST meets the request from its peer port, clocks consistent" python3 -c '
+import json, re, subprocess, sys
+rt, run, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+port_of = {}
+for line in subprocess.run([rt, "packets", run + "/capture.pcapng"], capture_output=True, text=True).stdout.splitlines():
+    m = re.match(r"(\d+) .* CM (SIDR_)?REQ .* ip 10\.9\.0\.2:(\d+) > ", line)
+    if m:
+        port_of[int(m.group(1))] = int(m.group(3))
+rows = [json.loads(l) for l in subprocess.run([rt, "export", run, "--format", "jsonl"], capture_output=True, text=True).stdout.splitlines()]
+by = {r["row"]: r for r in rows}
+n = 0
+for r in rows:
+    m = re.search(r"event=CONNECT_REQUEST .* peer_port=(\d+)", r["summary"]) if r["kind"] == "cm_event" else None
+    if not m:
+        continue
+    frames = [by[l["row"]].get("frame") for l in r.get("links", []) if l["type"] == "cm_packet"]
+    assert any(port_of.get(f) == int(m.group(1)) for f in frames), (r["summary"], frames, port_of)
+    n += 1
+assert n == 7 and len(port_of) == 7, (n, port_of)
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+assert rc == 0 and not d["findings"], [f["text"][:150] for f in d["findings"]]
+assert all(h["reference"] or (h["uncertainty_ns"] is not None and abs(h["offset_ns"]) < 1e9) for h in d["hosts"]), d["hosts"]
+' "$RDMATRACE" "$tmp/tworuns" "$rc"
 # rping on the VM lab with the server's first REP dropped on its way out
 # (a tc filter in the guest on the MAD attribute 0x0013): the server's CM
 # sent the REP again after its response timeout (the REQ's local CM response

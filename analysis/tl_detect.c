@@ -1223,15 +1223,18 @@ static uint32_t proc_last_record(struct tl_build *b, uint16_t p, uint32_t end)
 }
 
 /* Is the end record's time when the process ended: the tracer's handler
- * caught the signal, or the kernel's process events timed the exit? */
+ * caught the signal?  (The kernel's time of an exit, exact_time, is when it
+ * had torn the process down, after closing its files: its RDMA CM ids send
+ * their DREQs and its peers react before that time.  The kill itself came
+ * between the last record and then.) */
 static bool end_is_timed(const struct rt_ev_process_end *pe)
 {
-	return pe && (pe->how == RT_END_SIGNAL || (pe->how == RT_END_WAIT && pe->exact_time));
+	return pe && pe->how == RT_END_SIGNAL;
 }
 
 /* When process p ended (end: its end record): the end record's time when
- * that is exact, else its last record's (*last, RT_TL_NONE when none), else
- * the end record's. */
+ * that is when (a caught signal), else its last record's (*last,
+ * RT_TL_NONE when none), else the end record's. */
 static uint64_t proc_end_time(struct dctx *c, uint16_t p, uint32_t end, uint32_t *last)
 {
 	const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(c->b, end)->ev.u.process_end : NULL;
@@ -1263,8 +1266,6 @@ static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *
 	   host_name(b, P->host));
 	if (pe->how == RT_END_SIGNAL)
 		tx(out, "crashed with %s %.3f ms before.", rt_signal_name(pe->signal), ms(t - t_end));
-	else if (end_is_timed(pe))
-		tx(out, "been killed by %s %.3f ms before.", rt_signal_name(pe->signal), ms(t - t_end));
 	else
 		tx(out, "been killed by %s (its last record %.3f ms before).", rt_signal_name(pe->signal), ms(t - t_end));
 	return true;
@@ -3597,6 +3598,9 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	if (!pe)
 		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
 		       "(SIGKILL, or SIGTERM left at its default) ended it");
+	else if (!timed && pe->how == RT_END_WAIT && pe->exact_time && last != RT_TL_NONE && item_t(c, end) >= t_end)
+		tx(&t, ", and was gone %.3f ms after that record (the kernel's process events; its RDMA "
+		       "resources were closed before, which sends its connections' DREQs)", ms(item_t(c, end) - t_end));
 	tx(&t, ".");
 	if (pe)
 		tx(&e, "%sprocess_end record (%s) at %.6f s", e.n ? "; " : "", rt_end_how_name(pe->how),

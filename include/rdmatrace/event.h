@@ -406,8 +406,9 @@ struct rt_ev_process_end {      /* RT_EV_PROCESS_END; header qpn = 0 */
 	uint8_t core_dumped;    /* RT_END_WAIT: the kernel wrote a core dump */
 	uint8_t has_code;       /* RT_END_EXIT: code is the status given to exit() / _exit()
 				 * (0: it returned from main, whose status the tracer does not see) */
-	uint8_t exact_time;     /* RT_END_WAIT: the record's time is when the kernel saw the process
-				 * exit (its process events), not when its parent noticed */
+	uint8_t exact_time;     /* RT_END_WAIT: the record's time is the kernel's time of the exit (its
+				 * process events: the process torn down, its files closed before),
+				 * not when its parent noticed */
 	uint8_t reserved[19];
 };
 

@@ -216,13 +216,9 @@ assert re.search(r"Its peer QP 0x[0-9a-f]{6} on .* learnt of it [0-9.]+ ms later
 assert k[0]["time_lost_ns"] > 2 * 67e6, k[0]  # at least the two rounds of ACK timeouts
 e = [x["text"] for x in d["findings"] if x["kind"] == "error_completion" and "RETRY_EXC_ERR" in x["text"]]
 assert len(e) == 1, [x["text"][:120] for x in d["findings"]]
-assert "The peer\x27s process, rt-lab-bulk (pid %s) on " % sys.argv[2] in e[0], e[0]
-# record times the kill by the kernel\x27s process events when it may listen to them (root)
-timed = isinstance(json.load(open(sys.argv[3])).get("process_events"), dict)
-m = re.search(r"had been killed by SIGKILL (\(its last record )?([0-9.]+) ms before", e[0])
-assert m and (m.group(1) is None) == timed, (timed, e[0])
+assert "The peer\x27s process, rt-lab-bulk (pid %s) on " % sys.argv[2] in e[0] and "had been killed by SIGKILL (its last record" in e[0], e[0]
 print("# " + t[:150])
-' "$T/bk.diag" "$spid" "$T/bk/srv/run.json"
+' "$T/bk.diag" "$spid"
 
 # ---- perftest (RDMA CM): multi-packet SENDs, READs, atomics ----
 perftest_ok=1

@@ -56,8 +56,9 @@ fi
 # 6 s in, the client's rping gets SIGKILL.  The kernel tears its connection
 # down and sends the DREQ the process no longer can; the server's rping sees
 # DISCONNECTED and exits 0.  The diagnosis names the kill (from the client's
-# `record`, which wrote the wait status into the salvaged trace) and how the
-# server learnt of it.
+# `record`, which wrote the wait status into the salvaged trace, with the
+# time the VM kernel's process events gave for the exit) and how the server
+# learnt of it.
 R=$VM_TMP/rping-killed
 REC="$PWD/$RDMATRACE record"
 vm_run "$R" --scenario rping-killed --grace 5 \
@@ -71,7 +72,7 @@ assert json.load(open(r + "/cli/run.json"))["exit"].get("signal") == 9
 assert json.load(open(r + "/srv/run.json"))["exit"].get("code") == 0
 ' "$R"
 check "killed client: the kernel sent its DREQ" test "$(tcount "$R/capture.pcapng" 'ip.src == 10.9.0.2 && infiniband.mad.attributeid == 0x0015')" -ge 1
-check "killed client: the diagnosis names the kill and the server's DISCONNECTED" python3 -c '
+check "killed client: the diagnosis names the kill, when the kernel had the process gone, and the server's DISCONNECTED" python3 -c '
 import json, re, subprocess, sys
 run, rt = sys.argv[1], sys.argv[2]
 pid = json.load(open(run + "/cli/run.json"))["root_pid"]
@@ -80,6 +81,7 @@ k = [x for x in d["findings"] if x["kind"] == "process_ended"]
 assert len(k) == 1 and k[0]["severity"] == "error", [x["text"][:120] for x in d["findings"]]
 t = k[0]["text"]
 assert t.startswith("rping (pid %d) on client was killed by SIGKILL" % pid), t
+assert re.search(r"after its last record \(.*\), and was gone [0-9.]+ ms after that record \(the kernel\x27s process events", t), t
 assert re.search(r"Its peer QP 0x[0-9a-f]{6} on server learnt of it [0-9.]+ ms later: an RDMA CM DISCONNECTED event\.", t), t
 print("# " + t[:160])
 ' "$R" "$RDMATRACE"

@@ -2215,21 +2215,70 @@ static int cm_link_one(struct lctx *c, size_t pk, uint16_t h, uint32_t ev)
 	return rc;
 }
 
-/* The first CM event of ce not yet used, on host h, of type event, whose
- * port (local or peer, by `peer`) is port; and for cm_id_proc != UINT16_MAX,
- * of that process and cm_id.  SIZE_MAX when none. */
-static size_t cm_event_by_port(struct tl_build *b, const struct tl_vec *ce, const uint8_t *used, uint16_t h,
-			       unsigned event, bool peer, uint16_t port, uint16_t cm_id_proc, uint32_t cm_id)
+/* The CM events of ce by what a request's RDMA CM header lets one ask: by
+ * (host, event, port), with the peer port of a CONNECT_REQUEST and the local
+ * port of an ESTABLISHED or REJECTED; by (process, cm_id, event) for an
+ * ESTABLISHED.  Each key's events in ce order: the first in the hash, the
+ * next ones through next_*[]. */
+struct cm_ev_index {
+	struct tl_hash by_port, by_id;
+	uint32_t *next_port, *next_id;
+};
+
+static uint64_t port_key(uint16_t h, unsigned event, uint16_t port)
 {
-	for (size_t ei = 0; ei < ce->n; ei++) {
+	return (uint64_t)h << 32 | (uint64_t)(event & 0xff) << 16 | port;
+}
+
+static uint64_t id_key(uint16_t proc, unsigned event, uint32_t cm_id)
+{
+	return (uint64_t)proc << 40 | (uint64_t)(event & 0xff) << 32 | cm_id;
+}
+
+/* Key key's list in hash h gets ei at its head (ce is walked backwards). */
+static int index_push(struct tl_hash *h, uint32_t *next, uint64_t key, uint32_t ei)
+{
+	uint32_t *head = tl_hash_get(h, key);
+	next[ei] = head ? *head : RT_TL_NONE;
+	return tl_hash_put(h, key, ei);
+}
+
+static int cm_ev_index_build(struct tl_build *b, const struct tl_vec *ce, struct cm_ev_index *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->next_port = malloc((ce->n + 1) * sizeof(uint32_t));
+	x->next_id = malloc((ce->n + 1) * sizeof(uint32_t));
+	if (!x->next_port || !x->next_id || tl_hash_init(&x->by_port, 16) < 0 || tl_hash_init(&x->by_id, 16) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t ei = ce->n; ei-- > 0 && !rc;) {
 		const struct tl_evrec *e = tl_ev(b, *TL_AT(ce, uint32_t, ei));
 		const struct rt_ev_cm *m = &e->ev.u.cm;
-		if (used[ei] || e->host != h || m->event != event)
-			continue;
-		if (cm_id_proc != UINT16_MAX ? (e->proc == cm_id_proc && m->cm_id == cm_id)
-					     : (peer ? m->peer_port : m->local_port) == port)
-			return ei;
+		if (m->event == RT_CM_EV_CONNECT_REQUEST)
+			rc = index_push(&x->by_port, x->next_port, port_key(e->host, m->event, m->peer_port), (uint32_t)ei);
+		else if (m->event == RT_CM_EV_ESTABLISHED || m->event == RT_CM_EV_REJECTED)
+			rc = index_push(&x->by_port, x->next_port, port_key(e->host, m->event, m->local_port), (uint32_t)ei);
+		if (!rc && m->event == RT_CM_EV_ESTABLISHED)
+			rc = index_push(&x->by_id, x->next_id, id_key(e->proc, m->event, m->cm_id), (uint32_t)ei);
 	}
+	return rc;
+}
+
+static void cm_ev_index_free(struct cm_ev_index *x)
+{
+	tl_hash_free(&x->by_port);
+	tl_hash_free(&x->by_id);
+	free(x->next_port);
+	free(x->next_id);
+}
+
+/* The first event of key's list not yet used; SIZE_MAX when none. */
+static size_t cm_ev_first_unused(const struct tl_hash *h, const uint32_t *next, uint64_t key, const uint8_t *used)
+{
+	const uint32_t *head = tl_hash_get(h, key);
+	for (uint32_t ei = head ? *head : RT_TL_NONE; ei != RT_TL_NONE; ei = next[ei])
+		if (!used[ei])
+			return ei;
 	return SIZE_MAX;
 }
 
@@ -2247,11 +2296,17 @@ static int cm_links_by_port(struct lctx *c, const struct tl_vec *ce, uint8_t *do
 	const struct tl_vec *cp = &c->cm_pks;
 	struct tl_hash req;   /* request's comm ID -> its index in cp */
 	struct tl_hash ev_of; /* request's index in cp -> index in ce of its CONNECT_REQUEST */
-	if (tl_hash_init(&req, 16) < 0 || tl_hash_init(&ev_of, 16) < 0) {
+	struct cm_ev_index x;
+	int rc = cm_ev_index_build(b, ce, &x);
+	if (rc < 0 || tl_hash_init(&req, 16) < 0) {
+		cm_ev_index_free(&x);
+		return -ENOMEM;
+	}
+	if (tl_hash_init(&ev_of, 16) < 0) {
+		cm_ev_index_free(&x);
 		tl_hash_free(&req);
 		return -ENOMEM;
 	}
-	int rc = 0;
 	for (size_t ci = 0; ci < cp->n && !rc; ci++) {
 		uint32_t i = *TL_AT(cp, uint32_t, ci);
 		const struct tl_pk *k = tl_pk(b, i);
@@ -2268,8 +2323,8 @@ static int cm_links_by_port(struct lctx *c, const struct tl_vec *ce, uint8_t *do
 				break;
 			if (h == UINT16_MAX)
 				continue;
-			size_t ei = cm_event_by_port(b, ce, used, h, RT_CM_EV_CONNECT_REQUEST, true, m->cma_src_port,
-						     UINT16_MAX, 0);
+			size_t ei = cm_ev_first_unused(&x.by_port, x.next_port,
+						       port_key(h, RT_CM_EV_CONNECT_REQUEST, m->cma_src_port), used);
 			if (ei == SIZE_MAX)
 				continue;
 			used[ei] = done[ci] = 1;
@@ -2297,10 +2352,14 @@ static int cm_links_by_port(struct lctx *c, const struct tl_vec *ce, uint8_t *do
 			if (!pe)
 				continue;
 			const struct tl_evrec *cr = tl_ev(b, *TL_AT(ce, uint32_t, *pe));
-			ei = cm_event_by_port(b, ce, used, h, RT_CM_EV_ESTABLISHED, false, 0, cr->proc, cr->ev.u.cm.cm_id);
+			ei = cm_ev_first_unused(&x.by_id, x.next_id, id_key(cr->proc, RT_CM_EV_ESTABLISHED, cr->ev.u.cm.cm_id),
+						used);
+			if (ei != SIZE_MAX && tl_ev(b, *TL_AT(ce, uint32_t, ei))->host != h)
+				ei = SIZE_MAX;
 		} else {
-			ei = cm_event_by_port(b, ce, used, h, rej_req ? RT_CM_EV_REJECTED : RT_CM_EV_ESTABLISHED, false,
-					      rm->cma_src_port, UINT16_MAX, 0);
+			ei = cm_ev_first_unused(&x.by_port, x.next_port,
+						port_key(h, rej_req ? RT_CM_EV_REJECTED : RT_CM_EV_ESTABLISHED, rm->cma_src_port),
+						used);
 		}
 		if (ei == SIZE_MAX)
 			continue;
@@ -2309,6 +2368,7 @@ static int cm_links_by_port(struct lctx *c, const struct tl_vec *ce, uint8_t *do
 	}
 	tl_hash_free(&req);
 	tl_hash_free(&ev_of);
+	cm_ev_index_free(&x);
 	return rc;
 }
 

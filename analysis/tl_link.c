@@ -2143,6 +2143,24 @@ static uint32_t disconnect_qpn(struct tl_build *b, uint32_t i, struct tl_hash *c
 	return q ? *q : 0;
 }
 
+/* Key key's list in hash h gets ei at its head (ce is walked backwards). */
+static int index_push(struct tl_hash *h, uint32_t *next, uint64_t key, uint32_t ei)
+{
+	uint32_t *head = tl_hash_get(h, key);
+	next[ei] = head ? *head : RT_TL_NONE;
+	return tl_hash_put(h, key, ei);
+}
+
+/* The first event of key's list not yet used; SIZE_MAX when none. */
+static size_t cm_ev_first_unused(const struct tl_hash *h, const uint32_t *next, uint64_t key, const uint8_t *used)
+{
+	const uint32_t *head = tl_hash_get(h, key);
+	for (uint32_t ei = head ? *head : RT_TL_NONE; ei != RT_TL_NONE; ei = next[ei])
+		if (!used[ei])
+			return ei;
+	return SIZE_MAX;
+}
+
 /* A DISCONNECTED event comes on the host a DREQ went to (the passive side)
  * and on the host a DREP went to (the side that disconnected): each DREQ or
  * DREP (not its MAD retries) meets the first DISCONNECTED on its host for
@@ -2152,18 +2170,19 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 {
 	struct tl_build *b = c->b;
 	const struct tl_vec *cp = &c->cm_pks;
-	struct tl_hash comm, seen;
-	bool *used = calloc(ce->n + 1, sizeof(bool));
-	if (!used || tl_hash_init(&comm, 16) < 0) {
-		free(used);
-		return -ENOMEM;
+	struct tl_hash comm, seen, disc; /* disc: (host, QPN) -> its DISCONNECTED events, through next[] */
+	uint8_t *used = calloc(ce->n + 1, 1);
+	uint32_t *next = malloc((ce->n + 1) * sizeof(uint32_t));
+	memset(&comm, 0, sizeof(comm));
+	memset(&seen, 0, sizeof(seen));
+	memset(&disc, 0, sizeof(disc));
+	int rc = used && next && !tl_hash_init(&comm, 16) && !tl_hash_init(&seen, 16) && !tl_hash_init(&disc, 16)
+			 ? 0 : -ENOMEM;
+	for (size_t ei = ce->n; ei-- > 0 && !rc;) {
+		const struct tl_evrec *e = tl_ev(b, *TL_AT(ce, uint32_t, ei));
+		if (e->ev.u.cm.event == RT_CM_EV_DISCONNECTED)
+			rc = index_push(&disc, next, (uint64_t)e->host << 32 | e->ev.qpn, (uint32_t)ei);
 	}
-	if (tl_hash_init(&seen, 16) < 0) {
-		tl_hash_free(&comm);
-		free(used);
-		return -ENOMEM;
-	}
-	int rc = 0;
 	for (size_t ci = 0; ci < cp->n && !rc; ci++) {
 		uint32_t i = *TL_AT(cp, uint32_t, ci);
 		const struct tl_pk *k = tl_pk(b, i);
@@ -2180,25 +2199,23 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 			continue;
 		if ((rc = tl_hash_put(&seen, once, 1)) < 0)
 			break;
-		for (size_t ei = 0; ei < ce->n; ei++) {
-			uint32_t evi = *TL_AT(ce, uint32_t, ei);
-			const struct tl_evrec *e = tl_ev(b, evi);
-			if (used[ei] || e->host != h || e->ev.u.cm.event != RT_CM_EV_DISCONNECTED || e->ev.qpn != qpn)
-				continue;
-			used[ei] = true;
-			rc = tl_link2(b, tl_item_pk(b, i), evi, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
-			if (!rc && b->capture_host != UINT16_MAX)
-				tl_clock_add(b, b->capture_host, h, k->raw_ns, e->raw_ns);
-			break;
-		}
+		size_t ei = cm_ev_first_unused(&disc, next, (uint64_t)h << 32 | qpn, used);
+		if (ei == SIZE_MAX)
+			continue;
+		uint32_t evi = *TL_AT(ce, uint32_t, ei);
+		used[ei] = 1;
+		rc = tl_link2(b, tl_item_pk(b, i), evi, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
+		if (!rc && b->capture_host != UINT16_MAX)
+			tl_clock_add(b, b->capture_host, h, k->raw_ns, tl_ev(b, evi)->raw_ns);
 	}
 	tl_hash_free(&seen);
 	tl_hash_free(&comm);
+	tl_hash_free(&disc);
 	free(used);
+	free(next);
 	return rc;
 }
 
-/* CM packets meet the CM events they cause on the receiving host, in order. */
 /* One CM packet linked to the CM event it produced on host h: the request
  * also to its reply, and the clock constraint of a request or a reject (a
  * REP or RTU is answered by an event only after the peer's processing). */
@@ -2235,14 +2252,6 @@ static uint64_t id_key(uint16_t proc, unsigned event, uint32_t cm_id)
 	return (uint64_t)proc << 40 | (uint64_t)(event & 0xff) << 32 | cm_id;
 }
 
-/* Key key's list in hash h gets ei at its head (ce is walked backwards). */
-static int index_push(struct tl_hash *h, uint32_t *next, uint64_t key, uint32_t ei)
-{
-	uint32_t *head = tl_hash_get(h, key);
-	next[ei] = head ? *head : RT_TL_NONE;
-	return tl_hash_put(h, key, ei);
-}
-
 static int cm_ev_index_build(struct tl_build *b, const struct tl_vec *ce, struct cm_ev_index *x)
 {
 	memset(x, 0, sizeof(*x));
@@ -2270,16 +2279,6 @@ static void cm_ev_index_free(struct cm_ev_index *x)
 	tl_hash_free(&x->by_id);
 	free(x->next_port);
 	free(x->next_id);
-}
-
-/* The first event of key's list not yet used; SIZE_MAX when none. */
-static size_t cm_ev_first_unused(const struct tl_hash *h, const uint32_t *next, uint64_t key, const uint8_t *used)
-{
-	const uint32_t *head = tl_hash_get(h, key);
-	for (uint32_t ei = head ? *head : RT_TL_NONE; ei != RT_TL_NONE; ei = next[ei])
-		if (!used[ei])
-			return ei;
-	return SIZE_MAX;
 }
 
 /* The CM packets whose request carried an RDMA CM header, by what it says:

@@ -2020,6 +2020,15 @@ static void create_evidence(const struct rt_event *ev, const struct rt_ev_device
 	}
 }
 
+/* An RDMA CM call that returned EAGAIN or EINPROGRESS: on an id whose event
+ * channel is non-blocking (rsockets makes its ids so) the call has only
+ * started, and its event comes later. */
+static bool cm_call_started(const struct rt_event *ev)
+{
+	int st = ev->u.cm.status < 0 ? -ev->u.cm.status : ev->u.cm.status;
+	return ev->kind == RT_EV_CM_EVENT && ev->u.cm.event >= RT_CM_CALL_CREATE_ID && (st == EAGAIN || st == EINPROGRESS);
+}
+
 static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 {
 	struct tl_build *b = c->b;
@@ -2067,11 +2076,10 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 		break;
 	}
 	case RT_EV_CM_EVENT: {
-		int st = e->ev.u.cm.status < 0 ? -e->ev.u.cm.status : e->ev.u.cm.status;
 		tx(&t, "%s on %s failed", rt_cm_event_name(e->ev.u.cm.event), host);
 		if (e->ev.u.cm.status)
 			tx(&t, " with %s", rt_errno_name(e->ev.u.cm.status));
-		if (e->ev.u.cm.event >= RT_CM_CALL_CREATE_ID && (st == EAGAIN || st == EINPROGRESS))
+		if (cm_call_started(&e->ev))
 			tx(&t, ": its id's event channel is non-blocking (as rsockets makes it), so the call had only "
 			       "started, and no event on cm_id %u followed it", e->ev.u.cm.cm_id);
 		tx(&t, ".");
@@ -2097,16 +2105,13 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 	return 0;
 }
 
-/* An RDMA CM call that returned EAGAIN or EINPROGRESS: on an id whose event
- * channel is non-blocking (rsockets makes its ids so) the call has only
- * started, and its event comes later.  The first event its process got on
- * that cm_id after it (the call's outcome: ESTABLISHED, REJECTED ...), or
- * RT_TL_NONE when none came (or the call is not such a call). */
+/* The first event its process got on a started CM call's cm_id after it
+ * (the call's outcome: ESTABLISHED, REJECTED ...), or RT_TL_NONE when none
+ * came (or the call is not one that only started, cm_call_started()). */
 static uint32_t cm_call_outcome(struct tl_build *b, uint32_t i)
 {
 	const struct tl_evrec *e = tl_ev(b, i);
-	int st = e->ev.u.cm.status < 0 ? -e->ev.u.cm.status : e->ev.u.cm.status;
-	if (e->ev.kind != RT_EV_CM_EVENT || e->ev.u.cm.event < RT_CM_CALL_CREATE_ID || (st != EAGAIN && st != EINPROGRESS))
+	if (!cm_call_started(&e->ev))
 		return RT_TL_NONE;
 	size_t lo = 0, hi = b->cm_evs.n; /* the list is in event order: start after i */
 	while (lo < hi) {

@@ -372,11 +372,16 @@ struct tl_cm_addr {
  * ones are in the RT_EV_CM_ADDR6 record that follows it in its process's
  * trace.  False when it has none. */
 bool tl_cm_record_addr(struct tl_build *b, size_t i, struct tl_cm_addr *local, struct tl_cm_addr *peer);
+/* An IPv6 address that is an IPv4 one mapped (::ffff:a.b.c.d, the IPv4 in ip[12..15]). */
+static inline bool tl_ip_v4_mapped(const uint8_t *ip6)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	return !memcmp(ip6, mapped, 12);
+}
 /* A multicast address: 224.0.0.0/4, ff00::/8, or 224.0.0.0/4 mapped into IPv6. */
 static inline bool tl_ip_multicast(unsigned ver, const uint8_t *ip)
 {
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-	if (ver == 6 && !memcmp(ip, mapped, 12))
+	if (ver == 6 && tl_ip_v4_mapped(ip))
 		return (ip[12] & 0xf0) == 0xe0;
 	return ver == 6 ? ip[0] == 0xff : (ip[0] & 0xf0) == 0xe0;
 }

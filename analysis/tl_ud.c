@@ -246,7 +246,8 @@ struct mc_member {
 
 #define MULTICAST_QPN 0xFFFFFFu
 
-/* The members of every group joined in the traces. */
+/* The members of every group joined in the traces, each (group, QP) once:
+ * a QP that joined a group twice takes its datagrams once. */
 static int multicast_members(struct tl_build *b, struct tl_vec *members)
 {
 	for (size_t j = 0; j < b->cm_evs.n; j++) {
@@ -257,19 +258,24 @@ static int multicast_members(struct tl_build *b, struct tl_vec *members)
 		if (e->ev.u.cm.event != RT_CM_EV_MULTICAST_JOIN || e->ev.u.cm.status || b->ev_shadow[i] || !is_ud(b, q) ||
 		    !tl_cm_record_addr(b, i, &local, &group))
 			continue;
-		struct mc_member *m = tl_vec_push(members);
-		if (!m)
-			return -ENOMEM;
-		memset(m, 0, sizeof(*m));
-		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-		if (group.family == 10 && !memcmp(group.ip, mapped, 12)) { /* ::ffff:a.b.c.d goes as IPv4 */
-			m->ver = 4;
-			memcpy(m->ip, group.ip + 12, 4);
+		struct mc_member m = {.qp = q};
+		if (group.family == 10 && tl_ip_v4_mapped(group.ip)) { /* ::ffff:a.b.c.d goes as IPv4 */
+			m.ver = 4;
+			memcpy(m.ip, group.ip + 12, 4);
 		} else {
-			m->ver = group.family == 10 ? 6 : 4;
-			memcpy(m->ip, group.ip, 16);
+			m.ver = group.family == 10 ? 6 : 4;
+			memcpy(m.ip, group.ip, 16);
 		}
-		m->qp = q;
+		bool again = false;
+		for (size_t o = 0; o < members->n && !again; o++) {
+			const struct mc_member *x = TL_AT(members, struct mc_member, o);
+			again = x->qp == m.qp && x->ver == m.ver && !memcmp(x->ip, m.ip, sizeof(m.ip));
+		}
+		struct mc_member *slot = again ? NULL : tl_vec_push(members);
+		if (!again && !slot)
+			return -ENOMEM;
+		if (slot)
+			*slot = m;
 	}
 	return 0;
 }
@@ -285,11 +291,6 @@ static int multicast_receivers(struct tl_build *b, const struct tl_vec *members,
 		const struct mc_member *m = TL_AT(members, struct mc_member, n);
 		uint32_t q = m->qp;
 		if (m->ver != g->ver || memcmp(m->ip, g->ip, alen) || q == sender)
-			continue;
-		bool again = false; /* a QP that joined twice takes the datagram once */
-		for (size_t o = 0; o < n && !again; o++)
-			again = TL_AT(members, struct mc_member, o)->qp == q;
-		if (again)
 			continue;
 		if (k->recv_qp == RT_TL_NONE)
 			k->recv_qp = q;

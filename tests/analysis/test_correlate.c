@@ -1572,14 +1572,16 @@ static void write_ud_run(const char *dir, bool drop, bool multicast)
 		sim_emit(&s, h, &e);
 	}
 	uint64_t t = s.now + 10000, recv_id = 1;
-	if (multicast) { /* B's QP joins 239.1.1.1 (A sends to it without joining, as mckey -s) */
-		struct rt_event j = sim_ev(&s, 1, t, RT_EV_CM_EVENT, uqb);
+	/* B's QP joins 239.2.2.2, then 239.1.1.1, which A sends to without joining (as mckey -s) */
+	static const uint8_t other_group[4] = {239, 2, 2, 2};
+	for (int g = 0; multicast && g < 2; g++) {
+		struct rt_event j = sim_ev(&s, 1, t + (uint64_t)g, RT_EV_CM_EVENT, uqb);
 		j.u.cm.event = RT_CM_EV_MULTICAST_JOIN;
 		j.u.cm.family = 2;
 		uint8_t local[4] = {10, 9, 0, 1};
 		memcpy(&j.u.cm.local_ip4, local, 4);
-		memcpy(&j.u.cm.peer_ip4, group, 4);
-		j.u.cm.cm_id = 9;
+		memcpy(&j.u.cm.peer_ip4, g ? group : other_group, 4);
+		j.u.cm.cm_id = 8 + (uint32_t)g;
 		sim_emit(&s, 1, &j);
 	}
 	for (int r = 0; r < 4; r++) { /* B posts four receives ahead */
@@ -1665,8 +1667,8 @@ static void test_ud_receiver_drop(void)
 }
 
 /* Datagrams to a multicast group (QPN 0xFFFFFF, 239.1.1.1) reach the QP
- * that joined it: each is linked to its send WR and to the receive it
- * filled, and the group is no untraced host. */
+ * that joined it (after it had joined another group): each is linked to its
+ * send WR and to the receive it filled, and the group is no untraced host. */
 static void test_ud_multicast(void)
 {
 	const char *dir = rundir("ud-multicast");

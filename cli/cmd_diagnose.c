@@ -129,6 +129,12 @@ static void print_pct(const struct oplat *o, unsigned p)
 		printf(" %10s", "-");
 }
 
+/* The name of QP Q's host, "" when unknown. */
+static const char *qp_host_name(const struct rt_timeline *tl, const struct rt_tl_qp *Q)
+{
+	return Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "";
+}
+
 /* Where QP q is, for the summary ("QP 0x000012 on client"), or "" for none. */
 static void qp_words(const struct rt_timeline *tl, uint32_t q, char *buf, size_t len)
 {
@@ -173,7 +179,7 @@ static void json_summary(const struct rt_timeline *tl, const struct finding_grou
 		if (g[i].qp < rt_tl_qp_count(tl)) {
 			const struct rt_tl_qp *Q = rt_tl_qp(tl, g[i].qp);
 			printf(",\"qpn\":%u,\"host\":", Q->qpn);
-			rt_tl_json_string(stdout, Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
+			rt_tl_json_string(stdout, qp_host_name(tl, Q));
 		}
 		printf("}");
 	}
@@ -274,7 +280,7 @@ static int run(int argc, char **argv)
 			char ip[64];
 			rt_tl_format_qp_ip(Q, ip, sizeof(ip));
 			printf("%s{\"qpn\":%u,\"peer_qpn\":%u,\"host\":", q ? "," : "", Q->qpn, Q->peer_qpn);
-			rt_tl_json_string(stdout, Q->host < rt_tl_host_count(tl) ? rt_tl_str(tl, rt_tl_host(tl, Q->host)->name) : "");
+			rt_tl_json_string(stdout, qp_host_name(tl, Q));
 			const struct rt_tl_proc *P = Q->proc < rt_tl_proc_count(tl) ? rt_tl_proc(tl, Q->proc) : NULL;
 			if (P) {
 				printf(",\"pid\":%d,\"program\":", (int)P->pid);
@@ -413,8 +419,9 @@ const struct rt_command rt_cmd_diagnose = {
 		 "\n"
 		 "Prints the run's findings ranked by the time they cost, each in one sentence\n"
 		 "with its evidence (frame numbers, WR ids), a summary by kind and QP when some\n"
-		 "repeat, then per-QP statistics and WR latency percentiles per opcode.  Runs `rdmatrace correlate` first when the timeline is\n"
-		 "missing or older than its inputs.  docs/diagnose.md explains every finding.\n"
+		 "repeat, then per-QP statistics and WR latency percentiles per opcode.  Runs\n"
+		 "`rdmatrace correlate` first when the timeline is missing or older than its\n"
+		 "inputs.  docs/diagnose.md explains every finding.\n"
 		 "  --json   one JSON object instead of text\n"
 		 "Exit status: 0 no problems, 1 problems found (a warning or error finding), 2 error.\n",
 	.run = run,

@@ -20,8 +20,8 @@
  * traces/HOST-PID-PROGRAM.salvage.rtr, with how the process ended: the
  * wait status of the program record started, and of every process it
  * forked when record may listen to the kernel's process events (root;
- * process_events.c), which also give the time of the exit.  SIGINT/SIGTERM sent to record are
- * forwarded to the program; record exits with the program's status (128+N
+ * tracer/process_events.c), which also give the time of the exit.
+ * SIGINT/SIGTERM sent to record are forwarded to the program; record exits with the program's status (128+N
  * when it was killed by signal N).
  */
 #include <dirent.h>
@@ -347,6 +347,20 @@ static int run_program(struct rec *r, const char *probe)
 
 /* ---- after the run: salvage, rename, metadata ---- */
 
+/* How process pid ended, when known: from the kernel's process events (with
+ * the exit's CLOCK_MONOTONIC time), else for the program record started its
+ * wait status (*mono_ns 0: no time). */
+static bool process_status(const struct rec *r, int pid, int *status, uint64_t *mono_ns)
+{
+	if (rt_proc_events_exit(r->events, pid, status, mono_ns))
+		return true;
+	if (pid != (int)r->child)
+		return false;
+	*mono_ns = 0;
+	*status = r->status;
+	return true;
+}
+
 static int salvage_one(const struct rt_segment_info *info, void *arg)
 {
 	struct rec *r = arg;
@@ -371,10 +385,8 @@ static int salvage_one(const struct rt_segment_info *info, void *arg)
 	 * process events know it for every process of the tree, and when. */
 	int status;
 	uint64_t mono_ns;
-	if (rt_proc_events_exit(r->events, info->creator_pid, &status, &mono_ns))
-		rt_collector_set_end_at(c, info->creator_pid, status, mono_ns);
-	else if (info->creator_pid == (int)r->child)
-		rt_collector_set_end(c, info->creator_pid, r->status);
+	if (process_status(r, info->creator_pid, &status, &mono_ns))
+		rt_collector_set_end_at(c, info->creator_pid, status, mono_ns); /* (mono_ns 0: no time) */
 	else
 		fprintf(stderr, "rdmatrace record: how process %d ended is not known%s%s%s\n", info->creator_pid,
 			r->events ? "" : " (", r->events ? "" : r->events_err, r->events ? "" : ")");
@@ -419,12 +431,7 @@ static void collect_files(struct rec *r)
 		f->pid = (int)pid;
 		f->salvaged = salvage;
 		uint64_t mono_ns;
-		if (pid == r->child) {
-			f->ended = true;
-			f->status = r->status;
-		} else {
-			f->ended = rt_proc_events_exit(r->events, (pid_t)pid, &f->status, &mono_ns);
-		}
+		f->ended = process_status(r, (int)pid, &f->status, &mono_ns);
 		char old[PATH_MAX + 300];
 		snprintf(old, sizeof(old), "%s/%s", r->traces, n);
 		struct rt_trace_reader *rd = rt_trace_reader_new();

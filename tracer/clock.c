@@ -111,6 +111,14 @@ uint64_t rt_clock_interpolate(uint64_t t0, uint64_t v0, uint64_t t1, uint64_t v1
 	return v0 + (uint64_t)q;
 }
 
+uint64_t rt_clock_mono_to_ticks(const struct rt_clock_calib *c, uint64_t mono_ns)
+{
+	if (c->source != RT_CLOCK_TSC)
+		return mono_ns;
+	return rt_clock_interpolate(c->base.mono_ns, c->base.ticks, c->base.mono_ns + c->rate_ns,
+				    c->base.ticks + c->rate_ticks, mono_ns);
+}
+
 uint64_t rt_clock_ticks_to_mono(const struct rt_clock_calib *c, uint64_t ticks)
 {
 	if (c->rate_ticks == 0 || c->rate_ns == 0)

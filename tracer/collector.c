@@ -357,21 +357,12 @@ int rt_collector_poll(struct rt_collector *c)
 	return rc;
 }
 
-/* The tick of a CLOCK_MONOTONIC time, by the segment's calibration. */
-static uint64_t mono_to_ticks(const struct rt_clock_calib *k, uint64_t mono_ns)
-{
-	if (k->source != RT_CLOCK_TSC)
-		return mono_ns;
-	return rt_clock_interpolate(k->base.mono_ns, k->base.ticks, k->base.mono_ns + k->rate_ns,
-				    k->base.ticks + k->rate_ticks, mono_ns);
-}
-
 /* The end of a process its parent saw (rt_collector_set_end), after its last records. */
 static void write_end(struct rt_collector *c)
 {
 	struct rt_event ev;
 	memset(&ev, 0, sizeof(ev));
-	ev.ticks = c->end_mono_ns ? mono_to_ticks(&c->h->calib, c->end_mono_ns) : rt_clock_ticks(c->h->calib.source);
+	ev.ticks = c->end_mono_ns ? rt_clock_mono_to_ticks(&c->h->calib, c->end_mono_ns) : rt_clock_ticks(c->h->calib.source);
 	ev.seq = c->own_seq++;
 	ev.tid = my_tid();
 	ev.kind = RT_EV_PROCESS_END;

@@ -82,6 +82,8 @@ int rt_clock_calibrate(uint32_t source, uint64_t spin_ns, struct rt_clock_calib 
 
 /* Convert ticks to CLOCK_MONOTONIC ns with one calibration (linear). */
 uint64_t rt_clock_ticks_to_mono(const struct rt_clock_calib *c, uint64_t ticks);
+/* The inverse: the ticks of a CLOCK_MONOTONIC time (for a monotonic source, the time itself). */
+uint64_t rt_clock_mono_to_ticks(const struct rt_clock_calib *c, uint64_t mono_ns);
 
 /*
  * Linear map through two points: the value at `ticks` on the line through

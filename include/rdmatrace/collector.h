@@ -87,7 +87,7 @@ int rt_collector_snapshot(struct rt_collector *c, const char *reason);
 void rt_collector_set_end(struct rt_collector *c, int32_t pid, int wait_status);
 /* The same with the time the process exited (CLOCK_MONOTONIC ns, as the
  * kernel's process events give it): the record is stamped with that time
- * and says so (exact_time). */
+ * and says so (exact_time).  mono_ns 0: not known, as rt_collector_set_end(). */
 void rt_collector_set_end_at(struct rt_collector *c, int32_t pid, int wait_status, uint64_t mono_ns);
 
 /* Last drain or exit snapshot, lost-event accounting, close the file. Idempotent. */

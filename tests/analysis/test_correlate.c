@@ -1673,9 +1673,8 @@ static void test_ud_multicast(void)
 {
 	const char *dir = rundir("ud-multicast");
 	write_ud_run(dir, false, true);
-	struct rt_timeline *tl = NULL;
-	char err[256];
-	CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
+	struct rt_timeline *tl = correlate(dir);
+	CHECK(tl != NULL);
 	if (!tl)
 		return;
 	unsigned datagrams = 0, with_wr = 0, with_recv = 0;

@@ -1,13 +1,18 @@
 /*
  * Why the provider refused a create (ibv_alloc_pd, ibv_create_cq,
- * ibv_create_qp, ibv_create_srq), in words, for the diagnosis's call_failed
- * finding: each request beyond the device's limits as the probe recorded
- * them just before (RT_EV_DEVICE_CAPS), else what the errno means for that
- * call.  Pure: the event and the limits in, a sentence out.
+ * ibv_create_qp, ibv_create_srq) or another verbs call (ibv_create_ah,
+ * ibv_attach_mcast, ibv_open_xrcd: RT_EV_VERBS_CALL), in words, for the
+ * diagnosis's call_failed finding: each request beyond the device's limits
+ * as the probe recorded them just before (RT_EV_DEVICE_CAPS), else what the
+ * errno means for that call.  Pure: the event and the limits in, a
+ * sentence out.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include "rdmatrace/trace_print.h"
 #include "tl_internal.h"
@@ -185,6 +190,86 @@ size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_cap
 	default:
 		if (err == ENOMEM)
 			tl_textf(&o.t, ": the device's or the kernel's resources ran out");
+		break;
+	}
+	return o.t.n;
+}
+
+size_t tl_gid_text(const uint8_t gid[16], char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
+		buf[0] = 0;
+	return strlen(buf);
+}
+
+static void ah_reason(struct out *o, const struct rt_ev_verbs_call *v, int err)
+{
+	char gid[INET6_ADDRSTRLEN];
+	tl_gid_text(v->gid, gid, sizeof(gid));
+	if (!v->is_global)
+		tl_textf(&o->t, ": its ah_attr has is_global 0, and RoCE addresses are GIDs: an address handle "
+				"needs is_global = 1 with grh.dgid (the peer's GID), grh.sgid_index and grh.hop_limit "
+				"(ibv_init_ah_from_wc, or the ah_attr RDMA CM gives, fill them in)");
+	else if (err == EINVAL)
+		tl_textf(&o->t, ": sgid_index %u is not a GID of port %u that can reach %s, or the port is not one "
+				"of the device's (the port's GIDs: ibv_devinfo -v, or "
+				"/sys/class/infiniband/DEVICE/ports/PORT/gids)", v->sgid_index, v->port_num, gid);
+	else if (err == ENETUNREACH || err == EHOSTUNREACH || err == ETIMEDOUT || err == ENODATA ||
+		 err == EADDRNOTAVAIL)
+		tl_textf(&o->t, ": the kernel could not resolve %s to an Ethernet address from the interface of "
+				"sgid_index %u (no route to it, or no answer to ARP / neighbour discovery: ping it)",
+			 gid, v->sgid_index);
+	else if (err == ENOMEM || err == ENOSPC)
+		tl_textf(&o->t, ": the device's address handles (max_ah) or the kernel's memory ran out");
+}
+
+static void mcast_reason(struct out *o, const struct rt_ev_verbs_call *v, int err, unsigned qp_type)
+{
+	char gid[INET6_ADDRSTRLEN];
+	tl_gid_text(v->gid, gid, sizeof(gid));
+	if (err == EOPNOTSUPP || err == ENOSYS)
+		tl_textf(&o->t, ": the device does not implement multicast");
+	else if (err == EINVAL && v->gid[0] != 0xff)
+		tl_textf(&o->t, ": %s is not a multicast GID (those start with ff)", gid);
+	else if (err == EINVAL && qp_type && qp_type != 4)
+		tl_textf(&o->t, ": only UD QPs join multicast groups, and this one is %s (rdma_join_multicast "
+				"on a UD id attaches its QP and joins the group)", qp_type_words(qp_type, false));
+	else if (err == EINVAL)
+		tl_textf(&o->t, ": only UD QPs join multicast groups, with a multicast GID");
+}
+
+size_t tl_verbs_call_reason(const struct rt_event *ev, unsigned qp_type, const char *host, char *buf, size_t len)
+{
+	struct out o = {.t = {.p = buf, .cap = len}};
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	const struct rt_ev_verbs_call *v = &ev->u.verbs_call;
+	int err = v->error;
+	tl_textf(&o.t, "%s", rt_verbs_call_name(v->call));
+	if (ev->qpn)
+		tl_textf(&o.t, " of QP 0x%06x", ev->qpn);
+	tl_textf(&o.t, " on %s failed", host);
+	if (err)
+		tl_textf(&o.t, " with %s", rt_errno_name(err));
+	switch (v->call) {
+	case RT_VC_CREATE_AH:
+		ah_reason(&o, v, err);
+		break;
+	case RT_VC_ATTACH_MCAST: case RT_VC_DETACH_MCAST:
+		mcast_reason(&o, v, err, qp_type);
+		break;
+	case RT_VC_OPEN_XRCD:
+		if (err == EOPNOTSUPP || err == ENOSYS)
+			tl_textf(&o.t, ": the device does not implement XRC (XRC domains, SRQs and QPs; rxe, the "
+				       "kernel's SoftRoCE, and uroce do not)");
+		else if (err == EBADF || err == EINVAL)
+			tl_textf(&o.t, ": the file descriptor or oflags in its ibv_xrcd_init_attr are not usable "
+				       "(fd -1 with O_CREAT for a domain of this process only)");
+		break;
+	default:
 		break;
 	}
 	return o.t.n;

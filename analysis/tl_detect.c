@@ -2020,6 +2020,28 @@ static void create_evidence(const struct rt_event *ev, const struct rt_ev_device
 	}
 }
 
+/* What a refused verbs call (RT_EV_VERBS_CALL) was given, as the finding's evidence. */
+static void verbs_call_evidence(const struct rt_event *ev, struct text *t)
+{
+	const struct rt_ev_verbs_call *v = &ev->u.verbs_call;
+	char gid[64];
+	tl_gid_text(v->gid, gid, sizeof(gid));
+	switch (v->call) {
+	case RT_VC_CREATE_AH:
+		tx(t, "asked: port_num %u, is_global %u", v->port_num, v->is_global);
+		if (v->is_global)
+			tx(t, ", dgid %s, sgid_index %u, hop_limit %u", gid, v->sgid_index, v->hop_limit);
+		tx(t, ", dlid %u, sl %u", v->lid, v->sl);
+		break;
+	case RT_VC_ATTACH_MCAST: case RT_VC_DETACH_MCAST:
+		tx(t, "asked: QP 0x%06x, group %s, lid %u", ev->qpn, gid, v->lid);
+		break;
+	default:
+		tx(t, "device %u", v->device_id);
+		break;
+	}
+}
+
 /* An RDMA CM call that returned EAGAIN or EINPROGRESS: on an id whose event
  * channel is non-blocking (rsockets makes its ids so) the call has only
  * started, and its event comes later. */
@@ -2084,6 +2106,14 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 			       "started, and no event on cm_id %u followed it", e->ev.u.cm.cm_id);
 		tx(&t, ".");
 		tx(&ev, "cm_id %u", e->ev.u.cm.cm_id);
+		break;
+	}
+	case RT_EV_VERBS_CALL: {
+		char why[640];
+		tl_verbs_call_reason(&e->ev, q != RT_TL_NONE ? tl_qp(b, q)->qp_type : 0, host, why, sizeof(why));
+		tx(&t, "%s.", why);
+		verbs_call_evidence(&e->ev, &ev);
+		tx(&ev, "; at %.6f s", (double)item_t(c, i) / 1e9);
 		break;
 	}
 	default: { /* a failed create: what was asked for, its errno, the device's limits */
@@ -2156,7 +2186,8 @@ static int call_failures(struct dctx *c)
 				continue;
 		}
 		unsigned sub = e->ev.kind == RT_EV_QP_STATE ? e->ev.u.qp_state.to_state
-			       : e->ev.kind == RT_EV_CM_EVENT ? e->ev.u.cm.event : 0;
+			       : e->ev.kind == RT_EV_CM_EVENT ? e->ev.u.cm.event
+			       : e->ev.kind == RT_EV_VERBS_CALL ? e->ev.u.verbs_call.call : 0;
 		uint64_t key = (uint64_t)e->proc << 48 | (uint64_t)(e->ev.kind & 0xff) << 40 | (uint64_t)(sub & 0xff) << 32 |
 			       e->ev.qpn;
 		uint32_t *v = tl_hash_get(&seen, key);
@@ -3493,7 +3524,7 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, s
 		if (q < nq && is_peer[q] && react[q] == RT_TL_NONE && !b->ev_shadow[i] && peer_reaction(&r->ev) &&
 		    item_t(c, (uint32_t)i) >= t_end)
 			react[q] = (uint32_t)i;
-		if (r->proc != p || r->ev.kind != RT_EV_WR_POST || r->ev.u.wr.queue != RT_WRQ_SEND ||
+		if (r->proc != p || r->ev.kind != RT_EV_WR_POST || r->ev.u.wr.queue != RT_WRQ_SEND || b->ev_shadow[i] ||
 		    (r->ev.u.wr.flags & RT_WRF_POST_FAILED) || first_link(c, (uint32_t)i, RT_TLL_COMPLETION) != RT_TL_NONE)
 			continue;
 		if (!open++) {
@@ -3549,13 +3580,56 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, s
 	return waited;
 }
 
+/* Process p's first error record (an error completion, a move to ERROR, a
+ * refused call or post) of the lists the linking kept, RT_TL_NONE when none. */
+static uint32_t proc_first_error(struct tl_build *b, uint16_t p)
+{
+	const struct tl_vec *lists[] = {&b->errs, &b->failed, &b->refused};
+	uint32_t first = RT_TL_NONE;
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (size_t j = 0; j < lists[l]->n; j++) {
+			uint32_t i = *TL_AT(lists[l], uint32_t, j);
+			if (tl_ev(b, i)->proc == p && !b->ev_shadow[i] && (first == RT_TL_NONE || i < first)) {
+				first = i;
+				break; /* each list is in event order */
+			}
+		}
+	return first;
+}
+
+/* An error record in a few words: "a RETRY_EXC_ERR completion". */
+static void error_words(const struct rt_event *ev, struct text *t)
+{
+	switch (ev->kind) {
+	case RT_EV_COMPLETION:
+		tx(t, "a %s completion", rt_wc_status_name(ev->u.wc.status));
+		break;
+	case RT_EV_QP_STATE:
+		tx(t, ev->flags & RT_EVF_ERROR ? "a refused ibv_modify_qp" : "QP 0x%06x's move to ERROR", ev->qpn);
+		break;
+	case RT_EV_WR_POST:
+		tx(t, "a refused post");
+		break;
+	case RT_EV_CM_EVENT:
+		tx(t, "a failed %s", rt_cm_event_name(ev->u.cm.event));
+		break;
+	case RT_EV_VERBS_CALL:
+		tx(t, "a refused %s", rt_verbs_call_name(ev->u.verbs_call.call));
+		break;
+	default:
+		tx(t, "a refused %s", rt_event_kind_name(ev->kind));
+		break;
+	}
+}
+
 /* Process p's end as a finding, when it did not simply exit. */
-static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged)
+static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged, bool others)
 {
 	struct tl_build *b = c->b;
 	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
 	const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
 	bool caught = pe && pe->how == RT_END_SIGNAL;
+	uint32_t first_error = RT_TL_NONE;
 	unsigned sev;
 	struct text t = {.n = 0}, e = {.n = 0};
 	tx(&t, "%s (pid %d) on %s ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
@@ -3575,6 +3649,13 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		   pe->core_dumped ? " (core dumped)" : "");
 		if (pe->signal == SIGKILL)
 			tx(&t, " (which nothing can catch: kill -9, a timeout, the OOM killer)");
+	} else if (pe && pe->how == RT_END_EXIT) {
+		if (!pe->has_code || !pe->code)
+			return 0; /* it exited, with status 0 or one nobody saw */
+		/* after an error of its own, the exit is that error's consequence */
+		first_error = proc_first_error(b, p);
+		sev = first_error != RT_TL_NONE || others ? RT_TLS_INFO : RT_TLS_WARNING;
+		tx(&t, "exited with status %d", pe->code);
 	} else if (pe) {
 		if (!pe->code)
 			return 0; /* its parent saw it exit 0 */
@@ -3603,6 +3684,16 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	if (!pe)
 		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
 		       "(SIGKILL, or SIGTERM left at its default) ended it");
+	else if (pe->how == RT_END_EXIT && first_error != RT_TL_NONE) {
+		tx(&t, "; its first error, ");
+		error_words(&tl_ev(b, first_error)->ev, &t);
+		tx(&t, " at %.6f s, is a finding above", (double)item_t(c, first_error) / 1e9);
+	} else if (pe->how == RT_END_EXIT && others)
+		tx(&t, ": the problems found above may be why (a program that gives up returns a non-zero status, "
+		       "and its own output says why)");
+	else if (pe->how == RT_END_EXIT)
+		tx(&t, ": a program that gives up returns a non-zero status, and its own output says why (after "
+		       "a call that failed untraced, the trace shows only where it stopped)");
 	else if (!timed && pe->how == RT_END_WAIT && pe->exact_time && last != RT_TL_NONE && item_t(c, end) >= t_end)
 		tx(&t, ", and was gone %.3f ms after that record (the kernel's process events; its RDMA "
 		       "resources were closed before, which sends its connections' DREQs)", ms(item_t(c, end) - t_end));
@@ -3636,15 +3727,26 @@ static int process_ends(struct dctx *c)
 	if (!np || (!b->ends.n && !b->proc_salvaged.n))
 		return 0;
 	int rc = 0;
-	for (size_t p = 0; p < np && !rc; p++) {
-		uint32_t end = proc_end_record(b, (uint16_t)p);
-		bool exited = end != RT_TL_NONE && tl_ev(b, end)->ev.u.process_end.how == RT_END_EXIT;
-		uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
-		if (exited || (end == RT_TL_NONE && !salvaged_ns))
-			continue; /* it exited, or nothing says it did not */
-		uint32_t last = proc_last_record(b, (uint16_t)p, end);
-		bool salvaged = last != RT_TL_NONE && salvaged_ns && tl_ev(b, last)->raw_ns <= salvaged_ns;
-		rc = proc_end_finding(c, (uint16_t)p, end, last, salvaged);
+	/* the exits with a status after the other ends: a peer's crash or kill
+	 * is a problem that may be why a process gave up */
+	for (int exits = 0; exits < 2 && !rc; exits++) {
+		bool others = false; /* a warning or an error found so far */
+		for (size_t f = 0; f < b->findings.n && exits; f++)
+			if (FI(b, (long)f)->severity != RT_TLS_INFO)
+				others = true;
+		for (size_t p = 0; p < np && !rc; p++) {
+			uint32_t end = proc_end_record(b, (uint16_t)p);
+			const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
+			bool exited_0 = pe && pe->how == RT_END_EXIT && (!pe->has_code || !pe->code);
+			uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
+			if (exited_0 || (end == RT_TL_NONE && !salvaged_ns))
+				continue; /* it exited 0, or nothing says it did not */
+			if ((pe && pe->how == RT_END_EXIT) != (exits == 1))
+				continue;
+			uint32_t last = proc_last_record(b, (uint16_t)p, end);
+			bool salvaged = last != RT_TL_NONE && salvaged_ns && tl_ev(b, last)->raw_ns <= salvaged_ns;
+			rc = proc_end_finding(c, (uint16_t)p, end, last, salvaged, others);
+		}
 	}
 	return rc;
 }

@@ -168,6 +168,7 @@ static void row_from_event(struct tl_build *b, size_t i, struct rt_tl_row *r)
 		break;
 	case RT_EV_CM_ADDR6: case RT_EV_MR: case RT_EV_ASYNC: case RT_EV_QP_CREATE: case RT_EV_CQ_CREATE:
 	case RT_EV_DEVICE: case RT_EV_PD: case RT_EV_SRQ_CREATE: case RT_EV_DEVICE_CAPS: case RT_EV_PROCESS_END:
+	case RT_EV_VERBS_CALL:
 		r->flags |= RT_TLF_CONTROL;
 		if (ev->kind == RT_EV_ASYNC)
 			r->flags |= RT_TLF_ERROR;

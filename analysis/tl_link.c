@@ -134,7 +134,7 @@ static bool ev_has_qp(const struct rt_event *ev)
 	case RT_EV_WR_POST:
 		return ev->u.wr.queue != RT_WRQ_SRQ_RECV && ev->qpn;
 	case RT_EV_COMPLETION: case RT_EV_PACKET: case RT_EV_RETRY: case RT_EV_RNR: case RT_EV_QP_STATE:
-	case RT_EV_QP_CREATE: case RT_EV_CM_EVENT: case RT_EV_TIMER: case RT_EV_ASYNC:
+	case RT_EV_QP_CREATE: case RT_EV_CM_EVENT: case RT_EV_TIMER: case RT_EV_ASYNC: case RT_EV_VERBS_CALL:
 		return ev->qpn != 0;
 	default:
 		return false;
@@ -188,7 +188,7 @@ static bool call_failed(const struct rt_event *ev)
 		return false;
 	switch (ev->kind) {
 	case RT_EV_QP_STATE: case RT_EV_MR: case RT_EV_QP_CREATE: case RT_EV_CQ_CREATE: case RT_EV_SRQ_CREATE:
-	case RT_EV_PD:
+	case RT_EV_PD: case RT_EV_VERBS_CALL:
 		return true;
 	case RT_EV_CM_EVENT:
 		return ev->u.cm.event >= RT_CM_CALL_CREATE_ID && ev->u.cm.status != 0;

@@ -13,8 +13,7 @@
 
 #include "probe.h"
 
-/* An errno as the records keep it: one byte, 0 when unknown. */
-static uint8_t errno_byte(int err)
+uint8_t rt_probe_errno_byte(int err)
 {
 	if (err < 0)
 		err = -err;
@@ -66,7 +65,7 @@ void rt_probe_create_failed_pd(int err)
 	if (!ev)
 		return;
 	ev->flags |= RT_EVF_ERROR;
-	ev->u.object.error = errno_byte(err);
+	ev->u.object.error = rt_probe_errno_byte(err);
 	rt_event_commit(ev);
 }
 
@@ -82,7 +81,7 @@ void rt_probe_create_failed_cq(struct ibv_context *ctx, int cqe, int comp_vector
 	ev->u.cq_create.comp_vector = comp_vector;
 	ev->u.cq_create.has_channel = has_channel;
 	ev->u.cq_create.extended = extended;
-	ev->u.cq_create.error = errno_byte(err);
+	ev->u.cq_create.error = rt_probe_errno_byte(err);
 	rt_event_commit(ev);
 }
 
@@ -94,7 +93,7 @@ void rt_probe_create_failed_qp(struct ibv_context *ctx, const struct ibv_qp_init
 		return;
 	ev->flags |= RT_EVF_ERROR;
 	struct rt_ev_qp_create *q = &ev->u.qp_create;
-	q->error = errno_byte(err);
+	q->error = rt_probe_errno_byte(err);
 	q->extended = extended;
 	if (a) {
 		q->qp_type = (uint8_t)a->qp_type;
@@ -119,7 +118,7 @@ void rt_probe_create_failed_srq(struct ibv_context *ctx, struct ibv_pd *pd, cons
 	if (!ev)
 		return;
 	ev->flags |= RT_EVF_ERROR;
-	ev->u.object.error = errno_byte(err);
+	ev->u.object.error = rt_probe_errno_byte(err);
 	ev->u.object.pd_id = rt_probe_pd_id(pd);
 	if (a) {
 		ev->u.object.max_wr = a->max_wr;

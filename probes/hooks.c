@@ -467,6 +467,11 @@ static void hook_ops(struct rt_probe_ctx *c)
 		c->orig_create_srq_ex = v->create_srq_ex;
 		v->create_srq_ex = hook_create_srq_ex;
 	}
+	/* also where the provider has none: the hook refuses it as verbs.h would */
+	if (v->sz >= sizeof(*v) - offsetof(struct verbs_context, open_xrcd)) {
+		c->orig_open_xrcd = v->open_xrcd;
+		v->open_xrcd = rt_probe_hook_open_xrcd;
+	}
 }
 
 static pthread_mutex_t rt_probe_ctx_lock = PTHREAD_MUTEX_INITIALIZER;

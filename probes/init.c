@@ -6,7 +6,9 @@
  * wrapper and hook passes straight through, so the program runs untraced.
  * It also owns the per-thread re-entrancy guard, fork handling (the tracer
  * re-registers its rings in the child itself, the probe restarts its counter
- * sampler there) and the process's end: exit() and _exit() note the status.
+ * sampler there) and the process's end: exit() and _exit() note the status,
+ * and so does a handler of the C library's exit (on_exit) for a return from
+ * main, which calls the library's own exit, not the symbol the probe wraps.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,14 +23,28 @@ __thread int rt_probe_busy __attribute__((tls_model("initial-exec")));
 
 static pthread_once_t rt_probe_once = PTHREAD_ONCE_INIT;
 
+/* A return from main ends up here with its status (exit() and _exit()
+ * have written the record already; the tracer writes one per process).
+ * Registered at the first RDMA call, not in the constructor: the C library
+ * runs exit handlers last registered first, and one registered before main
+ * would run after the destructors, whose tracer handler writes the record
+ * without the status. */
+static void probe_on_exit(int status, void *arg)
+{
+	(void)arg;
+	if (rt_probe_active)
+		rt_tracer_note_exit(status);
+}
+
 static void probe_start(void)
 {
 	rt_probe_busy = 1;
 	const char *shm = getenv("RDMATRACE_SHM"), *out = getenv("RDMATRACE_OUTPUT");
 	bool configured = (shm && *shm) || (out && *out);
-	if (rt_tracer_start_from_env())
+	if (rt_tracer_start_from_env()) {
 		__atomic_store_n(&rt_probe_active, 1, __ATOMIC_RELEASE);
-	else if (!configured)
+		on_exit(probe_on_exit, NULL);
+	} else if (!configured)
 		/* (when configured, the tracer itself said why it could not start) */
 		fprintf(stderr, "rdmatrace probe: neither RDMATRACE_OUTPUT nor RDMATRACE_SHM is set; "
 			"running untraced\n");

@@ -130,6 +130,7 @@ struct rt_probe_ctx {
 	struct ibv_cq_ex *(*orig_create_cq_ex)(struct ibv_context *, struct ibv_cq_init_attr_ex *);
 	struct ibv_srq *(*orig_create_srq_ex)(struct ibv_context *, struct ibv_srq_init_attr_ex *);
 	struct ibv_qp *(*orig_open_qp)(struct ibv_context *, struct ibv_qp_open_attr *);
+	struct ibv_xrcd *(*orig_open_xrcd)(struct ibv_context *, struct ibv_xrcd_init_attr *);
 	uint64_t node_guid;     /* host order */
 	char name[24];
 };
@@ -196,6 +197,12 @@ void rt_probe_create_failed_cq(struct ibv_context *ctx, int cqe, int comp_vector
 			       int err);
 void rt_probe_create_failed_qp(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a, bool extended, int err);
 void rt_probe_create_failed_srq(struct ibv_context *ctx, struct ibv_pd *pd, const struct ibv_srq_attr *a, int err);
+/* An errno as the records keep it: one byte, 0 when unknown. */
+uint8_t rt_probe_errno_byte(int err);
+
+/* ibv_open_xrcd as the context's verbs_context has it (probes/verbs_calls.c):
+ * the provider's (c->orig_open_xrcd), recorded. */
+struct ibv_xrcd *rt_probe_hook_open_xrcd(struct ibv_context *ctx, struct ibv_xrcd_init_attr *attr);
 struct rt_probe_qp *rt_probe_track_qp(struct ibv_qp *qp, const struct ibv_qp_init_attr_ex *attr,
 				      bool extended);
 void rt_probe_untrack_qp(struct ibv_qp *qp, int result);

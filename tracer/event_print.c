@@ -97,6 +97,12 @@ const char *rt_end_how_name(unsigned how)
 	return NAME(n, how);
 }
 
+const char *rt_verbs_call_name(unsigned call)
+{
+	static const char *const n[] = {NULL, "ibv_create_ah", "ibv_attach_mcast", "ibv_detach_mcast", "ibv_open_xrcd"};
+	return NAME(n, call);
+}
+
 const char *rt_lost_cause_name(unsigned cause)
 {
 	static const char *const n[] = {NULL, "ring_full", "nested", "no_ring", "overwritten"};
@@ -465,6 +471,29 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 		if (ev->u.process_end.core_dumped)
 			f_u(&o, "core_dumped", 1);
 		break;
+	case RT_EV_VERBS_CALL: {
+		const struct rt_ev_verbs_call *v = &ev->u.verbs_call;
+		f_s(&o, "call", rt_verbs_call_name(v->call));
+		f_u(&o, "device", v->device_id);
+		if (v->call == RT_VC_CREATE_AH) {
+			f_u(&o, "pd", v->pd_id);
+			f_u(&o, "port", v->port_num);
+			f_u(&o, "is_global", v->is_global);
+			if (v->is_global) {
+				f_ip6(&o, "dgid", v->gid);
+				f_u(&o, "sgid_index", v->sgid_index);
+				f_u(&o, "hop_limit", v->hop_limit);
+			}
+			f_u(&o, "dlid", v->lid);
+			f_u(&o, "sl", v->sl);
+		} else if (v->call == RT_VC_ATTACH_MCAST || v->call == RT_VC_DETACH_MCAST) {
+			f_ip6(&o, "mgid", v->gid);
+			f_u(&o, "mlid", v->lid);
+		}
+		if (v->error)
+			f_s(&o, "errno", rt_errno_name(v->error));
+		break;
+	}
 	case RT_EV_DEVICE:
 		f_text(&o, "name", ev->u.device.name, sizeof(ev->u.device.name));
 		f_x(&o, "node_guid", ev->u.device.node_guid);

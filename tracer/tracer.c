@@ -127,7 +127,9 @@ static uint64_t real_limit(struct rt_tls_state *t)
 	return atomic_load_explicit(&r->tail, memory_order_acquire) + t->mask + 1;
 }
 
-static bool claim_from(struct rt_shm_header *h, struct rt_shm_ring *r, uint32_t from)
+/* register_key: have the thread's exit retire the ring (pthread_setspecific,
+ * which is not for a signal handler: see attach_in_handler). */
+static bool claim_from(struct rt_shm_header *h, struct rt_shm_ring *r, uint32_t from, bool register_key)
 {
 	uint32_t expect = from;
 	if (!atomic_compare_exchange_strong(&r->state, &expect, RT_RING_CLAIMING))
@@ -150,20 +152,20 @@ static bool claim_from(struct rt_shm_header *h, struct rt_shm_ring *r, uint32_t 
 	tls.head = head;
 	tls.pending = 0;
 	set_limit(&tls, real_limit(&tls));
-	if (g.key_ok)
+	if (g.key_ok && register_key)
 		pthread_setspecific(g.key, r);
 	return true;
 }
 
-static bool claim_ring(struct rt_shm_header *h)
+static bool claim_ring(struct rt_shm_header *h, bool register_key)
 {
 	for (uint32_t i = 0; i < h->ring_count; i++)
 		if (atomic_load_explicit(&rt_shm_ring_at(h, i)->state, memory_order_relaxed) == RT_RING_FREE &&
-		    claim_from(h, rt_shm_ring_at(h, i), RT_RING_FREE))
+		    claim_from(h, rt_shm_ring_at(h, i), RT_RING_FREE, register_key))
 			return true;
 	if (h->mode == RT_MODE_FLIGHT_RECORDER) {
 		for (uint32_t i = 0; i < h->ring_count; i++)
-			if (claim_from(h, rt_shm_ring_at(h, i), RT_RING_RETIRED))
+			if (claim_from(h, rt_shm_ring_at(h, i), RT_RING_RETIRED, register_key))
 				return true;
 		return false;
 	}
@@ -182,7 +184,7 @@ static bool claim_ring(struct rt_shm_header *h)
 		for (int c = 1; c < RT_LOST_CAUSES; c++)
 			if (atomic_load_explicit(&r->lost[c], memory_order_acquire))
 				unreported = true;
-		if (!unreported && claim_from(h, r, RT_RING_RETIRED))
+		if (!unreported && claim_from(h, r, RT_RING_RETIRED, register_key))
 			return true;
 	}
 	return false;
@@ -267,7 +269,7 @@ static void attach_thread(struct rt_tls_state *t, int e)
 	if (h) {
 		t->source = h->calib.source;
 		if (!dead)
-			claim_ring(h);
+			claim_ring(h, true);
 	}
 	t->epoch = e;
 }
@@ -296,7 +298,7 @@ struct rt_event *rt_event_begin_slow(uint16_t kind, uint32_t qpn)
 	__asm__ volatile("" ::: "memory");
 	if (!ring_of(t)) {
 		struct rt_shm_header *h = g.hdr;
-		if (t->dead || !h || ++t->no_ring_count % NO_RING_RETRY != 1 || !claim_ring(h)) {
+		if (t->dead || !h || ++t->no_ring_count % NO_RING_RETRY != 1 || !claim_ring(h, true)) {
 			drop(t, RT_LOST_NO_RING);
 			goto out;
 		}
@@ -371,17 +373,41 @@ static void *collector_main(void *arg)
 /* ---- fatal signals --------------------------------------------------------------- */
 
 /*
+ * A fatal signal in a thread that never recorded anything (a worker of the
+ * program's own that crashed): it has no ring, and the usual attach takes
+ * the tracer's lock and registers the thread's exit handler, neither of
+ * which a signal handler may do.  It takes a free ring here with the
+ * claim's compare-and-swap alone (the thread will not exit normally, so no
+ * exit handler need retire it); false when none is free.
+ */
+static bool attach_in_handler(struct rt_tls_state *t, int e)
+{
+	struct rt_shm_header *h = g.hdr;
+	if (!h || t->dead)
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->tid = gettid_raw();
+	t->pending = 1;
+	t->source = h->calib.source;
+	bool ok = claim_ring(h, false);
+	t->epoch = e;
+	return ok;
+}
+
+/*
  * The process's last record (RT_EV_PROCESS_END), written by the thread that
- * ends it.  From the fatal-signal handler only when that thread already has
- * a ring and was not between begin and commit: attaching a ring allocates,
- * and the slot it was filling would be overwritten.
+ * ends it.  From the fatal-signal handler only when that thread was not
+ * between begin and commit (the slot it was filling would be overwritten);
+ * a thread without a ring takes one (attach_in_handler).
  */
 static void note_end(uint8_t how, int sig, const siginfo_t *si, const int *status)
 {
 	static _Atomic int32_t written_by; /* the process that wrote its end record already */
 	int e = atomic_load_explicit(&rt_tracer_enabled, memory_order_relaxed);
 	struct rt_tls_state *t = &tls;
-	if (e <= 0 || (how == RT_END_SIGNAL && (t->epoch != e || t->busy || !t->slots)))
+	if (e <= 0 || (how == RT_END_SIGNAL && t->epoch == e && t->busy))
+		return;
+	if (how == RT_END_SIGNAL && (t->epoch != e || !t->slots) && !attach_in_handler(t, e))
 		return;
 	/* not from a vfork() child, which shares this thread's memory and ring */
 	if (t->epoch == e && t->tid != gettid_raw())

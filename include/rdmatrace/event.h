@@ -46,6 +46,7 @@ enum rt_event_kind {
 	RT_EV_CQ_NOTIFY = 22,    /* CQ armed for a completion event (ibv_req_notify_cq) */
 	RT_EV_DEVICE_CAPS = 23,  /* a device's limits (ibv_query_device), written before a failed create */
 	RT_EV_PROCESS_END = 24,  /* the traced process ended: exit, a fatal signal, or its wait status */
+	RT_EV_VERBS_CALL = 25,   /* another verbs call and its result (address handles, multicast, XRC) */
 	RT_EV_KIND_COUNT
 };
 
@@ -386,8 +387,9 @@ struct rt_ev_cq_notify {        /* RT_EV_CQ_NOTIFY; header qpn = 0 */
 
 /* RT_EV_PROCESS_END: how the process's end was seen. */
 enum rt_end_how {
-	RT_END_EXIT = 1,        /* it called exit() or _exit() (the probe's wrappers) or returned
-				 * from main (the tracer's exit handler) */
+	RT_END_EXIT = 1,        /* it called exit() or _exit() (the probe's wrappers), or returned
+				 * from main (the probe's on_exit handler; the tracer's exit
+				 * handler when there is no probe) */
 	RT_END_SIGNAL = 2,      /* the tracer's handler caught a fatal signal (RDMATRACE_SIGNALS) */
 	RT_END_WAIT = 3,        /* its parent `rdmatrace record` saw it end (wait status), written
 				 * into the trace it salvaged: the process ended without its exit
@@ -404,12 +406,41 @@ struct rt_ev_process_end {      /* RT_EV_PROCESS_END; header qpn = 0 */
 	uint8_t how;            /* enum rt_end_how */
 	uint8_t signal;         /* the signal that ended it, 0 none */
 	uint8_t core_dumped;    /* RT_END_WAIT: the kernel wrote a core dump */
-	uint8_t has_code;       /* RT_END_EXIT: code is the status given to exit() / _exit()
-				 * (0: it returned from main, whose status the tracer does not see) */
+	uint8_t has_code;       /* RT_END_EXIT: code is the status given to exit() / _exit() or
+				 * returned from main (0: the status is unknown: the tracer's own
+				 * exit handler, in a program without the probe) */
 	uint8_t exact_time;     /* RT_END_WAIT: the record's time is the kernel's time of the exit (its
 				 * process events: the process torn down, its files closed before),
 				 * not when its parent noticed */
 	uint8_t reserved[19];
+};
+
+/* RT_EV_VERBS_CALL: which call. */
+enum rt_verbs_call {
+	RT_VC_CREATE_AH = 1,    /* ibv_create_ah: an address handle (UD sends), from ah_* fields */
+	RT_VC_ATTACH_MCAST = 2, /* ibv_attach_mcast: the QP (header qpn) joins group gid / lid */
+	RT_VC_DETACH_MCAST = 3, /* ibv_detach_mcast */
+	RT_VC_OPEN_XRCD = 4,    /* ibv_open_xrcd: an XRC domain */
+};
+
+/* A verbs call that makes no object the other records describe, succeeded
+ * or refused (RT_EVF_ERROR, error the errno): the ones a program's set-up
+ * fails on without the trace saying so otherwise. */
+struct rt_ev_verbs_call {       /* RT_EV_VERBS_CALL; header qpn = the QP (multicast), else 0 */
+	uint8_t call;           /* enum rt_verbs_call */
+	uint8_t error;          /* the errno of a refused call, 0 when it succeeded or is unknown */
+	uint8_t port_num;       /* create_ah: ah_attr.port_num */
+	uint8_t is_global;      /* create_ah: ah_attr.is_global (RoCE needs the GRH) */
+	uint8_t sgid_index;     /* create_ah: grh.sgid_index */
+	uint8_t hop_limit;      /* create_ah: grh.hop_limit */
+	uint8_t sl;             /* create_ah: ah_attr.sl */
+	uint8_t reserved0;
+	uint16_t lid;           /* create_ah: dlid; multicast: the group's LID */
+	uint16_t reserved1;
+	uint32_t device_id;     /* the device, as in RT_EV_DEVICE */
+	uint32_t pd_id;         /* create_ah: its PD */
+	uint8_t gid[16];        /* create_ah: grh.dgid; multicast: the group */
+	uint8_t reserved2[4];
 };
 
 struct rt_event {
@@ -443,6 +474,7 @@ struct rt_event {
 		struct rt_ev_cq_notify cq_notify;
 		struct rt_ev_device_caps device_caps;
 		struct rt_ev_process_end process_end;
+		struct rt_ev_verbs_call verbs_call;
 		uint8_t raw[RT_EVENT_PAYLOAD_SIZE];
 	} u;
 };
@@ -458,6 +490,7 @@ _Static_assert(sizeof(struct rt_ev_cq_create) == RT_EVENT_PAYLOAD_SIZE, "cq_crea
 _Static_assert(sizeof(struct rt_ev_object) == RT_EVENT_PAYLOAD_SIZE, "object payload size");
 _Static_assert(sizeof(struct rt_ev_device_caps) == RT_EVENT_PAYLOAD_SIZE, "device_caps payload size");
 _Static_assert(sizeof(struct rt_ev_process_end) == RT_EVENT_PAYLOAD_SIZE, "process_end payload size");
+_Static_assert(sizeof(struct rt_ev_verbs_call) == RT_EVENT_PAYLOAD_SIZE, "verbs_call payload size");
 
 /* Name of an event kind ("wr_post", "completion", ...); "unknown" otherwise. */
 const char *rt_event_kind_name(unsigned kind);

@@ -31,5 +31,6 @@ const char *rt_lost_cause_name(unsigned cause); /* enum rt_lost_cause */
 /* "SIGSEGV", or the number as text for a signal the C library does not name. */
 const char *rt_signal_name(int sig);
 const char *rt_end_how_name(unsigned how);      /* enum rt_end_how */
+const char *rt_verbs_call_name(unsigned call);  /* enum rt_verbs_call: "ibv_create_ah" ... */
 
 #endif

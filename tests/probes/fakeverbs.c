@@ -2,7 +2,7 @@
  * libfakeverbs.so: a stand-in libibverbs for the probe's end-to-end tests
  * when no RDMA engine is at hand.  It exports the real libibverbs entry
  * points a simple program uses (device list, open/close, PD, MR, CQ, QP,
- * modify/query QP) and gives each context a provider ops table that
+ * modify/query QP, address handles, multicast) and gives each context a provider ops table that
  * completes every posted WR at once: a send WR with bit 63 of its wr_id
  * set completes with IBV_WC_REM_ACCESS_ERR, everything else succeeds.
  * ibv_get_async_event reports one IBV_EVENT_COMM_EST for the newest QP, and
@@ -306,6 +306,39 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	free(qp);
 	return 0;
+}
+
+/* Address handles need the GRH (RoCE), as a RoCE device's kernel asks. */
+struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	if (!attr->is_global) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct ibv_ah *ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	ah->context = pd->context;
+	ah->pd = pd;
+	return ah;
+}
+
+int ibv_destroy_ah(struct ibv_ah *ah)
+{
+	free(ah);
+	return 0;
+}
+
+/* Multicast groups only for UD QPs, as ib_attach_mcast has it. */
+int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)lid;
+	return qp->qp_type != IBV_QPT_UD || gid->raw[0] != 0xff ? EINVAL : 0;
+}
+
+int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	return ibv_attach_mcast(qp, gid, lid);
 }
 
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)

@@ -489,6 +489,50 @@ static void test_extended_cq(void)
 	      (b->flags & RT_EVF_ERROR));
 }
 
+static struct ibv_xrcd fake_xrcd;
+
+static struct ibv_xrcd *fake_open_xrcd(struct ibv_context *c, struct ibv_xrcd_init_attr *a)
+{
+	(void)a;
+	fake_xrcd.context = c;
+	return &fake_xrcd;
+}
+
+static void test_open_xrcd(void)
+{
+	/* the provider has no open_xrcd: the hook refuses it as verbs.h would
+	 * (EOPNOTSUPP) and records the refusal */
+	static struct verbs_context v3, v4;
+	static struct ibv_device dev3, dev4;
+	struct verbs_context *vs[] = {&v3, &v4};
+	struct ibv_device *ds[] = {&dev3, &dev4};
+	for (int k = 0; k < 2; k++) {
+		memset(vs[k], 0, sizeof(*vs[k]));
+		strcpy(ds[k]->name, k ? "fake3" : "fake2");
+		vs[k]->sz = sizeof(*vs[k]);
+		vs[k]->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+		vs[k]->context.device = ds[k];
+		vs[k]->context.ops.poll_cq = fake_poll_cq;
+	}
+	v4.open_xrcd = fake_open_xrcd;
+	rt_probe_busy = 1;
+	rt_probe_ctx_of(&v3.context);
+	rt_probe_ctx_of(&v4.context);
+	rt_probe_busy = 0;
+	fake_reset();
+	struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, .fd = -1 };
+	errno = 0;
+	CHECK(ibv_open_xrcd(&v3.context, &xa) == NULL && errno == EOPNOTSUPP);
+	const struct rt_event *e = fake_find(RT_EV_VERBS_CALL, 0);
+	CHECK(e && e->u.verbs_call.call == RT_VC_OPEN_XRCD && e->u.verbs_call.error == EOPNOTSUPP &&
+	      (e->flags & RT_EVF_ERROR) && e->u.verbs_call.device_id == rt_probe_ctx_find(&v3.context)->id);
+	/* the provider's own: called, and its success recorded */
+	CHECK(ibv_open_xrcd(&v4.context, &xa) == &fake_xrcd && fake_xrcd.context == &v4.context);
+	e = fake_find(RT_EV_VERBS_CALL, 1);
+	CHECK(e && e->u.verbs_call.call == RT_VC_OPEN_XRCD && !e->u.verbs_call.error && !(e->flags & RT_EVF_ERROR));
+	CHECK_EQ_U(fake_count(RT_EV_VERBS_CALL), 2);
+}
+
 /* ---- threads ---- */
 
 #define THREADS 4
@@ -642,6 +686,7 @@ int main(void)
 	RUN(test_reentrancy_guard);
 	RUN(test_extended_qp);
 	RUN(test_extended_cq);
+	RUN(test_open_xrcd);
 	RUN(test_threads);
 	RUN(test_counters);
 	return test_done();

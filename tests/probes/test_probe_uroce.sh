@@ -102,6 +102,21 @@ check "a QP beyond max_qp_wr: named" grep -q \
 	"ibv_create_qp of an RC QP on .* failed with EINVAL: max_send_wr 16385 is more than the device's max_qp_wr (16384)\." "$T/bs.txt"
 check "an SRQ beyond max_srq_sge: named" grep -q \
 	"ibv_create_srq on .* failed with EINVAL: max_sge 17 is more than the device's max_srq_sge (16)\." "$T/bs.txt"
+# calls with no object record of their own (RT_EV_VERBS_CALL)
+check "an address handle without the GRH: said so" grep -q \
+	'ibv_create_ah on .* failed with EINVAL: its ah_attr has is_global 0, and RoCE addresses are GIDs' "$T/bs.txt"
+check "multicast on uroce: not implemented" grep -q \
+	'ibv_attach_mcast of QP 0x[0-9a-f]* on .* failed with EOPNOTSUPP: the device does not implement multicast' "$T/bs.txt"
+check "an XRC domain: not implemented" grep -q \
+	'ibv_open_xrcd on .* failed with EOPNOTSUPP: the device does not implement XRC' "$T/bs.txt"
+check "the address handle that worked is recorded with its GID, and is no finding" python3 -c '
+import json, subprocess, sys
+ev = [json.loads(l) for l in subprocess.run([sys.argv[1], "dump", "--json"] + sys.argv[3:], capture_output=True, text=True).stdout.splitlines()]
+ah = [e for e in ev if e["kind"] == "verbs_call" and e["call"] == "ibv_create_ah"]
+assert len(ah) == 2 and ah[0].get("errno") == "EINVAL" and "errno" not in ah[1], ah
+assert ah[1]["is_global"] == 1 and ah[1]["dgid"].endswith(":ffff:%02x%02x:%02x%02x" % tuple(int(x) for x in sys.argv[2].split("."))), ah[1]
+' "$RDMATRACE" "$A" "$T"/bs/traces/*.rtr
+check "each refused call is one finding" test "$(grep -c 'call_failed' "$T/bs.txt")" -ge 8
 
 # ---- verbs_prog over uroce: every opcode, an error completion ----
 # (READ of one packet: uroce's requester retries multi-packet READ responses it
@@ -208,9 +223,13 @@ check "bulk: the client's WRITE failed with transport retry counter exceeded onc
 check "bulk: the diagnosis names the killed server and how its peer learnt of it; the RETRY_EXC_ERR names the kill" python3 -c '
 import json, re, sys
 d = json.load(open(sys.argv[1]))
-k = [x for x in d["findings"] if x["kind"] == "process_ended"]
+k = [x for x in d["findings"] if x["kind"] == "process_ended" and x["severity"] != "info"]
 assert len(k) == 1, [x["text"][:120] for x in d["findings"]]
 t = k[0]["text"]
+# the client gave up with status 1 after its RETRY_EXC_ERR: said, as a consequence (info)
+g = [x["text"] for x in d["findings"] if x["kind"] == "process_ended" and x["severity"] == "info"]
+assert len(g) == 1 and "exited with status 1 after its last record" in g[0], g
+assert "its first error, a RETRY_EXC_ERR completion at " in g[0] and ", is a finding above." in g[0], g[0]
 assert t.startswith("rt-lab-bulk (pid %s) on " % sys.argv[2]) and "was killed by SIGKILL" in t, t
 assert re.search(r"Its peer QP 0x[0-9a-f]{6} on .* learnt of it [0-9.]+ ms later: a RETRY_EXC_ERR completion\.", t), t
 assert k[0]["time_lost_ns"] > 2 * 67e6, k[0]  # at least the two rounds of ACK timeouts

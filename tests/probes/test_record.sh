@@ -176,6 +176,26 @@ assert "crashed with SIGSEGV at address 0x8 (not mapped)" in t and "after its la
 assert "8 send WRs posted were never completed on QP 0x" in t, t
 assert "process_end record (signal)" in f[0]["evidence"] and "first WR never completed: wr_id 1 (SEND" in f[0]["evidence"], f[0]
 ' "$T/crash.diag"
+# the same fault in a thread that never made an RDMA call (it had no ring):
+# the handler takes one for the end record
+"$RDMATRACE" record -o "$T/crasht" -- "$PROG" crash-thread >"$T/crasht.out" 2>&1
+check "crash in a thread without RDMA: record exits 139" test $? -eq 139
+check "crash in a thread without RDMA: its end record, from that thread, names the signal and the address" python3 -c '
+import json, subprocess, sys
+ev = [json.loads(l) for l in subprocess.run([sys.argv[1], "dump", "--json"] + sys.argv[2:], capture_output=True, text=True).stdout.splitlines()]
+e = [x for x in ev if x["kind"] == "process_end"]
+assert len(e) == 1 and e[0]["how"] == "signal" and e[0]["signal"] == "SIGSEGV" and e[0]["addr"] == 8, e
+assert e[0]["tid"] not in {x["tid"] for x in ev if x["kind"] == "wr_post"}, e
+' "$RDMATRACE" "$T"/crasht/traces/*.rtr
+"$RDMATRACE" diagnose --json "$T/crasht" >"$T/crasht.diag"
+check "crash in a thread without RDMA: the diagnosis says it crashed, and what was left undone" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "process_ended"]
+assert len(f) == 1 and f[0]["severity"] == "error", d["findings"]
+t = f[0]["text"]
+assert "crashed with SIGSEGV at address 0x8 (not mapped)" in t and "8 send WRs posted were never completed on QP 0x" in t, t
+' "$T/crasht.diag"
 fi
 # a program that ends normally, and a forked child that ends with _exit(0):
 # no such finding (the probe's exit wrappers note the status)
@@ -184,6 +204,22 @@ for r in basic fork; do
 done
 check "fork: the child's _exit(0) is recorded" bash -c \
 	"'$RDMATRACE' dump --json '$T'/fork/traces/*.rtr | grep '\"kind\":\"process_end\"' | grep -q '\"how\":\"exit\",\"exit_code\":0'"
+
+# ---- a program that gives up: returns 1 from main ----
+"$RDMATRACE" record -o "$T/giveup" -- "$PROG" giveup >/dev/null 2>&1
+check "giveup: record exits 1" test $? -eq 1
+check "giveup: the status main returned is recorded (the probe's on_exit handler)" bash -c \
+	"'$RDMATRACE' dump --json '$T'/giveup/traces/*.rtr | grep '\"kind\":\"process_end\"' | grep -q '\"how\":\"exit\",\"exit_code\":1'"
+"$RDMATRACE" diagnose --json "$T/giveup" >"$T/giveup.diag"
+check "giveup: diagnose exits 1 (a problem)" test $? -eq 1
+check "giveup: a process_ended warning says it exited with status 1 after its last record" python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+f=[x for x in d["findings"] if x["kind"]=="process_ended"]
+assert len(f)==1 and f[0]["severity"]=="warning", f
+assert "verbs_prog (pid " in f[0]["text"] and "exited with status 1 after its last record (" in f[0]["text"], f[0]
+assert "its own output says why" in f[0]["text"] and "process_end record (exit)" in f[0]["evidence"], f[0]
+' "$T/giveup.diag"
 
 # ---- SIGTERM to record reaches the program ----
 "$RDMATRACE" record -o "$T/term" -- "$PROG" hang >"$T/term.out" 2>&1 &

@@ -10,14 +10,19 @@
  *   fork          forks; parent and child each run `basic` on their own device
  *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
+ *   giveup        opens the device, a PD and a CQ, then returns 1 from main
+ *                 (not through exit())
  *   crash         `basic` up to its posts, then a SIGSEGV (a store to address
  *                 0x8) before any completion is polled
+ *   crash-thread  the same fault in a thread that never made an RDMA call
  *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
  *   bad-setup     an INIT -> RTR without IBV_QP_MAX_DEST_RD_ATOMIC and
  *                 IBV_QP_MIN_RNR_TIMER, an ibv_reg_mr asking for remote
  *                 write without local write, and a CQ, a QP and an SRQ each
  *                 one beyond the device's limits (max_cqe, max_qp_wr,
- *                 max_srq_sge): all refused; then `basic`
+ *                 max_srq_sge), an address handle without the GRH, a
+ *                 multicast attach of an RC QP and an XRC domain: all
+ *                 refused; then one good address handle and `basic`
  *   extras        `basic`, plus (stand-in provider only) one asynchronous
  *                 event and mlx5dv_init_obj on the receiving QP
  * It checks that every completion it polls matches a WR it posted and
@@ -27,6 +32,7 @@
  * it is a shared object whose verbs_plugin_run() does `basic`.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +101,20 @@ static struct ibv_context *open_dev(void)
 /* One sender/receiver QP pair on ctx (threads share one context). */
 static int extras __attribute__((unused)); /* "extras" mode (stand-in provider build) */
 
-static int crash_after_post; /* mode crash */
+static int crash_after_post; /* mode crash (1), crash-thread (2) */
+
+static void fault(void)
+{
+	volatile uintptr_t bad_addr = 8;
+	*(volatile int *)bad_addr = 1;
+}
+
+static void *fault_thread(void *arg)
+{
+	(void)arg;
+	fault();
+	return NULL;
+}
 
 static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 {
@@ -137,6 +156,26 @@ static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN) == 0)
 			return 1;
 		if (ibv_reg_mr(pd, buf, 64, IBV_ACCESS_REMOTE_WRITE)) /* remote write needs local write */
+			return 1;
+		/* an address handle without the GRH RoCE needs, multicast on an RC QP,
+		 * an XRC domain (none of rxe, uroce and the stand-in has XRC) */
+		struct ibv_ah_attr aa = { .dlid = 1, .port_num = 1 };
+		if (ibv_create_ah(pd, &aa))
+			return 1;
+		union ibv_gid mgid = { .raw = { 0xff, 0x0e, [10] = 0xff, [11] = 0xff, [12] = 239, [13] = 1, [14] = 1,
+						[15] = 1 } };
+		if (ibv_attach_mcast(qp, &mgid, 0) == 0)
+			return 1;
+		struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+						 .fd = -1, .oflags = O_CREAT };
+		if (ibv_open_xrcd(ctx, &xa))
+			return 1;
+		/* and one address handle that works: to this port's own GID */
+		aa.is_global = 1;
+		aa.grh.dgid = gid;
+		aa.grh.hop_limit = 64;
+		struct ibv_ah *ah = ibv_create_ah(pd, &aa);
+		if (!ah || ibv_destroy_ah(ah))
 			return 1;
 #ifndef VERBS_PROG_FAKE /* the stand-in provider has no limits to go beyond */
 		/* creates one beyond the device's limits: each refused */
@@ -215,10 +254,14 @@ static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 		if (ibv_post_send(qp, &w, &bad))
 			return 1;
 	}
-	if (crash_after_post) {
+	if (crash_after_post == 1) {
 		/* a real fault (at an address the compiler cannot see), before any completion is polled */
-		volatile uintptr_t bad_addr = 8;
-		*(volatile int *)bad_addr = 1;
+		fault();
+	} else if (crash_after_post == 2) {
+		/* the same fault in a thread that never made an RDMA call */
+		pthread_t th;
+		if (pthread_create(&th, NULL, fault_thread, NULL) == 0)
+			pthread_join(th, NULL);
 	}
 	unsigned got = 0, errors = 0;
 	struct ibv_wc wc[8];
@@ -323,9 +366,17 @@ int main(int argc, char **argv)
 		waitpid(pid, &st, 0);
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			rc = 1;
-	} else if (!strcmp(mode, "crash")) {
-		crash_after_post = 1;
+	} else if (!strcmp(mode, "crash") || !strcmp(mode, "crash-thread")) {
+		crash_after_post = strcmp(mode, "crash") ? 2 : 1;
 		rc = basic(0, 0);
+	} else if (!strcmp(mode, "giveup")) {
+		/* a device, a PD and a CQ, then a return of 1 from main (not through
+		 * exit()), as a program whose next step failed untraced does */
+		struct ibv_context *ctx = open_dev();
+		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		struct ibv_cq *cq = ctx ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+		printf("verbs_prog giveup: %s, returning 1\n", pd && cq ? "set up" : "FAILED");
+		return 1;
 	} else if (!strcmp(mode, "hang")) {
 		rc = basic(0, 0);
 		printf("ready\n");

@@ -1950,6 +1950,12 @@ static void modify_reason(struct tl_build *b, uint32_t q, const struct rt_ev_qp_
 		}
 		return;
 	}
+	if ((s->attr_mask & RT_QPA_AV) && (s->av_flags & RT_QPS_AV_RECORDED) && !(s->av_flags & RT_QPS_AV_GLOBAL)) {
+		tx(t, ": its address vector has ah_attr.is_global 0, and RoCE addresses are GIDs: the QP needs "
+		      "is_global = 1 with grh.dgid (the peer's GID) and grh.sgid_index (a GID of port %u that "
+		      "reaches it; ibv_rc_pingpong and its kin take it as -g)", s->port_num);
+		return;
+	}
 	tx(t, ": the attribute mask (0x%x) is what the %s -> %s transition of %s QP takes, so a value was refused "
 	      "(a path MTU above the port's, a GID index with no address behind it, a port that does not exist, "
 	      "a retry count above 7 or a timeout above 31, more RDMA READ / atomic depth than the device has)",
@@ -2161,7 +2167,8 @@ static uint32_t cm_call_outcome(struct tl_build *b, uint32_t i)
 }
 
 /* One finding per failed call of a kind on a QP (its first failure, and how
- * many): ibv_modify_qp, ibv_reg_mr, the creates, RDMA CM calls.  A CM call
+ * many; for ibv_modify_qp, per target state and attributes carried):
+ * ibv_modify_qp, ibv_reg_mr, the creates, RDMA CM calls.  A CM call
  * that only started (cm_call_outcome) is not a failure: its outcome is. */
 static int call_failures(struct dctx *c)
 {
@@ -2190,6 +2197,11 @@ static int call_failures(struct dctx *c)
 			       : e->ev.kind == RT_EV_VERBS_CALL ? e->ev.u.verbs_call.call : 0;
 		uint64_t key = (uint64_t)e->proc << 48 | (uint64_t)(e->ev.kind & 0xff) << 40 | (uint64_t)(sub & 0xff) << 32 |
 			       e->ev.qpn;
+		if (e->ev.kind == RT_EV_QP_STATE) { /* modifies that carried other attributes fail for other reasons */
+			key = tl_hash_mix(key ^ tl_hash_mix((uint64_t)e->ev.u.qp_state.attr_mask << 8 |
+							    e->ev.u.qp_state.av_flags));
+			key -= key == UINT64_MAX;
+		}
 		uint32_t *v = tl_hash_get(&seen, key);
 		if (v) {
 			firsts[2 * *v + 1]++;
@@ -3698,6 +3710,10 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		tx(&t, ", and was gone %.3f ms after that record (the kernel's process events; its RDMA "
 		       "resources were closed before, which sends its connections' DREQs)", ms(item_t(c, end) - t_end));
 	tx(&t, ".");
+	char log[256], line[200];
+	if (pe && pe->how != RT_END_SIGNAL && !pe->signal &&
+	    tl_program_output_tail((const char *)b->strs.p + P->trace_file, log, sizeof(log), line, sizeof(line)))
+		tx(&t, " The recorded output (%s) ends with \"%s\".", log, line);
 	if (pe)
 		tx(&e, "%sprocess_end record (%s) at %.6f s", e.n ? "; " : "", rt_end_how_name(pe->how),
 		   (double)item_t(c, end) / 1e9);

@@ -350,6 +350,7 @@ void rt_probe_qp_modified(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int
 		if (!(mask & IBV_QP_PORT))
 			s->port_num = attr->ah_attr.port_num;
 		s->sgid_index = attr->ah_attr.grh.sgid_index;
+		s->av_flags = RT_QPS_AV_RECORDED | (attr->ah_attr.is_global ? RT_QPS_AV_GLOBAL : 0);
 	}
 	rt_event_commit(ev);
 }

@@ -317,6 +317,8 @@ static void fmt_qp_state(struct out *o, const struct rt_ev_qp_state *q)
 	f_u(o, "max_dest_rd_atomic", q->max_dest_rd_atomic);
 	f_u(o, "port", q->port_num);
 	f_u(o, "sgid_index", q->sgid_index);
+	if (q->av_flags & RT_QPS_AV_RECORDED)
+		f_u(o, "is_global", !!(q->av_flags & RT_QPS_AV_GLOBAL));
 	f_x(o, "qkey", q->qkey);
 	f_i(o, "result", q->result);
 }

@@ -176,7 +176,14 @@ struct rt_ev_qp_state {         /* RT_EV_QP_STATE */
 	uint8_t port_num;
 	uint8_t sgid_index;
 	int32_t result;         /* 0 or -errno of the modify call */
-	uint8_t reserved[4];
+	uint8_t av_flags;       /* enum rt_qp_state_av: what the address vector (IBV_QP_AV) said */
+	uint8_t reserved[3];
+};
+
+/* RT_EV_QP_STATE av_flags (0 in traces of a probe that did not record them). */
+enum rt_qp_state_av {
+	RT_QPS_AV_RECORDED = 1u << 0, /* the modify carried IBV_QP_AV, and these flags say what it had */
+	RT_QPS_AV_GLOBAL = 1u << 1,   /* ah_attr.is_global: a GRH, which RoCE needs */
 };
 
 /*

@@ -90,6 +90,8 @@ check "verbs_prog bad-setup over uroce exits 0 (every bad call refused)" test $?
 "$RDMATRACE" diagnose "$T/bs" >"$T/bs.txt" 2>&1
 check "a modify without the attributes its transition requires: named" grep -q \
 	'ibv_modify_qp on QP 0x[0-9a-f]* on .* to RTR (from INIT) failed with EINVAL: the INIT -> RTR transition of an RC QP requires IBV_QP_MIN_RNR_TIMER and IBV_QP_MAX_DEST_RD_ATOMIC, which the attribute mask (0x101181) lacks' "$T/bs.txt"
+check "a complete RTR with an address vector without the GRH: said so" grep -q \
+	'ibv_modify_qp on QP 0x[0-9a-f]* on .* to RTR (from INIT) failed with EINVAL: its address vector has ah_attr.is_global 0, and RoCE addresses are GIDs' "$T/bs.txt"
 check "an MR asking for remote write without local write: said so" grep -q \
 	'ibv_reg_mr of 64 bytes at 0x[0-9a-f]* on .* failed with EINVAL: its access flags (0x2) ask for remote write or atomic access without IBV_ACCESS_LOCAL_WRITE' "$T/bs.txt"
 # creates one beyond uroce's limits: the probe records the device's limits
@@ -116,7 +118,7 @@ ah = [e for e in ev if e["kind"] == "verbs_call" and e["call"] == "ibv_create_ah
 assert len(ah) == 2 and ah[0].get("errno") == "EINVAL" and "errno" not in ah[1], ah
 assert ah[1]["is_global"] == 1 and ah[1]["dgid"].endswith(":ffff:%02x%02x:%02x%02x" % tuple(int(x) for x in sys.argv[2].split("."))), ah[1]
 ' "$RDMATRACE" "$A" "$T"/bs/traces/*.rtr
-check "each refused call is one finding" test "$(grep -c 'call_failed' "$T/bs.txt")" -ge 8
+check "each refused call is one finding" test "$(grep -c 'call_failed' "$T/bs.txt")" -ge 9
 
 # ---- verbs_prog over uroce: every opcode, an error completion ----
 # (READ of one packet: uroce's requester retries multi-packet READ responses it

@@ -219,6 +219,8 @@ f=[x for x in d["findings"] if x["kind"]=="process_ended"]
 assert len(f)==1 and f[0]["severity"]=="warning", f
 assert "verbs_prog (pid " in f[0]["text"] and "exited with status 1 after its last record (" in f[0]["text"], f[0]
 assert "its own output says why" in f[0]["text"] and "process_end record (exit)" in f[0]["evidence"], f[0]
+# the last line of what record kept of its output, quoted
+assert "The recorded output (logs/" in f[0]["text"] and f[0]["text"].endswith(".out) ends with \"verbs_prog giveup: set up, returning 1\"."), f[0]
 ' "$T/giveup.diag"
 
 # ---- SIGTERM to record reaches the program ----

@@ -17,7 +17,8 @@
  *   crash-thread  the same fault in a thread that never made an RDMA call
  *   bad-modify    a failing ibv_modify_qp (RTS before RTR), then `basic`
  *   bad-setup     an INIT -> RTR without IBV_QP_MAX_DEST_RD_ATOMIC and
- *                 IBV_QP_MIN_RNR_TIMER, an ibv_reg_mr asking for remote
+ *                 IBV_QP_MIN_RNR_TIMER, one with every attribute but an
+ *                 address vector without the GRH, an ibv_reg_mr asking for remote
  *                 write without local write, and a CQ, a QP and an SRQ each
  *                 one beyond the device's limits (max_cqe, max_qp_wr,
  *                 max_srq_sge), an address handle without the GRH, a
@@ -154,6 +155,14 @@ static int run_pair(struct ibv_context *ctx, int id, int bad_modify)
 		a.rq_psn = PEER_PSN;
 		/* an RC QP's INIT -> RTR also needs MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER */
 		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN) == 0)
+			return 1;
+		/* every attribute RTR takes, but an address vector without the GRH RoCE needs */
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 0;
+		a.ah_attr.dlid = 1;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) == 0)
 			return 1;
 		if (ibv_reg_mr(pd, buf, 64, IBV_ACCESS_REMOTE_WRITE)) /* remote write needs local write */
 			return 1;

@@ -59,6 +59,7 @@ for want in 'ibv_modify_qp on QP 0x[0-9a-f]* on .* to RTR \(from INIT\) failed w
 	"ibv_create_cq on .* failed with EINVAL: cqe ([0-9]+) is more than the device's max_cqe \(([0-9]+)\)\." \
 	"ibv_create_qp of an RC QP on .* failed with EINVAL: max_send_wr ([0-9]+) is more than the device's max_qp_wr \(([0-9]+)\)\." \
 	"ibv_create_srq on .* failed with EINVAL: max_sge ([0-9]+) is more than the device's max_srq_sge \(([0-9]+)\)\." \
+	'ibv_modify_qp on QP 0x[0-9a-f]* on .* to RTR \(from INIT\) failed with EINVAL: its address vector has ah_attr.is_global 0, and RoCE addresses are GIDs' \
 	'ibv_create_ah on .* failed with EINVAL: its ah_attr has is_global 0, and RoCE addresses are GIDs' \
 	'ibv_attach_mcast of QP 0x[0-9a-f]+ on .* failed with EINVAL: only UD QPs join multicast groups, and this one is an RC QP' \
 	'ibv_open_xrcd on .* failed with EOPNOTSUPP: the device does not implement XRC'; do
@@ -87,6 +88,8 @@ e = [f for f in d["findings"] if f["kind"] == "process_ended"]
 assert len(e) == 1 and e[0]["severity"] == "info", e
 assert e[0]["text"].startswith("ibv_xsrq_pingpong (pid ") and "exited with status 1 after its last record" in e[0]["text"], e[0]
 assert "its first error, a refused ibv_open_xrcd at " in e[0]["text"], e[0]
+# and what the program said, from the output record kept
+assert "ends with \"Couldn\x27t Open the XRC Domain 95\"" in e[0]["text"], e[0]
 ' "$R2/xs.json"
 
 # ---- perftest without RDMA CM: the run's two recordings found and matched ----

@@ -142,10 +142,13 @@ srv = json.load(open(run + "/srv/run.json"))
 assert srv["exit"].get("signal") == 9, srv["exit"]
 pid = srv["root_pid"]
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
-k = [x for x in d["findings"] if x["kind"] == "process_ended"]
+k = [x for x in d["findings"] if x["kind"] == "process_ended" and x["severity"] != "info"]
 assert len(k) == 1, [x["text"][:120] for x in d["findings"]]
 t = k[0]["text"]
 assert t.startswith("rt-lab-bulk (pid %d) on server was killed by SIGKILL" % pid), t
+# the client gave up (status 1) after its error: info, the error named
+g = [x["text"] for x in d["findings"] if x["kind"] == "process_ended" and x["severity"] == "info"]
+assert len(g) == 1 and "on client exited with status 1 after its last record" in g[0] and "its first error, " in g[0], g
 m = re.search(r"Its peer QP 0x[0-9a-f]{6} on client learnt of it [0-9.]+ ms later: a (REM_ACCESS_ERR|RETRY_EXC_ERR) completion\.", t)
 assert m, t
 st = m.group(1)

@@ -2220,6 +2220,147 @@ static int call_failures(struct dctx *c)
 	return rc;
 }
 
+/* ---- asynchronous error events (ibv_get_async_event) ---- */
+
+/* What an asynchronous event (enum ibv_event_type) means when it is an
+ * error; NULL for the ones that are none (COMM_EST, PORT_ACTIVE, ...). */
+static const char *async_error_meaning(unsigned type)
+{
+	switch (type) {
+	case 0: /* IBV_EVENT_CQ_ERR */
+		return "the CQ overran: more completions arrived than its entries hold, because the program polled "
+		       "too slowly or made it smaller than the WRs that complete into it can fill; completions were "
+		       "lost, and the QPs that complete into it go to the ERROR state";
+	case 1: /* IBV_EVENT_QP_FATAL */
+		return "a local catastrophic error on the QP: the device could not carry out its work (a work "
+		       "request it could not read, a fault in the provider); the QP is in the ERROR state and its "
+		       "outstanding WRs flush";
+	case 2: /* IBV_EVENT_QP_REQ_ERR */
+		return "an invalid request error on the QP's responder side: a request came that the QP cannot "
+		       "take (an opcode its type or access flags do not allow, a malformed request); the QP is in "
+		       "the ERROR state";
+	case 3: /* IBV_EVENT_QP_ACCESS_ERR */
+		return "a local access violation: an incoming RDMA request named memory the QP may not touch (its "
+		       "qp_access_flags or the MR's access); the QP is in the ERROR state";
+	case 7: /* IBV_EVENT_PATH_MIG_ERR */
+		return "the QP could not migrate to its alternate path";
+	case 8: /* IBV_EVENT_DEVICE_FATAL */
+		return "the device failed: nothing of its context works any more, and the program has to close it "
+		       "and open it again";
+	case 10: /* IBV_EVENT_PORT_ERR */
+		return "the port went down (its link, or the address behind its GIDs, went away): its QPs' packets "
+		       "go nowhere until it is active again, and their retries run out";
+	case 14: /* IBV_EVENT_SRQ_ERR */
+		return "the SRQ failed: the QPs that take their receives from it go to the ERROR state";
+	case 19: /* IBV_EVENT_WQ_FATAL */
+		return "a work queue failed and is in the ERROR state";
+	default:
+		return NULL;
+	}
+}
+
+/* A CQ_ERR's CQ in words: its size, and the QPs that complete into it. */
+static void overrun_cq_words(struct tl_build *b, uint16_t proc, uint32_t cq, struct text *t)
+{
+	uint32_t qpn[4];
+	unsigned nq = 0;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->proc != proc || b->ev_shadow[i] || (e->ev.flags & (RT_EVF_ERROR | RT_EVF_DESTROY)))
+			continue;
+		if (e->ev.kind == RT_EV_CQ_CREATE && e->ev.u.cq_create.cq_id == cq)
+			tx(t, " (cqe %u)", e->ev.u.cq_create.cqe);
+		else if (e->ev.kind == RT_EV_QP_CREATE &&
+			 (e->ev.u.qp_create.send_cq_id == cq || e->ev.u.qp_create.recv_cq_id == cq) && nq++ < 4)
+			qpn[nq - 1] = e->ev.qpn;
+	}
+	for (unsigned n = 0; n < nq && n < 4; n++)
+		tx(t, "%s0x%06x", !n ? (nq == 1 ? ", which QP " : ", which QPs ") : n + 1 == nq ? " and " : ", ", qpn[n]);
+	if (nq > 4)
+		tx(t, " and %u more", nq - 4);
+	if (nq)
+		tx(t, " complete%s into,", nq == 1 ? "s" : "");
+}
+
+/* One finding per asynchronous error event of a kind on an element of a
+ * process (the first, and how many there were). */
+struct async_group {
+	long finding;
+	uint32_t count;
+};
+
+static int async_errors(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	if (!b->asyncs.n)
+		return 0;
+	struct tl_hash seen; /* process, type, element -> index in groups */
+	struct tl_vec groups;
+	tl_vec_init(&groups, sizeof(struct async_group));
+	if (tl_hash_init(&seen, 16) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t j = 0; j < b->asyncs.n && !rc; j++) {
+		uint32_t i = *TL_AT(&b->asyncs, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_async *a = &e->ev.u.async;
+		const char *meaning = async_error_meaning(a->event_type);
+		if (!meaning || b->ev_shadow[i])
+			continue;
+		uint64_t key = tl_hash_mix((uint64_t)e->proc << 40 ^ (uint64_t)(a->event_type & 0xff) << 32 ^ a->element);
+		key -= key == UINT64_MAX;
+		uint32_t *v = tl_hash_get(&seen, key);
+		if (v) {
+			TL_AT(&groups, struct async_group, *v)->count++;
+			continue;
+		}
+		uint32_t q = b->ev_qp[i];
+		struct text t = {.n = 0}, ev = {.n = 0};
+		if (q != RT_TL_NONE) {
+			qp_name(b, q, &t);
+		} else if (a->event_type == 0) {
+			tx(&t, "CQ %u", a->element);
+			overrun_cq_words(b, e->proc, a->element, &t);
+			tx(&t, " on %s", host_name(b, e->host));
+		} else if (a->event_type == 14) {
+			tx(&t, "SRQ %u on %s", a->element, host_name(b, e->host));
+		} else if (a->event_type == 10) {
+			tx(&t, "Port %u on %s", a->element, host_name(b, e->host));
+		} else {
+			tx(&t, "The device on %s", host_name(b, e->host));
+		}
+		const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, e->proc);
+		tx(&t, " had the asynchronous event %s at %.6f s (", rt_async_event_name(a->event_type),
+		   (double)item_t(c, i) / 1e9);
+		if (e->ev.flags & RT_EVF_ENGINE)
+			tx(&t, "its engine reported it to %s pid %d", (const char *)b->strs.p + P->program, P->pid);
+		else
+			tx(&t, "%s pid %d read it with ibv_get_async_event", (const char *)b->strs.p + P->program, P->pid);
+		tx(&t, "): %s.", meaning);
+		tx(&ev, "async event %s (type %u), element %u, at %.6f s", rt_async_event_name(a->event_type),
+		   a->event_type, a->element, (double)item_t(c, i) / 1e9);
+		long f = finding(b, RT_TLFK_ASYNC_ERROR, RT_TLS_ERROR, item_t(c, i), q, 0, 0, &t, &ev);
+		struct async_group *g = f < 0 ? NULL : tl_vec_push(&groups);
+		if (!g || tl_hash_put(&seen, key, (uint32_t)(groups.n - 1)) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		*g = (struct async_group){.finding = f, .count = 1};
+		tl_finding_evidence(b, FI(b, f), i);
+	}
+	for (size_t n = 0; n < groups.n && !rc; n++) {
+		const struct async_group *g = TL_AT(&groups, struct async_group, n);
+		if (g->count < 2)
+			continue;
+		struct text ev = {.n = 0};
+		tx(&ev, "%s; %u such events", (const char *)b->strs.p + FI(b, g->finding)->evidence, g->count);
+		FI(b, g->finding)->evidence = tl_str(b, ev.buf);
+	}
+	tl_vec_free(&groups);
+	tl_hash_free(&seen);
+	return rc;
+}
+
 /* ---- posts the provider refused: ibv_post_send / ibv_post_recv errors ---- */
 
 /* The refused posts of one queue of one QP, and that queue when the first
@@ -3799,6 +3940,8 @@ int tl_detect(struct tl_build *b)
 		rc = post_refusals(&c);
 	if (!rc)
 		rc = call_failures(&c);
+	if (!rc)
+		rc = async_errors(&c);
 	if (!rc)
 		rc = unreliable_loss(&c);
 	if (!rc)

@@ -234,6 +234,8 @@ struct tl_build {
 	struct tl_vec refused;    /* uint32_t: the WR records flagged RT_WRF_POST_FAILED (trace_qps) */
 	struct tl_vec failed;     /* uint32_t: failed modify_qp, reg_mr, creates and CM calls (trace_qps) */
 	struct tl_vec ends;       /* uint32_t: the RT_EV_PROCESS_END records (trace_qps) */
+	struct tl_vec attaches;   /* uint32_t: the ibv_attach_mcast that succeeded (trace_qps) */
+	struct tl_vec asyncs;     /* uint32_t: the asynchronous events (trace_qps) */
 	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
 	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged

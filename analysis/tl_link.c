@@ -163,7 +163,7 @@ void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc)
 }
 
 /* A process run with both the engine (uroce) and the probe records WR posts,
- * completions, QP, CM and setup events twice: the application's view (the
+ * completions, QP, CM, setup and asynchronous events twice: the application's view (the
  * probe: posted / polled) is linked and shown; the engine's copy is kept
  * as an event but gets no row (tl_finish).  probe_kinds: per process, the
  * kinds of event its probe recorded (bits). */
@@ -176,7 +176,7 @@ static void mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
 		if ((e->ev.flags & RT_EVF_ENGINE) && e->proc < np && k < 32 && (probe_kinds[e->proc] & (1u << k)) &&
 		    (k == RT_EV_WR_POST || k == RT_EV_COMPLETION || k == RT_EV_QP_STATE || k == RT_EV_CM_EVENT ||
 		     k == RT_EV_QP_CREATE || k == RT_EV_CQ_CREATE || k == RT_EV_MR || k == RT_EV_PD || k == RT_EV_SRQ_CREATE ||
-		     k == RT_EV_DEVICE))
+		     k == RT_EV_DEVICE || k == RT_EV_ASYNC))
 			b->ev_shadow[i] = 1;
 	}
 }
@@ -234,6 +234,9 @@ static int trace_qps(struct lctx *c)
 		    (ev->kind == RT_EV_WR_POST && (ev->u.wr.flags & RT_WRF_POST_FAILED) && note_event(&b->refused, i) < 0) ||
 		    (call_failed(ev) && note_event(&b->failed, i) < 0) ||
 		    (ev->kind == RT_EV_PROCESS_END && note_event(&b->ends, i) < 0) ||
+		    (ev->kind == RT_EV_ASYNC && note_event(&b->asyncs, i) < 0) ||
+		    (ev->kind == RT_EV_VERBS_CALL && ev->u.verbs_call.call == RT_VC_ATTACH_MCAST &&
+		     !(ev->flags & RT_EVF_ERROR) && note_event(&b->attaches, i) < 0) ||
 		    (((ev->kind == RT_EV_COMPLETION && ev->u.wc.status) ||
 		      (ev->kind == RT_EV_QP_STATE && ev->u.qp_state.to_state == 6)) &&
 		     note_event(&b->errs, i) < 0)) {

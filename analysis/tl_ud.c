@@ -24,7 +24,8 @@
  * A datagram to a multicast group (destination QPN 0xFFFFFF, a multicast
  * address) reaches every QP attached to the group: its receivers are the
  * traced UD QPs whose RDMA_CM_EVENT_MULTICAST_JOIN named that address
- * (mckey), each of which took a receive for it.
+ * (mckey), or that ibv_attach_mcast attached to its GID, each of which took
+ * a receive for it.
  *
  * Addresses no CM exchange tied to a host (perftest -c UD, which swaps its
  * QPNs over TCP) are tied here first: the sender's by the traced UD QP whose
@@ -246,11 +247,43 @@ struct mc_member {
 
 #define MULTICAST_QPN 0xFFFFFFu
 
+/* Member m of a group, unless the list has it: a QP that joined a group
+ * twice (RDMA CM's join attaches its QP too) takes its datagrams once. */
+static int add_member(struct tl_vec *members, const struct mc_member *m)
+{
+	for (size_t o = 0; o < members->n; o++) {
+		const struct mc_member *x = TL_AT(members, struct mc_member, o);
+		if (x->qp == m->qp && x->ver == m->ver && !memcmp(x->ip, m->ip, sizeof(m->ip)))
+			return 0;
+	}
+	struct mc_member *slot = tl_vec_push(members);
+	if (!slot)
+		return -ENOMEM;
+	*slot = *m;
+	return 0;
+}
+
+/* A group's address as the capture has it: an IPv4-mapped address
+ * (::ffff:a.b.c.d) as IPv4. */
+static void member_address(struct mc_member *m, bool ipv6, const uint8_t *ip)
+{
+	if (ipv6 && tl_ip_v4_mapped(ip)) {
+		m->ver = 4;
+		memcpy(m->ip, ip + 12, 4);
+	} else {
+		m->ver = ipv6 ? 6 : 4;
+		memcpy(m->ip, ip, ipv6 ? 16 : 4);
+	}
+}
+
 /* The members of every group joined in the traces, each (group, QP) once:
- * a QP that joined a group twice takes its datagrams once. */
+ * the UD QPs of the RDMA_CM_EVENT_MULTICAST_JOIN events, and those a
+ * program attached itself (ibv_attach_mcast, whose group GID is the
+ * address on RoCE). */
 static int multicast_members(struct tl_build *b, struct tl_vec *members)
 {
-	for (size_t j = 0; j < b->cm_evs.n; j++) {
+	int rc = 0;
+	for (size_t j = 0; j < b->cm_evs.n && !rc; j++) {
 		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, j);
 		const struct tl_evrec *e = tl_ev(b, i);
 		uint32_t q = b->ev_qp[i];
@@ -259,25 +292,19 @@ static int multicast_members(struct tl_build *b, struct tl_vec *members)
 		    !tl_cm_record_addr(b, i, &local, &group))
 			continue;
 		struct mc_member m = {.qp = q};
-		if (group.family == 10 && tl_ip_v4_mapped(group.ip)) { /* ::ffff:a.b.c.d goes as IPv4 */
-			m.ver = 4;
-			memcpy(m.ip, group.ip + 12, 4);
-		} else {
-			m.ver = group.family == 10 ? 6 : 4;
-			memcpy(m.ip, group.ip, 16);
-		}
-		bool again = false;
-		for (size_t o = 0; o < members->n && !again; o++) {
-			const struct mc_member *x = TL_AT(members, struct mc_member, o);
-			again = x->qp == m.qp && x->ver == m.ver && !memcmp(x->ip, m.ip, sizeof(m.ip));
-		}
-		struct mc_member *slot = again ? NULL : tl_vec_push(members);
-		if (!again && !slot)
-			return -ENOMEM;
-		if (slot)
-			*slot = m;
+		member_address(&m, group.family == 10, group.ip);
+		rc = add_member(members, &m);
 	}
-	return 0;
+	for (size_t j = 0; j < b->attaches.n && !rc; j++) {
+		uint32_t i = *TL_AT(&b->attaches, uint32_t, j);
+		uint32_t q = b->ev_qp[i];
+		if (b->ev_shadow[i] || !is_ud(b, q))
+			continue;
+		struct mc_member m = {.qp = q};
+		member_address(&m, true, tl_ev(b, i)->ev.u.verbs_call.gid);
+		rc = add_member(members, &m);
+	}
+	return rc;
 }
 
 /* Multicast datagram k (index i) to each group member but its sender. */

@@ -103,6 +103,15 @@ const char *rt_verbs_call_name(unsigned call)
 	return NAME(n, call);
 }
 
+const char *rt_async_event_name(unsigned type)
+{
+	static const char *const n[] = {"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST", "SQ_DRAINED",
+					"PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR",
+					"LID_CHANGE", "PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR", "SRQ_LIMIT_REACHED",
+					"QP_LAST_WQE_REACHED", "CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL"};
+	return type < sizeof(n) / sizeof(n[0]) ? n[type] : "unknown";
+}
+
 const char *rt_lost_cause_name(unsigned cause)
 {
 	static const char *const n[] = {NULL, "ring_full", "nested", "no_ring", "overwritten"};
@@ -399,6 +408,7 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 		break;
 	case RT_EV_ASYNC:
 		f_u(&o, "event_type", ev->u.async.event_type);
+		f_s(&o, "event", rt_async_event_name(ev->u.async.event_type));
 		f_u(&o, "element", ev->u.async.element);
 		break;
 	case RT_EV_COUNTER:

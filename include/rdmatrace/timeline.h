@@ -239,6 +239,7 @@ enum rt_tl_finding_kind {
 	RT_TLFK_POST_FAILED = 16, /* ibv_post_send / ibv_post_recv refused WRs */
 	RT_TLFK_CALL_FAILED = 17, /* ibv_modify_qp, ibv_reg_mr, a create or an RDMA CM call failed */
 	RT_TLFK_PROCESS_ENDED = 18, /* a traced process crashed, was killed or ended without exiting */
+	RT_TLFK_ASYNC_ERROR = 19, /* an asynchronous error event (CQ overrun, QP fatal, port down ...) */
 };
 
 struct rt_tl_finding {

@@ -32,5 +32,6 @@ const char *rt_lost_cause_name(unsigned cause); /* enum rt_lost_cause */
 const char *rt_signal_name(int sig);
 const char *rt_end_how_name(unsigned how);      /* enum rt_end_how */
 const char *rt_verbs_call_name(unsigned call);  /* enum rt_verbs_call: "ibv_create_ah" ... */
+const char *rt_async_event_name(unsigned type); /* enum ibv_event_type without IBV_EVENT_: "CQ_ERR" ... */
 
 #endif

@@ -1419,6 +1419,70 @@ static void test_create_refused(void)
 	rt_timeline_free(tl);
 }
 
+/* Asynchronous events the programs read: the errors are findings (one per
+ * kind and element, with how many), the others (COMM_EST, PORT_ACTIVE) not;
+ * a CQ overrun names the CQ's size and its QPs. */
+static void test_async_errors(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	c.no_capture = 1;
+	CHECK(sim_open(&s, rundir("async-errors"), &c) == 0);
+	uint64_t t = c.t0 + 100;
+	struct rt_event e = sim_ev(&s, 0, t, RT_EV_CQ_CREATE, 0);
+	e.u.cq_create = (struct rt_ev_cq_create){.cq_id = 7, .cqe = 4};
+	sim_emit(&s, 0, &e);
+	e = sim_ev(&s, 0, t + 1, RT_EV_QP_CREATE, 0x21);
+	e.u.qp_create = (struct rt_ev_qp_create){.qp_type = 2, .send_cq_id = 7, .recv_cq_id = 7, .max_send_wr = 8};
+	sim_emit(&s, 0, &e);
+	static const struct {
+		int host;
+		uint32_t type, element, qpn;
+	} evs[] = {
+		{0, 4, 0x21, 0x21}, /* COMM_EST: no error */
+		{0, 0, 7, 0},       /* CQ_ERR on CQ 7, twice */
+		{0, 0, 7, 0},
+		{1, 1, 0x22, 0x22}, /* QP_FATAL on B's QP */
+		{1, 9, 1, 0},       /* PORT_ACTIVE: no error */
+		{1, 10, 1, 0},      /* PORT_ERR on port 1 */
+	};
+	for (size_t k = 0; k < sizeof(evs) / sizeof(evs[0]); k++) {
+		e = sim_ev(&s, evs[k].host, t + 10 + k, RT_EV_ASYNC, evs[k].qpn);
+		e.u.async.event_type = evs[k].type;
+		e.u.async.element = evs[k].element;
+		sim_emit(&s, evs[k].host, &e);
+	}
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("async-errors"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	static const char *const want[] = {
+		"CQ 7 (cqe 4), which QP 0x000021 completes into, on hostA had the asynchronous event CQ_ERR at ",
+		"QP 0x000022 on hostB had the asynchronous event QP_FATAL at ",
+		"Port 1 on hostB had the asynchronous event PORT_ERR at ",
+	};
+	unsigned found[3] = {0}, n = 0, twice = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind != RT_TLFK_ASYNC_ERROR)
+			continue;
+		n++;
+		CHECK(f->severity == RT_TLS_ERROR);
+		for (unsigned w = 0; w < 3; w++)
+			found[w] += !strncmp(text, want[w], strlen(want[w]));
+		twice += strstr(rt_tl_str(tl, f->evidence), "; 2 such events") != NULL;
+	}
+	for (unsigned w = 0; w < 3; w++)
+		CHECK_EQ_U(found[w], 1);
+	CHECK_EQ_U(n, 3);
+	CHECK_EQ_U(twice, 1);
+	CHECK(strcmp(rt_tl_finding_kind_name(RT_TLFK_ASYNC_ERROR), "async_error") == 0);
+	rt_timeline_free(tl);
+}
+
 /* An RDMA CM call that returned EAGAIN on an id with a non-blocking event
  * channel (rsockets' ids) has only started: with its event after it (A:
  * ESTABLISHED on the same cm_id) it is no failure; without one (B) it is,
@@ -1558,7 +1622,9 @@ static void test_unreliable_loss(void)
 /* A UD sender on A and receiver on B (after the RC set-up of sim_open, which
  * names the hosts' addresses): ten datagrams; with `drop`, B has no receive
  * posted when the fifth arrives, so it completes nine. */
-static void write_ud_run(const char *dir, bool drop, bool multicast)
+/* multicast: 0 unicast; 1 the receiver joins through RDMA CM (its
+ * MULTICAST_JOIN events), 2 it attaches its QP itself (ibv_attach_mcast) */
+static void write_ud_run(const char *dir, bool drop, int multicast)
 {
 	static const uint8_t group[4] = {239, 1, 1, 1};
 	struct sim s;
@@ -1574,7 +1640,14 @@ static void write_ud_run(const char *dir, bool drop, bool multicast)
 	uint64_t t = s.now + 10000, recv_id = 1;
 	/* B's QP joins 239.2.2.2, then 239.1.1.1, which A sends to without joining (as mckey -s) */
 	static const uint8_t other_group[4] = {239, 2, 2, 2};
-	for (int g = 0; multicast && g < 2; g++) {
+	for (int g = 0; multicast == 2 && g < 2; g++) {
+		struct rt_event a = sim_ev(&s, 1, t + (uint64_t)g, RT_EV_VERBS_CALL, uqb);
+		a.u.verbs_call.call = RT_VC_ATTACH_MCAST;
+		a.u.verbs_call.gid[10] = a.u.verbs_call.gid[11] = 0xff; /* ::ffff:239.x.x.x */
+		memcpy(a.u.verbs_call.gid + 12, g ? group : other_group, 4);
+		sim_emit(&s, 1, &a);
+	}
+	for (int g = 0; multicast == 1 && g < 2; g++) {
 		struct rt_event j = sim_ev(&s, 1, t + (uint64_t)g, RT_EV_CM_EVENT, uqb);
 		j.u.cm.event = RT_CM_EV_MULTICAST_JOIN;
 		j.u.cm.family = 2;
@@ -1643,7 +1716,7 @@ static void test_ud_receiver_drop(void)
 {
 	for (int drop = 0; drop < 2; drop++) {
 		const char *dir = rundir(drop ? "ud-drop" : "ud-nodrop");
-		write_ud_run(dir, drop, false);
+		write_ud_run(dir, drop, 0);
 		struct rt_timeline *tl = NULL;
 		char err[256];
 		CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
@@ -1667,12 +1740,13 @@ static void test_ud_receiver_drop(void)
 }
 
 /* Datagrams to a multicast group (QPN 0xFFFFFF, 239.1.1.1) reach the QP
- * that joined it (after it had joined another group): each is linked to its
- * send WR and to the receive it filled, and the group is no untraced host. */
-static void test_ud_multicast(void)
+ * that joined it (after it had joined another group), through RDMA CM or
+ * ibv_attach_mcast: each is linked to its send WR and to the receive it
+ * filled, and the group is no untraced host. */
+static void check_ud_multicast(int how)
 {
-	const char *dir = rundir("ud-multicast");
-	write_ud_run(dir, false, true);
+	const char *dir = rundir(how == 1 ? "ud-multicast-cm" : "ud-multicast-attach");
+	write_ud_run(dir, false, how);
 	struct rt_timeline *tl = correlate(dir);
 	CHECK(tl != NULL);
 	if (!tl)
@@ -1701,6 +1775,12 @@ static void test_ud_multicast(void)
 	rt_timeline_free(tl);
 }
 
+static void test_ud_multicast(void)
+{
+	check_ud_multicast(1);
+	check_ud_multicast(2);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rdmatrace-correlate-XXXXXX");
@@ -1724,6 +1804,7 @@ int main(void)
 	RUN(test_partial_inputs);
 	RUN(test_post_refused);
 	RUN(test_create_refused);
+	RUN(test_async_errors);
 	RUN(test_cm_call_in_progress);
 	RUN(test_congestion);
 	RUN(test_unreliable_loss);

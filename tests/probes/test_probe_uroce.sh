@@ -116,9 +116,18 @@ import json, subprocess, sys
 ev = [json.loads(l) for l in subprocess.run([sys.argv[1], "dump", "--json"] + sys.argv[3:], capture_output=True, text=True).stdout.splitlines()]
 ah = [e for e in ev if e["kind"] == "verbs_call" and e["call"] == "ibv_create_ah"]
 assert len(ah) == 2 and ah[0].get("errno") == "EINVAL" and "errno" not in ah[1], ah
-assert ah[1]["is_global"] == 1 and ah[1]["dgid"].endswith(":ffff:%02x%02x:%02x%02x" % tuple(int(x) for x in sys.argv[2].split("."))), ah[1]
+o = [int(x) for x in sys.argv[2].split(".")]
+assert ah[1]["is_global"] == 1 and ah[1]["dgid"].endswith(":ffff:%x:%x" % (o[0] << 8 | o[1], o[2] << 8 | o[3])), ah[1]
 ' "$RDMATRACE" "$A" "$T"/bs/traces/*.rtr
 check "each refused call is one finding" test "$(grep -c 'call_failed' "$T/bs.txt")" -ge 9
+
+# ---- a CQ overrun: uroce's IBV_EVENT_CQ_ERR, read by the program ----
+UROCE_ADDR=$A timeout -k 2 30 "$RDMATRACE" record -o "$T/co" -- "$PROG" cq-overrun >"$T/co.out" 2>&1
+check "verbs_prog cq-overrun over uroce: the CQ_ERR came" test $? -eq 0
+"$RDMATRACE" diagnose "$T/co" >"$T/co.txt" 2>&1
+check "the overrun is one async_error finding: the CQ, its size, its QPs and what it means" bash -c "
+	[ \$(grep -c '\[error\] async_error' '$T/co.txt') -eq 1 ] &&
+	grep -q 'CQ [0-9]* (cqe [0-9]*), which QPs 0x[0-9a-f]* and 0x[0-9a-f]* complete into, on .* had the asynchronous event CQ_ERR at .* read it with ibv_get_async_event): the CQ overran' '$T/co.txt'"
 
 # ---- verbs_prog over uroce: every opcode, an error completion ----
 # (READ of one packet: uroce's requester retries multi-packet READ responses it

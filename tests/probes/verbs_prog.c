@@ -10,6 +10,9 @@
  *   fork          forks; parent and child each run `basic` on their own device
  *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
+ *   cq-overrun    32 SENDs and their receives complete into a 4-entry CQ
+ *                 before it is polled: waits for the provider's
+ *                 IBV_EVENT_CQ_ERR (uroce and rxe; not the stand-in)
  *   giveup        opens the device, a PD and a CQ, then returns 1 from main
  *                 (not through exit())
  *   crash         `basic` up to its posts, then a SIGSEGV (a store to address
@@ -34,6 +37,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +327,52 @@ int verbs_plugin_run(void)
 	return basic(0, 0);
 }
 #else
+/* cq-overrun: a 4-entry CQ that two connected QPs complete 32 SENDs and
+ * their 32 receives into before the program polls: the provider reports
+ * the overrun as an IBV_EVENT_CQ_ERR asynchronous event, read here.  0
+ * when it came (within 5 s). */
+static int cq_overrun(void)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	static char buf[64];
+	struct ibv_mr *mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct ibv_cq *cq = ctx ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 1,
+						.max_recv_sge = 1 } };
+	struct ibv_qp *qp = mr && cq ? ibv_create_qp(pd, &ia) : NULL, *peer = qp ? ibv_create_qp(pd, &ia) : NULL;
+	union ibv_gid gid;
+	if (!peer || ibv_query_gid(ctx, 1, 0, &gid) || connect_qp(qp, peer->qp_num, SQ_PSN, PEER_PSN, &gid) ||
+	    connect_qp(peer, qp->qp_num, PEER_PSN, SQ_PSN, &gid))
+		return 1;
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 16, .lkey = mr->lkey };
+	for (int i = 0; i < 32; i++) {
+		struct ibv_recv_wr r = { .wr_id = 100 + (uint64_t)i, .sg_list = &sge, .num_sge = 1 }, *rbad;
+		struct ibv_send_wr w = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+					 .send_flags = IBV_SEND_SIGNALED }, *bad;
+		if (ibv_post_recv(peer, &r, &rbad) || ibv_post_send(qp, &w, &bad))
+			return 1;
+	}
+	struct ibv_wc wc[4];
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	for (int tries = 0; tries < 50; tries++) {
+		(void)ibv_poll_cq(cq, 1, wc); /* lets a provider that progresses in poll_cq complete the rest */
+		if (poll(&pfd, 1, 100) == 1) {
+			struct ibv_async_event ev;
+			if (ibv_get_async_event(ctx, &ev))
+				return 1;
+			int is_cq_err = ev.event_type == IBV_EVENT_CQ_ERR;
+			ibv_ack_async_event(&ev);
+			printf("verbs_prog cq-overrun: async event %d\n", (int)ev.event_type);
+			if (is_cq_err)
+				return 0;
+		}
+	}
+	fprintf(stderr, "verbs_prog cq-overrun: no IBV_EVENT_CQ_ERR\n");
+	return 1;
+}
+
 static struct ibv_context *shared_ctx;
 
 static void *thread_main(void *arg)
@@ -378,6 +428,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "crash") || !strcmp(mode, "crash-thread")) {
 		crash_after_post = strcmp(mode, "crash") ? 2 : 1;
 		rc = basic(0, 0);
+	} else if (!strcmp(mode, "cq-overrun")) {
+		rc = cq_overrun();
 	} else if (!strcmp(mode, "giveup")) {
 		/* a device, a PD and a CQ, then a return of 1 from main (not through
 		 * exit()), as a program whose next step failed untraced does */

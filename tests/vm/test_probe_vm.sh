@@ -7,8 +7,9 @@
 # (every send opcode, a 5000-byte READ over 5 response packets, an error
 # completion) in the client VM: every WR, completion and PSN range checked
 # (its two QPs share one rxe device, so its packets never reach the wire), and
-# its bad-setup mode: calls rxe refuses, each explained, and
-# ibv_xsrq_pingpong, which stops at XRC (rxe has none).  Then rping over
+# its bad-setup mode: calls rxe refuses, each explained, its cq-overrun
+# mode (rxe's CQ_ERR), and ibv_xsrq_pingpong, which stops at XRC (rxe has
+# none).  Then rping over
 # IPv6 addresses (RoCEv2 with IPv6 GIDs) and on a VLAN (802.1Q-tagged
 # frames), traced and correlated; last, rstream (rsockets) with no problem
 # found, and mckey's UD multicast linked to the group member's receives.
@@ -47,9 +48,9 @@ R2=$VM_TMP/vp
 # the limit rxe reported.
 VP="$PWD/$BUILD/tests/probes/verbs_prog_sys"
 vm_run "$R2" --scenario probe-verbs --ready true --server 'sleep 2' \
-	--client "$REC -o $R2/vp -- $VP basic && $REC -o $R2/bs -- $VP bad-setup && { $REC -o $R2/xs -- ibv_xsrq_pingpong -d rxe0 -g 1; [ \$? -eq 1 ]; }" \
+	--client "$REC -o $R2/vp -- $VP basic && $REC -o $R2/bs -- $VP bad-setup && { $REC -o $R2/xs -- ibv_xsrq_pingpong -d rxe0 -g 1; [ \$? -eq 1 ]; } && $REC -o $R2/co -- $VP cq-overrun" \
 	--client-name verbs_prog
-if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog basic and bad-setup in the VM exit 0, ibv_xsrq_pingpong 1"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
+if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog basic, bad-setup and cq-overrun in the VM exit 0, ibv_xsrq_pingpong 1"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
 "$RDMATRACE" dump --json --no-clock "$R2"/vp/traces/*.rtr >"$R2/vp.json" 2>/dev/null
 out=$(python3 tests/probes/check_trace.py 1 <"$R2/vp.json")
 if [ $? -eq 0 ]; then ok "verbs_prog on rxe: every WR, completion, PSN range and transition: ${out#\# }"; else not_ok "verbs_prog trace on rxe"; printf '%s\n' "$out"; fi
@@ -91,6 +92,11 @@ assert "its first error, a refused ibv_open_xrcd at " in e[0]["text"], e[0]
 # and what the program said, from the output record kept
 assert "ends with \"Couldn\x27t Open the XRC Domain 95\"" in e[0]["text"], e[0]
 ' "$R2/xs.json"
+
+# a CQ overrun: rxe's IBV_EVENT_CQ_ERR, read by the program, explained
+"$RDMATRACE" diagnose "$R2/co" >"$R2/co.txt" 2>&1
+check "cq-overrun on rxe: the CQ_ERR is an async_error finding with the CQ's size and its QPs" grep -q \
+	'CQ [0-9]* (cqe [0-9]*), which QPs 0x[0-9a-f]* and 0x[0-9a-f]* complete into, on client had the asynchronous event CQ_ERR at .*: the CQ overran' "$R2/co.txt"
 
 # ---- perftest without RDMA CM: the run's two recordings found and matched ----
 # ib_write_bw exchanges its QPNs and PSNs over TCP, so the wire's QPs are told

@@ -33,7 +33,8 @@ static bool recording_dir(const char *trace, char *dir, size_t len)
 }
 
 /* run.json's "log" string (record writes it with json_str: \" and \\
- * escaped, no other escapes in a path it made) into out. */
+ * escaped, no other escapes in a path it made) into out, when run.json is
+ * the one `rdmatrace record` wrote. */
 static bool log_of(const char *runjson, char *out, size_t len)
 {
 	FILE *f = fopen(runjson, "r");
@@ -43,6 +44,11 @@ static bool log_of(const char *runjson, char *out, size_t len)
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = 0;
+	/* a recording's own run.json (not the lab's, which holds every side's
+	 * recording, their logs named alike) */
+	const char *tool = strstr(buf, "\"tool\": \"");
+	if (!tool || strncmp(tool + 9, "rdmatrace record\"", 17))
+		return false;
 	const char *p = strstr(buf, "\"log\": \"");
 	if (!p)
 		return false;

@@ -255,23 +255,32 @@ static void report_lost(struct rt_tls_state *t, uint64_t limit)
 	t->pending = left;
 }
 
+/* This thread's state for session e on segment h (NULL: none), with a ring
+ * when one is free (register_key: as claim_from); true when it has one. */
+static bool attach_to(struct rt_tls_state *t, int e, struct rt_shm_header *h, bool register_key)
+{
+	int dead = t->dead;
+	memset(t, 0, sizeof(*t));
+	t->dead = dead;
+	t->tid = gettid_raw();
+	t->pending = 1; /* until a ring is found */
+	bool ok = false;
+	if (h) {
+		t->source = h->calib.source;
+		if (!dead)
+			ok = claim_ring(h, register_key);
+	}
+	t->epoch = e;
+	return ok;
+}
+
 /* First event of this thread in this tracing session: find a ring. */
 static void attach_thread(struct rt_tls_state *t, int e)
 {
 	pthread_mutex_lock(&g.lock);
 	struct rt_shm_header *h = rt_tracer_enabled == e ? g.hdr : NULL;
 	pthread_mutex_unlock(&g.lock);
-	int dead = t->dead;
-	memset(t, 0, sizeof(*t));
-	t->dead = dead;
-	t->tid = gettid_raw();
-	t->pending = 1; /* until a ring is found */
-	if (h) {
-		t->source = h->calib.source;
-		if (!dead)
-			claim_ring(h, true);
-	}
-	t->epoch = e;
+	attach_to(t, e, h, true);
 }
 
 /*
@@ -383,15 +392,7 @@ static void *collector_main(void *arg)
 static bool attach_in_handler(struct rt_tls_state *t, int e)
 {
 	struct rt_shm_header *h = g.hdr;
-	if (!h || t->dead)
-		return false;
-	memset(t, 0, sizeof(*t));
-	t->tid = gettid_raw();
-	t->pending = 1;
-	t->source = h->calib.source;
-	bool ok = claim_ring(h, false);
-	t->epoch = e;
-	return ok;
+	return h && !t->dead && attach_to(t, e, h, false);
 }
 
 /*

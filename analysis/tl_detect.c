@@ -3734,17 +3734,21 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, s
 }
 
 /* Process p's first error record (an error completion, a move to ERROR, a
- * refused call or post) of the lists the linking kept, RT_TL_NONE when none. */
+ * refused call or post) of the lists the linking kept, RT_TL_NONE when none.
+ * As for call_failures(), a CM call that only started and got its event
+ * (cm_call_outcome) is no error. */
 static uint32_t proc_first_error(struct tl_build *b, uint16_t p)
 {
 	const struct tl_vec *lists[] = {&b->errs, &b->failed, &b->refused};
 	uint32_t first = RT_TL_NONE;
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
-		for (size_t j = 0; j < lists[l]->n; j++) {
+		for (size_t j = 0; j < lists[l]->n; j++) { /* each list is in event order */
 			uint32_t i = *TL_AT(lists[l], uint32_t, j);
-			if (tl_ev(b, i)->proc == p && !b->ev_shadow[i] && (first == RT_TL_NONE || i < first)) {
+			if (first != RT_TL_NONE && i >= first)
+				break;
+			if (tl_ev(b, i)->proc == p && !b->ev_shadow[i] && cm_call_outcome(b, i) == RT_TL_NONE) {
 				first = i;
-				break; /* each list is in event order */
+				break;
 			}
 		}
 	return first;

@@ -1,11 +1,14 @@
 /*
  * The recorded program's own output, for the finding of a process that gave
  * up with a non-zero exit status: the program says why on its stderr
- * ("Couldn't open XRC domain"), and `rdmatrace record` kept it in the
- * recording's logs/ (run.json's "log", next to the traces/ directory the
- * process's trace is in).  This finds that file from the trace's path and
- * gives its last line that is not empty.  Only a recording's own run.json
- * is read, and only a log path inside the recording's directory.
+ * ("Couldn't open XRC domain"), and the tool that ran it kept it in the
+ * recording's logs/.  `rdmatrace record` names it in its run.json ("log",
+ * next to the traces/ directory the process's trace is in); the lab
+ * (scripts/lab-run), whose run.json holds every side's recording, names each
+ * side's output ("output") beside the side's record, whose processes list
+ * their traces.  This finds that file from the trace's path and gives its
+ * last line that is not empty.  Only the recording's own run.json is read,
+ * and only a log path inside the recording's directory.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,27 +35,11 @@ static bool recording_dir(const char *trace, char *dir, size_t len)
 	return true;
 }
 
-/* run.json's "log" string (record writes it with json_str: \" and \\
- * escaped, no other escapes in a path it made) into out, when run.json is
- * the one `rdmatrace record` wrote. */
-static bool log_of(const char *runjson, char *out, size_t len)
+/* The JSON string that starts at p (just after its opening quote) into out:
+ * the tools write paths with \" and \\ escaped and no other escapes.  A
+ * relative path inside the recording only. */
+static bool json_path(const char *p, char *out, size_t len)
 {
-	FILE *f = fopen(runjson, "r");
-	if (!f)
-		return false;
-	char buf[16384];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* a recording's own run.json (not the lab's, which holds every side's
-	 * recording, their logs named alike) */
-	const char *tool = strstr(buf, "\"tool\": \"");
-	if (!tool || strncmp(tool + 9, "rdmatrace record\"", 17))
-		return false;
-	const char *p = strstr(buf, "\"log\": \"");
-	if (!p)
-		return false;
-	p += 8;
 	size_t o = 0;
 	for (; *p && *p != '"' && o + 1 < len; p++) {
 		if (*p == '\\' && p[1])
@@ -63,16 +50,60 @@ static bool log_of(const char *runjson, char *out, size_t len)
 	return *p == '"' && o > 0 && !strstr(out, "..") && out[0] != '/';
 }
 
+/* The last occurrence of needle in [from, to), NULL when none. */
+static const char *last_before(const char *from, const char *to, const char *needle)
+{
+	const char *found = NULL;
+	for (const char *p = strstr(from, needle); p && p < to; p = strstr(p + 1, needle))
+		found = p;
+	return found;
+}
+
+/* The log of the process whose trace is RECDIR/traces/name, from the
+ * recording's run.json (the whole file in json). */
+static bool log_of(const char *json, const char *name, char *out, size_t len)
+{
+	const char *tool = strstr(json, "\"tool\": \"");
+	if (!tool)
+		return false;
+	tool += 9;
+	if (!strncmp(tool, "rdmatrace record\"", 17)) {
+		const char *p = strstr(json, "\"log\": \"");
+		return p && json_path(p + 8, out, len);
+	}
+	if (strncmp(tool, "rdmatrace lab\"", 14))
+		return false;
+	/* the side whose record lists the trace: its "output" is the last before it */
+	char key[600];
+	if (snprintf(key, sizeof(key), "\"trace\": \"traces/%s\"", name) >= (int)sizeof(key))
+		return false;
+	const char *trace = strstr(json, key);
+	const char *output = trace ? last_before(json, trace, "\"output\": \"") : NULL;
+	return output && json_path(output + 11, out, len);
+}
+
 bool tl_program_output_tail(const char *trace, char *log, size_t loglen, char *line, size_t linelen)
 {
 	char dir[4096], path[8192];
 	if (!trace || !linelen || !recording_dir(trace, dir, sizeof(dir)))
 		return false;
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	if (!log_of(path, log, loglen))
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t cap = 1 << 20; /* a lab's run.json with every side's processes */
+	char *json = malloc(cap);
+	size_t jn = json ? fread(json, 1, cap - 1, f) : 0;
+	fclose(f);
+	if (!json)
+		return false;
+	json[jn] = 0;
+	bool found = log_of(json, strrchr(trace, '/') + 1, log, loglen);
+	free(json);
+	if (!found)
 		return false;
 	snprintf(path, sizeof(path), "%s/%s", dir, log);
-	FILE *f = fopen(path, "rb");
+	f = fopen(path, "rb");
 	if (!f)
 		return false;
 	char buf[4096];

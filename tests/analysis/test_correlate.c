@@ -1502,17 +1502,27 @@ static void test_cm_call_in_progress(void)
 		e.u.cm.cm_id = host ? 7 : 1; /* B's id 7 gets no event (the run's connection is on id 2) */
 		sim_emit(&s, host, &e);
 	}
-	/* A's outcome: the run's connection's events on A are on id 1 */
+	/* A's outcome: the run's connection's events on A are on id 1.  A then
+	 * exits with status 1: its started connect is not its first error */
+	struct rt_event end = sim_ev(&s, 0, s.now + 100000, RT_EV_PROCESS_END, 0);
+	end.u.process_end.pid = 100;
+	end.u.process_end.how = RT_END_EXIT;
+	end.u.process_end.has_code = 1;
+	end.u.process_end.code = 1;
+	sim_emit(&s, 0, &end);
 	CHECK(sim_close(&s) == 0);
 	struct rt_timeline *tl = correlate(rundir("cm-in-progress"));
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
-	unsigned failed = 0, right = 0;
+	unsigned failed = 0, right = 0, ended = 0;
 	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
 		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
 		const char *text = rt_tl_str(tl, f->text);
 		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind == RT_TLFK_PROCESS_ENDED)
+			ended += f->severity == RT_TLS_INFO && strstr(text, "on hostA exited with status 1") &&
+				 !strstr(text, "its first error") && strstr(text, "the problems found above may be why");
 		if (f->kind != RT_TLFK_CALL_FAILED)
 			continue;
 		failed++;
@@ -1521,6 +1531,7 @@ static void test_cm_call_in_progress(void)
 	}
 	CHECK_EQ_U(failed, 1);
 	CHECK_EQ_U(right, 1);
+	CHECK_EQ_U(ended, 1);
 	rt_timeline_free(tl);
 }
 

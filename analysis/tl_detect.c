@@ -189,7 +189,66 @@ static void ep_words(struct tl_build *b, uint32_t ep, struct text *t)
 static void wr_words(struct tl_build *b, uint32_t wr, struct text *t)
 {
 	const struct rt_ev_wr *w = &tl_ev(b, wr)->ev.u.wr;
-	tx(t, "wr_id %" PRIu64 " (%s, %u bytes)", w->wr_id, rt_wr_opcode_name(w->opcode), w->length);
+	if (w->queue == RT_WRQ_SEND)
+		tx(t, "wr_id %" PRIu64 " (%s, %u bytes)", w->wr_id, rt_wr_opcode_name(w->opcode), w->length);
+	else
+		tx(t, "receive wr_id %" PRIu64 " (%u bytes)", w->wr_id, w->length);
+}
+
+/* A message longer than the receive WR it consumed on the responder: the
+ * send WR wr (SEND, SEND_WITH_IMM, SEND_WITH_INV: an RDMA WRITE with
+ * immediate needs no room) and the receive WR its first packet consumed
+ * (recv_consumers) from the links; true when the message does not fit. */
+static bool message_overflows(struct dctx *c, uint32_t wr, uint32_t recv)
+{
+	struct tl_build *b = c->b;
+	if (wr == RT_TL_NONE || recv == RT_TL_NONE || wr >= tl_nev(b) || recv >= tl_nev(b))
+		return false;
+	const struct rt_ev_wr *s = &tl_ev(b, wr)->ev.u.wr, *r = &tl_ev(b, recv)->ev.u.wr;
+	bool consumes = s->opcode == 2 || s->opcode == 3 || s->opcode == 9;
+	return tl_ev(b, wr)->ev.kind == RT_EV_WR_POST && tl_ev(b, recv)->ev.kind == RT_EV_WR_POST &&
+	       s->queue == RT_WRQ_SEND && r->queue != RT_WRQ_SEND && consumes && s->length > r->length;
+}
+
+/* The receive WR send WR wr's message consumed (its packets' recv_wr),
+ * RT_TL_NONE when the linking found none. */
+static uint32_t consumed_recv(struct dctx *c, uint32_t wr)
+{
+	struct tl_build *b = c->b;
+	const struct tl_link_index *li = &c->li;
+	if (wr == RT_TL_NONE || wr >= li->n)
+		return RT_TL_NONE;
+	for (uint32_t L = li->off[wr]; L < li->off[wr + 1]; L++) {
+		const struct tl_ilink *l = &li->ls[L];
+		if ((l->type == RT_TLL_PACKET || l->type == RT_TLL_RETRANS) && l->to >= tl_nev(b) &&
+		    l->to - tl_nev(b) < tl_npk(b) && tl_pk(b, l->to - tl_nev(b))->recv_wr != RT_TL_NONE)
+			return tl_pk(b, l->to - tl_nev(b))->recv_wr;
+	}
+	return RT_TL_NONE;
+}
+
+/* "...: the message (8192 bytes) is longer than the receive it met ..." for a
+ * message that overflowed receive WR recv (message_overflows). */
+static void overflow_words(struct dctx *c, uint32_t wr, uint32_t recv, bool from_sender, struct text *t)
+{
+	struct tl_build *b = c->b;
+	const struct rt_ev_wr *s = &tl_ev(b, wr)->ev.u.wr, *r = &tl_ev(b, recv)->ev.u.wr;
+	if (from_sender) {
+		tx(t, ": the message (%u bytes) is longer than the receive WR it met on the responder (", s->length);
+		wr_words(b, recv, t);
+		tx(t, " on ");
+		qp_name(b, b->ev_qp[recv], t);
+		tx(t, ")");
+	} else {
+		tx(t, ": the message that consumed it, ");
+		wr_words(b, wr, t);
+		tx(t, " from ");
+		qp_name(b, b->ev_qp[wr], t);
+		tx(t, ", is longer than its %u bytes", r->length);
+	}
+	tx(t, ": a receive must hold the whole message, so the responder refuses it, NAKs the sender and completes "
+	      "the receive in error (the kernel's SoftRoCE says remote operational error and LOC_QP_OP_ERR, other "
+	      "devices invalid request and LOC_LEN_ERR); post receives at least as large as the largest message");
 }
 
 static double ms(uint64_t ns)
@@ -1306,6 +1365,9 @@ static int nak_errors(struct dctx *c)
 				   rkey, va, len);
 			else
 				tx(&t, ": the responder refused the rkey, address or length of the request");
+		} else if ((k->aeth_value == RT_NAK_INVALID_REQUEST || k->aeth_value == RT_NAK_REMOTE_OP_ERROR) &&
+			   message_overflows(c, wr, consumed_recv(c, wr))) {
+			overflow_words(c, wr, consumed_recv(c, wr), true, &t);
 		} else if (k->aeth_value == RT_NAK_INVALID_REQUEST) {
 			tx(&t, ": the responder found the request invalid (an opcode the QP does not allow, a length over the limits, or a message larger than the posted receive buffer)");
 		} else if (k->aeth_value == RT_NAK_REMOTE_OP_ERROR) {
@@ -1487,7 +1549,17 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		qp_name(b, q, &t);
 		tx(&t, " failed with %s", rt_wc_status_name(st));
 		struct rt_tl_qp *Q = q != RT_TL_NONE ? tl_qp(b, q) : NULL;
-		switch (st) {
+		/* a receive that a longer message consumed */
+		uint32_t cons = wr != RT_TL_NONE ? first_link(c, wr, RT_TLL_CONSUMER) : RT_TL_NONE;
+		uint32_t sender = cons != RT_TL_NONE && cons >= tl_nev(b) ? tl_pk(b, cons - tl_nev(b))->wr : RT_TL_NONE;
+		bool overflow = message_overflows(c, sender, wr);
+		if (overflow) {
+			overflow_words(c, sender, wr, false, &t);
+			tx(&t, ".");
+		}
+		switch (overflow ? 0 : st) {
+		case 0: /* explained above */
+			break;
 		case WC_RETRY_EXC_ERR: {
 			struct burst *u = last_group_of(bursts, q);
 			unsigned rounds = 0;
@@ -3634,6 +3706,17 @@ static bool peer_reaction(const struct rt_event *ev)
 	       (ev->kind == RT_EV_CM_EVENT && ev->u.cm.event == RT_CM_EV_DISCONNECTED);
 }
 
+/* How far apart two hosts' aligned clocks can be: the sum of their
+ * uncertainties, UINT64_MAX when either is unbounded. */
+static uint64_t clocks_uncertainty(struct tl_build *b, uint16_t h1, uint16_t h2)
+{
+	if (h1 == h2)
+		return 0;
+	uint64_t u1 = h1 < b->hosts.n ? tl_host(b, h1)->uncertainty_ns : UINT64_MAX;
+	uint64_t u2 = h2 < b->hosts.n ? tl_host(b, h2)->uncertainty_ns : UINT64_MAX;
+	return u1 == UINT64_MAX || u2 == UINT64_MAX || u1 + u2 < u1 ? UINT64_MAX : u1 + u2;
+}
+
 static void reaction_words(struct tl_build *b, uint32_t i, struct text *t)
 {
 	const struct rt_event *ev = &tl_ev(b, i)->ev;
@@ -3721,9 +3804,21 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, s
 			tx(t, " saw no error completion and no disconnect after it in the rest of the run.");
 			continue;
 		}
-		tx(t, " learnt of it %.3f ms later: ", ms(dt));
+		uint64_t unc = clocks_uncertainty(b, TL_AT(&b->procs, struct rt_tl_proc, p)->host, tl_ev(b, r)->host);
+		if (dt > unc) {
+			tx(t, " learnt of it %.3f ms later: ", ms(dt));
+			reaction_words(b, r, t);
+			tx(t, ".");
+			continue;
+		}
+		tx(t, " had ");
 		reaction_words(b, r, t);
-		tx(t, ".");
+		if (unc == UINT64_MAX)
+			tx(t, " %.3f ms later on the aligned clocks, but one host's clock is not bounded by the causal order: "
+			      "which came first is not certain.", ms(dt));
+		else
+			tx(t, " %.3f ms later on the aligned clocks, which are known only to within %.3f ms here: which came "
+			      "first is not certain.", ms(dt), ms(unc));
 	}
 	if (npeers > 4)
 		tx(t, " Of %zu more peer QPs, %zu learnt of it (the slowest of all %.3f ms later).", npeers - 4, rest_learnt,

@@ -1949,6 +1949,43 @@ static void wr_completed(struct lctx *c, uint32_t wr, uint32_t comp)
 		c->ce[wr].comp = comp;
 }
 
+/* The queue a completion of a receive (recv) or send takes its WR from: f,
+ * or for a receive when f has nothing outstanding, the SRQ of this host that
+ * has a WR with the completion's wr_id. */
+static struct fifo *recv_queue(struct tl_build *b, struct fifo *f, bool recv, uint16_t host, uint64_t wr_id,
+			       struct tl_vec *srqs)
+{
+	if (!recv || f->head != f->n)
+		return f;
+	for (size_t s = 0; s < srqs->n; s++) {
+		struct fifo *g = TL_AT(srqs, struct fifo, s);
+		for (size_t j = g->head; j < g->n; j++)
+			if (tl_ev(b, g->v[j])->host == host && tl_ev(b, g->v[j])->ev.u.wr.wr_id == wr_id)
+				return g;
+	}
+	return f;
+}
+
+/* The position in f of the WR a completion completes, f->n when none: the
+ * oldest outstanding WR with its wr_id (a flushed queue completes in order);
+ * a successful send completion comes from a signaled WR (wr_ids repeat: many
+ * applications post every unsignaled WR with the same wr_id). */
+static size_t completed_wr(struct tl_build *b, const struct fifo *f, bool recv, const struct rt_ev_completion *wc,
+			   bool sig_all)
+{
+	size_t j, any = f->n;
+	for (j = f->head; j < f->n; j++) {
+		const struct rt_ev_wr *w = &tl_ev(b, f->v[j])->ev.u.wr;
+		if (w->wr_id != wc->wr_id)
+			continue;
+		if (any == f->n)
+			any = j;
+		if (recv || wc->status || (w->flags & RT_WRF_SIGNALED) || sig_all)
+			break;
+	}
+	return j == f->n ? any : j;
+}
+
 static int completions(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -2003,33 +2040,15 @@ static int completions(struct lctx *c)
 			continue;
 		const struct rt_ev_completion *wc = &ev->u.wc;
 		bool recv = wc->opcode & 128;
-		struct fifo *f = recv ? &rq[q] : &sq[q];
-		if (recv && f->head == f->n) {
-			/* maybe an SRQ of this host */
-			for (size_t s = 0; s < srqs.n; s++) {
-				struct fifo *g = TL_AT(&srqs, struct fifo, s);
-				for (size_t j = g->head; j < g->n; j++)
-					if (tl_ev(b, g->v[j])->host == e->host && tl_ev(b, g->v[j])->ev.u.wr.wr_id == wc->wr_id) {
-						f = g;
-						break;
-					}
-			}
+		struct fifo *f = recv_queue(b, recv ? &rq[q] : &sq[q], recv, e->host, wc->wr_id, &srqs);
+		size_t j = completed_wr(b, f, recv, wc, sig_all[q]);
+		if (j == f->n && wc->status) {
+			/* an error completion's opcode is not defined (rxe gives a receive's
+			 * error as SEND): the WR may be in the other queue */
+			recv = !recv;
+			f = recv_queue(b, recv ? &rq[q] : &sq[q], recv, e->host, wc->wr_id, &srqs);
+			j = completed_wr(b, f, recv, wc, sig_all[q]);
 		}
-		/* the oldest outstanding WR with this wr_id (a flushed queue completes in order);
-		 * a successful send completion comes from a signaled WR (wr_ids repeat: many
-		 * applications post every unsignaled WR with the same wr_id) */
-		size_t j, any = f->n;
-		for (j = f->head; j < f->n; j++) {
-			const struct rt_ev_wr *w = &tl_ev(b, f->v[j])->ev.u.wr;
-			if (w->wr_id != wc->wr_id)
-				continue;
-			if (any == f->n)
-				any = j;
-			if (recv || wc->status || (w->flags & RT_WRF_SIGNALED) || sig_all[q])
-				break;
-		}
-		if (j == f->n)
-			j = any;
 		if (j == f->n)
 			continue;
 		uint32_t wr = f->v[j];

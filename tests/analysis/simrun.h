@@ -50,6 +50,9 @@ struct sim_fault {
 	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
 	int lose_nak_after;       /* B's first NAK or RNR NAK is lost after the capture point: A's ACK timer goes off */
 	int lose_ack_before;      /* B's first ACK of the faulty WR is lost before the capture point */
+	uint32_t recv_room;       /* SEND: B's receive holds this many bytes (0: enough); past them B answers
+				   * NAK remote operational error and completes the receive with LOC_QP_OP_ERR
+				   * (opcode 0: an error completion's opcode is undefined), as rxe does */
 };
 
 #define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .lose_resend_before = -1, .rnr_post_after_ns = -1})
@@ -423,6 +426,16 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				resp.psn = psn;
 				resp.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_REMOTE_ACCESS_ERROR);
 				resp.msn = s->b_msn;
+				continue;
+			}
+			if (opcode == 2 && f->recv_room && (i + 1) * s->c.mtu > f->recv_room && s->rq_head < s->rq_n) {
+				answered = 1;
+				tb_resp = tb + 2000;
+				resp.opcode = RT_OP_RC_ACKNOWLEDGE;
+				resp.psn = psn;
+				resp.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_REMOTE_OP_ERROR);
+				resp.msn = s->b_msn;
+				sim_completion(s, 1, tb + 3000, s->rq[s->rq_head++], 2, 0, 0);
 				continue;
 			}
 			if (opcode == 2 && first) {

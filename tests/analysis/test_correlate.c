@@ -1535,6 +1535,43 @@ static void test_cm_call_in_progress(void)
 	rt_timeline_free(tl);
 }
 
+/* A SEND of 8192 bytes into a receive of 4096 (ibv_rc_pingpong -s 8192
+ * against a server with -s 4096): the responder NAKs the packet past the
+ * receive's room with remote operational error and completes the receive
+ * with LOC_QP_OP_ERR, its opcode SEND (as rxe reports it).  Both findings
+ * say the message was longer than the receive, with both WRs. */
+static void test_recv_overflow(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("recv-overflow"), &c) == 0);
+	sim_post_recv(&s, 1, 4096);
+	struct sim_fault f = SIM_NOFAULT;
+	f.recv_room = 4096;
+	CHECK(sim_wr(&s, 2, 2, 8192, 1, &f) == 11);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("recv-overflow"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned nak = 0, recv = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *fi = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, fi->text);
+		printf("#   F%u %s: %s\n", fi->id, rt_tl_finding_kind_name(fi->kind), text);
+		nak += fi->kind == RT_TLFK_NAK_ERROR &&
+		       strstr(text, "of wr_id 2 (SEND, 8192 bytes): the message (8192 bytes) is longer than the receive WR "
+				    "it met on the responder (receive wr_id 1 (4096 bytes) on QP 0x000012 on hostB)");
+		recv += fi->kind == RT_TLFK_ERROR_COMPLETION &&
+			strstr(text, "receive wr_id 1 (4096 bytes) on QP 0x000012 on hostB failed with LOC_QP_OP_ERR: the "
+				     "message that consumed it, wr_id 2 (SEND, 8192 bytes) from QP 0x000011 on hostA, is "
+				     "longer than its 4096 bytes");
+	}
+	CHECK_EQ_U(nak, 1);
+	CHECK_EQ_U(recv, 1);
+	rt_timeline_free(tl);
+}
+
 /* ECN marks and CNPs: counted per direction, and a receiver of marked
  * packets that sent no CNP back is named as the reason its sender never
  * slowed down. */
@@ -1817,6 +1854,7 @@ int main(void)
 	RUN(test_create_refused);
 	RUN(test_async_errors);
 	RUN(test_cm_call_in_progress);
+	RUN(test_recv_overflow);
 	RUN(test_congestion);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);

@@ -305,6 +305,15 @@ static inline void sim_completion(struct sim *s, int host_b, uint64_t t, uint64_
 	sim_emit(s, host_b, &e);
 }
 
+/* B's acknowledgement (ACK, NAK or RNR NAK) of psn. */
+static inline void sim_ack(struct synth *r, uint32_t psn, uint8_t syndrome, uint32_t msn)
+{
+	r->opcode = RT_OP_RC_ACKNOWLEDGE;
+	r->psn = psn;
+	r->syndrome = syndrome;
+	r->msn = msn;
+}
+
 /* One WR from A: opcode 0 RDMA_WRITE or 2 SEND.  Returns the completion status. */
 static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, uint32_t len, int signaled,
 			      const struct sim_fault *f)
@@ -403,38 +412,26 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 					/* a duplicate asking for an ACK: B acknowledges what it has */
 					answered = 1;
 					tb_resp = tb + 2000;
-					resp.opcode = RT_OP_RC_ACKNOWLEDGE;
-					resp.psn = rt_psn_add(s->b_epsn, -1);
-					resp.syndrome = rt_aeth_syndrome(RT_AETH_ACK, 31);
-					resp.msn = s->b_msn;
+					sim_ack(&resp, rt_psn_add(s->b_epsn, -1), rt_aeth_syndrome(RT_AETH_ACK, 31), s->b_msn);
 				}
 				if (rt_psn_diff(psn, s->b_epsn) > 0 && !nak_sent) {
 					nak_sent = 1;
 					answered = 1;
 					tb_resp = tb + 2000;
-					resp.opcode = RT_OP_RC_ACKNOWLEDGE;
-					resp.psn = s->b_epsn;
-					resp.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR);
-					resp.msn = s->b_msn;
+					sim_ack(&resp, s->b_epsn, rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR), s->b_msn);
 				}
 				continue;
 			}
 			if (f->bad_rkey && opcode == 0) {
 				answered = 1;
 				tb_resp = tb + 2000;
-				resp.opcode = RT_OP_RC_ACKNOWLEDGE;
-				resp.psn = psn;
-				resp.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_REMOTE_ACCESS_ERROR);
-				resp.msn = s->b_msn;
+				sim_ack(&resp, psn, rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_REMOTE_ACCESS_ERROR), s->b_msn);
 				continue;
 			}
 			if (opcode == 2 && f->recv_room && (i + 1) * s->c.mtu > f->recv_room && s->rq_head < s->rq_n) {
 				answered = 1;
 				tb_resp = tb + 2000;
-				resp.opcode = RT_OP_RC_ACKNOWLEDGE;
-				resp.psn = psn;
-				resp.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_REMOTE_OP_ERROR);
-				resp.msn = s->b_msn;
+				sim_ack(&resp, psn, rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_REMOTE_OP_ERROR), s->b_msn);
 				sim_completion(s, 1, tb + 3000, s->rq[s->rq_head++], 2, 0, 0);
 				continue;
 			}
@@ -455,10 +452,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				if (s->rq_head == s->rq_n) {
 					answered = 1;
 					tb_resp = tb + 2000;
-					resp.opcode = RT_OP_RC_ACKNOWLEDGE;
-					resp.psn = psn;
-					resp.syndrome = rt_aeth_syndrome(RT_AETH_RNR_NAK, s->c.min_rnr_timer_b);
-					resp.msn = s->b_msn;
+					sim_ack(&resp, psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, s->c.min_rnr_timer_b), s->b_msn);
 					continue;
 				}
 			}
@@ -471,10 +465,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				}
 				answered = 1;
 				tb_resp = tb + 2000;
-				resp.opcode = RT_OP_RC_ACKNOWLEDGE;
-				resp.psn = psn;
-				resp.syndrome = rt_aeth_syndrome(RT_AETH_ACK, 31);
-				resp.msn = s->b_msn;
+				sim_ack(&resp, psn, rt_aeth_syndrome(RT_AETH_ACK, 31), s->b_msn);
 			}
 		}
 		second_round = first_round;

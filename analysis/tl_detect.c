@@ -3950,10 +3950,10 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		tx(&t, ", and was gone %.3f ms after that record (the kernel's process events; its RDMA "
 		       "resources were closed before, which sends its connections' DREQs)", ms(item_t(c, end) - t_end));
 	tx(&t, ".");
-	char log[256], line[200];
+	char words[900];
 	if (pe && pe->how != RT_END_SIGNAL && !pe->signal &&
-	    tl_program_output_tail((const char *)b->strs.p + P->trace_file, log, sizeof(log), line, sizeof(line)))
-		tx(&t, " The recorded output (%s) ends with \"%s\".", log, line);
+	    tl_program_output_words((const char *)b->strs.p + P->trace_file, words, sizeof(words)))
+		tx(&t, "%s", words);
 	if (pe)
 		tx(&e, "%sprocess_end record (%s) at %.6f s", e.n ? "; " : "", rt_end_how_name(pe->how),
 		   (double)item_t(c, end) / 1e9);

@@ -446,11 +446,12 @@ size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_cap
 size_t tl_verbs_call_reason(const struct rt_event *ev, unsigned qp_type, const char *host, char *buf, size_t len);
 /* A GID as an IPv6 address ("::ffff:10.9.0.1", "ff0e::ffff:239.1.1.1") into buf; returns the length. */
 size_t tl_gid_text(const uint8_t gid[16], char *buf, size_t len);
-/* tl_output.c: the last line with something on it of the output `rdmatrace
- * record` kept for the recording the trace file at trace is in (its
- * run.json's "log", relative to the recording, into log), made printable,
- * into line; false when there is none. */
-bool tl_program_output_tail(const char *trace, char *log, size_t loglen, char *line, size_t linelen);
+/* tl_output.c: " Its stderr (logs/X.err) ends with "..." and "...".", else
+ * " The recorded output (logs/X.out) ends with "...".": the last lines of what
+ * the tool that ran the process kept for the recording its trace file is in
+ * (run.json's logs, relative to the recording), into words; false when there
+ * are none. */
+bool tl_program_output_words(const char *trace, char *words, size_t len);
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields
  * of the QPs, so until tl_stats_join() nothing may add to or move the build's

@@ -2,13 +2,16 @@
  * The recorded program's own output, for the finding of a process that gave
  * up with a non-zero exit status: the program says why on its stderr
  * ("Couldn't open XRC domain"), and the tool that ran it kept it in the
- * recording's logs/.  `rdmatrace record` names it in its run.json ("log",
- * next to the traces/ directory the process's trace is in); the lab
- * (scripts/lab-run), whose run.json holds every side's recording, names each
- * side's output ("output") beside the side's record, whose processes list
- * their traces.  This finds that file from the trace's path and gives its
- * last line that is not empty.  Only the recording's own run.json is read,
- * and only a log path inside the recording's directory.
+ * recording's logs/.  `rdmatrace record` names it in its run.json, next to
+ * the traces/ directory the process's trace is in: "stderr_log" (its stderr
+ * alone, when it wrote any) and "log" (stdout and stderr; stdout, buffered
+ * in a pipe, often comes last).  The lab (scripts/lab-run), whose run.json
+ * holds every side's recording, names each side's "stderr" and "output"
+ * beside the side's record, whose processes list their traces.  This finds
+ * those files from the trace's path and quotes the last lines of stderr
+ * (two, the error and what the program made of it), else the last line of
+ * the output.  Only the recording's own run.json is read, and only log
+ * paths inside the recording's directory.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,6 +53,13 @@ static bool json_path(const char *p, char *out, size_t len)
 	return *p == '"' && o > 0 && !strstr(out, "..") && out[0] != '/';
 }
 
+/* The path of key ("\"log\": \"") in [from, to) into out. */
+static bool path_of(const char *from, const char *to, const char *key, char *out, size_t len)
+{
+	const char *p = strstr(from, key);
+	return p && p < to && json_path(p + strlen(key), out, len);
+}
+
 /* The last occurrence of needle in [from, to), NULL when none. */
 static const char *last_before(const char *from, const char *to, const char *needle)
 {
@@ -59,33 +69,93 @@ static const char *last_before(const char *from, const char *to, const char *nee
 	return found;
 }
 
-/* The log of the process whose trace is RECDIR/traces/name, from the
- * recording's run.json (the whole file in json). */
-static bool log_of(const char *json, const char *name, char *out, size_t len)
+/* The logs of the process whose trace is RECDIR/traces/name, from the
+ * recording's run.json (the whole file in json): its stderr (err, "" when
+ * not named) and its output (out). */
+static bool logs_of(const char *json, const char *name, char *err, char *out, size_t len)
 {
+	const char *end = json + strlen(json);
+	*err = *out = 0;
 	const char *tool = strstr(json, "\"tool\": \"");
 	if (!tool)
 		return false;
 	tool += 9;
 	if (!strncmp(tool, "rdmatrace record\"", 17)) {
-		const char *p = strstr(json, "\"log\": \"");
-		return p && json_path(p + 8, out, len);
+		if (!path_of(json, end, "\"stderr_log\": \"", err, len))
+			*err = 0;
+		return path_of(json, end, "\"log\": \"", out, len) || *err;
 	}
 	if (strncmp(tool, "rdmatrace lab\"", 14))
 		return false;
-	/* the side whose record lists the trace: its "output" is the last before it */
+	/* the side whose record lists the trace: it starts at the last "output" before it */
 	char key[600];
 	if (snprintf(key, sizeof(key), "\"trace\": \"traces/%s\"", name) >= (int)sizeof(key))
 		return false;
 	const char *trace = strstr(json, key);
-	const char *output = trace ? last_before(json, trace, "\"output\": \"") : NULL;
-	return output && json_path(output + 11, out, len);
+	const char *side = trace ? last_before(json, trace, "\"output\": \"") : NULL;
+	if (!side)
+		return false;
+	if (!path_of(side, trace, "\"stderr\": \"", err, len))
+		*err = 0;
+	return path_of(side, trace, "\"output\": \"", out, len) || *err;
 }
 
-bool tl_program_output_tail(const char *trace, char *log, size_t loglen, char *line, size_t linelen)
+/* The last n lines with something on them of RECDIR/log, made printable
+ * ASCII (the finding's text goes into JSON as it is) and quoted, joined with
+ * " and ", into words; the number of lines quoted. */
+static unsigned last_lines(const char *dir, const char *log, unsigned n, char *words, size_t len)
 {
-	char dir[4096], path[8192];
-	if (!trace || !linelen || !recording_dir(trace, dir, sizeof(dir)))
+	char path[8192];
+	snprintf(path, sizeof(path), "%s/%s", dir, log);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	char buf[4096];
+	long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+	long from = size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0;
+	size_t got = size >= 0 && fseek(f, from, SEEK_SET) == 0 ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	fclose(f);
+	/* the lines' bounds, last first */
+	size_t starts[2], ends[2];
+	unsigned found = 0;
+	size_t end = got;
+	while (found < n && found < 2) {
+		while (end > 0 && strchr("\n\r \t", buf[end - 1]))
+			end--;
+		size_t start = end;
+		while (start > 0 && buf[start - 1] != '\n' && buf[start - 1] != '\r')
+			start--;
+		if (start == end || (start == 0 && from > 0))
+			break; /* no more lines, or one cut at the start of what was read */
+		starts[found] = start;
+		ends[found++] = end;
+		end = start;
+	}
+	size_t o = 0;
+	for (unsigned k = found; k-- > 0;) {
+		o += (size_t)snprintf(words + o, len - o, "%s\"", k + 1 < found ? " and " : "");
+		size_t i = starts[k];
+		for (; i < ends[k] && o + 6 < len && i - starts[k] < 160; i++) {
+			unsigned char ch = (unsigned char)buf[i];
+			words[o++] = ch == '"' ? '\'' : ch < 32 || ch >= 127 ? '?' : (char)ch;
+		}
+		if (i < ends[k] && o + 5 < len) {
+			memcpy(words + o, "...", 3);
+			o += 3;
+		}
+		if (o + 2 < len)
+			words[o++] = '"';
+		words[o] = 0;
+		if (o + 8 >= len)
+			break;
+	}
+	return found;
+}
+
+bool tl_program_output_words(const char *trace, char *words, size_t len)
+{
+	char dir[4096], path[4200];
+	if (!trace || len < 16 || !recording_dir(trace, dir, sizeof(dir)))
 		return false;
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	FILE *f = fopen(path, "r");
@@ -98,40 +168,18 @@ bool tl_program_output_tail(const char *trace, char *log, size_t loglen, char *l
 	if (!json)
 		return false;
 	json[jn] = 0;
-	bool found = log_of(json, strrchr(trace, '/') + 1, log, loglen);
+	char err[256], out[256], quote[520];
+	bool found = logs_of(json, strrchr(trace, '/') + 1, err, out, sizeof(err));
 	free(json);
 	if (!found)
 		return false;
-	snprintf(path, sizeof(path), "%s/%s", dir, log);
-	f = fopen(path, "rb");
-	if (!f)
-		return false;
-	char buf[4096];
-	long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-	long from = size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0;
-	size_t n = size >= 0 && fseek(f, from, SEEK_SET) == 0 ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	fclose(f);
-	buf[n] = 0;
-	/* the last line with something on it */
-	size_t end = n;
-	while (end > 0 && (buf[end - 1] == '\n' || buf[end - 1] == '\r' || buf[end - 1] == ' ' || buf[end - 1] == '\t'))
-		end--;
-	size_t start = end;
-	while (start > 0 && buf[start - 1] != '\n' && buf[start - 1] != '\r')
-		start--;
-	if (start == end)
-		return false;
-	/* printable ASCII only (the finding's text goes into JSON as it is),
-	 * cut with "..." when longer than line has room for */
-	size_t o = 0, i = start;
-	for (; i < end && o + 4 < linelen; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-		line[o++] = ch == '"' ? '\'' : ch < 32 || ch >= 127 ? '?' : (char)ch;
+	if (*err && last_lines(dir, err, 2, quote, sizeof(quote))) {
+		snprintf(words, len, " Its stderr (%s) ends with %s.", err, quote);
+		return true;
 	}
-	if (i < end && o + 3 < linelen) {
-		memcpy(line + o, "...", 3);
-		o += 3;
+	if (*out && last_lines(dir, out, 1, quote, sizeof(quote))) {
+		snprintf(words, len, " The recorded output (%s) ends with %s.", out, quote);
+		return true;
 	}
-	line[o] = 0;
-	return true;
+	return false;
 }

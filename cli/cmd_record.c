@@ -10,6 +10,10 @@
  *                                renames them after the run
  *   logs/HOST-PROGRAM.out        the program's stdout and stderr (also
  *                                passed through to ours)
+ *   logs/HOST-PROGRAM.err        its stderr alone, when it wrote any (a
+ *                                program says why it gives up there, and
+ *                                its stdout, buffered in a pipe, may come
+ *                                after it in the .out)
  *   capture.pcapng               with --capture IFACE
  *   run.json                     host, boot id, kernel, clock calibration,
  *                                command line, library versions, processes
@@ -72,6 +76,7 @@ struct rec {
 	char traces[PATH_MAX + 16];
 	char logs[PATH_MAX + 16];
 	char log_path[PATH_MAX + 160];
+	char err_log_path[PATH_MAX + 160]; /* stderr alone; "" when it wrote nothing */
 	const char *capture_iface;
 	size_t flight_bytes;
 	char **argv;
@@ -209,7 +214,13 @@ static void stop_capture(struct rec *r)
 
 /* ---- output pass-through ---- */
 
-static void pump(struct rec *r, int out_fd, int err_fd, int log_fd)
+static void log_write(const char *path, int fd, const char *buf, ssize_t got)
+{
+	if (fd >= 0 && write(fd, buf, (size_t)got) != got)
+		fprintf(stderr, "rdmatrace record: writing %s: %s\n", path, strerror(errno));
+}
+
+static void pump(struct rec *r, int out_fd, int err_fd, int log_fd, int err_log_fd)
 {
 	struct pollfd pf[2] = { { .fd = out_fd, .events = POLLIN }, { .fd = err_fd, .events = POLLIN } };
 	int open_fds = 2;
@@ -241,9 +252,9 @@ static void pump(struct rec *r, int out_fd, int err_fd, int log_fd)
 				if (w > 0)
 					off += w;
 			}
-			if (log_fd >= 0 && write(log_fd, buf, (size_t)got) != got)
-				fprintf(stderr, "rdmatrace record: writing %s: %s\n", r->log_path,
-					strerror(errno));
+			log_write(r->log_path, log_fd, buf, got);
+			if (i == 1)
+				log_write(r->err_log_path, err_log_fd, buf, got);
 		}
 	}
 }
@@ -275,6 +286,10 @@ static int run_program(struct rec *r, const char *probe)
 	int log_fd = open(r->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (log_fd < 0)
 		fprintf(stderr, "rdmatrace record: %s: %s\n", r->log_path, strerror(errno));
+	snprintf(r->err_log_path, sizeof(r->err_log_path), "%s/%s-%s.err", r->logs, r->host, prog);
+	int err_log_fd = open(r->err_log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (err_log_fd < 0)
+		fprintf(stderr, "rdmatrace record: %s: %s\n", r->err_log_path, strerror(errno));
 
 	/* Environment for the program: the probe and where its tracer writes. */
 	char output[PATH_MAX + 200];
@@ -330,9 +345,16 @@ static int run_program(struct rec *r, const char *probe)
 	}
 	close(out_pipe[1]);
 	close(err_pipe[1]);
-	pump(r, out_pipe[0], err_pipe[0], log_fd);
+	pump(r, out_pipe[0], err_pipe[0], log_fd, err_log_fd);
 	if (log_fd >= 0)
 		close(log_fd);
+	struct stat est;
+	if (err_log_fd >= 0 && fstat(err_log_fd, &est) == 0 && est.st_size == 0)
+		unlink(r->err_log_path); /* it wrote nothing on stderr */
+	if (err_log_fd < 0 || access(r->err_log_path, F_OK) != 0)
+		r->err_log_path[0] = 0;
+	if (err_log_fd >= 0)
+		close(err_log_fd);
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -564,6 +586,12 @@ static int write_run_json(struct rec *r, const char *probe)
 	const char *lb = strrchr(r->log_path, '/');
 	snprintf(rel, sizeof(rel), "logs/%s", lb ? lb + 1 : r->log_path);
 	json_str(f, rel);
+	if (r->err_log_path[0]) {
+		fprintf(f, ",\n  \"stderr_log\": ");
+		lb = strrchr(r->err_log_path, '/');
+		snprintf(rel, sizeof(rel), "logs/%s", lb ? lb + 1 : r->err_log_path);
+		json_str(f, rel);
+	}
 	fprintf(f, ",\n  \"processes\": [");
 	for (unsigned i = 0; i < r->nfiles; i++) {
 		const struct proc_file *p = &r->files[i];

@@ -33,20 +33,21 @@ check "--count and --size reach the programs" grep -q 'RESULT imm server ok batc
 check "--loss injects faults into any scenario, and the data still arrives" grep -q 'ok    client: ok' "$T/lossy.out"
 check "--loss is recorded in run.json" grep -q '"faults": "drop:prob=0.05"' "$T/lossy/run.json"
 # ud has no retransmission: with 5 % loss (seed 3) its programs give up and
-# exit 1; the diagnosis quotes the last line each side's output ends with
-# (the lab's run.json names each side's output beside its record)
+# exit 1; the diagnosis quotes how each side's stderr ends (the lab's
+# run.json names each side's stderr and output beside its record)
 timeout 120 "$RDMATRACE" lab ud --loss 5 --seed 3 -o "$T/udloss" >"$T/udloss.out" 2>&1
-check "a side that gives up in a lab run: its exit finding quotes the end of its output" python3 -c '
+check "a side that gives up in a lab run: its exit finding quotes the end of its stderr" python3 -c '
 import json, subprocess, sys
 rt, run = sys.argv[1:3]
 sides = json.load(open(run + "/run.json"))["sides"]
-failed = {s["output"]: s["record"]["processes"][0]["pid"] for s in sides.values() if s["exit_status"]}
+failed = [s for s in sides.values() if s["exit_status"]]
 assert failed, sides
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
-for out, pid in failed.items():
-    last = [l for l in open(run + "/" + out).read().splitlines() if l.strip()][-1]
+for s in failed:
+    pid = s["record"]["processes"][0]["pid"]
+    last = [l for l in open(run + "/" + s["stderr"]).read().splitlines() if l.strip()][-1]
     f = [x["text"] for x in d["findings"] if x["kind"] == "process_ended" and "(pid %d)" % pid in x["text"]]
-    assert len(f) == 1 and ("The recorded output (%s) ends with \"%s\"." % (out, last.strip())) in f[0], (out, last, f)
+    assert len(f) == 1 and (" Its stderr (%s) ends with " % s["stderr"]) in f[0] and f[0].endswith("\"%s\"." % last.strip()), (s, last, f)
 ' "$RDMATRACE" "$T/udloss"
 
 # Running again into the same directory replaces the run.

@@ -222,6 +222,25 @@ assert "its own output says why" in f[0]["text"] and "process_end record (exit)"
 # the last line of what record kept of its output, quoted
 assert "The recorded output (logs/" in f[0]["text"] and f[0]["text"].endswith(".out) ends with \"verbs_prog giveup: set up, returning 1\"."), f[0]
 ' "$T/giveup.diag"
+# one that says why on stderr: record keeps its stderr apart too, and the
+# finding quotes its last two lines (its stdout, buffered, comes last in the .out)
+"$RDMATRACE" record -o "$T/giveup-err" -- "$PROG" giveup-stderr >/dev/null 2>&1
+check "giveup-stderr: record keeps the stderr alone and names it in run.json" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1] + "/run.json"))
+err = open(sys.argv[1] + "/" + r["stderr_log"]).read()
+out = open(sys.argv[1] + "/" + r["log"]).read()
+assert err == "verbs_prog giveup: cannot go on (\"no peer\")\nverbs_prog giveup: stopping\n", err
+assert "stopping" in out and "returning 1" in out, out
+' "$T/giveup-err"
+check "giveup-stderr: the finding quotes the last two lines of its stderr" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "diagnose", "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+f = [x["text"] for x in d["findings"] if x["kind"] == "process_ended"]
+assert len(f) == 1 and " Its stderr (logs/" in f[0], f
+assert f[0].endswith("-verbs_prog.err) ends with \"verbs_prog giveup: cannot go on (\x27no peer\x27)\" and \"verbs_prog giveup: stopping\"."), f[0]
+' "$RDMATRACE" "$T/giveup-err"
+check "a program that writes nothing on stderr leaves no .err" bash -c "! ls '$T'/giveup/logs/*.err 2>/dev/null && ! grep -q stderr_log '$T/giveup/run.json'"
 
 # ---- SIGTERM to record reaches the program ----
 "$RDMATRACE" record -o "$T/term" -- "$PROG" hang >"$T/term.out" 2>&1 &

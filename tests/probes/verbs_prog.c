@@ -430,13 +430,19 @@ int main(int argc, char **argv)
 		rc = basic(0, 0);
 	} else if (!strcmp(mode, "cq-overrun")) {
 		rc = cq_overrun();
-	} else if (!strcmp(mode, "giveup")) {
+	} else if (!strcmp(mode, "giveup") || !strcmp(mode, "giveup-stderr")) {
 		/* a device, a PD and a CQ, then a return of 1 from main (not through
-		 * exit()), as a program whose next step failed untraced does */
+		 * exit()), as a program whose next step failed untraced does;
+		 * giveup-stderr says why on stderr, and its stdout (buffered in a
+		 * pipe) comes after */
 		struct ibv_context *ctx = open_dev();
 		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 		struct ibv_cq *cq = ctx ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
 		printf("verbs_prog giveup: %s, returning 1\n", pd && cq ? "set up" : "FAILED");
+		if (strcmp(mode, "giveup")) {
+			fprintf(stderr, "verbs_prog giveup: cannot go on (\"no peer\")\n");
+			fprintf(stderr, "verbs_prog giveup: stopping\n");
+		}
 		return 1;
 	} else if (!strcmp(mode, "hang")) {
 		rc = basic(0, 0);

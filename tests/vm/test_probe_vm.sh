@@ -89,8 +89,9 @@ e = [f for f in d["findings"] if f["kind"] == "process_ended"]
 assert len(e) == 1 and e[0]["severity"] == "info", e
 assert e[0]["text"].startswith("ibv_xsrq_pingpong (pid ") and "exited with status 1 after its last record" in e[0]["text"], e[0]
 assert "its first error, a refused ibv_open_xrcd at " in e[0]["text"], e[0]
-# and what the program said, from the output record kept
-assert "ends with \"Couldn\x27t Open the XRC Domain 95\"" in e[0]["text"], e[0]
+# and what the program said on its stderr, which record kept apart
+assert " Its stderr (logs/client-ibv_xsrq_pingpong.err) ends with " in e[0]["text"], e[0]
+assert e[0]["text"].endswith("\"Couldn\x27t Open the XRC Domain 95\"."), e[0]
 ' "$R2/xs.json"
 
 # a CQ overrun: rxe's IBV_EVENT_CQ_ERR, read by the program, explained
@@ -241,6 +242,27 @@ open_ = [r for r in wrs if "completion" not in types(r)]
 early = [r["summary"] for r in open_ if r["row"] < last_done.get((r["host"], r["qpn"]), -1)]
 assert not early and len(open_) <= 8, (len(open_), early[:3])
 ' "$RDMATRACE" "$RS"
+# ---- a SEND longer than the receive it meets: ibv_rc_pingpong -s 8192 against -s 4096 ----
+# rxe refuses the message past the receive's 4096 bytes: NAK remote
+# operational error to the client, LOC_QP_OP_ERR (opcode SEND) for the
+# server's receive; both programs print why on stderr and exit 1
+LE=$VM_TMP/lenerr
+vm_run "$LE" --scenario rc-pingpong-len --ready "sleep 2; true" \
+	--server "$REC -o $LE/srv -- ibv_rc_pingpong -d rxe0 -g 1 -n 10 -s 4096" \
+	--client "$REC -o $LE/cli -- ibv_rc_pingpong -d rxe0 -g 1 -n 10 -s 8192 10.9.0.1" \
+	--server-name ibv_rc_pingpong --client-name ibv_rc_pingpong
+check "a SEND longer than its receive: both sides say the message did not fit, with both WRs; each exit quotes its stderr" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "diagnose", "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+t = lambda k: [f["text"] for f in d["findings"] if f["kind"] == k]
+n = t("nak_error")
+assert len(n) == 1 and "of wr_id 2 (SEND, 8192 bytes): the message (8192 bytes) is longer than the receive WR it met on the responder (receive wr_id 1 (4096 bytes) on QP 0x" in n[0], n
+e = t("error_completion")
+assert len(e) == 1 and e[0].startswith("receive wr_id 1 (4096 bytes) on QP 0x") and "on server failed with " in e[0] and \
+    ": the message that consumed it, wr_id 2 (SEND, 8192 bytes) from QP 0x" in e[0], e
+p = t("process_ended")
+assert len(p) == 2 and all(" Its stderr (logs/" in x and "Failed status" in x for x in p), p
+' "$RDMATRACE" "$LE"
 # ---- UD multicast: mckey sends 20 datagrams to 239.1.1.1, which the server joined ----
 MK=$VM_TMP/mckey
 vm_run "$MK" --scenario mckey --ready "sleep 3; true" \

@@ -770,6 +770,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->ends, sizeof(uint32_t));
 	tl_vec_init(&b->attaches, sizeof(uint32_t));
 	tl_vec_init(&b->asyncs, sizeof(uint32_t));
+	tl_vec_init(&b->avs, sizeof(uint32_t));
 	tl_vec_init(&b->errs, sizeof(uint32_t));
 	tl_vec_init(&b->naks, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
@@ -805,6 +806,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->ends);
 	tl_vec_free(&b->attaches);
 	tl_vec_free(&b->asyncs);
+	tl_vec_free(&b->avs);
 	tl_vec_free(&b->errs);
 	tl_vec_free(&b->naks);
 	tl_vec_free(&b->proc_salvaged);

@@ -1986,7 +1986,7 @@ static int wire_anomalies(struct dctx *c)
 /* What a refused ibv_modify_qp lacked or had too much, or that its values
  * were refused, in words. */
 static void modify_reason(struct tl_build *b, uint32_t q, const struct rt_ev_qp_state *s, unsigned from,
-			  struct text *t)
+			  const struct rt_ev_qp_av *av, struct text *t)
 {
 	unsigned type = s->qp_type ? s->qp_type : q < b->qps.n ? tl_qp(b, q)->qp_type : 0;
 	const char *tn = type == 2 ? "an RC" : type == 3 ? "a UC" : type == 4 ? "a UD" : "a";
@@ -2028,6 +2028,11 @@ static void modify_reason(struct tl_build *b, uint32_t q, const struct rt_ev_qp_
 		      "reaches it; ibv_rc_pingpong and its kin take it as -g)", s->port_num);
 		return;
 	}
+	char why[700];
+	if (av && tl_qp_av_problem(av, (s->attr_mask & RT_QPA_PATH_MTU) ? s->path_mtu : 0, true, why, sizeof(why))) {
+		tx(t, ": %s", why);
+		return;
+	}
 	tx(t, ": the attribute mask (0x%x) is what the %s -> %s transition of %s QP takes, so a value was refused "
 	      "(a path MTU above the port's, a GID index with no address behind it, a port that does not exist, "
 	      "a retry count above 7 or a timeout above 31, more RDMA READ / atomic depth than the device has)",
@@ -2061,6 +2066,13 @@ static const struct rt_event *thread_prev(struct tl_build *b, uint32_t i)
 			return &p->ev;
 	}
 	return NULL;
+}
+
+/* The address vector the probe recorded just before QP_STATE event i (RT_EV_QP_AV), NULL when none. */
+static const struct rt_ev_qp_av *qp_av_before(struct tl_build *b, uint32_t i)
+{
+	const struct rt_event *p = thread_prev(b, i);
+	return p && p->kind == RT_EV_QP_AV && p->qpn == tl_ev(b, i)->ev.qpn ? &p->u.qp_av : NULL;
 }
 
 static const struct rt_ev_device_caps *device_caps_before(struct tl_build *b, uint32_t i)
@@ -2149,7 +2161,7 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 		if (s->result)
 			tx(&t, " with %s", rt_errno_name(s->result));
 		if (from <= 6)
-			modify_reason(b, q, s, from, &t);
+			modify_reason(b, q, s, from, qp_av_before(b, i), &t);
 		tx(&t, "; the QP stays where it was, and what needs it later fails too.");
 		tx(&ev, "attr_mask 0x%x", s->attr_mask);
 		break;
@@ -2430,6 +2442,106 @@ static int async_errors(struct dctx *c)
 	}
 	tl_vec_free(&groups);
 	tl_hash_free(&seen);
+	return rc;
+}
+
+/* ---- QPs set up so that they cannot work (tl_qp_av.c): a path MTU above
+ * the port's, GIDs of two IP versions; the device accepted the modify ---- */
+
+/* The QP_STATE event of the modify whose address vector is event i (the
+ * next record of its thread), RT_TL_NONE when none. */
+static uint32_t modify_of_av(struct tl_build *b, uint32_t i)
+{
+	const struct tl_evrec *e = tl_ev(b, i);
+	for (uint32_t j = i + 1; j < tl_nev(b) && j - i <= 4096; j++) {
+		const struct tl_evrec *n = tl_ev(b, j);
+		if (n->proc == e->proc && n->ev.tid == e->ev.tid && !b->ev_shadow[j])
+			return n->ev.kind == RT_EV_QP_STATE && n->ev.qpn == e->ev.qpn ? j : RT_TL_NONE;
+	}
+	return RT_TL_NONE;
+}
+
+/* What the set-up did to QP q's send WRs posted after event m: how many
+ * never reached the capture (none of their packets in it) and never
+ * completed, into t; the first of them (RT_TL_NONE). */
+static uint32_t stuck_sends(struct dctx *c, uint32_t q, uint32_t m, struct text *t)
+{
+	struct tl_build *b = c->b;
+	uint32_t posted = 0, stuck = 0, first = RT_TL_NONE;
+	for (uint32_t j = m + 1; j < tl_nev(b); j++) {
+		const struct tl_evrec *e = tl_ev(b, j);
+		if (b->ev_qp[j] != q || e->ev.kind != RT_EV_WR_POST || e->ev.u.wr.queue != RT_WRQ_SEND ||
+		    b->ev_shadow[j] || (e->ev.u.wr.flags & RT_WRF_POST_FAILED))
+			continue;
+		posted++;
+		if (first_link(c, j, RT_TLL_PACKET) != RT_TL_NONE || first_link(c, j, RT_TLL_RETRANS) != RT_TL_NONE ||
+		    first_link(c, j, RT_TLL_COMPLETION) != RT_TL_NONE)
+			continue;
+		if (!stuck++)
+			first = j;
+	}
+	if (stuck == posted && stuck == 1)
+		tx(t, " The send WR posted on it never reached the capture and never completed: ");
+	else if (stuck == posted)
+		tx(t, " The %u send WRs posted on it never reached the capture and never completed (the first: ", stuck);
+	else if (stuck)
+		tx(t, " %u of the %u send WRs posted on it never reached the capture and never completed (the first: ",
+		   stuck, posted);
+	if (stuck) {
+		wr_words(b, first, t);
+		tx(t, stuck == 1 && posted == 1 ? "." : ").");
+	}
+	return first;
+}
+
+static int qp_setups(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	if (!b->avs.n)
+		return 0;
+	uint8_t *told = calloc(b->qps.n + 1, 1); /* one finding per QP */
+	if (!told)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t n = 0; n < b->avs.n && !rc; n++) {
+		uint32_t i = *TL_AT(&b->avs, uint32_t, n);
+		uint32_t m = modify_of_av(b, i);
+		if (b->ev_shadow[i] || m == RT_TL_NONE || (tl_ev(b, m)->ev.flags & RT_EVF_ERROR))
+			continue; /* a refused modify is a call_failed finding, which says why */
+		const struct rt_ev_qp_state *s = &tl_ev(b, m)->ev.u.qp_state;
+		const struct rt_ev_qp_av *av = &tl_ev(b, i)->ev.u.qp_av;
+		unsigned mtu = (s->attr_mask & RT_QPA_PATH_MTU) ? s->path_mtu : 0;
+		uint32_t q = b->ev_qp[m];
+		char why[700];
+		if ((q != RT_TL_NONE && told[q]) || !tl_qp_av_problem(av, mtu, false, why, sizeof(why)))
+			continue;
+		if (q != RT_TL_NONE)
+			told[q] = 1;
+		struct text t = {.n = 0}, ev = {.n = 0};
+		qp_name(b, q, &t);
+		tx(&t, " was moved to %s at %.6f s with an address vector that cannot work: %s.", rt_qp_state_name(s->to_state),
+		   (double)item_t(c, m) / 1e9, why);
+		uint32_t stuck = q != RT_TL_NONE && b->have_capture ? stuck_sends(c, q, m, &t) : RT_TL_NONE;
+		char sg[64], dg[64];
+		tl_gid_text(av->sgid, sg, sizeof(sg));
+		tl_gid_text(av->dgid, dg, sizeof(dg));
+		tx(&ev, "qp_av: port %u sgid_index %u (%s) dgid %s", av->port_num, av->sgid_index, av->sgid_known ? sg : "?",
+		   dg);
+		if (mtu)
+			tx(&ev, ", path MTU %u", rt_mtu_bytes(mtu));
+		if (av->active_mtu)
+			tx(&ev, ", port active MTU %u", rt_mtu_bytes(av->active_mtu));
+		long f = finding(b, RT_TLFK_QP_SETUP, stuck != RT_TL_NONE ? RT_TLS_ERROR : RT_TLS_WARNING, item_t(c, m), q, 0,
+				 0, &t, &ev);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		tl_finding_evidence(b, FI(b, f), i);
+		tl_finding_evidence(b, FI(b, f), m);
+		tl_finding_evidence(b, FI(b, f), stuck);
+	}
+	free(told);
 	return rc;
 }
 
@@ -4041,6 +4153,8 @@ int tl_detect(struct tl_build *b)
 		rc = call_failures(&c);
 	if (!rc)
 		rc = async_errors(&c);
+	if (!rc)
+		rc = qp_setups(&c);
 	if (!rc)
 		rc = unreliable_loss(&c);
 	if (!rc)

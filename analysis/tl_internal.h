@@ -236,6 +236,7 @@ struct tl_build {
 	struct tl_vec ends;       /* uint32_t: the RT_EV_PROCESS_END records (trace_qps) */
 	struct tl_vec attaches;   /* uint32_t: the ibv_attach_mcast that succeeded (trace_qps) */
 	struct tl_vec asyncs;     /* uint32_t: the asynchronous events (trace_qps) */
+	struct tl_vec avs;        /* uint32_t: the QPs' address vectors, RT_EV_QP_AV (trace_qps) */
 	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
 	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
@@ -446,6 +447,14 @@ size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_cap
 size_t tl_verbs_call_reason(const struct rt_event *ev, unsigned qp_type, const char *host, char *buf, size_t len);
 /* A GID as an IPv6 address ("::ffff:10.9.0.1", "ff0e::ffff:239.1.1.1") into buf; returns the length. */
 size_t tl_gid_text(const uint8_t gid[16], char *buf, size_t len);
+/* tl_qp_av.c: what is wrong with a QP's address vector (its RT_EV_QP_AV
+ * record; path_mtu: the modify's enum ibv_mtu, 0 not given), in words
+ * after "...: " into buf; 0 when nothing is.  refused: for a modify the
+ * device refused (every check), else only what an accepted one can have
+ * wrong (the GIDs' IP versions, the path MTU). */
+size_t tl_qp_av_problem(const struct rt_ev_qp_av *av, unsigned path_mtu, bool refused, char *buf, size_t len);
+/* Whether path_mtu is above the port's active MTU (both known). */
+bool tl_qp_av_mtu_too_big(const struct rt_ev_qp_av *av, unsigned path_mtu);
 /* tl_output.c: " Its stderr (logs/X.err) ends with "..." and "...".", else
  * " The recorded output (logs/X.out) ends with "...".": the last lines of what
  * the tool that ran the process kept for the recording its trace file is in

@@ -135,6 +135,7 @@ static bool ev_has_qp(const struct rt_event *ev)
 		return ev->u.wr.queue != RT_WRQ_SRQ_RECV && ev->qpn;
 	case RT_EV_COMPLETION: case RT_EV_PACKET: case RT_EV_RETRY: case RT_EV_RNR: case RT_EV_QP_STATE:
 	case RT_EV_QP_CREATE: case RT_EV_CM_EVENT: case RT_EV_TIMER: case RT_EV_ASYNC: case RT_EV_VERBS_CALL:
+	case RT_EV_QP_AV:
 		return ev->qpn != 0;
 	default:
 		return false;
@@ -235,6 +236,7 @@ static int trace_qps(struct lctx *c)
 		    (call_failed(ev) && note_event(&b->failed, i) < 0) ||
 		    (ev->kind == RT_EV_PROCESS_END && note_event(&b->ends, i) < 0) ||
 		    (ev->kind == RT_EV_ASYNC && note_event(&b->asyncs, i) < 0) ||
+		    (ev->kind == RT_EV_QP_AV && note_event(&b->avs, i) < 0) ||
 		    (ev->kind == RT_EV_VERBS_CALL && ev->u.verbs_call.call == RT_VC_ATTACH_MCAST &&
 		     !(ev->flags & RT_EVF_ERROR) && note_event(&b->attaches, i) < 0) ||
 		    (((ev->kind == RT_EV_COMPLETION && ev->u.wc.status) ||

@@ -3,7 +3,8 @@
 CLI_SRCS += cli/cmd_record.c
 PROBE_SRCS := probes/init.c probes/real.c probes/objmap.c probes/hooks.c \
 	probes/hooks_ex.c probes/track.c probes/verbs_wrap.c probes/cm_wrap.c \
-	probes/dv_wrap.c probes/counters.c probes/create_failed.c probes/verbs_calls.c
+	probes/dv_wrap.c probes/counters.c probes/create_failed.c probes/verbs_calls.c \
+	probes/qp_av.c
 PROBE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(PROBE_SRCS))
 PROBE_SO := $(BUILD)/librdmatrace-probe.so
 ALL_TARGETS += $(PROBE_SO)

@@ -213,6 +213,8 @@ void rt_probe_untrack_pd(struct ibv_pd *pd, int result);
 
 /* Records a modify_qp call and learns PSN/MTU from it (rc: its return value). */
 void rt_probe_qp_modified(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask, int rc);
+/* qp_av.c: the RT_EV_QP_AV record of a modify that carries IBV_QP_AV (none otherwise). */
+void rt_probe_qp_av(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask);
 
 /* Emits one RT_EV_WR_POST for a send WR and advances the QP's PSN. */
 void rt_probe_emit_send(struct rt_probe_qp *q, uint32_t qpn, uint64_t wr_id, unsigned opcode,

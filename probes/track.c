@@ -311,6 +311,7 @@ void rt_probe_qp_modified(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int
 					 (q->mtu_bytes ? 0 : IBV_QP_PATH_MTU));
 		q->state = (uint8_t)to;
 	}
+	rt_probe_qp_av(qp, attr, mask); /* the address vector and its port, first */
 	struct rt_event *ev = rt_event_begin(RT_EV_QP_STATE, qp->qp_num);
 	if (!ev)
 		return;

@@ -28,6 +28,7 @@ static const char *const kind_names[RT_EV_KIND_COUNT] = {
 	[RT_EV_DEVICE_CAPS] = "device_caps",
 	[RT_EV_PROCESS_END] = "process_end",
 	[RT_EV_VERBS_CALL] = "verbs_call",
+	[RT_EV_QP_AV] = "qp_av",
 };
 
 const char *rt_event_kind_name(unsigned kind)

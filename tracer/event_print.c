@@ -506,6 +506,25 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 			f_s(&o, "errno", rt_errno_name(v->error));
 		break;
 	}
+	case RT_EV_QP_AV: {
+		const struct rt_ev_qp_av *a = &ev->u.qp_av;
+		f_u(&o, "port", a->port_num);
+		f_u(&o, "is_global", a->is_global);
+		f_u(&o, "sgid_index", a->sgid_index);
+		if (a->sgid_known)
+			f_ip6(&o, "sgid", a->sgid);
+		else
+			f_s(&o, "sgid", "unknown");
+		if (a->sgid_type != 0xFF)
+			f_s(&o, "sgid_type", a->sgid_type == 2 ? "RoCEv2" : a->sgid_type == 1 ? "RoCEv1" : "IB");
+		f_ip6(&o, "dgid", a->dgid);
+		f_u(&o, "hop_limit", a->hop_limit);
+		if (a->port_state)
+			f_u(&o, "port_state", a->port_state);
+		if (a->active_mtu)
+			f_u(&o, "active_mtu", rt_mtu_bytes(a->active_mtu));
+		break;
+	}
 	case RT_EV_DEVICE:
 		f_text(&o, "name", ev->u.device.name, sizeof(ev->u.device.name));
 		f_x(&o, "node_guid", ev->u.device.node_guid);

@@ -47,6 +47,7 @@ enum rt_event_kind {
 	RT_EV_DEVICE_CAPS = 23,  /* a device's limits (ibv_query_device), written before a failed create */
 	RT_EV_PROCESS_END = 24,  /* the traced process ended: exit, a fatal signal, or its wait status */
 	RT_EV_VERBS_CALL = 25,   /* another verbs call and its result (address handles, multicast, XRC) */
+	RT_EV_QP_AV = 26,        /* a QP's address vector and what its port has (GID, MTU), before its QP_STATE */
 	RT_EV_KIND_COUNT
 };
 
@@ -450,6 +451,27 @@ struct rt_ev_verbs_call {       /* RT_EV_VERBS_CALL; header qpn = the QP (multic
 	uint8_t reserved2[4];
 };
 
+/* RT_EV_QP_AV: the address vector of an ibv_modify_qp that carried one
+ * (IBV_QP_AV), written just before that modify's RT_EV_QP_STATE record, with
+ * what the port it names has, as the probe asked the device (ibv_query_port,
+ * ibv_query_gid_ex): the GID at sgid_index and the port's MTU.  RoCE sends
+ * from the source GID's IP address to the destination GID's, in packets of
+ * the path MTU: a GID index with no address, an IPv6 source for an IPv4
+ * destination, or a path MTU above the port's, are set-ups that fail. */
+struct rt_ev_qp_av {            /* RT_EV_QP_AV; header qpn = the QP */
+	uint8_t port_num;       /* ah_attr.port_num (IBV_QP_PORT's when the modify had it) */
+	uint8_t sgid_index;     /* grh.sgid_index */
+	uint8_t is_global;      /* ah_attr.is_global */
+	uint8_t hop_limit;      /* grh.hop_limit */
+	uint8_t port_state;     /* enum ibv_port_state; 0 when the port could not be queried */
+	uint8_t active_mtu;     /* enum ibv_mtu (1 = 256 ... 5 = 4096); 0 unknown */
+	uint8_t sgid_type;      /* enum ibv_gid_type: 0 IB, 1 RoCE v1, 2 RoCE v2; 0xFF unknown */
+	uint8_t sgid_known;     /* 1: sgid is the port's GID at sgid_index; 0: the query failed
+				 * (an index past the port's table) */
+	uint8_t sgid[16];       /* the port's GID at sgid_index (all zero: no address there) */
+	uint8_t dgid[16];       /* grh.dgid */
+};
+
 struct rt_event {
 	uint64_t ticks;         /* raw time base value; converted to ns by the reader */
 	uint32_t seq;           /* per-thread sequence number, starts at 0, wraps */
@@ -482,6 +504,7 @@ struct rt_event {
 		struct rt_ev_device_caps device_caps;
 		struct rt_ev_process_end process_end;
 		struct rt_ev_verbs_call verbs_call;
+		struct rt_ev_qp_av qp_av;
 		uint8_t raw[RT_EVENT_PAYLOAD_SIZE];
 	} u;
 };
@@ -498,6 +521,7 @@ _Static_assert(sizeof(struct rt_ev_object) == RT_EVENT_PAYLOAD_SIZE, "object pay
 _Static_assert(sizeof(struct rt_ev_device_caps) == RT_EVENT_PAYLOAD_SIZE, "device_caps payload size");
 _Static_assert(sizeof(struct rt_ev_process_end) == RT_EVENT_PAYLOAD_SIZE, "process_end payload size");
 _Static_assert(sizeof(struct rt_ev_verbs_call) == RT_EVENT_PAYLOAD_SIZE, "verbs_call payload size");
+_Static_assert(sizeof(struct rt_ev_qp_av) == RT_EVENT_PAYLOAD_SIZE, "qp_av payload size");
 
 /* Name of an event kind ("wr_post", "completion", ...); "unknown" otherwise. */
 const char *rt_event_kind_name(unsigned kind);

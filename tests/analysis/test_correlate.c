@@ -1572,6 +1572,70 @@ static void test_recv_overflow(void)
 	rt_timeline_free(tl);
 }
 
+/* Address vectors that cannot work (the probe's RT_EV_QP_AV records before
+ * the modifies): on A a QP accepted at RTR with path MTU 4096 on a port whose
+ * active MTU is 1024, whose SEND then never reaches the wire (a qp_setup
+ * error); on B a modify refused with EINVAL whose source GID is IPv6 and
+ * destination IPv4 (the call_failed finding says so). */
+static void test_qp_av(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("qp-av"), &c) == 0);
+	uint64_t t = s.now + 1000;
+	static const uint8_t v4a[16] = {[10] = 0xff, [11] = 0xff, 10, 9, 0, 2}, v4b[16] = {[10] = 0xff, [11] = 0xff, 10, 9, 0, 1};
+	static const uint8_t v6b[16] = {0xfe, 0x80, [15] = 1};
+	for (int host = 0; host < 2; host++) {
+		uint32_t qpn = host ? 0x40 : 0x30;
+		struct rt_event a = sim_ev(&s, host, t, RT_EV_QP_AV, qpn);
+		a.u.qp_av = (struct rt_ev_qp_av){.port_num = 1, .sgid_index = host ? 0 : 1, .is_global = 1, .hop_limit = 64,
+						 .port_state = 4, .active_mtu = 3, .sgid_type = 2, .sgid_known = 1};
+		memcpy(a.u.qp_av.sgid, host ? v6b : v4a, 16);
+		memcpy(a.u.qp_av.dgid, host ? v4a : v4b, 16);
+		sim_emit(&s, host, &a);
+		struct rt_event m = sim_ev(&s, host, t + 1, RT_EV_QP_STATE, qpn);
+		m.u.qp_state = (struct rt_ev_qp_state){.attr_mask = 1 | 128 | (1u << 8) | (1u << 12) | (1u << 20) | (1u << 15) | (1u << 17),
+						      .from_state = 1, .to_state = 2, .qp_type = 2, .path_mtu = 5,
+						      .dest_qpn = 0x50, .port_num = 1, .sgid_index = a.u.qp_av.sgid_index,
+						      .av_flags = RT_QPS_AV_RECORDED | RT_QPS_AV_GLOBAL};
+		if (host) {
+			m.flags = RT_EVF_ERROR;
+			m.u.qp_state.result = -EINVAL;
+		}
+		sim_emit(&s, host, &m);
+	}
+	struct rt_event w = sim_ev(&s, 0, t + 5000, RT_EV_WR_POST, 0x30);
+	w.u.wr = (struct rt_ev_wr){.wr_id = 77, .length = 4096, .opcode = 2, .queue = RT_WRQ_SEND, .num_sge = 1,
+				   .flags = RT_WRF_SIGNALED};
+	sim_emit(&s, 0, &w);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("qp-av"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned setup = 0, refused = 0, n_setup = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		n_setup += f->kind == RT_TLFK_QP_SETUP;
+		setup += f->kind == RT_TLFK_QP_SETUP && f->severity == RT_TLS_ERROR &&
+			 strstr(text, "QP 0x000030 on hostA was moved to RTR at ") &&
+			 strstr(text, "its path MTU 4096 is above port 1's active MTU 1024") &&
+			 strstr(text, "The send WR posted on it never reached the capture and never completed: wr_id 77 "
+				      "(SEND, 4096 bytes).");
+		refused += f->kind == RT_TLFK_CALL_FAILED &&
+			   strstr(text, "ibv_modify_qp on QP 0x000040 on hostB to RTR (from INIT) failed with EINVAL: its "
+					"source GID (index 0 of port 1: fe80::1) is an IPv6 address and its destination GID "
+					"(::ffff:10.9.0.2) an IPv4 one");
+	}
+	CHECK_EQ_U(setup, 1);
+	CHECK_EQ_U(n_setup, 1);
+	CHECK_EQ_U(refused, 1);
+	CHECK(strcmp(rt_tl_finding_kind_name(RT_TLFK_QP_SETUP), "qp_setup") == 0);
+	rt_timeline_free(tl);
+}
+
 /* ECN marks and CNPs: counted per direction, and a receiver of marked
  * packets that sent no CNP back is named as the reason its sender never
  * slowed down. */
@@ -1855,6 +1919,7 @@ int main(void)
 	RUN(test_async_errors);
 	RUN(test_cm_call_in_progress);
 	RUN(test_recv_overflow);
+	RUN(test_qp_av);
 	RUN(test_congestion);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);

@@ -216,6 +216,99 @@ static void test_ud_and_unknown_mtu(void)
 	      c->u.wr.last_psn == query_sq_psn);
 }
 
+/* The port and GID queries the probe makes for a modify's address vector
+ * (probes/qp_av.c), answered here as a device would: port 1 ACTIVE with an
+ * active MTU of 1024; GID index 0 fe80::1 and 1 ::ffff:10.9.0.2 (RoCE v2),
+ * 2 an empty entry, the rest past the table. */
+#undef ibv_query_port
+int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *port_attr)
+{
+	(void)context;
+	if (port_num != 1)
+		return EINVAL;
+	struct ibv_port_attr *a = (struct ibv_port_attr *)port_attr;
+	a->state = IBV_PORT_ACTIVE;
+	a->active_mtu = IBV_MTU_1024;
+	return 0;
+}
+
+static int test_gid(uint32_t index, union ibv_gid *gid)
+{
+	static const uint8_t v6[16] = {0xfe, 0x80, [15] = 1}, v4[16] = {[10] = 0xff, [11] = 0xff, 10, 9, 0, 2};
+	memset(gid, 0, sizeof(*gid));
+	if (index > 2)
+		return EINVAL;
+	if (index < 2)
+		memcpy(gid->raw, index ? v4 : v6, 16);
+	return 0;
+}
+
+int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
+{
+	(void)context;
+	return port_num == 1 && index >= 0 ? test_gid((uint32_t)index, gid) : EINVAL;
+}
+
+int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index, struct ibv_gid_entry *entry,
+		      uint32_t flags, size_t entry_size)
+{
+	(void)context;
+	(void)flags;
+	if (port_num != 1 || entry_size < sizeof(*entry) || test_gid(gid_index, &entry->gid))
+		return EINVAL;
+	if (gid_index == 2)
+		return ENODATA; /* an empty entry: the _ex query refuses it */
+	entry->gid_index = gid_index;
+	entry->port_num = port_num;
+	entry->gid_type = IBV_GID_TYPE_ROCE_V2;
+	return 0;
+}
+
+/* A modify that carries IBV_QP_AV is recorded with its address vector and
+ * what the port has (RT_EV_QP_AV) just before its QP_STATE record: the GID
+ * at sgid_index (from the _ex query, else the plain one for an empty entry,
+ * unknown past the table) and the port's active MTU. */
+static void test_qp_av(void)
+{
+	static struct ibv_qp qp;
+	fake_qp_init(&qp, ctx, 0x31, IBV_QPT_RC, &cq);
+	static const uint8_t dgid[16] = {[10] = 0xff, [11] = 0xff, 10, 9, 0, 1};
+	for (unsigned index = 0; index < 4; index++) {
+		fake_reset();
+		struct ibv_qp_attr at = {.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_4096, .dest_qp_num = 0x32};
+		at.ah_attr.is_global = 1;
+		at.ah_attr.port_num = 1;
+		at.ah_attr.grh.sgid_index = (uint8_t)index;
+		at.ah_attr.grh.hop_limit = 64;
+		memcpy(at.ah_attr.grh.dgid.raw, dgid, 16);
+		rt_probe_busy = 1;
+		rt_probe_qp_modified(&qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN, index == 0 ? EINVAL : 0);
+		rt_probe_busy = 0;
+		CHECK_EQ_U(fake_count(RT_EV_QP_AV), 1);
+		const struct rt_event *e = fake_find(RT_EV_QP_AV, 0);
+		const struct rt_event *st = fake_find(RT_EV_QP_STATE, 0); /* after the address vector */
+		CHECK(e && st && e < st && e->qpn == 0x31);
+		if (!e)
+			continue;
+		const struct rt_ev_qp_av *a = &e->u.qp_av;
+		CHECK(a->port_num == 1 && a->sgid_index == index && a->is_global == 1 && a->hop_limit == 64);
+		CHECK(!memcmp(a->dgid, dgid, 16));
+		CHECK(a->port_state == IBV_PORT_ACTIVE && a->active_mtu == IBV_MTU_1024);
+		union ibv_gid g;
+		test_gid(index, &g);
+		CHECK_EQ_U(a->sgid_known, index < 3);
+		CHECK(index > 2 || !memcmp(a->sgid, g.raw, 16));
+		CHECK_EQ_U(a->sgid_type, index < 2 ? IBV_GID_TYPE_ROCE_V2 : 0xFF);
+	}
+	/* no IBV_QP_AV: no record */
+	fake_reset();
+	rt_probe_busy = 1;
+	struct ibv_qp_attr rts = {.qp_state = IBV_QPS_RTS, .sq_psn = 1};
+	rt_probe_qp_modified(&qp, &rts, IBV_QP_STATE | IBV_QP_SQ_PSN, 0);
+	rt_probe_busy = 0;
+	CHECK_EQ_U(fake_count(RT_EV_QP_AV), 0);
+}
+
 static void test_qp_state_event(void)
 {
 	static struct ibv_qp qp;
@@ -687,6 +780,7 @@ int main(void)
 	RUN(test_extended_qp);
 	RUN(test_extended_cq);
 	RUN(test_open_xrcd);
+	RUN(test_qp_av);
 	RUN(test_threads);
 	RUN(test_counters);
 	return test_done();

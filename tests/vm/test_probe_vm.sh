@@ -247,13 +247,10 @@ assert not early and len(open_) <= 8, (len(open_), early[:3])
 # operational error to the client, LOC_QP_OP_ERR (opcode SEND) for the
 # server's receive; both programs print why on stderr and exit 1
 LE=$VM_TMP/lenerr
-vm_run "$LE" --scenario rc-pingpong-len --ready "sleep 2; true" \
-	--server "$REC -o $LE/srv -- ibv_rc_pingpong -d rxe0 -g 1 -n 10 -s 4096" \
-	--client "$REC -o $LE/cli -- ibv_rc_pingpong -d rxe0 -g 1 -n 10 -s 8192 10.9.0.1" \
-	--server-name ibv_rc_pingpong --client-name ibv_rc_pingpong
+pingpong_run "$LE" rc-pingpong-len "-g 1 -s 4096" "-g 1 -s 8192"
 check "a SEND longer than its receive: both sides say the message did not fit, with both WRs; each exit quotes its stderr" python3 -c '
-import json, subprocess, sys
-d = json.loads(subprocess.run([sys.argv[1], "diagnose", "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+import json, sys
+d = json.load(open(sys.argv[1]))
 t = lambda k: [f["text"] for f in d["findings"] if f["kind"] == k]
 n = t("nak_error")
 assert len(n) == 1 and "of wr_id 2 (SEND, 8192 bytes): the message (8192 bytes) is longer than the receive WR it met on the responder (receive wr_id 1 (4096 bytes) on QP 0x" in n[0], n
@@ -262,7 +259,32 @@ assert len(e) == 1 and e[0].startswith("receive wr_id 1 (4096 bytes) on QP 0x") 
     ": the message that consumed it, wr_id 2 (SEND, 8192 bytes) from QP 0x" in e[0], e
 p = t("process_ended")
 assert len(p) == 2 and all(" Its stderr (logs/" in x and "Failed status" in x for x in p), p
-' "$RDMATRACE" "$LE"
+' "$LE.json"
+# ---- address vectors that cannot work (the probe's qp_av records) ----
+# ibv_rc_pingpong -m 4096 on rxe, whose port's active MTU is 1024: rxe takes
+# the RTR, and the 4096-byte SEND never reaches the wire; both programs wait
+# until they are stopped (record forwards the SIGTERM)
+MT=$VM_TMP/mtu4k
+pingpong_run "$MT" rc-pingpong-mtu "-g 1 -m 4096" "-g 1 -m 4096" "timeout 8"
+check "path MTU 4096 above the port's 1024: a qp_setup error names both MTUs and the SEND that never reached the wire" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "qp_setup" and " on client was moved to RTR " in x["text"]]
+assert len(f) == 1 and f[0]["severity"] == "error", d["findings"]
+assert "its path MTU 4096 is above port 1\x27s active MTU 1024" in f[0]["text"], f[0]
+assert "The send WR posted on it never reached the capture and never completed: wr_id 2 (SEND, 4096 bytes)." in f[0]["text"], f[0]
+' "$MT.json"
+# the server on GID index 0 (rxe: the IPv6 link-local address), the client on
+# its IPv4 one: the server's RTR is refused
+GM=$VM_TMP/gidmix
+pingpong_run "$GM" rc-pingpong-gid "-g 0" "-g 1"
+check "an IPv6 source GID for an IPv4 destination: the refused RTR says so, with both GIDs" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x["text"] for x in d["findings"] if x["kind"] == "call_failed"]
+assert len(f) == 1 and f[0].startswith("ibv_modify_qp on QP 0x") and " on server to RTR (from INIT) failed with " in f[0], f
+assert "its source GID (index 0 of port 1: fe80::" in f[0] and ") is an IPv6 address and its destination GID (::ffff:10.9.0.2) an IPv4 one" in f[0], f[0]
+' "$GM.json"
 # ---- UD multicast: mckey sends 20 datagrams to 239.1.1.1, which the server joined ----
 MK=$VM_TMP/mckey
 vm_run "$MK" --scenario mckey --ready "sleep 3; true" \

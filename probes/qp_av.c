@@ -1,0 +1,98 @@
+/*
+ * The address vector of an ibv_modify_qp that carries one (IBV_QP_AV), and
+ * what the port it names has (RT_EV_QP_AV, written just before the modify's
+ * RT_EV_QP_STATE record).  A connection set up by hand (ibv_rc_pingpong,
+ * perftest) fails or stalls on a GID index with no address behind it, a
+ * source GID of the other IP version than the destination's, or a path MTU
+ * above what the link carries; the QP_STATE record has only the index and
+ * the MTU asked for, so the probe asks the device for the rest: the GID at
+ * that index and its type (_ibv_query_gid_ex, else ibv_query_gid), and the
+ * port's state and active MTU (ibv_query_port).  These are the real
+ * libibverbs symbols, which the probe does not wrap; a library without them
+ * (a stand-in provider) leaves the fields unknown.
+ */
+#include <string.h>
+
+#include "probe.h"
+
+typedef int query_port_fn(struct ibv_context *, uint8_t, struct ibv_port_attr *);
+typedef int query_gid_fn(struct ibv_context *, uint8_t, int, union ibv_gid *);
+typedef int query_gid_ex_fn(struct ibv_context *, uint32_t, uint32_t, struct ibv_gid_entry *, uint32_t, size_t);
+
+/* The libibverbs functions (rt_probe_real_any: also a program's own
+ * definitions, as the probe's unit test gives), looked up once. */
+static void *lookup(void **cache, const char *name)
+{
+	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = rt_probe_real_any(name);
+		__atomic_store_n(cache, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static query_port_fn *real_query_port(void)
+{
+	static void *f;
+	return (query_port_fn *)lookup(&f, "ibv_query_port");
+}
+
+static query_gid_fn *real_query_gid(void)
+{
+	static void *f;
+	return (query_gid_fn *)lookup(&f, "ibv_query_gid");
+}
+
+static query_gid_ex_fn *real_query_gid_ex(void)
+{
+	static void *f;
+	return (query_gid_ex_fn *)lookup(&f, "_ibv_query_gid_ex");
+}
+
+/* The port's GID at index into a (sgid, sgid_type, sgid_known). */
+static void port_gid(struct ibv_context *ctx, unsigned port, unsigned index, struct rt_ev_qp_av *a)
+{
+	a->sgid_type = 0xFF;
+	query_gid_ex_fn *ex = real_query_gid_ex();
+	struct ibv_gid_entry entry;
+	memset(&entry, 0, sizeof(entry));
+	if (ex && ex(ctx, port, index, &entry, 0, sizeof(entry)) == 0) {
+		memcpy(a->sgid, entry.gid.raw, sizeof(a->sgid));
+		a->sgid_type = (uint8_t)entry.gid_type;
+		a->sgid_known = 1;
+		return;
+	}
+	/* an empty entry: the _ex query fails with ENODATA where the old one gives zeros */
+	query_gid_fn *q = real_query_gid();
+	union ibv_gid gid;
+	if (q && q(ctx, (uint8_t)port, (int)index, &gid) == 0) {
+		memcpy(a->sgid, gid.raw, sizeof(a->sgid));
+		a->sgid_known = 1;
+	}
+}
+
+void rt_probe_qp_av(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask)
+{
+	if (!(mask & IBV_QP_AV))
+		return;
+	struct rt_event *ev = rt_event_begin(RT_EV_QP_AV, qp->qp_num);
+	if (!ev)
+		return;
+	struct rt_ev_qp_av *a = &ev->u.qp_av;
+	unsigned port = (mask & IBV_QP_PORT) ? attr->port_num : attr->ah_attr.port_num;
+	a->port_num = (uint8_t)port;
+	a->sgid_index = attr->ah_attr.grh.sgid_index;
+	a->is_global = attr->ah_attr.is_global;
+	a->hop_limit = attr->ah_attr.grh.hop_limit;
+	memcpy(a->dgid, attr->ah_attr.grh.dgid.raw, sizeof(a->dgid));
+	query_port_fn *qp_fn = real_query_port();
+	struct ibv_port_attr pa;
+	memset(&pa, 0, sizeof(pa));
+	if (port && qp_fn && qp_fn(qp->context, (uint8_t)port, &pa) == 0) {
+		a->port_state = (uint8_t)pa.state;
+		a->active_mtu = (uint8_t)pa.active_mtu;
+	}
+	if (port && a->is_global)
+		port_gid(qp->context, port, a->sgid_index, a);
+	rt_event_commit(ev);
+}

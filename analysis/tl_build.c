@@ -771,6 +771,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->attaches, sizeof(uint32_t));
 	tl_vec_init(&b->asyncs, sizeof(uint32_t));
 	tl_vec_init(&b->avs, sizeof(uint32_t));
+	tl_vec_init(&b->untraced, sizeof(struct tl_untraced));
 	tl_vec_init(&b->errs, sizeof(uint32_t));
 	tl_vec_init(&b->naks, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
@@ -807,6 +808,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->attaches);
 	tl_vec_free(&b->asyncs);
 	tl_vec_free(&b->avs);
+	tl_vec_free(&b->untraced);
 	tl_vec_free(&b->errs);
 	tl_vec_free(&b->naks);
 	tl_vec_free(&b->proc_salvaged);
@@ -869,9 +871,9 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 			b.capture_host = UINT16_MAX;
 		}
 	}
-	if ((rc = trc) < 0)
+	if ((rc = trc) < 0 || (rc = tl_read_recordings(&b, in->rundir)) < 0)
 		goto fail;
-	if (!b.have_capture && !b.have_traces) {
+	if (!b.have_capture && !b.have_traces && !b.untraced.n) {
 		snprintf(err, errlen, "no readable input: %s",
 			 b.notes.n ? (const char *)b.strs.p + ((uint32_t *)b.notes.p)[0] : "no trace files and no capture");
 		rc = -ENOENT;

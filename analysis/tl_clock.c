@@ -30,6 +30,12 @@
 
 #define INF INT64_MAX
 #define TL_RATE_MAX 0.25 /* clocks are not off by more than 25 % */
+/* Constraints that contradict each other by this little are within the
+ * clocks' own precision (a capture's microsecond timestamps, a trace's
+ * conversion of ticks to nanoseconds, calibrated over 20 ms and resampled
+ * every second): the host is aligned, with that much uncertainty, not
+ * inconsistent. */
+#define TL_CLOCK_SLACK_NS 5000
 /* Offsets and constraints are kept within +-TL_OFFSET_LIM (tl_internal.h). */
 #define LIM TL_OFFSET_LIM
 
@@ -93,11 +99,11 @@ static int solve(struct tl_build *b, size_t ref, int64_t *lo, int64_t *hi, uint6
 			}
 		}
 	for (size_t i = 0; i < n; i++)
-		inconsistent[i] = d[i * n + i] < 0;
+		inconsistent[i] = d[i * n + i] < -TL_CLOCK_SLACK_NS;
 	for (size_t h = 0; h < n; h++) {
 		hi[h] = d[ref * n + h];                                       /* o[h] <= d(ref -> h) */
 		lo[h] = d[h * n + ref] == INF ? INT64_MIN : -d[h * n + ref]; /* o[h] >= -d(h -> ref) */
-		if (d[ref * n + h] != INF && d[h * n + ref] != INF && d[ref * n + h] + d[h * n + ref] < 0)
+		if (d[ref * n + h] != INF && d[h * n + ref] != INF && d[ref * n + h] + d[h * n + ref] < -TL_CLOCK_SLACK_NS)
 			inconsistent[h] = true;
 	}
 	free(d);
@@ -229,8 +235,9 @@ int tl_clock_align(struct tl_build *b)
 		H->offset_hi_ns = hi[h] == INF ? INT64_MAX : hi[h];
 		if (lo[h] != INT64_MIN && hi[h] != INF) {
 			if (lo[h] > hi[h] || inc[h]) {
-				/* contradicting constraints under a constant offset: the middle of the two */
-				H->flags |= RT_TLH_INCONSISTENT;
+				/* contradicting constraints under a constant offset: the middle of the two
+				 * (within the clocks' precision, TL_CLOCK_SLACK_NS, still aligned) */
+				H->flags |= inc[h] ? RT_TLH_INCONSISTENT : RT_TLH_ALIGNED;
 				H->uncertainty_ns = (uint64_t)(lo[h] > hi[h] ? lo[h] - hi[h] : hi[h] - lo[h]) / 2;
 				H->offset_ns = hi[h] + (lo[h] - hi[h]) / 2;
 			} else {

@@ -2545,6 +2545,21 @@ static int qp_setups(struct dctx *c)
 	return rc;
 }
 
+/* ---- programs that ended badly before they left a trace (tl_recordings.c) ---- */
+
+static int untraced_ends(struct tl_build *b)
+{
+	for (size_t n = 0; n < b->untraced.n; n++) {
+		const struct tl_untraced u = *TL_AT(&b->untraced, struct tl_untraced, n);
+		struct rt_tl_finding *f = tl_finding_new(b, RT_TLFK_PROCESS_ENDED, RT_TLS_WARNING, u.t_ns, RT_TL_NONE);
+		if (!f)
+			return -ENOMEM;
+		f->text = u.text;
+		f->evidence = u.evidence;
+	}
+	return 0;
+}
+
 /* ---- posts the provider refused: ibv_post_send / ibv_post_recv errors ---- */
 
 /* The refused posts of one queue of one QP, and that queue when the first
@@ -4163,6 +4178,8 @@ int tl_detect(struct tl_build *b)
 		rc = receiver_drops(&c);
 	if (!rc)
 		rc = process_ends(&c);
+	if (!rc)
+		rc = untraced_ends(b);
 	if (!rc)
 		rc = inputs_and_clocks(b);
 	if (!rc)

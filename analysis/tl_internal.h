@@ -237,6 +237,7 @@ struct tl_build {
 	struct tl_vec attaches;   /* uint32_t: the ibv_attach_mcast that succeeded (trace_qps) */
 	struct tl_vec asyncs;     /* uint32_t: the asynchronous events (trace_qps) */
 	struct tl_vec avs;        /* uint32_t: the QPs' address vectors, RT_EV_QP_AV (trace_qps) */
+	struct tl_vec untraced;   /* struct tl_untraced: programs that failed before any trace (tl_recordings.c) */
 	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
 	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
@@ -447,6 +448,17 @@ size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_cap
 size_t tl_verbs_call_reason(const struct rt_event *ev, unsigned qp_type, const char *host, char *buf, size_t len);
 /* A GID as an IPv6 address ("::ffff:10.9.0.1", "ff0e::ffff:239.1.1.1") into buf; returns the length. */
 size_t tl_gid_text(const uint8_t gid[16], char *buf, size_t len);
+/* tl_recordings.c: a program that ended badly before it left a trace (its
+ * recording's run.json), as a finding's words. */
+struct tl_untraced {
+	uint64_t t_ns;            /* when its recording ended (that host's wall clock) */
+	uint32_t text, evidence;  /* string offsets */
+};
+/* The recordings of rundir (its run.json and those of the directories in
+ * it) whose program left no trace and did not exit 0, into b->untraced. */
+int tl_read_recordings(struct tl_build *b, const char *rundir);
+/* Whether rundir has such a recording (a run with nothing else to read). */
+bool tl_rundir_has_untraced(const char *rundir);
 /* tl_qp_av.c: what is wrong with a QP's address vector (its RT_EV_QP_AV
  * record; path_mtu: the modify's enum ibv_mtu, 0 not given), in words
  * after "...: " into buf; 0 when nothing is.  refused: for a modify the
@@ -461,6 +473,9 @@ bool tl_qp_av_mtu_too_big(const struct rt_ev_qp_av *av, unsigned path_mtu);
  * (run.json's logs, relative to the recording), into words; false when there
  * are none. */
 bool tl_program_output_words(const char *trace, char *words, size_t len);
+/* The same for the recording in dir (its run.json), the process of trace file
+ * trace_name (traces/NAME; "@SIDE" for the side of a lab's run.json). */
+bool tl_recording_output_words(const char *dir, const char *trace_name, char *words, size_t len);
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields
  * of the QPs, so until tl_stats_join() nothing may add to or move the build's

@@ -87,11 +87,15 @@ static bool logs_of(const char *json, const char *name, char *err, char *out, si
 	}
 	if (strncmp(tool, "rdmatrace lab\"", 14))
 		return false;
-	/* the side whose record lists the trace: it starts at the last "output" before it */
+	/* the side whose record lists the trace: it starts at the last "output"
+	 * before it (name "@SIDE": that side's, for a side without a trace) */
 	char key[600];
-	if (snprintf(key, sizeof(key), "\"trace\": \"traces/%s\"", name) >= (int)sizeof(key))
+	if (snprintf(key, sizeof(key), name[0] == '@' ? "\"%s\": {\"exit_status\"" : "\"trace\": \"traces/%s\"",
+		     name[0] == '@' ? name + 1 : name) >= (int)sizeof(key))
 		return false;
 	const char *trace = strstr(json, key);
+	if (trace && name[0] == '@') /* the side's record starts after its output */
+		trace = strstr(trace, "\"record\": ");
 	const char *side = trace ? last_before(json, trace, "\"output\": \"") : NULL;
 	if (!side)
 		return false;
@@ -120,16 +124,19 @@ static unsigned last_lines(const char *dir, const char *log, unsigned n, char *w
 	unsigned found = 0;
 	size_t end = got;
 	while (found < n && found < 2) {
-		while (end > 0 && strchr("\n\r \t", buf[end - 1]))
+		while (end > 0 && (buf[end - 1] == '\n' || buf[end - 1] == '\r' || buf[end - 1] == ' ' || buf[end - 1] == '\t'))
 			end--;
 		size_t start = end;
 		while (start > 0 && buf[start - 1] != '\n' && buf[start - 1] != '\r')
 			start--;
 		if (start == end || (start == 0 && from > 0))
 			break; /* no more lines, or one cut at the start of what was read */
-		starts[found] = start;
-		ends[found++] = end;
+		size_t line_end = end;
 		end = start;
+		while (buf[start] == ' ' || buf[start] == '\t')
+			start++; /* its indentation */
+		starts[found] = start;
+		ends[found++] = line_end;
 	}
 	size_t o = 0;
 	for (unsigned k = found; k-- > 0;) {
@@ -154,8 +161,15 @@ static unsigned last_lines(const char *dir, const char *log, unsigned n, char *w
 
 bool tl_program_output_words(const char *trace, char *words, size_t len)
 {
-	char dir[4096], path[4200];
-	if (!trace || len < 16 || !recording_dir(trace, dir, sizeof(dir)))
+	char dir[4096];
+	return trace && recording_dir(trace, dir, sizeof(dir)) && tl_recording_output_words(dir, strrchr(trace, '/') + 1,
+											   words, len);
+}
+
+bool tl_recording_output_words(const char *dir, const char *trace_name, char *words, size_t len)
+{
+	char path[4200];
+	if (len < 16)
 		return false;
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	FILE *f = fopen(path, "r");
@@ -169,7 +183,7 @@ bool tl_program_output_words(const char *trace, char *words, size_t len)
 		return false;
 	json[jn] = 0;
 	char err[256], out[256], quote[520];
-	bool found = logs_of(json, strrchr(trace, '/') + 1, err, out, sizeof(err));
+	bool found = logs_of(json, trace_name, err, out, sizeof(err));
 	free(json);
 	if (!found)
 		return false;

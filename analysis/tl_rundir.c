@@ -133,7 +133,7 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 	}
 	if (in->ntraces > 1)
 		qsort(in->traces, in->ntraces, sizeof(char *), cmp_str);
-	if (!in->ntraces && !in->capture) {
+	if (!in->ntraces && !in->capture && !tl_rundir_has_untraced(rundir)) {
 		snprintf(err, errlen, "%s has no trace files (traces/*.rtr) and no capture (capture.pcapng)", rundir);
 		return -ENOENT;
 	}
@@ -243,6 +243,7 @@ int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timel
 		.annotated_out = in.capture && ann ? annp : NULL,
 		.annotations_jsonl = in.capture && ann ? jsonl : NULL,
 		.timeline_out = path,
+		.rundir = rundir,
 	};
 	uint64_t stamp = input_stamp(rundir, &in);
 	struct rt_timeline *tl;

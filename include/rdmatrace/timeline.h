@@ -271,6 +271,8 @@ struct rt_tl_inputs {
 	const char *timeline_out;    /* the path rt_timeline_save() will be given, or NULL: the
 					build then prepares that file on its second thread, so
 					that the save only copies (an optimisation only) */
+	const char *rundir;          /* the run directory, or NULL: its recordings' run.json say
+					how programs that left no trace ended */
 };
 
 struct rt_timeline;

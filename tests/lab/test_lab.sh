@@ -67,6 +67,8 @@ rc=$?
 check "a program that dies fails the run" test $rc -ne 0 -a $rc -ne 124
 check "... with a message naming what failed and the log" grep -q 'did not come up; its output is in .*logs/server-rt-lab-minimal.out' "$T/dies.out"
 check "... and keeps what was recorded" test -s "$T/dies/logs/server-rt-lab-minimal.out" -a -s "$T/dies/run.json"
+check "... and its diagnosis says the server gave up before any RDMA call, quoting why" bash -c \
+	"'$RDMATRACE' diagnose '$T/dies' | grep -q \"rt-lab-minimal (pid [0-9]*) on .* exited with status 2 before it made an RDMA call .*Its stderr (logs/server-.*) ends with \\\"rt-lab-minimal: 'not-a-size' is not a size\\\".\""
 # a lab program that fails before it connects (here: no memory for a 64 GiB
 # transfer) reports it and exits 1; it crashed in its clean-up before
 # (a sanitizer build's allocator would abort on the request instead of failing it)

@@ -242,6 +242,30 @@ assert f[0].endswith("-verbs_prog.err) ends with \"verbs_prog giveup: cannot go 
 ' "$RDMATRACE" "$T/giveup-err"
 check "a program that writes nothing on stderr leaves no .err" bash -c "! ls '$T'/giveup/logs/*.err 2>/dev/null && ! grep -q stderr_log '$T/giveup/run.json'"
 
+# ---- a program that gives up before any RDMA call: no trace at all ----
+# (perftest refusing its arguments, a program that cannot reach its peer to
+# exchange addresses); record's run.json says how it ended
+"$RDMATRACE" record -o "$T/notrace" -- sh -c 'echo "cannot reach 10.9.0.1: Connection refused" >&2; exit 3' >/dev/null 2>&1
+"$RDMATRACE" diagnose --json "$T/notrace" >"$T/notrace.diag"
+check "no trace: diagnose exits 1 (a problem), not 2 (nothing to read)" test $? -eq 1
+check "no trace: a process_ended warning gives the exit status and quotes the stderr" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "process_ended"]
+assert len(f) == 1 and f[0]["severity"] == "warning", d["findings"]
+t = f[0]["text"]
+assert t.startswith("sh (pid ") and " exited with status 3 before it made an RDMA call the probe could record" in t, t
+assert t.endswith(" Its stderr (logs/" + t.split("Its stderr (logs/")[1].split(")")[0] + ") ends with \"cannot reach 10.9.0.1: Connection refused\"."), t
+assert f[0]["evidence"] == "run.json: exit code 3, no process traced", f[0]
+' "$T/notrace.diag"
+"$RDMATRACE" record -o "$T/notrace-kill" -- sh -c 'kill -KILL $$' >/dev/null 2>&1
+check "no trace, killed: the warning names the signal" bash -c \
+	"'$RDMATRACE' diagnose '$T/notrace-kill' | grep -q 'was killed by SIGKILL before it made an RDMA call the probe could record'"
+"$RDMATRACE" record -o "$T/notrace-ok" -- true >/dev/null 2>&1
+"$RDMATRACE" diagnose "$T/notrace-ok" >"$T/notrace-ok.out" 2>&1
+check "no trace, exit 0: still nothing to diagnose (exit 2, says why)" bash -c \
+	"test $? -eq 2 && grep -q 'has no trace files' '$T/notrace-ok.out'"
+
 # ---- SIGTERM to record reaches the program ----
 "$RDMATRACE" record -o "$T/term" -- "$PROG" hang >"$T/term.out" 2>&1 &
 rpid=$!

@@ -3858,8 +3858,8 @@ static void reaction_words(struct tl_build *b, uint32_t i, struct text *t)
 /* What process p left behind at its end t_end (send WRs never completed)
  * and how its peers (QPs of other processes connected to its QPs) learnt of
  * it, in one pass over the events; returns the longest a peer took. */
-static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, struct text *t, struct text *e,
-				   struct rt_tl_finding *f)
+static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, bool exited, struct text *t,
+				   struct text *e, struct rt_tl_finding *f)
 {
 	struct tl_build *b = c->b;
 	size_t nq = b->qps.n;
@@ -3931,7 +3931,11 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, s
 			tx(t, " saw no error completion and no disconnect after it in the rest of the run.");
 			continue;
 		}
-		uint64_t unc = clocks_uncertainty(b, TL_AT(&b->procs, struct rt_tl_proc, p)->host, tl_ev(b, r)->host);
+		/* a peer's error just after a process that exited on its own may have
+		 * the same cause (not the exit), and then the clocks must tell the
+		 * order; a DISCONNECTED or error after a kill or crash is its answer */
+		uint64_t unc = exited ? clocks_uncertainty(b, TL_AT(&b->procs, struct rt_tl_proc, p)->host, tl_ev(b, r)->host)
+				      : 0;
 		if (dt > unc) {
 			tx(t, " learnt of it %.3f ms later: ", ms(dt));
 			reaction_words(b, r, t);
@@ -4092,7 +4096,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		tl_finding_evidence(b, FI(b, fi), end);
 	if (last != RT_TL_NONE)
 		tl_finding_evidence(b, FI(b, fi), last);
-	uint64_t waited = proc_end_aftermath(c, p, t_end, &t, &e, FI(b, fi));
+	uint64_t waited = proc_end_aftermath(c, p, t_end, pe && pe->how == RT_END_EXIT, &t, &e, FI(b, fi));
 	struct rt_tl_finding *f = FI(b, fi);
 	f->text = tl_str(b, t.buf);
 	f->evidence = tl_str(b, e.buf);

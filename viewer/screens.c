@@ -172,7 +172,7 @@ static void draw_row(struct vw_ui *ui, struct vw_canvas *c, int y, size_t i, con
 	if (k->gap) {
 		prev = vw_model_prev_visible(&ui->m, i);
 		g[0] = 0;
-		if (prev != VW_NONE && ui->src->ops->row(ui->src->ctx, prev, &pr) == 0)
+		if (prev != VW_NONE && ui->src->ops->row(ui->src->ctx, prev, &pr) == 0 && pr.ns) /* not after an untimed row */
 			vw_format_gap(r.ns >= pr.ns ? r.ns - pr.ns : 0, g, sizeof(g));
 		put(c, y, x, g, k->gap, sel ? a : VW_A_DIM);
 		x += k->gap + 1;

@@ -378,13 +378,14 @@ static int fill_tables(struct tlsrc *t, struct vw_source *s)
 	/* relative times start at the first real event (findings without a
 	 * time of their own may sit at 0) */
 	s->t0 = 0;
-	for (i = 0; i < rt_tl_row_count(tl) && i < 4096; i++) {
-		const struct rt_tl_row *r = rt_tl_row(tl, i);
-		if (r->t_ns && r->kind != RT_TLK_FINDING) {
-			s->t0 = r->t_ns;
-			break;
+	for (int any = 0; any < 2 && !s->t0; any++) /* a run of findings alone: the first timed one */
+		for (i = 0; i < rt_tl_row_count(tl) && i < 4096; i++) {
+			const struct rt_tl_row *r = rt_tl_row(tl, i);
+			if (r->t_ns && (any || r->kind != RT_TLK_FINDING)) {
+				s->t0 = r->t_ns;
+				break;
+			}
 		}
-	}
 	s->messages[0] = 0;
 	for (i = 0; i < rt_tl_note_count(tl) && o < sizeof(s->messages) - 1; i++)
 		o += (size_t)snprintf(s->messages + o, sizeof(s->messages) - o, "%s\n", rt_tl_note(tl, i));

@@ -95,15 +95,16 @@ else:
     assert whole <= recvs + 1, (whole, recvs)
 print(f"# {len(rows)} UC packets, {whole} whole messages, {recvs} received (rxe), {after_broken} right after a lost message end")
 ' "$P" "$RDMATRACE"
-# A peer that goes silent: 9 s into the server's run its egress drops
-# everything, so the client's WRITEs (retry_cnt 2, ACK timeout 14: 67 ms) are
+# A peer that goes silent: once the server has received 20000 packets of
+# the 96 MB (about a fifth; mid-transfer however fast the VMs run) its egress
+# drops everything, so the client's WRITEs (retry_cnt 2, ACK timeout 14: 67 ms) are
 # never acknowledged again and fail with RETRY_EXC_ERR.  The diagnosis names
 # the PSN, the rounds (rxe's completer_retry_err and retry_exceeded_err agree),
 # and that nothing came from the server since.
 P=$VM_TMP/retry-exceeded
 B="$PWD/$BUILD/lab/rt-lab-bulk"
 vm_run "$P" --scenario retry-exceeded --grace 5 \
-	--server "(sleep 9; tc qdisc add dev eth0 root netem loss 100%) & $PWD/$RDMATRACE record -o $P/srv -- $B --server -a 10.9.0.1 -p 7471 --size 96M --count 384 --timeout-ms 4000" \
+	--server "($(rxe_after_pkts 20000); tc qdisc add dev eth0 root netem loss 100%) & $PWD/$RDMATRACE record -o $P/srv -- $B --server -a 10.9.0.1 -p 7471 --size 96M --count 384 --timeout-ms 4000" \
 	--client "$PWD/$RDMATRACE record -o $P/cli -- $B --client -a 10.9.0.1 -p 7471 --size 96M --count 384 --retry-cnt 2 --ack-timeout 14 --timeout-ms 10000" \
 	--server-name bulk --client-name bulk
 check "the client's WRITE failed with transport retry counter exceeded" grep -q 'transport retry counter exceeded' "$P/logs/client-bulk.err"
@@ -120,7 +121,8 @@ assert re.search(r"PSN 0x[0-9a-f]{6} was never acknowledged after %d retransmiss
 assert "Nothing came from server (10.9.0.1) after frame" in f[0] and "the peer went silent" in f[0], f[0]
 print("# " + f[0][:160])
 ' "$P" "$RDMATRACE"
-# A peer that is killed: 9 s into the server's run its program gets SIGKILL.
+# A peer that is killed: once the server has received 20000 packets, its
+# program gets SIGKILL.
 # The kernel then tears down what the process had: when its MRs go before
 # its QP, the client's next WRITE is NAKed with a remote access error
 # (REM_ACCESS_ERR, what this kernel's rxe does), else its WRITEs (retry_cnt
@@ -130,7 +132,7 @@ print("# " + f[0][:160])
 # of it, and ties the client's error to it.
 P=$VM_TMP/killed-peer
 vm_run "$P" --scenario killed-peer --grace 5 \
-	--server "(sleep 9; pkill -KILL -x rt-lab-bulk) & $PWD/$RDMATRACE record -o $P/srv -- $B --server -a 10.9.0.1 -p 7471 --size 96M --count 384 --timeout-ms 4000" \
+	--server "($(rxe_after_pkts 20000); pkill -KILL -x rt-lab-bulk) & $PWD/$RDMATRACE record -o $P/srv -- $B --server -a 10.9.0.1 -p 7471 --size 96M --count 384 --timeout-ms 4000" \
 	--client "$PWD/$RDMATRACE record -o $P/cli -- $B --client -a 10.9.0.1 -p 7471 --size 96M --count 384 --retry-cnt 2 --ack-timeout 14 --timeout-ms 10000" \
 	--server-name bulk --client-name bulk
 check "killed peer: the client's WRITE failed (remote access error or transport retry counter exceeded)" \

@@ -42,6 +42,13 @@ pingpong_run() {
 	"$RDMATRACE" diagnose --json "$dir" >"$dir.json"
 }
 
+# rxe_after_pkts N: shell text for a VM's command that waits (at most 60 s)
+# until rxe0 has received N packets: a point mid-transfer however fast the
+# VMs run.  Use it as "($(rxe_after_pkts 20000); ...) & ...".
+rxe_after_pkts() {
+	echo "c=/sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts; for i in \$(seq 600); do [ \"\$(cat \$c 2>/dev/null || echo 0)\" -ge $1 ] && break; sleep 0.1; done"
+}
+
 # tsh CAPTURE ARGS...: tshark on a lab capture, without RPC-over-RDMA guesses.
 tsh() {
 	local f=$1; shift

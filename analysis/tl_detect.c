@@ -1330,6 +1330,15 @@ static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *
 	return true;
 }
 
+/* The remote right a request needs (2 write, 4 read, 8 atomic), from its WR
+ * (ibv_wr_opcode), else its packet. */
+static unsigned access_needed(const struct tl_pk *r, const struct rt_ev_wr *w)
+{
+	if (w)
+		return w->opcode == 4 ? 4 : w->opcode == 5 || w->opcode == 6 ? 8 : 2;
+	return r && r->op_class == RT_CLASS_READ_REQ ? 4 : r && r->op_class == RT_CLASS_ATOMIC ? 8 : 2;
+}
+
 static int nak_errors(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1360,7 +1369,13 @@ static int nak_errors(struct dctx *c)
 			uint64_t va = r && r->reth_rkey ? r->reth_va : w ? w->remote_addr : 0;
 			uint32_t rkey = r && r->reth_rkey ? r->reth_rkey : w ? w->rkey : 0;
 			uint32_t len = r && r->reth_rkey ? r->reth_len : w ? w->length : 0;
-			if (r || w)
+			char why[900];
+			if ((r || w) && tl_access_refusal(b, requester != RT_TL_NONE ? tl_qp(b, requester)->peer : RT_TL_NONE,
+							  item_t(c, req != RT_TL_NONE ? tl_item_pk(b, req) : tl_item_pk(b, i)),
+							  access_needed(r, w), va, rkey, len, why, sizeof(why)))
+				tx(&t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u: %s", rkey, va,
+				   len, why);
+			else if (r || w)
 				tx(&t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u (wrong or invalidated rkey, range outside the MR, or missing remote access rights)",
 				   rkey, va, len);
 			else

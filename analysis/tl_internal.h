@@ -237,6 +237,7 @@ struct tl_build {
 	struct tl_vec attaches;   /* uint32_t: the ibv_attach_mcast that succeeded (trace_qps) */
 	struct tl_vec asyncs;     /* uint32_t: the asynchronous events (trace_qps) */
 	struct tl_vec avs;        /* uint32_t: the QPs' address vectors, RT_EV_QP_AV (trace_qps) */
+	struct tl_vec rights;     /* uint32_t: MR (de)registrations and QP access flags set (trace_qps) */
 	struct tl_vec untraced;   /* struct tl_untraced: programs that failed before any trace (tl_recordings.c) */
 	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
 	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
@@ -459,6 +460,12 @@ struct tl_untraced {
 int tl_read_recordings(struct tl_build *b, const char *rundir);
 /* Whether rundir has such a recording (a run with nothing else to read). */
 bool tl_rundir_has_untraced(const char *rundir);
+/* tl_access.c: why the responder QP resp_qp refused, at t, an access to va
+ * with rkey and len needing the remote right need (2 write, 4 read, 8
+ * atomic), from its process's MRs and the QP's access flags, in words after
+ * "...: " into buf; 0 when its records do not say. */
+size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsigned need, uint64_t va, uint32_t rkey,
+			 uint32_t len, char *buf, size_t n);
 /* tl_qp_av.c: what is wrong with a QP's address vector (its RT_EV_QP_AV
  * record; path_mtu: the modify's enum ibv_mtu, 0 not given), in words
  * after "...: " into buf; 0 when nothing is.  refused: for a modify the

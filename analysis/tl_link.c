@@ -237,6 +237,10 @@ static int trace_qps(struct lctx *c)
 		    (ev->kind == RT_EV_PROCESS_END && note_event(&b->ends, i) < 0) ||
 		    (ev->kind == RT_EV_ASYNC && note_event(&b->asyncs, i) < 0) ||
 		    (ev->kind == RT_EV_QP_AV && note_event(&b->avs, i) < 0) ||
+		    (((ev->kind == RT_EV_MR && !(ev->flags & RT_EVF_ERROR)) ||
+		      (ev->kind == RT_EV_QP_STATE && !(ev->flags & RT_EVF_ERROR) &&
+		       (ev->u.qp_state.av_flags & RT_QPS_ACCESS_RECORDED))) &&
+		     note_event(&b->rights, i) < 0) ||
 		    (ev->kind == RT_EV_VERBS_CALL && ev->u.verbs_call.call == RT_VC_ATTACH_MCAST &&
 		     !(ev->flags & RT_EVF_ERROR) && note_event(&b->attaches, i) < 0) ||
 		    (((ev->kind == RT_EV_COMPLETION && ev->u.wc.status) ||

@@ -347,11 +347,15 @@ void rt_probe_qp_modified(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int
 		s->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IBV_QP_PORT)
 		s->port_num = attr->port_num;
+	if (mask & IBV_QP_ACCESS_FLAGS) {
+		s->access_flags = (uint8_t)attr->qp_access_flags;
+		s->av_flags |= RT_QPS_ACCESS_RECORDED;
+	}
 	if (mask & IBV_QP_AV) {
 		if (!(mask & IBV_QP_PORT))
 			s->port_num = attr->ah_attr.port_num;
 		s->sgid_index = attr->ah_attr.grh.sgid_index;
-		s->av_flags = RT_QPS_AV_RECORDED | (attr->ah_attr.is_global ? RT_QPS_AV_GLOBAL : 0);
+		s->av_flags |= RT_QPS_AV_RECORDED | (attr->ah_attr.is_global ? RT_QPS_AV_GLOBAL : 0);
 	}
 	rt_event_commit(ev);
 }

@@ -328,6 +328,8 @@ static void fmt_qp_state(struct out *o, const struct rt_ev_qp_state *q)
 	f_u(o, "sgid_index", q->sgid_index);
 	if (q->av_flags & RT_QPS_AV_RECORDED)
 		f_u(o, "is_global", !!(q->av_flags & RT_QPS_AV_GLOBAL));
+	if (q->av_flags & RT_QPS_ACCESS_RECORDED)
+		f_x(o, "access", q->access_flags);
 	f_x(o, "qkey", q->qkey);
 	f_i(o, "result", q->result);
 }

@@ -178,13 +178,16 @@ struct rt_ev_qp_state {         /* RT_EV_QP_STATE */
 	uint8_t sgid_index;
 	int32_t result;         /* 0 or -errno of the modify call */
 	uint8_t av_flags;       /* enum rt_qp_state_av: what the address vector (IBV_QP_AV) said */
-	uint8_t reserved[3];
+	uint8_t access_flags;   /* IBV_QP_ACCESS_FLAGS: qp_access_flags (REMOTE_WRITE 2, REMOTE_READ 4,
+				 * REMOTE_ATOMIC 8), valid with RT_QPS_ACCESS_RECORDED */
+	uint8_t reserved[2];
 };
 
 /* RT_EV_QP_STATE av_flags (0 in traces of a probe that did not record them). */
 enum rt_qp_state_av {
 	RT_QPS_AV_RECORDED = 1u << 0, /* the modify carried IBV_QP_AV, and these flags say what it had */
 	RT_QPS_AV_GLOBAL = 1u << 1,   /* ah_attr.is_global: a GRH, which RoCE needs */
+	RT_QPS_ACCESS_RECORDED = 1u << 2, /* the modify carried IBV_QP_ACCESS_FLAGS: access_flags holds them */
 };
 
 /*

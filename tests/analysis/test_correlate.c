@@ -557,6 +557,67 @@ static void test_bad_rkey(void)
 	rt_timeline_free(tl);
 }
 
+/* A remote access error explained from the responder's own records (B's
+ * MRs and its QP's access flags): the WRITE's rkey 0xbad is no MR of B's; an
+ * MR with it lacks REMOTE_WRITE; it was deregistered before; B's QP was
+ * given access flags without REMOTE_WRITE. */
+static void test_access_refusal(void)
+{
+	static const char *const want[] = {
+		"no MR that server (pid 200) on hostB registered has rkey 0xbad (its MR then: rkey 0x297 "
+		"(0x7fc27c70b010, 65536 bytes)): the rkey is not one the responder gave out",
+		"the MR with rkey 0xbad (0x7fc27c70b010, 65536 bytes) on hostB was registered without "
+		"IBV_ACCESS_REMOTE_WRITE (its access flags: 0x1)",
+		"the MR with rkey 0xbad (0x7fc27c70b010, 65536 bytes) that server (pid 200) on hostB registered had "
+		"been deregistered ",
+		"the MR allows it, but the responder's QP 0x000012 on hostB was given qp_access_flags 0x5 "
+		"(IBV_QP_ACCESS_FLAGS) without IBV_ACCESS_REMOTE_WRITE",
+	};
+	for (unsigned v = 0; v < 4; v++) {
+		char name[32];
+		snprintf(name, sizeof(name), "access-refusal-%u", v);
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		CHECK(sim_open(&s, rundir(name), &c) == 0);
+		struct rt_event m = sim_ev(&s, 1, s.now, RT_EV_MR, 0);
+		m.u.mr = (struct rt_ev_mr){.addr = s.mr_va, .iova = s.mr_va, .length = 65536, .lkey = v ? 0xbad : 0x297,
+					   .rkey = v ? 0xbad : 0x297, .access = v == 1 ? 1 : 3, .pd_id = 1};
+		sim_emit(&s, 1, &m);
+		if (v == 2) { /* deregistered before the WRITE */
+			m.ticks += 1000;
+			m.seq = s.seq++;
+			m.flags = RT_EVF_DESTROY;
+			sim_emit(&s, 1, &m);
+		}
+		if (v == 3) { /* the QP's own access flags: local write and remote read */
+			struct rt_event q = sim_ev(&s, 1, s.now + 2000, RT_EV_QP_STATE, c.qpn_b);
+			q.u.qp_state = (struct rt_ev_qp_state){.attr_mask = 1 | 8, .from_state = 3, .to_state = 3, .qp_type = 2,
+							      .access_flags = 5, .av_flags = RT_QPS_ACCESS_RECORDED};
+			sim_emit(&s, 1, &q);
+		}
+		s.now += 5000;
+		struct sim_fault f = SIM_NOFAULT;
+		f.bad_rkey = 1;
+		sim_wr(&s, 50, 0, 8192, 1, &f);
+		CHECK(sim_close(&s) == 0);
+		struct rt_timeline *tl = correlate(rundir(name));
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned right = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+			const char *t = rt_tl_str(tl, F->text);
+			printf("#   %u: %s\n", v, t);
+			right += F->kind == RT_TLFK_NAK_ERROR &&
+				 contains(t, "the responder refused rkey 0xbad for address 0x7fc27c70b010 length 8192: ") &&
+				 contains(t, want[v]);
+		}
+		CHECK_EQ_U(right, 1);
+		rt_timeline_free(tl);
+	}
+}
+
 static void test_retry_exceeded(void)
 {
 	struct sim_cfg c = base_cfg();
@@ -1911,6 +1972,7 @@ int main(void)
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_rnr_then_seq_nak);
 	RUN(test_bad_rkey);
+	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);
 	RUN(test_partial_inputs);

@@ -54,6 +54,12 @@ PY
 rc=$(run error "$tmp/error")
 check "bad rkey: diagnose exits 1" test "$rc" = 1
 check "bad rkey: one remote access NAK with the rkey, nothing else" expect "$tmp/error.json" nak_error 1 "refused rkey 0x"
+check "bad rkey: the server's MRs say the rkey was none of theirs" expect "$tmp/error.json" nak_error 1 \
+	"no MR that rt-lab-error (pid "
+rc=$(run error "$tmp/bounds" -- --mode bounds)
+check "WRITE past the MR's end: diagnose exits 1" test "$rc" = 1
+check "WRITE past the MR's end: the NAK names the range and the MR's end, nothing else" expect "$tmp/bounds.json" nak_error 1 \
+	"and length 4096 reach outside the MR with rkey 0x"
 rc=$(run overflow "$tmp/overflow")
 check "send queue overflow: diagnose exits 1" test "$rc" = 1
 check "send queue overflow: the refused post, the full queue and its size, nothing else" expect "$tmp/overflow.json" post_failed 1 \

@@ -329,6 +329,15 @@ static void test_qp_state_event(void)
 	CHECK(bad && bad->u.qp_state.result == -EINVAL && (bad->flags & RT_EVF_ERROR));
 	const struct rt_probe_qp *q = rt_objmap_get(&rt_probe_qps, &qp);
 	CHECK(q && q->next_psn == 1234);
+	/* the QP's access flags, when the modify carries them */
+	rt_probe_busy = 1;
+	struct ibv_qp_attr acc = { .qp_state = IBV_QPS_INIT, .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE };
+	rt_probe_qp_modified(&qp, &acc, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS, 0);
+	rt_probe_busy = 0;
+	const struct rt_event *ae = fake_find(RT_EV_QP_STATE, 4);
+	CHECK(ae && (ae->u.qp_state.av_flags & RT_QPS_ACCESS_RECORDED) && ae->u.qp_state.access_flags == 3 &&
+	      !(ae->u.qp_state.av_flags & RT_QPS_AV_RECORDED));
+	CHECK(bad && !(bad->u.qp_state.av_flags & RT_QPS_ACCESS_RECORDED));
 }
 
 static void test_recv_and_srq(void)

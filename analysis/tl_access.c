@@ -1,0 +1,150 @@
+/*
+ * Why a responder refused an RDMA request's rkey, address or length (NAK
+ * remote access error), from the responder's own records: the memory
+ * regions its process registered (rkey, range, access flags) and the access
+ * flags its QP was given (IBV_QP_ACCESS_FLAGS).  The wire says only that
+ * the access was refused; the traces say which of the usual causes it was:
+ * an rkey the responder never gave out (a stale or mistyped capability), an
+ * MR already deregistered, a range past the MR's end, an MR or a QP without
+ * the remote right the operation needs.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tl_internal.h"
+
+static const char *right_name(unsigned need)
+{
+	return need == 4 ? "IBV_ACCESS_REMOTE_READ" : need == 8 ? "IBV_ACCESS_REMOTE_ATOMIC" : "IBV_ACCESS_REMOTE_WRITE";
+}
+
+static double ms_between(uint64_t a, uint64_t b)
+{
+	return (double)(a > b ? a - b : b - a) / 1e6;
+}
+
+/* "rkey 0x10d (0x5602f3756a90, 4096 bytes)" of MR event m. */
+static void mr_words(const struct rt_ev_mr *m, struct tl_textbuf *o)
+{
+	tl_textf(o, "rkey 0x%x (0x%" PRIx64 ", %" PRIu64 " bytes)", m->rkey, m->iova ? m->iova : m->addr, m->length);
+}
+
+size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsigned need, uint64_t va, uint32_t rkey,
+			 uint32_t len, char *buf, size_t n)
+{
+	struct tl_textbuf o = {.p = buf, .n = 0, .cap = n};
+	if (!n)
+		return 0;
+	buf[0] = 0;
+	if (resp_qp >= b->qps.n || tl_qp(b, resp_qp)->proc >= b->procs.n)
+		return 0; /* the responder is not traced */
+	const struct rt_tl_qp *Q = tl_qp(b, resp_qp);
+	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, Q->proc);
+	for (size_t j = 0; j < b->ends.n; j++) {
+		uint32_t i = *TL_AT(&b->ends, uint32_t, j);
+		if (tl_ev(b, i)->proc == Q->proc && tl_item_time(b, i) <= t)
+			return 0; /* the responder's process had ended: the kernel took its MRs (process_ended says so) */
+	}
+	const char *host = (const char *)b->strs.p + tl_host(b, P->host)->name;
+	const struct rt_ev_mr *live = NULL, *gone = NULL, *later = NULL, *shown[3];
+	uint64_t t_gone = 0, t_later = 0;
+	unsigned nlive = 0, nmrs = 0;
+	int qp_access = -1;
+	const struct rt_ev_mr *alive[64]; /* the process's MRs live at t (the first 64) */
+	for (size_t j = 0; j < b->rights.n; j++) {
+		uint32_t i = *TL_AT(&b->rights, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->proc != Q->proc || b->ev_shadow[i])
+			continue;
+		uint64_t ti = tl_item_time(b, i);
+		if (e->ev.kind == RT_EV_QP_STATE) {
+			if (b->ev_qp[i] == resp_qp && ti <= t)
+				qp_access = e->ev.u.qp_state.access_flags;
+			continue;
+		}
+		const struct rt_ev_mr *m = &e->ev.u.mr;
+		nmrs++;
+		bool destroy = e->ev.flags & RT_EVF_DESTROY;
+		if (ti > t) {
+			if (!destroy && m->rkey == rkey && !later) {
+				later = m;
+				t_later = ti;
+			}
+			continue;
+		}
+		if (!destroy) {
+			if (nlive < 64)
+				alive[nlive++] = m;
+			continue;
+		}
+		/* a deregistration: that MR is no longer live */
+		for (unsigned k = 0; k < nlive; k++)
+			if (alive[k]->rkey == m->rkey) {
+				if (m->rkey == rkey) {
+					gone = alive[k];
+					t_gone = ti;
+				}
+				alive[k] = alive[--nlive];
+				break;
+			}
+	}
+	if (!nmrs)
+		return 0; /* no MR records: nothing to compare with */
+	for (unsigned k = 0; k < nlive; k++)
+		if (alive[k]->rkey == rkey)
+			live = alive[k];
+	if (live) {
+		uint64_t base = live->iova ? live->iova : live->addr;
+		if (va < base || va - base > live->length || len > live->length - (va - base)) {
+			tl_textf(&o, "address 0x%" PRIx64 " and length %u reach outside the MR with ", va, len);
+			mr_words(live, &o);
+			tl_textf(&o, " that %s (pid %d) on %s registered, which ends at 0x%" PRIx64
+				 ": the requester's address or length is wrong for that region",
+				 (const char *)b->strs.p + P->program, P->pid, host, base + live->length);
+		} else if (!(live->access & need)) {
+			tl_textf(&o, "the MR with ");
+			mr_words(live, &o);
+			tl_textf(&o, " on %s was registered without %s (its access flags: 0x%x), which the operation needs",
+				 host, right_name(need), live->access);
+		} else if (qp_access >= 0 && !(qp_access & (int)need)) {
+			tl_textf(&o, "the MR allows it, but the responder's QP 0x%06x on %s was given qp_access_flags 0x%x "
+				     "(IBV_QP_ACCESS_FLAGS) without %s: a QP refuses the remote operations its own access "
+				     "flags do not allow, whatever the MR allows",
+				 Q->qpn, host, qp_access, right_name(need));
+		}
+		return o.n;
+	}
+	if (gone) {
+		tl_textf(&o, "the MR with ");
+		mr_words(gone, &o);
+		tl_textf(&o, " that %s (pid %d) on %s registered had been deregistered %.3f ms before (ibv_dereg_mr): the "
+			     "requester used a capability the responder had withdrawn",
+			 (const char *)b->strs.p + P->program, P->pid, host, ms_between(t, t_gone));
+		return o.n;
+	}
+	if (later) {
+		tl_textf(&o, "the MR with rkey 0x%x on %s was registered only %.3f ms after the request: the requester "
+			     "used it before the responder had it ready",
+			 rkey, host, ms_between(t_later, t));
+		return o.n;
+	}
+	tl_textf(&o, "no MR that %s (pid %d) on %s registered has rkey 0x%x", (const char *)b->strs.p + P->program,
+		 P->pid, host, rkey);
+	unsigned ns = nlive < 3 ? nlive : 3;
+	for (unsigned k = 0; k < ns; k++)
+		shown[k] = alive[k];
+	if (ns) {
+		tl_textf(&o, " (its MR%s then: ", nlive == 1 ? "" : "s");
+		for (unsigned k = 0; k < ns; k++) {
+			tl_textf(&o, "%s", k ? ", " : "");
+			mr_words(shown[k], &o);
+		}
+		if (nlive > ns)
+			tl_textf(&o, " and %u more", nlive - ns);
+		tl_textf(&o, ")");
+	}
+	tl_textf(&o, ": the rkey is not one the responder gave out (a stale, mistyped or foreign capability: the "
+		     "{addr, rkey} the peer sent, as ibv_reg_mr returned it, is what a WRITE or READ must use)");
+	return o.n;
+}

@@ -6,7 +6,8 @@
  * the access was refused; the traces say which of the usual causes it was:
  * an rkey the responder never gave out (a stale or mistyped capability), an
  * MR already deregistered, a range past the MR's end, an MR or a QP without
- * the remote right the operation needs.
+ * the remote right the operation needs, an MR of another protection domain
+ * than the QP's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,7 +52,10 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 	uint64_t t_gone = 0, t_later = 0;
 	unsigned nlive = 0, nmrs = 0;
 	int qp_access = -1;
+	int64_t qp_pd[2] = {-1, -1}; /* the QP's PD as the probe and as an engine (uroce) numbered it */
+	bool live_engine = false;
 	const struct rt_ev_mr *alive[64]; /* the process's MRs live at t (the first 64) */
+	bool alive_engine[64];            /* ... each recorded by an engine, not the probe */
 	for (size_t j = 0; j < b->rights.n; j++) {
 		uint32_t i = *TL_AT(&b->rights, uint32_t, j);
 		const struct tl_evrec *e = tl_ev(b, i);
@@ -61,6 +65,11 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 		if (e->ev.kind == RT_EV_QP_STATE) {
 			if (b->ev_qp[i] == resp_qp && ti <= t)
 				qp_access = e->ev.u.qp_state.access_flags;
+			continue;
+		}
+		if (e->ev.kind == RT_EV_QP_CREATE) {
+			if (b->ev_qp[i] == resp_qp && ti <= t)
+				qp_pd[!!(e->ev.flags & RT_EVF_ENGINE)] = e->ev.u.qp_create.pd_id;
 			continue;
 		}
 		const struct rt_ev_mr *m = &e->ev.u.mr;
@@ -74,8 +83,10 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 			continue;
 		}
 		if (!destroy) {
-			if (nlive < 64)
+			if (nlive < 64) {
+				alive_engine[nlive] = e->ev.flags & RT_EVF_ENGINE;
 				alive[nlive++] = m;
+			}
 			continue;
 		}
 		/* a deregistration: that MR is no longer live */
@@ -86,14 +97,18 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 					t_gone = ti;
 				}
 				alive[k] = alive[--nlive];
+				alive_engine[k] = alive_engine[nlive];
 				break;
 			}
 	}
 	if (!nmrs)
 		return 0; /* no MR records: nothing to compare with */
 	for (unsigned k = 0; k < nlive; k++)
-		if (alive[k]->rkey == rkey)
+		if (alive[k]->rkey == rkey) {
 			live = alive[k];
+			live_engine = alive_engine[k];
+		}
+	int64_t pd = qp_pd[live_engine]; /* PD numbers compare only within one recorder's */
 	if (live) {
 		uint64_t base = live->iova ? live->iova : live->addr;
 		if (va < base || va - base > live->length || len > live->length - (va - base)) {
@@ -107,6 +122,12 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 			mr_words(live, &o);
 			tl_textf(&o, " on %s was registered without %s (its access flags: 0x%x), which the operation needs",
 				 host, right_name(need), live->access);
+		} else if (pd > 0 && live->pd_id && live->pd_id != (uint32_t)pd) {
+			tl_textf(&o, "the MR with ");
+			mr_words(live, &o);
+			tl_textf(&o, " on %s is in protection domain %u and the responder's QP 0x%06x in PD %u: an rkey is "
+				     "valid only on QPs of its MR's PD",
+				 host, live->pd_id, Q->qpn, (unsigned)pd);
 		} else if (qp_access >= 0 && !(qp_access & (int)need)) {
 			tl_textf(&o, "the MR allows it, but the responder's QP 0x%06x on %s was given qp_access_flags 0x%x "
 				     "(IBV_QP_ACCESS_FLAGS) without %s: a QP refuses the remote operations its own access "

@@ -238,6 +238,7 @@ static int trace_qps(struct lctx *c)
 		    (ev->kind == RT_EV_ASYNC && note_event(&b->asyncs, i) < 0) ||
 		    (ev->kind == RT_EV_QP_AV && note_event(&b->avs, i) < 0) ||
 		    (((ev->kind == RT_EV_MR && !(ev->flags & RT_EVF_ERROR)) ||
+		      (ev->kind == RT_EV_QP_CREATE && !(ev->flags & (RT_EVF_ERROR | RT_EVF_DESTROY))) ||
 		      (ev->kind == RT_EV_QP_STATE && !(ev->flags & RT_EVF_ERROR) &&
 		       (ev->u.qp_state.av_flags & RT_QPS_ACCESS_RECORDED))) &&
 		     note_event(&b->rights, i) < 0) ||

@@ -560,7 +560,8 @@ static void test_bad_rkey(void)
 /* A remote access error explained from the responder's own records (B's
  * MRs and its QP's access flags): the WRITE's rkey 0xbad is no MR of B's; an
  * MR with it lacks REMOTE_WRITE; it was deregistered before; B's QP was
- * given access flags without REMOTE_WRITE. */
+ * given access flags without REMOTE_WRITE; the MR is in another PD than
+ * B's QP. */
 static void test_access_refusal(void)
 {
 	static const char *const want[] = {
@@ -572,8 +573,10 @@ static void test_access_refusal(void)
 		"been deregistered ",
 		"the MR allows it, but the responder's QP 0x000012 on hostB was given qp_access_flags 0x5 "
 		"(IBV_QP_ACCESS_FLAGS) without IBV_ACCESS_REMOTE_WRITE",
+		"the MR with rkey 0xbad (0x7fc27c70b010, 65536 bytes) on hostB is in protection domain 2 and the "
+		"responder's QP 0x000012 in PD 1: an rkey is valid only on QPs of its MR's PD",
 	};
-	for (unsigned v = 0; v < 4; v++) {
+	for (unsigned v = 0; v < 5; v++) {
 		char name[32];
 		snprintf(name, sizeof(name), "access-refusal-%u", v);
 		struct sim s;
@@ -581,13 +584,18 @@ static void test_access_refusal(void)
 		CHECK(sim_open(&s, rundir(name), &c) == 0);
 		struct rt_event m = sim_ev(&s, 1, s.now, RT_EV_MR, 0);
 		m.u.mr = (struct rt_ev_mr){.addr = s.mr_va, .iova = s.mr_va, .length = 65536, .lkey = v ? 0xbad : 0x297,
-					   .rkey = v ? 0xbad : 0x297, .access = v == 1 ? 1 : 3, .pd_id = 1};
+					   .rkey = v ? 0xbad : 0x297, .access = v == 1 ? 1 : 3, .pd_id = v == 4 ? 2 : 1};
 		sim_emit(&s, 1, &m);
 		if (v == 2) { /* deregistered before the WRITE */
 			m.ticks += 1000;
 			m.seq = s.seq++;
 			m.flags = RT_EVF_DESTROY;
 			sim_emit(&s, 1, &m);
+		}
+		if (v == 4) { /* B's QP, created in PD 1 */
+			struct rt_event q = sim_ev(&s, 1, s.now + 2000, RT_EV_QP_CREATE, c.qpn_b);
+			q.u.qp_create = (struct rt_ev_qp_create){.pd_id = 1, .max_send_wr = 16, .max_recv_wr = 16, .qp_type = 2};
+			sim_emit(&s, 1, &q);
 		}
 		if (v == 3) { /* the QP's own access flags: local write and remote read */
 			struct rt_event q = sim_ev(&s, 1, s.now + 2000, RT_EV_QP_STATE, c.qpn_b);

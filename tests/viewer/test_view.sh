@@ -29,6 +29,13 @@ check_grep "control plane rows are marked" '^[ >]#  +0\.0000[0-9]+ .*client .*DE
 check "80x24 by default" test "$(wc -l <"$T/first.txt")" -eq 24
 check "no line wider than 80" test "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$T/first.txt")" -le 80
 
+# a run of findings alone (a program that gave up before any RDMA call, no
+# capture): its times start at its first timed finding, not at 0
+"$RDMATRACE" record -o "$T/notrace" -- sh -c 'echo "no peer" >&2; exit 3' >/dev/null 2>&1
+view "$T/notrace" --batch --size 120x10 >"$T/notrace.txt"
+check_grep "findings alone: the timed one at 0.000000, after the untimed input notes" \
+	'^[ >]i +0\.000000 +- .*FINDING +F[0-9]+ warning process_ended: sh \(pid [0-9]+\)' "$T/notrace.txt"
+
 view "$T/run" --batch --keys 'p17<Enter>r<Enter>' --size 100x30 >"$T/rnr.txt"
 check_grep "QP filter shown in the title" '\[qp 17\]' "$T/rnr.txt"
 check_grep "selection is on an RNR NAK" '^>R .*(RNR|Acknowledge)' "$T/rnr.txt"

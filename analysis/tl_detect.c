@@ -3895,6 +3895,8 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 		}
 	}
 	uint32_t open = 0, first_open = RT_TL_NONE, open_qp = RT_TL_NONE;
+	uint32_t acked = 0, unacked = 0; /* of those, with the capture: acknowledged / on the wire without an ACK */
+	uint32_t due = 0;                /* acknowledged and signaled: a completion was due */
 	bool many_qps = false;
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		const struct tl_evrec *r = tl_ev(b, i);
@@ -3911,12 +3913,35 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 		} else if (q != open_qp) {
 			many_qps = true;
 		}
+		if (first_link(c, (uint32_t)i, RT_TLL_ACK) != RT_TL_NONE) {
+			acked++;
+			due += !!(r->ev.u.wr.flags & RT_WRF_SIGNALED);
+		}
+		else if (first_link(c, (uint32_t)i, RT_TLL_PACKET) != RT_TL_NONE ||
+			 first_link(c, (uint32_t)i, RT_TLL_RETRANS) != RT_TL_NONE)
+			unacked++;
 	}
 	if (open) {
 		tx(t, " %u send WR%s posted %s never completed", open, open == 1 ? "" : "s", open == 1 ? "was" : "were");
 		if (!many_qps && open_qp != RT_TL_NONE) {
 			tx(t, " on ");
 			qp_name(b, open_qp, t);
+		}
+		if (b->have_capture && (acked || unacked)) {
+			/* what the wire says of them: a completion that was due, or a WR the peer never answered */
+			tx(t, ": ");
+			if (acked)
+				tx(t, "%s%u acknowledged on the wire", acked == open && open > 1 ? "all " : "", acked);
+			if (due == acked && due)
+				tx(t, " (signaled: %s completion%s due, and the program had stopped polling, or its CQ "
+				      "overran)", due == 1 ? "its" : "their", due == 1 ? " was" : "s were");
+			else if (due)
+				tx(t, " (%u of them signaled: their completions were due, and the program had stopped "
+				      "polling, or its CQ overran)", due);
+			if (unacked)
+				tx(t, "%s%u sent and never acknowledged", acked ? ", " : "", unacked);
+			if (open > acked + unacked)
+				tx(t, ", %u never on the wire", open - acked - unacked);
 		}
 		tx(t, ".");
 		tx(e, "; first WR never completed: ");

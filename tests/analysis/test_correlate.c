@@ -1705,6 +1705,45 @@ static void test_qp_av(void)
 	rt_timeline_free(tl);
 }
 
+/* A process killed with WRs left: what the wire says of each.  A's first
+ * WRITE is acknowledged but its completion never polled (it is dropped from
+ * A's trace), its second never leaves (posted, no packet); A is then killed
+ * (record's wait status). */
+static void test_killed_open_wrs(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("killed-open-wrs"), &c) == 0);
+	struct sim_fault f = SIM_NOFAULT;
+	sim_wr(&s, 7, 0, 2048, 1, &f);
+	CHECK(s.ea.n && s.ea.v[s.ea.n - 1].kind == RT_EV_COMPLETION);
+	s.ea.n--; /* its completion never polled */
+	struct rt_event w = sim_ev(&s, 0, s.now, RT_EV_WR_POST, c.qpn_a);
+	w.u.wr = (struct rt_ev_wr){.wr_id = 8, .length = 1024, .opcode = 0, .queue = RT_WRQ_SEND, .num_sge = 1,
+				   .flags = RT_WRF_SIGNALED};
+	sim_emit(&s, 0, &w);
+	struct rt_event end = sim_ev(&s, 0, s.now + 100000, RT_EV_PROCESS_END, 0);
+	end.u.process_end = (struct rt_ev_process_end){.pid = 100, .how = RT_END_WAIT, .signal = 9};
+	sim_emit(&s, 0, &end);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("killed-open-wrs"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned right = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		const char *t = rt_tl_str(tl, F->text);
+		printf("#   F%u %s: %s\n", F->id, rt_tl_finding_kind_name(F->kind), t);
+		right += F->kind == RT_TLFK_PROCESS_ENDED &&
+			 contains(t, "2 send WRs posted were never completed on QP 0x000011 on hostA: 1 acknowledged on the "
+				     "wire (signaled: its completion was due, and the program had stopped polling, or its CQ "
+				     "overran), 1 never on the wire.");
+	}
+	CHECK_EQ_U(right, 1);
+	rt_timeline_free(tl);
+}
+
 /* ECN marks and CNPs: counted per direction, and a receiver of marked
  * packets that sent no CNP back is named as the reason its sender never
  * slowed down. */
@@ -1990,6 +2029,7 @@ int main(void)
 	RUN(test_cm_call_in_progress);
 	RUN(test_recv_overflow);
 	RUN(test_qp_av);
+	RUN(test_killed_open_wrs);
 	RUN(test_congestion);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);

@@ -237,6 +237,7 @@ struct tl_build {
 	struct tl_vec attaches;   /* uint32_t: the ibv_attach_mcast that succeeded (trace_qps) */
 	struct tl_vec asyncs;     /* uint32_t: the asynchronous events (trace_qps) */
 	struct tl_vec avs;        /* uint32_t: the QPs' address vectors, RT_EV_QP_AV (trace_qps) */
+	struct tl_vec rts;        /* uint32_t: successful modifies to RTS (trace_qps) */
 	struct tl_vec rights;     /* uint32_t: MR (de)registrations, QP creates (their PD) and QP access
 				   * flags set (trace_qps) */
 	struct tl_vec untraced;   /* struct tl_untraced: programs that failed before any trace (tl_recordings.c) */

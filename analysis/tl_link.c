@@ -237,6 +237,8 @@ static int trace_qps(struct lctx *c)
 		    (ev->kind == RT_EV_PROCESS_END && note_event(&b->ends, i) < 0) ||
 		    (ev->kind == RT_EV_ASYNC && note_event(&b->asyncs, i) < 0) ||
 		    (ev->kind == RT_EV_QP_AV && note_event(&b->avs, i) < 0) ||
+		    (ev->kind == RT_EV_QP_STATE && ev->u.qp_state.to_state == 3 && !(ev->flags & RT_EVF_ERROR) &&
+		     note_event(&b->rts, i) < 0) ||
 		    (((ev->kind == RT_EV_MR && !(ev->flags & RT_EVF_ERROR)) ||
 		      (ev->kind == RT_EV_QP_CREATE && !(ev->flags & (RT_EVF_ERROR | RT_EVF_DESTROY))) ||
 		      (ev->kind == RT_EV_QP_STATE && !(ev->flags & RT_EVF_ERROR) &&
@@ -2400,6 +2402,45 @@ static int cm_links_by_port(struct lctx *c, const struct tl_vec *ce, uint8_t *do
 	return rc;
 }
 
+/* The passive side's QP reaches RTS before its REP leaves: RDMA CM's
+ * rdma_accept (librdmacm's and uroce's) moves the QP to RTR and RTS, then
+ * sends the REP.  The constraint "that RTS before the REP's capture" bounds
+ * from above the clock of a host that sends no requests of its own (the
+ * responder of WRITEs), which otherwise only the CONNECT_REQUEST bounds, long
+ * before (a large MR registered in between).  The RTS is the QP's last one
+ * before its ESTABLISHED on that host: a program that moves its QP itself
+ * after the connection does so after that event. */
+static void rep_after_rts(struct lctx *c, const struct tl_vec *ce)
+{
+	struct tl_build *b = c->b;
+	if (b->capture_host == UINT16_MAX || !b->rts.n)
+		return;
+	for (size_t ci = 0; ci < c->cm_pks.n; ci++) {
+		const struct tl_pk *k = tl_pk(b, *TL_AT(&c->cm_pks, uint32_t, ci));
+		if (!k->is_cm || k->cm_attr != RT_CM_REP || !k->cm_local_qpn || k->src_ep >= b->eps.n)
+			continue;
+		uint16_t h = TL_AT(&b->eps, struct tl_ep, k->src_ep)->host;
+		const struct tl_evrec *est = NULL;
+		for (size_t j = 0; j < ce->n && !est; j++) {
+			const struct tl_evrec *e = tl_ev(b, *TL_AT(ce, uint32_t, j));
+			if (e->host == h && e->ev.qpn == k->cm_local_qpn && e->ev.u.cm.event == RT_CM_EV_ESTABLISHED)
+				est = e;
+		}
+		if (!est)
+			continue;
+		const struct tl_evrec *rts = NULL;
+		for (size_t j = 0; j < b->rts.n; j++) {
+			uint32_t i = *TL_AT(&b->rts, uint32_t, j);
+			const struct tl_evrec *e = tl_ev(b, i);
+			if (!b->ev_shadow[i] && e->host == h && e->ev.qpn == k->cm_local_qpn && e->proc == est->proc &&
+			    e->raw_ns <= est->raw_ns && (!rts || e->raw_ns >= rts->raw_ns))
+				rts = e;
+		}
+		if (rts)
+			tl_clock_add(b, h, b->capture_host, rts->raw_ns, k->raw_ns);
+	}
+}
+
 static int cm_links(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -2475,6 +2516,8 @@ static int cm_links(struct lctx *c)
 	free(used);
 	if (!rc)
 		rc = disconnect_links(c, &ce);
+	if (!rc)
+		rep_after_rts(c, &ce);
 	tl_vec_free(&ce);
 	return rc;
 }

@@ -2141,6 +2141,39 @@ static int recv_consumers(struct lctx *c)
 
 /* The passive host answers a REQ (REP or REJ, same comm id) or a SIDR_REQ (SIDR_REP, same
  * request ID) after its CONNECT_REQUEST event. */
+/* The passive side's QP reaches RTS before its REP leaves: RDMA CM's
+ * rdma_accept (librdmacm's and uroce's) moves the QP to RTR and RTS, then
+ * sends the REP.  The constraint "that RTS before the REP's capture" bounds
+ * from above the clock of a host that sends no requests of its own (the
+ * responder of WRITEs), which otherwise only its CONNECT_REQUEST bounds, long
+ * before (a large MR registered in between).  cr: the CONNECT_REQUEST event
+ * the REP answers; the RTS is the last of the REP's QP in that process
+ * before the ESTABLISHED of the same cm_id (a program that moves its QP
+ * itself after the connection does so after that event). */
+static void rep_after_rts(struct tl_build *b, const struct tl_pk *rep, uint16_t h, const struct tl_evrec *cr)
+{
+	const struct tl_evrec *est = NULL;
+	for (size_t j = 0; j < b->cm_evs.n && !est; j++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (!b->ev_shadow[i] && e->proc == cr->proc && e->ev.u.cm.cm_id == cr->ev.u.cm.cm_id &&
+		    e->ev.u.cm.event == RT_CM_EV_ESTABLISHED && e->raw_ns >= cr->raw_ns)
+			est = e;
+	}
+	if (!est || !rep->cm_local_qpn)
+		return;
+	const struct tl_evrec *rts = NULL;
+	for (size_t j = 0; j < b->rts.n; j++) {
+		uint32_t i = *TL_AT(&b->rts, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (!b->ev_shadow[i] && e->proc == cr->proc && e->ev.qpn == rep->cm_local_qpn && e->raw_ns >= cr->raw_ns &&
+		    e->raw_ns <= est->raw_ns && (!rts || e->raw_ns >= rts->raw_ns))
+			rts = e;
+	}
+	if (rts)
+		tl_clock_add(b, h, b->capture_host, rts->raw_ns, rep->raw_ns);
+}
+
 static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 {
 	struct tl_build *b = c->b;
@@ -2153,6 +2186,8 @@ static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 				 (k->cm_attr == RT_CM_SIDR_REP && k->cm_comm_id == comm))) {
 			struct tl_evrec *e = tl_ev(b, ev);
 			tl_clock_add(b, h, b->capture_host, e->raw_ns, k->raw_ns);
+			if (k->cm_attr == RT_CM_REP)
+				rep_after_rts(b, k, h, e);
 			return tl_link(b, (uint32_t)ev, tl_item_pk(b, j), RT_TLL_CM_PACKET);
 		}
 	}
@@ -2402,45 +2437,6 @@ static int cm_links_by_port(struct lctx *c, const struct tl_vec *ce, uint8_t *do
 	return rc;
 }
 
-/* The passive side's QP reaches RTS before its REP leaves: RDMA CM's
- * rdma_accept (librdmacm's and uroce's) moves the QP to RTR and RTS, then
- * sends the REP.  The constraint "that RTS before the REP's capture" bounds
- * from above the clock of a host that sends no requests of its own (the
- * responder of WRITEs), which otherwise only the CONNECT_REQUEST bounds, long
- * before (a large MR registered in between).  The RTS is the QP's last one
- * before its ESTABLISHED on that host: a program that moves its QP itself
- * after the connection does so after that event. */
-static void rep_after_rts(struct lctx *c, const struct tl_vec *ce)
-{
-	struct tl_build *b = c->b;
-	if (b->capture_host == UINT16_MAX || !b->rts.n)
-		return;
-	for (size_t ci = 0; ci < c->cm_pks.n; ci++) {
-		const struct tl_pk *k = tl_pk(b, *TL_AT(&c->cm_pks, uint32_t, ci));
-		if (!k->is_cm || k->cm_attr != RT_CM_REP || !k->cm_local_qpn || k->src_ep >= b->eps.n)
-			continue;
-		uint16_t h = TL_AT(&b->eps, struct tl_ep, k->src_ep)->host;
-		const struct tl_evrec *est = NULL;
-		for (size_t j = 0; j < ce->n && !est; j++) {
-			const struct tl_evrec *e = tl_ev(b, *TL_AT(ce, uint32_t, j));
-			if (e->host == h && e->ev.qpn == k->cm_local_qpn && e->ev.u.cm.event == RT_CM_EV_ESTABLISHED)
-				est = e;
-		}
-		if (!est)
-			continue;
-		const struct tl_evrec *rts = NULL;
-		for (size_t j = 0; j < b->rts.n; j++) {
-			uint32_t i = *TL_AT(&b->rts, uint32_t, j);
-			const struct tl_evrec *e = tl_ev(b, i);
-			if (!b->ev_shadow[i] && e->host == h && e->ev.qpn == k->cm_local_qpn && e->proc == est->proc &&
-			    e->raw_ns <= est->raw_ns && (!rts || e->raw_ns >= rts->raw_ns))
-				rts = e;
-		}
-		if (rts)
-			tl_clock_add(b, h, b->capture_host, rts->raw_ns, k->raw_ns);
-	}
-}
-
 static int cm_links(struct lctx *c)
 {
 	struct tl_build *b = c->b;
@@ -2516,8 +2512,6 @@ static int cm_links(struct lctx *c)
 	free(used);
 	if (!rc)
 		rc = disconnect_links(c, &ce);
-	if (!rc)
-		rep_after_rts(c, &ce);
 	tl_vec_free(&ce);
 	return rc;
 }

@@ -48,7 +48,7 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 			return 0; /* the responder's process had ended: the kernel took its MRs (process_ended says so) */
 	}
 	const char *host = (const char *)b->strs.p + tl_host(b, P->host)->name;
-	const struct rt_ev_mr *live = NULL, *gone = NULL, *later = NULL, *shown[3];
+	const struct rt_ev_mr *live = NULL, *gone = NULL, *later = NULL;
 	uint64_t t_gone = 0, t_later = 0;
 	unsigned nlive = 0, nmrs = 0;
 	int qp_access = -1;
@@ -152,14 +152,12 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 	}
 	tl_textf(&o, "no MR that %s (pid %d) on %s registered has rkey 0x%x", (const char *)b->strs.p + P->program,
 		 P->pid, host, rkey);
-	unsigned ns = nlive < 3 ? nlive : 3;
-	for (unsigned k = 0; k < ns; k++)
-		shown[k] = alive[k];
+	unsigned ns = nlive < 3 ? nlive : 3; /* the first few live MRs, named */
 	if (ns) {
 		tl_textf(&o, " (its MR%s then: ", nlive == 1 ? "" : "s");
 		for (unsigned k = 0; k < ns; k++) {
 			tl_textf(&o, "%s", k ? ", " : "");
-			mr_words(shown[k], &o);
+			mr_words(alive[k], &o);
 		}
 		if (nlive > ns)
 			tl_textf(&o, " and %u more", nlive - ns);

@@ -195,6 +195,13 @@ static void wr_words(struct tl_build *b, uint32_t wr, struct text *t)
 		tx(t, "receive wr_id %" PRIu64 " (%u bytes)", w->wr_id, w->length);
 }
 
+/* Whether send WR item wr had a packet in the capture (a first
+ * transmission or a resend linked to it). */
+static bool wr_on_wire(struct dctx *c, uint32_t wr)
+{
+	return first_link(c, wr, RT_TLL_PACKET) != RT_TL_NONE || first_link(c, wr, RT_TLL_RETRANS) != RT_TL_NONE;
+}
+
 /* A message longer than the receive WR it consumed on the responder: the
  * send WR wr (SEND, SEND_WITH_IMM, SEND_WITH_INV: an RDMA WRITE with
  * immediate needs no room) and the receive WR its first packet consumed
@@ -1365,6 +1372,7 @@ static int nak_errors(struct dctx *c)
 			wr_words(b, wr, &t);
 		}
 		const struct rt_ev_wr *w = wr != RT_TL_NONE ? &tl_ev(b, wr)->ev.u.wr : NULL;
+		uint32_t recv; /* the receive WR a SEND's message consumed */
 		if (k->aeth_value == RT_NAK_REMOTE_ACCESS_ERROR) {
 			uint64_t va = r && r->reth_rkey ? r->reth_va : w ? w->remote_addr : 0;
 			uint32_t rkey = r && r->reth_rkey ? r->reth_rkey : w ? w->rkey : 0;
@@ -1381,8 +1389,8 @@ static int nak_errors(struct dctx *c)
 			else
 				tx(&t, ": the responder refused the rkey, address or length of the request");
 		} else if ((k->aeth_value == RT_NAK_INVALID_REQUEST || k->aeth_value == RT_NAK_REMOTE_OP_ERROR) &&
-			   message_overflows(c, wr, consumed_recv(c, wr))) {
-			overflow_words(c, wr, consumed_recv(c, wr), true, &t);
+			   message_overflows(c, wr, (recv = consumed_recv(c, wr)))) {
+			overflow_words(c, wr, recv, true, &t);
 		} else if (k->aeth_value == RT_NAK_INVALID_REQUEST) {
 			tx(&t, ": the responder found the request invalid (an opcode the QP does not allow, a length over the limits, or a message larger than the posted receive buffer)");
 		} else if (k->aeth_value == RT_NAK_REMOTE_OP_ERROR) {
@@ -2489,8 +2497,7 @@ static uint32_t stuck_sends(struct dctx *c, uint32_t q, uint32_t m, struct text 
 		    b->ev_shadow[j] || (e->ev.u.wr.flags & RT_WRF_POST_FAILED))
 			continue;
 		posted++;
-		if (first_link(c, j, RT_TLL_PACKET) != RT_TL_NONE || first_link(c, j, RT_TLL_RETRANS) != RT_TL_NONE ||
-		    first_link(c, j, RT_TLL_COMPLETION) != RT_TL_NONE)
+		if (wr_on_wire(c, j) || first_link(c, j, RT_TLL_COMPLETION) != RT_TL_NONE)
 			continue;
 		if (!stuck++)
 			first = j;
@@ -3917,8 +3924,7 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 			acked++;
 			due += !!(r->ev.u.wr.flags & RT_WRF_SIGNALED);
 		}
-		else if (first_link(c, (uint32_t)i, RT_TLL_PACKET) != RT_TL_NONE ||
-			 first_link(c, (uint32_t)i, RT_TLL_RETRANS) != RT_TL_NONE)
+		else if (wr_on_wire(c, (uint32_t)i))
 			unacked++;
 	}
 	if (open) {

@@ -482,9 +482,16 @@ bool tl_qp_av_mtu_too_big(const struct rt_ev_qp_av *av, unsigned path_mtu);
  * (run.json's logs, relative to the recording), into words; false when there
  * are none. */
 bool tl_program_output_words(const char *trace, char *words, size_t len);
-/* The same for the recording in dir (its run.json), the process of trace file
- * trace_name (traces/NAME; "@SIDE" for the side of a lab's run.json). */
-bool tl_recording_output_words(const char *dir, const char *trace_name, char *words, size_t len);
+/* The same for the recording in dir whose run.json is json, the process of
+ * trace file trace_name (traces/NAME; "@SIDE" for the side of a lab's
+ * run.json). */
+bool tl_run_json_output_words(const char *dir, const char *json, const char *trace_name, char *words, size_t len);
+/* dir/run.json, whole (up to 1 MiB), into *json (NULL when there is none; the
+ * caller frees it) and its length; 0, or -ENOMEM. */
+int tl_run_json_read(const char *dir, char **json, size_t *len);
+/* Which tool wrote a run.json: `rdmatrace record`, the lab, or another. */
+enum tl_run_tool { TL_RUN_OTHER, TL_RUN_RECORD, TL_RUN_LAB };
+enum tl_run_tool tl_run_json_tool(const char *json);
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields
  * of the QPs, so until tl_stats_join() nothing may add to or move the build's

@@ -2139,8 +2139,6 @@ static int recv_consumers(struct lctx *c)
 	return rc;
 }
 
-/* The passive host answers a REQ (REP or REJ, same comm id) or a SIDR_REQ (SIDR_REP, same
- * request ID) after its CONNECT_REQUEST event. */
 /* The passive side's QP reaches RTS before its REP leaves: RDMA CM's
  * rdma_accept (librdmacm's and uroce's) moves the QP to RTR and RTS, then
  * sends the REP.  The constraint "that RTS before the REP's capture" bounds
@@ -2174,6 +2172,8 @@ static void rep_after_rts(struct tl_build *b, const struct tl_pk *rep, uint16_t 
 		tl_clock_add(b, h, b->capture_host, rts->raw_ns, rep->raw_ns);
 }
 
+/* The passive host answers a REQ (REP or REJ, same comm id) or a SIDR_REQ (SIDR_REP, same
+ * request ID) after its CONNECT_REQUEST event. */
 static int cm_reply_after(struct lctx *c, size_t req, uint16_t h, size_t ev)
 {
 	struct tl_build *b = c->b;

@@ -13,6 +13,7 @@
  * the output.  Only the recording's own run.json is read, and only log
  * paths inside the recording's directory.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,16 +77,13 @@ static bool logs_of(const char *json, const char *name, char *err, char *out, si
 {
 	const char *end = json + strlen(json);
 	*err = *out = 0;
-	const char *tool = strstr(json, "\"tool\": \"");
-	if (!tool)
-		return false;
-	tool += 9;
-	if (!strncmp(tool, "rdmatrace record\"", 17)) {
+	enum tl_run_tool tool = tl_run_json_tool(json);
+	if (tool == TL_RUN_RECORD) {
 		if (!path_of(json, end, "\"stderr_log\": \"", err, len))
 			*err = 0;
 		return path_of(json, end, "\"log\": \"", out, len) || *err;
 	}
-	if (strncmp(tool, "rdmatrace lab\"", 14))
+	if (tool != TL_RUN_LAB)
 		return false;
 	/* the side whose record lists the trace: it starts at the last "output"
 	 * before it (name "@SIDE": that side's, for a side without a trace) */
@@ -159,33 +157,52 @@ static unsigned last_lines(const char *dir, const char *log, unsigned n, char *w
 	return found;
 }
 
-bool tl_program_output_words(const char *trace, char *words, size_t len)
-{
-	char dir[4096];
-	return trace && recording_dir(trace, dir, sizeof(dir)) && tl_recording_output_words(dir, strrchr(trace, '/') + 1,
-											   words, len);
-}
-
-bool tl_recording_output_words(const char *dir, const char *trace_name, char *words, size_t len)
+int tl_run_json_read(const char *dir, char **json, size_t *len)
 {
 	char path[4200];
-	if (len < 16)
-		return false;
+	*json = NULL;
+	*len = 0;
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return false;
+		return 0;
 	size_t cap = 1 << 20; /* a lab's run.json with every side's processes */
-	char *json = malloc(cap);
-	size_t jn = json ? fread(json, 1, cap - 1, f) : 0;
+	char *j = malloc(cap);
+	size_t n = j ? fread(j, 1, cap - 1, f) : 0;
 	fclose(f);
-	if (!json)
+	if (!j)
+		return -ENOMEM;
+	j[n] = 0;
+	*json = j;
+	*len = n;
+	return 0;
+}
+
+enum tl_run_tool tl_run_json_tool(const char *json)
+{
+	const char *tool = strstr(json, "\"tool\": \""); /* the first: the file's own, not a side's record */
+	if (tool && !strncmp(tool + 9, "rdmatrace record\"", 17))
+		return TL_RUN_RECORD;
+	if (tool && !strncmp(tool + 9, "rdmatrace lab\"", 14))
+		return TL_RUN_LAB;
+	return TL_RUN_OTHER;
+}
+
+bool tl_program_output_words(const char *trace, char *words, size_t len)
+{
+	char dir[4096], *json;
+	size_t n;
+	if (!trace || !recording_dir(trace, dir, sizeof(dir)) || tl_run_json_read(dir, &json, &n) < 0 || !json)
 		return false;
-	json[jn] = 0;
-	char err[256], out[256], quote[520];
-	bool found = logs_of(json, trace_name, err, out, sizeof(err));
+	bool found = tl_run_json_output_words(dir, json, strrchr(trace, '/') + 1, words, len);
 	free(json);
-	if (!found)
+	return found;
+}
+
+bool tl_run_json_output_words(const char *dir, const char *json, const char *trace_name, char *words, size_t len)
+{
+	char err[256], out[256], quote[520];
+	if (len < 16 || !logs_of(json, trace_name, err, out, sizeof(err)))
 		return false;
 	if (*err && last_lines(dir, err, 2, quote, sizeof(quote))) {
 		snprintf(words, len, " Its stderr (%s) ends with %s.", err, quote);

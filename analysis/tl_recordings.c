@@ -45,13 +45,13 @@ static bool json_text(const char *p, const char *end, const char *key, char *out
 	return o > 0;
 }
 
-/* One record's JSON in [p, end) (`rdmatrace record`'s run.json, alone or
- * inside the lab's): a finding when its program left no trace and did not
- * exit 0.  dir: the recording's directory; where: its run.json as the
- * evidence names it; name: how tl_output.c finds its logs there (see
- * tl_recording_output_words). */
-static int record_finding(struct tl_build *b, const char *p, const char *end, const char *dir, const char *where,
-			  const char *name)
+/* One record's JSON in [p, end) of run.json json (`rdmatrace record`'s
+ * run.json, alone or inside the lab's): a finding when its program left no
+ * trace and did not exit 0.  dir: the recording's directory; where: its
+ * run.json as the evidence names it; name: how tl_output.c finds its logs in
+ * json (see tl_run_json_output_words). */
+static int record_finding(struct tl_build *b, const char *json, const char *p, const char *end, const char *dir,
+			  const char *where, const char *name)
 {
 	const char *procs = strstr(p, "\"processes\": [");
 	if (!procs || procs >= end || procs[14] != ']')
@@ -72,7 +72,7 @@ static int record_finding(struct tl_build *b, const char *p, const char *end, co
 	json_text(p, end, "\"name\": \"", host, sizeof(host));
 	long long pid = json_int(p, end, "\"root_pid\": ", 0);
 	uint64_t t = (uint64_t)json_int(p, end, "\"end_ns\": ", 0);
-	tl_recording_output_words(dir, name, words, sizeof(words));
+	tl_run_json_output_words(dir, json, name, words, sizeof(words));
 	char text[2048], pidtxt[40] = "";
 	if (pid > 0)
 		snprintf(pidtxt, sizeof(pidtxt), " (pid %lld)", pid);
@@ -98,25 +98,18 @@ static int record_finding(struct tl_build *b, const char *p, const char *end, co
  * dir relative to the run directory, "" or ending in '/'. */
 static int read_run_json(struct tl_build *b, const char *dir, const char *shown)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/run.json", dir);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t cap = 1 << 20;
-	char *json = malloc(cap);
-	size_t n = json ? fread(json, 1, cap - 1, f) : 0;
-	fclose(f);
-	if (!json)
-		return -ENOMEM;
-	json[n] = 0;
+	char *json;
+	size_t n;
+	int rc = tl_run_json_read(dir, &json, &n);
+	if (rc < 0 || !json)
+		return rc;
 	const char *end = json + n;
-	int rc = 0;
 	char where[400];
-	if (strstr(json, "\"tool\": \"rdmatrace record\"") == strstr(json, "\"tool\": \"") && strstr(json, "\"tool\": \"")) {
+	enum tl_run_tool tool = tl_run_json_tool(json);
+	if (tool == TL_RUN_RECORD) {
 		snprintf(where, sizeof(where), "%srun.json", shown);
-		rc = record_finding(b, json, end, dir, where, "");
-	} else if (strstr(json, "\"tool\": \"rdmatrace lab\"")) {
+		rc = record_finding(b, json, json, end, dir, where, "");
+	} else if (tool == TL_RUN_LAB) {
 		static const char *const sides[] = {"server", "client"};
 		for (size_t s = 0; s < 2 && !rc; s++) {
 			char key[64], name[16];
@@ -129,7 +122,7 @@ static int read_run_json(struct tl_build *b, const char *dir, const char *shown)
 			/* the side's record ends where the next side (or the lab's vm) starts */
 			const char *next = strstr(rec, s ? "\"vm\": " : "\"client\": {\"exit_status\"");
 			snprintf(where, sizeof(where), "%srun.json (the %s's record)", shown, sides[s]);
-			rc = record_finding(b, rec, next ? next : end, dir, where, name);
+			rc = record_finding(b, json, rec, next ? next : end, dir, where, name);
 		}
 	}
 	free(json);

@@ -349,12 +349,14 @@ static int run_program(struct rec *r, const char *probe)
 	if (log_fd >= 0)
 		close(log_fd);
 	struct stat est;
-	if (err_log_fd >= 0 && fstat(err_log_fd, &est) == 0 && est.st_size == 0)
-		unlink(r->err_log_path); /* it wrote nothing on stderr */
-	if (err_log_fd < 0 || access(r->err_log_path, F_OK) != 0)
-		r->err_log_path[0] = 0;
-	if (err_log_fd >= 0)
+	bool wrote_stderr = err_log_fd >= 0 && fstat(err_log_fd, &est) == 0 && est.st_size > 0;
+	if (err_log_fd >= 0) {
+		if (!wrote_stderr)
+			unlink(r->err_log_path);
 		close(err_log_fd);
+	}
+	if (!wrote_stderr)
+		r->err_log_path[0] = 0; /* run.json names no stderr log */
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;

@@ -66,18 +66,21 @@ void *rt_probe_real(const char *name);
  */
 void *rt_probe_real_any(const char *name);
 
-/* Declares `static T *real_NAME(void)` resolving NAME once, lazily. */
-#define RT_PROBE_REAL(type, name)                                              \
+/* Declares `static T *real_NAME(void)` resolving NAME once, lazily, with
+ * resolve (rt_probe_real, or rt_probe_real_any for a function the probe
+ * does not wrap). */
+#define RT_PROBE_RESOLVED(type, name, resolve)                                 \
 	static type *real_##name(void)                                         \
 	{                                                                      \
 		static type *fn;                                               \
 		type *f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);              \
 		if (!f) {                                                      \
-			f = (type *)rt_probe_real(#name);                      \
+			f = (type *)resolve(#name);                            \
 			__atomic_store_n(&fn, f, __ATOMIC_RELEASE);            \
 		}                                                              \
 		return f;                                                      \
 	}
+#define RT_PROBE_REAL(type, name) RT_PROBE_RESOLVED(type, name, rt_probe_real)
 
 /* ---- objmap.c: pointer-keyed tables ---- */
 

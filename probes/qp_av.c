@@ -20,40 +20,16 @@ typedef int query_gid_fn(struct ibv_context *, uint8_t, int, union ibv_gid *);
 typedef int query_gid_ex_fn(struct ibv_context *, uint32_t, uint32_t, struct ibv_gid_entry *, uint32_t, size_t);
 
 /* The libibverbs functions (rt_probe_real_any: also a program's own
- * definitions, as the probe's unit test gives), looked up once. */
-static void *lookup(void **cache, const char *name)
-{
-	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-	if (!f) {
-		f = rt_probe_real_any(name);
-		__atomic_store_n(cache, f, __ATOMIC_RELEASE);
-	}
-	return f;
-}
-
-static query_port_fn *real_query_port(void)
-{
-	static void *f;
-	return (query_port_fn *)lookup(&f, "ibv_query_port");
-}
-
-static query_gid_fn *real_query_gid(void)
-{
-	static void *f;
-	return (query_gid_fn *)lookup(&f, "ibv_query_gid");
-}
-
-static query_gid_ex_fn *real_query_gid_ex(void)
-{
-	static void *f;
-	return (query_gid_ex_fn *)lookup(&f, "_ibv_query_gid_ex");
-}
+ * definitions, as the probe's unit test gives). */
+RT_PROBE_RESOLVED(query_port_fn, ibv_query_port, rt_probe_real_any)
+RT_PROBE_RESOLVED(query_gid_fn, ibv_query_gid, rt_probe_real_any)
+RT_PROBE_RESOLVED(query_gid_ex_fn, _ibv_query_gid_ex, rt_probe_real_any)
 
 /* The port's GID at index into a (sgid, sgid_type, sgid_known). */
 static void port_gid(struct ibv_context *ctx, unsigned port, unsigned index, struct rt_ev_qp_av *a)
 {
 	a->sgid_type = 0xFF;
-	query_gid_ex_fn *ex = real_query_gid_ex();
+	query_gid_ex_fn *ex = real__ibv_query_gid_ex();
 	struct ibv_gid_entry entry;
 	memset(&entry, 0, sizeof(entry));
 	if (ex && ex(ctx, port, index, &entry, 0, sizeof(entry)) == 0) {
@@ -63,7 +39,7 @@ static void port_gid(struct ibv_context *ctx, unsigned port, unsigned index, str
 		return;
 	}
 	/* an empty entry: the _ex query fails with ENODATA where the old one gives zeros */
-	query_gid_fn *q = real_query_gid();
+	query_gid_fn *q = real_ibv_query_gid();
 	union ibv_gid gid;
 	if (q && q(ctx, (uint8_t)port, (int)index, &gid) == 0) {
 		memcpy(a->sgid, gid.raw, sizeof(a->sgid));
@@ -85,7 +61,7 @@ void rt_probe_qp_av(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask)
 	a->is_global = attr->ah_attr.is_global;
 	a->hop_limit = attr->ah_attr.grh.hop_limit;
 	memcpy(a->dgid, attr->ah_attr.grh.dgid.raw, sizeof(a->dgid));
-	query_port_fn *qp_fn = real_query_port();
+	query_port_fn *qp_fn = real_ibv_query_port();
 	struct ibv_port_attr pa;
 	memset(&pa, 0, sizeof(pa));
 	if (port && qp_fn && qp_fn(qp->context, (uint8_t)port, &pa) == 0) {

@@ -204,11 +204,13 @@ size_t tl_gid_text(const uint8_t gid[16], char *buf, size_t len)
 	return strlen(buf);
 }
 
-static void ah_reason(struct out *o, const struct rt_ev_verbs_call *v, int err)
+static void ah_reason(struct out *o, const struct rt_ev_verbs_call *v, const struct rt_ev_qp_av *av, int err)
 {
-	char gid[INET6_ADDRSTRLEN];
+	char gid[INET6_ADDRSTRLEN], why[600];
 	tl_gid_text(v->gid, gid, sizeof(gid));
-	if (!v->is_global)
+	if (v->is_global && av && tl_qp_av_problem(av, 0, true, why, sizeof(why)))
+		tl_textf(&o->t, ": %s", why); /* what the port has at sgid_index, as the probe asked it */
+	else if (!v->is_global)
 		tl_textf(&o->t, ": its ah_attr has is_global 0, and RoCE addresses are GIDs: an address handle "
 				"needs is_global = 1 with grh.dgid (the peer's GID), grh.sgid_index and grh.hop_limit "
 				"(ibv_init_ah_from_wc, or the ah_attr RDMA CM gives, fill them in)");
@@ -240,7 +242,8 @@ static void mcast_reason(struct out *o, const struct rt_ev_verbs_call *v, int er
 		tl_textf(&o->t, ": only UD QPs join multicast groups, with a multicast GID");
 }
 
-size_t tl_verbs_call_reason(const struct rt_event *ev, unsigned qp_type, const char *host, char *buf, size_t len)
+size_t tl_verbs_call_reason(const struct rt_event *ev, const struct rt_ev_qp_av *av, unsigned qp_type, const char *host,
+			    char *buf, size_t len)
 {
 	struct out o = {.t = {.p = buf, .cap = len}};
 	if (!len)
@@ -256,7 +259,7 @@ size_t tl_verbs_call_reason(const struct rt_event *ev, unsigned qp_type, const c
 		tl_textf(&o.t, " with %s", rt_errno_name(err));
 	switch (v->call) {
 	case RT_VC_CREATE_AH:
-		ah_reason(&o, v, err);
+		ah_reason(&o, v, av, err);
 		break;
 	case RT_VC_ATTACH_MCAST: case RT_VC_DETACH_MCAST:
 		mcast_reason(&o, v, err, qp_type);

@@ -761,7 +761,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		qp_name(b, u->requester, &t);
 		if (nak) {
 			tx(&t, ": the receiver NAKed PSN 0x%06x (PSN sequence error) because ", npsn);
-			if (lostpk != RT_TL_NONE)
+			if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->icrc == RT_ICRC_BAD)
+				tx(&t, "that packet (frame %u) had a bad ICRC and the receiver dropped it", tl_pk(b, lostpk)->frame);
+			else if (lostpk != RT_TL_NONE)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else
 				tx(&t, "that packet was lost before the capture point");
@@ -771,7 +773,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		} else if (rgap) {
 			const struct tl_pk *tr = tl_pk(b, u->trigger);
 			tx(&t, atomic ? ": the atomic ACK for PSN 0x%06x " : ": the RDMA READ response PSN 0x%06x ", u->psn);
-			if (rlost != RT_TL_NONE)
+			if (rlost != RT_TL_NONE && tl_pk(b, rlost)->icrc == RT_ICRC_BAD)
+				tx(&t, "(frame %u) had a bad ICRC and the requester dropped it", tl_pk(b, rlost)->frame);
+			else if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
 			else
 				tx(&t, "was lost before the capture point");
@@ -846,6 +850,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					missed_trigger_words(c, k0, t_first, &t);
 				nb += unseen_rounds;
 			}
+			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
+				tx(&t, "; the transmission it repeats (frame %u) had a bad ICRC and the receiver dropped it",
+				   tl_pk(b, u->prev)->frame);
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
 			else {
@@ -1889,6 +1896,148 @@ static void congestion_words(struct tl_build *b, const struct cong_flow *f, uint
 	}
 }
 
+/* The next transmission of bad request packet i's PSN on its stream, within
+ * a window of packets: RT_TL_NONE when it was never sent again. */
+static uint32_t resend_of(struct tl_build *b, size_t i)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	size_t npk = tl_npk(b);
+	for (size_t j = i + 1; j < npk && j - i < 100000; j++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->is_request && o->recv_qp == k->recv_qp && o->psn == k->psn && o->icrc != RT_ICRC_BAD)
+			return (uint32_t)j;
+	}
+	return RT_TL_NONE;
+}
+
+/* What became of a request packet with a bad ICRC, from the capture. */
+enum icrc_fate {
+	ICRC_FATE_UNKNOWN,        /* not a request, or neither resent nor acknowledged */
+	ICRC_FATE_DROPPED,        /* sent again: its receiver dropped it */
+	ICRC_FATE_INTACT,         /* acknowledged, never sent again: only the capture's copy is bad */
+};
+
+static enum icrc_fate bad_icrc_fate(struct tl_build *b, size_t i, uint32_t *again)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	*again = RT_TL_NONE;
+	if (!k->is_request || k->recv_qp == RT_TL_NONE || k->is_cm)
+		return ICRC_FATE_UNKNOWN;
+	if ((*again = resend_of(b, i)) != RT_TL_NONE)
+		return ICRC_FATE_DROPPED;
+	if (k->answer != RT_TL_NONE && tl_pk(b, k->answer)->aeth_type == RT_AETH_ACK &&
+	    tl_pk(b, k->answer)->icrc != RT_ICRC_BAD)
+		return ICRC_FATE_INTACT;
+	return ICRC_FATE_UNKNOWN;
+}
+
+static void bad_icrc_packet_words(struct tl_build *b, size_t i, struct text *t)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	const struct rt_opcode_info *op = rt_opcode_info(k->opcode);
+	tx(t, "frame %u (%s", k->frame, op ? op->name : "unknown opcode");
+	if (!k->is_cm)
+		tx(t, ", PSN 0x%06x", k->psn);
+	tx(t, ", from ");
+	if (k->send_qp != RT_TL_NONE)
+		qp_name(b, k->send_qp, t);
+	else
+		ep_words(b, k->src_ep, t);
+	tx(t, ")");
+	uint32_t again;
+	switch (bad_icrc_fate(b, i, &again)) {
+	case ICRC_FATE_DROPPED:
+		tx(t, ", sent again at frame %u %.3f ms later", tl_pk(b, again)->frame,
+		   ms(tl_pk(b, again)->raw_ns > k->raw_ns ? tl_pk(b, again)->raw_ns - k->raw_ns : 0));
+		break;
+	case ICRC_FATE_INTACT:
+		tx(t, ", acknowledged at frame %u and never sent again", tl_pk(b, k->answer)->frame);
+		break;
+	case ICRC_FATE_UNKNOWN:
+		break;
+	}
+}
+
+/* The bad-ICRC finding's sentence: how many; which the receiver dropped
+ * (sent again) and which it took intact (acknowledged, never sent again:
+ * only the capture's copy is damaged); a sender all of whose packets are
+ * bad; the first few.  Runs only when there are some.  *capture_only: every
+ * bad packet whose fate is known reached its receiver intact. */
+static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struct text *t, bool *capture_only)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b), nq = b->qps.n;
+	uint32_t *all = calloc(2 * (nq + 1), sizeof(*all)), *badq = all + nq + 1;
+	if (!all)
+		return -ENOMEM;
+	uint32_t dropped = 0, intact = 0, asked = 0;
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->send_qp < nq && !k->is_cm) {
+			all[k->send_qp]++;
+			badq[k->send_qp] += k->icrc == RT_ICRC_BAD;
+		}
+		if (k->icrc == RT_ICRC_BAD && asked++ < 1000) { /* each looks ahead for a resend */
+			uint32_t again;
+			enum icrc_fate f = bad_icrc_fate(b, i, &again);
+			dropped += f == ICRC_FATE_DROPPED;
+			intact += f == ICRC_FATE_INTACT;
+		}
+	}
+	*capture_only = intact && !dropped;
+	static const char *const why_dropped = "as a receiver does with a bad ICRC (corruption on the link or a broken "
+					       "sender), and the sender resent";
+	static const char *const why_intact = "so only the capture's copy is damaged (at the capture point, or in the "
+					      "copy of the file)";
+	static const char *const why_unknown = "receivers drop such packets silently, which shows up as loss and "
+					       "retransmissions (corruption on the link or a broken sender)";
+	if (bad == 1) {
+		size_t i = firstbad;
+		uint32_t again;
+		enum icrc_fate f = bad_icrc_fate(b, i, &again);
+		tx(t, "1 packet had a bad ICRC: ");
+		bad_icrc_packet_words(b, i, t);
+		tx(t, f == ICRC_FATE_DROPPED ? ": its receiver dropped it, %s." :
+		      f == ICRC_FATE_INTACT ? ": its receiver took it intact, %s." : "; %s.",
+		   f == ICRC_FATE_DROPPED ? why_dropped : f == ICRC_FATE_INTACT ? why_intact : why_unknown);
+	} else {
+		tx(t, "%u packets had a bad ICRC", bad);
+		if (!dropped && !intact)
+			tx(t, "; %s.", why_unknown);
+		else
+			tx(t, ".");
+		if (dropped)
+			tx(t, " %u %s sent again: %s receiver dropped %s, %s.", dropped, dropped == 1 ? "was" : "were",
+			   dropped == 1 ? "its" : "their", dropped == 1 ? "it" : "them", why_dropped);
+		if (intact)
+			tx(t, " %u %s acknowledged and never sent again: %s receiver took %s intact, %s.", intact,
+			   intact == 1 ? "was" : "were", intact == 1 ? "its" : "their", intact == 1 ? "it" : "them",
+			   why_intact);
+	}
+	for (size_t q = 0, shown = 0; q < nq && shown < 2; q++) {
+		if (all[q] < 4 || badq[q] != all[q])
+			continue;
+		tx(t, " Every one of the %u packets ", all[q]);
+		qp_name(b, (uint32_t)q, t);
+		tx(t, " sent had a bad ICRC: its sender computes the ICRC differently (or the capture point sees its "
+		      "packets before the device fills the ICRC in).");
+		shown++;
+	}
+	free(all);
+	if (bad == 1)
+		return 0;
+	uint32_t told = 0;
+	for (size_t i = firstbad; i < npk && told < 3; i++) {
+		if (tl_pk(b, i)->icrc != RT_ICRC_BAD)
+			continue;
+		tx(t, told ? "; " : " The first: ");
+		bad_icrc_packet_words(b, i, t);
+		told++;
+	}
+	tx(t, "%s.", bad > told ? ", and more" : "");
+	return 0;
+}
+
 static int wire_anomalies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -1978,10 +2127,11 @@ static int wire_anomalies(struct dctx *c)
 	free(gaps);
 	if (bad) {
 		struct text t = {.n = 0}, e = {.n = 0};
-		tx(&t, "%u packet%s had a bad ICRC; receivers drop them silently, which shows up as loss and retransmissions (corruption on the link or a broken sender).",
-		   bad, bad == 1 ? "" : "s");
+		bool capture_only;
+		if (bad_icrc_words(c, bad, firstbad, &t, &capture_only) < 0)
+			return -ENOMEM;
 		tx(&e, "first at frame %u", tl_pk(b, firstbad)->frame);
-		long f = finding(b, RT_TLFK_BAD_ICRC, RT_TLS_WARNING, item_t(c, tl_item_pk(b, firstbad)), tl_pk(b, firstbad)->send_qp,
+		long f = finding(b, RT_TLFK_BAD_ICRC, capture_only ? RT_TLS_INFO : RT_TLS_WARNING, item_t(c, tl_item_pk(b, firstbad)), tl_pk(b, firstbad)->send_qp,
 				 0, 0, &t, &e);
 		if (f < 0)
 			return -ENOMEM;
@@ -2096,6 +2246,13 @@ static const struct rt_ev_qp_av *qp_av_before(struct tl_build *b, uint32_t i)
 {
 	const struct rt_event *p = thread_prev(b, i);
 	return p && p->kind == RT_EV_QP_AV && p->qpn == tl_ev(b, i)->ev.qpn ? &p->u.qp_av : NULL;
+}
+
+/* The address vector the probe recorded just before ibv_create_ah's VERBS_CALL event i, NULL when none. */
+static const struct rt_ev_qp_av *ah_av_before(struct tl_build *b, uint32_t i)
+{
+	const struct rt_event *p = thread_prev(b, i);
+	return p && p->kind == RT_EV_QP_AV && p->qpn == 0 ? &p->u.qp_av : NULL;
 }
 
 static const struct rt_ev_device_caps *device_caps_before(struct tl_build *b, uint32_t i)
@@ -2223,7 +2380,8 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 	}
 	case RT_EV_VERBS_CALL: {
 		char why[640];
-		tl_verbs_call_reason(&e->ev, q != RT_TL_NONE ? tl_qp(b, q)->qp_type : 0, host, why, sizeof(why));
+		tl_verbs_call_reason(&e->ev, e->ev.u.verbs_call.call == RT_VC_CREATE_AH ? ah_av_before(b, i) : NULL,
+				     q != RT_TL_NONE ? tl_qp(b, q)->qp_type : 0, host, why, sizeof(why));
 		tx(&t, "%s.", why);
 		verbs_call_evidence(&e->ev, &ev);
 		tx(&ev, "; at %.6f s", (double)item_t(c, i) / 1e9);

@@ -448,7 +448,8 @@ const char *tl_create_call_name(const struct rt_event *ev);
 size_t tl_create_reason(const struct rt_event *ev, const struct rt_ev_device_caps *caps, const char *host, char *buf,
 			size_t len);
 /* The same for a refused RT_EV_VERBS_CALL (qp_type: its QP's, 0 unknown). */
-size_t tl_verbs_call_reason(const struct rt_event *ev, unsigned qp_type, const char *host, char *buf, size_t len);
+size_t tl_verbs_call_reason(const struct rt_event *ev, const struct rt_ev_qp_av *av, unsigned qp_type, const char *host,
+			    char *buf, size_t len);
 /* A GID as an IPv6 address ("::ffff:10.9.0.1", "ff0e::ffff:239.1.1.1") into buf; returns the length. */
 size_t tl_gid_text(const uint8_t gid[16], char *buf, size_t len);
 /* tl_recordings.c: a program that ended badly before it left a trace (its

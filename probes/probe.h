@@ -218,6 +218,8 @@ void rt_probe_untrack_pd(struct ibv_pd *pd, int result);
 void rt_probe_qp_modified(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask, int rc);
 /* qp_av.c: the RT_EV_QP_AV record of a modify that carries IBV_QP_AV (none otherwise). */
 void rt_probe_qp_av(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask);
+/* The same for the ah_attr of an ibv_create_ah (header qpn 0), before its call record. */
+void rt_probe_ah_av(struct ibv_pd *pd, const struct ibv_ah_attr *attr);
 
 /* Emits one RT_EV_WR_POST for a send WR and advances the QP's PSN. */
 void rt_probe_emit_send(struct rt_probe_qp *q, uint32_t qpn, uint64_t wr_id, unsigned opcode,

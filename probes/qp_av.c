@@ -1,7 +1,8 @@
 /*
  * The address vector of an ibv_modify_qp that carries one (IBV_QP_AV), and
  * what the port it names has (RT_EV_QP_AV, written just before the modify's
- * RT_EV_QP_STATE record).  A connection set up by hand (ibv_rc_pingpong,
+ * RT_EV_QP_STATE record); the same for the ah_attr of an ibv_create_ah (header
+ * qpn 0, just before its RT_EV_VERBS_CALL record).  A connection set up by hand (ibv_rc_pingpong,
  * perftest) fails or stalls on a GID index with no address behind it, a
  * source GID of the other IP version than the destination's, or a path MTU
  * above what the link carries; the QP_STATE record has only the index and
@@ -47,28 +48,40 @@ static void port_gid(struct ibv_context *ctx, unsigned port, unsigned index, str
 	}
 }
 
-void rt_probe_qp_av(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask)
+/* The record of address vector ah on port (qpn: the QP a modify moves, 0
+ * for an address handle). */
+static void av_record(struct ibv_context *ctx, uint32_t qpn, const struct ibv_ah_attr *ah, unsigned port)
 {
-	if (!(mask & IBV_QP_AV))
-		return;
-	struct rt_event *ev = rt_event_begin(RT_EV_QP_AV, qp->qp_num);
+	struct rt_event *ev = rt_event_begin(RT_EV_QP_AV, qpn);
 	if (!ev)
 		return;
 	struct rt_ev_qp_av *a = &ev->u.qp_av;
-	unsigned port = (mask & IBV_QP_PORT) ? attr->port_num : attr->ah_attr.port_num;
 	a->port_num = (uint8_t)port;
-	a->sgid_index = attr->ah_attr.grh.sgid_index;
-	a->is_global = attr->ah_attr.is_global;
-	a->hop_limit = attr->ah_attr.grh.hop_limit;
-	memcpy(a->dgid, attr->ah_attr.grh.dgid.raw, sizeof(a->dgid));
+	a->sgid_index = ah->grh.sgid_index;
+	a->is_global = ah->is_global;
+	a->hop_limit = ah->grh.hop_limit;
+	memcpy(a->dgid, ah->grh.dgid.raw, sizeof(a->dgid));
 	query_port_fn *qp_fn = real_ibv_query_port();
 	struct ibv_port_attr pa;
 	memset(&pa, 0, sizeof(pa));
-	if (port && qp_fn && qp_fn(qp->context, (uint8_t)port, &pa) == 0) {
+	if (port && ctx && qp_fn && qp_fn(ctx, (uint8_t)port, &pa) == 0) {
 		a->port_state = (uint8_t)pa.state;
 		a->active_mtu = (uint8_t)pa.active_mtu;
 	}
-	if (port && a->is_global)
-		port_gid(qp->context, port, a->sgid_index, a);
+	if (port && ctx && a->is_global)
+		port_gid(ctx, port, a->sgid_index, a);
 	rt_event_commit(ev);
+}
+
+void rt_probe_qp_av(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask)
+{
+	if (mask & IBV_QP_AV)
+		av_record(qp->context, qp->qp_num, &attr->ah_attr,
+			  (mask & IBV_QP_PORT) ? attr->port_num : attr->ah_attr.port_num);
+}
+
+void rt_probe_ah_av(struct ibv_pd *pd, const struct ibv_ah_attr *attr)
+{
+	if (pd && attr)
+		av_record(pd->context, 0, attr, attr->port_num);
 }

@@ -51,6 +51,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	struct ibv_ah *ah = real(pd, attr);
 	if (rt_probe_enter()) {
 		int err = errno;
+		rt_probe_ah_av(pd, attr); /* the address vector and its port, first */
 		struct rt_event *ev = call_begin(RT_VC_CREATE_AH, pd ? pd->context : NULL, 0, ah ? 0 : err);
 		if (ev) {
 			struct rt_ev_verbs_call *v = &ev->u.verbs_call;

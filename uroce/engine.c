@@ -609,6 +609,8 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 			return;
 		}
 	}
+	if (fa == UROCE_FA_CORRUPT) /* damaged on the way: the receiver's ICRC check drops it */
+		rt_icrc_store(tail + pad, rt_icrc_load(tail + pad) ^ UROCE_CORRUPT_ICRC_XOR);
 	ctx->tx_fd = src->fd;
 	ctx->tx_aidx = aidx;
 	ctx->tx_n++;

@@ -8,6 +8,7 @@
  *     delay:us=2000,op=send     hold SEND packets back 2 ms
  *     reorder:every=10          send every 10th packet after the next one
  *     rnr:count=2               answer the first 2 requests needing a receive with RNR NAK
+ *     corrupt:op=write,nth=5    send the fifth WRITE packet with a wrong ICRC
  *
  * Random choices come from a xorshift generator seeded with $UROCE_SEED
  * (default 1), so a run is repeatable.  docs/uroce.md documents the syntax.
@@ -74,12 +75,12 @@ static int parse_rule(struct uroce_fault_rule *r, char *s, char *err, size_t err
 	char *colon = strchr(s, ':');
 	if (colon)
 		*colon = 0;
-	static const char *const names[] = { "", "drop", "dup", "delay", "reorder", "rnr" };
-	for (int i = 1; i <= UROCE_FA_RNR; i++)
+	static const char *const names[] = { "", "drop", "dup", "delay", "reorder", "rnr", "corrupt" };
+	for (int i = 1; i <= UROCE_FA_CORRUPT; i++)
 		if (!strcasecmp(s, names[i]))
 			r->action = (enum uroce_fault_action)i;
 	if (!r->action) {
-		snprintf(err, errlen, "unknown action '%s' (drop, dup, delay, reorder, rnr)", s);
+		snprintf(err, errlen, "unknown action '%s' (drop, dup, delay, reorder, rnr, corrupt)", s);
 		return -EINVAL;
 	}
 	r->dir = DIR_TX;

@@ -47,6 +47,7 @@
 #define UROCE_QP_HASH 1024
 #define UROCE_MAX_MTU IBV_MTU_4096
 #define UROCE_GSO_SEGS 64         /* packets per UDP GSO send at most (IPv4 IDs 0..63) */
+#define UROCE_CORRUPT_ICRC_XOR 0x5a5a0001u /* fault "corrupt": what the ICRC is off by */
 #define UROCE_DELTA_CACHE 4
 #define UROCE_RX_BUF 65536        /* receive buffer per datagram (UDP_GRO delivers whole GSO sends) */
 
@@ -463,6 +464,7 @@ enum uroce_fault_action {
 	UROCE_FA_DELAY,
 	UROCE_FA_REORDER,
 	UROCE_FA_RNR,
+	UROCE_FA_CORRUPT,
 };
 int uroce_faults_load(struct uroce_ctx *ctx, char *err, size_t errlen);
 void uroce_faults_free(struct uroce_ctx *ctx);

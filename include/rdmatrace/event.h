@@ -461,7 +461,8 @@ struct rt_ev_verbs_call {       /* RT_EV_VERBS_CALL; header qpn = the QP (multic
  * from the source GID's IP address to the destination GID's, in packets of
  * the path MTU: a GID index with no address, an IPv6 source for an IPv4
  * destination, or a path MTU above the port's, are set-ups that fail. */
-struct rt_ev_qp_av {            /* RT_EV_QP_AV; header qpn = the QP */
+struct rt_ev_qp_av {            /* RT_EV_QP_AV; header qpn = the QP, 0 for ibv_create_ah's (before its
+				 * RT_EV_VERBS_CALL record) */
 	uint8_t port_num;       /* ah_attr.port_num (IBV_QP_PORT's when the modify had it) */
 	uint8_t sgid_index;     /* grh.sgid_index */
 	uint8_t is_global;      /* ah_attr.is_global */

@@ -47,6 +47,35 @@ check "diagnose: lost packet exits 1" test "$rc" = 1
 check_grep "diagnose names the Go-Back-N" 'F1 \[warning\] go_back_n' "$tmp/loss.txt"
 check_grep "with frame evidence" 'evidence: first retransmission frame [0-9]+' "$tmp/loss.txt"
 
+# a packet with a bad ICRC: acknowledged and never sent again, only the
+# capture's copy was damaged (info); a damaged copy followed by a good one of
+# the same PSN, the receiver dropped it (warning)
+"$GEN" "$tmp/icrc" 3000 >/dev/null
+for mode in copy link; do
+	mkdir -p "$tmp/icrc-$mode" && cp -r "$tmp/icrc/traces" "$tmp/icrc-$mode/"
+	python3 tests/analysis/corrupt_capture.py "$tmp/icrc/capture.pcap" "$tmp/icrc-$mode/capture.pcap" 21 $mode
+	"$RDMATRACE" diagnose --json "$tmp/icrc-$mode" >"$tmp/icrc-$mode.json"
+	echo $? >"$tmp/icrc-$mode.rc"
+done
+check "bad ICRC on the capture's copy only: info, acknowledged and never sent again, exit 0" python3 - "$tmp/icrc-copy.json" "$(cat "$tmp/icrc-copy.rc")" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "bad_icrc"]
+assert sys.argv[2] == "0" and len(f) == 1 and f[0]["severity"] == "info", (sys.argv[2], d["findings"])
+assert "frame 21 (RC Send Only, PSN 0x" in f[0]["text"] and "acknowledged at frame 22 and never sent again" in f[0]["text"], f
+assert "only the capture's copy is damaged" in f[0]["text"], f
+assert [x for x in d["findings"] if x["severity"] != "info"] == [], d["findings"]
+PY
+check "bad ICRC followed by a good copy: the receiver dropped it (warning, exit 1)" python3 - "$tmp/icrc-link.json" "$(cat "$tmp/icrc-link.rc")" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "bad_icrc"]
+assert sys.argv[2] == "1" and len(f) == 1 and f[0]["severity"] == "warning", (sys.argv[2], d["findings"])
+assert "sent again at frame 22" in f[0]["text"] and "its receiver dropped it" in f[0]["text"], f
+g = [x for x in d["findings"] if x["kind"] == "go_back_n"]
+assert g and "the transmission it repeats (frame 21) had a bad ICRC" in g[0]["text"], d["findings"]
+PY
+
 "$RDMATRACE" diagnose --json "$tmp/rnr" >"$tmp/rnr.json"; rc=$?
 check "diagnose --json: RNR exits 1" test "$rc" = 1
 check "diagnose --json is JSON with the RNR finding and the 655.36 ms pitfall" python3 -c '

@@ -1677,12 +1677,25 @@ static void test_qp_av(void)
 	w.u.wr = (struct rt_ev_wr){.wr_id = 77, .length = 4096, .opcode = 2, .queue = RT_WRQ_SEND, .num_sge = 1,
 				   .flags = RT_WRF_SIGNALED};
 	sim_emit(&s, 0, &w);
+	/* an address handle from hostA's IPv4 GID (index 1) to an IPv6 one, refused */
+	struct rt_event aa = sim_ev(&s, 0, t + 6000, RT_EV_QP_AV, 0);
+	aa.u.qp_av = (struct rt_ev_qp_av){.port_num = 1, .sgid_index = 1, .is_global = 1, .hop_limit = 1, .port_state = 4,
+					  .active_mtu = 3, .sgid_type = 2, .sgid_known = 1};
+	memcpy(aa.u.qp_av.sgid, v4a, 16);
+	memcpy(aa.u.qp_av.dgid, v6b, 16);
+	sim_emit(&s, 0, &aa);
+	struct rt_event ah = sim_ev(&s, 0, t + 6001, RT_EV_VERBS_CALL, 0);
+	ah.flags = RT_EVF_ERROR;
+	ah.u.verbs_call = (struct rt_ev_verbs_call){.call = RT_VC_CREATE_AH, .error = EINVAL, .port_num = 1,
+						    .is_global = 1, .sgid_index = 1, .hop_limit = 1};
+	memcpy(ah.u.verbs_call.gid, v6b, 16);
+	sim_emit(&s, 0, &ah);
 	CHECK(sim_close(&s) == 0);
 	struct rt_timeline *tl = correlate(rundir("qp-av"));
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
-	unsigned setup = 0, refused = 0, n_setup = 0;
+	unsigned setup = 0, refused = 0, n_setup = 0, ah_refused = 0;
 	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
 		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
 		const char *text = rt_tl_str(tl, f->text);
@@ -1697,7 +1710,11 @@ static void test_qp_av(void)
 			   strstr(text, "ibv_modify_qp on QP 0x000040 on hostB to RTR (from INIT) failed with EINVAL: its "
 					"source GID (index 0 of port 1: fe80::1) is an IPv6 address and its destination GID "
 					"(::ffff:10.9.0.2) an IPv4 one");
+		ah_refused += f->kind == RT_TLFK_CALL_FAILED &&
+			      strstr(text, "ibv_create_ah on hostA failed with EINVAL: its source GID (index 1 of port 1: "
+					   "::ffff:10.9.0.2) is an IPv4 address and its destination GID (fe80::1) an IPv6 one");
 	}
+	CHECK_EQ_U(ah_refused, 1);
 	CHECK_EQ_U(setup, 1);
 	CHECK_EQ_U(n_setup, 1);
 	CHECK_EQ_U(refused, 1);

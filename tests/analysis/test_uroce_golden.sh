@@ -86,6 +86,22 @@ check "5% loss: time lost to Go-Back-N counted once (fits in the capture)" fits 
 # a WRITE and a READ back under loss: NAKed rounds inside another round's timeout
 run minimal "$tmp/rdloss" --size 262144 --loss 5 --seed 5 >/dev/null
 check "WRITE + READ under loss: time lost to Go-Back-N counted once (fits in the capture)" fits "$tmp/rdloss" go_back_n
+# a WRITE packet damaged on the way (uroce's "corrupt" fault: a wrong ICRC):
+# the receiver drops it, NAKs the next one, and the sender goes back to it
+rc=$(UROCE_FAULTS="corrupt:op=write,nth=5" run minimal "$tmp/icrc")
+check "damaged WRITE packet: diagnose exits 1" test "$rc" = 1
+check "damaged WRITE packet: the bad ICRC, dropped by its receiver, and the Go-Back-N it caused, nothing else" \
+	python3 - "$tmp/icrc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {}
+for x in d["findings"]:
+    f.setdefault(x["kind"], []).append(x["text"])
+    assert x["kind"] in ("bad_icrc", "go_back_n") or x["severity"] == "info", x["kind"] + ": " + x["text"]
+assert len(f.get("bad_icrc", [])) == 1 and "1 packet had a bad ICRC" in f["bad_icrc"][0], f
+assert "its receiver dropped it" in f["bad_icrc"][0], f["bad_icrc"]
+assert len(f.get("go_back_n", [])) == 1 and "had a bad ICRC and the receiver dropped it" in f["go_back_n"][0], f
+PY
 # READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
 # the next request's PSN is no gap
 rc=$(run minimal "$tmp/rdclean" --count 3)
@@ -97,7 +113,8 @@ PY
 # Every retry a requesting engine traced (PSN and cause) must be a Go-Back-N
 # finding for that PSN and cause, found from the capture alone (a retry whose
 # resend the engine itself dropped never reached the capture and is excused),
-# and there must be no other finding at warning level but RNR stalls.
+# and there must be no other finding at warning level but RNR stalls and
+# CM messages lost (the injected loss hits them too: a DREQ lost twice is one).
 cat >"$tmp/retries.py" <<'PY'
 import glob, json, re, subprocess, sys
 run, rt, need = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -116,7 +133,7 @@ for f in glob.glob(run + "/traces/*.rtr"):
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
 got = set()
 for f in d["findings"]:
-    assert f["kind"] in ("go_back_n", "rnr_stall") or f["severity"] == "info", f["kind"] + ": " + f["text"]
+    assert f["kind"] in ("go_back_n", "rnr_stall", "cm_lost") or f["severity"] == "info", f["kind"] + ": " + f["text"]
     assert "PSN gap" not in f["text"], f["text"]
     if f["kind"] == "go_back_n":
         # a round well before the ACK timeout whose NAK the capture missed counts as the NAK's
@@ -129,12 +146,12 @@ PY
 # READ responses lost: the requester asks again from inside the READ's PSN
 # range (an implied NAK)
 run minimal "$tmp/rdgap" --count 4 --loss 10 --seed 7 >/dev/null
-check "READ responses lost: each engine retry is a finding with its PSN and cause, nothing else" \
+check "READ responses lost: each engine retry is a finding with its PSN and cause, nothing else (but lost CM messages)" \
 	python3 "$tmp/retries.py" "$tmp/rdgap" "$RDMATRACE" implied_nak
 # SEND/RECV under loss: NAKs, ACK timeouts after resends lost before the
 # capture, RNR NAKs whose resend never came
 run sendrecv "$tmp/srloss" --loss 5 --seed 7 >/dev/null
-check "SEND/RECV, 5% loss: each engine retry is a finding with its PSN and cause, nothing else but RNR stalls" \
+check "SEND/RECV, 5% loss: each engine retry is a finding with its PSN and cause, nothing else but RNR stalls and lost CM messages" \
 	python3 "$tmp/retries.py" "$tmp/srloss" "$RDMATRACE" nak_seq
 # a capture that missed whole messages: receives pair with the traced sender's
 # WRs, not with the captured messages in order, so the clock still aligns

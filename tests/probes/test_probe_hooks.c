@@ -300,6 +300,21 @@ static void test_qp_av(void)
 		CHECK(index > 2 || !memcmp(a->sgid, g.raw, 16));
 		CHECK_EQ_U(a->sgid_type, index < 2 ? IBV_GID_TYPE_ROCE_V2 : 0xFF);
 	}
+	/* ibv_create_ah's address vector: the same record, header qpn 0, with the
+	 * port's GID at its sgid_index */
+	static struct ibv_pd pd;
+	pd.context = ctx;
+	struct ibv_ah_attr ah = {.is_global = 1, .port_num = 1};
+	ah.grh.sgid_index = 0;
+	ah.grh.hop_limit = 1;
+	memcpy(ah.grh.dgid.raw, dgid, 16);
+	fake_reset();
+	rt_probe_busy = 1;
+	rt_probe_ah_av(&pd, &ah);
+	rt_probe_busy = 0;
+	const struct rt_event *ae = fake_find(RT_EV_QP_AV, 0);
+	CHECK(ae && ae->qpn == 0 && ae->u.qp_av.port_num == 1 && ae->u.qp_av.sgid_known && ae->u.qp_av.sgid[0] == 0xfe &&
+	      ae->u.qp_av.hop_limit == 1 && !memcmp(ae->u.qp_av.dgid, dgid, 16));
 	/* no IBV_QP_AV: no record */
 	fake_reset();
 	rt_probe_busy = 1;

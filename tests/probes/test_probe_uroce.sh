@@ -63,11 +63,14 @@ rpair() {
 		wait "$spid" || rc=1
 		break
 	done
-	# rping's own teardown race: its CM thread may call rdma_get_cm_event on the
-	# channel main has just destroyed (EBADF) and exit(-1) after the test is done
-	if [ $rc -ne 0 ] && grep -q 'rdma_get_cm_event: Bad file descriptor' "$T/$name.cout" &&
-	   grep -q 'client DISCONNECT EVENT\|^rdmatrace record: process' "$T/$name.cout"; then
-		echo "# note: $name client hit rping's teardown race (EBADF on its destroyed CM channel)"
+	# rping's own teardown race, on either side: its CM thread may call
+	# rdma_get_cm_event on the channel main has just destroyed (EBADF) and
+	# exit(-1) after the test is done
+	if [ $rc -ne 0 ] && grep -q 'rdma_get_cm_event: Bad file descriptor' "$T/$name.cout" "$T/$name.sout" &&
+	   grep -q 'DISCONNECT EVENT\|^rdmatrace record: process' "$T/$name.cout" &&
+	   { ! grep -q 'rdma_get_cm_event: Bad file descriptor' "$T/$name.sout" ||
+	     grep -q 'DISCONNECT EVENT\|^rdmatrace record: process' "$T/$name.sout"; }; then
+		echo "# note: $name hit rping's teardown race (EBADF on its destroyed CM channel)"
 		rc=0
 	fi
 	if [ $rc -ne 0 ]; then

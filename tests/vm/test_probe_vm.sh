@@ -285,6 +285,17 @@ f = [x["text"] for x in d["findings"] if x["kind"] == "call_failed"]
 assert len(f) == 1 and f[0].startswith("ibv_modify_qp on QP 0x") and " on server to RTR (from INIT) failed with " in f[0], f
 assert "its source GID (index 0 of port 1: fe80::" in f[0] and ") is an IPv6 address and its destination GID (::ffff:10.9.0.2) an IPv4 one" in f[0], f[0]
 ' "$GM.json"
+# the same for a UD address handle: the server on its IPv4 GID, the client on
+# the IPv6 link-local one; the server's ibv_create_ah is refused
+UG=$VM_TMP/udgid
+pingpong_run "$UG" ud-pingpong-gid "-g 1" "-g 0" "" ibv_ud_pingpong
+check "an IPv4 source GID for an IPv6 destination: the refused ibv_create_ah says so, with both GIDs" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x["text"] for x in d["findings"] if x["kind"] == "call_failed"]
+assert len(f) == 1 and f[0].startswith("ibv_create_ah on server failed with "), f
+assert "its source GID (index 1 of port 1: ::ffff:10.9.0.1) is an IPv4 address and its destination GID (fe80::" in f[0] and ") an IPv6 one" in f[0], f[0]
+' "$UG.json"
 # ---- UD multicast: mckey sends 20 datagrams to 239.1.1.1, which the server joined ----
 MK=$VM_TMP/mckey
 vm_run "$MK" --scenario mckey --ready "sleep 3; true" \

@@ -28,17 +28,17 @@ perftest_run() {
 	if [ "$VM_RC" -eq 0 ]; then ok "$cmd under record in both VMs exits 0"; else not_ok "$cmd under record: lab-vm exited $VM_RC"; sed 's/^/#   /' "$dir.stderr" | tail -20; fi
 }
 
-# pingpong_run RUNDIR SCENARIO "SERVER OPTIONS" "CLIENT OPTIONS" [WRAP]:
-# ibv_rc_pingpong -d rxe0 -n 10 in both VMs under `rdmatrace record`
+# pingpong_run RUNDIR SCENARIO "SERVER OPTIONS" "CLIENT OPTIONS" [WRAP] [PROGRAM]:
+# PROGRAM (ibv_rc_pingpong) -d rxe0 -n 10 in both VMs under `rdmatrace record`
 # (RUNDIR/srv, RUNDIR/cli; the client connects to 10.9.0.1), WRAP (such as
 # "timeout 8", for a run that hangs) before each record; then the diagnosis
 # in RUNDIR.json.
 pingpong_run() {
-	local dir=$1 scenario=$2 sopt=$3 copt=$4 wrap=${5:-} rec="$PWD/$RDMATRACE record"
+	local dir=$1 scenario=$2 sopt=$3 copt=$4 wrap=${5:-} prog=${6:-ibv_rc_pingpong} rec="$PWD/$RDMATRACE record"
 	vm_run "$dir" --scenario "$scenario" --ready "sleep 2; true" \
-		--server "$wrap $rec -o $dir/srv -- ibv_rc_pingpong -d rxe0 -n 10 $sopt" \
-		--client "$wrap $rec -o $dir/cli -- ibv_rc_pingpong -d rxe0 -n 10 $copt 10.9.0.1" \
-		--server-name ibv_rc_pingpong --client-name ibv_rc_pingpong
+		--server "$wrap $rec -o $dir/srv -- $prog -d rxe0 -n 10 $sopt" \
+		--client "$wrap $rec -o $dir/cli -- $prog -d rxe0 -n 10 $copt 10.9.0.1" \
+		--server-name $prog --client-name $prog
 	"$RDMATRACE" diagnose --json "$dir" >"$dir.json"
 }
 

@@ -931,33 +931,50 @@ static unsigned qp_rnr_retry(struct tl_build *b, uint32_t q)
 	return q != RT_TL_NONE ? tl_qp(b, q)->rnr_retry : 0xFF;
 }
 
-/* Receive WRs posted on the receiver QP minus those consumed, at time t (aligned). */
-static long recv_depth(struct dctx *c, uint32_t q, uint64_t t, uint64_t *next_post)
+/* Receive WRs on the receiver QP posted and not yet taken at time t
+ * (aligned), when request packet req (RT_TL_NONE) arrived; *near: those
+ * whose post is within the receiver's clock uncertainty before t, not
+ * counted (before or after t is not known); *next_post: the first post
+ * after t, 0 none.  A receive is taken by the message its consumer link
+ * names, whose first transmission may be earlier than that packet (the link
+ * names the last one): one taken before t was posted before t too, whatever
+ * its clock says. */
+static long recv_depth(struct dctx *c, uint32_t q, uint64_t t, uint32_t req, uint64_t *next_post, uint32_t *near)
 {
 	struct tl_build *b = c->b;
+	*near = 0;
+	*next_post = 0;
 	if (q == RT_TL_NONE || !(tl_qp(b, q)->flags & RT_TLQ_TRACED))
 		return -1;
-	long posted = 0, consumed = 0;
-	*next_post = 0;
+	long posted = 0;
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		struct tl_evrec *e = tl_ev(b, i);
-		if (b->ev_qp[i] != q || b->ev_shadow[i])
+		if (b->ev_qp[i] != q || b->ev_shadow[i] || e->ev.kind != RT_EV_WR_POST || e->ev.u.wr.queue != RT_WRQ_RECV)
 			continue;
-		uint64_t et = tl_align(tl_host(b, e->host), e->raw_ns);
-		if (e->ev.kind == RT_EV_WR_POST && e->ev.u.wr.queue == RT_WRQ_RECV) {
-			if (et <= t) {
-				posted++;
-				/* consumed by a packet seen before t (else by its completion before t) */
-				uint32_t pk = first_link(c, (uint32_t)i, RT_TLL_CONSUMER);
-				uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
-				if ((pk != RT_TL_NONE && item_t(c, pk) < t) || (cp != RT_TL_NONE && item_t(c, cp) <= t))
-					consumed++;
-			} else if (!*next_post) {
+		const struct rt_tl_host *h = tl_host(b, e->host);
+		uint64_t et = tl_align(h, e->raw_ns);
+		uint32_t pk = first_link(c, (uint32_t)i, RT_TLL_CONSUMER);
+		uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
+		uint64_t taken = UINT64_MAX;
+		if (pk != RT_TL_NONE && pk >= tl_nev(b) && pk < tl_item_pk(b, tl_npk(b))) {
+			const struct tl_pk *k = tl_pk(b, pk - tl_nev(b));
+			bool same = req != RT_TL_NONE && k->recv_qp == tl_pk(b, req)->recv_qp && k->psn == tl_pk(b, req)->psn;
+			taken = item_t(c, pk);
+			if (!same && k->original != RT_TL_NONE && item_t(c, tl_item_pk(b, k->original)) < taken)
+				taken = item_t(c, tl_item_pk(b, k->original));
+		}
+		if ((taken != UINT64_MAX && taken < t) || (cp != RT_TL_NONE && item_t(c, cp) <= t))
+			continue; /* posted and taken before t */
+		if (et > t) {
+			if (!*next_post)
 				*next_post = et;
-			}
+		} else if (t - et >= h->uncertainty_ns) {
+			posted++;
+		} else {
+			(*near)++;
 		}
 	}
-	return posted - consumed;
+	return posted;
 }
 
 static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
@@ -1058,7 +1075,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (t_req > t0)
 			t_req = t0;
 		uint64_t next_post = 0;
-		long depth = recv_depth(c, responder, t_req, &next_post);
+		uint32_t near = 0;
+		long depth = recv_depth(c, responder, t_req, k->answer, &next_post, &near);
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "RNR stall on ");
 		qp_name(b, requester, &t);
@@ -1069,6 +1087,12 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (code == 0)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms) or post receives earlier");
 		tx(&t, "; the sender waited %.3f ms", ms(lost));
+		/* rxe arms its RNR timer in kernel ticks (rnrnak_jiffies: at least one) */
+		if (n == 1 && code && rt_rnr_timer_us(code) < 4000 && lost > 2000ull * rt_rnr_timer_us(code) &&
+		    qp_on_rxe(c, requester))
+			tx(&t, " (%.0f times the timer: the kernel's SoftRoCE arms it in whole kernel ticks, at least one, "
+			       "4 ms at HZ=250, and resends when its task runs next)",
+			   (double)lost / (1000.0 * rt_rnr_timer_us(code)));
 		if (rr != 0xFF)
 			tx(&t, " using %u of %s RNR retries", n, rr == 7 ? "infinite" : (char[4]){(char)('0' + rr), 0});
 		if (nseq)
@@ -1094,6 +1118,10 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", Go-Back-N frames %u to %u", tl_pk(b, gbn_first)->frame, tl_pk(b, gbn_last)->frame);
 		if (depth >= 0)
 			tx(&e, ", receive queue depth when the request arrived: %ld", depth);
+		if (depth >= 0 && near)
+			tx(&e, " (and %u receive%s posted within the receiver's clock uncertainty, +-%.3f ms, before it: "
+			       "whether before or after is not known)",
+			   near, near == 1 ? "" : "s", ms(tl_host(b, tl_qp(b, responder)->host)->uncertainty_ns));
 		if (next_post)
 			tx(&e, ", next receive posted %.3f ms after it", next_post > t_req ? ms(next_post - t_req) : 0.0);
 		uint32_t req = k->answer;

@@ -2282,6 +2282,48 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 	return rc;
 }
 
+/* The active side's last RTS before the ESTABLISHED its REP produced
+ * precedes its RTU on the wire: librdmacm (and uroce's) moves the QP to
+ * RTR and RTS when the REP arrives, then sends the RTU, then reports
+ * ESTABLISHED.  The RTS is the one of the REQ's QP in the process of that
+ * ESTABLISHED, after that cm_id's event before it (its ROUTE_RESOLVED). */
+static void rtu_after_rts(struct lctx *c, size_t rep, uint16_t h, const struct tl_evrec *est)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *r = tl_pk(b, rep);
+	uint32_t active = r->cm_remote_comm_id, qpn = 0;
+	const struct tl_pk *rtu = NULL;
+	for (size_t j = 0; j < c->cm_pks.n && (!qpn || !rtu); j++) {
+		const struct tl_pk *k = tl_pk(b, *TL_AT(&c->cm_pks, uint32_t, j));
+		if (k->cm_comm_id != active)
+			continue;
+		if (k->cm_attr == RT_CM_REQ && k->cm_local_qpn)
+			qpn = k->cm_local_qpn;
+		else if (k->cm_attr == RT_CM_RTU && !rtu && k->raw_ns >= r->raw_ns)
+			rtu = k;
+	}
+	if (!qpn || !rtu)
+		return;
+	uint64_t since = 0; /* the cm_id's event before the ESTABLISHED */
+	for (size_t j = 0; j < b->cm_evs.n; j++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (!b->ev_shadow[i] && e->proc == est->proc && e->ev.kind == RT_EV_CM_EVENT &&
+		    e->ev.u.cm.cm_id == est->ev.u.cm.cm_id && e->raw_ns < est->raw_ns && e->raw_ns > since)
+			since = e->raw_ns;
+	}
+	const struct tl_evrec *rts = NULL;
+	for (size_t j = 0; j < b->rts.n; j++) {
+		uint32_t i = *TL_AT(&b->rts, uint32_t, j);
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (!b->ev_shadow[i] && e->proc == est->proc && e->ev.qpn == qpn && e->raw_ns > since &&
+		    e->raw_ns <= est->raw_ns && (!rts || e->raw_ns >= rts->raw_ns))
+			rts = e;
+	}
+	if (rts && since)
+		tl_clock_add(b, h, b->capture_host, rts->raw_ns, rtu->raw_ns);
+}
+
 /* One CM packet linked to the CM event it produced on host h: the request
  * also to its reply, and the clock constraint of a request or a reject (a
  * REP or RTU is answered by an event only after the peer's processing). */
@@ -2292,6 +2334,9 @@ static int cm_link_one(struct lctx *c, size_t pk, uint16_t h, uint32_t ev)
 	int rc = tl_link2(b, tl_item_pk(b, pk), ev, RT_TLL_CM_EVENT, RT_TLL_CM_PACKET);
 	if (!rc && (k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_SIDR_REQ))
 		rc = cm_reply_after(c, pk, h, ev);
+	if (!rc && k->cm_attr == RT_CM_REP && b->capture_host != UINT16_MAX &&
+	    tl_ev(b, ev)->ev.kind == RT_EV_CM_EVENT && tl_ev(b, ev)->ev.u.cm.event == RT_CM_EV_ESTABLISHED)
+		rtu_after_rts(c, pk, h, tl_ev(b, ev));
 	if (!rc && b->capture_host != UINT16_MAX && k->cm_attr != RT_CM_REP && k->cm_attr != RT_CM_RTU &&
 	    k->cm_attr != RT_CM_SIDR_REP)
 		tl_clock_add(b, b->capture_host, h, k->raw_ns, tl_ev(b, ev)->raw_ns);

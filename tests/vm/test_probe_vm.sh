@@ -134,7 +134,7 @@ check "ib_send_bw -c UD: every datagram linked to its send WR, each successful r
 # the receiver had it is not what consumed its receive.
 R5=$VM_TMP/ptrnr
 perftest_run "$R5" "ib_send_bw -d rxe0 -F -n 200 -s 4096 -r 2"
-check "ib_send_bw -r 2: every RNR NAK the server sent in an RNR stall, no ACK timeout, consistent clocks" python3 -c '
+check "ib_send_bw -r 2: every RNR NAK the server sent in an RNR stall with no receive for it, no ACK timeout, consistent clocks" python3 -c '
 import json, subprocess, sys
 run, rt = sys.argv[1], sys.argv[2]
 c = dict(l.split() for l in open(run + "/logs/server-hw_counters.txt") if len(l.split()) == 2)
@@ -142,6 +142,11 @@ d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=Tr
 stalls = sum(int(__import__("re").search(r"answered (\d+) RNR NAK", f["text"]).group(1)) for f in d["findings"] if f["kind"] == "rnr_stall")
 assert int(c["send_rnr_err"]) > 0, "no RNR NAK: the test did not test"
 assert stalls == int(c["send_rnr_err"]), ("RNR NAKs in stalls", stalls, "send_rnr_err", c["send_rnr_err"])
+# the receiver had no receive for the request (receives posted within its
+# clock uncertainty of the arrival are named apart, not counted)
+for f in d["findings"]:
+    if f["kind"] == "rnr_stall" and "receive queue depth" in f["evidence"]:
+        assert "receive queue depth when the request arrived: 0" in f["evidence"], f["evidence"]
 # an ACK timeout only where it was one: rxe (rarely) resends after a NAK
 # sequence error that follows the RNR NAK only when its ACK timer fires,
 # which the finding must then say, with the resend the RNR NAK asked for missing

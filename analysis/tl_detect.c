@@ -2575,6 +2575,34 @@ static void overrun_cq_words(struct tl_build *b, uint16_t proc, uint32_t cq, str
 		tx(t, " complete%s into,", nq == 1 ? "s" : "");
 }
 
+/* The size of the send CQ of QP qpn in process proc (its last QP_CREATE's
+ * send_cq_id, that CQ's CQ_CREATE): cqe, 0 unknown; *shared: another queue
+ * completes into it too (another QP, or this QP's receives). */
+static uint32_t send_cq_size(struct tl_build *b, uint16_t proc, uint32_t qpn, bool *shared)
+{
+	uint32_t cq = UINT32_MAX, cqe = 0;
+	*shared = false;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->proc == proc && !b->ev_shadow[i] && e->ev.kind == RT_EV_QP_CREATE && e->ev.qpn == qpn &&
+		    !(e->ev.flags & (RT_EVF_ERROR | RT_EVF_DESTROY)))
+			cq = e->ev.u.qp_create.send_cq_id;
+	}
+	if (cq == UINT32_MAX)
+		return 0;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->proc != proc || b->ev_shadow[i] || (e->ev.flags & (RT_EVF_ERROR | RT_EVF_DESTROY)))
+			continue;
+		if (e->ev.kind == RT_EV_CQ_CREATE && e->ev.u.cq_create.cq_id == cq)
+			cqe = e->ev.u.cq_create.cqe;
+		else if (e->ev.kind == RT_EV_QP_CREATE &&
+			 ((e->ev.qpn != qpn && e->ev.u.qp_create.send_cq_id == cq) || e->ev.u.qp_create.recv_cq_id == cq))
+			*shared = true; /* another QP's sends, or any QP's receives */
+	}
+	return cqe;
+}
+
 /* One finding per asynchronous error event of a kind on an element of a
  * process (the first, and how many there were). */
 struct async_group {
@@ -4124,12 +4152,24 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 			tx(t, ": ");
 			if (acked)
 				tx(t, "%s%u acknowledged on the wire", acked == open && open > 1 ? "all " : "", acked);
+			/* the send CQ's size tells which: more due than it holds overran it */
+			bool shared = false;
+			uint32_t cqe = due && !many_qps && open_qp != RT_TL_NONE
+					       ? send_cq_size(b, p, tl_qp(b, open_qp)->qpn, &shared) : 0;
+			char why[160];
+			if (cqe && due > cqe)
+				snprintf(why, sizeof(why), "more than its send CQ holds (cqe %u): the CQ overran, the "
+					 "program polling it too slowly or not at all", cqe);
+			else if (cqe && !shared)
+				snprintf(why, sizeof(why), "and its send CQ (cqe %u, for this queue alone) could hold them: "
+					 "the program had stopped polling it", cqe);
+			else
+				snprintf(why, sizeof(why), "and the program had stopped polling, or its CQ overran");
 			if (due == acked && due)
-				tx(t, " (signaled: %s completion%s due, and the program had stopped polling, or its CQ "
-				      "overran)", due == 1 ? "its" : "their", due == 1 ? " was" : "s were");
+				tx(t, " (signaled: %s completion%s due, %s)", due == 1 ? "its" : "their",
+				   due == 1 ? " was" : "s were", why);
 			else if (due)
-				tx(t, " (%u of them signaled: their completions were due, and the program had stopped "
-				      "polling, or its CQ overran)", due);
+				tx(t, " (%u of them signaled: their completions were due, %s)", due, why);
 			if (unacked)
 				tx(t, "%s%u sent and never acknowledged", acked ? ", " : "", unacked);
 			if (open > acked + unacked)

@@ -385,7 +385,9 @@ static struct ibv_cq_ex *hook_create_cq_ex(struct ibv_context *ctx, struct ibv_c
 	if (rt_probe_enter()) {
 		int err = errno;
 		if (cq) {
-			struct rt_probe_cq *pc = rt_probe_track_cq(ibv_cq_ex_to_cq(cq), (int)attr->cqe,
+			/* what the device gave (cqe may be more than was asked for) */
+			struct ibv_cq *bc = ibv_cq_ex_to_cq(cq);
+			struct rt_probe_cq *pc = rt_probe_track_cq(bc, bc->cqe > 0 ? bc->cqe : (int)attr->cqe,
 								   (int)attr->comp_vector,
 								   attr->channel != NULL, true,
 								   attr->wc_flags);

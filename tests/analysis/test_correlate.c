@@ -1723,27 +1723,41 @@ static void test_qp_av(void)
 }
 
 /* A process killed with WRs left: what the wire says of each.  A's first
- * WRITE is acknowledged but its completion never polled (it is dropped from
- * A's trace), its second never leaves (posted, no packet); A is then killed
- * (record's wait status). */
-static void test_killed_open_wrs(void)
+ * WRITEs (nacked of them) are acknowledged but their completions never
+ * polled (dropped from A's trace), its last never leaves (posted, no
+ * packet); A is then killed (record's wait status).  With cqe, A's trace
+ * has its QP's creation with a send CQ of that size, of its own: the
+ * completions due are then more than it holds (it overran) or fit (the
+ * program had stopped polling). */
+static void killed_open_wrs(const char *name, unsigned nacked, uint32_t cqe, const char *want)
 {
 	struct sim s;
 	struct sim_cfg c = base_cfg();
-	CHECK(sim_open(&s, rundir("killed-open-wrs"), &c) == 0);
+	CHECK(sim_open(&s, rundir(name), &c) == 0);
+	if (cqe) {
+		struct rt_event cq = sim_ev(&s, 0, s.now, RT_EV_CQ_CREATE, 0);
+		cq.u.cq_create = (struct rt_ev_cq_create){.cq_id = 5, .cqe = cqe};
+		sim_emit(&s, 0, &cq);
+		struct rt_event qp = sim_ev(&s, 0, s.now + 1, RT_EV_QP_CREATE, c.qpn_a);
+		qp.u.qp_create = (struct rt_ev_qp_create){.send_cq_id = 5, .recv_cq_id = 6, .qp_type = 2,
+							  .max_send_wr = 16, .max_recv_wr = 16};
+		sim_emit(&s, 0, &qp);
+	}
 	struct sim_fault f = SIM_NOFAULT;
-	sim_wr(&s, 7, 0, 2048, 1, &f);
-	CHECK(s.ea.n && s.ea.v[s.ea.n - 1].kind == RT_EV_COMPLETION);
-	s.ea.n--; /* its completion never polled */
+	for (unsigned n = 0; n < nacked; n++) {
+		sim_wr(&s, 7 + n, 0, 2048, 1, &f);
+		CHECK(s.ea.n && s.ea.v[s.ea.n - 1].kind == RT_EV_COMPLETION);
+		s.ea.n--; /* its completion never polled */
+	}
 	struct rt_event w = sim_ev(&s, 0, s.now, RT_EV_WR_POST, c.qpn_a);
-	w.u.wr = (struct rt_ev_wr){.wr_id = 8, .length = 1024, .opcode = 0, .queue = RT_WRQ_SEND, .num_sge = 1,
+	w.u.wr = (struct rt_ev_wr){.wr_id = 99, .length = 1024, .opcode = 0, .queue = RT_WRQ_SEND, .num_sge = 1,
 				   .flags = RT_WRF_SIGNALED};
 	sim_emit(&s, 0, &w);
 	struct rt_event end = sim_ev(&s, 0, s.now + 100000, RT_EV_PROCESS_END, 0);
 	end.u.process_end = (struct rt_ev_process_end){.pid = 100, .how = RT_END_WAIT, .signal = 9};
 	sim_emit(&s, 0, &end);
 	CHECK(sim_close(&s) == 0);
-	struct rt_timeline *tl = correlate(rundir("killed-open-wrs"));
+	struct rt_timeline *tl = correlate(rundir(name));
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
@@ -1752,13 +1766,26 @@ static void test_killed_open_wrs(void)
 		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
 		const char *t = rt_tl_str(tl, F->text);
 		printf("#   F%u %s: %s\n", F->id, rt_tl_finding_kind_name(F->kind), t);
-		right += F->kind == RT_TLFK_PROCESS_ENDED &&
-			 contains(t, "2 send WRs posted were never completed on QP 0x000011 on hostA: 1 acknowledged on the "
-				     "wire (signaled: its completion was due, and the program had stopped polling, or its CQ "
-				     "overran), 1 never on the wire.");
+		right += F->kind == RT_TLFK_PROCESS_ENDED && contains(t, want);
 	}
 	CHECK_EQ_U(right, 1);
 	rt_timeline_free(tl);
+}
+
+static void test_killed_open_wrs(void)
+{
+	killed_open_wrs("killed-open-wrs", 1, 0,
+			"2 send WRs posted were never completed on QP 0x000011 on hostA: 1 acknowledged on the wire "
+			"(signaled: its completion was due, and the program had stopped polling, or its CQ overran), 1 "
+			"never on the wire.");
+	killed_open_wrs("killed-open-wrs-cq-fits", 2, 4,
+			"3 send WRs posted were never completed on QP 0x000011 on hostA: 2 acknowledged on the wire "
+			"(signaled: their completions were due, and its send CQ (cqe 4, for this queue alone) could hold "
+			"them: the program had stopped polling it), 1 never on the wire.");
+	killed_open_wrs("killed-open-wrs-cq-overran", 2, 1,
+			"3 send WRs posted were never completed on QP 0x000011 on hostA: 2 acknowledged on the wire "
+			"(signaled: their completions were due, more than its send CQ holds (cqe 1): the CQ overran, the "
+			"program polling it too slowly or not at all), 1 never on the wire.");
 }
 
 /* ECN marks and CNPs: counted per direction, and a receiver of marked

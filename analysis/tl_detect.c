@@ -3960,7 +3960,7 @@ static int untraced_peers(struct tl_build *b)
 		any |= untraced[i] = ep_untraced(b, TL_AT(&b->eps, struct tl_ep, i));
 	for (size_t i = 0; i < tl_npk(b) && any; i++) { /* (every address traced: nothing to count) */
 		const struct tl_pk *k = tl_pk(b, i);
-		if (k->is_cm || k->src_ep >= neps || k->dst_ep >= neps)
+		if (k->is_cm || k->src_ep >= neps || k->dst_ep >= neps || k->icrc == RT_ICRC_BAD) /* (damaged addresses) */
 			continue;
 		const struct tl_ep *src = TL_AT(&b->eps, struct tl_ep, k->src_ep);
 		const struct tl_ep *dst = TL_AT(&b->eps, struct tl_ep, k->dst_ep);

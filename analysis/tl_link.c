@@ -349,15 +349,28 @@ static int wire_qps(struct lctx *c)
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b);
 	struct tl_hash req; /* CM REQ local comm id -> packet */
+	struct tl_vec bad;  /* uint32_t: packets with a bad ICRC, placed after the others */
+	tl_vec_init(&bad, sizeof(uint32_t));
 	if (tl_hash_init(&req, 16) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
+		/* a packet with a bad ICRC may have damaged headers (addresses,
+		 * QPN): it joins a QP the intact packets show, never makes one */
+		if (k->icrc == RT_ICRC_BAD && !k->is_cm && (k->is_request || k->is_response)) {
+			uint32_t *x = tl_vec_push(&bad);
+			if (!x)
+				goto nomem;
+			*x = (uint32_t)i;
+			continue;
+		}
 		if (k->is_cm) {
 			uint32_t *cm = tl_vec_push(&c->cm_pks); /* for cm_links */
 			if (!cm)
 				goto nomem;
 			*cm = (uint32_t)i;
+			if (k->icrc == RT_ICRC_BAD)
+				continue;
 			if (k->cm_attr == RT_CM_REQ && k->cm_local_qpn) {
 				if (wkey_get(c, k->src_ep, k->cm_local_qpn) == RT_TL_NONE ||
 				    tl_hash_put(&req, k->cm_comm_id, (uint32_t)i) < 0)
@@ -391,6 +404,12 @@ static int wire_qps(struct lctx *c)
 			WK(c, w)->max_seg = k->payload_len;
 	}
 	tl_hash_free(&req);
+	for (size_t x = 0; x < bad.n; x++) {
+		struct tl_pk *k = tl_pk(b, *TL_AT(&bad, uint32_t, x));
+		uint32_t *w = tl_hash_get(&c->wq, K2(k->dst_ep, k->dqpn));
+		k->recv_qp = w ? *w : RT_TL_NONE;
+	}
+	tl_vec_free(&bad);
 	/* rxe's UDP source port names the sending QP (a pass over the packets
 	 * for nothing when every key has its peer) */
 	size_t unpaired = unpaired_keys(c);
@@ -442,6 +461,7 @@ static int wire_qps(struct lctx *c)
 	return 0;
 nomem:
 	tl_hash_free(&req);
+	tl_vec_free(&bad);
 	return -ENOMEM;
 }
 

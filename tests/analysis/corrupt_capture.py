@@ -3,8 +3,9 @@
 near the end of the payload of frame N (its ICRC then fails), either in place
 (copy: the capture's copy was damaged, the receiver got it intact) or as an
 extra damaged copy just before it (link: the receiver dropped the damaged
-one and the sender sent it again).
-Usage: corrupt_capture.py IN OUT FRAME copy|link"""
+one and the sender sent it again); or, in place, a byte of its BTH
+destination QP number instead (qpn: a damaged header).
+Usage: corrupt_capture.py IN OUT FRAME copy|link|qpn"""
 import struct
 import sys
 
@@ -18,7 +19,10 @@ while off + 16 <= len(d):
     n += 1
     if n == frame:
         bad = bytearray(rec)
-        bad[16 + caplen - 10] ^= 0x5A  # inside the payload, before the 4-byte ICRC
+        if mode == "qpn":  # Ethernet 14, IPv4 20, UDP 8, BTH: the QPN's low byte is its byte 7
+            bad[16 + 14 + 20 + 8 + 7] ^= 0x5A
+        else:
+            bad[16 + caplen - 10] ^= 0x5A  # inside the payload, before the 4-byte ICRC
         if mode == "link":
             out += struct.pack(endian + "IIII", ts, max(frac - 1, 0), caplen, wirelen) + bad[16:]
             out += rec

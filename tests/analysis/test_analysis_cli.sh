@@ -51,7 +51,7 @@ check_grep "with frame evidence" 'evidence: first retransmission frame [0-9]+' "
 # capture's copy was damaged (info); a damaged copy followed by a good one of
 # the same PSN, the receiver dropped it (warning)
 "$GEN" "$tmp/icrc" 3000 >/dev/null
-for mode in copy link; do
+for mode in copy link qpn; do
 	mkdir -p "$tmp/icrc-$mode" && cp -r "$tmp/icrc/traces" "$tmp/icrc-$mode/"
 	python3 tests/analysis/corrupt_capture.py "$tmp/icrc/capture.pcap" "$tmp/icrc-$mode/capture.pcap" 21 $mode
 	"$RDMATRACE" diagnose --json "$tmp/icrc-$mode" >"$tmp/icrc-$mode.json"
@@ -74,6 +74,12 @@ assert sys.argv[2] == "1" and len(f) == 1 and f[0]["severity"] == "warning", (sy
 assert "sent again at frame 22" in f[0]["text"] and "its receiver dropped it" in f[0]["text"], f
 g = [x for x in d["findings"] if x["kind"] == "go_back_n"]
 assert g and "the transmission it repeats (frame 21) had a bad ICRC" in g[0]["text"], d["findings"]
+PY
+check "bad ICRC in a damaged header: the packet makes no QP of the QPN it seems to name" python3 - "$tmp/icrc-qpn.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [x for x in d["findings"] if x["kind"] == "bad_icrc"], d["findings"]
+assert sorted({q["qpn"] for q in d["qps"]}) == [0x11, 0x12], [(hex(q["qpn"]), q["host"]) for q in d["qps"]]
 PY
 
 "$RDMATRACE" diagnose --json "$tmp/rnr" >"$tmp/rnr.json"; rc=$?

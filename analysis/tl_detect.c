@@ -117,6 +117,16 @@ struct dctx {
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
 	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
+	struct rq_posts *rq;      /* receive WR posts per QP (recv_depth); NULL until asked */
+};
+
+/* The receive WR posts of each QP, in event order (CSR: QP q's are ev[off[q]]
+ * .. ev[off[q + 1]] - 1), and per QP where the posts not known to be taken
+ * start, at time from[q]: a receive taken before t is taken before any later
+ * t, so successive depths at growing times skip those once. */
+struct rq_posts {
+	uint32_t *off, *ev, *skip;
+	uint64_t *from;
 };
 
 static uint64_t item_t(struct dctx *c, uint32_t item)
@@ -931,6 +941,67 @@ static unsigned qp_rnr_retry(struct tl_build *b, uint32_t q)
 	return q != RT_TL_NONE ? tl_qp(b, q)->rnr_retry : 0xFF;
 }
 
+static struct rq_posts *rq_posts(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n, nev = tl_nev(b);
+	if (c->rq)
+		return c->rq;
+	struct rq_posts *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->off = calloc(nq + 2, sizeof(uint32_t));
+	r->skip = calloc(nq + 1, sizeof(uint32_t));
+	r->from = calloc(nq + 1, sizeof(uint64_t));
+	size_t n = 0;
+	for (size_t i = 0; r->off && i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (b->ev_qp[i] < nq && !b->ev_shadow[i] && e->ev.kind == RT_EV_WR_POST && e->ev.u.wr.queue == RT_WRQ_RECV) {
+			r->off[b->ev_qp[i] + 2]++;
+			n++;
+		}
+	}
+	r->ev = malloc((n + 1) * sizeof(uint32_t));
+	if (!r->off || !r->skip || !r->from || !r->ev) {
+		free(r->off);
+		free(r->skip);
+		free(r->from);
+		free(r->ev);
+		free(r);
+		return NULL;
+	}
+	for (size_t q = 0; q < nq; q++)
+		r->off[q + 2] += r->off[q + 1];
+	for (size_t i = 0; i < nev; i++) { /* off[q + 1] counts QP q's placed so far */
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (b->ev_qp[i] < nq && !b->ev_shadow[i] && e->ev.kind == RT_EV_WR_POST && e->ev.u.wr.queue == RT_WRQ_RECV)
+			r->ev[r->off[b->ev_qp[i] + 1]++] = (uint32_t)i;
+	}
+	return c->rq = r;
+}
+
+/* When receive WR event i was taken by its message, from the capture: its
+ * consumer packet, or that message's first transmission when earlier (the
+ * link names the last one) unless it has request req's PSN on req's stream
+ * (the message the depth is asked for); UINT64_MAX unknown. */
+static uint64_t recv_taken(struct dctx *c, uint32_t i, uint32_t req)
+{
+	struct tl_build *b = c->b;
+	uint32_t pk = first_link(c, i, RT_TLL_CONSUMER);
+	uint32_t cp = first_link(c, i, RT_TLL_COMPLETION);
+	uint64_t taken = cp != RT_TL_NONE ? item_t(c, cp) : UINT64_MAX;
+	if (pk != RT_TL_NONE && pk >= tl_nev(b) && pk < tl_item_pk(b, tl_npk(b))) {
+		const struct tl_pk *k = tl_pk(b, pk - tl_nev(b));
+		bool same = req != RT_TL_NONE && k->recv_qp == tl_pk(b, req)->recv_qp && k->psn == tl_pk(b, req)->psn;
+		uint64_t tk = item_t(c, pk);
+		if (!same && k->original != RT_TL_NONE && item_t(c, tl_item_pk(b, k->original)) < tk)
+			tk = item_t(c, tl_item_pk(b, k->original));
+		if (tk < taken)
+			taken = tk;
+	}
+	return taken;
+}
+
 /* Receive WRs on the receiver QP posted and not yet taken at time t
  * (aligned), when request packet req (RT_TL_NONE) arrived; *near: those
  * whose post is within the receiver's clock uncertainty before t, not
@@ -938,41 +1009,39 @@ static unsigned qp_rnr_retry(struct tl_build *b, uint32_t q)
  * after t, 0 none.  A receive is taken by the message its consumer link
  * names, whose first transmission may be earlier than that packet (the link
  * names the last one): one taken before t was posted before t too, whatever
- * its clock says. */
+ * its clock says.  -1: q's receives are not traced (or no memory). */
 static long recv_depth(struct dctx *c, uint32_t q, uint64_t t, uint32_t req, uint64_t *next_post, uint32_t *near)
 {
 	struct tl_build *b = c->b;
 	*near = 0;
 	*next_post = 0;
-	if (q == RT_TL_NONE || !(tl_qp(b, q)->flags & RT_TLQ_TRACED))
+	struct rq_posts *r;
+	if (q == RT_TL_NONE || !(tl_qp(b, q)->flags & RT_TLQ_TRACED) || !(r = rq_posts(c)))
 		return -1;
+	if (t < r->from[q])
+		r->skip[q] = 0; /* asked about an earlier time than before: from the start */
+	r->from[q] = t;
 	long posted = 0;
-	for (size_t i = 0; i < tl_nev(b); i++) {
-		struct tl_evrec *e = tl_ev(b, i);
-		if (b->ev_qp[i] != q || b->ev_shadow[i] || e->ev.kind != RT_EV_WR_POST || e->ev.u.wr.queue != RT_WRQ_RECV)
-			continue;
+	bool skipping = true;
+	for (uint32_t x = r->off[q] + r->skip[q]; x < r->off[q + 1]; x++) {
+		uint32_t i = r->ev[x];
+		const struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_tl_host *h = tl_host(b, e->host);
 		uint64_t et = tl_align(h, e->raw_ns);
-		uint32_t pk = first_link(c, (uint32_t)i, RT_TLL_CONSUMER);
-		uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
-		uint64_t taken = UINT64_MAX;
-		if (pk != RT_TL_NONE && pk >= tl_nev(b) && pk < tl_item_pk(b, tl_npk(b))) {
-			const struct tl_pk *k = tl_pk(b, pk - tl_nev(b));
-			bool same = req != RT_TL_NONE && k->recv_qp == tl_pk(b, req)->recv_qp && k->psn == tl_pk(b, req)->psn;
-			taken = item_t(c, pk);
-			if (!same && k->original != RT_TL_NONE && item_t(c, tl_item_pk(b, k->original)) < taken)
-				taken = item_t(c, tl_item_pk(b, k->original));
-		}
-		if ((taken != UINT64_MAX && taken < t) || (cp != RT_TL_NONE && item_t(c, cp) <= t))
+		if (recv_taken(c, i, req) < t) {
+			if (skipping)
+				r->skip[q]++; /* taken before t: so before every later t too */
 			continue; /* posted and taken before t */
-		if (et > t) {
-			if (!*next_post)
-				*next_post = et;
-		} else if (t - et >= h->uncertainty_ns) {
-			posted++;
-		} else {
-			(*near)++;
 		}
+		skipping = false;
+		if (et > t) {
+			*next_post = et; /* posts are in order: the rest come later still */
+			break;
+		}
+		if (t - et >= h->uncertainty_ns)
+			posted++;
+		else
+			(*near)++;
 	}
 	return posted;
 }
@@ -2066,6 +2135,56 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 	return 0;
 }
 
+/* PSN gaps on one receiving QP's stream that no retransmission repaired. */
+struct psn_gaps {
+	uint32_t n, first, nev, ev[32];
+};
+
+/* The out-of-order requests in ooo (packet order) that no later
+ * retransmission on their stream (within 200000 packets) went back before:
+ * the capture missed those packets, the transport saw no loss.  Each looks
+ * only at its stream's retransmissions (next_rt: the next one after a
+ * packet), so a capture with many drops and few retransmissions costs a
+ * pass, not a pass per gap. */
+static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct psn_gaps *gaps, size_t nq)
+{
+	if (!ooo->n)
+		return 0;
+	size_t npk = tl_npk(b);
+	uint32_t *next_rt = malloc(npk * sizeof(uint32_t)), *last = malloc((nq + 1) * sizeof(uint32_t));
+	if (!next_rt || !last) {
+		free(next_rt);
+		free(last);
+		return -ENOMEM;
+	}
+	for (size_t q = 0; q <= nq; q++)
+		last[q] = RT_TL_NONE;
+	for (size_t i = npk; i-- > 0;) {
+		const struct tl_pk *k = tl_pk(b, i);
+		uint32_t q = k->recv_qp < nq ? k->recv_qp : (uint32_t)nq;
+		next_rt[i] = last[q];
+		if (k->is_request && k->retrans)
+			last[q] = (uint32_t)i;
+	}
+	for (size_t x = 0; x < ooo->n; x++) {
+		uint32_t i = *TL_AT(ooo, uint32_t, x);
+		const struct tl_pk *k = tl_pk(b, i);
+		bool repaired = false;
+		for (uint32_t j = next_rt[i]; j != RT_TL_NONE && j - i < 200000 && !repaired; j = next_rt[j])
+			repaired = rt_psn_diff(tl_pk(b, j)->psn, k->psn) < 0;
+		if (repaired)
+			continue;
+		uint32_t q = k->recv_qp < nq ? k->recv_qp : (uint32_t)nq;
+		if (!gaps[q].n++)
+			gaps[q].first = i;
+		if (gaps[q].nev < sizeof(gaps[q].ev) / sizeof(gaps[q].ev[0]))
+			gaps[q].ev[gaps[q].nev++] = i;
+	}
+	free(next_rt);
+	free(last);
+	return 0;
+}
+
 static int wire_anomalies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -2073,12 +2192,12 @@ static int wire_anomalies(struct dctx *c)
 	uint32_t bad = 0, firstbad = RT_TL_NONE, cnp = 0, ecn = 0, firstcong = RT_TL_NONE;
 	struct cong_flow flows[CONG_FLOWS];
 	uint32_t nflows = 0;
-	struct {
-		uint32_t n, first, nev, ev[32];
-	} *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
+	struct psn_gaps *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
 	if (!gaps)
 		return -ENOMEM;
 	struct cm_seen cm;
+	struct tl_vec ooo; /* uint32_t: out-of-order requests (a PSN gap before each) */
+	tl_vec_init(&ooo, sizeof(uint32_t));
 	if (tl_hash_init(&cm.reqs, 16) < 0 || tl_hash_init(&cm.rejs, 16) < 0) {
 		tl_hash_free(&cm.reqs);
 		free(gaps);
@@ -2106,28 +2225,26 @@ static int wire_anomalies(struct dctx *c)
 			tl_hash_free(&cm.rejs);
 			return -ENOMEM;
 		}
-		/* a PSN gap that no retransmission repaired: the capture missed packets
-		 * (counted per stream, one finding each below) */
+		/* a PSN gap: repaired by a retransmission, or the capture missed packets (below) */
 		if (k->ooo && k->is_request && rt_opcode_transport(k->opcode) != RT_TRANSPORT_UC) {
-			bool repaired = false;
-			for (size_t j = i + 1; j < npk && j - i < 200000; j++) {
-				struct tl_pk *o = tl_pk(b, j);
-				if (o->is_request && o->recv_qp == k->recv_qp && o->retrans && rt_psn_diff(o->psn, k->psn) < 0) {
-					repaired = true;
-					break;
-				}
+			uint32_t *x = tl_vec_push(&ooo);
+			if (!x) {
+				free(gaps);
+				tl_hash_free(&cm.reqs);
+				tl_hash_free(&cm.rejs);
+				return -ENOMEM;
 			}
-			if (!repaired) {
-				uint32_t q = k->recv_qp < nq ? k->recv_qp : (uint32_t)nq;
-				if (!gaps[q].n++)
-					gaps[q].first = (uint32_t)i;
-				if (gaps[q].nev < sizeof(gaps[q].ev) / sizeof(gaps[q].ev[0]))
-					gaps[q].ev[gaps[q].nev++] = (uint32_t)i;
-			}
+			*x = (uint32_t)i;
 		}
 	}
 	tl_hash_free(&cm.reqs);
 	tl_hash_free(&cm.rejs);
+	if (unrepaired_gaps(b, &ooo, gaps, nq) < 0) {
+		tl_vec_free(&ooo);
+		free(gaps);
+		return -ENOMEM;
+	}
+	tl_vec_free(&ooo);
 	for (size_t q = 0; q <= nq; q++) {
 		if (!gaps[q].n)
 			continue;
@@ -4468,5 +4585,12 @@ int tl_detect(struct tl_build *b)
 	free(c.pk_used);
 	free(c.qp_explained);
 	free(c.proc_rxe);
+	if (c.rq) {
+		free(c.rq->off);
+		free(c.rq->ev);
+		free(c.rq->skip);
+		free(c.rq->from);
+		free(c.rq);
+	}
 	return rc;
 }

@@ -1266,11 +1266,27 @@ static int rnr_events(struct dctx *c)
 
 /* ---- NAK errors, error completions, QP errors ---- */
 
+/* Where in b->errs (error completions and moves to ERROR, in event order)
+ * the events from event index from start. */
+static size_t errs_from(struct tl_build *b, size_t from)
+{
+	size_t lo = 0, hi = b->errs.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (*TL_AT(&b->errs, uint32_t, mid) < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static uint32_t flushed_after(struct tl_build *b, uint32_t q, size_t from, uint32_t *first)
 {
 	uint32_t n = 0;
 	*first = RT_TL_NONE;
-	for (size_t j = from; j < tl_nev(b); j++) {
+	for (size_t x = errs_from(b, from); x < b->errs.n; x++) { /* (flushes are error completions) */
+		size_t j = *TL_AT(&b->errs, uint32_t, x);
 		struct tl_evrec *o = tl_ev(b, j);
 		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == WC_WR_FLUSH_ERR && !b->ev_shadow[j]) {
 			if (*first == RT_TL_NONE)
@@ -1283,7 +1299,8 @@ static uint32_t flushed_after(struct tl_build *b, uint32_t q, size_t from, uint3
 
 static uint32_t error_state_after(struct tl_build *b, uint32_t q, size_t from)
 {
-	for (size_t j = from; j < tl_nev(b); j++) {
+	for (size_t x = errs_from(b, from); x < b->errs.n; x++) { /* (moves to ERROR are noted there) */
+		size_t j = *TL_AT(&b->errs, uint32_t, x);
 		struct tl_evrec *o = tl_ev(b, j);
 		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 && !b->ev_shadow[j])
 			return (uint32_t)j;
@@ -1300,7 +1317,8 @@ static uint32_t error_completion(struct dctx *c, uint32_t q, uint32_t wr, unsign
 		if (comp != RT_TL_NONE && tl_ev(b, comp)->ev.u.wc.status == status)
 			return comp;
 	}
-	for (size_t j = 0; j < tl_nev(b); j++) {
+	for (size_t x = 0; x < b->errs.n && status; x++) { /* (error completions are noted there) */
+		size_t j = *TL_AT(&b->errs, uint32_t, x);
 		struct tl_evrec *o = tl_ev(b, j);
 		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == status && !c->explained[j] &&
 		    !b->ev_shadow[j])
@@ -1562,7 +1580,8 @@ static uint32_t cm_failure(struct dctx *c, uint32_t q, size_t i)
 	if (q == RT_TL_NONE)
 		return RT_TL_NONE;
 	uint64_t t = item_t(c, (uint32_t)i);
-	for (size_t j = 0; j < tl_nev(b); j++) {
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		size_t j = *TL_AT(&b->cm_evs, uint32_t, x);
 		const struct tl_evrec *e = tl_ev(b, j);
 		if (e->ev.kind != RT_EV_CM_EVENT || b->ev_qp[j] != q || b->ev_shadow[j])
 			continue;
@@ -1588,7 +1607,8 @@ static bool qp_torn_down(struct dctx *c, uint32_t q, size_t i)
 	const struct tl_evrec *st = tl_ev(b, i);
 	uint64_t t = item_t(c, (uint32_t)i);
 	uint32_t peer = q != RT_TL_NONE ? tl_qp(b, q)->peer : RT_TL_NONE;
-	for (size_t j = 0; j < tl_nev(b); j++) {
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		size_t j = *TL_AT(&b->cm_evs, uint32_t, x);
 		const struct tl_evrec *e = tl_ev(b, j);
 		if (!is_disconnect(e) || b->ev_shadow[j] || e->ev.u.cm.status != 0)
 			continue;

@@ -475,6 +475,34 @@ static void clean_sync(struct tfile *f)
 	f->nsync = o;
 }
 
+/* The wall-clock offset (CLOCK_REALTIME - CLOCK_MONOTONIC) at mono, moving
+ * linearly from one sync point's to the next's: NTP slews the wall clock
+ * between points (fast just after boot), and taking each point's offset as
+ * it stands would step the converted times back at a point, printing records
+ * merged in order with times out of order. Before the first point and after
+ * the last the offset of the nearest point holds. */
+static int64_t wall_offset(const struct tfile *f, uint64_t mono)
+{
+	size_t lo = 0, hi = f->nsync; /* hi: the first point past mono */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->sync[mid].mono <= mono)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct sync_pt *b = &f->sync[hi < f->nsync ? hi : f->nsync - 1];
+	int64_t off_b = (int64_t)(b->real - b->mono);
+	if (hi == 0 || hi == f->nsync)
+		return off_b;
+	const struct sync_pt *a = &f->sync[hi - 1];
+	int64_t off_a = (int64_t)(a->real - a->mono);
+	if (b->mono <= a->mono)
+		return off_a;
+	double frac = (double)(mono - a->mono) / (double)(b->mono - a->mono);
+	return off_a + (int64_t)((double)(off_b - off_a) * frac);
+}
+
 static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint64_t *real)
 {
 	if (f->nsync == 0) {
@@ -485,32 +513,26 @@ static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint6
 	if (f->src.clock_source == RT_CLOCK_MONOTONIC || f->nsync == 1) {
 		const struct sync_pt *p = &f->sync[0];
 		*mono = f->src.clock_source == RT_CLOCK_MONOTONIC ? ticks : p->mono + (ticks - p->ticks);
-		/* wall offset of the closest preceding point */
-		size_t i = 0;
-		while (i + 1 < f->nsync && f->sync[i + 1].mono <= *mono)
-			i++;
-		*real = *mono + (f->sync[i].real - f->sync[i].mono);
-		return;
-	}
-	/* Binary search the segment [lo, lo+1] around ticks; extrapolate at the ends. */
-	size_t lo = 0, hi = f->nsync - 1;
-	if (ticks <= f->sync[0].ticks) {
-		lo = 0;
-	} else if (ticks >= f->sync[hi].ticks) {
-		lo = hi - 1;
 	} else {
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (f->sync[mid].ticks <= ticks)
-				lo = mid;
-			else
-				hi = mid;
+		/* Binary search the segment [lo, lo+1] around ticks; extrapolate at the ends. */
+		size_t lo = 0, hi = f->nsync - 1;
+		if (ticks <= f->sync[0].ticks) {
+			lo = 0;
+		} else if (ticks >= f->sync[hi].ticks) {
+			lo = hi - 1;
+		} else {
+			while (hi - lo > 1) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (f->sync[mid].ticks <= ticks)
+					lo = mid;
+				else
+					hi = mid;
+			}
 		}
+		const struct sync_pt *a = &f->sync[lo], *b = &f->sync[lo + 1];
+		*mono = rt_clock_interpolate(a->ticks, a->mono, b->ticks, b->mono, ticks);
 	}
-	const struct sync_pt *a = &f->sync[lo], *b = &f->sync[lo + 1];
-	*mono = rt_clock_interpolate(a->ticks, a->mono, b->ticks, b->mono, ticks);
-	const struct sync_pt *w = ticks >= b->ticks ? b : a;
-	*real = *mono + (w->real - w->mono);
+	*real = *mono + (uint64_t)wall_offset(f, *mono);
 }
 
 static int cmp_entry(const void *a, const void *b)

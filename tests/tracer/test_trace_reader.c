@@ -35,7 +35,9 @@ static void header(struct rt_file_header *h, const char *boot)
 	h->calib.rate_ns = 1000000000ull;
 }
 
-/* Chunk k holds records with wr_id k*PER_CHUNK+i at ticks (that id) microseconds, shifted by `skew_ticks`. */
+/* Chunk k holds records with wr_id k*PER_CHUNK+i at ticks (that id) microseconds, shifted by `skew_ticks`.
+ * with_drift_sync 1: two clock_sync points bend the tick line; 2: the same, with the wall
+ * clock slewed back 100 us at each (as NTP does). */
 static void write_file(const char *path, const char *boot, uint64_t skew_ticks, int with_drift_sync)
 {
 	struct rt_file_header h;
@@ -64,12 +66,12 @@ static void write_file(const char *path, const char *boot, uint64_t skew_ticks, 
 		struct rt_event s = {.kind = RT_EV_CLOCK_SYNC, .tid = 1};
 		s.u.clock.ticks = 150 * TICKS_PER_US;
 		s.u.clock.mono_ns = MONO0 + 150500;
-		s.u.clock.real_ns = REAL0 + 150500;
+		s.u.clock.real_ns = REAL0 + 150500 - (with_drift_sync == 2 ? 100000 : 0);
 		s.ticks = s.u.clock.ticks;
 		CHECK_EQ_U(rt_trace_writer_events(&w, 4242, ~0u, 1, RT_CHUNKF_COLLECTOR, &s, 1), 0);
 		s.u.clock.ticks = 300 * TICKS_PER_US;
 		s.u.clock.mono_ns = MONO0 + 301000;
-		s.u.clock.real_ns = REAL0 + 301000;
+		s.u.clock.real_ns = REAL0 + 301000 - (with_drift_sync == 2 ? 200000 : 0);
 		s.ticks = s.u.clock.ticks;
 		CHECK_EQ_U(rt_trace_writer_events(&w, 4242, ~0u, 1, RT_CHUNKF_COLLECTOR, &s, 1), 0);
 	}
@@ -184,6 +186,40 @@ static void test_clean_and_time(void)
 	const struct rt_trace_source *src = rt_trace_reader_source(r, 0);
 	CHECK_STR(src->boot_id, "boot-a");
 	CHECK_EQ_U(src->records, CHUNKS * PER_CHUNK + 3);
+	rt_trace_reader_free(r);
+}
+
+/* NTP slews the wall clock between sync points: wall-clock times follow the
+ * offset linearly from point to point, and stay in the order of the merge. */
+static void test_wall_clock_slew(void)
+{
+	const char *path = tmp_path("slew.rtr");
+	write_file(path, "boot-s", 0, 2);
+	struct rt_trace_reader *r = rt_trace_reader_new();
+	char err[256];
+	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
+	struct rt_trace_record rec;
+	uint64_t last = 0;
+	int ordered = 1, checked = 0;
+	while (rt_trace_reader_next(r, &rec) > 0) {
+		if (rec.ev.kind != RT_EV_WR_POST)
+			continue;
+		if (rec.ns < last)
+			ordered = 0;
+		last = rec.ns;
+		uint64_t id = rec.ev.u.wr.wr_id;
+		if (id == 75 || id == 225) { /* halfway through each segment: half the slew done */
+			int64_t off = (int64_t)(rec.ns - rec.mono_ns) - (int64_t)(REAL0 - MONO0);
+			int64_t want = id == 75 ? -50000 : -150000;
+			if (off < want - 400 || off > want + 400)
+				printf("#   id %llu: wall offset %lld, want %lld\n", (unsigned long long)id, (long long)off,
+				       (long long)want);
+			CHECK(off >= want - 400 && off <= want + 400);
+			checked++;
+		}
+	}
+	CHECK(ordered);
+	CHECK_EQ_U(checked, 2);
 	rt_trace_reader_free(r);
 }
 
@@ -323,6 +359,7 @@ int main(void)
 {
 	RUN(test_crc32c);
 	RUN(test_clean_and_time);
+	RUN(test_wall_clock_slew);
 	RUN(test_corrupt_record);
 	RUN(test_corrupt_chunk_header);
 	RUN(test_truncated);

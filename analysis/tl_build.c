@@ -775,6 +775,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->rights, sizeof(uint32_t));
 	tl_vec_init(&b->rts, sizeof(uint32_t));
 	tl_vec_init(&b->errs, sizeof(uint32_t));
+	tl_vec_init(&b->drops, sizeof(uint32_t));
 	tl_vec_init(&b->naks, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
@@ -814,6 +815,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->rights);
 	tl_vec_free(&b->rts);
 	tl_vec_free(&b->errs);
+	tl_vec_free(&b->drops);
 	tl_vec_free(&b->naks);
 	tl_vec_free(&b->proc_salvaged);
 	tl_vec_free(&b->cons);

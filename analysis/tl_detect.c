@@ -2027,10 +2027,30 @@ static uint32_t resend_of(struct tl_build *b, size_t i)
 	return RT_TL_NONE;
 }
 
-/* What became of a request packet with a bad ICRC, from the capture. */
+/* An engine's record of a packet it dropped on arrival for a bad ICRC. */
+static bool traced_icrc_drop(const struct rt_event *ev)
+{
+	return !(ev->flags & RT_EVF_TX) && ev->u.pkt.drop_reason == RT_PKT_DROP_BAD_ICRC;
+}
+
+/* Whether QP q's engine traced dropping its packet of that PSN for a bad ICRC. */
+static bool traced_drop_of(struct tl_build *b, uint32_t q, uint32_t psn)
+{
+	for (size_t x = 0; x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (b->ev_qp[i] == q && ev->u.pkt.psn == psn && traced_icrc_drop(ev))
+			return true;
+	}
+	return false;
+}
+
+/* What became of a packet with a bad ICRC, from the capture (and the
+ * receiver's trace, when its engine traced dropping it). */
 enum icrc_fate {
 	ICRC_FATE_UNKNOWN,        /* not a request, or neither resent nor acknowledged */
 	ICRC_FATE_DROPPED,        /* sent again: its receiver dropped it */
+	ICRC_FATE_TRACED_DROP,    /* not sent again, but its receiver's engine traced dropping it */
 	ICRC_FATE_INTACT,         /* acknowledged, never sent again: only the capture's copy is bad */
 };
 
@@ -2038,10 +2058,15 @@ static enum icrc_fate bad_icrc_fate(struct tl_build *b, size_t i, uint32_t *agai
 {
 	const struct tl_pk *k = tl_pk(b, i);
 	*again = RT_TL_NONE;
-	if (!k->is_request || k->recv_qp == RT_TL_NONE || k->is_cm)
+	if (k->is_cm)
 		return ICRC_FATE_UNKNOWN;
-	if ((*again = resend_of(b, i)) != RT_TL_NONE)
+	bool request = k->is_request && k->recv_qp != RT_TL_NONE;
+	if (request && (*again = resend_of(b, i)) != RT_TL_NONE)
 		return ICRC_FATE_DROPPED;
+	if (k->recv_qp != RT_TL_NONE && traced_drop_of(b, k->recv_qp, k->psn))
+		return ICRC_FATE_TRACED_DROP;
+	if (!request)
+		return ICRC_FATE_UNKNOWN;
 	if (k->answer != RT_TL_NONE && tl_pk(b, k->answer)->aeth_type == RT_AETH_ACK &&
 	    tl_pk(b, k->answer)->icrc != RT_ICRC_BAD)
 		return ICRC_FATE_INTACT;
@@ -2070,6 +2095,9 @@ static void bad_icrc_packet_words(struct tl_build *b, size_t i, struct text *t)
 	case ICRC_FATE_INTACT:
 		tx(t, ", acknowledged at frame %u and never sent again", tl_pk(b, k->answer)->frame);
 		break;
+	case ICRC_FATE_TRACED_DROP:
+		tx(t, ", dropped on arrival (its receiver's trace)");
+		break;
 	case ICRC_FATE_UNKNOWN:
 		break;
 	}
@@ -2087,7 +2115,7 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 	uint32_t *all = calloc(2 * (nq + 1), sizeof(*all)), *badq = all + nq + 1;
 	if (!all)
 		return -ENOMEM;
-	uint32_t dropped = 0, intact = 0, asked = 0;
+	uint32_t dropped = 0, traced = 0, intact = 0, asked = 0;
 	for (size_t i = 0; i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		if (k->send_qp < nq && !k->is_cm) {
@@ -2098,12 +2126,15 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 			uint32_t again;
 			enum icrc_fate f = bad_icrc_fate(b, i, &again);
 			dropped += f == ICRC_FATE_DROPPED;
+			traced += f == ICRC_FATE_TRACED_DROP;
 			intact += f == ICRC_FATE_INTACT;
 		}
 	}
-	*capture_only = intact && !dropped;
+	*capture_only = intact && !dropped && !traced;
 	static const char *const why_dropped = "as a receiver does with a bad ICRC (corruption on the link or a broken "
 					       "sender), and the sender resent";
+	static const char *const why_traced = "a receiver drops a packet with a bad ICRC (corruption on the link or a "
+					      "broken sender)";
 	static const char *const why_intact = "so only the capture's copy is damaged (at the capture point, or in the "
 					      "copy of the file)";
 	static const char *const why_unknown = "receivers drop such packets silently, which shows up as loss and "
@@ -2115,17 +2146,22 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 		tx(t, "1 packet had a bad ICRC: ");
 		bad_icrc_packet_words(b, i, t);
 		tx(t, f == ICRC_FATE_DROPPED ? ": its receiver dropped it, %s." :
+		      f == ICRC_FATE_TRACED_DROP ? ": %s, and nothing sent it again." :
 		      f == ICRC_FATE_INTACT ? ": its receiver took it intact, %s." : "; %s.",
-		   f == ICRC_FATE_DROPPED ? why_dropped : f == ICRC_FATE_INTACT ? why_intact : why_unknown);
+		   f == ICRC_FATE_DROPPED ? why_dropped : f == ICRC_FATE_TRACED_DROP ? why_traced :
+		   f == ICRC_FATE_INTACT ? why_intact : why_unknown);
 	} else {
 		tx(t, "%u packets had a bad ICRC", bad);
-		if (!dropped && !intact)
+		if (!dropped && !intact && !traced)
 			tx(t, "; %s.", why_unknown);
 		else
 			tx(t, ".");
 		if (dropped)
 			tx(t, " %u %s sent again: %s receiver dropped %s, %s.", dropped, dropped == 1 ? "was" : "were",
 			   dropped == 1 ? "its" : "their", dropped == 1 ? "it" : "them", why_dropped);
+		if (traced)
+			tx(t, " %u %s dropped on arrival, as %s receiver's trace shows, and never sent again: %s.", traced,
+			   traced == 1 ? "was" : "were", traced == 1 ? "its" : "their", why_traced);
 		if (intact)
 			tx(t, " %u %s acknowledged and never sent again: %s receiver took %s intact, %s.", intact,
 			   intact == 1 ? "was" : "were", intact == 1 ? "its" : "their", intact == 1 ? "it" : "them",
@@ -2202,6 +2238,49 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 	}
 	free(next_rt);
 	free(last);
+	return 0;
+}
+
+/* The packets receiving engines traced dropping for a bad ICRC, when the
+ * capture shows no packet with a bad ICRC: there is no capture, or the
+ * damage happened past the capture point. */
+static int traced_bad_icrc(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	uint32_t n = 0, first = RT_TL_NONE;
+	for (size_t x = 0; x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		if (traced_icrc_drop(&tl_ev(b, i)->ev) && !n++)
+			first = i;
+	}
+	if (!n)
+		return 0;
+	const struct rt_ev_packet *p = &tl_ev(b, first)->ev.u.pkt;
+	const struct rt_opcode_info *op = rt_opcode_info(p->opcode);
+	struct text t = {.n = 0}, e = {.n = 0};
+	tx(&t, "%u packet%s arrived with a bad ICRC and %s dropped by %s receiver's engine, ", n, n == 1 ? "" : "s",
+	   n == 1 ? "was" : "were", n == 1 ? "its" : "their");
+	const char *name = op ? op->name : "packet of unknown opcode";
+	bool vowel = name[0] == 'R'; /* "RC ...", spoken "arr-see" */
+	tx(&t, "%s%s %s PSN 0x%06x to ", n == 1 ? "" : "the first ", vowel ? "an" : "a", name, p->psn);
+	qp_name(b, b->ev_qp[first], &t);
+	tx(&t, ": corruption on the link or a broken sender; a receiver drops such packets silently, which shows up "
+	       "as loss and retransmissions.");
+	if (b->have_capture)
+		tx(&t, " The capture holds no packet with a bad ICRC: the damage happened past the capture point, or the "
+		       "capture missed %s.", n == 1 ? "it" : "them");
+	tx(&e, "the receiving engine's packet events (dropped=1, drop_reason=bad_icrc), first at %.6f s",
+	   (double)item_t(c, first) / 1e9);
+	long f = finding(b, RT_TLFK_BAD_ICRC, RT_TLS_WARNING, item_t(c, first), b->ev_qp[first], 0, 0, &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	for (size_t x = 0, k = 0; x < b->drops.n && k < 64; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		if (traced_icrc_drop(&tl_ev(b, i)->ev)) {
+			tl_finding_evidence(b, FI(b, f), i);
+			k++;
+		}
+	}
 	return 0;
 }
 
@@ -2307,6 +2386,8 @@ static int wire_anomalies(struct dctx *c)
 				n++;
 			}
 	}
+	if (!bad && traced_bad_icrc(c) < 0)
+		return -ENOMEM;
 	if (cnp || ecn) {
 		struct text t = {.n = 0}, e = {.n = 0};
 		congestion_words(b, flows, nflows, cnp, ecn, &t);
@@ -3556,6 +3637,7 @@ struct uloss {
 	uint32_t first_psn;
 	uint32_t nev;
 	uint32_t ev[32];          /* evidence items (the first ones) */
+	uint32_t bad_icrc;        /* of count: dropped by the receiver for a bad ICRC */
 	uint8_t transport;        /* RT_TRANSPORT_UC / _UD */
 	/* wire streams: */
 	uint32_t last_psn, src_ep, dst_ep, dqpn;
@@ -3579,16 +3661,33 @@ static void uloss_add(struct uloss *l, uint32_t item, uint32_t psn, uint32_t n, 
 		l->ev[l->nev++] = item;
 }
 
-static int uloss_finding(struct dctx *c, const struct uloss *l, uint32_t q, bool from_engine)
+/* Who saw a UC/UD loss: the sending engine (its own drops), the receiving
+ * engine (packets it dropped on arrival) or the wire (a PSN gap). */
+enum uloss_witness { ULOSS_SENDER, ULOSS_RECEIVER, ULOSS_WIRE };
+
+static int uloss_finding(struct dctx *c, const struct uloss *l, uint32_t q, enum uloss_witness by)
 {
 	struct tl_build *b = c->b;
 	bool ud = l->transport == RT_TRANSPORT_UD, one = l->count == 1;
 	struct text t = {.n = 0}, e = {.n = 0};
-	if (from_engine) {
+	if (by == ULOSS_SENDER) {
 		qp_name(b, q, &t);
 		tx(&t, " (%s) lost %u packet%s, the first PSN 0x%06x: its engine dropped %s (injected loss). ", ud ? "UD" : "UC",
 		   l->count, one ? "" : "s", l->first_psn, one ? "it" : "them");
 		tx(&e, "the engine's packet events (dropped=1), first at PSN 0x%06x", l->first_psn);
+	} else if (by == ULOSS_RECEIVER) {
+		tx(&t, "%u %s packet%s sent to ", l->count, ud ? "UD" : "UC", one ? "" : "s");
+		qp_name(b, q, &t);
+		tx(&t, " never reached it, the first PSN 0x%06x: its engine dropped %s on arrival", l->first_psn,
+		   one ? "it" : "them");
+		if (l->bad_icrc == l->count)
+			tx(&t, " for a bad ICRC (corruption on the link or a broken sender). ");
+		else if (l->bad_icrc)
+			tx(&t, ", %u for a bad ICRC (corruption on the link or a broken sender), the rest injected loss. ",
+			   l->bad_icrc);
+		else
+			tx(&t, " (injected loss). ");
+		tx(&e, "the receiving engine's packet events (dropped=1), first at PSN 0x%06x", l->first_psn);
 	} else {
 		tx(&t, "%s packets from ", ud ? "UD" : "UC");
 		ep_words(b, l->src_ep, &t);
@@ -3618,7 +3717,8 @@ static int unreliable_loss(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nq = b->qps.n, nev = tl_nev(b), npk = tl_npk(b);
-	struct uloss *L = calloc(nq + 1, sizeof(*L)); /* per sending QP; [nq]: unknown */
+	struct uloss *L = calloc(2 * (nq + 1), sizeof(*L)); /* per sending QP; [nq]: unknown */
+	struct uloss *R = L ? L + nq + 1 : NULL;             /* per receiving QP */
 	struct tl_vec streams;
 	struct tl_hash idx;
 	tl_vec_init(&streams, sizeof(struct uloss));
@@ -3626,16 +3726,18 @@ static int unreliable_loss(struct dctx *c)
 		free(L);
 		return -ENOMEM;
 	}
-	bool engine_packets = false;
-	for (size_t i = 0; i < nev && b->engine_packets; i++) { /* (no packet event: nothing to look at) */
+	bool engine_packets = b->engine_packets;
+	for (size_t x = 0; x < b->drops.n; x++) {
+		size_t i = *TL_AT(&b->drops, uint32_t, x);
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_ENGINE))
+		if (ev->qpn == 1 ||
+		    !unreliable_data(ev->u.pkt.opcode, ev->u.pkt.dest_qpn))
 			continue;
-		engine_packets = true;
-		if ((ev->flags & RT_EVF_TX) && (ev->u.pkt.flags & RT_PKTF_DROPPED) && ev->qpn != 1 &&
-		    unreliable_data(ev->u.pkt.opcode, ev->u.pkt.dest_qpn))
-			uloss_add(&L[b->ev_qp[i] != RT_TL_NONE ? b->ev_qp[i] : nq], (uint32_t)i, ev->u.pkt.psn, 1,
-				  ev->u.pkt.opcode);
+		/* dropped by its sender's engine, or on arrival by its receiver's */
+		struct uloss *l = (ev->flags & RT_EVF_TX) ? L : R;
+		uloss_add(&l[b->ev_qp[i] != RT_TL_NONE ? b->ev_qp[i] : nq], (uint32_t)i, ev->u.pkt.psn, 1, ev->u.pkt.opcode);
+		if (!(ev->flags & RT_EVF_TX) && ev->u.pkt.drop_reason == RT_PKT_DROP_BAD_ICRC)
+			l[b->ev_qp[i] != RT_TL_NONE ? b->ev_qp[i] : nq].bad_icrc++;
 	}
 	int rc = 0;
 	/* an engine knows its drops exactly; the wire is the witness otherwise */
@@ -3667,14 +3769,17 @@ static int unreliable_loss(struct dctx *c)
 		if (d > 0)
 			S->last_psn = k->psn;
 	}
-	for (size_t q = 0; q <= nq && !rc; q++)
+	for (size_t q = 0; q <= nq && !rc; q++) {
 		if (L[q].count)
-			rc = uloss_finding(c, &L[q], q < nq ? (uint32_t)q : RT_TL_NONE, true);
+			rc = uloss_finding(c, &L[q], q < nq ? (uint32_t)q : RT_TL_NONE, ULOSS_SENDER);
+		if (!rc && R[q].count)
+			rc = uloss_finding(c, &R[q], q < nq ? (uint32_t)q : RT_TL_NONE, ULOSS_RECEIVER);
+	}
 	for (size_t i = 0; i < streams.n && !rc; i++) {
 		struct uloss *S = TL_AT(&streams, struct uloss, i);
 		if (S->count) {
 			const struct tl_pk *k = tl_pk(b, S->first_item - nev);
-			rc = uloss_finding(c, S, k->recv_qp, false);
+			rc = uloss_finding(c, S, k->recv_qp, ULOSS_WIRE);
 		}
 	}
 	tl_hash_free(&idx);
@@ -3992,6 +4097,23 @@ struct retry_group {
 	uint32_t first, last, n;
 };
 
+/* The packet of sending QP q's PSN that q's peer's engine dropped on
+ * arrival, the last before event `before` (RT_TL_NONE: none traced). */
+static uint32_t rx_drop_before(struct dctx *c, uint32_t q, uint32_t psn, uint32_t before)
+{
+	struct tl_build *b = c->b;
+	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE, found = RT_TL_NONE;
+	for (size_t x = 0; peer != RT_TL_NONE && x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (item_t(c, i) > item_t(c, before))
+			continue;
+		if (!(ev->flags & RT_EVF_TX) && b->ev_qp[i] == peer && ev->u.pkt.psn == psn)
+			found = i;
+	}
+	return found;
+}
+
 static int retry_events(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -4039,11 +4161,16 @@ static int retry_events(struct dctx *c)
 		if (orig != RT_TL_NONE) {
 			t_start = item_t(c, orig);
 			lost = t_last > t_start ? t_last - t_start : 0;
-			tx(&t, ", %.3f ms after that PSN was first sent.", ms(lost));
+			tx(&t, ", %.3f ms after that PSN was first sent", ms(lost));
 		} else {
 			lost = r->cause == RT_RETRY_ACK_TIMEOUT ? (uint64_t)r->timeout_us * 1000 * n : 0;
-			tx(&t, ".");
 		}
+		uint32_t drop = rx_drop_before(c, q, r->first_psn, G->first);
+		if (drop != RT_TL_NONE)
+			tx(&t, "; the receiver's engine had dropped that packet on arrival, %s",
+			   traced_icrc_drop(&tl_ev(b, drop)->ev) ? "its ICRC was bad (corruption on the link or a broken sender)"
+								  : "injected loss");
+		tx(&t, ".");
 		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, G->first) / 1e9);
 		if (orig != RT_TL_NONE)
 			tx(&ev, ", the engine's first transmission at %.6f s", (double)t_start / 1e9);
@@ -4053,6 +4180,7 @@ static int retry_events(struct dctx *c)
 			break;
 		}
 		tl_finding_evidence(b, FI(b, f), orig);
+		tl_finding_evidence(b, FI(b, f), drop);
 		tl_finding_evidence(b, FI(b, f), G->first);
 	}
 	tl_hash_free(&idx);

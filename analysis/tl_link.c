@@ -248,7 +248,8 @@ static int trace_qps(struct lctx *c)
 		     !(ev->flags & RT_EVF_ERROR) && note_event(&b->attaches, i) < 0) ||
 		    (((ev->kind == RT_EV_COMPLETION && ev->u.wc.status) ||
 		      (ev->kind == RT_EV_QP_STATE && ev->u.qp_state.to_state == 6)) &&
-		     note_event(&b->errs, i) < 0)) {
+		     note_event(&b->errs, i) < 0) ||
+		    (ev->kind == RT_EV_PACKET && (ev->u.pkt.flags & RT_PKTF_DROPPED) && note_event(&b->drops, i) < 0)) {
 			rc = -ENOMEM;
 			break;
 		}

@@ -302,8 +302,13 @@ static void fmt_packet(struct out *o, const struct rt_event *ev)
 		f_u(o, "retrans", 1);
 		f_u(o, "retrans_count", p->retrans_count);
 	}
-	if (p->flags & RT_PKTF_DROPPED)
+	if (p->flags & RT_PKTF_DROPPED) {
 		f_u(o, "dropped", 1);
+		if (p->drop_reason == RT_PKT_DROP_INJECTED)
+			f_s(o, "drop_reason", "injected");
+		else if (p->drop_reason == RT_PKT_DROP_BAD_ICRC)
+			f_s(o, "drop_reason", "bad_icrc");
+	}
 	if (p->flags & RT_PKTF_DUPLICATE)
 		f_u(o, "duplicate", 1);
 }

@@ -9,7 +9,8 @@
  * and the IP/UDP facts a socket sees (addresses, ports, length); for IPv4 the
  * IP identification is taken as 0 with DF set, which is what every uroce
  * sender produces (unconnected UDP socket, IP_PMTUDISC_DO).  A mismatch drops
- * the packet and counts it (ctx->icrc_errors).
+ * the packet, counts it (ctx->icrc_errors) and traces it as dropped for a
+ * bad ICRC when its headers name a QP of the context.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -583,7 +584,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 	ctx->st.tx_packets++;
 	if (fa == UROCE_FA_DROP) {
 		ctx->st.tx_fault_drops++;
-		uroce_trace_packet(qpn, h, paylen, RT_PKTF_DROPPED, retrans, true);
+		uroce_trace_drop(qpn, h, paylen, RT_PKT_DROP_INJECTED, retrans, true);
 		return;
 	}
 	if (fa == UROCE_FA_DELAY || fa == UROCE_FA_REORDER) {
@@ -674,6 +675,7 @@ static void rx_one(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 	uint32_t icrc = rt_roce_icrc_end(&st), wire = rt_icrc_load(p + len - RT_ICRC_LEN);
 	if (icrc != wire && (src->ss_family != AF_INET || !uroce_icrc_gso_match(ctx, len, icrc, wire))) {
 		ctx->st.icrc_errors++;
+		uroce_rx_bad_icrc(ctx, p, len - RT_ICRC_LEN);
 		return;
 	}
 	ctx->st.rx_packets++;

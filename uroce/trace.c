@@ -41,8 +41,8 @@ void uroce_ev_commit(struct rt_event *ev)
 	rt_event_commit(ev);
 }
 
-void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
-                        uint8_t retrans, bool tx)
+static void trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
+                         uint8_t drop_reason, uint8_t retrans, bool tx)
 {
 	static int dbg = -1;
 	if (dbg < 0)
@@ -50,7 +50,7 @@ void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t pay
 	if (dbg)
 		fprintf(stderr, "uroce %s qp %u t %llu op 0x%02x psn %u dqp %u len %u syn 0x%02x%s%s\n", tx ? "TX" : "RX", qpn,
 		        (unsigned long long)(uroce_now_ns() / 1000), h->opcode, h->psn, h->dest_qpn, paylen, h->aeth_syndrome, h->ackreq ? " A" : "",
-		        (flags & RT_PKTF_DROPPED) ? " DROPPED" : "");
+		        (flags & RT_PKTF_DROPPED) ? (drop_reason == RT_PKT_DROP_BAD_ICRC ? " DROPPED (bad ICRC)" : " DROPPED") : "");
 	struct rt_event *ev = uroce_ev_begin(RT_EV_PACKET, qpn);
 	if (!ev)
 		return;
@@ -90,5 +90,18 @@ void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t pay
 	p->retrans_count = retrans;
 	if (retrans)
 		p->flags |= RT_PKTF_RETRANS;
+	p->drop_reason = drop_reason;
 	uroce_ev_commit(ev);
+}
+
+void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
+                        uint8_t retrans, bool tx)
+{
+	trace_packet(qpn, h, paylen, flags, RT_PKT_DROP_UNSPECIFIED, retrans, tx);
+}
+
+void uroce_trace_drop(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, enum rt_pkt_drop_reason why,
+                      uint8_t retrans, bool tx)
+{
+	trace_packet(qpn, h, paylen, RT_PKTF_DROPPED, (uint8_t)why, retrans, tx);
 }

@@ -1442,22 +1442,42 @@ static void resp_ud(struct uroce_qp *qp, int aidx, const struct sockaddr_storage
 	              h->deth_src_qp, h->se);
 }
 
+/* The transport headers of a received packet (without its ICRC) and its
+ * payload length; false for one too short or of an unknown version. */
+static bool parse_rx(const uint8_t *pkt, size_t len, struct rt_roce_hdrs *h, int *hl, uint32_t *paylen)
+{
+	*hl = rt_roce_parse_transport(pkt, len, h);
+	if (*hl < 0 || (pkt[1] & 0x0F) != 0)
+		return false;
+	unsigned pad = (pkt[1] >> 4) & 3;
+	if ((size_t)*hl + pad > len)
+		return false;
+	*paylen = (uint32_t)(len - (size_t)*hl - pad);
+	return true;
+}
+
+void uroce_rx_bad_icrc(struct uroce_ctx *ctx, const uint8_t *pkt, size_t len)
+{
+	struct rt_roce_hdrs h;
+	int hl;
+	uint32_t paylen;
+	if (!parse_rx(pkt, len, &h, &hl, &paylen))
+		return;
+	if (h.dest_qpn == 1 ? ctx->gsi_fn != NULL : uroce_qp_lookup(ctx, h.dest_qpn) != NULL)
+		uroce_trace_drop(h.dest_qpn, &h, paylen, RT_PKT_DROP_BAD_ICRC, 0, false);
+}
+
 void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
                      size_t len)
 {
 	struct rt_roce_hdrs h;
-	int hl = rt_roce_parse_transport(pkt, len, &h);
-	if (hl < 0 || (pkt[1] & 0x0F) != 0) {
+	int hl;
+	uint32_t paylen;
+	if (!parse_rx(pkt, len, &h, &hl, &paylen)) {
 		ctx->st.rx_dropped++;
 		return;
 	}
 	const struct rt_opcode_info *oi = rt_opcode_info(h.opcode);
-	unsigned pad = (pkt[1] >> 4) & 3;
-	if ((size_t)hl + pad > len) {
-		ctx->st.rx_dropped++;
-		return;
-	}
-	uint32_t paylen = (uint32_t)(len - (size_t)hl - pad);
 	const uint8_t *pay = pkt + hl;
 	if (h.dest_qpn == 1) {
 		if (h.opcode == RT_OP_UD_SEND_ONLY && h.deth_qkey == RT_GSI_QKEY) {
@@ -1481,7 +1501,7 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 		uint32_t us;
 		if (uroce_fault_check(ctx, 1, qpn, &h, &us) == UROCE_FA_DROP) {
 			ctx->st.rx_fault_drops++;
-			uroce_trace_packet(qpn, &h, paylen, RT_PKTF_DROPPED, 0, false);
+			uroce_trace_drop(qpn, &h, paylen, RT_PKT_DROP_INJECTED, 0, false);
 			return;
 		}
 	}

@@ -444,6 +444,9 @@ void uroce_qp_trace_state(struct uroce_qp *qp, enum ibv_qp_state from, int mask,
 void uroce_req_progress(struct uroce_qp *qp);
 void uroce_rx_packet(struct uroce_ctx *ctx, int addr_index, const struct sockaddr_storage *src,
                      const uint8_t *pkt, size_t len);
+/* A packet whose ICRC does not match, dropped: traced as such when its
+ * headers name a QP of this context (they may be what was damaged). */
+void uroce_rx_bad_icrc(struct uroce_ctx *ctx, const uint8_t *pkt, size_t len);
 void uroce_send_pending_acks(struct uroce_ctx *ctx);
 void uroce_send_lazy_ack(struct uroce_qp *qp);
 void uroce_send_lazy_acks(struct uroce_ctx *ctx);
@@ -490,5 +493,8 @@ struct rt_event *uroce_ev_begin(uint16_t kind, uint32_t qpn);
 void uroce_ev_commit(struct rt_event *ev);
 void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
                         uint8_t retrans, bool tx);
+/* A packet the engine dropped, and why (RT_PKTF_DROPPED with its drop_reason). */
+void uroce_trace_drop(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, enum rt_pkt_drop_reason why,
+                      uint8_t retrans, bool tx);
 
 #endif

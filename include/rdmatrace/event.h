@@ -117,6 +117,13 @@ enum rt_pkt_flags {
 	RT_PKTF_DUPLICATE = 1u << 7, /* receiver saw it as a duplicate */
 };
 
+/* RT_EV_PACKET drop_reason: why the engine dropped it (with RT_PKTF_DROPPED). */
+enum rt_pkt_drop_reason {
+	RT_PKT_DROP_UNSPECIFIED = 0, /* not said (traces from before the field) */
+	RT_PKT_DROP_INJECTED = 1,    /* fault injection */
+	RT_PKT_DROP_BAD_ICRC = 2,    /* received with an ICRC that does not match its bytes */
+};
+
 struct rt_ev_packet {           /* RT_EV_PACKET; header qpn = local QP */
 	uint64_t reth_va;
 	uint32_t reth_rkey;
@@ -130,7 +137,8 @@ struct rt_ev_packet {           /* RT_EV_PACKET; header qpn = local QP */
 	uint8_t syndrome;       /* AETH syndrome when RT_PKTF_HAS_AETH */
 	uint8_t flags;          /* enum rt_pkt_flags */
 	uint8_t retrans_count;  /* how many times this PSN was sent before */
-	uint8_t reserved[2];
+	uint8_t drop_reason;    /* enum rt_pkt_drop_reason, with RT_PKTF_DROPPED */
+	uint8_t reserved;
 };
 
 enum rt_retry_cause {

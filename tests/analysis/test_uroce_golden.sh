@@ -37,6 +37,27 @@ assert not bad, bad
 PY
 }
 
+# exactly FILE KIND=TEXT...: one finding of each KIND named, containing each
+# TEXT given for it, and no other finding at warning level or above
+exactly() {
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {}
+for a in sys.argv[2:]:
+    k, t = a.split("=", 1)
+    want.setdefault(k, []).append(t)
+f = {}
+for x in d["findings"]:
+    f.setdefault(x["kind"], []).append(x["text"])
+    assert x["kind"] in want or x["severity"] == "info", x["kind"] + ": " + x["text"]
+for k, texts in want.items():
+    assert len(f.get(k, [])) == 1, (k, f)
+    for t in texts:
+        assert t in f[k][0], (k, t, f[k][0])
+PY
+}
+
 rc=$(run minimal "$tmp/minimal")
 check "clean uroce run: diagnose exits 0" test "$rc" = 0
 # uroce and the probe both record each WR, completion, QP and CM event; the
@@ -91,17 +112,24 @@ check "WRITE + READ under loss: time lost to Go-Back-N counted once (fits in the
 rc=$(UROCE_FAULTS="corrupt:op=write,nth=5" run minimal "$tmp/icrc")
 check "damaged WRITE packet: diagnose exits 1" test "$rc" = 1
 check "damaged WRITE packet: the bad ICRC, dropped by its receiver, and the Go-Back-N it caused, nothing else" \
-	python3 - "$tmp/icrc.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-f = {}
-for x in d["findings"]:
-    f.setdefault(x["kind"], []).append(x["text"])
-    assert x["kind"] in ("bad_icrc", "go_back_n") or x["severity"] == "info", x["kind"] + ": " + x["text"]
-assert len(f.get("bad_icrc", [])) == 1 and "1 packet had a bad ICRC" in f["bad_icrc"][0], f
-assert "its receiver dropped it" in f["bad_icrc"][0], f["bad_icrc"]
-assert len(f.get("go_back_n", [])) == 1 and "had a bad ICRC and the receiver dropped it" in f["go_back_n"][0], f
-PY
+	exactly "$tmp/icrc.json" "bad_icrc=1 packet had a bad ICRC" "bad_icrc=its receiver dropped it" \
+	"go_back_n=had a bad ICRC and the receiver dropped it"
+# the same without a capture: the receiving engine traced the drop and why
+rc=$(UROCE_FAULTS="corrupt:op=write,nth=5" run minimal "$tmp/icrcnc" --no-capture)
+check "damaged WRITE packet, no capture: the receiver's engine traced the drop with its reason" \
+	bash -c "'$RDMATRACE' dump '$tmp'/icrcnc/traces/*.rtr | grep -q 'dir=rx .*dropped=1 drop_reason=bad_icrc'"
+check "damaged WRITE packet, no capture: the bad ICRC from the receiver's trace, and the Go-Back-N it caused, nothing else" \
+	exactly "$tmp/icrcnc.json" "bad_icrc=1 packet arrived with a bad ICRC and was dropped by its receiver's engine" \
+	"go_back_n=its ICRC was bad"
+# UD does not resend: a datagram damaged on the way is lost, and the
+# receiving engine's trace says it dropped it on arrival
+UROCE_FAULTS="corrupt:op=send,nth=3" run ud "$tmp/udicrc" -- --timeout-ms 1500 >/dev/null
+check "UD datagram damaged on the way: the bad ICRC dropped on arrival, and the datagram lost" \
+	exactly "$tmp/udicrc.json" "bad_icrc=dropped on arrival (its receiver's trace)" \
+	"unreliable_loss=dropped it on arrival for a bad ICRC"
+UROCE_FAULTS="drop:dir=rx,op=send,nth=2" run ud "$tmp/udrx" -- --timeout-ms 1500 >/dev/null
+check "UD datagram dropped by its receiver: the loss, from the receiving engine's trace" \
+	expect "$tmp/udrx.json" unreliable_loss 1 "dropped it on arrival (injected loss)"
 # READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
 # the next request's PSN is no gap
 rc=$(run minimal "$tmp/rdclean" --count 3)

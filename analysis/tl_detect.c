@@ -2052,7 +2052,33 @@ enum icrc_fate {
 	ICRC_FATE_DROPPED,        /* sent again: its receiver dropped it */
 	ICRC_FATE_TRACED_DROP,    /* not sent again, but its receiver's engine traced dropping it */
 	ICRC_FATE_INTACT,         /* acknowledged, never sent again: only the capture's copy is bad */
+	ICRC_FATE_IN_GAP,         /* headers damaged too, standing in a PSN gap nothing resent: the same */
+	ICRC_FATE_ANSWERED,       /* answered by an RNR NAK or a NAK error: its receiver read it, the same */
+	ICRC_FATE_IN_ROUND,       /* sent again in a round that went back to an earlier PSN: unknown */
 };
+
+/* The RNR NAK or NAK error (not a sequence error: that one names a PSN the
+ * receiver missed) that answered request i, with a good ICRC: its receiver
+ * read it intact.  RT_TL_NONE: none among the 64 NAKs after it. */
+static uint32_t nak_answer(struct tl_build *b, uint32_t i)
+{
+	size_t lo = 0, hi = b->naks.n;
+	while (lo < hi) { /* the first NAK after i (naks are in capture order) */
+		size_t mid = lo + (hi - lo) / 2;
+		if (*TL_AT(&b->naks, uint32_t, mid) < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t x = lo; x < b->naks.n && x < lo + 64; x++) {
+		uint32_t n = *TL_AT(&b->naks, uint32_t, x);
+		const struct tl_pk *k = tl_pk(b, n);
+		if (k->answer == i && k->icrc != RT_ICRC_BAD &&
+		    !(k->aeth_type == RT_AETH_NAK && k->aeth_value == RT_NAK_PSN_SEQ_ERROR))
+			return n;
+	}
+	return RT_TL_NONE;
+}
 
 static enum icrc_fate bad_icrc_fate(struct tl_build *b, size_t i, uint32_t *again)
 {
@@ -2060,9 +2086,16 @@ static enum icrc_fate bad_icrc_fate(struct tl_build *b, size_t i, uint32_t *agai
 	*again = RT_TL_NONE;
 	if (k->is_cm)
 		return ICRC_FATE_UNKNOWN;
+	if (k->fills_gap)
+		return ICRC_FATE_IN_GAP;
 	bool request = k->is_request && k->recv_qp != RT_TL_NONE;
-	if (request && (*again = resend_of(b, i)) != RT_TL_NONE)
-		return ICRC_FATE_DROPPED;
+	if (request && (*again = nak_answer(b, (uint32_t)i)) != RT_TL_NONE)
+		return ICRC_FATE_ANSWERED;
+	if (request && (*again = resend_of(b, i)) != RT_TL_NONE) {
+		/* the round went back to it, or to an earlier PSN, which resends it whatever became of it */
+		const struct tl_pk *a = tl_pk(b, *again);
+		return a->round_start && a->round_psn == k->psn ? ICRC_FATE_DROPPED : ICRC_FATE_IN_ROUND;
+	}
 	if (k->recv_qp != RT_TL_NONE && traced_drop_of(b, k->recv_qp, k->psn))
 		return ICRC_FATE_TRACED_DROP;
 	if (!request)
@@ -2095,6 +2128,16 @@ static void bad_icrc_packet_words(struct tl_build *b, size_t i, struct text *t)
 	case ICRC_FATE_INTACT:
 		tx(t, ", acknowledged at frame %u and never sent again", tl_pk(b, k->answer)->frame);
 		break;
+	case ICRC_FATE_IN_ROUND:
+		tx(t, ", sent again at frame %u in a round that went back to an earlier PSN", tl_pk(b, again)->frame);
+		break;
+	case ICRC_FATE_ANSWERED:
+		tx(t, ", answered at frame %u by %s", tl_pk(b, again)->frame,
+		   tl_pk(b, again)->aeth_type == RT_AETH_RNR_NAK ? "an RNR NAK" : "a NAK");
+		break;
+	case ICRC_FATE_IN_GAP:
+		tx(t, ", its headers damaged too (it stands in a gap of its stream's PSNs that nothing resent)");
+		break;
 	case ICRC_FATE_TRACED_DROP:
 		tx(t, ", dropped on arrival (its receiver's trace)");
 		break;
@@ -2115,7 +2158,7 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 	uint32_t *all = calloc(2 * (nq + 1), sizeof(*all)), *badq = all + nq + 1;
 	if (!all)
 		return -ENOMEM;
-	uint32_t dropped = 0, traced = 0, intact = 0, asked = 0;
+	uint32_t dropped = 0, traced = 0, intact = 0, answered = 0, asked = 0;
 	for (size_t i = 0; i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		if (k->send_qp < nq && !k->is_cm) {
@@ -2127,10 +2170,11 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 			enum icrc_fate f = bad_icrc_fate(b, i, &again);
 			dropped += f == ICRC_FATE_DROPPED;
 			traced += f == ICRC_FATE_TRACED_DROP;
-			intact += f == ICRC_FATE_INTACT;
+			intact += f == ICRC_FATE_INTACT || f == ICRC_FATE_IN_GAP;
+			answered += f == ICRC_FATE_ANSWERED;
 		}
 	}
-	*capture_only = intact && !dropped && !traced;
+	*capture_only = (intact || answered) && !dropped && !traced;
 	static const char *const why_dropped = "as a receiver does with a bad ICRC (corruption on the link or a broken "
 					       "sender), and the sender resent";
 	static const char *const why_traced = "a receiver drops a packet with a bad ICRC (corruption on the link or a "
@@ -2147,12 +2191,12 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 		bad_icrc_packet_words(b, i, t);
 		tx(t, f == ICRC_FATE_DROPPED ? ": its receiver dropped it, %s." :
 		      f == ICRC_FATE_TRACED_DROP ? ": %s, and nothing sent it again." :
-		      f == ICRC_FATE_INTACT ? ": its receiver took it intact, %s." : "; %s.",
+		      f == ICRC_FATE_INTACT || f == ICRC_FATE_IN_GAP || f == ICRC_FATE_ANSWERED ? ": its receiver took it intact, %s." : "; %s.",
 		   f == ICRC_FATE_DROPPED ? why_dropped : f == ICRC_FATE_TRACED_DROP ? why_traced :
-		   f == ICRC_FATE_INTACT ? why_intact : why_unknown);
+		   f == ICRC_FATE_INTACT || f == ICRC_FATE_IN_GAP || f == ICRC_FATE_ANSWERED ? why_intact : why_unknown);
 	} else {
 		tx(t, "%u packets had a bad ICRC", bad);
-		if (!dropped && !intact && !traced)
+		if (!dropped && !intact && !traced && !answered)
 			tx(t, "; %s.", why_unknown);
 		else
 			tx(t, ".");
@@ -2162,10 +2206,14 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 		if (traced)
 			tx(t, " %u %s dropped on arrival, as %s receiver's trace shows, and never sent again: %s.", traced,
 			   traced == 1 ? "was" : "were", traced == 1 ? "its" : "their", why_traced);
+		if (answered)
+			tx(t, " %u %s answered by an RNR NAK or a NAK error%s", answered, answered == 1 ? "was" : "were",
+			   intact ? " and" : "");
 		if (intact)
-			tx(t, " %u %s acknowledged and never sent again: %s receiver took %s intact, %s.", intact,
-			   intact == 1 ? "was" : "were", intact == 1 ? "its" : "their", intact == 1 ? "it" : "them",
-			   why_intact);
+			tx(t, " %u %s acknowledged and never sent again", intact, intact == 1 ? "was" : "were");
+		if (answered || intact)
+			tx(t, ": %s receiver took %s intact, %s.", answered + intact == 1 ? "its" : "their",
+			   answered + intact == 1 ? "it" : "them", why_intact);
 	}
 	for (size_t q = 0, shown = 0; q < nq && shown < 2; q++) {
 		if (all[q] < 4 || badq[q] != all[q])
@@ -2195,6 +2243,23 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 struct psn_gaps {
 	uint32_t n, first, nev, ev[32];
 };
+
+/* The packet with a bad ICRC, from request i's sender to its receiver,
+ * that stands in the capture between i and its stream's packet before it
+ * (RT_TL_NONE: none): the packet of the PSN gap before i is there, its
+ * headers damaged. */
+static uint32_t damaged_in_gap(struct tl_build *b, uint32_t i)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	for (uint32_t j = i, n = 0; j-- > 0 && n < 256; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->icrc == RT_ICRC_BAD && !o->is_cm && o->src_ep == k->src_ep && o->dst_ep == k->dst_ep)
+			return j;
+		if (o->icrc != RT_ICRC_BAD && o->is_request && o->recv_qp == k->recv_qp)
+			return RT_TL_NONE;
+	}
+	return RT_TL_NONE;
+}
 
 /* The out-of-order requests in ooo (packet order) that no later
  * retransmission on their stream (within 200000 packets) went back before:
@@ -2230,6 +2295,11 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 			repaired = rt_psn_diff(tl_pk(b, j)->psn, k->psn) < 0;
 		if (repaired)
 			continue;
+		uint32_t d = damaged_in_gap(b, i);
+		if (d != RT_TL_NONE) { /* no capture drop: the bad-ICRC finding tells */
+			tl_pk(b, d)->fills_gap = true;
+			continue;
+		}
 		uint32_t q = k->recv_qp < nq ? k->recv_qp : (uint32_t)nq;
 		if (!gaps[q].n++)
 			gaps[q].first = i;
@@ -2356,6 +2426,9 @@ static int wire_anomalies(struct dctx *c)
 		qp_name(b, k->send_qp, &t);
 		tx(&t, " that %s never retransmitted: the capture missed packets (capture drops or a partial capture), the transport itself saw no loss.",
 		   gaps[q].n == 1 ? "was" : "were");
+		if (bad) /* damage that hits a frame's headers leaves it no RoCE packet at all */
+			tx(&t, " The capture also holds %u packet%s with a bad ICRC: a missing packet may be there, damaged "
+			       "past reading.", bad, bad == 1 ? "" : "s");
 		tx(&e, "frame %u", k->frame);
 		if (gaps[q].n > 1)
 			tx(&e, " and %u more", gaps[q].n - 1);

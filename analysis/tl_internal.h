@@ -167,6 +167,8 @@ struct tl_pk {
 	bool round_start : 1;     /* retransmission that starts a round (wire_streams) */
 	bool trigger_in_retry : 1;/* round_start with trigger, ACK_TIMEOUT: the trigger (a NAK) came
 				   * while the sender's previous round was not yet acknowledged */
+	bool fills_gap : 1;       /* bad ICRC, left out of its stream (tl_link.c bad_icrc_fits): stands
+				   * in a PSN gap of it that nothing resent (detect) */
 };
 
 /* What the build keeps of a CM message beyond its tl_pk: few packets are

@@ -1124,6 +1124,24 @@ static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t s
 	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
 }
 
+/* Whether a request with a bad ICRC (whose PSN may be what was damaged)
+ * stands where an intact one could: the stream's next PSN, or a resend of a
+ * PSN captured before (first: its first transmission) in a round under way
+ * or one a NAK or the ACK timeout explains.  One that does not is left out
+ * of the stream: a damaged PSN would make a gap or a resend that never
+ * happened. */
+static bool bad_icrc_fits(struct tl_build *b, const struct stream *S, const struct tl_pk *k, uint32_t first)
+{
+	if (!S->have)
+		return false;
+	int32_t d = rt_psn_diff(k->psn, S->max_psn);
+	if (d == 1)
+		return true;
+	if (d > 0 || first == RT_TL_NONE)
+		return false;
+	return S->in_burst || S->last_nak != RT_TL_NONE || timeout_passed(b, k, S->last_sent_ns, 0);
+}
+
 /* True when request k came less than wait_ns plus the whole local ACK
  * timeout of its sender (less a tenth, for timer granularity) after
  * since_ns: a timer started then cannot have gone off.  False when the
@@ -1478,6 +1496,8 @@ static int wire_streams(struct lctx *c)
 			if (s == RT_TL_NONE)
 				continue;
 			struct stream *S = &st[s];
+			if (k->icrc == RT_ICRC_BAD && !bad_icrc_fits(b, S, k, psn_map_get(&first, s, k->psn)))
+				continue; /* its PSN may be what was damaged */
 			uint64_t pu;
 			if (!S->have) {
 				S->have = true;

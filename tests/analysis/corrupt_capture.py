@@ -4,8 +4,9 @@ near the end of the payload of frame N (its ICRC then fails), either in place
 (copy: the capture's copy was damaged, the receiver got it intact) or as an
 extra damaged copy just before it (link: the receiver dropped the damaged
 one and the sender sent it again); or, in place, a byte of its BTH
-destination QP number instead (qpn: a damaged header).
-Usage: corrupt_capture.py IN OUT FRAME copy|link|qpn"""
+destination QP number instead (qpn: a damaged header), or its PSN's high byte
+(psn), or a byte of its IPv4 header (ip: no RoCE packet is left to read).
+Usage: corrupt_capture.py IN OUT FRAME copy|link|qpn|psn|ip"""
 import struct
 import sys
 
@@ -21,6 +22,10 @@ while off + 16 <= len(d):
         bad = bytearray(rec)
         if mode == "qpn":  # Ethernet 14, IPv4 20, UDP 8, BTH: the QPN's low byte is its byte 7
             bad[16 + 14 + 20 + 8 + 7] ^= 0x5A
+        elif mode == "psn":  # the PSN's high byte is BTH byte 9
+            bad[16 + 14 + 20 + 8 + 9] ^= 0x5A
+        elif mode == "ip":  # the IPv4 version and header length
+            bad[16 + 14] ^= 0x5A
         else:
             bad[16 + caplen - 10] ^= 0x5A  # inside the payload, before the 4-byte ICRC
         if mode == "link":

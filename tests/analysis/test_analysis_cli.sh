@@ -51,7 +51,7 @@ check_grep "with frame evidence" 'evidence: first retransmission frame [0-9]+' "
 # capture's copy was damaged (info); a damaged copy followed by a good one of
 # the same PSN, the receiver dropped it (warning)
 "$GEN" "$tmp/icrc" 3000 >/dev/null
-for mode in copy link qpn; do
+for mode in copy link qpn psn; do
 	mkdir -p "$tmp/icrc-$mode" && cp -r "$tmp/icrc/traces" "$tmp/icrc-$mode/"
 	python3 tests/analysis/corrupt_capture.py "$tmp/icrc/capture.pcap" "$tmp/icrc-$mode/capture.pcap" 21 $mode
 	"$RDMATRACE" diagnose --json "$tmp/icrc-$mode" >"$tmp/icrc-$mode.json"
@@ -80,6 +80,37 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert [x for x in d["findings"] if x["kind"] == "bad_icrc"], d["findings"]
 assert sorted({q["qpn"] for q in d["qps"]}) == [0x11, 0x12], [(hex(q["qpn"]), q["host"]) for q in d["qps"]]
+PY
+# a damaged PSN (or QPN) leaves the packet out of its stream, and the gap it
+# leaves there, which nothing resent, is no capture drop: only the bad ICRC
+# (info: the receiver took it intact), no Go-Back-N, no PSN gap
+for mode in psn qpn; do
+	check "bad ICRC in a damaged $mode: the packet stands in its stream's gap, nothing else (info, exit 0)" \
+		python3 - "$tmp/icrc-$mode.json" "$(cat "$tmp/icrc-$mode.rc")" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "0" and [x["kind"] for x in d["findings"]] == ["bad_icrc"], (sys.argv[2], d["findings"])
+f = d["findings"][0]
+assert f["severity"] == "info" and "frame 21 (RC Send Only" in f["text"], f
+assert "its headers damaged too (it stands in a gap of its stream's PSNs that nothing resent)" in f["text"], f
+assert "its receiver took it intact" in f["text"], f
+PY
+done
+# a request answered by an RNR NAK was read intact by its receiver, though
+# the RNR NAK makes the sender send it again
+frame=$(tshark -r "$tmp/rnr/capture.pcap" -Y "infiniband.aeth.syndrome >= 0x20 && infiniband.aeth.syndrome < 0x40" \
+	-T fields -e frame.number 2>/dev/null | head -1)
+mkdir -p "$tmp/rnr-icrc" && cp -r "$tmp/rnr/traces" "$tmp/rnr-icrc/"
+python3 tests/analysis/corrupt_capture.py "$tmp/rnr/capture.pcap" "$tmp/rnr-icrc/capture.pcap" $((frame - 1)) copy
+"$RDMATRACE" diagnose --json "$tmp/rnr-icrc" >"$tmp/rnr-icrc.json"
+check "bad ICRC on a request answered by an RNR NAK: its receiver read it intact (info), the RNR stall stays" \
+	python3 - "$tmp/rnr-icrc.json" "$frame" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "bad_icrc"]
+assert len(f) == 1 and f[0]["severity"] == "info", d["findings"]
+assert "answered at frame %s by an RNR NAK" % sys.argv[2] in f[0]["text"] and "took it intact" in f[0]["text"], f
+assert [x["kind"] for x in d["findings"] if x["severity"] != "info"] == ["rnr_stall"], d["findings"]
 PY
 
 "$RDMATRACE" diagnose --json "$tmp/rnr" >"$tmp/rnr.json"; rc=$?

@@ -499,8 +499,15 @@ static int64_t wall_offset(const struct tfile *f, uint64_t mono)
 	int64_t off_a = (int64_t)(a->real - a->mono);
 	if (b->mono <= a->mono)
 		return off_a;
+	/* the change across the segment in integers (offsets are ~1.8e18 ns, past
+	 * a double's ns precision); damaged points may make it overflow */
+	int64_t change;
+	if (__builtin_sub_overflow(off_b, off_a, &change) || change > (1ll << 52) || change < -(1ll << 52))
+		return off_a; /* (52 days of change: no clock's, and past a double's integers) */
 	double frac = (double)(mono - a->mono) / (double)(b->mono - a->mono);
-	return off_a + (int64_t)((double)(off_b - off_a) * frac);
+	int64_t part = (int64_t)((double)change * frac); /* between 0 and change */
+	int64_t off;
+	return __builtin_add_overflow(off_a, part, &off) ? off_a : off;
 }
 
 static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint64_t *real)

@@ -73,6 +73,7 @@ static int run(int argc, char **argv)
 
 const struct rt_command rt_cmd_correlate = {
 	.name = "correlate",
+	.builds_timelines = 1,
 	.summary = "merge a run's traces and capture into its timeline",
 	.usage = "usage: rdmatrace correlate [--force] [--quiet] [--timeline-only] RUNDIR\n"
 		 "\n"

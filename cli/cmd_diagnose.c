@@ -414,6 +414,7 @@ static int run(int argc, char **argv)
 
 const struct rt_command rt_cmd_diagnose = {
 	.name = "diagnose",
+	.builds_timelines = 1,
 	.summary = "explain a run: retransmissions, RNR stalls, NAKs, error completions",
 	.usage = "usage: rdmatrace diagnose [--json] RUNDIR\n"
 		 "\n"

@@ -65,6 +65,7 @@ static int run(int argc, char **argv)
 
 const struct rt_command rt_cmd_export = {
 	.name = "export",
+	.builds_timelines = 1,
 	.summary = "export a run's timeline: annotated pcapng, Perfetto JSON, JSON Lines",
 	.usage = "usage: rdmatrace export RUNDIR --format pcapng|perfetto|jsonl [-o FILE]\n"
 		 "\n"

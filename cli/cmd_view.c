@@ -134,6 +134,7 @@ static int run_view(int argc, char **argv)
 
 const struct rt_command rt_cmd_view = {
 	.name = "view",
+	.builds_timelines = 1,
 	.summary = "browse a run's timeline in the terminal (or render it in batch mode)",
 	.usage =
 		"usage: rdmatrace view RUNDIR|TIMELINE|TRACE.rtr|CAPTURE [options]\n"

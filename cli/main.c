@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "commands.h"
+#include "huge_pages.h"
 
 #ifndef RDMATRACE_VERSION
 #define RDMATRACE_VERSION "0.1.0"
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdmatrace: unknown command '%s' (see rdmatrace --help)\n", argv[1]);
 		return 2;
 	}
+	rt_huge_pages_start(argv, cmd->builds_timelines);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;

@@ -149,13 +149,16 @@ for f in d["findings"]:
         assert "receive queue depth when the request arrived: 0" in f["evidence"], f["evidence"]
 # an ACK timeout only where it was one: rxe (rarely) resends after a NAK
 # sequence error that follows the RNR NAK only when its ACK timer fires,
-# which the finding must then say, with the resend the RNR NAK asked for missing
+# which the finding must then say, with the resend the RNR NAK asked for missing.
+# rxe arms its timer in jiffies (4 ms at HZ=250): a 67.11 ms timeout goes
+# off 64 to 68 ms after it was armed, so "after the ACK timeout" is the
+# timeout less a tenth, as the detector has it (tl_link.c before_timeout)
 re = __import__("re")
 for f in d["findings"]:
     if "no ACK came" not in f["text"]:
         continue
     m = re.search(r"within the local ACK timeout \(timeout=\d+, ([0-9.]+) ms\) \(([0-9.]+) ms after it was sent\); the RNR NAK in frame \d+ \(([0-9.]+) ms before\) asked for a resend after [0-9.]+ ms that is not in the capture", f["text"])
-    assert m and float(m.group(2)) >= float(m.group(1)) and float(m.group(3)) > 40, f["text"][:400]
+    assert m and float(m.group(2)) >= 0.9 * float(m.group(1)) and float(m.group(3)) > 40, f["text"][:400]
 assert not [f for f in d["findings"] if f["kind"] == "clock"], [f["text"] for f in d["findings"] if f["kind"] == "clock"]
 h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h

@@ -1127,13 +1127,15 @@ static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t s
 /* Whether a request with a bad ICRC (whose PSN may be what was damaged)
  * stands where an intact one could: the stream's next PSN, or a resend of a
  * PSN captured before (first: its first transmission) in a round under way
- * or one a NAK or the ACK timeout explains.  One that does not is left out
- * of the stream: a damaged PSN would make a gap or a resend that never
+ * or one a NAK or the ACK timeout explains; the first of its stream when a
+ * traced WR of its sender has that PSN (wr_psn).  One that does not is left
+ * out of the stream: a damaged PSN would make a gap or a resend that never
  * happened. */
-static bool bad_icrc_fits(struct tl_build *b, const struct stream *S, const struct tl_pk *k, uint32_t first)
+static bool bad_icrc_fits(struct tl_build *b, const struct stream *S, const struct tl_pk *k, uint32_t first,
+			  bool wr_psn)
 {
 	if (!S->have)
-		return false;
+		return wr_psn;
 	int32_t d = rt_psn_diff(k->psn, S->max_psn);
 	if (d == 1)
 		return true;
@@ -1496,7 +1498,9 @@ static int wire_streams(struct lctx *c)
 			if (s == RT_TL_NONE)
 				continue;
 			struct stream *S = &st[s];
-			if (k->icrc == RT_ICRC_BAD && !bad_icrc_fits(b, S, k, psn_map_get(&first, s, k->psn)))
+			if (k->icrc == RT_ICRC_BAD &&
+			    !bad_icrc_fits(b, S, k, psn_map_get(&first, s, k->psn),
+					   !S->have && wr_for_psn(c, k->send_qp, k->psn, NULL) != RT_TL_NONE))
 				continue; /* its PSN may be what was damaged */
 			uint64_t pu;
 			if (!S->have) {

@@ -96,6 +96,30 @@ assert "its headers damaged too (it stands in a gap of its stream's PSNs that no
 assert "its receiver took it intact" in f["text"], f
 PY
 done
+# the first packet of a stream, damaged: its PSN is a traced WR's, so it
+# starts its stream as an intact one would
+first=$(tshark -r "$tmp/icrc/capture.pcap" -Y "infiniband.bth.destqp != 1" -T fields -e frame.number 2>/dev/null | head -1)
+for mode in copy link; do
+	mkdir -p "$tmp/first-$mode" && cp -r "$tmp/icrc/traces" "$tmp/first-$mode/"
+	python3 tests/analysis/corrupt_capture.py "$tmp/icrc/capture.pcap" "$tmp/first-$mode/capture.pcap" "$first" $mode
+	"$RDMATRACE" diagnose --json "$tmp/first-$mode" >"$tmp/first-$mode.json"
+done
+check "the stream's first packet damaged in the capture's copy: acknowledged, never sent again (info)" \
+	python3 - "$tmp/first-copy.json" "$first" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(x["kind"], x["severity"]) for x in d["findings"]] == [("bad_icrc", "info")], d["findings"]
+assert "frame %s (" % sys.argv[2] in d["findings"][0]["text"] and "never sent again" in d["findings"][0]["text"], d["findings"]
+PY
+check "the stream's first packet damaged on the link: its receiver dropped it, the Go-Back-N names it" \
+	python3 - "$tmp/first-link.json" "$first" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["kind"]: x["text"] for x in d["findings"]}
+assert sorted(f) == ["bad_icrc", "go_back_n"], d["findings"]
+assert "its receiver dropped it" in f["bad_icrc"], f
+assert "the transmission it repeats (frame %s) had a bad ICRC" % sys.argv[2] in f["go_back_n"], f
+PY
 # a request answered by an RNR NAK was read intact by its receiver, though
 # the RNR NAK makes the sender send it again
 frame=$(tshark -r "$tmp/rnr/capture.pcap" -Y "infiniband.aeth.syndrome >= 0x20 && infiniband.aeth.syndrome < 0x40" \

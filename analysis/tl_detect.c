@@ -626,6 +626,22 @@ static bool qp_on_rxe(struct dctx *c, uint32_t q)
  * capture (tl_pk.trigger): what that trigger should have brought, and when;
  * or, for a NAK that came while the sender's previous round was not yet
  * acknowledged, that the sender did not act on it (tl_pk.trigger_in_retry). */
+/* The response with a bad ICRC that acknowledged PSN psn of the stream of
+ * round-starting request first, captured before it (among the 4096 packets
+ * before): the requester dropped it, and resent what it covered.  RT_TL_NONE:
+ * none. */
+static uint32_t damaged_ack(struct tl_build *b, uint32_t first, uint32_t psn)
+{
+	const struct tl_pk *k0 = tl_pk(b, first);
+	for (uint32_t j = first, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->is_response && o->icrc == RT_ICRC_BAD && o->send_qp == k0->recv_qp && o->send_qp != RT_TL_NONE &&
+		    rt_psn_diff(o->psn, psn) >= 0)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
 static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_t t_round, struct text *t)
 {
 	struct tl_build *b = c->b;
@@ -881,7 +897,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, ", more than a retry_cnt of 7 allows: the sender's SoftRoCE (rxe) takes retry_cnt 7 as unlimited "
 			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
 			       "complete the WR with RETRY_EXC_ERR after 7 retries");
-		if (dups)
+		uint32_t badack = dups ? damaged_ack(b, u->first, u->psn) : RT_TL_NONE;
+		if (badack != RT_TL_NONE)
+			tx(&t, "; %u of them had already been received (their ACK, frame %u, had a bad ICRC and the "
+			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
+		else if (dups)
 			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
 		tx(&t, overlaps ? "; %.3f ms lost on top of the earlier retransmissions on this QP." : "; %.3f ms lost.", ms(lost));
 		tx(&e, "first retransmission frame %u", k0->frame);
@@ -2189,11 +2209,23 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 		enum icrc_fate f = bad_icrc_fate(b, i, &again);
 		tx(t, "1 packet had a bad ICRC: ");
 		bad_icrc_packet_words(b, i, t);
-		tx(t, f == ICRC_FATE_DROPPED ? ": its receiver dropped it, %s." :
-		      f == ICRC_FATE_TRACED_DROP ? ": %s, and nothing sent it again." :
-		      f == ICRC_FATE_INTACT || f == ICRC_FATE_IN_GAP || f == ICRC_FATE_ANSWERED ? ": its receiver took it intact, %s." : "; %s.",
-		   f == ICRC_FATE_DROPPED ? why_dropped : f == ICRC_FATE_TRACED_DROP ? why_traced :
-		   f == ICRC_FATE_INTACT || f == ICRC_FATE_IN_GAP || f == ICRC_FATE_ANSWERED ? why_intact : why_unknown);
+		switch (f) {
+		case ICRC_FATE_DROPPED:
+			tx(t, ": its receiver dropped it, %s.", why_dropped);
+			break;
+		case ICRC_FATE_TRACED_DROP: /* (a response's PSN is answered again when the requester resends) */
+			tx(t, ": %s%s.", why_traced, tl_pk(b, i)->is_request ? ", and nothing sent it again" : "");
+			break;
+		case ICRC_FATE_INTACT:
+		case ICRC_FATE_IN_GAP:
+		case ICRC_FATE_ANSWERED:
+			tx(t, ": its receiver took it intact, %s.", why_intact);
+			break;
+		case ICRC_FATE_IN_ROUND:
+		case ICRC_FATE_UNKNOWN:
+			tx(t, "; %s.", why_unknown);
+			break;
+		}
 	} else {
 		tx(t, "%u packets had a bad ICRC", bad);
 		if (!dropped && !intact && !traced && !answered)
@@ -2204,7 +2236,7 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 			tx(t, " %u %s sent again: %s receiver dropped %s, %s.", dropped, dropped == 1 ? "was" : "were",
 			   dropped == 1 ? "its" : "their", dropped == 1 ? "it" : "them", why_dropped);
 		if (traced)
-			tx(t, " %u %s dropped on arrival, as %s receiver's trace shows, and never sent again: %s.", traced,
+			tx(t, " %u %s dropped on arrival, as %s receiver's trace shows: %s.", traced,
 			   traced == 1 ? "was" : "were", traced == 1 ? "its" : "their", why_traced);
 		if (answered)
 			tx(t, " %u %s answered by an RNR NAK or a NAK error%s", answered, answered == 1 ? "was" : "were",

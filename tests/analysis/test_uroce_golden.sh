@@ -121,6 +121,12 @@ check "damaged WRITE packet, no capture: the receiver's engine traced the drop w
 check "damaged WRITE packet, no capture: the bad ICRC from the receiver's trace, and the Go-Back-N it caused, nothing else" \
 	exactly "$tmp/icrcnc.json" "bad_icrc=1 packet arrived with a bad ICRC and was dropped by its receiver's engine" \
 	"go_back_n=its ICRC was bad"
+# an ACK damaged on the way: the requester drops it, its ACK timer goes off
+# and it resends what the responder had already received
+UROCE_FAULTS="corrupt:op=ack,nth=3" run imm "$tmp/ackicrc" >/dev/null
+check "damaged ACK: the bad ICRC dropped on arrival, and the ACK-timeout Go-Back-N it caused names it, nothing else" \
+	exactly "$tmp/ackicrc.json" "bad_icrc=(RC Acknowledge" "bad_icrc=dropped on arrival (its receiver's trace)" \
+	"go_back_n=within the local ACK timeout" "go_back_n=had a bad ICRC and the requester dropped it"
 # UD does not resend: a datagram damaged on the way is lost, and the
 # receiving engine's trace says it dropped it on arrival
 UROCE_FAULTS="corrupt:op=send,nth=3" run ud "$tmp/udicrc" -- --timeout-ms 1500 >/dev/null

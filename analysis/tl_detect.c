@@ -913,6 +913,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", lost response frame %u", tl_pk(b, rlost)->frame);
 		if (rfix != RT_TL_NONE)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
+		if (badack != RT_TL_NONE)
+			tx(&e, ", damaged ACK frame %u", tl_pk(b, badack)->frame);
 		if (nak && lostpk != RT_TL_NONE)
 			tx(&e, ", %s transmission frame %u", lostpk == u->original ? "original" : "latest", tl_pk(b, lostpk)->frame);
 		else if (!nak && u->original != RT_TL_NONE && u->original != u->first)
@@ -946,6 +948,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), gp);
 		evidence_pk(b, FI(b, f), rlost);
 		evidence_pk(b, FI(b, f), rfix);
+		evidence_pk(b, FI(b, f), badack);
 		tl_finding_evidence(b, FI(b, f), esend);
 		if (k0->wr != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
@@ -2178,7 +2181,7 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 	uint32_t *all = calloc(2 * (nq + 1), sizeof(*all)), *badq = all + nq + 1;
 	if (!all)
 		return -ENOMEM;
-	uint32_t dropped = 0, traced = 0, intact = 0, answered = 0, asked = 0;
+	uint32_t dropped = 0, traced = 0, intact = 0, answered = 0, in_round = 0, asked = 0;
 	for (size_t i = 0; i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		if (k->send_qp < nq && !k->is_cm) {
@@ -2192,6 +2195,7 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 			traced += f == ICRC_FATE_TRACED_DROP;
 			intact += f == ICRC_FATE_INTACT || f == ICRC_FATE_IN_GAP;
 			answered += f == ICRC_FATE_ANSWERED;
+			in_round += f == ICRC_FATE_IN_ROUND;
 		}
 	}
 	*capture_only = (intact || answered) && !dropped && !traced;
@@ -2246,6 +2250,10 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 		if (answered || intact)
 			tx(t, ": %s receiver took %s intact, %s.", answered + intact == 1 ? "its" : "their",
 			   answered + intact == 1 ? "it" : "them", why_intact);
+		if (in_round)
+			tx(t, " %u %s sent again in a round that went back to an earlier PSN, which resends %s whatever "
+			      "became of %s.", in_round, in_round == 1 ? "was" : "were", in_round == 1 ? "it" : "them",
+			   in_round == 1 ? "it" : "them");
 	}
 	for (size_t q = 0, shown = 0; q < nq && shown < 2; q++) {
 		if (all[q] < 4 || badq[q] != all[q])

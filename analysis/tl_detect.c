@@ -88,6 +88,21 @@ static void evidence_pk(struct tl_build *b, struct rt_tl_finding *f, uint32_t pk
 	tl_finding_evidence(b, f, pk != RT_TL_NONE ? tl_item_pk(b, pk) : RT_TL_NONE);
 }
 
+/* Where in a list of noted items (uint32_t indices in ascending order:
+ * b->errs, b->cm_evs, b->naks ...) those from index from on start. */
+static size_t noted_from(const struct tl_vec *list, size_t from)
+{
+	size_t lo = 0, hi = list->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (*TL_AT(list, uint32_t, mid) < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Create a finding with its text; returns its index or -1. */
 static long finding(struct tl_build *b, unsigned kind, unsigned sev, uint64_t t, uint32_t qp, uint64_t lost,
 		    uint64_t bytes, const struct text *text, const struct text *ev)
@@ -622,10 +637,6 @@ static bool qp_on_rxe(struct dctx *c, uint32_t q)
 	return c->proc_rxe[tl_qp(b, q)->proc];
 }
 
-/* An ACK-timeout round after a trigger whose own resend never reached the
- * capture (tl_pk.trigger): what that trigger should have brought, and when;
- * or, for a NAK that came while the sender's previous round was not yet
- * acknowledged, that the sender did not act on it (tl_pk.trigger_in_retry). */
 /* The response with a bad ICRC that acknowledged PSN psn of the stream of
  * round-starting request first, captured before it (among the 4096 packets
  * before): the requester dropped it, and resent what it covered.  RT_TL_NONE:
@@ -642,6 +653,10 @@ static uint32_t damaged_ack(struct tl_build *b, uint32_t first, uint32_t psn)
 	return RT_TL_NONE;
 }
 
+/* An ACK-timeout round after a trigger whose own resend never reached the
+ * capture (tl_pk.trigger): what that trigger should have brought, and when;
+ * or, for a NAK that came while the sender's previous round was not yet
+ * acknowledged, that the sender did not act on it (tl_pk.trigger_in_retry). */
 static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_t t_round, struct text *t)
 {
 	struct tl_build *b = c->b;
@@ -1289,26 +1304,11 @@ static int rnr_events(struct dctx *c)
 
 /* ---- NAK errors, error completions, QP errors ---- */
 
-/* Where in b->errs (error completions and moves to ERROR, in event order)
- * the events from event index from start. */
-static size_t errs_from(struct tl_build *b, size_t from)
-{
-	size_t lo = 0, hi = b->errs.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (*TL_AT(&b->errs, uint32_t, mid) < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static uint32_t flushed_after(struct tl_build *b, uint32_t q, size_t from, uint32_t *first)
 {
 	uint32_t n = 0;
 	*first = RT_TL_NONE;
-	for (size_t x = errs_from(b, from); x < b->errs.n; x++) { /* (flushes are error completions) */
+	for (size_t x = noted_from(&b->errs, from); x < b->errs.n; x++) { /* (flushes are error completions) */
 		size_t j = *TL_AT(&b->errs, uint32_t, x);
 		struct tl_evrec *o = tl_ev(b, j);
 		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == WC_WR_FLUSH_ERR && !b->ev_shadow[j]) {
@@ -1322,7 +1322,7 @@ static uint32_t flushed_after(struct tl_build *b, uint32_t q, size_t from, uint3
 
 static uint32_t error_state_after(struct tl_build *b, uint32_t q, size_t from)
 {
-	for (size_t x = errs_from(b, from); x < b->errs.n; x++) { /* (moves to ERROR are noted there) */
+	for (size_t x = noted_from(&b->errs, from); x < b->errs.n; x++) { /* (moves to ERROR are noted there) */
 		size_t j = *TL_AT(&b->errs, uint32_t, x);
 		struct tl_evrec *o = tl_ev(b, j);
 		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 && !b->ev_shadow[j])
@@ -2085,14 +2085,7 @@ enum icrc_fate {
  * read it intact.  RT_TL_NONE: none among the 64 NAKs after it. */
 static uint32_t nak_answer(struct tl_build *b, uint32_t i)
 {
-	size_t lo = 0, hi = b->naks.n;
-	while (lo < hi) { /* the first NAK after i (naks are in capture order) */
-		size_t mid = lo + (hi - lo) / 2;
-		if (*TL_AT(&b->naks, uint32_t, mid) < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = noted_from(&b->naks, i); /* the first NAK after i (naks are in capture order) */
 	for (size_t x = lo; x < b->naks.n && x < lo + 64; x++) {
 		uint32_t n = *TL_AT(&b->naks, uint32_t, x);
 		const struct tl_pk *k = tl_pk(b, n);
@@ -2773,15 +2766,8 @@ static uint32_t cm_call_outcome(struct tl_build *b, uint32_t i)
 	const struct tl_evrec *e = tl_ev(b, i);
 	if (!cm_call_started(&e->ev))
 		return RT_TL_NONE;
-	size_t lo = 0, hi = b->cm_evs.n; /* the list is in event order: start after i */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (*TL_AT(&b->cm_evs, uint32_t, mid) <= i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t j = lo; j < b->cm_evs.n; j++) {
+	/* the list is in event order: start after i */
+	for (size_t j = noted_from(&b->cm_evs, (size_t)i + 1); j < b->cm_evs.n; j++) {
 		uint32_t k = *TL_AT(&b->cm_evs, uint32_t, j);
 		const struct tl_evrec *o = tl_ev(b, k);
 		if (o->proc == e->proc && o->ev.u.cm.cm_id == e->ev.u.cm.cm_id && o->ev.u.cm.event < RT_CM_CALL_CREATE_ID)
@@ -3839,7 +3825,6 @@ static int unreliable_loss(struct dctx *c)
 		free(L);
 		return -ENOMEM;
 	}
-	bool engine_packets = b->engine_packets;
 	for (size_t x = 0; x < b->drops.n; x++) {
 		size_t i = *TL_AT(&b->drops, uint32_t, x);
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
@@ -3847,14 +3832,14 @@ static int unreliable_loss(struct dctx *c)
 		    !unreliable_data(ev->u.pkt.opcode, ev->u.pkt.dest_qpn))
 			continue;
 		/* dropped by its sender's engine, or on arrival by its receiver's */
-		struct uloss *l = (ev->flags & RT_EVF_TX) ? L : R;
-		uloss_add(&l[b->ev_qp[i] != RT_TL_NONE ? b->ev_qp[i] : nq], (uint32_t)i, ev->u.pkt.psn, 1, ev->u.pkt.opcode);
+		struct uloss *l = &((ev->flags & RT_EVF_TX) ? L : R)[b->ev_qp[i] != RT_TL_NONE ? b->ev_qp[i] : nq];
+		uloss_add(l, (uint32_t)i, ev->u.pkt.psn, 1, ev->u.pkt.opcode);
 		if (!(ev->flags & RT_EVF_TX) && ev->u.pkt.drop_reason == RT_PKT_DROP_BAD_ICRC)
-			l[b->ev_qp[i] != RT_TL_NONE ? b->ev_qp[i] : nq].bad_icrc++;
+			l->bad_icrc++;
 	}
 	int rc = 0;
 	/* an engine knows its drops exactly; the wire is the witness otherwise */
-	for (size_t i = 0; i < npk && b->unreliable_pkts && !engine_packets && !rc; i++) {
+	for (size_t i = 0; i < npk && b->unreliable_pkts && !b->engine_packets && !rc; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		if (k->is_cm || k->damaged || !unreliable_data(k->opcode, k->dqpn))
 			continue;

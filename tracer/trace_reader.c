@@ -475,15 +475,10 @@ static void clean_sync(struct tfile *f)
 	f->nsync = o;
 }
 
-/* The wall-clock offset (CLOCK_REALTIME - CLOCK_MONOTONIC) at mono, moving
- * linearly from one sync point's to the next's: NTP slews the wall clock
- * between points (fast just after boot), and taking each point's offset as
- * it stands would step the converted times back at a point, printing records
- * merged in order with times out of order. Before the first point and after
- * the last the offset of the nearest point holds. */
-static int64_t wall_offset(const struct tfile *f, uint64_t mono)
+/* The first sync point past CLOCK_MONOTONIC ns mono (nsync: none). */
+static size_t point_after(const struct tfile *f, uint64_t mono)
 {
-	size_t lo = 0, hi = f->nsync; /* hi: the first point past mono */
+	size_t lo = 0, hi = f->nsync;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (f->sync[mid].mono <= mono)
@@ -491,6 +486,18 @@ static int64_t wall_offset(const struct tfile *f, uint64_t mono)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The wall-clock offset (CLOCK_REALTIME - CLOCK_MONOTONIC) at mono, moving
+ * linearly from one sync point's to the next's (hi: the first point past
+ * mono): NTP slews the wall clock between points (fast just after boot), and
+ * taking each point's offset as it stands would step the converted times back
+ * at a point, printing records merged in order with times out of order.
+ * Before the first point and after the last the offset of the nearest point
+ * holds. */
+static int64_t wall_offset(const struct tfile *f, size_t hi, uint64_t mono)
+{
 	const struct sync_pt *b = &f->sync[hi < f->nsync ? hi : f->nsync - 1];
 	int64_t off_b = (int64_t)(b->real - b->mono);
 	if (hi == 0 || hi == f->nsync)
@@ -517,9 +524,11 @@ static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint6
 		*real = ticks;
 		return;
 	}
+	size_t past; /* the first sync point past *mono */
 	if (f->src.clock_source == RT_CLOCK_MONOTONIC || f->nsync == 1) {
 		const struct sync_pt *p = &f->sync[0];
 		*mono = f->src.clock_source == RT_CLOCK_MONOTONIC ? ticks : p->mono + (ticks - p->ticks);
+		past = point_after(f, *mono);
 	} else {
 		/* Binary search the segment [lo, lo+1] around ticks; extrapolate at the ends. */
 		size_t lo = 0, hi = f->nsync - 1;
@@ -538,8 +547,11 @@ static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint6
 		}
 		const struct sync_pt *a = &f->sync[lo], *b = &f->sync[lo + 1];
 		*mono = rt_clock_interpolate(a->ticks, a->mono, b->ticks, b->mono, ticks);
+		/* the same segment by CLOCK_MONOTONIC (ticks map onto it in order);
+		 * outside the points, the nearest one's offset */
+		past = ticks < f->sync[0].ticks ? 0 : ticks >= f->sync[f->nsync - 1].ticks ? f->nsync : lo + 1;
 	}
-	*real = *mono + (uint64_t)wall_offset(f, *mono);
+	*real = *mono + (uint64_t)wall_offset(f, past, *mono);
 }
 
 static int cmp_entry(const void *a, const void *b)

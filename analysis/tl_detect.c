@@ -4061,14 +4061,22 @@ static int unreliable_tail_loss(struct dctx *c)
 }
 
 /* UD datagrams and UC messages a traced receiver dropped: the capture saw
- * more of them arrive whole on their way to its QP, before its last
- * successful receive completion, than it completed receives.  Each of those
- * was either taken before the one of that last completion (the receiver
- * takes them in order, and polls their completions in order) or came after
- * it and was never received either way.  Which were dropped is not known (the
- * receives pair with them in order), only how many; those after the last
- * completion are not counted (the program may have stopped polling).  Needs
- * a lower bound on the receiver's clock offset against the capture's.
+ * more of them arrive whole on their way to its QP than it completed
+ * receives by a time it can be shown to have completed no more.  Two
+ * witnesses give such a time:
+ *   its last successful receive completion: the messages captured before
+ *   the earliest it can have been were each taken before it (the receiver
+ *   takes them in order, and polls their completions in order) or never;
+ *   those after it are not counted (the program may have stopped polling);
+ *   its device's count of receive completions (rxe's rdma_recvs,
+ *   tl_recv_counter.c), read in a sample or when the program exited: the
+ *   messages captured some time (TL_RECV_COUNTER_MARGIN_NS) before the
+ *   earliest the reading can have been had reached the device by then, and
+ *   the device completed no more receives than it counted, on any of its
+ *   QPs.
+ * Which messages were dropped is not known (the receives pair with them in
+ * order), only how many.  Needs a lower bound on the receiver's clock offset
+ * against the capture's.
  *   UD: each datagram; dropped silently when no receive WR is free for it.
  *   UC: each message whose every packet was captured (FIRST .. LAST in PSN
  *   order, or ONLY) and that consumes a receive (SEND, WRITE with
@@ -4076,51 +4084,170 @@ static int unreliable_tail_loss(struct dctx *c)
  *   lost leaves the receiver expecting its rest: SoftRoCE (rxe) then refuses
  *   the next message's first packet, and drops that message too although it
  *   arrived whole; such messages are counted (after_broken). */
+#define TL_RECV_COUNTER_MARGIN_NS 100000000ull
+
 struct recv_drops {
 	uint32_t last;            /* its last successful receive completion (event), RT_TL_NONE */
 	uint32_t ncomp;           /* its successful receive completions */
 	uint64_t cutoff;          /* the earliest the last one can have been, capture time; 0 unknown */
-	uint32_t nseen, first;    /* datagrams / whole messages captured to it before cutoff; the first (packet) */
+	uint64_t first_post_raw;  /* its first receive post, raw time; UINT64_MAX none */
+	uint32_t gone;            /* its first destroy or move to RESET or ERROR (event), RT_TL_NONE */
 	struct tl_uc_reasm uc;    /* UC messages, in capture order */
-	uint32_t after_broken;    /* whole messages right after one whose end was lost */
+	uint32_t first;           /* the first datagram / whole message (its first packet), RT_TL_NONE */
+	size_t n, cap;            /* datagrams / whole messages captured to it, in capture order: */
+	uint64_t *t;              /* the latest capture time up to each (so the times never go back) */
+	uint32_t *broken;         /* how many up to each came right after one whose end was lost */
 };
 
-static int recv_drops_finding(struct dctx *c, uint32_t q, const struct recv_drops *r)
+/* What one witness shows: seen messages before its time, received by then. */
+struct recv_witness {
+	uint32_t seen, received, after_broken;
+	uint32_t counter;         /* the counter record or end record (event); RT_TL_NONE: the completions */
+	bool at_exit;
+	uint64_t t;               /* its time (capture clock) */
+};
+
+/* The earliest capture time raw time `raw` of host h can have been: its
+ * aligned time less what the clock alignment leaves uncertain below it
+ * (0: nothing bounds it from below). */
+static uint64_t earliest_t(struct tl_build *b, uint16_t h, uint64_t raw)
+{
+	if (h == b->capture_host)
+		return raw;
+	const struct rt_tl_host *H = h < b->hosts.n ? tl_host(b, h) : NULL;
+	if (!H || H->offset_lo_ns == INT64_MIN || ((H->flags & RT_TLH_INCONSISTENT) && !(H->flags & RT_TLH_DRIFT)))
+		return 0;
+	uint64_t t = tl_align(H, raw);
+	int64_t below = H->offset_ns - H->offset_lo_ns;
+	if (below < 0)
+		below = 0;
+	return t > (uint64_t)below ? t - (uint64_t)below : 0;
+}
+
+static int recv_drops_add(struct recv_drops *r, uint64_t t, bool after_broken)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		uint64_t *nt = realloc(r->t, cap * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		r->t = nt;
+		uint32_t *nb = realloc(r->broken, cap * sizeof(*nb));
+		if (!nb)
+			return -ENOMEM;
+		r->broken = nb;
+		r->cap = cap;
+	}
+	r->t[r->n] = r->n && r->t[r->n - 1] > t ? r->t[r->n - 1] : t;
+	r->broken[r->n] = (r->n ? r->broken[r->n - 1] : 0) + after_broken;
+	r->n++;
+	return 0;
+}
+
+/* The messages captured before capture time t, and received by then. */
+static struct recv_witness witness_at(const struct recv_drops *r, uint64_t t, uint32_t received)
+{
+	size_t lo = 0, hi = r->n; /* the first with r->t >= t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->t[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (struct recv_witness){.seen = (uint32_t)lo, .received = received,
+				     .after_broken = lo ? r->broken[lo - 1] : 0, .counter = RT_TL_NONE, .t = t};
+}
+
+static uint32_t witness_drops(const struct recv_witness *w)
+{
+	return w->seen > w->received ? w->seen - w->received : 0;
+}
+
+/* The witness that shows the most drops: the last completion's, or one of
+ * the device counter's. */
+static int best_witness(struct dctx *c, uint32_t q, const struct recv_drops *r, struct recv_witness *best)
+{
+	struct tl_build *b = c->b;
+	*best = (struct recv_witness){.counter = RT_TL_NONE};
+	if (r->cutoff)
+		*best = witness_at(r, r->cutoff, r->ncomp);
+	const struct rt_tl_qp *Q = tl_qp(b, q);
+	if (r->first_post_raw == UINT64_MAX || Q->proc == UINT16_MAX)
+		return 0;
+	struct tl_recv_count *v;
+	size_t n;
+	if (tl_recv_counts(b, Q->proc, r->first_post_raw, &v, &n) < 0)
+		return -ENOMEM;
+	/* messages captured after the QP was destroyed or reset, or went to
+	 * ERROR, were not dropped for want of a receive */
+	uint64_t t_gone = r->gone != RT_TL_NONE ? earliest_t(b, tl_ev(b, r->gone)->host, tl_ev(b, r->gone)->raw_ns)
+						: UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct tl_evrec *e = tl_ev(b, v[i].ev);
+		uint64_t t = earliest_t(b, e->host, e->raw_ns);
+		if (t > t_gone)
+			t = t_gone;
+		if (t <= TL_RECV_COUNTER_MARGIN_NS || v[i].completed > UINT32_MAX)
+			continue;
+		struct recv_witness w = witness_at(r, t - TL_RECV_COUNTER_MARGIN_NS, (uint32_t)v[i].completed);
+		w.counter = v[i].ev;
+		w.at_exit = v[i].at_exit;
+		/* the exit's reading, when it shows as many: the program had waited that long */
+		if (witness_drops(&w) > witness_drops(best) || (w.at_exit && witness_drops(&w) == witness_drops(best)))
+			*best = w;
+	}
+	free(v);
+	return 0;
+}
+
+static int recv_drops_finding(struct dctx *c, uint32_t q, const struct recv_drops *r, const struct recv_witness *w)
 {
 	struct tl_build *b = c->b;
 	bool ud = tl_qp(b, q)->qp_type == 4;
-	uint32_t dropped = r->nseen - r->ncomp;
+	uint32_t dropped = witness_drops(w);
 	struct text t = {.n = 0}, e = {.n = 0};
 	tx(&t, "%s dropped at the receiver: ", ud ? "UD datagrams" : "UC messages");
 	qp_name(b, q, &t);
-	tx(&t, " completed %u receive%s, but the capture saw %u %s on their way to it before the last of them: %u "
-	       "%s never received. ",
-	   r->ncomp, r->ncomp == 1 ? "" : "s", r->nseen, ud ? "datagrams" : "messages arrive whole (every packet)",
-	   dropped, dropped == 1 ? "was" : "were");
+	tx(&t, " completed %u receive%s, but the capture saw %u %s on their way to it ", r->ncomp,
+	   r->ncomp == 1 ? "" : "s", w->seen, ud ? "datagrams" : "messages arrive whole (every packet)");
+	if (w->counter == RT_TL_NONE)
+		tx(&t, "before the last of them");
+	else
+		tx(&t, "more than 100 ms before its device's count of receive completions (rdma_recvs, on all its QPs) "
+		       "stood at %u %s", w->received, w->at_exit ? "when the program exited" : "in a sample of it");
+	tx(&t, ": %u %s never received. ", dropped, dropped == 1 ? "was" : "were");
 	if (ud) {
 		tx(&t, "UD drops a datagram silently when no receive WR is free for it (post receives ahead of the "
 		       "traffic); nothing reports it to either side and the sender's completion says success.");
-	} else if (r->after_broken >= dropped) {
+	} else if (w->after_broken >= dropped) {
 		tx(&t, "Each came right after a message whose first packet arrived but whose end was lost: the "
 		       "receiver, still expecting the rest of that message, refused the next one's first packet "
 		       "(SoftRoCE, rxe, does so), so each such loss cost two messages. Nothing reports it to either "
 		       "side, and the sender's completions say success.");
 	} else {
-		if (r->after_broken)
+		if (w->after_broken)
 			tx(&t, "%u of the %u messages that came right after one whose end was lost may have been refused "
 			       "for that (the receiver still expected the rest of that message). ",
-			   r->after_broken, r->after_broken + (r->nseen - r->after_broken));
+			   w->after_broken, w->seen);
 		tx(&t, "A UC receiver drops a message when no receive WR is free for it, or when it arrived damaged "
 		       "past the capture point; nothing reports it to either side, and the sender's completions say "
 		       "success.");
 	}
-	tx(&e, "%s from frame %u, last receive completion wr_id %" PRIu64, ud ? "datagrams" : "messages",
-	   tl_pk(b, r->first)->frame, tl_ev(b, r->last)->ev.u.wc.wr_id);
+	tx(&e, "%s from frame %u", ud ? "datagrams" : "messages", tl_pk(b, r->first)->frame);
+	if (r->last != RT_TL_NONE)
+		tx(&e, ", last receive completion wr_id %" PRIu64, tl_ev(b, r->last)->ev.u.wc.wr_id);
+	if (w->counter != RT_TL_NONE)
+		tx(&e, ", rdma_recvs %u since the program opened the device%s", w->received,
+		   w->at_exit ? ", at its exit" : "");
 	long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, tl_item_pk(b, r->first)), q, 0, 0, &t,
 			 &e);
 	if (f < 0)
 		return -ENOMEM;
-	tl_finding_evidence(b, FI(b, f), r->last);
+	if (r->last != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, f), r->last);
+	if (w->counter != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, f), w->counter);
 	return 0;
 }
 
@@ -4131,43 +4258,45 @@ static int receiver_drops(struct dctx *c)
 	bool any = false;
 	for (size_t q = 0; q < nq && !any; q++)
 		any = unreliable_qp(b, (uint32_t)q);
-	if (!any)
-		return 0; /* no traced UC or UD QP: nothing to scan the events and packets for */
+	if (!any || !npk)
+		return 0; /* no traced UC or UD QP, or no capture: nothing to scan the events and packets for */
 	struct recv_drops *u = calloc(nq, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
-	for (size_t q = 0; q < nq; q++)
-		u[q].last = u[q].first = RT_TL_NONE;
+	for (size_t q = 0; q < nq; q++) {
+		u[q].last = u[q].first = u[q].gone = RT_TL_NONE;
+		u[q].first_post_raw = UINT64_MAX;
+	}
 	for (size_t i = 0; i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		uint32_t q = b->ev_qp[i];
-		if (b->ev_shadow[i] || q >= nq || e->ev.kind != RT_EV_COMPLETION || e->ev.u.wc.status != 0 ||
-		    (e->ev.u.wc.opcode != TL_WC_RECV && e->ev.u.wc.opcode != TL_WC_RECV_RDMA_WITH_IMM) ||
-		    !unreliable_qp(b, q))
+		if (b->ev_shadow[i] || q >= nq || !unreliable_qp(b, q))
+			continue;
+		if (e->ev.kind == RT_EV_WR_POST && e->ev.u.wr.queue == RT_WRQ_RECV && e->raw_ns < u[q].first_post_raw)
+			u[q].first_post_raw = e->raw_ns;
+		bool gone = (e->ev.kind == RT_EV_QP_CREATE && (e->ev.flags & RT_EVF_DESTROY)) ||
+			    (e->ev.kind == RT_EV_QP_STATE && !(e->ev.flags & RT_EVF_ERROR) &&
+			     (e->ev.u.qp_state.to_state == 0 || e->ev.u.qp_state.to_state == 6));
+		if (gone && u[q].gone == RT_TL_NONE)
+			u[q].gone = (uint32_t)i;
+		if (e->ev.kind != RT_EV_COMPLETION || e->ev.u.wc.status != 0 ||
+		    (e->ev.u.wc.opcode != TL_WC_RECV && e->ev.u.wc.opcode != TL_WC_RECV_RDMA_WITH_IMM))
 			continue;
 		u[q].ncomp++;
 		u[q].last = (uint32_t)i;
 	}
-	any = false;
-	for (size_t q = 0; q < nq; q++) {
-		if (u[q].last == RT_TL_NONE)
-			continue;
-		/* the earliest the last completion can have been in the capture's
-		 * time: its raw time plus the lowest offset the constraints allow
-		 * (a receiver's completions bound it from that side even when
-		 * nothing bounds it from the other, as with one-way traffic) */
-		const struct tl_evrec *e = tl_ev(b, u[q].last);
-		int64_t lo = e->host == b->capture_host ? 0 : tl_host(b, e->host)->offset_lo_ns;
-		if (lo == INT64_MIN || (int64_t)e->raw_ns + lo <= 0)
-			continue;
-		u[q].cutoff = (uint64_t)((int64_t)e->raw_ns + lo);
-		any = true;
-	}
-	for (size_t i = 0; any && i < npk; i++) {
+	/* the earliest the last completion can have been in the capture's time
+	 * (a receiver's completions bound its clock from that side even when
+	 * nothing bounds it from the other, as with one-way traffic) */
+	for (size_t q = 0; q < nq; q++)
+		if (u[q].last != RT_TL_NONE)
+			u[q].cutoff = earliest_t(b, tl_ev(b, u[q].last)->host, tl_ev(b, u[q].last)->raw_ns);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		uint32_t q = k->recv_qp;
-		if (k->is_cm || q >= nq || !u[q].cutoff || k->damaged || k->icrc == RT_ICRC_BAD ||
-		    item_t(c, tl_item_pk(b, (uint32_t)i)) >= u[q].cutoff)
+		if (k->is_cm || q >= nq || u[q].first_post_raw == UINT64_MAX || k->damaged || k->icrc == RT_ICRC_BAD ||
+		    !unreliable_qp(b, q))
 			continue;
 		uint32_t first = (uint32_t)i;
 		bool after_broken = false;
@@ -4175,14 +4304,21 @@ static int receiver_drops(struct dctx *c)
 					      : !tl_uc_pk_to(b, k, q) ||
 						!tl_uc_reasm_add(&u[q].uc, k, (uint32_t)i, &first, &after_broken))
 			continue;
-		if (!u[q].nseen++)
+		if (u[q].first == RT_TL_NONE)
 			u[q].first = first;
-		u[q].after_broken += after_broken;
+		rc = recv_drops_add(&u[q], item_t(c, tl_item_pk(b, (uint32_t)i)), after_broken);
 	}
-	int rc = 0;
-	for (size_t q = 0; !rc && q < nq; q++)
-		if (u[q].nseen > u[q].ncomp)
-			rc = recv_drops_finding(c, (uint32_t)q, &u[q]);
+	for (size_t q = 0; !rc && q < nq; q++) {
+		struct recv_witness w;
+		if (!u[q].n || (rc = best_witness(c, (uint32_t)q, &u[q], &w)) < 0)
+			continue;
+		if (witness_drops(&w))
+			rc = recv_drops_finding(c, (uint32_t)q, &u[q], &w);
+	}
+	for (size_t q = 0; q < nq; q++) {
+		free(u[q].t);
+		free(u[q].broken);
+	}
 	free(u);
 	return rc;
 }

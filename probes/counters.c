@@ -4,19 +4,23 @@
  * the sysfs root (RDMATRACE_SYSFS_ROOT, default /sys/class/infiniband) for
  * each device the program opens.  The first sample records every counter,
  * later ones only those that changed, every RDMATRACE_COUNTER_MS
- * milliseconds (default 1000; 0 samples only on errors and at exit) and right after an
- * error completion (rt_probe_counters_kick, lock-free), plus a last one at
- * exit.  A device without counters in sysfs (uroce, say) gets one warning
- * event instead.
+ * milliseconds (default 1000; 0 samples only on errors and at exit) and
+ * right after an error completion (rt_probe_counters_kick, lock-free), plus
+ * a last one at exit, before the process's end record (probes/init.c), so
+ * that each counter's last record holds its value when the program exited.
+ * A device without counters in sysfs (uroce, say) gets one warning event
+ * instead.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "probe.h"
 
@@ -43,6 +47,7 @@ static pthread_mutex_t ctr_lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t ctr_sem;
 static int ctr_kicked;
 static int ctr_running;
+static pid_t ctr_pid;                   /* the process whose sampler runs (not a vfork() child's) */
 static int ctr_stop;
 static pthread_t ctr_thread;
 
@@ -230,8 +235,16 @@ void rt_probe_counters_add_device(const char *dev, uint32_t device_id)
 	if (!ctr_running) {
 		sem_init(&ctr_sem, 0, 0);
 		__atomic_store_n(&ctr_stop, 0, __ATOMIC_RELEASE);
-		if (pthread_create(&ctr_thread, NULL, sampler, NULL) == 0)
+		/* no signal handler runs on the sampler: one that calls exit()
+		 * would wait for the sampler's own lock */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		if (pthread_create(&ctr_thread, NULL, sampler, NULL) == 0) {
 			ctr_running = 1;
+			ctr_pid = getpid();
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	} else if (!known) {
 		sem_post(&ctr_sem);
 	}
@@ -247,6 +260,8 @@ void rt_probe_counters_kick(void)
 
 void rt_probe_counters_stop(void)
 {
+	if (!__atomic_load_n(&ctr_running, __ATOMIC_RELAXED) || getpid() != ctr_pid)
+		return; /* not started, stopped already, or a vfork() child sharing the parent's memory */
 	pthread_mutex_lock(&ctr_lock);
 	int running = ctr_running;
 	ctr_running = 0;

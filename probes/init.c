@@ -6,9 +6,10 @@
  * wrapper and hook passes straight through, so the program runs untraced.
  * It also owns the per-thread re-entrancy guard, fork handling (the tracer
  * re-registers its rings in the child itself, the probe restarts its counter
- * sampler there) and the process's end: exit() and _exit() note the status,
- * and so does a handler of the C library's exit (on_exit) for a return from
- * main, which calls the library's own exit, not the symbol the probe wraps.
+ * sampler there) and the process's end: exit() and _exit() read the
+ * counters a last time and note the status, and so does a handler of the C
+ * library's exit (on_exit) for a return from main, which calls the
+ * library's own exit, not the symbol the probe wraps.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,11 +30,19 @@ static pthread_once_t rt_probe_once = PTHREAD_ONCE_INIT;
  * runs exit handlers last registered first, and one registered before main
  * would run after the destructors, whose tracer handler writes the record
  * without the status. */
+/* The counters' last reading comes before the end record (their last
+ * records then hold their values at the exit), then the status. */
+static void note_exit(int status)
+{
+	rt_probe_counters_stop();
+	rt_tracer_note_exit(status);
+}
+
 static void probe_on_exit(int status, void *arg)
 {
 	(void)arg;
 	if (rt_probe_active)
-		rt_tracer_note_exit(status);
+		note_exit(status);
 }
 
 static void probe_start(void)
@@ -87,7 +96,7 @@ RT_PROBE_REAL(exit_fn, _exit)
 __attribute__((noreturn)) static void end_with(exit_fn *f, int status)
 {
 	if (rt_probe_active)
-		rt_tracer_note_exit(status);
+		note_exit(status);
 	if (f)
 		f(status);
 	syscall(SYS_exit_group, status);

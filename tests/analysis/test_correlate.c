@@ -1888,7 +1888,29 @@ static void test_unreliable_loss(void)
  * posted when the fifth arrives, so it completes nine. */
 /* multicast: 0 unicast; 1 the receiver joins through RDMA CM (its
  * MULTICAST_JOIN events), 2 it attaches its QP itself (ibv_attach_mcast) */
-static void write_ud_run(const char *dir, bool drop, int multicast)
+/* How write_ud_run's receiver loses a datagram and what its device counts. */
+enum ud_drop {
+	UD_NO_DROP,
+	UD_DROP_MIDDLE,        /* the 5th datagram, before the last receive completion */
+	UD_DROP_LAST,          /* the last one, after it: the completions cannot tell */
+	UD_DROP_LAST_COUNTED,  /* the same, and rdma_recvs read 9 when the receiver exited */
+	UD_DROP_LAST_LATE,     /* the same, but the counter's first sample came after the first receive post */
+	UD_DROP_LAST_OTHERS,   /* the same, but the device counted 10 receives (another QP's too) */
+	UD_DROP_LAST_GONE,     /* the same as counted, but B destroyed its QP before the last one came */
+};
+
+/* rdma_recvs of B's device at time t (a sample, or just before its exit). */
+static void emit_recv_counter(struct sim *s, uint64_t t, uint64_t value)
+{
+	struct rt_event e = sim_ev(s, 1, t, RT_EV_COUNTER, 0);
+	snprintf(e.u.counter.name, sizeof(e.u.counter.name), "rdma_recvs");
+	e.u.counter.port = 1;
+	e.u.counter.device_id = 1;
+	e.u.counter.value = value;
+	sim_emit(s, 1, &e);
+}
+
+static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 {
 	static const uint8_t group[4] = {239, 1, 1, 1};
 	struct sim s;
@@ -1921,6 +1943,9 @@ static void write_ud_run(const char *dir, bool drop, int multicast)
 		j.u.cm.cm_id = 8 + (uint32_t)g;
 		sim_emit(&s, 1, &j);
 	}
+	bool counted = drop >= UD_DROP_LAST_COUNTED;
+	if (counted) /* the first sample: when B's program opened the device */
+		emit_recv_counter(&s, drop == UD_DROP_LAST_LATE ? t + 1500 : t - 5000, 1000);
 	for (int r = 0; r < 4; r++) { /* B posts four receives ahead */
 		struct rt_event e = sim_ev(&s, 1, t += 1000, RT_EV_WR_POST, uqb);
 		e.u.wr.wr_id = recv_id++;
@@ -1957,7 +1982,13 @@ static void write_ud_run(const char *dir, bool drop, int multicast)
 		sc.u.wc.wr_id = 1000 + i;
 		sc.u.wc.opcode = 0; /* IBV_WC_SEND */
 		sim_emit(&s, 0, &sc);
-		if (drop && i == 4)
+		if (drop == UD_DROP_LAST_GONE && i == 9) {
+			struct rt_event d = sim_ev(&s, 1, t - 20000, RT_EV_QP_CREATE, uqb);
+			d.flags |= RT_EVF_DESTROY;
+			d.u.qp_create.qp_type = 4;
+			sim_emit(&s, 1, &d);
+		}
+		if ((drop == UD_DROP_MIDDLE && i == 4) || (drop >= UD_DROP_LAST && i == 9))
 			continue; /* B's receive queue is empty: the datagram is dropped */
 		struct rt_event rc = sim_ev(&s, 1, t + 20000, RT_EV_COMPLETION, uqb);
 		rc.u.wc.opcode = 128; /* IBV_WC_RECV */
@@ -1970,17 +2001,30 @@ static void write_ud_run(const char *dir, bool drop, int multicast)
 		rp.u.wr.length = 1024;
 		sim_emit(&s, 1, &rp);
 	}
+	if (counted) { /* B's program waits for the last datagram, then exits: the last sample just before */
+		emit_recv_counter(&s, t + 400000000, drop == UD_DROP_LAST_OTHERS ? 1010 : 1009);
+		struct rt_event pe = sim_ev(&s, 1, t + 900000000, RT_EV_PROCESS_END, 0);
+		pe.u.process_end.pid = 200;
+		pe.u.process_end.how = RT_END_EXIT;
+		pe.u.process_end.has_code = 1;
+		pe.u.process_end.code = 0;
+		sim_emit(&s, 1, &pe);
+		t += 900000000;
+	}
 	s.now = t + 100000;
 	CHECK_EQ_U(sim_close(&s), 0);
 }
 
 /* A UD receiver that completed fewer receives than the datagrams captured on
- * their way to it (before its last completion) dropped the rest. */
+ * their way to it dropped the rest: before its last completion, or before
+ * its device's receive counter (rdma_recvs) showed it completed no more. */
 static void test_ud_receiver_drop(void)
 {
-	for (int drop = 0; drop < 2; drop++) {
-		const char *dir = rundir(drop ? "ud-drop" : "ud-nodrop");
-		write_ud_run(dir, drop, 0);
+	static const char *const names[] = {"ud-nodrop", "ud-drop", "ud-drop-last", "ud-drop-counted",
+					    "ud-drop-counted-late", "ud-drop-counted-others", "ud-drop-counted-gone"};
+	for (int drop = UD_NO_DROP; drop <= UD_DROP_LAST_GONE; drop++) {
+		const char *dir = rundir(names[drop]);
+		write_ud_run(dir, (enum ud_drop)drop, 0);
 		struct rt_timeline *tl = NULL;
 		char err[256];
 		CHECK_EQ_U(rt_timeline_correlate_ex(dir, RT_TL_CORRELATE_NO_ANNOTATED, &tl, err, sizeof(err)), 0);
@@ -1994,11 +2038,17 @@ static void test_ud_receiver_drop(void)
 				printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
 			n += f->kind == RT_TLFK_UNRELIABLE_LOSS &&
 			     strstr(text, "UD datagrams dropped at the receiver: QP 0x000041 on ") &&
-			     strstr(text, " completed 9 receives, but the capture saw 10 datagrams on their way to it before "
-					  "the last of them: 1 was never received");
+			     strstr(text, drop == UD_DROP_MIDDLE
+						  ? " completed 9 receives, but the capture saw 10 datagrams on their way to it "
+						    "before the last of them: 1 was never received"
+						  : " completed 9 receives, but the capture saw 10 datagrams on their way to it "
+						    "more than 100 ms before its device's count of receive completions "
+						    "(rdma_recvs, on all its QPs) stood at 9 when the program exited: 1 was never "
+						    "received");
 		}
-		CHECK_EQ_U(n, drop ? 1u : 0u);
-		CHECK_EQ_U(problems(tl, NULL), drop ? 1u : 0u);
+		bool found = drop == UD_DROP_MIDDLE || drop == UD_DROP_LAST_COUNTED;
+		CHECK_EQ_U(n, found ? 1u : 0u);
+		CHECK_EQ_U(problems(tl, NULL), found ? 1u : 0u);
 		rt_timeline_free(tl);
 	}
 }
@@ -2010,7 +2060,7 @@ static void test_ud_receiver_drop(void)
 static void check_ud_multicast(int how)
 {
 	const char *dir = rundir(how == 1 ? "ud-multicast-cm" : "ud-multicast-attach");
-	write_ud_run(dir, false, how);
+	write_ud_run(dir, UD_NO_DROP, how);
 	struct rt_timeline *tl = correlate(dir);
 	CHECK(tl != NULL);
 	if (!tl)

@@ -93,6 +93,29 @@ check "dlopen'ed plugin: record exits 0" test $? -eq 0
 dump_all "$T/dlopen" | python3 tests/probes/check_trace.py 1 >"$T/dlopen.chk"
 if [ $? -eq 0 ]; then ok "dlopen'ed plugin: contexts hooked, every WR, completion and PSN right"; else not_ok "dlopen'ed plugin trace"; cat "$T/dlopen.chk"; fi
 
+# ---- counters: read a last time at the exit, before the process's end record ----
+# (a sysfs stand-in for the stand-in device; its rdma_recvs changes while the
+# program waits, and only the reading at its return from main can see it)
+mkdir -p "$T/sysfs/fakeverbs0/ports/1/hw_counters"
+echo 5 >"$T/sysfs/fakeverbs0/ports/1/hw_counters/rdma_recvs"
+mkfifo "$T/wait.in"
+RDMATRACE_SYSFS_ROOT="$T/sysfs" "$RDMATRACE" record -o "$T/wait" -- "$PROG" wait <"$T/wait.in" >"$T/wait.out" 2>&1 &
+rpid=$!
+exec 7>"$T/wait.in"
+for _ in $(seq 100); do grep -q ready "$T/wait.out" 2>/dev/null && break; sleep 0.1; done
+echo 9 >"$T/sysfs/fakeverbs0/ports/1/hw_counters/rdma_recvs"
+exec 7>&-
+wait $rpid
+check "program that returns from main: record exits 0" test $? -eq 0
+check "the counters' last reading is recorded before the process's end record, which has the status" python3 -c '
+import json, sys
+recs = [json.loads(l) for l in sys.stdin]
+kinds = [(r["kind"], r.get("name"), r.get("value")) for r in recs if r["kind"] in ("counter", "process_end")]
+assert kinds == [("counter", "rdma_recvs", 5), ("counter", "rdma_recvs", 9), ("process_end", None, None)], kinds
+end = [r for r in recs if r["kind"] == "process_end"][0]
+assert end["how"] == "exit" and end.get("exit_code") == 0, end
+' < <(dump_all "$T/wait")
+
 # ---- killed mid-run: the trace is salvaged ----
 "$RDMATRACE" record -o "$T/kill" -- "$PROG" hang >"$T/kill.out" 2>"$T/kill.err" &
 rpid=$!

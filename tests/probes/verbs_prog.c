@@ -10,6 +10,8 @@
  *   fork          forks; parent and child each run `basic` on their own device
  *   exec          runs `basic`, then forks a child that execs `verbs_prog basic`
  *   hang          runs `basic`, prints "ready", then sleeps (to be killed)
+ *   wait          runs `basic`, prints "ready", reads its stdin to the end,
+ *                 then returns from main
  *   cq-overrun    32 SENDs and their receives complete into a 4-entry CQ
  *                 before it is polled: waits for the provider's
  *                 IBV_EVENT_CQ_ERR (uroce and rxe; not the stand-in)
@@ -444,6 +446,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "verbs_prog giveup: stopping\n");
 		}
 		return 1;
+	} else if (!strcmp(mode, "wait")) {
+		rc = basic(0, 0);
+		printf("ready\n");
+		fflush(stdout);
+		while (getchar() != EOF)
+			;
 	} else if (!strcmp(mode, "hang")) {
 		rc = basic(0, 0);
 		printf("ready\n");

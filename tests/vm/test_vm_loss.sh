@@ -82,7 +82,7 @@ recvs = int(dict(l.split() for l in open(run + "/logs/server-hw_counters.txt") i
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
 f = [x["text"] for x in d["findings"] if x["text"].startswith("UC messages dropped at the receiver")]
 # the diagnosis counts the whole messages captured more than 100 ms before
-# rdma_recvs was read at the server's exit (without that reading, before the
+# rdma_recvs was read at the server exit (without that reading, before the
 # last receive completion or a periodic reading: it may count fewer)
 if whole > recvs:
     assert len(f) == 1, (whole, recvs, f)

@@ -1417,17 +1417,26 @@ static uint32_t proc_end_record(struct tl_build *b, uint16_t p)
 	return best;
 }
 
+/* A record of the probe's counter sampler, which runs on its own (its
+ * first reading may come after the program's next calls). */
+static bool sampler_record(const struct rt_event *ev)
+{
+	return ev->kind == RT_EV_COUNTER ||
+	       (ev->kind == RT_EV_WARNING && !strncmp(ev->u.warning.text, "no sysfs counters", 17));
+}
+
 /* Process p's last record of its own (not the collector's clock or loss
- * records, nor an end record), RT_TL_NONE when it has none.  After a crash
- * (its end record end, how=signal), what it did before the signal: another
- * of its threads may write after it. */
+ * records, the counter sampler's, nor an end record), RT_TL_NONE when it
+ * has none.  After a crash (its end record end, how=signal), what it did
+ * before the signal: another of its threads may write after it. */
 static uint32_t proc_last_record(struct tl_build *b, uint16_t p, uint32_t end)
 {
 	bool crash = end != RT_TL_NONE && tl_ev(b, end)->ev.u.process_end.how == RT_END_SIGNAL;
 	for (size_t i = crash ? end : tl_nev(b); i-- > 0;) {
 		const struct tl_evrec *r = tl_ev(b, i);
 		unsigned k = r->ev.kind;
-		if (r->proc == p && k != RT_EV_CLOCK_SYNC && k != RT_EV_LOST && k != RT_EV_PROCESS_END)
+		if (r->proc == p && k != RT_EV_CLOCK_SYNC && k != RT_EV_LOST && k != RT_EV_PROCESS_END &&
+		    !sampler_record(&r->ev))
 			return (uint32_t)i;
 	}
 	return RT_TL_NONE;

@@ -27,7 +27,7 @@ struct opts {
 	unsigned long error_at;   /* emit an error completion at this message (0 = never) */
 	unsigned long rnr_at;     /* emit an RNR NAK / retry sequence at this message */
 	unsigned pace_us;         /* sleep between messages */
-	int crash;                /* 0 none, 'k' wait to be killed, 's' SIGSEGV, 'a' abort */
+	int crash;                /* 0 none, 'k' wait to be killed, 's' SIGSEGV, 'a' abort, 'x' exit-early */
 	int ready_fd;
 };
 
@@ -181,10 +181,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* --then exit-early: return from main, and end the process from an exit
+ * handler before the destructors run, as another thread's exit() can. */
+static void end_before_destructors(void)
+{
+	_exit(0);
+}
+
 static const char usage[] =
 	"usage: rdmatrace-synth [--threads N] [--messages N] [--bytes N] [--mtu N]\n"
 	"                       [--error-at N] [--rnr-at N] [--pace-us N]\n"
-	"                       [--then wait|segv|abort] [--ready-fd FD]\n"
+	"                       [--then wait|segv|abort|exit-early] [--ready-fd FD]\n"
 	"Emits a realistic RC RDMA WRITE event stream through the tracer\n"
 	"(configure it with RDMATRACE_OUTPUT or RDMATRACE_SHM; see docs/tracer.md).\n";
 
@@ -211,7 +218,7 @@ int main(int argc, char **argv)
 		case 'R': o.ready_fd = atoi(optarg); break;
 		case 'T':
 			o.crash = strcmp(optarg, "wait") == 0 ? 'k' : strcmp(optarg, "segv") == 0 ? 's'
-				  : strcmp(optarg, "abort") == 0 ? 'a' : -1;
+				  : strcmp(optarg, "abort") == 0 ? 'a' : strcmp(optarg, "exit-early") == 0 ? 'x' : -1;
 			if (o.crash < 0) {
 				fputs(usage, stderr);
 				return 2;
@@ -225,6 +232,8 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (o.crash == 'x')
+		atexit(end_before_destructors); /* runs after the handlers the tracer registers */
 	rt_tracer_start_from_env();
 	rt_trace_marker("synth start: %u threads", o.threads);
 	pthread_t t[64];
@@ -238,7 +247,7 @@ int main(int argc, char **argv)
 			perror("ready-fd");
 		close(o.ready_fd);
 	}
-	if (o.crash) {
+	if (o.crash && o.crash != 'x') {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
 	}

@@ -612,6 +612,28 @@ static int open_process_segment(const struct rt_tracer_options *o, bool *created
 	return -EEXIST;
 }
 
+/*
+ * exit() or a return from main, in any thread, with our own collector
+ * thread writing the trace file (RDMATRACE_OUTPUT, stream mode): everything
+ * recorded so far goes into the file now, while that thread still runs.
+ * The destructors would write it too, but another thread's exit() may end
+ * the process first (the C library runs each exit handler once: a second
+ * caller that finds none left calls _exit at once).  Registered after the
+ * collector started, so it runs before the handlers registered earlier and
+ * before the destructors; the probe's own handler, registered later, writes
+ * the end record and the counters' last reading before it.
+ */
+static void flush_at_exit(int status, void *arg)
+{
+	(void)status;
+	(void)arg;
+	struct rt_shm_header *h = g.hdr; /* read as the fatal-signal handler does: no lock on the way out */
+	if (atomic_load_explicit(&rt_tracer_enabled, memory_order_relaxed) <= 0 || !h || !g.in_process ||
+	    g.mode == RT_MODE_FLIGHT_RECORDER || atomic_load(&h->collector_pid) != (int32_t)getpid())
+		return;
+	rt_shm_wait_snapshot(h, rt_shm_trigger(h, "exit"), 2000);
+}
+
 static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t errlen)
 {
 	if (rt_tracer_enabled > 0) {
@@ -686,6 +708,9 @@ static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t 
 				set_err(errbuf, errlen, "cannot start the collector thread");
 				return -EAGAIN;
 			}
+			static bool exit_flush_registered; /* once per process image (a fork child inherits it) */
+			if (!exit_flush_registered)
+				exit_flush_registered = on_exit(flush_at_exit, NULL) == 0;
 		}
 	}
 	g.hdr = g.map.hdr;

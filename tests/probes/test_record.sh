@@ -103,6 +103,11 @@ RDMATRACE_SYSFS_ROOT="$T/sysfs" "$RDMATRACE" record -o "$T/wait" -- "$PROG" wait
 rpid=$!
 exec 7>"$T/wait.in"
 for _ in $(seq 100); do grep -q ready "$T/wait.out" 2>/dev/null && break; sleep 0.1; done
+# (the sampler's first reading, of 5, is in the trace before the value changes)
+for _ in $(seq 100); do
+	"$RDMATRACE" dump --kind counter "$T"/wait/traces/*.rtr 2>/dev/null | grep -q rdma_recvs && break
+	sleep 0.1
+done
 echo 9 >"$T/sysfs/fakeverbs0/ports/1/hw_counters/rdma_recvs"
 exec 7>&-
 wait $rpid

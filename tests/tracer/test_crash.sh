@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Crashes: a traced program killed with SIGKILL (its events salvaged from
-# shared memory), a fatal signal in flight-recorder mode (the handler gets
+# shared memory), one ended before its destructors ran (its exit handler
+# wrote the trace), a fatal signal in flight-recorder mode (the handler gets
 # the rings written before the program dies), `rdmatrace snapshot PID`, and
 # an error completion triggering a flight-recorder snapshot.
 . tests/lib.sh
@@ -46,6 +47,16 @@ check_fails "salvage of an unknown pid fails" "$RDMATRACE" salvage -o "$T/none.r
 check "dead collector's own file is readable" "$RDMATRACE" dump "$T/k.rtr"
 "$RDMATRACE" dump "$T/k-salvaged.rtr" "$T/k.rtr" >/dev/null
 check "salvaged + partial file merge without damage" test $? -eq 0
+
+# --- a return from main, and the process ended (_exit) before the destructors
+# ran, as another thread's exit() can: the collector had drained nothing, the
+# exit handler the tracer registers wrote it all ---
+RDMATRACE_OUTPUT=$T/x.rtr RDMATRACE_FLUSH_MS=600000 "$SYNTH" --threads 1 --messages 50 --then exit-early &
+pid=$!; pids+=($pid)
+wait $pid
+check "exit-early: the program exits 0" test $? -eq 0
+n=$(records "$T/x.rtr")
+check "exit-early: all $EXPECT records in the file (got $n)" test "$n" -eq $EXPECT
 
 # --- SIGKILL in flight-recorder mode with a small ring: the newest records survive ---
 RDMATRACE_OUTPUT=$T/f.rtr RDMATRACE_MODE=flight RDMATRACE_RING_KB=16 RDMATRACE_SIGNALS=none \

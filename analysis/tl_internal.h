@@ -422,7 +422,8 @@ int tl_uc_links(struct tl_build *b);
  * rdma_recvs counter (event ev), or its end record after a normal exit
  * (at_exit; the counters were read just before).  Only when the first sample
  * comes before first_post_raw (the QP's first receive post, raw time on the
- * process's host) and the process counted one device.  *out is malloc'd. */
+ * process's host) and the process counted one device and port.  *out is
+ * malloc'd. */
 struct tl_recv_count {
 	uint32_t ev;
 	bool at_exit;

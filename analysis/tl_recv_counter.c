@@ -44,7 +44,7 @@ int tl_recv_counts(struct tl_build *b, uint16_t proc, uint64_t first_post_raw, s
 	size_t nev = tl_nev(b), cap = 0;
 	*out = NULL;
 	*n = 0;
-	int device = -1;             /* the one device counted (two or more: not used) */
+	int device = -1, port = -1;  /* the one device and port counted (two or more: not used) */
 	uint64_t base = 0, last = 0; /* its first value (when the program opened it), its latest */
 	uint32_t end = RT_TL_NONE;   /* the process's end record after a normal exit */
 	for (size_t i = 0; i < nev; i++) {
@@ -62,14 +62,15 @@ int tl_recv_counts(struct tl_build *b, uint16_t proc, uint64_t first_post_raw, s
 			if (e->raw_ns >= first_post_raw)
 				break;
 			device = ev->u.counter.device_id;
+			port = ev->u.counter.port;
 			base = last = ev->u.counter.value;
 			continue;
 		}
-		if (ev->u.counter.device_id != device) {
+		if (ev->u.counter.device_id != device || ev->u.counter.port != port) {
 			free(*out);
 			*out = NULL;
 			*n = 0;
-			return 0; /* which device the QP is on is not known */
+			return 0; /* which device and port the QP is on is not known (rxe has one port) */
 		}
 		if (ev->u.counter.value < last)
 			break; /* the counter was reset: later values do not count from base */

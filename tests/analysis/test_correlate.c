@@ -1897,14 +1897,15 @@ enum ud_drop {
 	UD_DROP_LAST_LATE,     /* the same, but the counter's first sample came after the first receive post */
 	UD_DROP_LAST_OTHERS,   /* the same, but the device counted 10 receives (another QP's too) */
 	UD_DROP_LAST_GONE,     /* the same as counted, but B destroyed its QP before the last one came */
+	UD_DROP_LAST_PORTS,    /* the same as counted, but the device has two ports: which one counts the QP? */
 };
 
 /* rdma_recvs of B's device at time t (a sample, or just before its exit). */
-static void emit_recv_counter(struct sim *s, uint64_t t, uint64_t value)
+static void emit_recv_counter(struct sim *s, uint64_t t, uint64_t value, uint8_t port)
 {
 	struct rt_event e = sim_ev(s, 1, t, RT_EV_COUNTER, 0);
 	snprintf(e.u.counter.name, sizeof(e.u.counter.name), "rdma_recvs");
-	e.u.counter.port = 1;
+	e.u.counter.port = port;
 	e.u.counter.device_id = 1;
 	e.u.counter.value = value;
 	sim_emit(s, 1, &e);
@@ -1945,7 +1946,8 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 	}
 	bool counted = drop >= UD_DROP_LAST_COUNTED;
 	if (counted) /* the first sample: when B's program opened the device */
-		emit_recv_counter(&s, drop == UD_DROP_LAST_LATE ? t + 1500 : t - 5000, 1000);
+		emit_recv_counter(&s, drop == UD_DROP_LAST_LATE ? t + 1500 : t - 5000, 1000, 1);
+
 	for (int r = 0; r < 4; r++) { /* B posts four receives ahead */
 		struct rt_event e = sim_ev(&s, 1, t += 1000, RT_EV_WR_POST, uqb);
 		e.u.wr.wr_id = recv_id++;
@@ -2002,7 +2004,9 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 		sim_emit(&s, 1, &rp);
 	}
 	if (counted) { /* B's program waits for the last datagram, then exits: the last sample just before */
-		emit_recv_counter(&s, t + 400000000, drop == UD_DROP_LAST_OTHERS ? 1010 : 1009);
+		if (drop == UD_DROP_LAST_PORTS) /* port 2 counted none of them */
+			emit_recv_counter(&s, t + 300000000, 1000, 2);
+		emit_recv_counter(&s, t + 400000000, drop == UD_DROP_LAST_OTHERS ? 1010 : 1009, 1);
 		struct rt_event pe = sim_ev(&s, 1, t + 900000000, RT_EV_PROCESS_END, 0);
 		pe.u.process_end.pid = 200;
 		pe.u.process_end.how = RT_END_EXIT;
@@ -2021,8 +2025,9 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 static void test_ud_receiver_drop(void)
 {
 	static const char *const names[] = {"ud-nodrop", "ud-drop", "ud-drop-last", "ud-drop-counted",
-					    "ud-drop-counted-late", "ud-drop-counted-others", "ud-drop-counted-gone"};
-	for (int drop = UD_NO_DROP; drop <= UD_DROP_LAST_GONE; drop++) {
+					    "ud-drop-counted-late", "ud-drop-counted-others", "ud-drop-counted-gone",
+					    "ud-drop-counted-ports"};
+	for (int drop = UD_NO_DROP; drop <= UD_DROP_LAST_PORTS; drop++) {
 		const char *dir = rundir(names[drop]);
 		write_ud_run(dir, (enum ud_drop)drop, 0);
 		struct rt_timeline *tl = NULL;

@@ -4103,9 +4103,13 @@ struct recv_drops {
 	uint32_t gone;            /* its first destroy or move to RESET or ERROR (event), RT_TL_NONE */
 	struct tl_uc_reasm uc;    /* UC messages, in capture order */
 	uint32_t first;           /* the first datagram / whole message (its first packet), RT_TL_NONE */
-	size_t n, cap;            /* datagrams / whole messages captured to it, in capture order: */
-	uint64_t *t;              /* the latest capture time up to each (so the times never go back) */
-	uint32_t *broken;         /* how many up to each came right after one whose end was lost */
+	struct tl_vec seen;       /* struct recv_seen: datagrams / whole messages captured to it, in capture order */
+};
+
+/* The n-th datagram or whole message captured to a receiver. */
+struct recv_seen {
+	uint64_t t;               /* the latest capture time up to it (so the times never go back) */
+	uint32_t broken;          /* how many up to it came right after one whose end was lost */
 };
 
 /* What one witness shows: seen messages before its time, received by then. */
@@ -4113,7 +4117,6 @@ struct recv_witness {
 	uint32_t seen, received, after_broken;
 	uint32_t counter;         /* the counter record or end record (event); RT_TL_NONE: the completions */
 	bool at_exit;
-	uint64_t t;               /* its time (capture clock) */
 };
 
 /* The earliest capture time raw time `raw` of host h can have been: its
@@ -4135,37 +4138,30 @@ static uint64_t earliest_t(struct tl_build *b, uint16_t h, uint64_t raw)
 
 static int recv_drops_add(struct recv_drops *r, uint64_t t, bool after_broken)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		uint64_t *nt = realloc(r->t, cap * sizeof(*nt));
-		if (!nt)
-			return -ENOMEM;
-		r->t = nt;
-		uint32_t *nb = realloc(r->broken, cap * sizeof(*nb));
-		if (!nb)
-			return -ENOMEM;
-		r->broken = nb;
-		r->cap = cap;
-	}
-	r->t[r->n] = r->n && r->t[r->n - 1] > t ? r->t[r->n - 1] : t;
-	r->broken[r->n] = (r->n ? r->broken[r->n - 1] : 0) + after_broken;
-	r->n++;
+	size_t n = r->seen.n;
+	const struct recv_seen *prev = n ? TL_AT(&r->seen, struct recv_seen, n - 1) : NULL;
+	struct recv_seen *s = tl_vec_push(&r->seen);
+	if (!s)
+		return -ENOMEM;
+	s->t = prev && prev->t > t ? prev->t : t;
+	s->broken = (prev ? prev->broken : 0) + after_broken;
 	return 0;
 }
 
 /* The messages captured before capture time t, and received by then. */
 static struct recv_witness witness_at(const struct recv_drops *r, uint64_t t, uint32_t received)
 {
-	size_t lo = 0, hi = r->n; /* the first with r->t >= t */
+	size_t lo = 0, hi = r->seen.n; /* the first with its time >= t */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->t[mid] < t)
+		if (TL_AT(&r->seen, struct recv_seen, mid)->t < t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return (struct recv_witness){.seen = (uint32_t)lo, .received = received,
-				     .after_broken = lo ? r->broken[lo - 1] : 0, .counter = RT_TL_NONE, .t = t};
+				     .after_broken = lo ? TL_AT(&r->seen, struct recv_seen, lo - 1)->broken : 0,
+				     .counter = RT_TL_NONE};
 }
 
 static uint32_t witness_drops(const struct recv_witness *w)
@@ -4174,40 +4170,38 @@ static uint32_t witness_drops(const struct recv_witness *w)
 }
 
 /* The witness that shows the most drops: the last completion's, or one of
- * the device counter's. */
-static int best_witness(struct dctx *c, uint32_t q, const struct recv_drops *r, struct recv_witness *best)
+ * the readings of the device counter (series: the QP's process's). */
+static struct recv_witness best_witness(struct tl_build *b, const struct recv_drops *r,
+					const struct tl_recv_series *series)
 {
-	struct tl_build *b = c->b;
-	*best = (struct recv_witness){.counter = RT_TL_NONE};
+	struct recv_witness best = {.counter = RT_TL_NONE};
 	if (r->cutoff)
-		*best = witness_at(r, r->cutoff, r->ncomp);
-	const struct rt_tl_qp *Q = tl_qp(b, q);
-	if (r->first_post_raw == UINT64_MAX || Q->proc == UINT16_MAX)
-		return 0;
-	struct tl_recv_count *v;
-	size_t n;
-	if (tl_recv_counts(b, Q->proc, r->first_post_raw, &v, &n) < 0)
-		return -ENOMEM;
+		best = witness_at(r, r->cutoff, r->ncomp);
+	/* the first reading must come before the QP's first receive could complete */
+	if (!series || series->unusable || r->first_post_raw == UINT64_MAX || series->first_raw >= r->first_post_raw)
+		return best;
 	/* messages captured after the QP was destroyed or reset, or went to
 	 * ERROR, were not dropped for want of a receive */
 	uint64_t t_gone = r->gone != RT_TL_NONE ? earliest_t(b, tl_ev(b, r->gone)->host, tl_ev(b, r->gone)->raw_ns)
 						: UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
-		const struct tl_evrec *e = tl_ev(b, v[i].ev);
+	for (size_t i = 0; i < series->points.n; i++) {
+		const struct tl_recv_count *v = TL_AT(&series->points, struct tl_recv_count, i);
+		const struct tl_evrec *e = tl_ev(b, v->ev);
+		if (v->at_exit && e->raw_ns <= r->first_post_raw)
+			continue; /* an exit before the QP's receives: nothing to count */
 		uint64_t t = earliest_t(b, e->host, e->raw_ns);
 		if (t > t_gone)
 			t = t_gone;
-		if (t <= TL_RECV_COUNTER_MARGIN_NS || v[i].completed > UINT32_MAX)
+		if (t <= TL_RECV_COUNTER_MARGIN_NS || v->completed > UINT32_MAX)
 			continue;
-		struct recv_witness w = witness_at(r, t - TL_RECV_COUNTER_MARGIN_NS, (uint32_t)v[i].completed);
-		w.counter = v[i].ev;
-		w.at_exit = v[i].at_exit;
+		struct recv_witness w = witness_at(r, t - TL_RECV_COUNTER_MARGIN_NS, (uint32_t)v->completed);
+		w.counter = v->ev;
+		w.at_exit = v->at_exit;
 		/* the exit's reading, when it shows as many: the program had waited that long */
-		if (witness_drops(&w) > witness_drops(best) || (w.at_exit && witness_drops(&w) == witness_drops(best)))
-			*best = w;
+		if (witness_drops(&w) > witness_drops(&best) || (w.at_exit && witness_drops(&w) == witness_drops(&best)))
+			best = w;
 	}
-	free(v);
-	return 0;
+	return best;
 }
 
 static int recv_drops_finding(struct dctx *c, uint32_t q, const struct recv_drops *r, const struct recv_witness *w)
@@ -4275,6 +4269,7 @@ static int receiver_drops(struct dctx *c)
 	for (size_t q = 0; q < nq; q++) {
 		u[q].last = u[q].first = u[q].gone = RT_TL_NONE;
 		u[q].first_post_raw = UINT64_MAX;
+		tl_vec_init(&u[q].seen, sizeof(struct recv_seen));
 	}
 	for (size_t i = 0; i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
@@ -4317,17 +4312,26 @@ static int receiver_drops(struct dctx *c)
 			u[q].first = first;
 		rc = recv_drops_add(&u[q], item_t(c, tl_item_pk(b, (uint32_t)i)), after_broken);
 	}
+	/* the device counters' readings, per process: read once for all its QPs */
+	size_t np = b->procs.n;
+	struct tl_recv_series *series = NULL;
+	for (size_t q = 0; !rc && !series && q < nq; q++)
+		if (u[q].seen.n) {
+			series = calloc(np + 1, sizeof(*series));
+			rc = !series ? -ENOMEM : tl_recv_series_build(b, series);
+		}
 	for (size_t q = 0; !rc && q < nq; q++) {
-		struct recv_witness w;
-		if (!u[q].n || (rc = best_witness(c, (uint32_t)q, &u[q], &w)) < 0)
+		if (!u[q].seen.n)
 			continue;
+		uint16_t p = tl_qp(b, q)->proc;
+		struct recv_witness w = best_witness(b, &u[q], p < np ? &series[p] : NULL);
 		if (witness_drops(&w))
 			rc = recv_drops_finding(c, (uint32_t)q, &u[q], &w);
 	}
-	for (size_t q = 0; q < nq; q++) {
-		free(u[q].t);
-		free(u[q].broken);
-	}
+	tl_recv_series_free(series, series ? np : 0);
+	free(series);
+	for (size_t q = 0; q < nq; q++)
+		tl_vec_free(&u[q].seen);
 	free(u);
 	return rc;
 }

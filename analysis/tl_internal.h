@@ -417,19 +417,26 @@ struct tl_uc_reasm {
 bool tl_uc_pk_to(const struct tl_build *b, const struct tl_pk *k, uint32_t q);
 bool tl_uc_reasm_add(struct tl_uc_reasm *r, const struct tl_pk *k, uint32_t i, uint32_t *first, bool *after_broken);
 int tl_uc_links(struct tl_build *b);
-/* A point at which process proc's device had completed at most `completed`
+/* A point at which a process's device had completed at most `completed`
  * receives (on all its QPs) since the program opened it: a sample of its
  * rdma_recvs counter (event ev), or its end record after a normal exit
- * (at_exit; the counters were read just before).  Only when the first sample
- * comes before first_post_raw (the QP's first receive post, raw time on the
- * process's host) and the process counted one device and port.  *out is
- * malloc'd. */
+ * (at_exit; the counters were read just before). */
 struct tl_recv_count {
 	uint32_t ev;
 	bool at_exit;
 	uint64_t completed;
 };
-int tl_recv_counts(struct tl_build *b, uint16_t proc, uint64_t first_post_raw, struct tl_recv_count **out, size_t *n);
+/* A process's rdma_recvs readings: usable for a QP whose first receive post
+ * comes after first_raw (the first reading), unless the process counted
+ * more than one device or port. */
+struct tl_recv_series {
+	uint64_t first_raw;       /* raw time on the process's host; UINT64_MAX: no reading */
+	bool unusable;
+	struct tl_vec points;     /* struct tl_recv_count, in event order */
+};
+/* One series per process (s has b->procs.n entries), in one pass over the events. */
+int tl_recv_series_build(struct tl_build *b, struct tl_recv_series *s);
+void tl_recv_series_free(struct tl_recv_series *s, size_t n);
 void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc);
 /* The endpoint of an address (IPv4: its 4 bytes), added when new; *hint is
  * the one this caller found last.  RT_TL_NONE without memory. */

@@ -25,61 +25,69 @@ static bool is_recv_counter(const struct rt_event *ev)
 	return ev->kind == RT_EV_COUNTER && !strncmp(ev->u.counter.name, "rdma_recvs", sizeof(ev->u.counter.name));
 }
 
-static int push_count(struct tl_recv_count **v, size_t *n, size_t *cap, uint32_t ev, uint64_t completed, bool at_exit)
+/* What one pass over the events keeps of a process's readings. */
+struct recv_state {
+	int device, port;         /* the one device and port counted (-1: none yet) */
+	uint64_t base, last;      /* the first value (when the program opened the device), the latest */
+	uint32_t end;             /* the end record after a normal exit, RT_TL_NONE */
+	bool stopped;             /* a reset: later readings do not count from base */
+};
+
+static int push_count(struct tl_vec *v, uint32_t ev, uint64_t completed, bool at_exit)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct tl_recv_count *p = realloc(*v, c * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
-	(*v)[(*n)++] = (struct tl_recv_count){.ev = ev, .completed = completed, .at_exit = at_exit};
+	struct tl_recv_count *c = tl_vec_push(v);
+	if (!c)
+		return -ENOMEM;
+	*c = (struct tl_recv_count){.ev = ev, .completed = completed, .at_exit = at_exit};
 	return 0;
 }
 
-int tl_recv_counts(struct tl_build *b, uint16_t proc, uint64_t first_post_raw, struct tl_recv_count **out, size_t *n)
+int tl_recv_series_build(struct tl_build *b, struct tl_recv_series *s)
 {
-	size_t nev = tl_nev(b), cap = 0;
-	*out = NULL;
-	*n = 0;
-	int device = -1, port = -1;  /* the one device and port counted (two or more: not used) */
-	uint64_t base = 0, last = 0; /* its first value (when the program opened it), its latest */
-	uint32_t end = RT_TL_NONE;   /* the process's end record after a normal exit */
-	for (size_t i = 0; i < nev; i++) {
+	size_t np = b->procs.n, nev = tl_nev(b);
+	struct recv_state *st = calloc(np + 1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	for (size_t p = 0; p < np; p++) {
+		st[p] = (struct recv_state){.device = -1, .port = -1, .end = RT_TL_NONE};
+		s[p] = (struct tl_recv_series){.first_raw = UINT64_MAX};
+		tl_vec_init(&s[p].points, sizeof(struct tl_recv_count));
+	}
+	int rc = 0;
+	for (size_t i = 0; i < nev && !rc; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
-		if (e->proc != proc)
-			continue;
 		const struct rt_event *ev = &e->ev;
+		struct recv_state *r = e->proc < np ? &st[e->proc] : NULL;
+		if (!r || r->stopped || s[e->proc].unusable)
+			continue;
 		if (ev->kind == RT_EV_PROCESS_END && ev->u.process_end.how == RT_END_EXIT && ev->u.process_end.has_code)
-			end = (uint32_t)i; /* exit() or a return from main, through the probe: counters read just before */
+			r->end = (uint32_t)i; /* exit() or a return from main, through the probe: counters read just before */
 		if (!is_recv_counter(ev))
 			continue;
-		if (device < 0) {
-			/* the first sample, taken when the program opened the device,
-			 * must come before the QP's first receive could complete */
-			if (e->raw_ns >= first_post_raw)
-				break;
-			device = ev->u.counter.device_id;
-			port = ev->u.counter.port;
-			base = last = ev->u.counter.value;
-			continue;
+		if (r->device < 0) {
+			r->device = ev->u.counter.device_id;
+			r->port = ev->u.counter.port;
+			r->base = r->last = ev->u.counter.value;
+			s[e->proc].first_raw = e->raw_ns;
+		} else if (ev->u.counter.device_id != r->device || ev->u.counter.port != r->port) {
+			s[e->proc].unusable = true; /* which device and port a QP is on is not known (rxe has one port) */
+			tl_vec_free(&s[e->proc].points);
+		} else if (ev->u.counter.value < r->last) {
+			r->stopped = true; /* the counter was reset */
+		} else {
+			r->last = ev->u.counter.value;
+			rc = push_count(&s[e->proc].points, (uint32_t)i, r->last - r->base, false);
 		}
-		if (ev->u.counter.device_id != device || ev->u.counter.port != port) {
-			free(*out);
-			*out = NULL;
-			*n = 0;
-			return 0; /* which device and port the QP is on is not known (rxe has one port) */
-		}
-		if (ev->u.counter.value < last)
-			break; /* the counter was reset: later values do not count from base */
-		last = ev->u.counter.value;
-		if (push_count(out, n, &cap, (uint32_t)i, last - base, false) < 0)
-			return -ENOMEM;
 	}
-	if (device >= 0 && end != RT_TL_NONE && tl_ev(b, end)->raw_ns > first_post_raw &&
-	    push_count(out, n, &cap, end, last - base, true) < 0)
-		return -ENOMEM;
-	return 0;
+	for (size_t p = 0; p < np && !rc; p++)
+		if (st[p].device >= 0 && !s[p].unusable && st[p].end != RT_TL_NONE) /* (an end before a reset: its value then) */
+			rc = push_count(&s[p].points, st[p].end, st[p].last - st[p].base, true);
+	free(st);
+	return rc;
+}
+
+void tl_recv_series_free(struct tl_recv_series *s, size_t n)
+{
+	for (size_t p = 0; s && p < n; p++)
+		tl_vec_free(&s[p].points);
 }

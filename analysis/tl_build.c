@@ -433,10 +433,9 @@ const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk)
 	return NULL;
 }
 
-/* A decoded packet.  Its header bytes go to blob now, or with data (where
- * the record's bytes stay valid until the capture is closed) only their
- * place is noted, for packet_records() to copy. */
-static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p, struct tl_vec *data)
+/* A decoded packet; its header bytes go to blob (the record's bytes are
+ * valid only until the next record is read). */
+static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p)
 {
 	static __thread uint32_t src_hint, dst_hint;
 	uint32_t src_ep = tl_ep_find_or_add(b, p->ip_version, p->src, &src_hint);
@@ -536,13 +535,6 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	k->wirelen = rec->wirelen;
 	k->linktype = rec->linktype;
 	b->blob_bytes += keep;
-	if (data) {
-		const uint8_t **d = tl_vec_push(data);
-		if (!d)
-			return -ENOMEM;
-		*d = rec->data;
-		return 0;
-	}
 	uint8_t *dst = vec_append(&b->blob, keep);
 	if (!dst)
 		return -ENOMEM;
@@ -550,9 +542,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	return 0;
 }
 
-/* The packet records of every packet, and with data (add_packet) the kept
- * header bytes copied to blob. */
-static int packet_records(struct tl_build *b, const struct tl_vec *data)
+/* The packet records of every packet. */
+static int packet_records(struct tl_build *b)
 {
 	size_t npk = tl_npk(b);
 	if (tl_vec_reserve(&b->pkrec, npk) < 0)
@@ -569,12 +560,6 @@ static int packet_records(struct tl_build *b, const struct tl_vec *data)
 		pr->blob_off = off;
 		pr->blob_len = k->kept;
 		off += k->kept;
-		if (data) {
-			uint8_t *dst = vec_append(&b->blob, k->kept);
-			if (!dst)
-				return -ENOMEM;
-			memcpy(dst, ((const uint8_t *const *)data->p)[i], k->kept);
-		}
 	}
 	return 0;
 }
@@ -583,9 +568,8 @@ static int packet_records(struct tl_build *b, const struct tl_vec *data)
  * it only touches the packet, packet record, blob and address arrays; notes
  * are made after.
  * Once the packets are decoded (cap_wait_decoded) the build goes on to link
- * them while the same thread makes the packet records, copies the kept
- * header bytes out of the capture and closes it (unmapping a large capture
- * takes a while too); cap_join waits for that. */
+ * them while the same thread makes the packet records and closes the
+ * capture; cap_join waits for that. */
 struct cap_job {
 	struct tl_build *b;
 	const char *path;
@@ -626,12 +610,9 @@ static void *cap_run(void *arg)
 	struct cap_job *j = arg;
 	struct tl_build *b = j->b;
 	struct rt_capfile *f = NULL;
-	struct tl_vec data;       /* const uint8_t *: each packet's bytes in the capture */
-	tl_vec_init(&data, sizeof(const uint8_t *));
 	int rc = rt_capfile_open(j->path, RT_CAPFILE_AUTO, &f, j->err, sizeof(j->err));
 	if (rc >= 0) {
 		j->opened = true;
-		struct tl_vec *keep_data = rt_capfile_data_stable(f) ? &data : NULL;
 		struct rt_caprec rec;
 		struct rt_pkt p;
 		while ((rc = rt_capfile_next(f, &rec)) > 0) {
@@ -652,7 +633,7 @@ static void *cap_run(void *arg)
 				if (rec.caplen > j->snaplen)
 					j->snaplen = rec.caplen;
 			}
-			if ((rc = add_packet(b, &rec, &p, keep_data)) < 0)
+			if ((rc = add_packet(b, &rec, &p)) < 0)
 				break;
 		}
 		if (rc < 0 && rc != -ENOMEM) {
@@ -670,8 +651,7 @@ static void *cap_run(void *arg)
 	pthread_cond_broadcast(&j->cv); /* the main thread; the prefault thread waits for recorded */
 	pthread_mutex_unlock(&j->mu);
 	if (!j->rc)
-		j->records_rc = packet_records(b, data.n ? &data : NULL);
-	tl_vec_free(&data);
+		j->records_rc = packet_records(b);
 	rt_capfile_close(f);
 	pthread_mutex_lock(&j->mu);
 	j->recorded = true;

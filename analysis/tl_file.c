@@ -629,8 +629,7 @@ void tl_finish_prefault(struct tl_build *b)
 			    (uint64_t)tl_nev(b) * sizeof(struct tl_evrec) +
 			    (uint64_t)tl_npk(b) * sizeof(struct tl_pktrec) + b->blob_bytes + b->strs.n;
 	}
-	/* the rows go straight into the file: theirs is the first section */
-	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size, PF_ROWS, ROWS_OFF);
+	tl_prefault_start(b, size, b->save_path ? tmp : NULL, file_size);
 }
 
 int tl_finish(struct tl_build *b, struct rt_timeline **out)
@@ -645,8 +644,6 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 	size_t *src_start = malloc((nsrc + 1) * sizeof(size_t));
 	uint32_t *item_row = malloc((nitems ? nitems : 1) * sizeof(*item_row));
 	struct rt_tl_row *rows = tl_prefault_take(b, PF_ROWS, (n ? n : 1) * sizeof(*rows));
-	size_t map_len = 0;
-	void *map = tl_prefault_take_map(b, &map_len); /* the rows are in the prepared file */
 	uint16_t *mask = malloc((n ? n : 1) * sizeof(*mask));
 	size_t nmask[RT_TLM_COUNT_] = {0};
 	struct rt_tl_link *links = NULL;
@@ -701,14 +698,7 @@ int tl_finish(struct tl_build *b, struct rt_timeline **out)
 		goto fail;
 	tl->rows = rows;
 	tl->nrows = n;
-	if (map) {
-		tl->map = map;
-		tl->map_len = map_len;
-		tl->rows_prepared = true;
-		map = NULL;
-	} else {
-		tl_own(tl, rows);
-	}
+	tl_own(tl, rows);
 	rows = NULL;
 	tl->links = links;
 	tl->nlinks = nlinks;
@@ -747,10 +737,7 @@ fail:
 	free(src_start);
 	free(item_row);
 	free(mask);
-	if (map)
-		munmap(map, map_len);
-	else
-		free(rows);
+	free(rows);
 	free(links);
 	if (tl)
 		rt_timeline_free(tl);
@@ -969,11 +956,8 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 	file_layout(&h, count);
 	char tmp[4096];
 	tl_file_tmp_name(path, tmp, sizeof(tmp));
-	/* the file the build prepared for this path holds zeros, and maybe the
-	 * rows already: keep its pages */
+	/* the file the build prepared for this path holds zeros: keep its pages */
 	bool prepared = tl->prepared && !strcmp(tl->prepared, tmp);
-	if (prepared && tl->rows_prepared)
-		data[S_ROWS] = NULL; /* nothing to write */
 	/* the records the presave writes there: waited for after the rest */
 	bool presaved = prepared && presave_fits(tl, tmp, &h);
 	const void *pdata[S_COUNT] = {0};
@@ -1033,7 +1017,6 @@ int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, 
 		struct rt_timeline *mtl = (struct rt_timeline *)tl;
 		free(mtl->prepared);
 		mtl->prepared = NULL;
-		mtl->rows_prepared = false;
 	}
 	return rc;
 }

@@ -86,7 +86,6 @@ struct rt_timeline {
 	uint32_t capture_path;
 	uint64_t input_stamp;     /* tl_input_stamp() of the inputs it was built from, 0 unknown */
 	char *prepared;           /* the save's temporary file the build prepared (tl_file_prepare), NULL none */
-	bool rows_prepared;       /* rows are in prepared, mapped (map), where the save puts them */
 	struct tl_presave *presave; /* the records being written into prepared (tl_file.c), NULL none */
 	struct tl_release *release; /* the file a save replaced, being given back (tl_file.c), NULL none */
 	/* ownership */
@@ -538,15 +537,11 @@ void tl_finish_prefault(struct tl_build *b);
  * grown to size (still zeroed), or a new zeroed one; NULL without memory.
  * With a file name, the same thread also prepares that file with
  * tl_file_prepare(); take_file() waits and returns the name (the caller
- * owns it) when the file was prepared, else NULL.  Slot map_slot (none:
- * TL_PREFAULT_SLOTS) is then placed in the prepared file at byte map_off,
- * mapped shared; when take() returned it from there, take_map() gives the
- * mapping (the caller owns it: munmap(map, *len)), else it returns NULL. */
+ * owns it) when the file was prepared, else NULL. */
 #define TL_PREFAULT_SLOTS 2
 void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS], const char *file,
-		       uint64_t file_size, unsigned map_slot, uint64_t map_off);
+		       uint64_t file_size);
 void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size);
-void *tl_prefault_take_map(struct tl_build *b, size_t *len);
 char *tl_prefault_take_file(struct tl_build *b);
 void tl_prefault_free(struct tl_build *b);
 /* tl_file.c: the temporary file rt_timeline_save(path) writes before renaming

@@ -7,11 +7,12 @@
  * bytes each, so this takes a good part of tl_finish off the critical path.
  * The same thread prepares the file the timeline will be saved to (its
  * temporary name, with space allocated: tl_file_prepare), so that saving
- * copies into pages that already exist; one buffer (the rows) can be placed
- * in that file itself, mapped shared at the offset its section will have:
- * the save then has nothing to copy for it, and its pages, which the
- * file's space allocation zeroed already, are not zeroed a second time as
- * new memory would be.  It starts once the capture thread
+ * copies into pages that already exist.  (The rows are not placed in that
+ * file, mapped: writing a mapped file's pages from the program costs a
+ * fault for each on first touch, and on a virtual machine whose memory is
+ * paged by its host that was 0.2 s more for a million packets than
+ * writing them from memory with pwrite(), a copy the kernel makes.)
+ * It starts once the capture thread
  * has made the packet records (tl_build.prefault_after): two threads beside
  * the linking on a machine of two CPUs would slow the linking down.
  */
@@ -20,9 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "tl_internal.h"
@@ -35,11 +33,6 @@ struct tl_prefault {
 	char *file;               /* the save's temporary file to prepare, NULL none */
 	uint64_t file_size;
 	bool file_ready;          /* prepared, not yet taken */
-	unsigned map_slot;        /* the slot placed in the file (TL_PREFAULT_SLOTS: none) */
-	uint64_t map_off;         /* where in the file */
-	void *map;                /* the file's first map_len bytes mapped, NULL none */
-	size_t map_len;
-	bool map_given;           /* take() returned the slot's buffer in it */
 	void (*after)(void *);    /* waited for first (tl_build.prefault_after) */
 	void *after_arg;
 };
@@ -52,30 +45,6 @@ static void touch(void *p, size_t len)
 		c[off] = 0;
 }
 
-/* The map slot's buffer in the prepared file (which reads as zeros), when
- * the file already has the room: the pages are mapped in here. */
-static void map_file_slot(struct tl_prefault *f)
-{
-	size_t len = (size_t)f->map_off + f->size[f->map_slot];
-	int fd = open(f->file, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	struct stat st;
-	void *m = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= len)
-		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return;
-	/* touched page by page, not MADV_POPULATE_WRITE: that holds the
-	 * address space lock all along, and the linking's mallocs and reallocs
-	 * of large arrays wait for it (the wire replay took 10 % longer) */
-	touch(m, len);
-	f->map = m;
-	f->map_len = len;
-	f->p[f->map_slot] = (char *)m + f->map_off;
-}
-
 static void *prefault_run(void *arg)
 {
 	struct tl_prefault *f = arg;
@@ -83,8 +52,6 @@ static void *prefault_run(void *arg)
 		f->after(f->after_arg);
 	if (f->file)
 		f->file_ready = tl_file_prepare(f->file, f->file_size) == 0;
-	if (f->file_ready && f->map_slot < TL_PREFAULT_SLOTS)
-		map_file_slot(f);
 	for (unsigned s = 0; s < TL_PREFAULT_SLOTS; s++) {
 		if (!f->size[s] || f->p[s] || !(f->p[s] = calloc(1, f->size[s])))
 			continue;
@@ -94,14 +61,12 @@ static void *prefault_run(void *arg)
 }
 
 void tl_prefault_start(struct tl_build *b, const size_t size[TL_PREFAULT_SLOTS], const char *file,
-		       uint64_t file_size, unsigned map_slot, uint64_t map_off)
+		       uint64_t file_size)
 {
 	struct tl_prefault *f = calloc(1, sizeof(*f));
 	if (!f)
 		return; /* the memory is allocated when it is needed instead */
 	memcpy(f->size, size, sizeof(f->size));
-	f->map_slot = map_slot;
-	f->map_off = map_off;
 	if (file && !(f->file = strdup(file))) {
 		free(f);
 		return;
@@ -136,16 +101,6 @@ void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size)
 	void *p = f->p[slot];
 	size_t have = f->p[slot] ? f->size[slot] : 0;
 	f->p[slot] = NULL;
-	if (f->map && slot == f->map_slot) {
-		if (size <= have) {
-			f->map_given = true;
-			return p;
-		}
-		/* more than the file was prepared for: new memory instead */
-		munmap(f->map, f->map_len);
-		f->map = NULL;
-		p = NULL;
-	}
 	if (p && size > have) {
 		/* more than foreseen (findings add rows): grow, the tail zeroed */
 		void *q = realloc(p, size);
@@ -157,18 +112,6 @@ void *tl_prefault_take(struct tl_build *b, unsigned slot, size_t size)
 		return q;
 	}
 	return p ? p : calloc(1, size ? size : 1);
-}
-
-void *tl_prefault_take_map(struct tl_build *b, size_t *len)
-{
-	struct tl_prefault *f = b->prefault;
-	if (!f || !f->map_given)
-		return NULL;
-	void *m = f->map;
-	*len = f->map_len;
-	f->map = NULL;
-	f->map_given = false;
-	return m;
 }
 
 char *tl_prefault_take_file(struct tl_build *b)
@@ -191,11 +134,6 @@ void tl_prefault_free(struct tl_build *b)
 	if (!f)
 		return;
 	prefault_join(b);
-	if (f->map) {
-		if (!f->map_given)
-			f->p[f->map_slot] = NULL; /* in the mapping */
-		munmap(f->map, f->map_len);
-	}
 	for (unsigned s = 0; s < TL_PREFAULT_SLOTS; s++)
 		free(f->p[s]);
 	if (f->file_ready)

@@ -4,7 +4,7 @@
  *
  *   captures_bench decode FILE      rt_decode() alone over frames already in memory
  *   captures_bench decode-noicrc F  the same without ICRC verification
- *   captures_bench read FILE        our memory-mapped reader alone
+ *   captures_bench read FILE        our reader alone (a file through its window)
  *   captures_bench read+decode FILE reader and decoder (no formatting)
  *   captures_bench format FILE      rt_pkt_format_line() alone over decoded packets
  *   captures_bench libpcap FILE     a bare libpcap pcap_next_ex() loop

@@ -3,12 +3,12 @@
 # 1,000,000-packet RoCEv2 capture (an RC conversation: SEND 64 B, WRITE
 # 128 B, READ 64 B, ACKs, an occasional NAK and RNR NAK; ~116 bytes a
 # frame), all in the same run:
-#   decoder alone (with and without ICRC), our mmap reader alone,
-#   `rdmatrace packets` to /dev/null (mmap and --libpcap readers),
+#   decoder alone (with and without ICRC), our reader alone,
+#   `rdmatrace packets` to /dev/null (our and the --libpcap reader),
 #   a bare libpcap read loop, and tshark -T fields on a 50,000-packet
 #   subset (extrapolated: tshark is too slow for the full file).
 # Targets: full decode >= 5 M packets/s, > 150x tshark, within 2x of the
-# bare libpcap loop; stretch: 15 M/s with the memory-mapped reader.
+# bare libpcap loop; stretch: 15 M/s with our reader.
 # Rates are packets per CPU second (user + system), the median of
 # BENCH_RUNS runs (default 5; the best run is shown too), so that other work
 # on a shared machine distorts them less; the bare libpcap loop and
@@ -84,8 +84,8 @@ row() { # LABEL VAR: median, and the best run
 echo "packets per CPU second, median of $RUNS runs:"
 row "decoder alone (ICRC verified)" decode
 row "decoder alone (no ICRC)" decode_noicrc
-row "mmap reader alone" read_only
-row "mmap reader + decoder" read_decode
+row "our reader alone" read_only
+row "our reader + decoder" read_decode
 row "bare libpcap loop (pcap_next_ex)" libpcap
 row "rdmatrace packets > /dev/null" packets
 row "rdmatrace packets --json > /dev/null" packets_json
@@ -95,12 +95,12 @@ printf '  %-46s %s\n' "tshark -T fields ($NT-packet subset, extrapolated)" "$(fm
 echo "ratios:"
 echo "  rdmatrace packets / tshark:           $(ratio "$packets" "$tshark")   (target > 150x)"
 echo "  rdmatrace packets / bare libpcap:     $(ratio2 "$packets" "$libpcap")   (target >= 0.5x, i.e. within 2x)"
-echo "  mmap reader + decoder / bare libpcap: $(ratio2 "$read_decode" "$libpcap")"
+echo "  our reader + decoder / bare libpcap: $(ratio2 "$read_decode" "$libpcap")"
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t ? "met" : "NOT met") }'; }
 echo "targets:"
-echo "  full decode (mmap reader + decoder + ICRC) >= 5 M/s: $(verdict "$read_decode" 5000000);" \
+echo "  full decode (our reader + decoder + ICRC) >= 5 M/s: $(verdict "$read_decode" 5000000);" \
      "within 2x of bare libpcap: $(verdict "$read_decode" "$(awk -v l="$libpcap" 'BEGIN { print l / 2 }')")"
 echo "  rdmatrace packets (text out) >= 5 M/s: $(verdict "$packets" 5000000);" \
      "within 2x of bare libpcap: $(verdict "$packets" "$(awk -v l="$libpcap" 'BEGIN { print l / 2 }')");" \
      "> 150x tshark: $(verdict "$packets" "$(awk -v t="$tshark" 'BEGIN { print t * 150 }')")"
-echo "  stretch, memory-mapped reader + decoder >= 15 M/s: $(verdict "$read_decode" 15000000)"
+echo "  stretch, our reader + decoder >= 15 M/s: $(verdict "$read_decode" 15000000)"

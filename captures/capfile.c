@@ -1,6 +1,7 @@
 /*
- * Capture-file front end: picks the backend (our memory-mapped parser in
- * capfile_mmap.c, or libpcap), opens files and buffers, and runs the
+ * Capture-file front end: picks the backend (our own parser in
+ * capfile_mmap.c, over a file's window or a buffer, or libpcap), opens
+ * files and buffers, and runs the
  * libpcap backend itself (pcap_open_offline_with_tstamp_precision at
  * nanosecond precision, fmemopen for buffers).
  */
@@ -8,7 +9,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,6 +119,7 @@ static int alloc_file(struct rt_capfile **out, char *err, size_t errlen)
 		set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	(*out)->fd = -1;
 	return 0;
 }
 
@@ -149,32 +150,31 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 				snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto fail;
 		}
-		struct stat st;
+		struct stat st = { 0 };
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-			if (m != MAP_FAILED) {
-				if (capfile_mmap_recognises(m, (size_t)st.st_size) || backend == RT_CAPFILE_MMAP) {
-					close(fd);
-					madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
-					f->base = m;
-					f->len = (size_t)st.st_size;
-					f->mapped = true;
-					if ((rc = start_mmap(f, path, err, errlen)) < 0)
-						goto fail;
-					*out = f;
-					return 0;
-				}
-				munmap(m, (size_t)st.st_size);
+			if ((rc = capfile_window_open(f, fd, (size_t)st.st_size)) < 0) {
+				if (err && errlen)
+					snprintf(err, errlen, "%s: %s", path, f->err);
+				goto fail; /* closes fd */
 			}
-		} else if (backend == RT_CAPFILE_MMAP) {
+			if (capfile_mmap_recognises(f->win, f->win_len) || backend == RT_CAPFILE_MMAP) {
+				if ((rc = start_mmap(f, path, err, errlen)) < 0)
+					goto fail;
+				*out = f;
+				return 0;
+			}
+			capfile_window_close(f); /* closes fd */
+		} else {
 			close(fd);
-			rc = -EINVAL;
-			if (err && errlen)
-				snprintf(err, errlen, "%s: %s", path,
-					 S_ISREG(st.st_mode) ? "empty file: not a capture" : "not a regular file (use the libpcap backend)");
-			goto fail;
+			if (backend == RT_CAPFILE_MMAP) {
+				rc = -EINVAL;
+				if (err && errlen)
+					snprintf(err, errlen, "%s: %s", path,
+						 S_ISREG(st.st_mode) ? "empty file: not a capture"
+								     : "not a regular file (use the libpcap backend)");
+				goto fail;
+			}
 		}
-		close(fd);
 	}
 	if ((rc = open_libpcap(f, path, NULL, 0, err, errlen)) < 0)
 		goto fail;
@@ -236,7 +236,7 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f)
 
 int rt_capfile_data_stable(const struct rt_capfile *f)
 {
-	return f && f->backend == RT_CAPFILE_MMAP;
+	return f && f->backend == RT_CAPFILE_MMAP && f->fd < 0;
 }
 
 void capfile_stats_add(struct rt_capfile_stats *to, const struct rt_capfile_stats *from)
@@ -283,8 +283,7 @@ void rt_capfile_close(struct rt_capfile *f)
 		pcap_close(f->pc);
 	if (f->memf)
 		fclose(f->memf);
-	if (f->mapped)
-		munmap((void *)f->base, f->len);
+	capfile_window_close(f);
 	free(f->ifs);
 	free(f);
 }

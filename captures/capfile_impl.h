@@ -29,10 +29,13 @@ struct rt_capfile {
 	uint64_t frame;
 	char err[256];
 
-	/* mmap backend */
-	const uint8_t *base;
-	size_t len, pos;
-	bool mapped;              /* base came from mmap(): unmap on close */
+	/* our own parser (RT_CAPFILE_MMAP): over a caller's buffer (base), or
+	 * over a regular file read through a window (capfile_window.c) */
+	const uint8_t *base;      /* the buffer (fd < 0) */
+	size_t len, pos;          /* the whole file's or buffer's length; the parser's offset */
+	int fd;                   /* the file, -1 for a buffer */
+	uint8_t *win;             /* the file's bytes [win_off, win_off + win_len) */
+	size_t win_off, win_len, win_cap;
 	bool swapped;             /* pcap: file byte order differs from ours */
 	bool big_endian;          /* pcapng: the current section's byte order */
 	bool nano;                /* pcap: nanosecond timestamps */
@@ -49,6 +52,24 @@ struct rt_capfile {
 
 /* to += from, counter by counter. */
 void capfile_stats_add(struct rt_capfile_stats *to, const struct rt_capfile_stats *from);
+/* The window's size when a file is opened (capfile_window.c); tests and
+ * fuzz targets make it small so that every record crosses its edge. */
+extern size_t capfile_window_size;
+/* Reads the file fd of len bytes through a window from now on: 0, or
+ * -errno with f->err set (its first bytes could not be read). */
+int capfile_window_open(struct rt_capfile *f, int fd, size_t len);
+/* The n bytes at offset off of the file (off + n <= f->len), read into the
+ * window when they are not there yet; valid until the next call.  NULL
+ * with f->err and f->status set when they cannot be read (the file shrank,
+ * an I/O error, no memory). */
+const uint8_t *capfile_window_at(struct rt_capfile *f, size_t off, size_t n);
+void capfile_window_close(struct rt_capfile *f);
+/* The n bytes at the parser's offset (n <= f->len - f->pos): in place in a
+ * buffer, else from the window; NULL when they cannot be read. */
+static inline const uint8_t *capfile_at(struct rt_capfile *f, size_t n)
+{
+	return f->fd < 0 ? f->base + f->pos : capfile_window_at(f, f->pos, n);
+}
 /* Parse the file header at base/len (mmap backend).  0, or -errno with f->err set. */
 int capfile_mmap_start(struct rt_capfile *f);
 /* Next record from the mmap backend (same contract as rt_capfile_next). */

@@ -1,7 +1,8 @@
 /*
- * Our own pcap and pcapng parser, over a memory-mapped file or a caller's
- * buffer: records are handed out in place (zero copy), which is what lets
- * `rdmatrace packets` run at the speed of the decoder.  Every length read
+ * Our own pcap and pcapng parser, over a caller's buffer or a regular file
+ * read through a reused window (capfile_window.c): records are handed out
+ * in place (no copy of their own), which is what lets `rdmatrace packets`
+ * run at the speed of the decoder.  Every length read
  * from the file is checked against what remains before it is used.
  *
  * pcap:   24-byte header (magic a1b2c3d4 microseconds / a1b23c4d
@@ -74,8 +75,11 @@ static int start_pcap(struct rt_capfile *f)
 {
 	if (f->len < 24)
 		return capfile_fail(f, EBADMSG, "pcap file header truncated (%zu of 24 bytes)", f->len);
+	const uint8_t *h = capfile_at(f, 24);
+	if (!h)
+		return f->status;
 	uint32_t m;
-	memcpy(&m, f->base, 4);
+	memcpy(&m, h, 4);
 	if (m == PCAP_MAGIC_US || m == PCAP_MAGIC_NS) {
 		f->swapped = false;
 	} else {
@@ -83,11 +87,11 @@ static int start_pcap(struct rt_capfile *f)
 		m = bswap32_(m);
 	}
 	f->nano = m == PCAP_MAGIC_NS;
-	uint16_t major = rd16(f, f->base + 4);
+	uint16_t major = rd16(f, h + 4);
 	if (major != 2)
 		return capfile_fail(f, EBADMSG, "pcap version %u is not supported", major);
-	f->snaplen = rd32(f, f->base + 16);
-	f->linktype = (uint16_t)(rd32(f, f->base + 20) & 0xFFFF);
+	f->snaplen = rd32(f, h + 16);
+	f->linktype = (uint16_t)(rd32(f, h + 20) & 0xFFFF);
 	f->pos = 24;
 	return 0;
 }
@@ -100,7 +104,9 @@ static int next_pcap(struct rt_capfile *f, struct rt_caprec *rec)
 	if (left < 16)
 		return capfile_fail(f, EBADMSG, "truncated record header at offset %zu (%zu of 16 bytes) after frame %llu",
 				    f->pos, left, (unsigned long long)f->frame);
-	const uint8_t *h = f->base + f->pos;
+	const uint8_t *h = capfile_at(f, 16);
+	if (!h)
+		return f->status;
 	uint32_t sec = rd32(f, h), frac = rd32(f, h + 4);
 	uint32_t incl = rd32(f, h + 8), orig = rd32(f, h + 12);
 	uint32_t limit = f->snaplen > 262144 ? f->snaplen : 262144;
@@ -110,6 +116,8 @@ static int next_pcap(struct rt_capfile *f, struct rt_caprec *rec)
 	if (left - 16 < incl)
 		return capfile_fail(f, EBADMSG, "truncated packet data at offset %zu (%zu of %u bytes) in frame %llu",
 				    f->pos, left - 16, incl, (unsigned long long)f->frame + 1);
+	if (!(h = capfile_at(f, 16 + (size_t)incl)))
+		return f->status;
 	rec->data = h + 16;
 	rec->caplen = incl;
 	rec->wirelen = orig < incl ? incl : orig;
@@ -130,7 +138,9 @@ static int pcapng_block(struct rt_capfile *f, uint32_t *type, const uint8_t **bo
 	if (left < 12)
 		return capfile_fail(f, EBADMSG, "truncated block header at offset %zu (%zu bytes left) after frame %llu",
 				    f->pos, left, (unsigned long long)f->frame);
-	const uint8_t *b = f->base + f->pos;
+	const uint8_t *b = capfile_at(f, 12);
+	if (!b)
+		return f->status;
 	uint32_t t;
 	memcpy(&t, b, 4);
 	if (t == PCAPNG_SHB) {
@@ -154,6 +164,8 @@ static int pcapng_block(struct rt_capfile *f, uint32_t *type, const uint8_t **bo
 	if (total > left)
 		return capfile_fail(f, EBADMSG, "truncated block at offset %zu (%zu of %u bytes) after frame %llu",
 				    f->pos, left, total, (unsigned long long)f->frame);
+	if (!(b = capfile_at(f, total)))
+		return f->status;
 	if (rd32(f, b + total - 4) != total)
 		return capfile_fail(f, EBADMSG, "block at offset %zu: trailing length differs from %u: file damaged",
 				    f->pos, total);
@@ -399,7 +411,10 @@ int capfile_mmap_start(struct rt_capfile *f)
 {
 	if (f->len < 4)
 		return capfile_fail(f, EBADMSG, "file too short to be a capture (%zu bytes)", f->len);
-	if (le32(f->base) == PCAPNG_SHB) {
+	const uint8_t *h = capfile_at(f, 4);
+	if (!h)
+		return f->status;
+	if (le32(h) == PCAPNG_SHB) {
 		f->pcapng = true;
 		f->pos = 0;
 		/* The first block must be a section header: check it now so a
@@ -408,7 +423,7 @@ int capfile_mmap_start(struct rt_capfile *f)
 			return capfile_fail(f, EBADMSG, "pcapng section header truncated (%zu bytes)", f->len);
 		return 0;
 	}
-	if (!capfile_mmap_recognises(f->base, f->len))
+	if (!capfile_mmap_recognises(h, 4))
 		return capfile_fail(f, EINVAL, "not a pcap or pcapng file");
 	return start_pcap(f);
 }

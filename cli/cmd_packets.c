@@ -461,7 +461,7 @@ const struct rt_command rt_cmd_packets = {
 		"  -c, --count N     stop printing after N packets\n"
 		"  --abs-time        UTC date and time instead of seconds since the first frame\n"
 		"  --no-icrc         do not verify ICRCs\n"
-		"  --libpcap         read through libpcap (default: memory-mapped reader,\n"
+		"  --libpcap         read through libpcap (default: our own reader,\n"
 		"                    libpcap for pipes and formats it does not know)\n"
 		"\n"
 		"Exit status: 0, 1 when the file cannot be read or is damaged (every packet before\n"

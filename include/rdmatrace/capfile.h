@@ -4,11 +4,13 @@
  * a time, timestamps in nanoseconds.
  *
  * Two backends give the same records:
- *   RT_CAPFILE_MMAP     our own reader over a memory-mapped file (or a
- *                       caller's buffer): zero copy, the fast path
+ *   RT_CAPFILE_MMAP     our own reader (named for the memory-mapped file
+ *                       it once read): a regular file is read through a
+ *                       reused 1 MiB window with pread(), a caller's
+ *                       buffer in place; the fast path
  *   RT_CAPFILE_LIBPCAP  libpcap (pcap_open_offline_with_tstamp_precision,
  *                       nanosecond precision); also reads pipes and "-"
- *   RT_CAPFILE_AUTO     mmap for regular files it recognises, else libpcap
+ *   RT_CAPFILE_AUTO     ours for regular files it recognises, else libpcap
  *
  * Damage (a truncated record, a block length that cannot be right) ends the
  * reading with -EBADMSG and a message saying where; every record before the
@@ -34,7 +36,7 @@ struct rt_caprec {
 	uint64_t frame;           /* 1-based record number, as Wireshark numbers frames */
 	uint16_t linktype;        /* LINKTYPE_ of the record's interface */
 	uint32_t ifindex;         /* pcapng interface number (0 for pcap) */
-	const char *comment;      /* pcapng opt_comment (mmap backend), not NUL-terminated */
+	const char *comment;      /* pcapng opt_comment (our reader), not NUL-terminated; valid as data */
 	uint32_t comment_len;
 };
 
@@ -44,8 +46,8 @@ struct rt_capfile;
 int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt_capfile **out,
 		    char *err, size_t errlen);
 
-/* Read from a caller's buffer (kept by the caller until close).  The mmap
- * backend parses it in place; libpcap reads it through fmemopen. */
+/* Read from a caller's buffer (kept by the caller until close).  Our
+ * reader parses it in place; libpcap reads it through fmemopen. */
 int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend backend,
 			struct rt_capfile **out, char *err, size_t errlen);
 
@@ -56,12 +58,13 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* The error message of the last failure ("" when none). */
 const char *rt_capfile_error(const struct rt_capfile *f);
 
-/* "pcap" or "pcapng", and which backend is reading it ("mmap", "libpcap"). */
+/* "pcap" or "pcapng", and which backend is reading it ("mmap": ours, "libpcap"). */
 const char *rt_capfile_format(const struct rt_capfile *f);
 const char *rt_capfile_backend_name(const struct rt_capfile *f);
 
-/* Nonzero when every record's data stays valid until close (the mmap
- * backend hands records out in place), not only until the next record. */
+/* Nonzero when every record's data stays valid until close (our reader
+ * over a caller's buffer hands records out in place), not only until the
+ * next record (a file read through a window, libpcap). */
 int rt_capfile_data_stable(const struct rt_capfile *f);
 
 /* The capture's own counters: pcapng interface statistics blocks (the last

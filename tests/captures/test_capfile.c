@@ -4,7 +4,10 @@
  * writer (comments, several interfaces, statistics) and hand-made pcapng
  * (microsecond and binary resolutions, if_tsoffset, simple packet blocks),
  * and damage: a file cut at every offset and corrupted lengths must give a
- * clear error after returning every packet before the damage.
+ * clear error after returning every packet before the damage.  A file is
+ * read through a window (capfile_window.c): with windows from one byte up,
+ * it must read exactly as the same bytes in a buffer, and a file that
+ * shrinks while it is read gives an error after the records before.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/pcapng_write.h"
 #include "rdmatrace/roce_decode.h"
+#include "capfile_window_check.h"
 #include "synth.h"
 #include "testlib.h"
 
@@ -516,6 +520,83 @@ static void test_corrupt_lengths(void)
 	CHECK(strstr(err, "/nonexistent/x.pcap") != NULL);
 }
 
+/* Files read through windows of every size from one byte up read as the
+ * same bytes in a buffer do, whole and cut at every offset. */
+static void test_window(void)
+{
+	char p[5][256];
+	path_of(p[0], sizeof(p[0]), "win-ns.pcap");
+	write_pcap(p[0], true);
+	path_of(p[1], sizeof(p[1]), "win-us.pcap");
+	write_pcap(p[1], false);
+	path_of(p[2], sizeof(p[2]), "win-swapped.pcap");
+	swap_pcap(p[1], p[2]);
+	path_of(p[3], sizeof(p[3]), "win.pcapng");
+	write_pcapng(p[3]); /* comments, two interfaces, a statistics block */
+	path_of(p[4], sizeof(p[4]), "win-2.pcapng");
+	{
+		/* two sections of that file back to back */
+		size_t len;
+		uint8_t *b = slurp(p[3], &len);
+		uint8_t *two = malloc(2 * len);
+		memcpy(two, b, len);
+		memcpy(two + len, b, len);
+		spit(p[4], two, 2 * len);
+		free(two);
+		free(b);
+	}
+	const size_t windows[] = { 1, 3, 16, 64, 100, 4096, 1u << 20 };
+	size_t bad = 0;
+	char why[512];
+	for (int k = 0; k < 5; k++) {
+		size_t len;
+		uint8_t *b = slurp(p[k], &len);
+		for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++)
+			if (capfile_window_differs(b, len, windows[w], why, sizeof(why)) && bad++ < 5)
+				printf("# %s, window %zu: %s\n", p[k], windows[w], why);
+		/* every cut, and every byte damaged in turn, through a 7-byte window */
+		for (size_t cut = 0; cut <= len; cut++)
+			if (capfile_window_differs(b, cut, 7, why, sizeof(why)) && bad++ < 5)
+				printf("# %s cut at %zu: %s\n", p[k], cut, why);
+		for (size_t i = 0; i < len; i++) {
+			b[i] ^= 0x5A;
+			if (capfile_window_differs(b, len, 7, why, sizeof(why)) && bad++ < 5)
+				printf("# %s, byte %zu damaged: %s\n", p[k], i, why);
+			b[i] ^= 0x5A;
+		}
+		free(b);
+	}
+	CHECK_EQ_U(bad, 0);
+}
+
+/* A file that shrinks while it is read: the records before the end that is
+ * gone, then an error saying so. */
+static void test_window_shrinks(void)
+{
+	char path[256], err[256];
+	path_of(path, sizeof(path), "shrinks.pcap");
+	write_pcap(path, true);
+	size_t saved = capfile_window_size;
+	capfile_window_size = 64; /* the first record and a bit: the rest is read later */
+	struct rt_capfile *f;
+	CHECK(rt_capfile_open(path, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
+	CHECK_STR(rt_capfile_backend_name(f), "mmap");
+	CHECK(!rt_capfile_data_stable(f));
+	struct rt_caprec rec;
+	CHECK_EQ_U(rt_capfile_next(f, &rec), 1);
+	CHECK(truncate(path, 24 + 16 + rec.caplen + 20) == 0); /* into the second record's data */
+	int n = 1, rc;
+	while ((rc = rt_capfile_next(f, &rec)) > 0)
+		n++;
+	CHECK_EQ_U(n, 1);
+	CHECK_EQ_U(rc, -EBADMSG);
+	printf("# %s\n", rt_capfile_error(f));
+	CHECK(strstr(rt_capfile_error(f), "shrank") != NULL);
+	CHECK_EQ_U(rt_capfile_next(f, &rec), -EBADMSG); /* sticky */
+	rt_capfile_close(f);
+	capfile_window_size = saved;
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rt-capfile-XXXXXX");
@@ -527,6 +608,8 @@ int main(void)
 	RUN(test_pcapng_statistics);
 	RUN(test_truncated_files);
 	RUN(test_corrupt_lengths);
+	RUN(test_window);
+	RUN(test_window_shrinks);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

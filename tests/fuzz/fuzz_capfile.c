@@ -1,11 +1,16 @@
 /*
- * libFuzzer target for our memory-mapped pcap/pcapng reader (the path
- * `rdmatrace packets` uses by default): the input is a whole capture file;
- * every record it yields is decoded.
+ * libFuzzer target for our own pcap/pcapng parser (the path `rdmatrace
+ * packets` and the correlation use): the input is a whole capture file;
+ * every record it yields is decoded.  The same bytes are also read as a
+ * file through a small window (capfile_window.c), which must give exactly
+ * the same records, errors and statistics (capfile_window_check.h): a
+ * difference aborts.
  */
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
 
+#include "captures/capfile_window_check.h"
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/roce_decode.h"
 
@@ -24,5 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rt_capfile_stats st;
 	rt_capfile_stats(f, &st);
 	rt_capfile_close(f);
+	char why[512];
+	if (capfile_window_differs(data, size, 1 + size % 61, why, sizeof(why))) {
+		fprintf(stderr, "file read through a window differs from the buffer: %s\n", why);
+		abort();
+	}
 	return 0;
 }

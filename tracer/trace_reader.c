@@ -59,6 +59,7 @@ struct entry {
 	uint16_t chunk_flags;
 };
 
+#define MERGE_MAX_RUNS 64
 struct rt_trace_reader {
 	struct tfile *files;
 	size_t nfiles, capfiles;
@@ -67,7 +68,10 @@ struct rt_trace_reader {
 	struct rt_trace_damage *damage;
 	size_t ndamage, capdamage;
 	bool finalized;
-	size_t pos;
+	/* the ascending runs of ents (find_runs): run k is [run[k], run[k + 1]),
+	 * read up to run_pos[k] */
+	size_t run[MERGE_MAX_RUNS + 1], run_pos[MERGE_MAX_RUNS];
+	size_t nruns;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -395,7 +399,6 @@ static int add_common(struct rt_trace_reader *r, struct tfile *f, char *errbuf, 
 	}
 	r->nfiles++;
 	r->finalized = false;
-	r->pos = 0;
 	return 0;
 }
 
@@ -564,46 +567,42 @@ static int cmp_entry(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* Sort the entries by cmp_entry.  Each file's records are mostly in time
- * order already, so the array is usually a few ascending runs: merge them
- * (linear) when there are few, else fall back to qsort.  cmp_entry is a total
- * order (file and offset are unique), so both give the same result. */
-#define MERGE_MAX_RUNS 64
-static void sort_entries(struct rt_trace_reader *r)
+/* The order records are read in is cmp_entry's.  Each file's records are
+ * mostly in time order already, so the entries are usually a few ascending
+ * runs: rt_trace_reader_next() merges them as it goes (the next record is
+ * the least of the runs' heads), with no sorted copy of the entries (64 MB
+ * of new memory for a million records).  With more runs than that merge
+ * should pick among, the entries are sorted in place instead (one run).
+ * cmp_entry is a total order (file and offset are unique), so both give
+ * the same order. */
+static void find_runs(struct rt_trace_reader *r)
 {
-	size_t n = r->nents, start[MERGE_MAX_RUNS + 1], pos[MERGE_MAX_RUNS], nruns = 0;
-	if (n < 2)
-		return;
-	start[nruns++] = 0;
+	size_t n = r->nents;
+	r->nruns = 0;
+	r->run[r->nruns++] = 0;
 	for (size_t i = 1; i < n; i++) {
 		if (cmp_entry(&r->ents[i - 1], &r->ents[i]) <= 0)
 			continue;
-		if (nruns == MERGE_MAX_RUNS) {
-			nruns = MERGE_MAX_RUNS + 1;
+		if (r->nruns == MERGE_MAX_RUNS) {
+			qsort(r->ents, n, sizeof(*r->ents), cmp_entry);
+			r->nruns = 1;
 			break;
 		}
-		start[nruns++] = i;
+		r->run[r->nruns++] = i;
 	}
-	if (nruns == 1)
-		return;
-	struct entry *out = nruns <= MERGE_MAX_RUNS ? malloc(n * sizeof(*out)) : NULL;
-	if (!out) {
-		qsort(r->ents, n, sizeof(*r->ents), cmp_entry);
-		return;
-	}
-	start[nruns] = n;
-	memcpy(pos, start, nruns * sizeof(pos[0]));
-	for (size_t o = 0; o < n; o++) {
-		size_t best = SIZE_MAX;
-		for (size_t k = 0; k < nruns; k++)
-			if (pos[k] < start[k + 1] &&
-			    (best == SIZE_MAX || cmp_entry(&r->ents[pos[k]], &r->ents[pos[best]]) < 0))
-				best = k;
-		out[o] = r->ents[pos[best]++];
-	}
-	free(r->ents);
-	r->ents = out;
-	r->capents = n;
+	r->run[r->nruns] = n;
+	memcpy(r->run_pos, r->run, r->nruns * sizeof(r->run[0]));
+}
+
+/* The next entry in cmp_entry order (NULL after the last). */
+static const struct entry *next_entry(struct rt_trace_reader *r)
+{
+	size_t best = SIZE_MAX;
+	for (size_t k = 0; k < r->nruns; k++)
+		if (r->run_pos[k] < r->run[k + 1] &&
+		    (best == SIZE_MAX || cmp_entry(&r->ents[r->run_pos[k]], &r->ents[r->run_pos[best]]) < 0))
+			best = k;
+	return best == SIZE_MAX ? NULL : &r->ents[r->run_pos[best]++];
 }
 
 static void finalize(struct rt_trace_reader *r)
@@ -632,9 +631,8 @@ static void finalize(struct rt_trace_reader *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (r->files[i].src.first_ns == UINT64_MAX)
 			r->files[i].src.first_ns = 0;
-	sort_entries(r);
+	find_runs(r);
 	r->finalized = true;
-	r->pos = 0;
 }
 
 static const char *program_of(const struct tfile *f, int32_t pid)
@@ -648,9 +646,9 @@ static const char *program_of(const struct tfile *f, int32_t pid)
 int rt_trace_reader_next(struct rt_trace_reader *r, struct rt_trace_record *out)
 {
 	finalize(r);
-	if (r->pos >= r->nents)
+	const struct entry *e = next_entry(r);
+	if (!e)
 		return 0;
-	const struct entry *e = &r->ents[r->pos++];
 	const struct tfile *f = &r->files[e->file];
 	memcpy(&out->ev, f->data + e->offset, sizeof(out->ev));
 	out->ns = e->real;
@@ -666,7 +664,7 @@ int rt_trace_reader_next(struct rt_trace_reader *r, struct rt_trace_record *out)
 
 void rt_trace_reader_rewind(struct rt_trace_reader *r)
 {
-	r->pos = 0;
+	memcpy(r->run_pos, r->run, r->nruns * sizeof(r->run[0]));
 }
 
 size_t rt_trace_reader_count(struct rt_trace_reader *r)

@@ -355,6 +355,59 @@ static void test_crc32c(void)
 	CHECK_EQ_U(rt_crc32c(0, "", 0), 0);
 }
 
+/* Records written out of time order, in `runs` descending steps (chunks of
+ * one event each, in an order that goes back in time runs - 1 times): read
+ * in time order, each once, and the same again after a rewind; with more
+ * than 64 runs the reader sorts instead of merging them, with the same
+ * result. */
+static void check_runs(unsigned runs)
+{
+	const char *path = tmp_path("runs.rtr");
+	struct rt_file_header h;
+	header(&h, "boot-r");
+	struct rt_trace_writer w;
+	char err[256];
+	CHECK_EQ_U(rt_trace_writer_open(&w, path, &h, err, sizeof(err)), 0);
+	struct rt_process_record p = {.pid = 4242};
+	CHECK_EQ_U(rt_trace_writer_process(&w, &p), 0);
+	enum { PER_RUN = 5 };
+	unsigned n = runs * PER_RUN;
+	/* run k holds the times k, k + runs, k + 2 runs ... (ascending), the
+	 * runs written from the last to the first */
+	for (unsigned k = runs; k-- > 0;)
+		for (unsigned i = 0; i < PER_RUN; i++) {
+			struct rt_event ev = {.kind = RT_EV_WR_POST, .tid = 77};
+			uint64_t t = (uint64_t)i * runs + k;
+			ev.ticks = (t + 1) * TICKS_PER_US;
+			ev.u.wr.wr_id = t;
+			CHECK_EQ_U(rt_trace_writer_events(&w, 4242, 0, 77, 0, &ev, 1), 0);
+		}
+	CHECK_EQ_U(rt_trace_writer_close(&w), 0);
+	struct rt_trace_reader *r = rt_trace_reader_new();
+	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		struct rt_trace_record rec;
+		uint64_t want = 0;
+		unsigned bad = 0;
+		while (rt_trace_reader_next(r, &rec) > 0)
+			if (rec.ev.kind == RT_EV_WR_POST)
+				bad += rec.ev.u.wr.wr_id != want++;
+		CHECK_EQ_U(want, n);
+		CHECK_EQ_U(bad, 0);
+		rt_trace_reader_rewind(r);
+	}
+	rt_trace_reader_free(r);
+}
+
+static void test_out_of_order_runs(void)
+{
+	check_runs(1);
+	check_runs(3);
+	check_runs(64);
+	check_runs(65);
+	check_runs(200);
+}
+
 int main(void)
 {
 	RUN(test_crc32c);
@@ -366,6 +419,7 @@ int main(void)
 	RUN(test_garbage_inserted);
 	RUN(test_wrong_version_and_magic);
 	RUN(test_merge_two_files);
+	RUN(test_out_of_order_runs);
 	tmp_cleanup();
 	return test_done();
 }

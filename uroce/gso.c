@@ -21,7 +21,11 @@
  * capture's socket is listed long before it can see a packet, because
  * libpcap creates it unbound (protocol 0, it receives nothing), allocates
  * its ring and only then binds it to ETH_P_ALL (dumpcap with its default
- * buffer: 9-15 ms from socket() to that bind, measured with `perf trace`).
+ * buffer: 9-15 ms from socket() to that bind, measured with `perf trace` on
+ * one machine; 1.0-1.6 ms under strace on another).  The capture itself
+ * gets a packet on lo when the kernel receives it, which under load can be
+ * later still, so a send made just before the capture's socket appeared
+ * can reach it whole (tests/uroce/test_uroce.sh allows that at its start).
  * A ping-pong thus pays for the check about once in five messages instead
  * of once per message.
  *

@@ -1,6 +1,6 @@
 /*
  * Capture-file front end: picks the backend (our own parser in
- * capfile_mmap.c, over a file's window or a buffer, or libpcap), opens
+ * capfile_parse.c, over a file's window or a buffer, or libpcap), opens
  * files and buffers, and runs the
  * libpcap backend itself (pcap_open_offline_with_tstamp_precision at
  * nanosecond precision, fmemopen for buffers).
@@ -123,10 +123,10 @@ static int alloc_file(struct rt_capfile **out, char *err, size_t errlen)
 	return 0;
 }
 
-static int start_mmap(struct rt_capfile *f, const char *path, char *err, size_t errlen)
+static int start_parser(struct rt_capfile *f, const char *path, char *err, size_t errlen)
 {
 	f->backend = RT_CAPFILE_MMAP;
-	int rc = capfile_mmap_start(f);
+	int rc = capfile_parse_start(f);
 	if (rc < 0 && err && errlen)
 		snprintf(err, errlen, "%s%s%s", path ? path : "", path ? ": " : "", f->err);
 	return rc;
@@ -157,8 +157,8 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 					snprintf(err, errlen, "%s: %s", path, f->err);
 				goto fail; /* closes fd */
 			}
-			if (capfile_mmap_recognises(f->win, f->win_len) || backend == RT_CAPFILE_MMAP) {
-				if ((rc = start_mmap(f, path, err, errlen)) < 0)
+			if (capfile_parse_recognises(f->win, f->win_len) || backend == RT_CAPFILE_MMAP) {
+				if ((rc = start_parser(f, path, err, errlen)) < 0)
 					goto fail;
 				*out = f;
 				return 0;
@@ -195,10 +195,10 @@ int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend bac
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_mmap_recognises(buf, len))) {
+	if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_parse_recognises(buf, len))) {
 		f->base = buf;
 		f->len = len;
-		rc = start_mmap(f, NULL, err, errlen);
+		rc = start_parser(f, NULL, err, errlen);
 	} else {
 		rc = open_libpcap(f, NULL, buf, len, err, errlen);
 	}
@@ -216,7 +216,7 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec)
 		return -EINVAL;
 	if (f->status)
 		return f->status > 0 ? 0 : f->status;
-	return f->backend == RT_CAPFILE_MMAP ? capfile_mmap_next(f, rec) : next_libpcap(f, rec);
+	return f->backend == RT_CAPFILE_MMAP ? capfile_parse_next(f, rec) : next_libpcap(f, rec);
 }
 
 const char *rt_capfile_error(const struct rt_capfile *f)

@@ -1,7 +1,7 @@
 /*
- * State shared by the capture-file front end (capfile.c, libpcap backend)
- * and the memory-mapped pcap/pcapng parser (capfile_mmap.c).  Private to
- * captures/.
+ * State shared by the capture-file front end (capfile.c, libpcap backend),
+ * our own pcap/pcapng parser (capfile_parse.c) and the window it reads a
+ * file through (capfile_window.c).  Private to captures/.
  */
 #ifndef RDMATRACE_CAPTURES_CAPFILE_IMPL_H
 #define RDMATRACE_CAPTURES_CAPFILE_IMPL_H
@@ -70,12 +70,12 @@ static inline const uint8_t *capfile_at(struct rt_capfile *f, size_t n)
 {
 	return f->fd < 0 ? f->base + f->pos : capfile_window_at(f, f->pos, n);
 }
-/* Parse the file header at base/len (mmap backend).  0, or -errno with f->err set. */
-int capfile_mmap_start(struct rt_capfile *f);
-/* Next record from the mmap backend (same contract as rt_capfile_next). */
-int capfile_mmap_next(struct rt_capfile *f, struct rt_caprec *rec);
+/* Parse the file header (our parser).  0, or -errno with f->err set. */
+int capfile_parse_start(struct rt_capfile *f);
+/* Next record from our parser (same contract as rt_capfile_next). */
+int capfile_parse_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* True when the first bytes are a pcap or pcapng header this parser reads. */
-bool capfile_mmap_recognises(const uint8_t *p, size_t len);
+bool capfile_parse_recognises(const uint8_t *p, size_t len);
 /* Record an error message in f->err (printf style) and return -code. */
 int capfile_fail(struct rt_capfile *f, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -24,7 +24,7 @@ int capfile_window_open(struct rt_capfile *f, int fd, size_t len)
 	f->len = len;
 	f->pos = 0;
 	f->win_off = f->win_len = 0;
-	/* the headers capfile_mmap_start() reads */
+	/* the headers capfile_parse_start() reads */
 	return capfile_window_at(f, 0, len < 28 ? len : 28) ? 0 : f->status;
 }
 

@@ -1,5 +1,5 @@
 /*
- * Capture-file reading and writing, with both backends (our mmap reader and
+ * Capture-file reading and writing, with both backends (our own reader and
  * libpcap): pcap in both byte orders and resolutions, pcapng from our
  * writer (comments, several interfaces, statistics) and hand-made pcapng
  * (microsecond and binary resolutions, if_tsoffset, simple packet blocks),

@@ -62,7 +62,7 @@ static inline uint16_t rd16(const struct rt_capfile *f, const uint8_t *p)
 	return f->swapped ? __builtin_bswap16(v) : v;
 }
 
-bool capfile_mmap_recognises(const uint8_t *p, size_t len)
+bool capfile_parse_recognises(const uint8_t *p, size_t len)
 {
 	if (len < 4)
 		return false;
@@ -407,7 +407,7 @@ static int next_pcapng(struct rt_capfile *f, struct rt_caprec *rec)
 	}
 }
 
-int capfile_mmap_start(struct rt_capfile *f)
+int capfile_parse_start(struct rt_capfile *f)
 {
 	if (f->len < 4)
 		return capfile_fail(f, EBADMSG, "file too short to be a capture (%zu bytes)", f->len);
@@ -423,12 +423,12 @@ int capfile_mmap_start(struct rt_capfile *f)
 			return capfile_fail(f, EBADMSG, "pcapng section header truncated (%zu bytes)", f->len);
 		return 0;
 	}
-	if (!capfile_mmap_recognises(h, 4))
+	if (!capfile_parse_recognises(h, 4))
 		return capfile_fail(f, EINVAL, "not a pcap or pcapng file");
 	return start_pcap(f);
 }
 
-int capfile_mmap_next(struct rt_capfile *f, struct rt_caprec *rec)
+int capfile_parse_next(struct rt_capfile *f, struct rt_caprec *rec)
 {
 	return f->pcapng ? next_pcapng(f, rec) : next_pcap(f, rec);
 }

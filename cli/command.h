@@ -12,7 +12,7 @@ struct rt_command {
 	const char *summary;     /* one line for `rdmatrace --help` */
 	const char *usage;       /* full help text: synopsis, options, examples */
 	int (*run)(int argc, char **argv); /* argv[0] is the command name; returns the exit status */
-	int builds_timelines;    /* touches much new memory: run with huge pages (huge_pages.c) */
+	int builds_timelines;    /* touches much new memory: its heap set up for that (timeline_memory.c) */
 };
 
 #endif

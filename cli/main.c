@@ -7,7 +7,7 @@
 
 #include "command.h"
 #include "commands.h"
-#include "huge_pages.h"
+#include "timeline_memory.h"
 
 #ifndef RDMATRACE_VERSION
 #define RDMATRACE_VERSION "0.1.0"
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdmatrace: unknown command '%s' (see rdmatrace --help)\n", argv[1]);
 		return 2;
 	}
-	rt_huge_pages_start(argv, cmd->builds_timelines);
+	rt_timeline_memory_start(argv, cmd->builds_timelines);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;

@@ -33,4 +33,25 @@ if command -v strace >/dev/null && grep -q '\[madvise\]' /sys/kernel/mm/transpar
 else
 	skip "huge pages for timeline commands" "no strace, or the kernel's THP mode is not madvise"
 fi
+
+# ... and take every block from glibc's main heap (cli/timeline_memory.c): no
+# anonymous mapping of a MiB or more but thread stacks, where glibc's
+# defaults map the build's arrays (a 20 k packet run's are megabytes) and
+# give each thread a heap of its own
+if command -v strace >/dev/null && ! sanitizer_build; then
+	tmp2=$(mktemp -d /tmp/rdmatrace-cli.XXXXXX)
+	"$BUILD/bench/correlate_gen" "$tmp2/run" 20000 >/dev/null
+	big_maps() { # big_maps STRACE_LOG: anonymous mappings of 1 MiB or more, stacks left out
+		grep 'mmap(' "$1" | grep MAP_ANONYMOUS | grep -v MAP_STACK |
+			awk -F', ' '$2 >= 1048576' | wc -l
+	}
+	strace -f -qq -e trace=mmap -o "$tmp2/heap" "$RDMATRACE" correlate --quiet --force "$tmp2/run" >/dev/null 2>&1
+	check "correlate: the build's memory all from the main heap" test "$(big_maps "$tmp2/heap")" = 0
+	RDMATRACE_MALLOC_DEFAULTS=1 strace -f -qq -e trace=mmap -o "$tmp2/heap-defaults" \
+		"$RDMATRACE" correlate --quiet --force "$tmp2/run" >/dev/null 2>&1
+	check "RDMATRACE_MALLOC_DEFAULTS=1: glibc's defaults (large blocks mapped)" test "$(big_maps "$tmp2/heap-defaults")" -gt 0
+	rm -rf "$tmp2"
+else
+	skip "main heap for timeline commands" "no strace, or a sanitizer build (its own allocator)"
+fi
 done_testing

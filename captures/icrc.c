@@ -6,7 +6,8 @@
  * (verification) and the uroce engine (generation) use this one routine.
  * The CRC is table-driven, eight bytes per step ("slicing by 8"); on x86-64
  * CPUs with PCLMULQDQ a carry-less-multiply folding path (crc_clmul.c) takes
- * the long runs, chosen once at start-up.
+ * the long runs, and its 512-bit form (VPCLMULQDQ, AVX-512) the runs of 256
+ * bytes or more where the CPU has it, chosen once at start-up.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -48,15 +49,18 @@ uint32_t rt_crc32_raw_table(uint32_t c, const uint8_t *p, size_t n)
 	return c;
 }
 
-static int use_clmul;
+static int use_clmul, use_vpclmul;
 
 __attribute__((constructor)) static void crc_pick_engine(void)
 {
 	use_clmul = rt_crc32_clmul_available();
+	use_vpclmul = rt_crc32_vpclmul_available();
 }
 
 static inline uint32_t crc32_raw(uint32_t c, const uint8_t *p, size_t n)
 {
+	if (use_vpclmul && n >= 256)
+		return rt_crc32_raw_vpclmul(c, p, n);
 	return use_clmul && n >= 32 ? rt_crc32_raw_clmul(c, p, n) : rt_crc32_raw_table(c, p, n);
 }
 

@@ -542,7 +542,11 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	return 0;
 }
 
-/* The packet records of every packet. */
+/* The packet records of every packet, made once the clocks are aligned:
+ * the memory the linking and the clock constraints gave back is reused for
+ * them, where made beside the linking (on the capture thread) they were 80
+ * bytes a packet of memory never touched before, which on a virtual
+ * machine costs more than the pass itself. */
 static int packet_records(struct tl_build *b)
 {
 	size_t npk = tl_npk(b);
@@ -564,17 +568,30 @@ static int packet_records(struct tl_build *b)
 	return 0;
 }
 
+/* The packet records are made on a thread of their own beside the detectors
+ * (which read neither them nor anything they write). */
+struct records_job {
+	struct tl_build *b;
+	pthread_t th;
+	bool threaded;
+	int rc;
+};
+
+static void *records_run(void *arg)
+{
+	struct records_job *j = arg;
+	j->rc = packet_records(j->b);
+	return NULL;
+}
+
 /* Reading the capture runs in a thread of its own, beside the trace reader:
- * it only touches the packet, packet record, blob and address arrays; notes
- * are made after.
+ * it only touches the packet, blob and address arrays; notes are made after.
  * Once the packets are decoded (cap_wait_decoded) the build goes on to link
- * them while the same thread makes the packet records and closes the
- * capture; cap_join waits for that. */
+ * them while the same thread closes the capture; cap_join waits for that. */
 struct cap_job {
 	struct tl_build *b;
 	const char *path;
 	int rc;                   /* decoding: -ENOMEM or 0 */
-	int records_rc;           /* packet_records() */
 	bool opened, damaged;
 	struct rt_capfile_stats stats; /* the capture's own counters, read to its end */
 	char err[256];
@@ -583,7 +600,7 @@ struct cap_job {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool decoded;
-	bool recorded;            /* the packet records are made (or there are none to make) */
+	bool closed;              /* the thread is done with the capture (or there is none) */
 	struct rt_capcopies *copies; /* made when the capture has several interfaces */
 	uint64_t ncopies, first_copy, first_copy_of; /* frame numbers */
 	uint64_t snapped;         /* RoCE packets cut short by the snap length */
@@ -648,13 +665,11 @@ static void *cap_run(void *arg)
 	}
 	pthread_mutex_lock(&j->mu);
 	j->decoded = true;
-	pthread_cond_broadcast(&j->cv); /* the main thread; the prefault thread waits for recorded */
+	pthread_cond_broadcast(&j->cv); /* the main thread; the prefault thread waits for closed */
 	pthread_mutex_unlock(&j->mu);
-	if (!j->rc)
-		j->records_rc = packet_records(b);
 	rt_capfile_close(f);
 	pthread_mutex_lock(&j->mu);
-	j->recorded = true;
+	j->closed = true;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
 	return NULL;
@@ -668,24 +683,23 @@ static void cap_wait_decoded(struct cap_job *j)
 	pthread_mutex_unlock(&j->mu);
 }
 
-/* tl_build.prefault_after: the prefault thread starts once the records are made. */
-static void cap_wait_recorded(void *arg)
+/* tl_build.prefault_after: the prefault thread starts once the capture
+ * thread is done. */
+static void cap_wait_closed(void *arg)
 {
 	struct cap_job *j = arg;
 	pthread_mutex_lock(&j->mu);
-	while (!j->recorded)
+	while (!j->closed)
 		pthread_cond_wait(&j->cv, &j->mu);
 	pthread_mutex_unlock(&j->mu);
 }
 
-/* The packet records' status, once they are made. */
-static int cap_join(struct cap_job *j)
+static void cap_join(struct cap_job *j)
 {
 	if (j->threaded) {
 		pthread_join(j->th, NULL);
 		j->threaded = false;
 	}
-	return j->records_rc;
 }
 
 static int capture_done(struct tl_build *b, struct cap_job *j)
@@ -836,8 +850,8 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	b.save_path = in->timeline_out;
 	/* without a capture there is nothing to wait for */
 	struct cap_job job = {.b = &b, .path = in->capture, .mu = PTHREAD_MUTEX_INITIALIZER,
-			      .cv = PTHREAD_COND_INITIALIZER, .decoded = !in->capture, .recorded = !in->capture};
-	b.prefault_after = cap_wait_recorded;
+			      .cv = PTHREAD_COND_INITIALIZER, .decoded = !in->capture, .closed = !in->capture};
+	b.prefault_after = cap_wait_closed;
 	b.prefault_after_arg = &job;
 	if (in->capture) {
 		/* the capture point is host 0: the reference clock */
@@ -889,9 +903,20 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	tl_phase("link");
 	if ((rc = tl_clock_align(&b)) < 0)
 		goto fail;
+	/* the constraints are read only by the alignment: their memory (24
+	 * bytes each, about one a packet or event) goes to the detectors */
+	tl_vec_free(&b.cons);
 	tl_phase("clock");
 	/* the build's arrays are complete before the detectors start the statistics */
-	if ((rc = cap_join(&job)) < 0 || (rc = tl_detect(&b)) < 0)
+	cap_join(&job);
+	struct records_job rj = {.b = &b};
+	rj.threaded = pthread_create(&rj.th, NULL, records_run, &rj) == 0;
+	if (!rj.threaded)
+		records_run(&rj);
+	rc = tl_detect(&b);
+	if (rj.threaded)
+		pthread_join(rj.th, NULL);
+	if (rc < 0 || (rc = rj.rc) < 0)
 		goto fail;
 	tl_phase("detect");
 	if ((rc = tl_finish(&b, out)) < 0)

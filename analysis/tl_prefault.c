@@ -13,8 +13,8 @@
  * paged by its host that was 0.2 s more for a million packets than
  * writing them from memory with pwrite(), a copy the kernel makes.)
  * It starts once the capture thread
- * has made the packet records (tl_build.prefault_after): two threads beside
- * the linking on a machine of two CPUs would slow the linking down.
+ * is done (tl_build.prefault_after): two threads beside the linking on a
+ * machine of two CPUs would slow the linking down.
  */
 #include <pthread.h>
 #include <stdbool.h>

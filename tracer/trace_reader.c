@@ -47,6 +47,7 @@ struct tfile {
 	size_t nprocs, capprocs;
 	size_t ndamage;
 	bool damage_capped;
+	uint64_t lost[5];         /* RT_EV_LOST counts of its intact records: all, then by cause 1..4 */
 };
 
 struct entry {
@@ -226,6 +227,11 @@ static int scan_events(struct rt_trace_reader *r, struct tfile *f, uint32_t fi, 
 		intact++;
 		if (add_entry(r, fi, eoff, ev.ticks, ch->pid, ch->flags) < 0)
 			return -ENOMEM;
+		if (ev.kind == RT_EV_LOST) {
+			f->lost[0] += ev.u.lost.count;
+			if (ev.u.lost.cause >= 1 && ev.u.lost.cause <= 4)
+				f->lost[ev.u.lost.cause] += ev.u.lost.count;
+		}
 		if (ev.kind == RT_EV_CLOCK_SYNC && add_sync(f, ev.u.clock.ticks, ev.u.clock.mono_ns, ev.u.clock.real_ns) < 0)
 			return -ENOMEM;
 	}
@@ -696,19 +702,14 @@ const struct rt_trace_damage *rt_trace_reader_damage(const struct rt_trace_reade
 	return i < r->ndamage ? &r->damage[i] : NULL;
 }
 
+/* Counted as the files were scanned (scan_events), not by a pass over every
+ * record. */
 void rt_trace_reader_lost(struct rt_trace_reader *r, uint64_t lost[5])
 {
 	memset(lost, 0, 5 * sizeof(lost[0]));
-	for (size_t i = 0; i < r->nents; i++) {
-		const struct entry *e = &r->ents[i];
-		struct rt_event ev;
-		memcpy(&ev, r->files[e->file].data + e->offset, sizeof(ev));
-		if (ev.kind != RT_EV_LOST)
-			continue;
-		lost[0] += ev.u.lost.count;
-		if (ev.u.lost.cause >= 1 && ev.u.lost.cause <= 4)
-			lost[ev.u.lost.cause] += ev.u.lost.count;
-	}
+	for (size_t i = 0; i < r->nfiles; i++)
+		for (int c = 0; c < 5; c++)
+			lost[c] += r->files[i].lost[c];
 }
 
 void rt_trace_reader_free(struct rt_trace_reader *r)

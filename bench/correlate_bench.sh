@@ -29,7 +29,13 @@ measure() {
 	wall_ns=$(python3 -c "print(int($w * 1e9))")
 	cpu_ns=$(python3 -c "print(int(($u + $s) * 1e9))")
 }
-# median of 5 runs (wall and CPU separately)
+# the first run after generating the run, apart: on a virtual machine whose
+# host backs its memory lazily, the memory the generator just freed makes
+# its system time (the kernel zeroing pages) vary by seconds
+measure "$BUILD/rdmatrace" correlate --force --quiet --timeline-only "$dir/run"
+first_tl=$wall_ns
+first_cpu=$cpu_ns
+# then the median of 5 runs (wall and CPU separately)
 walls=()
 cpus=()
 for i in 1 2 3 4 5; do
@@ -82,14 +88,18 @@ PY
 t1=$(now)
 base_ns=$((t1 - t0))
 
-python3 - "$packets" "$best_tl" "$full" "$diag" "$SUBSET" "$base_ns" "$best_cpu" "$full_cpu" <<'PY'
+python3 - "$packets" "$best_tl" "$full" "$diag" "$SUBSET" "$base_ns" "$best_cpu" "$full_cpu" "$first_tl" "$first_cpu" \
+	"${walls[@]}" <<'PY'
 import sys
-pk, tl, full, diag, sub, base, tl_cpu, full_cpu = (int(x) for x in sys.argv[1:])
+pk, tl, full, diag, sub, base, tl_cpu, full_cpu, first, first_cpu = (int(x) for x in sys.argv[1:11])
+runs = sorted(int(x) for x in sys.argv[11:])
 s = lambda ns: ns / 1e9
 print(f"packets in the run:            {pk}")
 print(f"(CPU load while measuring: {open('/proc/loadavg').read().split()[0]} on {__import__('os').cpu_count()} CPUs)")
 print(f"correlate --timeline-only:     {s(tl):.3f} s wall = {pk / s(tl) / 1e6:.2f} M packets/s; "
-      f"{s(tl_cpu):.3f} s CPU = {pk / s(tl_cpu) / 1e6:.2f} M packets/s (median of 5)")
+      f"{s(tl_cpu):.3f} s CPU = {pk / s(tl_cpu) / 1e6:.2f} M packets/s (median of 5: "
+      f"{', '.join(f'{s(w):.2f}' for w in runs)} s wall)")
+print(f"  the first run after generating the run (not in the median): {s(first):.3f} s wall, {s(first_cpu):.3f} s CPU")
 print(f"correlate (+ annotated pcapng, annotations.jsonl): {s(full):.3f} s wall, {s(full_cpu):.3f} s CPU "
       f"= {pk / s(full_cpu) / 1e6:.2f} M packets/s CPU")
 print(f"diagnose on the saved timeline: {s(diag):.3f} s")

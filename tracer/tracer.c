@@ -614,8 +614,9 @@ static int open_process_segment(const struct rt_tracer_options *o, bool *created
 
 /*
  * exit() or a return from main, in any thread, with our own collector
- * thread writing the trace file (RDMATRACE_OUTPUT, stream mode): everything
- * recorded so far goes into the file now, while that thread still runs.
+ * thread writing the trace file (RDMATRACE_OUTPUT): everything recorded so
+ * far goes into the file now, while that thread still runs (in
+ * flight-recorder mode, the exit snapshot of the rings).
  * The destructors would write it too, but another thread's exit() may end
  * the process first (the C library runs each exit handler once: a second
  * caller that finds none left calls _exit at once).  Registered after the
@@ -629,9 +630,14 @@ static void flush_at_exit(int status, void *arg)
 	(void)arg;
 	struct rt_shm_header *h = g.hdr; /* read as the fatal-signal handler does: no lock on the way out */
 	if (atomic_load_explicit(&rt_tracer_enabled, memory_order_relaxed) <= 0 || !h || !g.in_process ||
-	    g.mode == RT_MODE_FLIGHT_RECORDER || atomic_load(&h->collector_pid) != (int32_t)getpid())
+	    atomic_load(&h->collector_pid) != (int32_t)getpid())
 		return;
-	rt_shm_wait_snapshot(h, rt_shm_trigger(h, "exit"), 2000);
+	/* Once written, as after a fatal signal, the segment's name goes: if
+	 * the process now ends before the destructors, it would stay behind in
+	 * /dev/shm (the collector thread, if the destructors do run, drains the
+	 * mapping, not the name). */
+	if (rt_shm_wait_snapshot(h, rt_shm_trigger(h, "exit"), 2000) == 0 && !g.shm_mode && g.shm_file[0])
+		unlink(g.shm_file);
 }
 
 static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t errlen)

@@ -632,12 +632,10 @@ static void flush_at_exit(int status, void *arg)
 	if (atomic_load_explicit(&rt_tracer_enabled, memory_order_relaxed) <= 0 || !h || !g.in_process ||
 	    atomic_load(&h->collector_pid) != (int32_t)getpid())
 		return;
-	/* Once written, as after a fatal signal, the segment's name goes: if
-	 * the process now ends before the destructors, it would stay behind in
-	 * /dev/shm (the collector thread, if the destructors do run, drains the
-	 * mapping, not the name). */
-	if (rt_shm_wait_snapshot(h, rt_shm_trigger(h, "exit"), 2000) == 0 && !g.shm_mode && g.shm_file[0])
-		unlink(g.shm_file);
+	/* (The segment keeps its name: when the process now ends before the
+	 * destructors, what other threads record after this is still there for
+	 * `rdmatrace salvage`, which `rdmatrace record` runs by itself.) */
+	rt_shm_wait_snapshot(h, rt_shm_trigger(h, "exit"), 2000);
 }
 
 static int start_locked(const struct rt_tracer_options *o, char *errbuf, size_t errlen)

@@ -33,6 +33,7 @@
  */
 #include <limits.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,13 @@ static void restore(const char *saved)
 	else
 		unsetenv("GLIBC_TUNABLES");
 	unsetenv(SAVED);
+}
+
+/* Whether environment variable name is set to anything but "0". */
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+	return v && strcmp(v, "0") != 0;
 }
 
 /* Whether the kernel gives huge pages only on request. */
@@ -76,9 +84,8 @@ static void huge_pages_start(char **argv, int want)
 		restore(copy);
 		return;
 	}
-	const char *off = getenv("RDMATRACE_NO_HUGE_PAGES");
 	const char *old = getenv("GLIBC_TUNABLES");
-	if (!want || (off && strcmp(off, "0") != 0) || (old && strstr(old, "glibc.malloc.hugetlb")) ||
+	if (!want || env_on("RDMATRACE_NO_HUGE_PAGES") || (old && strstr(old, "glibc.malloc.hugetlb")) ||
 	    !thp_on_request())
 		return;
 	char keep[4096], value[4096 + sizeof(TUNABLE) + 1];
@@ -95,8 +102,7 @@ static void huge_pages_start(char **argv, int want)
 /* Every block from the main heap, kept for reuse once freed. */
 static void heap_for_builds(void)
 {
-	const char *off = getenv("RDMATRACE_MALLOC_DEFAULTS");
-	if (off && *off && strcmp(off, "0") != 0)
+	if (env_on("RDMATRACE_MALLOC_DEFAULTS"))
 		return;
 #ifdef M_ARENA_MAX /* (glibc's; elsewhere the allocator is left as it is) */
 	mallopt(M_MMAP_MAX, 0);

@@ -4139,12 +4139,13 @@ static uint64_t earliest_t(struct tl_build *b, uint16_t h, uint64_t raw)
 static int recv_drops_add(struct recv_drops *r, uint64_t t, bool after_broken)
 {
 	size_t n = r->seen.n;
-	const struct recv_seen *prev = n ? TL_AT(&r->seen, struct recv_seen, n - 1) : NULL;
+	/* a copy of the last one: the push below can move the array */
+	struct recv_seen prev = n ? *TL_AT(&r->seen, struct recv_seen, n - 1) : (struct recv_seen){0};
 	struct recv_seen *s = tl_vec_push(&r->seen);
 	if (!s)
 		return -ENOMEM;
-	s->t = prev && prev->t > t ? prev->t : t;
-	s->broken = (prev ? prev->broken : 0) + after_broken;
+	s->t = prev.t > t ? prev.t : t;
+	s->broken = prev.broken + after_broken;
 	return 0;
 }
 

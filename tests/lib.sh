@@ -15,6 +15,15 @@ skip()    { _t_num=$((_t_num + 1)); echo "ok $_t_num - $1 # SKIP $2"; }
 # sanitizer_build: true for `make SANITIZE=address|undefined|thread` builds
 sanitizer_build() { case "$BUILD" in *-address|*-thread|*-undefined) return 0 ;; esac; return 1; }
 
+# asan_build LOG: builds build-address/rdmatrace (incrementally, at most 240
+# s, one test at a time: tests run in parallel) for tests that run commands
+# again under AddressSanitizer; its output goes to LOG.
+asan_build() {
+	mkdir -p build-address
+	flock build-address/.build-lock nice -n 10 timeout 240 \
+		make -s -j2 --no-print-directory SANITIZE=address build-address/rdmatrace >"$1" 2>&1
+}
+
 # check DESC CMD...: passes when CMD exits 0; its output is shown on failure.
 check() {
 	local desc=$1; shift

@@ -251,4 +251,21 @@ assert not other, other
 notes = " ".join(d.get("notes", []))
 assert "no capture" in notes and "traced engines" in notes, notes
 PY
+# every run above correlated and diagnosed again under AddressSanitizer: the
+# detectors' paths that only lost, damaged or refused traffic takes
+if sanitizer_build; then
+	skip "golden runs under ASan" "this run is already a sanitizer build"
+elif asan_build "$tmp/asan-build.log"; then
+	for d in "$tmp"/*/; do
+		ASAN_OPTIONS=log_path=$tmp/asan.log build-address/rdmatrace correlate --force --quiet "$d" >/dev/null 2>&1
+		ASAN_OPTIONS=log_path=$tmp/asan.log build-address/rdmatrace diagnose --json "$d" >/dev/null 2>&1
+	done
+	if ls "$tmp"/asan.log.* >/dev/null 2>&1; then
+		not_ok "golden runs under ASan: no errors"; head -30 "$tmp"/asan.log.* | sed 's/^/#   /'
+	else
+		ok "golden runs under ASan: no errors ($(ls -d "$tmp"/*/ | wc -l) runs)"
+	fi
+else
+	skip "golden runs under ASan" "could not build build-address/rdmatrace within 240 s: $(tail -1 "$tmp/asan-build.log")"
+fi
 done_testing

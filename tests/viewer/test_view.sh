@@ -297,7 +297,7 @@ case "$BUILD" in
 *)
 	if [ "${VIEWER_SKIP_ASAN:-0}" = 1 ]; then
 		skip "tmux under ASan" "VIEWER_SKIP_ASAN=1"
-	elif nice -n 10 timeout 240 make -s -j2 --no-print-directory SANITIZE=address build-address/rdmatrace >"$T/asan-build.log" 2>&1; then
+	elif asan_build "$T/asan-build.log"; then
 		rm -f "$T"/asan.*
 		tmux_scenario build-address/rdmatrace asan
 		for d in "$T/empty" "$T/trunc" "$T/corrupt" "$T/garbage.bin"; do

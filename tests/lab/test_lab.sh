@@ -73,6 +73,7 @@ check "... and its diagnosis says the server gave up before any RDMA call, quoti
 # transfer) reports it and exits 1; it crashed in its clean-up before
 # (a sanitizer build's allocator would abort on the request instead of failing it)
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1 \
+TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}allocator_may_return_null=1 \
 	"$BUILD/lab/rt-lab-bulk" --client -a 127.0.0.1 -p 1 --size 64G --timeout-ms 1000 >"$T/nomem.out" 2>&1
 rc=$?
 check "a lab program failing before it connects exits 1 with its result line (no crash: status $rc)" \

@@ -132,19 +132,17 @@ check "the overrun is one async_error finding: the CQ, its size, its QPs and wha
 	[ \$(grep -c '\[error\] async_error' '$T/co.txt') -eq 1 ] &&
 	grep -q 'CQ [0-9]* (cqe [0-9]*), which QPs 0x[0-9a-f]* and 0x[0-9a-f]* complete into, on .* had the asynchronous event CQ_ERR at .* read it with ibv_get_async_event): the CQ overran' '$T/co.txt'"
 
-# ---- verbs_prog over uroce: every opcode, an error completion ----
-# (READ of one packet: uroce's requester retries multi-packet READ responses it
-#  already has; the stand-in provider test covers multi-packet READ prediction)
-UROCE_ADDR=$A VERBS_PROG_READ_LEN=1000 "$RDMATRACE" record -o "$T/vp" -- "$PROG" basic >"$T/vp.out" 2>&1
+# ---- verbs_prog over uroce: every opcode (a READ of 5 packets), an error completion ----
+UROCE_ADDR=$A "$RDMATRACE" record -o "$T/vp" -- "$PROG" basic >"$T/vp.out" 2>&1
 check "verbs_prog over uroce exits 0" test $? -eq 0
 dump "$T"/vp/traces/*.rtr >"$T/vp.json"
-check_py "verbs_prog: every WR, completion, field and transition" tests/probes/check_trace.py 1 --read-len 1000 <"$T/vp.json"
+check_py "verbs_prog: every WR, completion, field and transition" tests/probes/check_trace.py 1 <"$T/vp.json"
 check_py "verbs_prog: pairing and predicted PSNs against uroce's wire" tests/probes/check_engine.py --min-wrs 8 <"$T/vp.json"
 
-UROCE_ADDR=$A VERBS_PROG_READ_LEN=1000 "$RDMATRACE" record -o "$T/vpt" -- "$PROG" threads 3 >"$T/vpt.out" 2>&1
+UROCE_ADDR=$A "$RDMATRACE" record -o "$T/vpt" -- "$PROG" threads 3 >"$T/vpt.out" 2>&1
 check "verbs_prog threads over uroce exits 0" test $? -eq 0
 dump "$T"/vpt/traces/*.rtr >"$T/vpt.json"
-check_py "threads: every QP's records" tests/probes/check_trace.py 3 --read-len 1000 <"$T/vpt.json"
+check_py "threads: every QP's records" tests/probes/check_trace.py 3 <"$T/vpt.json"
 check_py "threads: pairing and PSNs" tests/probes/check_engine.py --min-wrs 24 <"$T/vpt.json"
 
 # ---- uroce's own transport tests, traced: every opcode and error completion ----

@@ -241,6 +241,11 @@ static void ann_build(const struct rt_timeline *tl, const struct tl_pktrec *p, s
 			ab_str(&t, cause_words(p->retrans_cause));
 			ab_str(&t, ")");
 		}
+	} else if (p->bits & TL_PKB_DUP) {
+		/* a duplicate that is no retransmission: a copy made on the way (tl_link.c wire_copy) */
+		ab_str(&t, "copy of PSN ");
+		ab_hex6(&t, p->psn);
+		ab_str(&t, " made on the way, not a retransmission: the receiver discards it as a duplicate");
 	} else if ((p->bits & TL_PKB_AETH) && p->aeth_type == RT_AETH_RNR_NAK) {
 		ab_str(&t, "RNR NAK ");
 		ab_fixed(&t, rt_rnr_timer_us(p->aeth_value) / 10, 2);

@@ -455,6 +455,7 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		.tos = p->tos,
 		.icrc = p->icrc_status,
 		.udp_sport = p->sport,
+		.ip_id = p->ip_version == 4 ? p->ip_id : 0,
 		.src_ep = src_ep,
 		.dst_ep = dst_ep,
 		.send_qp = RT_TL_NONE, .recv_qp = RT_TL_NONE, .wr = RT_TL_NONE, .recv_wr = RT_TL_NONE,
@@ -730,6 +731,7 @@ static int capture_done(struct tl_build *b, struct cap_job *j)
 	uint64_t dropped = j->stats.ifdrop + j->stats.osdrop;
 	b->capture_lossless = j->stats.blocks && (j->stats.have & (RT_CAPSTAT_IFDROP | RT_CAPSTAT_OSDROP)) && !dropped &&
 			      !j->damaged;
+	b->capture_dropped = dropped || j->damaged;
 	if (dropped)
 		tl_note(b, "capture %s says it dropped %" PRIu64 " packets (isb_ifdrop %" PRIu64 ", isb_osdrop %" PRIu64
 			   "): packets missing from it may have crossed the wire, so gaps and losses \"before the capture "

@@ -332,6 +332,8 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 		if (!k->is_request || k->recv_qp == RT_TL_NONE)
 			continue;
 		uint32_t s = k->recv_qp;
+		if (k->wire_copy)
+			continue; /* a copy made on the way is no part of a round */
 		if (k->round_start || !k->retrans)
 			open[s] = RT_TL_NONE; /* the stream replay started the next round here, or the round ended */
 		if (!k->retrans)
@@ -482,7 +484,7 @@ static void unseen_first_transmissions(struct dctx *c)
 		/* the resend: this packet and the WR's packets right after it */
 		for (size_t j = i; j < npk; j++) {
 			struct tl_pk *r = tl_pk(b, j);
-			if (!r->is_request || r->recv_qp != k->recv_qp)
+			if (!r->is_request || r->recv_qp != k->recv_qp || r->wire_copy)
 				continue;
 			if (r->wr != wr || r->retrans)
 				break;
@@ -2515,6 +2517,83 @@ static int wire_anomalies(struct dctx *c)
 	return 0;
 }
 
+/* ---- requests the network or the capture duplicated ---- */
+
+/* What makes copies of frames on their way (duplicate findings). */
+#define DUPLICATING                                                                                     \
+	"a switching loop, a mirror port or bond sending frames back into the network, or the capture " \
+	"set-up itself"
+
+/* One finding per stream (receiving QP) with copies (tl_link.c wire_copy):
+ * no time lost, but something on the way sends frames twice. */
+static int wire_copies(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b), nq = b->qps.n;
+	uint32_t *first = NULL, *count = NULL;
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (!k->wire_copy || k->recv_qp >= nq)
+			continue;
+		if (!first) {
+			first = malloc(nq * sizeof(*first));
+			count = calloc(nq, sizeof(*count));
+			if (!first || !count) {
+				free(first);
+				free(count);
+				return -ENOMEM;
+			}
+		}
+		if (!count[k->recv_qp]++)
+			first[k->recv_qp] = (uint32_t)i;
+	}
+	int rc = 0;
+	for (size_t q = 0; first && q < nq && !rc; q++) {
+		if (!count[q])
+			continue;
+		const struct tl_pk *k = tl_pk(b, first[q]), *o = tl_pk(b, k->prev_tx);
+		const struct rt_opcode_info *op = rt_opcode_info(k->opcode);
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "%u packet%s from ", count[q], count[q] == 1 ? "" : "s");
+		qp_name(b, k->send_qp, &t);
+		tx(&t, " to ");
+		qp_name(b, (uint32_t)q, &t);
+		tx(&t, " %s on the wire twice: frame %u repeats frame %u (%s, PSN 0x%06x, %.3f ms later). Nothing made the "
+		       "sender resend %s: no NAK came, its local ACK timeout was far from over, and ",
+		   count[q] == 1 ? "was" : "were", k->frame, o->frame, op ? op->name : "request", k->psn,
+		   (double)(k->raw_ns - o->raw_ns) / 1e6, count[q] == 1 ? "it" : "them");
+		if (k->same_datagram)
+			tx(&t, "the copy is the same IPv4 datagram (identification 0x%04x; the sender gives each packet a new "
+			       "one)", k->ip_id);
+		else
+			tx(&t, "a Go-Back-N resends from the oldest PSN not yet acknowledged, and an older one was still "
+			       "outstanding");
+		tx(&t, ". Something on the way duplicates frames (%s); the receiver discards each copy as a duplicate, "
+		       "at the cost of the bandwidth.", DUPLICATING);
+		tx(&e, "frame %u (copy of frame %u)", k->frame, o->frame);
+		if (count[q] > 1)
+			tx(&e, " and %u more", count[q] - 1);
+		long f = finding(b, RT_TLFK_DUPLICATE, RT_TLS_WARNING, item_t(c, tl_item_pk(b, first[q])), k->send_qp, 0, 0,
+				 &t, &e);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		uint32_t n = 0;
+		for (size_t i = first[q]; i < npk && n < 64; i++) {
+			const struct tl_pk *p = tl_pk(b, i);
+			if (p->wire_copy && p->recv_qp == q) {
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, p->prev_tx));
+				n++;
+			}
+		}
+	}
+	free(first);
+	free(count);
+	return rc;
+}
+
 /* ---- verbs and RDMA CM calls that failed ---- */
 
 /* What a refused ibv_modify_qp lacked or had too much, or that its values
@@ -3490,9 +3569,43 @@ static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
 	return 0;
 }
 
+/* Copies of one CM message closer together than this are none a CM sent
+ * again: it waits its response timeout for an answer first (rdma_cm's is
+ * 4.096 us * 2^20, about 4.3 s; the smallest a peer can ask for in practice
+ * is milliseconds), so the network or the capture duplicated the message. */
+#define CM_COPY_NS 1000000ull
+
+static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char *what, uint64_t named_ns)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, g->first), *kl = tl_pk(b, g->last);
+	struct text t = {.n = 0}, e = {.n = 0};
+	ep_words(b, k->src_ep, &t);
+	tx(&t, " sent its %s to ", what);
+	ep_words(b, k->dst_ep, &t);
+	tx(&t, " and the wire carried it %u times within %.3f ms: far sooner than a CM sends a message again (it "
+	       "waits its response timeout for an answer first",
+	   g->count, (double)(kl->raw_ns - k->raw_ns) / 1e6);
+	if (named_ns)
+		tx(&t, ", %.3f s here", (double)named_ns / 1e9);
+	tx(&t, "), so something on the way duplicated it (%s); the receiver's CM treats the copies as duplicates.",
+	   DUPLICATING);
+	tx(&e, "%s frames %u..%u (%u copies)", rt_cm_attr_name(k->cm_attr), k->frame, kl->frame, g->count);
+	long f = finding(b, RT_TLFK_DUPLICATE, RT_TLS_WARNING, item_t(c, tl_item_pk(b, g->first)), RT_TL_NONE, 0, 0,
+			 &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < g->nshown; s++)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, g->shown[s]));
+	if (g->count > g->nshown)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, g->last));
+	return 0;
+}
+
 /* One finding for a CM message sent more than once, or whose first copies
  * never reached the capture (its call came half a CM response timeout or
- * more before the first copy the capture saw). */
+ * more before the first copy the capture saw); copies that came too close
+ * together for that are a duplicate finding (cm_copy_finding). */
 static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct cm_copies *g)
 {
 	struct tl_build *b = c->b;
@@ -3534,6 +3647,10 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	/* the time between copies on the wire: for a REQ the timeout the REQ names
 	 * plus twice the packet lifetime, which the REQ does not carry */
 	uint64_t every_ns = g->count > 1 && t_last > t_first ? (t_last - t_first) / (g->count - 1) : timeout_ns;
+	uint64_t named_ns = timeout_ns;
+	if (g->count > 1 && kl->raw_ns >= k->raw_ns && kl->raw_ns - k->raw_ns < CM_COPY_NS &&
+	    (!named_ns || kl->raw_ns - k->raw_ns < named_ns / 2))
+		return cm_copy_finding(c, g, what, named_ns);
 	if (!timeout_ns)
 		timeout_ns = every_ns;
 	/* copies lost before the capture point: the call came a timeout or more before the first copy */
@@ -4949,6 +5066,8 @@ int tl_detect(struct tl_build *b)
 		rc = retry_events(&c);
 	if (!rc)
 		rc = wire_anomalies(&c);
+	if (!rc)
+		rc = wire_copies(&c);
 	if (!rc)
 		rc = cm_retries(&c);
 	if (!rc)

@@ -155,6 +155,7 @@ struct tl_pk {
 	uint16_t linktype;        /* of the capture record */
 	uint16_t kept;            /* header bytes kept (tl_pktrec.blob_len) */
 	uint16_t udp_sport;
+	uint16_t ip_id;           /* IPv4 identification (0 for IPv6) */
 	uint16_t wr_pkt_index;
 	uint16_t cm_attr;
 	uint8_t opcode, op_class, position, syndrome, aeth_type, aeth_value;
@@ -168,6 +169,10 @@ struct tl_pk {
 				   * while the sender's previous round was not yet acknowledged */
 	bool fills_gap : 1;       /* bad ICRC, left out of its stream (tl_link.c bad_icrc_fits): stands
 				   * in a PSN gap of it that nothing resent (detect) */
+	bool wire_copy : 1;       /* a copy of the request before it that the network or the capture
+				   * made, not a retransmission (tl_link.c wire_copy): retrans 0, dup,
+				   * prev_tx the packet it repeats */
+	bool same_datagram : 1;   /* wire_copy: told by its IPv4 identification (else by its PSN) */
 };
 
 /* What the build keeps of a CM message beyond its tl_pk: few packets are
@@ -254,6 +259,7 @@ struct tl_build {
 	uint16_t capture_host;    /* UINT16_MAX without a capture */
 	bool have_capture, have_traces;
 	bool capture_lossless;    /* the capture's statistics say it dropped nothing (capture_done) */
+	bool capture_dropped;     /* they say it dropped packets, or it is damaged (capture_done) */
 	bool engine_packets;      /* the traces hold engine packet events (RT_EV_PACKET) */
 	bool pk_unordered;        /* a packet was captured before the one before it */
 	uint64_t nonroce_frames;

@@ -1017,7 +1017,39 @@ struct stream {
 	bool rnr_pending;
 	uint32_t nreads;          /* READ requests recorded in the stream's ring of reads */
 	uint32_t reads_done;      /* the READs before this one (in nreads' count) are complete */
+	uint32_t last_req;        /* packet index of the latest request, RT_TL_NONE */
+	uint64_t last_nak_ns;     /* capture time of the latest NAK or RNR NAK (0 none) */
+	bool ids_vary;            /* two of its IPv4 requests had different identifications */
 };
+
+/* Whether request k (unwrapped PSN pu, not a READ or atomic) is a copy of
+ * the stream's request right before it that the network or the capture
+ * made, rather than a retransmission.  It repeats that packet (PSN, opcode,
+ * lengths) with no NAK since, well within the local ACK timeout, and either
+ * is the very same IPv4 datagram (the same identification, where the
+ * sender's vary: a resend is a new datagram) or repeats a PSN no Go-Back-N
+ * starts from: a sender goes back to the oldest PSN not yet acknowledged,
+ * or to the PSN a NAK names, and an older one was outstanding (known only
+ * where the capture holds the stream's acknowledgements, and does not say
+ * it dropped packets, which could have been one that acknowledged it). */
+static bool wire_copy(struct tl_build *b, const struct stream *S, struct tl_pk *k, uint64_t pu)
+{
+	if (!S->have || S->last_req == RT_TL_NONE || k->send_qp == RT_TL_NONE)
+		return false;
+	const struct tl_pk *o = tl_pk(b, S->last_req);
+	if (o->psn != k->psn || o->opcode != k->opcode || o->payload_len != k->payload_len ||
+	    o->wirelen != k->wirelen || o->dqpn != k->dqpn || o->icrc != k->icrc || o->wire_copy)
+		return false;
+	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
+	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half || S->last_nak_ns >= o->raw_ns)
+		return false;
+	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+	if (src && src->ver == 4 && S->ids_vary && o->ip_id == k->ip_id) {
+		k->same_datagram = true;
+		return true;
+	}
+	return !b->capture_dropped && S->have_ack && S->acked_u + 1 < pu;
+}
 
 /* A READ request on a requester stream: the PSNs its responses use.  A
  * requester that misses a response asks again from inside that range, with
@@ -1471,6 +1503,7 @@ static int wire_streams(struct lctx *c)
 	for (size_t q = 0; q < nqp; q++) {
 		st[q].qhead = st[q].rhead = st[q].ptail = st[q].rtail = RT_TL_NONE;
 		st[q].last_nak = RT_TL_NONE;
+		st[q].last_req = RT_TL_NONE;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < npk; i++) {
@@ -1524,6 +1557,29 @@ static int wire_streams(struct lctx *c)
 			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;
 			if (rs && rs->first_u != pu)
 				f = RT_TL_NONE; /* its PSN was the earlier READ's, not a request's */
+			if (!is_read && wire_copy(b, S, k, pu)) {
+				/* the receiver discards it as a duplicate: it starts no round,
+				 * answers no NAK and consumes no receive WR */
+				k->wire_copy = k->dup = true;
+				k->flags |= RT_TLF_DUP;
+				k->prev_tx = S->last_req;
+				k->original = f != RT_TL_NONE ? f : S->last_req;
+				k->wr = tl_pk(b, S->last_req)->wr;
+				S->last_req = (uint32_t)i;
+				if (k->wr != RT_TL_NONE) {
+					k->flags |= RT_TLF_HAS_WR;
+					k->wr_pkt_index = tl_pk(b, k->prev_tx)->wr_pkt_index;
+					k->wr_pkt_count = tl_pk(b, k->prev_tx)->wr_pkt_count;
+					if ((rc = tl_link(b, tl_item_pk(b, i), k->wr, RT_TLL_WR)) < 0)
+						break;
+				}
+				if ((rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, k->prev_tx), RT_TLL_ORIGINAL)) < 0)
+					break;
+				continue;
+			}
+			if (S->last_req != RT_TL_NONE && tl_pk(b, S->last_req)->ip_id != k->ip_id)
+				S->ids_vary = true;
+			S->last_req = (uint32_t)i;
 			uint32_t span = is_read ? read_span_psns(b, k) : 1;
 			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
 				S->in_burst = false; /* the PSN went back again: a new round */
@@ -1702,6 +1758,7 @@ static int wire_streams(struct lctx *c)
 		if (lr == RT_TL_NONE)
 			lr = psn_map_get(&first, s, k->psn);
 		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
+			S->last_nak_ns = k->raw_ns;
 			if (k->aeth_type == RT_AETH_RNR_NAK) {
 				S->rnr_pending = true;
 				S->rnr_psn = k->psn;

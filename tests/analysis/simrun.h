@@ -38,6 +38,8 @@ struct sim_cfg {
 	uint64_t link_ns;         /* one-way delay host <-> capture point */
 	int engine_pkts;          /* A's engine traces the requests it sends (RT_EV_PACKET); a packet lost
 				   * before the capture point is then one its engine dropped */
+	int ip_ids;               /* A gives each packet a new IPv4 identification (as the kernel's
+				   * SoftRoCE does); else all are 0 */
 };
 
 struct sim_fault {
@@ -53,9 +55,13 @@ struct sim_fault {
 	uint32_t recv_room;       /* SEND: B's receive holds this many bytes (0: enough); past them B answers
 				   * NAK remote operational error and completes the receive with LOC_QP_OP_ERR
 				   * (opcode 0: an error completion's opcode is undefined), as rxe does */
+	int dup_on_wire;          /* packet index (first transmission, not the last) that the network
+				   * sends twice: the capture holds both, B discards the copy, -1 none */
 };
 
-#define SIM_NOFAULT ((struct sim_fault){.lose_before = -1, .lose_after = -1, .lose_resend_before = -1, .rnr_post_after_ns = -1})
+#define SIM_NOFAULT                                                                                           \
+	((struct sim_fault){.lose_before = -1, .lose_after = -1, .lose_resend_before = -1, .rnr_post_after_ns = -1, \
+			    .dup_on_wire = -1})
 
 struct sim_evbuf {
 	struct rt_event *v;
@@ -76,6 +82,7 @@ struct sim {
 	uint64_t rng;
 	uint32_t mr_rkey;
 	uint64_t mr_va;
+	uint16_t ip_id_a;         /* A's latest IPv4 identification (sim_cfg.ip_ids) */
 };
 
 static inline void sim_push(struct sim_evbuf *b, const struct rt_event *e)
@@ -128,6 +135,8 @@ static inline void sim_wire_to(struct sim *s, uint64_t t, int a_to_b, struct syn
 	p->pkey = 0xFFFF;
 	if (!p->sport)
 		p->sport = rt_rxe_udp_sport(a_to_b ? s->c.qpn_a : s->c.qpn_b);
+	if (s->c.ip_ids && a_to_b && !p->ip_id)
+		p->ip_id = ++s->ip_id_a ? s->ip_id_a : ++s->ip_id_a;
 	uint8_t frame[8192];
 	size_t n = synth_build(p, frame);
 	s->packets++;
@@ -397,6 +406,8 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				sent[i]++;
 			if (!lost_before)
 				sim_wire(s, t + L, 1, &p);
+			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last)
+				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
 			uint64_t tb = t + 2 * L;
 			t += 1000;
 			if (answered && !lost_before && !lost_after && f->rnr_seq_nak && !seq_behind &&

@@ -416,6 +416,53 @@ static void test_ack_timeout(void)
 	rt_timeline_free(tl);
 }
 
+/* A packet the network sends twice (both copies captured, 0.3 us apart) is
+ * no retransmission: told by its PSN when packets before it were still
+ * outstanding (a Go-Back-N would have started there), or by its IPv4
+ * identification when the sender gives each packet a new one (the copy of
+ * the WR's first packet, whose PSN a timer's Go-Back-N could start from).
+ * One duplicate finding, no Go-Back-N, nothing counted as resent. */
+static uint64_t a_retransmitted(const struct rt_timeline *tl);
+
+static void test_wire_duplicate(void)
+{
+	for (int by_id = 0; by_id < 2; by_id++) {
+		struct sim_fault f = SIM_NOFAULT;
+		f.dup_on_wire = by_id ? 0 : 3;
+		struct sim_cfg c = base_cfg();
+		c.ip_ids = by_id;
+		struct rt_timeline *tl = fault_run(by_id ? "wire-dup-id" : "wire-dup-psn", 0, &f, 1, &c);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_DUPLICATE);
+		if (F) {
+			const char *t = rt_tl_str(tl, F->text);
+			char psn[32];
+			snprintf(psn, sizeof(psn), "PSN 0x%06x", rt_psn_add(c.psn_a, 4 * 8 + f.dup_on_wire));
+			CHECK(contains(t, "1 packet from QP 0x000011") && contains(t, "was on the wire twice"));
+			CHECK(contains(t, psn) && contains(t, "RC RDMA Write"));
+			CHECK(contains(t, by_id ? "the same IPv4 datagram" : "an older one was still outstanding"));
+			CHECK(contains(rt_tl_str(tl, F->evidence), "copy of frame"));
+			CHECK(F->time_lost_ns == 0);
+		}
+		CHECK_EQ_U(a_retransmitted(tl), 0);
+		rt_timeline_free(tl);
+	}
+	/* the copy of the first packet without identifications to tell: a resend
+	 * of the oldest unacknowledged PSN, as far as the capture shows */
+	struct sim_fault f = SIM_NOFAULT;
+	f.dup_on_wire = 0;
+	struct rt_timeline *tl = fault_run("wire-dup-first", 0, &f, 1, NULL);
+	CHECK(tl != NULL);
+	if (tl) {
+		unsigned kinds[8] = {0};
+		CHECK(problems(tl, kinds) >= 1);
+		CHECK_EQ_U(kinds[0], RT_TLFK_GO_BACK_N);
+		rt_timeline_free(tl);
+	}
+}
+
 /* Retransmissions of A's QP counted in the QP statistics. */
 static uint64_t a_retransmitted(const struct rt_timeline *tl)
 {
@@ -2113,6 +2160,7 @@ int main(void)
 	RUN(test_loss_after_capture);
 	RUN(test_resend_lost_before_capture);
 	RUN(test_ack_timeout);
+	RUN(test_wire_duplicate);
 	RUN(test_ack_timeout_engine_drop);
 	RUN(test_single_packet_engine_drop);
 	RUN(test_rnr_min_timer_zero);

@@ -127,6 +127,18 @@ UROCE_FAULTS="corrupt:op=ack,nth=3" run imm "$tmp/ackicrc" >/dev/null
 check "damaged ACK: the bad ICRC dropped on arrival, and the ACK-timeout Go-Back-N it caused names it, nothing else" \
 	exactly "$tmp/ackicrc.json" "bad_icrc=(RC Acknowledge" "bad_icrc=dropped on arrival (its receiver's trace)" \
 	"go_back_n=within the local ACK timeout" "go_back_n=had a bad ICRC and the requester dropped it"
+# a WRITE packet the network sends twice (uroce's "dup" fault on the third of
+# the second 4-packet WRITE_WITH_IMM, the first one acknowledged): a copy
+# made on the way, not a retransmission
+UROCE_FAULTS="dup:op=write,nth=7" run imm "$tmp/wiredup" >/dev/null
+check "a WRITE packet sent twice on the way: one duplicate finding, no Go-Back-N, nothing else" \
+	exactly "$tmp/wiredup.json" "duplicate=1 packet from QP" "duplicate=was on the wire twice" \
+	"duplicate=an older one was still outstanding"
+# each side's first CM message sent twice on the way (uroce's "dup" fault on
+# QP 1): the REQ and the REP copied 0.05 ms apart, no CM resend, nothing else
+UROCE_FAULTS="dup:qp=1,nth=1" run minimal "$tmp/cmdup" >/dev/null
+check "the REQ and the REP on the wire twice: two duplicate findings, no lost CM message" \
+	expect "$tmp/cmdup.json" duplicate 2 "far sooner than a CM sends a message again"
 # UD does not resend: a datagram damaged on the way is lost, and the
 # receiving engine's trace says it dropped it on arrival
 UROCE_FAULTS="corrupt:op=send,nth=3" run ud "$tmp/udicrc" -- --timeout-ms 1500 >/dev/null

@@ -3575,7 +3575,16 @@ static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
  * is milliseconds), so the network or the capture duplicated the message. */
 #define CM_COPY_NS 1000000ull
 
-static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char *what, uint64_t named_ns)
+/* Whether the copies of group g are all within CM_COPY_NS, and within half
+ * named_ns (the response timeout the connection's REQ names, 0 unknown). */
+static bool cm_copied_on_the_way(struct tl_build *b, const struct cm_copies *g, uint64_t named_ns)
+{
+	uint64_t t0 = tl_pk(b, g->first)->raw_ns, t1 = tl_pk(b, g->last)->raw_ns;
+	return g->count > 1 && t1 >= t0 && t1 - t0 < CM_COPY_NS && (!named_ns || t1 - t0 < named_ns / 2);
+}
+
+static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char *what, uint64_t named_ns,
+			   bool answers_copies)
 {
 	struct tl_build *b = c->b;
 	const struct tl_pk *k = tl_pk(b, g->first), *kl = tl_pk(b, g->last);
@@ -3590,6 +3599,9 @@ static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char
 		tx(&t, ", %.3f s here", (double)named_ns / 1e9);
 	tx(&t, "), so something on the way duplicated it (%s); the receiver's CM treats the copies as duplicates.",
 	   DUPLICATING);
+	if (answers_copies)
+		tx(&t, " Its REQ came more than once too, and a CM answers a REQ that comes again with its REP again: "
+		       "some of these copies may be such answers.");
 	tx(&e, "%s frames %u..%u (%u copies)", rt_cm_attr_name(k->cm_attr), k->frame, kl->frame, g->count);
 	long f = finding(b, RT_TLFK_DUPLICATE, RT_TLS_WARNING, item_t(c, tl_item_pk(b, g->first)), RT_TL_NONE, 0, 0,
 			 &t, &e);
@@ -3648,9 +3660,15 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	 * plus twice the packet lifetime, which the REQ does not carry */
 	uint64_t every_ns = g->count > 1 && t_last > t_first ? (t_last - t_first) / (g->count - 1) : timeout_ns;
 	uint64_t named_ns = timeout_ns;
-	if (g->count > 1 && kl->raw_ns >= k->raw_ns && kl->raw_ns - k->raw_ns < CM_COPY_NS &&
-	    (!named_ns || kl->raw_ns - k->raw_ns < named_ns / 2))
-		return cm_copy_finding(c, g, what, named_ns);
+	/* a CM answers a REQ that comes again with its REP again: after copies
+	 * of the REQ made on the way (their own finding), nothing was lost */
+	const struct cm_copies *rq = k->cm_attr == RT_CM_REP ? cm_group(r, RT_CM_REQ, k->dst_ep, k->cm_remote_comm_id) : NULL;
+	const struct tl_cm_info *rqi = rq ? tl_cm_info(b, rq->first) : NULL;
+	bool req_copied = rq && cm_copied_on_the_way(b, rq, rqi ? 4096ull << rqi->remote_cm_timeout : 0);
+	if (cm_copied_on_the_way(b, g, named_ns))
+		return cm_copy_finding(c, g, what, named_ns, req_copied);
+	if (req_copied)
+		return 0;
 	if (!timeout_ns)
 		timeout_ns = every_ns;
 	/* copies lost before the capture point: the call came a timeout or more before the first copy */

@@ -1038,7 +1038,7 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, struct tl_pk *
 		return false;
 	const struct tl_pk *o = tl_pk(b, S->last_req);
 	if (o->psn != k->psn || o->opcode != k->opcode || o->payload_len != k->payload_len ||
-	    o->wirelen != k->wirelen || o->dqpn != k->dqpn || o->icrc != k->icrc || o->wire_copy)
+	    o->wirelen != k->wirelen || o->dqpn != k->dqpn || o->icrc != k->icrc)
 		return false;
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
 	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half || S->last_nak_ns >= o->raw_ns)
@@ -1564,8 +1564,7 @@ static int wire_streams(struct lctx *c)
 				k->flags |= RT_TLF_DUP;
 				k->prev_tx = S->last_req;
 				k->original = f != RT_TL_NONE ? f : S->last_req;
-				k->wr = tl_pk(b, S->last_req)->wr;
-				S->last_req = (uint32_t)i;
+				k->wr = tl_pk(b, S->last_req)->wr; /* (last_req stays the original: a third copy repeats it too) */
 				if (k->wr != RT_TL_NONE) {
 					k->flags |= RT_TLF_HAS_WR;
 					k->wr_pkt_index = tl_pk(b, k->prev_tx)->wr_pkt_index;

@@ -773,6 +773,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->errs, sizeof(uint32_t));
 	tl_vec_init(&b->drops, sizeof(uint32_t));
 	tl_vec_init(&b->naks, sizeof(uint32_t));
+	tl_vec_init(&b->copies, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
@@ -813,6 +814,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->errs);
 	tl_vec_free(&b->drops);
 	tl_vec_free(&b->naks);
+	tl_vec_free(&b->copies);
 	tl_vec_free(&b->proc_salvaged);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);

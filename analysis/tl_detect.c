@@ -2524,31 +2524,28 @@ static int wire_anomalies(struct dctx *c)
 	"a switching loop, a mirror port or bond sending frames back into the network, or the capture " \
 	"set-up itself"
 
-/* One finding per stream (receiving QP) with copies (tl_link.c wire_copy):
+/* One finding per stream (receiving QP) with copies (b->copies, tl_link.c wire_copy):
  * no time lost, but something on the way sends frames twice. */
 static int wire_copies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t npk = tl_npk(b), nq = b->qps.n;
-	uint32_t *first = NULL, *count = NULL;
-	for (size_t i = 0; i < npk; i++) {
-		const struct tl_pk *k = tl_pk(b, i);
-		if (!k->wire_copy || k->recv_qp >= nq)
-			continue;
-		if (!first) {
-			first = malloc(nq * sizeof(*first));
-			count = calloc(nq, sizeof(*count));
-			if (!first || !count) {
-				free(first);
-				free(count);
-				return -ENOMEM;
-			}
-		}
-		if (!count[k->recv_qp]++)
-			first[k->recv_qp] = (uint32_t)i;
+	size_t nq = b->qps.n;
+	const uint32_t *copies = b->copies.p;
+	if (!b->copies.n)
+		return 0;
+	uint32_t *first = malloc(nq * sizeof(*first)), *count = calloc(nq, sizeof(*count));
+	if (!first || !count) {
+		free(first);
+		free(count);
+		return -ENOMEM;
+	}
+	for (size_t x = 0; x < b->copies.n; x++) {
+		uint32_t q = tl_pk(b, copies[x])->recv_qp;
+		if (q < nq && !count[q]++)
+			first[q] = copies[x];
 	}
 	int rc = 0;
-	for (size_t q = 0; first && q < nq && !rc; q++) {
+	for (size_t q = 0; q < nq && !rc; q++) {
 		if (!count[q])
 			continue;
 		const struct tl_pk *k = tl_pk(b, first[q]), *o = tl_pk(b, k->prev_tx);
@@ -2580,10 +2577,10 @@ static int wire_copies(struct dctx *c)
 			break;
 		}
 		uint32_t n = 0;
-		for (size_t i = first[q]; i < npk && n < 64; i++) {
-			const struct tl_pk *p = tl_pk(b, i);
-			if (p->wire_copy && p->recv_qp == q) {
-				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+		for (size_t x = 0; x < b->copies.n && n < 64; x++) {
+			const struct tl_pk *p = tl_pk(b, copies[x]);
+			if (p->recv_qp == q) {
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, copies[x]));
 				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, p->prev_tx));
 				n++;
 			}
@@ -3659,14 +3656,12 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	/* the time between copies on the wire: for a REQ the timeout the REQ names
 	 * plus twice the packet lifetime, which the REQ does not carry */
 	uint64_t every_ns = g->count > 1 && t_last > t_first ? (t_last - t_first) / (g->count - 1) : timeout_ns;
-	uint64_t named_ns = timeout_ns;
 	/* a CM answers a REQ that comes again with its REP again: after copies
 	 * of the REQ made on the way (their own finding), nothing was lost */
 	const struct cm_copies *rq = k->cm_attr == RT_CM_REP ? cm_group(r, RT_CM_REQ, k->dst_ep, k->cm_remote_comm_id) : NULL;
-	const struct tl_cm_info *rqi = rq ? tl_cm_info(b, rq->first) : NULL;
-	bool req_copied = rq && cm_copied_on_the_way(b, rq, rqi ? 4096ull << rqi->remote_cm_timeout : 0);
-	if (cm_copied_on_the_way(b, g, named_ns))
-		return cm_copy_finding(c, g, what, named_ns, req_copied);
+	bool req_copied = rq && cm_copied_on_the_way(b, rq, req ? 4096ull << req->remote_cm_timeout : 0);
+	if (cm_copied_on_the_way(b, g, timeout_ns)) /* (timeout_ns: still the one the REQ names) */
+		return cm_copy_finding(c, g, what, timeout_ns, req_copied);
 	if (req_copied)
 		return 0;
 	if (!timeout_ns)

@@ -250,6 +250,8 @@ struct tl_build {
 	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
 	struct tl_vec drops;      /* uint32_t: packets an engine dropped, sent or on arrival (trace_qps) */
 	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
+	struct tl_vec copies;     /* uint32_t: requests copied on the way (tl_pk.wire_copy), in capture
+				   * order (tl_link.c wire_streams) */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
 				   * from a dead program's rings (read_traces), 0 none */
 	struct tl_vec cons;       /* struct tl_cons */

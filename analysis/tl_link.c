@@ -1574,6 +1574,12 @@ static int wire_streams(struct lctx *c)
 				}
 				if ((rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, k->prev_tx), RT_TLL_ORIGINAL)) < 0)
 					break;
+				uint32_t *x = tl_vec_push(&b->copies); /* few: the duplicate detector reads only these */
+				if (!x) {
+					rc = -ENOMEM;
+					break;
+				}
+				*x = (uint32_t)i;
 				continue;
 			}
 			if (S->last_req != RT_TL_NONE && tl_pk(b, S->last_req)->ip_id != k->ip_id)

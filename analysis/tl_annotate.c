@@ -39,8 +39,10 @@ void tl_annotate_packet(struct tl_build *b, size_t i)
 	pr->aeth_value = k->aeth_value;
 	pr->findings[0] = k->findings[0];
 	pr->findings[1] = k->findings[1];
-	pr->bits = (uint8_t)((k->is_request ? TL_PKB_REQUEST : 0) | (k->dup ? TL_PKB_DUP : 0) | (k->ooo ? TL_PKB_OOO : 0) |
-			     (k->is_cm ? TL_PKB_CM : 0) | (k->op_class == RT_CLASS_ACK ? TL_PKB_AETH : 0));
+	pr->bits = (uint8_t)((k->is_request ? TL_PKB_REQUEST : 0) | (k->dup ? TL_PKB_DUP : 0) |
+			     (k->ooo || k->late ? TL_PKB_OOO : 0) | (k->is_cm ? TL_PKB_CM : 0) |
+			     (k->op_class == RT_CLASS_ACK ? TL_PKB_AETH : 0) | (k->late ? TL_PKB_LATE : 0) |
+			     (k->wire_copy ? TL_PKB_COPY : 0));
 	if (k->is_request && k->answer != RT_TL_NONE) {
 		struct tl_pk *a = tl_pk(b, k->answer);
 		pr->answer_frame = a->frame;
@@ -241,11 +243,24 @@ static void ann_build(const struct rt_timeline *tl, const struct tl_pktrec *p, s
 			ab_str(&t, cause_words(p->retrans_cause));
 			ab_str(&t, ")");
 		}
+		if (p->bits & TL_PKB_LATE)
+			ab_str(&t, ", held back on the way: it came after later PSNs");
+	} else if ((p->bits & TL_PKB_LATE) && !(p->bits & TL_PKB_COPY)) {
+		/* the original, late (tl_link.c stray_request) */
+		ab_str(&t, "PSN ");
+		ab_hex6(&t, p->psn);
+		ab_str(&t, " held back on the way (reordered): it came after later PSNs");
+		if (p->bits & TL_PKB_DUP)
+			ab_str(&t, " and after its resend, and the receiver discards it as a duplicate");
 	} else if (p->bits & TL_PKB_DUP) {
 		/* a duplicate that is no retransmission: a copy made on the way (tl_link.c wire_copy) */
 		ab_str(&t, "copy of PSN ");
 		ab_hex6(&t, p->psn);
-		ab_str(&t, " made on the way, not a retransmission: the receiver discards it as a duplicate");
+		if (p->op_class == RT_CLASS_READ_REQ || p->op_class == RT_CLASS_ATOMIC)
+			ab_str(&t, " made on the way, not a retransmission: the responder may answer it again, and the "
+				   "requester discards that answer");
+		else
+			ab_str(&t, " made on the way, not a retransmission: the receiver discards it as a duplicate");
 	} else if ((p->bits & TL_PKB_AETH) && p->aeth_type == RT_AETH_RNR_NAK) {
 		ab_str(&t, "RNR NAK ");
 		ab_fixed(&t, rt_rnr_timer_us(p->aeth_value) / 10, 2);

@@ -506,6 +506,7 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 					  .retry = p->cm.retry_count, .rnr_retry = p->cm.rnr_retry_count,
 					  .mtu = p->cm.path_mtu, .reason = (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason),
 					  .msg_rejected = p->cm.msg_rejected, .remote_qpn = p->cm.remote_qpn,
+					  .start_psn = p->cm.starting_psn & RT_PSN_MASK,
 					  .remote_cm_timeout = p->cm.remote_cm_timeout,
 					  .local_cm_timeout = p->cm.local_cm_timeout,
 					  .max_cm_retries = p->cm.max_cm_retries, .has_cma = p->cm.has_cma_hdr,
@@ -774,6 +775,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->drops, sizeof(uint32_t));
 	tl_vec_init(&b->naks, sizeof(uint32_t));
 	tl_vec_init(&b->copies, sizeof(uint32_t));
+	tl_vec_init(&b->lates, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
@@ -815,6 +817,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->drops);
 	tl_vec_free(&b->naks);
 	tl_vec_free(&b->copies);
+	tl_vec_free(&b->lates);
 	tl_vec_free(&b->proc_salvaged);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);

@@ -530,6 +530,19 @@ static uint32_t gap_packet(struct tl_build *b, uint32_t s, uint32_t psn, uint32_
  * lost after the capture point; otherwise *gapx, the first packet after the
  * place it should have had (its first transmission, or its resend in a later
  * round, never reached the capture point). */
+/* The request of stream s with PSN psn that came late (tl_pk.late: held back
+ * on the way) after packet `after`, RT_TL_NONE. */
+static uint32_t late_request(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t after)
+{
+	for (size_t x = 0; x < b->lates.n; x++) {
+		uint32_t i = *TL_AT(&b->lates, uint32_t, x);
+		const struct tl_pk *k = tl_pk(b, i);
+		if (i > after && k->recv_qp == s && k->psn == psn)
+			return i;
+	}
+	return RT_TL_NONE;
+}
+
 static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak, uint32_t *lastx, uint32_t *gapx)
 {
 	uint32_t later = RT_TL_NONE;
@@ -639,18 +652,24 @@ static bool qp_on_rxe(struct dctx *c, uint32_t q)
 	return c->proc_rxe[tl_qp(b, q)->proc];
 }
 
-/* The response with a bad ICRC that acknowledged PSN psn of the stream of
+/* The latest response that acknowledged PSN psn of the stream of
  * round-starting request first, captured before it (among the 4096 packets
- * before): the requester dropped it, and resent what it covered.  RT_TL_NONE:
- * none. */
-static uint32_t damaged_ack(struct tl_build *b, uint32_t first, uint32_t psn)
+ * before): an ACK of psn or later, or any response with a bad ICRC (a NAK
+ * past it, which acknowledges it too, the Go-Back-N finding names as its
+ * trigger; READ responses a requester may have discarded, out of
+ * sequence).  The requester never took it (a bad ICRC made it drop it, or
+ * it was lost after the capture point), and resent what it covered.
+ * RT_TL_NONE: none. */
+static uint32_t untaken_ack(struct tl_build *b, uint32_t first, uint32_t psn)
 {
 	const struct tl_pk *k0 = tl_pk(b, first);
 	for (uint32_t j = first, n = 0; j-- > 0 && n < 4096; n++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (o->is_response && o->icrc == RT_ICRC_BAD && o->send_qp == k0->recv_qp && o->send_qp != RT_TL_NONE &&
-		    rt_psn_diff(o->psn, psn) >= 0)
-			return j;
+		if (!o->is_response || o->send_qp != k0->recv_qp || o->send_qp == RT_TL_NONE)
+			continue;
+		bool ack = o->op_class == RT_CLASS_ACK && o->aeth_type == RT_AETH_ACK;
+		if ((o->icrc == RT_ICRC_BAD || ack) && rt_psn_diff(o->psn, psn) >= 0)
+			return j; /* (a damaged one's AETH may be damaged too) */
 	}
 	return RT_TL_NONE;
 }
@@ -774,7 +793,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
 		else if (!rgap && (lostpk == RT_TL_NONE || lostpk == u->first))
 			gp = gap_packet(b, u->stream, u->psn, u->first);
+		uint32_t latepk = nak && lostpk == RT_TL_NONE ? late_request(b, u->stream, npsn, u->trigger) : RT_TL_NONE;
 		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
+		uint32_t ack = dups ? untaken_ack(b, u->first, u->psn) : RT_TL_NONE;
 		bool captured = u->prev != RT_TL_NONE && u->prev != u->first;
 		/* no earlier transmission captured and no gap after it: the sending engine
 		 * said this was a resend; the loss started at its earlier send (or the WR post) */
@@ -806,8 +827,16 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, ": the receiver NAKed PSN 0x%06x (PSN sequence error) because ", npsn);
 			if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->icrc == RT_ICRC_BAD)
 				tx(&t, "that packet (frame %u) had a bad ICRC and the receiver dropped it", tl_pk(b, lostpk)->frame);
+			else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late)
+				tx(&t, "that packet (frame %u) came after later PSNs: it was held back on the way (reordered)",
+				   tl_pk(b, lostpk)->frame);
 			else if (lostpk != RT_TL_NONE)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
+			else if (latepk != RT_TL_NONE)
+				tx(&t, "that packet came late: held back on the way (reordered), it passed the capture point "
+				       "%.3f ms after the NAK (frame %u)",
+				   ms(item_t(c, tl_item_pk(b, latepk)) - item_t(c, tl_item_pk(b, u->trigger))),
+				   tl_pk(b, latepk)->frame);
 			else
 				tx(&t, "that packet was lost before the capture point");
 			tx(&t, ", so the sender resent ");
@@ -855,8 +884,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "does not stop it when everything is acknowledged)",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
 			} else {
-				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response came for PSN 0x%06x" : ": no ACK came for PSN 0x%06x",
-				   u->round_psn);
+				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response %s for PSN 0x%06x"
+									  : ": no ACK %s for PSN 0x%06x",
+				   ack != RT_TL_NONE ? "reached the sender" : "came", u->round_psn);
 				/* less than the whole timeout after this packet (less a tenth for the
 				 * timer's granularity): the timer ran already when it was sent */
 				uint64_t timeout = 2 * half;
@@ -914,10 +944,15 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, ", more than a retry_cnt of 7 allows: the sender's SoftRoCE (rxe) takes retry_cnt 7 as unlimited "
 			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
 			       "complete the WR with RETRY_EXC_ERR after 7 retries");
-		uint32_t badack = dups ? damaged_ack(b, u->first, u->psn) : RT_TL_NONE;
+		uint32_t badack = ack != RT_TL_NONE && tl_pk(b, ack)->icrc == RT_ICRC_BAD ? ack : RT_TL_NONE;
 		if (badack != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received (their ACK, frame %u, had a bad ICRC and the "
 			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
+		else if (ack != RT_TL_NONE)
+			tx(&t, "; %u of them had already been received: their ACK (frame %u) passed the capture point %.3f ms "
+			       "before the resend, so it was lost after it, on its way to the sender%s",
+			   dups, tl_pk(b, ack)->frame, ms(t_first - item_t(c, tl_item_pk(b, ack))),
+			   t_first - item_t(c, tl_item_pk(b, ack)) < 1000000 ? ", or was still on its way when the timer went off" : "");
 		else if (dups)
 			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
 		tx(&t, overlaps ? "; %.3f ms lost on top of the earlier retransmissions on this QP." : "; %.3f ms lost.", ms(lost));
@@ -932,6 +967,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
 			tx(&e, ", damaged ACK frame %u", tl_pk(b, badack)->frame);
+		else if (ack != RT_TL_NONE)
+			tx(&e, ", ACK lost after the capture point frame %u", tl_pk(b, ack)->frame);
+		if (latepk != RT_TL_NONE)
+			tx(&e, ", late original frame %u", tl_pk(b, latepk)->frame);
 		if (nak && lostpk != RT_TL_NONE)
 			tx(&e, ", %s transmission frame %u", lostpk == u->original ? "original" : "latest", tl_pk(b, lostpk)->frame);
 		else if (!nak && u->original != RT_TL_NONE && u->original != u->first)
@@ -962,10 +1001,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lostpk));
 		else if (!nak && u->original != RT_TL_NONE && u->original != u->first)
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, u->original));
+		evidence_pk(b, FI(b, f), latepk);
 		evidence_pk(b, FI(b, f), gp);
 		evidence_pk(b, FI(b, f), rlost);
 		evidence_pk(b, FI(b, f), rfix);
-		evidence_pk(b, FI(b, f), badack);
+		evidence_pk(b, FI(b, f), ack);
 		tl_finding_evidence(b, FI(b, f), esend);
 		if (k0->wr != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
@@ -2328,8 +2368,8 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 		const struct tl_pk *k = tl_pk(b, i);
 		uint32_t q = k->recv_qp < nq ? k->recv_qp : (uint32_t)nq;
 		next_rt[i] = last[q];
-		if (k->is_request && k->retrans)
-			last[q] = (uint32_t)i;
+		if (k->is_request && (k->retrans || k->late))
+			last[q] = (uint32_t)i; /* a resend, or the late packet itself, fills a gap */
 	}
 	for (size_t x = 0; x < ooo->n; x++) {
 		uint32_t i = *TL_AT(ooo, uint32_t, x);
@@ -2524,6 +2564,27 @@ static int wire_anomalies(struct dctx *c)
 	"a switching loop, a mirror port or bond sending frames back into the network, or the capture " \
 	"set-up itself"
 
+/* The packets of list (packet indices, in capture order) by receiving QP:
+ * per QP their count and the first of them (*first, *count: the caller
+ * frees both). */
+static int per_stream(struct tl_build *b, const struct tl_vec *list, uint32_t **first, uint32_t **count)
+{
+	size_t nq = b->qps.n;
+	*first = malloc((nq ? nq : 1) * sizeof(**first));
+	*count = calloc(nq ? nq : 1, sizeof(**count));
+	if (!*first || !*count) {
+		free(*first);
+		free(*count);
+		return -ENOMEM;
+	}
+	for (size_t x = 0; x < list->n; x++) {
+		uint32_t i = *TL_AT(list, uint32_t, x), q = tl_pk(b, i)->recv_qp;
+		if (q < nq && !(*count)[q]++)
+			(*first)[q] = i;
+	}
+	return 0;
+}
+
 /* One finding per stream (receiving QP) with copies (b->copies, tl_link.c wire_copy):
  * no time lost, but something on the way sends frames twice. */
 static int wire_copies(struct dctx *c)
@@ -2531,19 +2592,11 @@ static int wire_copies(struct dctx *c)
 	struct tl_build *b = c->b;
 	size_t nq = b->qps.n;
 	const uint32_t *copies = b->copies.p;
+	uint32_t *first, *count;
 	if (!b->copies.n)
 		return 0;
-	uint32_t *first = malloc(nq * sizeof(*first)), *count = calloc(nq, sizeof(*count));
-	if (!first || !count) {
-		free(first);
-		free(count);
+	if (per_stream(b, &b->copies, &first, &count) < 0)
 		return -ENOMEM;
-	}
-	for (size_t x = 0; x < b->copies.n; x++) {
-		uint32_t q = tl_pk(b, copies[x])->recv_qp;
-		if (q < nq && !count[q]++)
-			first[q] = copies[x];
-	}
 	int rc = 0;
 	for (size_t q = 0; q < nq && !rc; q++) {
 		if (!count[q])
@@ -2556,17 +2609,34 @@ static int wire_copies(struct dctx *c)
 		tx(&t, " to ");
 		qp_name(b, (uint32_t)q, &t);
 		tx(&t, " %s on the wire twice: frame %u repeats frame %u (%s, PSN 0x%06x, %.3f ms later). Nothing made the "
-		       "sender resend %s: no NAK came, its local ACK timeout was far from over, and ",
+		       "sender resend %s: %s",
 		   count[q] == 1 ? "was" : "were", k->frame, o->frame, op ? op->name : "request", k->psn,
-		   (double)(k->raw_ns - o->raw_ns) / 1e6, count[q] == 1 ? "it" : "them");
-		if (k->same_datagram)
+		   (double)(k->raw_ns - o->raw_ns) / 1e6, count[q] == 1 ? "it" : "them", k->late ? "" : "no NAK came, ");
+		if (!k->before_timer && !k->late)
+			tx(&t, "its local ACK timeout was far from over, and ");
+		if (k->late)
+			tx(&t, "it came out of sequence, after later PSNs, and the sender's next request did not go on from "
+			       "it, as a retransmission round does (Go-Back-N resends a PSN and the ones after it)%s",
+			   k->same_datagram ? "; it is the very IPv4 datagram of the resend it repeats (the same "
+					      "identification; the sender gives each packet a new one)" : "");
+		else if (k->same_datagram)
 			tx(&t, "the copy is the same IPv4 datagram (identification 0x%04x; the sender gives each packet a new "
 			       "one)", k->ip_id);
+		else if (k->before_timer)
+			tx(&t, "and no ACK timer could have gone off yet: the sender's first request (its starting PSN, frame %u) "
+			       "left only %.3f ms before, under half its local ACK timeout (timeout=%u, %.2f ms)",
+			   tl_pk(b, k->trigger)->frame, (double)(k->raw_ns - tl_pk(b, k->trigger)->raw_ns) / 1e6,
+			   tl_qp(b, k->send_qp)->timeout,
+			   rt_ack_timeout_us(tl_qp(b, k->send_qp)->timeout) / 1000.0);
 		else
 			tx(&t, "a Go-Back-N resends from the oldest PSN not yet acknowledged, and an older one was still "
 			       "outstanding");
-		tx(&t, ". Something on the way duplicates frames (%s); the receiver discards each copy as a duplicate, "
-		       "at the cost of the bandwidth.", DUPLICATING);
+		tx(&t, ". Something on the way duplicates frames (%s); the receiver discards each copy as a duplicate%s, "
+		       "at the cost of the bandwidth.", DUPLICATING,
+		   k->op_class == RT_CLASS_READ_REQ || k->op_class == RT_CLASS_ATOMIC
+			   ? " (a READ or atomic request it may answer again, from its data or its saved result, and the "
+			     "requester discards that answer)"
+			   : "");
 		tx(&e, "frame %u (copy of frame %u)", k->frame, o->frame);
 		if (count[q] > 1)
 			tx(&e, " and %u more", count[q] - 1);
@@ -2585,6 +2655,78 @@ static int wire_copies(struct dctx *c)
 				n++;
 			}
 		}
+	}
+	free(first);
+	free(count);
+	return rc;
+}
+
+/* ---- requests held back on the way (reordering) ---- */
+
+/* The request of k's stream captured last before packet i (within 4096
+ * packets), RT_TL_NONE. */
+static uint32_t stream_request_before(struct tl_build *b, uint32_t i)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	for (uint32_t j = i, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->is_request && !o->is_cm && o->recv_qp == k->recv_qp && !o->late && !o->wire_copy)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
+/* One finding per stream (receiving QP) with late requests (b->lates,
+ * tl_link.c stray_request): the network, or the sender's stack, reorders
+ * packets, which a RoCE receiver takes for loss. */
+static int late_requests(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	const uint32_t *lates = b->lates.p;
+	uint32_t *first, *count;
+	if (!b->lates.n)
+		return 0;
+	if (per_stream(b, &b->lates, &first, &count) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t q = 0; q < nq && !rc; q++) {
+		if (!count[q])
+			continue;
+		const struct tl_pk *k = tl_pk(b, first[q]);
+		uint32_t before = stream_request_before(b, first[q]);
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "%u request%s from ", count[q], count[q] == 1 ? "" : "s");
+		qp_name(b, k->send_qp, &t);
+		tx(&t, " to ");
+		qp_name(b, (uint32_t)q, &t);
+		tx(&t, " came out of sequence: PSN 0x%06x (frame %u) passed the capture point after ", k->psn, k->frame);
+		if (before != RT_TL_NONE)
+			tx(&t, "PSN 0x%06x (frame %u, %.3f ms before)", tl_pk(b, before)->psn, tl_pk(b, before)->frame,
+			   ms(item_t(c, tl_item_pk(b, first[q])) - item_t(c, tl_item_pk(b, before))));
+		else
+			tx(&t, "later PSNs");
+		if (k->prev_tx != RT_TL_NONE)
+			tx(&t, " and after its own resend (frame %u)", tl_pk(b, k->prev_tx)->frame);
+		tx(&t, ", and the sender's next request did not go on from it, as a retransmission round does (Go-Back-N "
+		       "resends a PSN and the ones after it): held back on the way (reordering: paths of different "
+		       "delay, such as ECMP or a bond's links, or queues in the sender's stack), not resent. A RoCE receiver takes a PSN out of sequence as a loss: it NAKs "
+		       "the gap and the sender resends everything from there, so reordering costs what loss does.");
+		tx(&e, "frame %u", k->frame);
+		if (count[q] > 1)
+			tx(&e, " and %u more", count[q] - 1);
+		long f = finding(b, RT_TLFK_OUT_OF_ORDER, RT_TLS_WARNING, item_t(c, tl_item_pk(b, first[q])), k->send_qp, 0,
+				 0, &t, &e);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		uint32_t n = 0;
+		for (size_t x = 0; x < b->lates.n && n < 64; x++)
+			if (tl_pk(b, lates[x])->recv_qp == q) {
+				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lates[x]));
+				n++;
+			}
 	}
 	free(first);
 	free(count);
@@ -5081,6 +5223,8 @@ int tl_detect(struct tl_build *b)
 		rc = wire_anomalies(&c);
 	if (!rc)
 		rc = wire_copies(&c);
+	if (!rc)
+		rc = late_requests(&c);
 	if (!rc)
 		rc = cm_retries(&c);
 	if (!rc)

@@ -53,6 +53,8 @@ enum {
 	TL_PKB_OOO = 1u << 2,
 	TL_PKB_CM = 1u << 3,
 	TL_PKB_AETH = 1u << 4,
+	TL_PKB_LATE = 1u << 5,    /* tl_pk.late: held back on the way */
+	TL_PKB_COPY = 1u << 6,    /* tl_pk.wire_copy: a copy made on the way */
 };
 
 #define TL_NSECT 14
@@ -142,7 +144,8 @@ struct tl_pk {
 	uint32_t event;           /* engine event item for it */
 	uint32_t trigger;         /* first packet of a retransmission burst: the NAK / RNR NAK / READ
 				   * response gap that caused it; with retrans_cause ACK_TIMEOUT, the
-				   * one whose resend never reached the capture, so the timer went off */
+				   * one whose resend never reached the capture, so the timer went off;
+				   * a wire_copy told by before_timer: its stream's first request */
 	uint32_t findings[2];     /* finding ids (0 none) */
 	uint32_t src_qp;          /* UD: DETH source QP */
 	uint32_t round_psn;       /* round_start: the PSN the round went back to (an ACK timeout
@@ -172,7 +175,12 @@ struct tl_pk {
 	bool wire_copy : 1;       /* a copy of the request before it that the network or the capture
 				   * made, not a retransmission (tl_link.c wire_copy): retrans 0, dup,
 				   * prev_tx the packet it repeats */
-	bool same_datagram : 1;   /* wire_copy: told by its IPv4 identification (else by its PSN) */
+	bool same_datagram : 1;   /* wire_copy: told by its IPv4 identification */
+	bool before_timer : 1;    /* wire_copy: told by coming before any ACK timer could go off
+				   * (else by its PSN: an older one was outstanding) */
+	bool late : 1;            /* a request held back on the way: it passed the capture point after
+				   * later PSNs of its stream (and maybe its resend), and the sender
+				   * went on as before (tl_link.c stray_request); no retransmission */
 };
 
 /* What the build keeps of a CM message beyond its tl_pk: few packets are
@@ -187,6 +195,7 @@ struct tl_cm_info {
 	uint8_t reason;           /* REJ: reason (255 for larger codes) */
 	uint8_t msg_rejected;     /* REJ: 0 REQ, 1 REP, 2 other */
 	uint32_t remote_qpn;      /* DREQ: the receiver's QP */
+	uint32_t start_psn;       /* REQ, REP: the sender's starting PSN */
 	uint8_t remote_cm_timeout;/* REQ: how long the active side waits for a reply (4.096 us * 2^n) */
 	uint8_t local_cm_timeout; /* REQ: how long the passive side waits for the RTU (same units) */
 	uint8_t max_cm_retries;   /* REQ: how often each side sends a message again */
@@ -252,6 +261,8 @@ struct tl_build {
 	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
 	struct tl_vec copies;     /* uint32_t: requests copied on the way (tl_pk.wire_copy), in capture
 				   * order (tl_link.c wire_streams) */
+	struct tl_vec lates;      /* uint32_t: requests that passed the capture point out of sequence,
+				   * after later PSNs (tl_pk.late), in capture order */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
 				   * from a dead program's rings (read_traces), 0 none */
 	struct tl_vec cons;       /* struct tl_cons */

@@ -43,6 +43,9 @@ struct wkey {                 /* a wire QP: address + QPN */
 	bool have_first_in;       /* it received a request: the first is packet first_in_pk, PSN first_in_psn */
 	uint32_t first_in_pk, first_in_psn;
 	uint32_t max_seg;         /* largest FIRST/MIDDLE payload: the path MTU */
+	bool answered;            /* the capture holds a response or ACK sent to it */
+	bool have_start;          /* its CM REQ or REP named its starting PSN, start_psn */
+	uint32_t start_psn;
 };
 
 struct wr_ent {               /* a send WR with its PSN range */
@@ -335,6 +338,16 @@ static void wpair(struct lctx *c, uint32_t a, uint32_t b)
 	}
 }
 
+/* Wire key w sends from the starting PSN its CM message, packet pk, names. */
+static void wkey_start(struct lctx *c, uint32_t w, uint32_t pk)
+{
+	const struct tl_cm_info *ci = tl_cm_info(c->b, pk);
+	if (ci && !WK(c, w)->have_start) {
+		WK(c, w)->have_start = true;
+		WK(c, w)->start_psn = ci->start_psn;
+	}
+}
+
 /* How many wire keys have no peer yet. */
 static size_t unpaired_keys(struct lctx *c)
 {
@@ -373,14 +386,16 @@ static int wire_qps(struct lctx *c)
 			if (k->icrc == RT_ICRC_BAD)
 				continue;
 			if (k->cm_attr == RT_CM_REQ && k->cm_local_qpn) {
-				if (wkey_get(c, k->src_ep, k->cm_local_qpn) == RT_TL_NONE ||
-				    tl_hash_put(&req, k->cm_comm_id, (uint32_t)i) < 0)
+				uint32_t me = wkey_get(c, k->src_ep, k->cm_local_qpn);
+				if (me == RT_TL_NONE || tl_hash_put(&req, k->cm_comm_id, (uint32_t)i) < 0)
 					goto nomem;
+				wkey_start(c, me, (uint32_t)i);
 			} else if (k->cm_attr == RT_CM_REP && k->cm_local_qpn) {
 				uint32_t *r = tl_hash_get(&req, k->cm_remote_comm_id);
 				uint32_t me = wkey_get(c, k->src_ep, k->cm_local_qpn);
 				if (me == RT_TL_NONE)
 					goto nomem;
+				wkey_start(c, me, (uint32_t)i);
 				if (r) {
 					struct tl_pk *q = tl_pk(b, *r);
 					wpair(c, wkey_get(c, q->src_ep, q->cm_local_qpn), me);
@@ -394,6 +409,8 @@ static int wire_qps(struct lctx *c)
 		if (w == RT_TL_NONE)
 			goto nomem;
 		k->recv_qp = w; /* wkey index for now */
+		if (k->is_response)
+			WK(c, w)->answered = true;
 		if (k->is_request && !WK(c, w)->have_first_in) {
 			WK(c, w)->have_first_in = true;
 			WK(c, w)->first_in_pk = (uint32_t)i;
@@ -1020,7 +1037,156 @@ struct stream {
 	uint32_t last_req;        /* packet index of the latest request, RT_TL_NONE */
 	uint64_t last_nak_ns;     /* capture time of the latest NAK or RNR NAK (0 none) */
 	bool ids_vary;            /* two of its IPv4 requests had different identifications */
+	bool from_start;          /* its first captured request was the sender's first (its starting PSN) */
+	uint32_t first_pk;        /* that request (packet index) */
 };
+
+/* What the capture and the traces tell of a QP as a sender: whether it was
+ * answered in the capture, and its starting PSN (from its CM REQ or REP on
+ * the wire, or its sq_psn in its trace). */
+struct qp_origin {
+	bool answered;
+	bool have_start;
+	uint32_t start_psn;
+};
+
+/* Per QP of the final list (nqp of them); NULL without memory. */
+static struct qp_origin *qp_origins(struct lctx *c, size_t nqp)
+{
+	struct qp_origin *o = calloc(nqp ? nqp : 1, sizeof(*o));
+	if (!o)
+		return NULL;
+	for (size_t j = 0; j < c->wkeys.n; j++) {
+		const struct wkey *w = WK(c, j);
+		if (w->qp >= nqp)
+			continue;
+		o[w->qp].answered |= w->answered;
+		if (w->have_start && !o[w->qp].have_start) {
+			o[w->qp].have_start = true;
+			o[w->qp].start_psn = w->start_psn;
+		}
+	}
+	for (size_t q = 0; q < c->ntq && q < nqp && c->tq_psn; q++)
+		if (c->tq_psn[q].sq >= 0) {
+			o[q].have_start = true;
+			o[q].start_psn = (uint32_t)c->tq_psn[q].sq;
+		}
+	return o;
+}
+
+/* Append packet index i to a list of packets (b->copies, b->lates). */
+static int push_index(struct tl_vec *v, size_t i)
+{
+	uint32_t *x = tl_vec_push(v);
+	if (!x)
+		return -ENOMEM;
+	*x = (uint32_t)i;
+	return 0;
+}
+
+/* Request k (packet i) is no retransmission but repeats packet prev, its
+ * PSN's first captured transmission orig: the receiver discards it as a
+ * duplicate.  It starts no round, answers no NAK and consumes no receive
+ * WR; it takes prev's WR and links to prev. */
+static int mark_repeat(struct tl_build *b, struct tl_pk *k, size_t i, uint32_t prev, uint32_t orig)
+{
+	const struct tl_pk *p = tl_pk(b, prev);
+	k->dup = true;
+	k->flags |= RT_TLF_DUP;
+	k->prev_tx = prev;
+	k->original = orig != RT_TL_NONE ? orig : prev;
+	k->wr = p->wr;
+	if (k->wr != RT_TL_NONE) {
+		k->flags |= RT_TLF_HAS_WR;
+		k->wr_pkt_index = p->wr_pkt_index;
+		k->wr_pkt_count = p->wr_pkt_count;
+		int rc = tl_link(b, tl_item_pk(b, i), k->wr, RT_TLL_WR);
+		if (rc < 0)
+			return rc;
+	}
+	return tl_link(b, tl_item_pk(b, i), tl_item_pk(b, prev), RT_TLL_ORIGINAL);
+}
+
+/* What the next 8 requests after packet i to the same receiving QP
+ * (address and QPN, intact ICRC, among the 4096 packets after it) do, other
+ * late ones coming between: 1 when they send i's PSN again (within `soon`
+ * ns) before the PSN after it, 0 when they send the PSN after it, 2 when
+ * neither and the very next one has the stream's next PSN `on`, -1 none
+ * of these, -2 when no request follows. */
+static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t soon)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	size_t npk = tl_npk(b);
+	unsigned seen = 0;
+	bool went_on = false;
+	for (size_t j = i + 1; j < npk && j - i <= 4096 && seen < 8; j++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (!o->is_request || o->is_cm || o->icrc == RT_ICRC_BAD || o->dst_ep != k->dst_ep || o->dqpn != k->dqpn)
+			continue;
+		if (!seen++)
+			went_on = o->psn == on;
+		if (o->psn == k->psn)
+			return o->raw_ns - k->raw_ns < soon ? 1 : -1;
+		if (o->psn == rt_psn_add(k->psn, 1))
+			return 0;
+	}
+	return !seen ? -2 : went_on ? 2 : -1;
+}
+
+/* Whether request k (packet i, unwrapped PSN pu, not a READ or atomic; its
+ * PSN's latest captured transmission lt or RT_TL_NONE) was held back on the
+ * way rather than sent again: it goes back below the stream's latest PSN,
+ * less than half the sender's ACK timeout after that was sent,
+ * and the stream's next requests (8 of them) do not go on from it, as every
+ * retransmission round does (Go-Back-N resends from a PSN onwards), but
+ * either resends its PSN (the resend a NAK asked for, which it overtook) or
+ * goes on where the stream was, with no NAK for its PSN since that PSN was
+ * last sent (a NAK then could have asked for it alone); or it is the
+ * stream's last request and its PSN was acknowledged already (a sender
+ * whose ACK went missing resends the later PSNs too).  Only where the
+ * capture reports no drops. */
+static bool stray_request(struct tl_build *b, const struct stream *S, const struct tl_pk *k, size_t i, uint64_t pu,
+			  uint32_t lt)
+{
+	if (b->capture_dropped || !S->have || pu >= S->max_u || rt_psn_diff(k->psn, S->last_sent) >= 0)
+		return false; /* not back below the latest PSN sent (a round may skip PSNs lost before the capture) */
+	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
+	if (!half || k->raw_ns - S->last_sent_ns >= half)
+		return false; /* after the stream was silent that long: the ACK timer's round */
+	int next = next_stream_psn(b, i, rt_psn_add(S->last_sent, 1), half);
+	if (next == 0)
+		return false; /* a round goes on from it */
+	if (next == 1)
+		return true;
+	if (next == -2 && S->have_ack && pu <= S->acked_u)
+		return true; /* the stream's last, acknowledged, with later PSNs sent: a sender that
+			      * missed the ACK resends those too */
+	if (next != 2)
+		return false;
+	const struct tl_pk *nak = S->last_nak != RT_TL_NONE ? tl_pk(b, S->last_nak) : NULL;
+	return !nak || nak->psn != k->psn || (lt != RT_TL_NONE && nak->raw_ns < tl_pk(b, lt)->raw_ns);
+}
+
+/* Whether, after its PSN's latest transmission lt, resends of request i's
+ * stream went past its PSN, both below and above it, without it (among the
+ * 4096 packets before it): a round skipped it, and it is that round's
+ * resend, held back on the way. */
+static bool round_skipped(struct tl_build *b, size_t i, uint32_t lt)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	bool below = false, above = false;
+	for (size_t j = i; j-- > (size_t)lt + 1 && i - j <= 4096;) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (!o->is_request || o->recv_qp != k->recv_qp || !o->retrans || o->late)
+			continue;
+		int32_t d = rt_psn_diff(o->psn, k->psn);
+		below |= d < 0;
+		above |= d > 0;
+		if (below && above)
+			return true;
+	}
+	return false;
+}
 
 /* Whether request k (unwrapped PSN pu, not a READ or atomic) is a copy of
  * the stream's request right before it that the network or the capture
@@ -1031,8 +1197,15 @@ struct stream {
  * starts from: a sender goes back to the oldest PSN not yet acknowledged,
  * or to the PSN a NAK names, and an older one was outstanding (known only
  * where the capture holds the stream's acknowledgements, and does not say
- * it dropped packets, which could have been one that acknowledged it). */
-static bool wire_copy(struct tl_build *b, const struct stream *S, struct tl_pk *k, uint64_t pu)
+ * it dropped packets, which could have been one that acknowledged it), or
+ * comes before any ACK timer could go off: less than half the timeout after
+ * the sender's very first request (its starting PSN), where the capture
+ * holds what answers the sender and dropped nothing.  Then only a NAK or
+ * RNR NAK for it, which the capture would hold, could have made the sender
+ * send it again (a NAK for an earlier PSN goes back further; none for a
+ * later one can come, none was sent). */
+static bool wire_copy(struct tl_build *b, const struct stream *S, const struct qp_origin *origin, struct tl_pk *k,
+		      uint64_t pu)
 {
 	if (!S->have || S->last_req == RT_TL_NONE || k->send_qp == RT_TL_NONE)
 		return false;
@@ -1041,14 +1214,24 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, struct tl_pk *
 	    o->wirelen != k->wirelen || o->dqpn != k->dqpn || o->icrc != k->icrc)
 		return false;
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
-	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half || S->last_nak_ns >= o->raw_ns)
-		return false;
+	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half || S->last_nak_ns >= o->raw_ns ||
+	    S->last_nak != RT_TL_NONE)
+		return false; /* (a NAK from before it still pending: it was late, and this its resend) */
 	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
 	if (src && src->ver == 4 && S->ids_vary && o->ip_id == k->ip_id) {
 		k->same_datagram = true;
 		return true;
 	}
-	return !b->capture_dropped && S->have_ack && S->acked_u + 1 < pu;
+	if (b->capture_dropped)
+		return false;
+	if (S->have_ack && S->acked_u + 1 < pu)
+		return true;
+	uint64_t t0 = tl_pk(b, S->first_pk)->raw_ns;
+	if (!S->from_start || !origin[k->send_qp].answered || k->raw_ns < t0 || k->raw_ns - t0 >= half)
+		return false;
+	k->before_timer = true;
+	k->trigger = S->first_pk;
+	return true;
 }
 
 /* A READ request on a requester stream: the PSNs its responses use.  A
@@ -1491,13 +1674,15 @@ static int wire_streams(struct lctx *c)
 	uint32_t *pnext = malloc((npk ? npk : 1) * sizeof(uint32_t)); /* per-stream FIFO links */
 	uint8_t *acked = calloc(tl_nev(b) + 1, 1); /* WRs already linked to their ACK */
 	struct read_span *reads = calloc((nqp ? nqp : 1) * READ_RING, sizeof(*reads)); /* per stream ring */
-	if (!st || !pnext || !acked || !reads || scans_init(c) < 0 || psn_map_init(&first, nqp) < 0 ||
+	struct qp_origin *origin = qp_origins(c, nqp);
+	if (!st || !pnext || !acked || !reads || !origin || scans_init(c) < 0 || psn_map_init(&first, nqp) < 0 ||
 	    psn_map_init(&last, nqp) < 0) {
 		psn_map_free(&first, nqp);
 		free(st);
 		free(pnext);
 		free(acked);
 		free(reads);
+		free(origin);
 		return -ENOMEM;
 	}
 	for (size_t q = 0; q < nqp; q++) {
@@ -1541,6 +1726,9 @@ static int wire_streams(struct lctx *c)
 				pu = (1ull << 40) + k->psn;
 				S->max_u = S->first_u = pu;
 				S->max_psn = k->psn;
+				S->first_pk = (uint32_t)i;
+				S->from_start = k->send_qp < nqp && origin[k->send_qp].have_start &&
+						origin[k->send_qp].start_psn == k->psn;
 				psn_map_start(&first, s, k->psn);
 				psn_map_start(&last, s, k->psn);
 			} else {
@@ -1557,36 +1745,56 @@ static int wire_streams(struct lctx *c)
 			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;
 			if (rs && rs->first_u != pu)
 				f = RT_TL_NONE; /* its PSN was the earlier READ's, not a request's */
-			if (!is_read && wire_copy(b, S, k, pu)) {
-				/* the receiver discards it as a duplicate: it starts no round,
-				 * answers no NAK and consumes no receive WR */
-				k->wire_copy = k->dup = true;
-				k->flags |= RT_TLF_DUP;
-				k->prev_tx = S->last_req;
-				k->original = f != RT_TL_NONE ? f : S->last_req;
-				k->wr = tl_pk(b, S->last_req)->wr; /* (last_req stays the original: a third copy repeats it too) */
-				if (k->wr != RT_TL_NONE) {
-					k->flags |= RT_TLF_HAS_WR;
-					k->wr_pkt_index = tl_pk(b, k->prev_tx)->wr_pkt_index;
-					k->wr_pkt_count = tl_pk(b, k->prev_tx)->wr_pkt_count;
-					if ((rc = tl_link(b, tl_item_pk(b, i), k->wr, RT_TLL_WR)) < 0)
-						break;
-				}
-				if ((rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, k->prev_tx), RT_TLL_ORIGINAL)) < 0)
+			/* a READ or atomic copied: its request again with no response
+			 * missing (a requester asks again from the first it misses) */
+			bool read_again = rs && rs->first_u == pu && rs->req == S->last_req && rs->gap == RT_TL_NONE &&
+					  tl_pk(b, rs->req)->reth_va == k->reth_va &&
+					  tl_pk(b, rs->req)->reth_len == k->reth_len;
+			if ((!is_read || read_again) && wire_copy(b, S, origin, k, pu)) {
+				/* last_req stays the original: a third copy repeats it too */
+				k->wire_copy = true;
+				if ((rc = mark_repeat(b, k, i, S->last_req, f)) < 0 || (rc = push_index(&b->copies, i)) < 0)
 					break;
-				uint32_t *x = tl_vec_push(&b->copies); /* few: the duplicate detector reads only these */
-				if (!x) {
-					rc = -ENOMEM;
-					break;
-				}
-				*x = (uint32_t)i;
 				continue;
 			}
-			if (S->last_req != RT_TL_NONE && tl_pk(b, S->last_req)->ip_id != k->ip_id)
-				S->ids_vary = true;
-			S->last_req = (uint32_t)i;
+			uint32_t lt = RT_TL_NONE; /* its PSN's latest transmission, for one that went back */
+			if (!is_read && S->have && rt_psn_diff(k->psn, S->last_sent) < 0 &&
+			    (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
+				lt = f;
+			if (!is_read && stray_request(b, S, k, i, pu, lt)) {
+				k->late = true;
+				k->flags |= RT_TLF_OUT_OF_ORDER;
+				if ((rc = push_index(&b->lates, i)) < 0)
+					break;
+				if (lt != RT_TL_NONE && round_skipped(b, i, lt)) {
+					/* a round went past it since it was captured, without
+					 * it: the resend that round owed it, held back (taken
+					 * below as a retransmission that starts no round) */
+				} else if (lt != RT_TL_NONE) {
+					/* captured before: the original, which its resend overtook, or
+					 * a copy made on the way (the resend's very datagram, or a
+					 * repeat of a first transmission) */
+					const struct tl_pk *o = tl_pk(b, lt), *first_tx = tl_pk(b, f != RT_TL_NONE ? f : lt);
+					const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+					k->wire_copy = !first_tx->retrans ||
+						       (src && src->ver == 4 && S->ids_vary && o->ip_id == k->ip_id);
+					k->same_datagram = k->wire_copy && first_tx->retrans;
+					if ((rc = mark_repeat(b, k, i, lt, f)) < 0 ||
+					    (k->wire_copy && (rc = push_index(&b->copies, i)) < 0))
+						break;
+					continue;
+				}
+				/* never captured before: its original, late, taken below as a
+				 * first transmission that leaves the stream's sequence as it was */
+			}
+			bool late_resend = k->late && lt != RT_TL_NONE;
+			if (!k->late) {
+				if (S->last_req != RT_TL_NONE && tl_pk(b, S->last_req)->ip_id != k->ip_id)
+					S->ids_vary = true;
+				S->last_req = (uint32_t)i;
+			}
 			uint32_t span = is_read ? read_span_psns(b, k) : 1;
-			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0)
+			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0 && !k->late)
 				S->in_burst = false; /* the PSN went back again: a new round */
 			if (rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
 				S->in_burst = false; /* a READ asked again for its missing responses */
@@ -1597,14 +1805,16 @@ static int wire_streams(struct lctx *c)
 				S->in_burst = false; /* the round stopped (its next resend never reached the
 						      * capture) and the ACK timeout resumed it; a round that
 						      * goes on above the oldest unacknowledged PSN only paused */
-			S->last_sent = k->psn;
-			S->last_sent_ns = k->raw_ns;
+			if (!k->late) {
+				S->last_sent = k->psn;
+				S->last_sent_ns = k->raw_ns;
+			}
 			/* the sending engine says it is a resend: also of a PSN never captured
 			 * before (its earlier transmissions were lost before the capture point,
 			 * and no later packet showed the gap) */
 			const struct rt_ev_packet *ep = k->event != RT_TL_NONE ? &tl_ev(b, k->event)->ev.u.pkt : NULL;
 			bool eng_re = ep && (tl_ev(b, k->event)->ev.flags & RT_EVF_TX) && (ep->flags & RT_PKTF_RETRANS);
-			if (pu < S->max_u || ((f != RT_TL_NONE || rs) && pu == S->max_u) || eng_re) {
+			if ((!k->late || late_resend) && (pu < S->max_u || ((f != RT_TL_NONE || rs) && pu == S->max_u) || eng_re)) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
 				uint32_t l = rs ? rs->req : psn_map_get(&last, s, k->psn); /* only resent PSNs are in last */
@@ -1625,7 +1835,7 @@ static int wire_streams(struct lctx *c)
 				}
 				k->original = c->cpk[i].original = f != RT_TL_NONE ? f : rs ? rs->orig : RT_TL_NONE;
 				k->flags |= RT_TLF_RETRANS;
-				if (!S->in_burst) {
+				if (!S->in_burst && !late_resend) {
 					S->in_burst = true;
 					k->round_start = true;
 					S->rhead = S->rtail = RT_TL_NONE; /* older rounds were superseded */
@@ -1700,7 +1910,8 @@ static int wire_streams(struct lctx *c)
 					S->max_u = pu > S->max_u ? pu : S->max_u;
 					S->max_psn = pu >= S->max_u ? k->psn : S->max_psn;
 				}
-				S->in_burst = false;
+				if (!k->late)
+					S->in_burst = false;
 				if (is_read) {
 					/* the READ's responses take the next span - 1 PSNs too */
 					read_push(ring, S, pu, k->psn, span, (uint32_t)i, (uint32_t)i);
@@ -1851,6 +2062,7 @@ static int wire_streams(struct lctx *c)
 	free(st);
 	free(pnext);
 	free(reads);
+	free(origin);
 	return rc;
 }
 

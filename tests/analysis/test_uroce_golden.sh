@@ -134,6 +134,43 @@ UROCE_FAULTS="dup:op=write,nth=7" run imm "$tmp/wiredup" >/dev/null
 check "a WRITE packet sent twice on the way: one duplicate finding, no Go-Back-N, nothing else" \
 	exactly "$tmp/wiredup.json" "duplicate=1 packet from QP" "duplicate=was on the wire twice" \
 	"duplicate=an older one was still outstanding"
+# an atomic and a READ request copied right after the original, both within
+# the first milliseconds of their QP: no ACK timer (2.1 s here) could have
+# gone off, and no NAK came: copies, not retransmissions
+UROCE_FAULTS="dup:op=atomic,nth=3" run atomics "$tmp/atomicdup" >/dev/null
+check "an atomic sent twice on the way: one duplicate finding, told by the ACK timer, nothing else" \
+	exactly "$tmp/atomicdup.json" "duplicate=RC Fetch Add" "duplicate=no ACK timer could have gone off yet" \
+	"duplicate=it may answer again"
+UROCE_FAULTS="dup:op=read,nth=1" run minimal "$tmp/readdup" >/dev/null
+check "a READ request sent twice on the way: one duplicate finding, nothing else" \
+	exactly "$tmp/readdup.json" "duplicate=RC RDMA Read Request" "duplicate=no ACK timer could have gone off yet"
+# a WRITE packet held back 5 ms before the capture point (uroce's "delay"
+# fault): the receiver NAKs the gap, the sender resends, and the packet
+# itself comes late, after its resend: one Go-Back-N that says so and one
+# late request (reordering), no spurious ACK timer
+UROCE_FAULTS="delay:us=5000,op=write,nth=3" run imm "$tmp/late" >/dev/null
+check "a WRITE packet held back on the way: the Go-Back-N names it late, one reordering finding, nothing else" \
+	exactly "$tmp/late.json" "go_back_n=because that packet came late: held back on the way (reordered)" \
+	"psn_gap=came out of sequence" "psn_gap=and after its own resend"
+# every 10th packet sent after the next one: each gap NAKed, each late
+# packet named, never a resend without a cause
+UROCE_FAULTS="reorder:every=10" run imm "$tmp/reorder" >/dev/null
+check "reordered WRITE packets: Go-Back-N rounds after NAKs that name the late packets, one reordering finding" \
+	python3 - "$tmp/reorder.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["severity"] != "info"]
+gbn = [x for x in f if x["kind"] == "go_back_n"]
+late = [x for x in f if x["kind"] == "psn_gap"]
+assert gbn and len(late) == 1 and len(gbn) + len(late) == len(f), [x["kind"] + ": " + x["text"] for x in f]
+assert all("NAKed PSN" in x["text"] and ("came late" in x["text"] or "came after later PSNs" in x["text"]) for x in gbn), \
+    [x["text"] for x in gbn]
+PY
+# the ACK of a WRITE dropped by the requesting engine on arrival, after the
+# capture point: the ACK timeout's Go-Back-N says that ACK was lost after it
+UROCE_FAULTS="drop:dir=rx,op=ack,nth=2" run imm "$tmp/acklost" >/dev/null
+check "an ACK lost after the capture point: the ACK-timeout Go-Back-N names it, nothing else" \
+	exactly "$tmp/acklost.json" "go_back_n=no ACK reached the sender" "go_back_n=so it was lost after it, on its way to the sender"
 # each side's first CM message sent twice on the way (uroce's "dup" fault on
 # QP 1): the REQ and the REP copied 0.05 ms apart; the passive side may also
 # answer the REQ's copy with its REP again, which is no lost message either

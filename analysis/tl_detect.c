@@ -783,11 +783,15 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		bool rgap = u->cause == RT_RETRY_IMPLIED_NAK && u->trigger != RT_TL_NONE &&
 			    (k0->op_class == RT_CLASS_READ_REQ || atomic);
 		uint8_t rcls = atomic ? RT_CLASS_ATOMIC_ACK : RT_CLASS_READ_RESP;
-		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE;
+		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE, rlate = RT_TL_NONE;
 		if (rgap) {
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
 					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
 			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1, rcls);
+			if (rlost == RT_TL_NONE)
+				rlate = read_response(b, u->stream, u->psn, u->trigger, 0, 1, rcls);
+			if (rlate != RT_TL_NONE && rlate > u->first)
+				rlate = RT_TL_NONE; /* (that is the answer to the re-request) */
 		}
 		if (nak)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
@@ -849,6 +853,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "(frame %u) had a bad ICRC and the requester dropped it", tl_pk(b, rlost)->frame);
 			else if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
+			else if (rlate != RT_TL_NONE)
+				tx(&t, "came late (frame %u), after later responses: held back on the way (reordered)",
+				   tl_pk(b, rlate)->frame);
 			else
 				tx(&t, "was lost before the capture point");
 			if (tr->op_class == rcls)
@@ -963,6 +970,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", %s frame %u", trigger_name(tl_pk(b, u->trigger)), tl_pk(b, u->trigger)->frame);
 		if (rlost != RT_TL_NONE)
 			tx(&e, ", lost response frame %u", tl_pk(b, rlost)->frame);
+		if (rlate != RT_TL_NONE)
+			tx(&e, ", late response frame %u", tl_pk(b, rlate)->frame);
 		if (rfix != RT_TL_NONE)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
@@ -1004,6 +1013,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), latepk);
 		evidence_pk(b, FI(b, f), gp);
 		evidence_pk(b, FI(b, f), rlost);
+		evidence_pk(b, FI(b, f), rlate);
 		evidence_pk(b, FI(b, f), rfix);
 		evidence_pk(b, FI(b, f), ack);
 		tl_finding_evidence(b, FI(b, f), esend);

@@ -1246,6 +1246,8 @@ struct read_span {
 	uint32_t gap;             /* a response or ACK that skipped got_u since req, RT_TL_NONE */
 	uint64_t gap_u;           /* the PSN it skipped: a re-request from there answers the gap */
 	bool gap_in_round;        /* the gap came while a round was not yet acknowledged (stream.open_round) */
+	uint32_t late_gap;        /* a gap whose skipped response came late (at PSN late_gap_u), RT_TL_NONE */
+	uint64_t late_gap_u;
 };
 #define READ_RING 128         /* READs and atomics remembered per stream (rxe allows 128 outstanding) */
 
@@ -1286,7 +1288,8 @@ static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uin
 		      uint32_t orig)
 {
 	struct read_span *r = &ring[S->nreads++ % READ_RING];
-	*r = (struct read_span){.first_u = pu, .n = n, .orig = orig, .req = pk, .got_u = pu, .gap = RT_TL_NONE};
+	*r = (struct read_span){.first_u = pu, .n = n, .orig = orig, .req = pk, .got_u = pu, .gap = RT_TL_NONE,
+				.late_gap = RT_TL_NONE};
 	if (pu + n - 1 > S->max_u) {
 		S->max_u = pu + n - 1;
 		S->max_psn = rt_psn_add(psn, (int32_t)n - 1);
@@ -1318,8 +1321,13 @@ static void read_responses(struct read_span *ring, struct stream *S, uint64_t pu
 		}
 		leading = false;
 		if (read_resp && pu == r->got_u && !dropped) {
-			if (++r->got_u > r->gap_u)
-				r->gap = RT_TL_NONE; /* the skipped response came after all */
+			if (++r->got_u > r->gap_u && r->gap != RT_TL_NONE) {
+				/* the skipped response came after all, late: the requester
+				 * may have seen the gap and ask again from it anyway */
+				r->late_gap = r->gap;
+				r->late_gap_u = r->gap_u;
+				r->gap = RT_TL_NONE;
+			}
 		} else if (pu > r->got_u && r->gap == RT_TL_NONE && pk > r->req && !dropped) {
 			r->gap = pk; /* the oldest READ missing a response is the one asked again */
 			r->gap_u = r->got_u;
@@ -1748,6 +1756,7 @@ static int wire_streams(struct lctx *c)
 			/* a READ or atomic copied: its request again with no response
 			 * missing (a requester asks again from the first it misses) */
 			bool read_again = rs && rs->first_u == pu && rs->req == S->last_req && rs->gap == RT_TL_NONE &&
+					  rs->late_gap == RT_TL_NONE &&
 					  tl_pk(b, rs->req)->reth_va == k->reth_va &&
 					  tl_pk(b, rs->req)->reth_len == k->reth_len;
 			if ((!is_read || read_again) && wire_copy(b, S, origin, k, pu)) {
@@ -1854,6 +1863,11 @@ static int wire_streams(struct lctx *c)
 						/* the requester saw a response skip the one it expected */
 						cause = RT_RETRY_IMPLIED_NAK;
 						k->trigger = rs->gap;
+					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->late_gap != RT_TL_NONE &&
+						   rs->late_gap_u == pu) {
+						/* likewise, though the skipped one came later (reordered) */
+						cause = RT_RETRY_IMPLIED_NAK;
+						k->trigger = rs->late_gap;
 					}
 					if (cause != RT_RETRY_ACK_TIMEOUT) {
 						/* a NAK or gap makes the sender go back at once, an RNR NAK
@@ -1888,7 +1902,7 @@ static int wire_streams(struct lctx *c)
 				}
 				if (rs) {
 					rs->req = (uint32_t)i;
-					rs->gap = RT_TL_NONE;
+					rs->gap = rs->late_gap = RT_TL_NONE;
 					rs->got_u = pu;
 				} else if (is_read) {
 					/* a READ whose first request was never captured */

@@ -166,6 +166,13 @@ assert gbn and len(late) == 1 and len(gbn) + len(late) == len(f), [x["kind"] + "
 assert all("NAKed PSN" in x["text"] and ("came late" in x["text"] or "came after later PSNs" in x["text"]) for x in gbn), \
     [x["text"] for x in gbn]
 PY
+# the 12th READ response sent after the next one: the requester sees the gap
+# and asks again from the late response, whether that came before its
+# re-request (named late) or after it (it reads as lost): the gap's round,
+# never a spurious ACK timer
+UROCE_FAULTS="reorder:every=12,op=read_resp" run minimal "$tmp/readlate" >/dev/null
+check "a READ response held back: the READ asked again after the gap it made, nothing else" \
+	exactly "$tmp/readlate.json" "go_back_n=was out of sequence and the requester asked again from PSN"
 # the ACK of a WRITE dropped by the requesting engine on arrival, after the
 # capture point: the ACK timeout's Go-Back-N says that ACK was lost after it
 UROCE_FAULTS="drop:dir=rx,op=ack,nth=2" run imm "$tmp/acklost" >/dev/null

@@ -221,4 +221,40 @@ for (src, dst) in marked:
     assert f"from {host[src]} ({src}) to {host[dst]} ({dst}), so" in t or f"from {host[src]} ({src}) to {host[dst]} ({dst}), from" in t, t
 print(f"# {dict(marked)}")
 ' "$P" "$RDMATRACE"
+# Frames copied on the way (netem duplicate 3% on the client's egress): the
+# kernel's SoftRoCE gives each packet a new IPv4 identification, so a copy is
+# the same datagram twice.  Counted here from tshark's fields alone, each
+# copy must be one the diagnosis calls a copy (duplicate findings, dup=1 in
+# the annotations), none a retransmission.  A Go-Back-N may still come from
+# a responder TCG makes slower than the 67 ms ACK timeout.
+P=$VM_TMP/dup-write
+perftest_run "$P" "ib_write_bw -d rxe0 -F -n 100 -s 65536" --netem "duplicate 3%" --netem-on client
+tsh "$P/capture.pcapng" -Y 'infiniband && infiniband.bth.destqp != 1 && ip.src == 10.9.0.2' \
+	-T fields -e frame.number -e ip.id -e infiniband.bth.psn >"$P/requests.tsv"
+check "frames copied on the way: each a duplicate, counted exactly, none taken for a retransmission" python3 -c '
+import collections, json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+seen, copies = {}, []
+for l in open(run + "/requests.tsv"):
+    f = l.split()
+    if len(f) == 3:
+        if (f[1], f[2]) in seen:
+            copies.append(int(f[0]))
+        seen[(f[1], f[2])] = int(f[0])
+assert copies, "no frame copied on the wire: the test did not test"
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+dup = [x["text"] for x in d["findings"] if x["kind"] == "duplicate"]
+n = sum(int(t.split()[0]) for t in dup)
+assert n == len(copies), (n, len(copies), dup)
+assert all("the same IPv4 datagram" in t for t in dup), dup
+other = [x["kind"] + ": " + x["text"][:160] for x in d["findings"] if x["kind"] not in ("duplicate", "go_back_n") and x["severity"] != "info"]
+assert not other, other
+ann = {}
+for l in open(run + "/annotations.jsonl"):
+    a = json.loads(l)
+    ann[a["frame"]] = a
+bad = [c for c in copies if ann.get(c, {}).get("dup") != 1 or ann.get(c, {}).get("retrans", 0)]
+assert not bad, [ann.get(c) for c in bad[:3]]
+print(f"# {len(copies)} copies")
+' "$P" "$RDMATRACE"
 done_testing

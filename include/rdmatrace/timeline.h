@@ -68,7 +68,8 @@ enum rt_tl_flags {
 	RT_TLF_CONTROL = 1u << 4,     /* control plane: CM, QP/CQ/MR/PD setup, device, async */
 	RT_TLF_ACK = 1u << 5,         /* ACK (positive) */
 	RT_TLF_DUP = 1u << 6,         /* duplicate seen by the receiver */
-	RT_TLF_OUT_OF_ORDER = 1u << 7,/* PSN after a gap (earlier PSNs missing at this point) */
+	RT_TLF_OUT_OF_ORDER = 1u << 7,/* PSN after a gap (earlier PSNs missing at this point), or a late
+				       * one: held back on the way, after later PSNs */
 	RT_TLF_BAD_ICRC = 1u << 8,
 	RT_TLF_ECN = 1u << 9,         /* IP ECN field says Congestion Experienced */
 	RT_TLF_CNP = 1u << 10,
@@ -227,7 +228,7 @@ enum rt_tl_finding_kind {
 	RT_TLFK_ERROR_COMPLETION = 4,
 	RT_TLFK_QP_ERROR = 5,     /* QP went to ERROR (with flushed WRs) */
 	RT_TLFK_DUPLICATE = 6,
-	RT_TLFK_OUT_OF_ORDER = 7, /* PSN gap at the capture point */
+	RT_TLFK_OUT_OF_ORDER = 7, /* PSN gap at the capture point, or requests reordered on the way */
 	RT_TLFK_BAD_ICRC = 8,
 	RT_TLFK_CONGESTION = 9,   /* CNPs / ECN marks */
 	RT_TLFK_MISSING_INPUT = 10, /* a trace or the capture is missing / damaged */

@@ -96,6 +96,15 @@ void *tl_vec_push(struct tl_vec *v)
 	return e;
 }
 
+int tl_vec_push_u32(struct tl_vec *v, uint32_t x)
+{
+	uint32_t *p = tl_vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	*p = x;
+	return 0;
+}
+
 void tl_vec_free(struct tl_vec *v)
 {
 	free(v->p);

@@ -525,11 +525,6 @@ static uint32_t gap_packet(struct tl_build *b, uint32_t s, uint32_t psn, uint32_
 	return RT_TL_NONE;
 }
 
-/* Where the PSN a NAK PSN sequence error names (sent on stream s before packet
- * nak) was lost: *lastx, its latest transmission in the capture, when that was
- * lost after the capture point; otherwise *gapx, the first packet after the
- * place it should have had (its first transmission, or its resend in a later
- * round, never reached the capture point). */
 /* The request of stream s with PSN psn that came late (tl_pk.late: held back
  * on the way) after packet `after`, RT_TL_NONE. */
 static uint32_t late_request(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t after)
@@ -543,6 +538,11 @@ static uint32_t late_request(struct tl_build *b, uint32_t s, uint32_t psn, uint3
 	return RT_TL_NONE;
 }
 
+/* Where the PSN a NAK PSN sequence error names (sent on stream s before packet
+ * nak) was lost: *lastx, its latest transmission in the capture, when that was
+ * lost after the capture point; otherwise *gapx, the first packet after the
+ * place it should have had (its first transmission, or its resend in a later
+ * round, never reached the capture point). */
 static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak, uint32_t *lastx, uint32_t *gapx)
 {
 	uint32_t later = RT_TL_NONE;
@@ -2595,13 +2595,29 @@ static int per_stream(struct tl_build *b, const struct tl_vec *list, uint32_t **
 	return 0;
 }
 
+/* The first 64 packets of list (per_stream) that went to receiving QP q as
+ * the evidence of finding f, each with the packet it repeats (prev_tx) when
+ * with_prev. */
+static void list_evidence(struct tl_build *b, long f, const struct tl_vec *list, size_t q, bool with_prev)
+{
+	uint32_t n = 0;
+	for (size_t x = 0; x < list->n && n < 64; x++) {
+		const struct tl_pk *p = tl_pk(b, *TL_AT(list, uint32_t, x));
+		if (p->recv_qp != q)
+			continue;
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, *TL_AT(list, uint32_t, x)));
+		if (with_prev)
+			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, p->prev_tx));
+		n++;
+	}
+}
+
 /* One finding per stream (receiving QP) with copies (b->copies, tl_link.c wire_copy):
  * no time lost, but something on the way sends frames twice. */
 static int wire_copies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nq = b->qps.n;
-	const uint32_t *copies = b->copies.p;
 	uint32_t *first, *count;
 	if (!b->copies.n)
 		return 0;
@@ -2656,15 +2672,7 @@ static int wire_copies(struct dctx *c)
 			rc = -ENOMEM;
 			break;
 		}
-		uint32_t n = 0;
-		for (size_t x = 0; x < b->copies.n && n < 64; x++) {
-			const struct tl_pk *p = tl_pk(b, copies[x]);
-			if (p->recv_qp == q) {
-				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, copies[x]));
-				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, p->prev_tx));
-				n++;
-			}
-		}
+		list_evidence(b, f, &b->copies, q, true);
 	}
 	free(first);
 	free(count);
@@ -2693,7 +2701,6 @@ static int late_requests(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t nq = b->qps.n;
-	const uint32_t *lates = b->lates.p;
 	uint32_t *first, *count;
 	if (!b->lates.n)
 		return 0;
@@ -2731,12 +2738,7 @@ static int late_requests(struct dctx *c)
 			rc = -ENOMEM;
 			break;
 		}
-		uint32_t n = 0;
-		for (size_t x = 0; x < b->lates.n && n < 64; x++)
-			if (tl_pk(b, lates[x])->recv_qp == q) {
-				tl_finding_evidence(b, FI(b, f), tl_item_pk(b, lates[x]));
-				n++;
-			}
+		list_evidence(b, f, &b->lates, q, false);
 	}
 	free(first);
 	free(count);

@@ -110,6 +110,8 @@ struct tl_vec {
 void tl_vec_init(struct tl_vec *v, size_t esz);
 /* Room for one more element; returns it zeroed, NULL on allocation failure. */
 void *tl_vec_push(struct tl_vec *v);
+/* Append x to a vector of uint32_t; -ENOMEM on allocation failure. */
+int tl_vec_push_u32(struct tl_vec *v, uint32_t x);
 int tl_vec_reserve(struct tl_vec *v, size_t n);
 void tl_vec_free(struct tl_vec *v);
 #define TL_AT(v, type, i) (&((type *)(v)->p)[i])

@@ -1074,16 +1074,6 @@ static struct qp_origin *qp_origins(struct lctx *c, size_t nqp)
 	return o;
 }
 
-/* Append packet index i to a list of packets (b->copies, b->lates). */
-static int push_index(struct tl_vec *v, size_t i)
-{
-	uint32_t *x = tl_vec_push(v);
-	if (!x)
-		return -ENOMEM;
-	*x = (uint32_t)i;
-	return 0;
-}
-
 /* Request k (packet i) is no retransmission but repeats packet prev, its
  * PSN's first captured transmission orig: the receiver discards it as a
  * duplicate.  It starts no round, answers no NAK and consumes no receive
@@ -1133,10 +1123,10 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 	return !seen ? -2 : went_on ? 2 : -1;
 }
 
-/* Whether request k (packet i, unwrapped PSN pu, not a READ or atomic; its
- * PSN's latest captured transmission lt or RT_TL_NONE) was held back on the
- * way rather than sent again: it goes back below the stream's latest PSN,
- * less than half the sender's ACK timeout after that was sent,
+/* Whether request k (packet i, unwrapped PSN pu, not a READ or atomic,
+ * below the stream's latest PSN sent; its PSN's latest captured
+ * transmission lt or RT_TL_NONE) was held back on the way rather than sent
+ * again: it comes less than half the sender's ACK timeout after that PSN,
  * and the stream's next requests (8 of them) do not go on from it, as every
  * retransmission round does (Go-Back-N resends from a PSN onwards), but
  * either resends its PSN (the resend a NAK asked for, which it overtook) or
@@ -1148,8 +1138,8 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 static bool stray_request(struct tl_build *b, const struct stream *S, const struct tl_pk *k, size_t i, uint64_t pu,
 			  uint32_t lt)
 {
-	if (b->capture_dropped || !S->have || pu >= S->max_u || rt_psn_diff(k->psn, S->last_sent) >= 0)
-		return false; /* not back below the latest PSN sent (a round may skip PSNs lost before the capture) */
+	if (b->capture_dropped || pu >= S->max_u)
+		return false;
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
 	if (!half || k->raw_ns - S->last_sent_ns >= half)
 		return false; /* after the stream was silent that long: the ACK timer's round */
@@ -1188,6 +1178,15 @@ static bool round_skipped(struct tl_build *b, size_t i, uint32_t lt)
 	return false;
 }
 
+/* Whether request k is the very IPv4 datagram o is: the same
+ * identification, where the stream's sender gives each packet a new one (a
+ * resend is a new datagram). */
+static bool same_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
+{
+	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+	return src && src->ver == 4 && S->ids_vary && o->ip_id == k->ip_id;
+}
+
 /* Whether request k (unwrapped PSN pu, not a READ or atomic) is a copy of
  * the stream's request right before it that the network or the capture
  * made, rather than a retransmission.  It repeats that packet (PSN, opcode,
@@ -1217,8 +1216,7 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half || S->last_nak_ns >= o->raw_ns ||
 	    S->last_nak != RT_TL_NONE)
 		return false; /* (a NAK from before it still pending: it was late, and this its resend) */
-	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
-	if (src && src->ver == 4 && S->ids_vary && o->ip_id == k->ip_id) {
+	if (same_datagram(b, S, o, k)) {
 		k->same_datagram = true;
 		return true;
 	}
@@ -1762,18 +1760,21 @@ static int wire_streams(struct lctx *c)
 			if ((!is_read || read_again) && wire_copy(b, S, origin, k, pu)) {
 				/* last_req stays the original: a third copy repeats it too */
 				k->wire_copy = true;
-				if ((rc = mark_repeat(b, k, i, S->last_req, f)) < 0 || (rc = push_index(&b->copies, i)) < 0)
+				if ((rc = mark_repeat(b, k, i, S->last_req, f)) < 0 || (rc = tl_vec_push_u32(&b->copies, (uint32_t)i)) < 0)
 					break;
 				continue;
 			}
-			uint32_t lt = RT_TL_NONE; /* its PSN's latest transmission, for one that went back */
-			if (!is_read && S->have && rt_psn_diff(k->psn, S->last_sent) < 0 &&
-			    (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
+			/* a request that goes back below the latest PSN sent (a round may
+			 * skip forward over PSNs lost before the capture): its PSN's
+			 * latest transmission, and whether it is held back, not resent */
+			bool went_back = !is_read && rt_psn_diff(k->psn, S->last_sent) < 0;
+			uint32_t lt = RT_TL_NONE;
+			if (went_back && (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
 				lt = f;
-			if (!is_read && stray_request(b, S, k, i, pu, lt)) {
+			if (went_back && stray_request(b, S, k, i, pu, lt)) {
 				k->late = true;
 				k->flags |= RT_TLF_OUT_OF_ORDER;
-				if ((rc = push_index(&b->lates, i)) < 0)
+				if ((rc = tl_vec_push_u32(&b->lates, (uint32_t)i)) < 0)
 					break;
 				if (lt != RT_TL_NONE && round_skipped(b, i, lt)) {
 					/* a round went past it since it was captured, without
@@ -1783,13 +1784,11 @@ static int wire_streams(struct lctx *c)
 					/* captured before: the original, which its resend overtook, or
 					 * a copy made on the way (the resend's very datagram, or a
 					 * repeat of a first transmission) */
-					const struct tl_pk *o = tl_pk(b, lt), *first_tx = tl_pk(b, f != RT_TL_NONE ? f : lt);
-					const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
-					k->wire_copy = !first_tx->retrans ||
-						       (src && src->ver == 4 && S->ids_vary && o->ip_id == k->ip_id);
+					const struct tl_pk *first_tx = tl_pk(b, f != RT_TL_NONE ? f : lt);
+					k->wire_copy = !first_tx->retrans || same_datagram(b, S, tl_pk(b, lt), k);
 					k->same_datagram = k->wire_copy && first_tx->retrans;
 					if ((rc = mark_repeat(b, k, i, lt, f)) < 0 ||
-					    (k->wire_copy && (rc = push_index(&b->copies, i)) < 0))
+					    (k->wire_copy && (rc = tl_vec_push_u32(&b->copies, (uint32_t)i)) < 0))
 						break;
 					continue;
 				}

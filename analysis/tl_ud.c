@@ -92,15 +92,6 @@ struct ud_rq {
 	struct tl_vec recvs, comps, pkts; /* uint32_t items / packet indices */
 };
 
-static int push_u32(struct tl_vec *v, uint32_t x)
-{
-	uint32_t *p = tl_vec_push(v);
-	if (!p)
-		return -ENOMEM;
-	*p = x;
-	return 0;
-}
-
 /* The n-th completion of q is its n-th receive; it took the next captured
  * datagram from its source QP.  Each source QP has its own place in the
  * captured datagrams: datagrams of one source skipped while looking for
@@ -147,9 +138,9 @@ static int ud_events(struct tl_build *b, struct ud_rq *rq, struct tl_hash *sends
 			if (w->queue == RT_WRQ_SEND && (w->flags & RT_WRF_PSN_VALID))
 				rc = tl_hash_put(sends, key2(q, w->first_psn), (uint32_t)i);
 			else if (w->queue == RT_WRQ_RECV)
-				rc = push_u32(&rq[q].recvs, (uint32_t)i);
+				rc = tl_vec_push_u32(&rq[q].recvs, (uint32_t)i);
 		} else if (e->ev.kind == RT_EV_COMPLETION && e->ev.u.wc.opcode == TL_WC_RECV) {
-			rc = push_u32(&rq[q].comps, (uint32_t)i);
+			rc = tl_vec_push_u32(&rq[q].comps, (uint32_t)i);
 		}
 		if (rc < 0)
 			return rc;
@@ -186,7 +177,7 @@ static int srq_receives(struct tl_build *b, struct ud_rq *rq)
 		if (rq[q].recvs.n)
 			continue;
 		for (size_t n = 0; n < rq[q].comps.n && !rc; n++)
-			rc = push_u32(&rq[q].recvs, wr_of[*TL_AT(&rq[q].comps, uint32_t, n)]);
+			rc = tl_vec_push_u32(&rq[q].recvs, wr_of[*TL_AT(&rq[q].comps, uint32_t, n)]);
 	}
 	free(wr_of);
 	return rc;
@@ -321,7 +312,7 @@ static int multicast_receivers(struct tl_build *b, const struct tl_vec *members,
 			continue;
 		if (k->recv_qp == RT_TL_NONE)
 			k->recv_qp = q;
-		if (push_u32(&rq[q].pkts, (uint32_t)i) < 0)
+		if (tl_vec_push_u32(&rq[q].pkts, (uint32_t)i) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -403,7 +394,7 @@ int tl_ud_links(struct tl_build *b)
 		}
 		if (dq != RT_TL_NONE && rc >= 0) {
 			k->recv_qp = dq;
-			rc = push_u32(&rq[dq].pkts, (uint32_t)i);
+			rc = tl_vec_push_u32(&rq[dq].pkts, (uint32_t)i);
 		} else if (k->dqpn == MULTICAST_QPN && members.n && rc >= 0) {
 			rc = multicast_receivers(b, &members, rq, i, sq);
 		}

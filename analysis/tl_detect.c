@@ -334,6 +334,18 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint32_t s = k->recv_qp;
 		if (k->wire_copy)
 			continue; /* a copy made on the way is no part of a round */
+		if (k->late) {
+			/* held back on the way: it neither starts nor ends a round; a
+			 * resend counts in the round it belongs to, the latest */
+			uint32_t in = open[s] != RT_TL_NONE ? open[s] : lastb[s];
+			if (k->retrans && in != RT_TL_NONE) {
+				struct burst *u = TL_AT(bursts, struct burst, in);
+				u->packets++;
+				u->bytes += k->payload_len;
+				u->dups += k->dup;
+			}
+			continue;
+		}
 		if (k->round_start || !k->retrans)
 			open[s] = RT_TL_NONE; /* the stream replay started the next round here, or the round ended */
 		if (!k->retrans)
@@ -800,6 +812,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint32_t latepk = nak && lostpk == RT_TL_NONE ? late_request(b, u->stream, npsn, u->trigger) : RT_TL_NONE;
 		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
 		uint32_t ack = dups ? untaken_ack(b, u->first, u->psn) : RT_TL_NONE;
+		/* the NAKed PSN acknowledged after the NAK, before the resend: the packet
+		 * reached the receiver late, after the sender had been told to go back */
+		uint32_t nak_acked = nak && lostpk == RT_TL_NONE && latepk == RT_TL_NONE ? untaken_ack(b, u->first, npsn)
+											: RT_TL_NONE;
+		if (nak_acked != RT_TL_NONE && (tl_pk(b, nak_acked)->icrc == RT_ICRC_BAD || nak_acked < u->trigger))
+			nak_acked = RT_TL_NONE;
 		bool captured = u->prev != RT_TL_NONE && u->prev != u->first;
 		/* no earlier transmission captured and no gap after it: the sending engine
 		 * said this was a resend; the loss started at its earlier send (or the WR post) */
@@ -841,6 +859,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "%.3f ms after the NAK (frame %u)",
 				   ms(item_t(c, tl_item_pk(b, latepk)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   tl_pk(b, latepk)->frame);
+			else if (nak_acked != RT_TL_NONE)
+				tx(&t, "that packet reached it late: the receiver acknowledged it (frame %u) %.3f ms after the "
+				       "NAK, when the sender had been told to go back (held back or delayed on the way)",
+				   tl_pk(b, nak_acked)->frame,
+				   ms(item_t(c, tl_item_pk(b, nak_acked)) - item_t(c, tl_item_pk(b, u->trigger))));
 			else
 				tx(&t, "that packet was lost before the capture point");
 			tx(&t, ", so the sender resent ");
@@ -955,6 +978,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		if (badack != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received (their ACK, frame %u, had a bad ICRC and the "
 			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
+		else if (ack != RT_TL_NONE && ack == nak_acked)
+			tx(&t, "; %u of them had already been received (that ACK came too late to spare them)", dups);
 		else if (ack != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) passed the capture point %.3f ms "
 			       "before the resend, so it was lost after it, on its way to the sender%s",
@@ -976,8 +1001,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
 			tx(&e, ", damaged ACK frame %u", tl_pk(b, badack)->frame);
-		else if (ack != RT_TL_NONE)
+		else if (ack != RT_TL_NONE && ack != nak_acked)
 			tx(&e, ", ACK lost after the capture point frame %u", tl_pk(b, ack)->frame);
+		if (nak_acked != RT_TL_NONE)
+			tx(&e, ", late ACK frame %u", tl_pk(b, nak_acked)->frame);
 		if (latepk != RT_TL_NONE)
 			tx(&e, ", late original frame %u", tl_pk(b, latepk)->frame);
 		if (nak && lostpk != RT_TL_NONE)

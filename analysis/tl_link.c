@@ -1009,6 +1009,10 @@ static uint32_t wr_for_psn(struct lctx *c, uint32_t q, uint32_t psn, uint32_t *i
 }
 
 /* 3. the requester streams on the wire. */
+/* The NAKs a stream keeps beside its latest: a sender that is busy sending
+ * when they come acts on each in turn, later. */
+#define EARLIER_NAKS 8
+
 struct stream {
 	bool have;
 	uint64_t first_u;         /* first PSN captured (unwrapped) */
@@ -1023,6 +1027,8 @@ struct stream {
 	bool in_burst;
 	uint8_t burst_cause;
 	uint32_t last_nak;        /* packet index of the latest NAK (seq) / RNR NAK since the last send */
+	uint32_t older_naks[EARLIER_NAKS]; /* NAKs (seq) a later NAK or an ACK of their PSN replaced, */
+	unsigned nolder;          /* oldest first: a sender that acts on each as it comes may still go back */
 	bool open_round;          /* a round started that no positive response has acknowledged yet */
 	uint64_t rearm_ns;        /* the latest response that left requests outstanding (0 none) */
 	bool nak_in_round;        /* last_nak came while open_round (a sender may ignore it then) */
@@ -1097,30 +1103,166 @@ static int mark_repeat(struct tl_build *b, struct tl_pk *k, size_t i, uint32_t p
 	return tl_link(b, tl_item_pk(b, i), tl_item_pk(b, prev), RT_TLL_ORIGINAL);
 }
 
+/* True when at least wait_ns plus half the local ACK timeout of request k's
+ * sender passed between since_ns and k: only that timer makes a sender go
+ * back so late.  False when the timeout is not known (or infinite). */
+static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t since_ns, uint64_t wait_ns)
+{
+	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
+	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
+}
+
+/* The stream's latest NAK (seq) becomes an earlier one (the oldest kept
+ * goes when there are EARLIER_NAKS). */
+static void keep_older_nak(struct tl_build *b, struct stream *S)
+{
+	if (S->last_nak == RT_TL_NONE)
+		return;
+	const struct tl_pk *n = tl_pk(b, S->last_nak);
+	if (n->aeth_type != RT_AETH_NAK || n->aeth_value != RT_NAK_PSN_SEQ_ERROR)
+		return;
+	if (S->nolder == EARLIER_NAKS)
+		memmove(S->older_naks, S->older_naks + 1, --S->nolder * sizeof(S->older_naks[0]));
+	S->older_naks[S->nolder++] = S->last_nak;
+}
+
+/* The stream's pending NAK (seq) for psn, the latest or an earlier one;
+ * RT_TL_NONE. */
+static uint32_t nak_for_psn(struct tl_build *b, const struct stream *S, uint32_t psn)
+{
+	if (S->last_nak != RT_TL_NONE && tl_pk(b, S->last_nak)->aeth_type == RT_AETH_NAK &&
+	    tl_pk(b, S->last_nak)->psn == psn)
+		return S->last_nak;
+	for (unsigned j = S->nolder; j-- > 0;)
+		if (tl_pk(b, S->older_naks[j])->psn == psn)
+			return S->older_naks[j];
+	return RT_TL_NONE;
+}
+
+/* The pending NAK the sender acts on first: the earliest. */
+static uint32_t earliest_nak(const struct stream *S)
+{
+	return S->nolder ? S->older_naks[0] : S->last_nak;
+}
+
+/* Whether pending NAK n can have made request k's round: one for a PSN
+ * below k's (its resend and the ones after lost before the capture), an
+ * RNR NAK, or one at least half the ACK timeout old (a NAK the sender never
+ * got: the round is the timer's, and the finding names the NAK). */
+static bool nak_may_lead(struct tl_build *b, uint32_t n, const struct tl_pk *k)
+{
+	const struct tl_pk *p = tl_pk(b, n);
+	return p->aeth_type == RT_AETH_RNR_NAK || rt_psn_diff(p->psn, k->psn) < 0 || timeout_passed(b, k, p->raw_ns, 0);
+}
+
+/* The NAK that made request k's round start, taken from those pending
+ * (RT_TL_NONE: none): the one for its PSN, else the latest that may have
+ * (nak_may_lead).  The NAKs that came after it stay pending: a sender acts
+ * on them in turn, later. */
+static uint32_t take_nak(struct tl_build *b, struct stream *S, const struct tl_pk *k)
+{
+	uint32_t nak = nak_for_psn(b, S, k->psn);
+	if (nak == RT_TL_NONE && S->last_nak != RT_TL_NONE && nak_may_lead(b, S->last_nak, k))
+		nak = S->last_nak;
+	for (unsigned j = S->nolder; nak == RT_TL_NONE && j-- > 0;)
+		if (nak_may_lead(b, S->older_naks[j], k))
+			nak = S->older_naks[j];
+	if (nak == RT_TL_NONE)
+		return RT_TL_NONE;
+	/* it goes, and the NAKs that came before it: the sender acted on them
+	 * (or passed them over) first */
+	if (nak == S->last_nak) {
+		S->last_nak = RT_TL_NONE;
+		S->nolder = 0;
+		return nak;
+	}
+	unsigned m = 0;
+	while (m < S->nolder && S->older_naks[m] != nak)
+		m++;
+	S->nolder -= m + 1;
+	memmove(S->older_naks, S->older_naks + m + 1, S->nolder * sizeof(S->older_naks[0]));
+	return nak;
+}
+
+/* Whether the stream of request i goes back to i's PSN later (among the
+ * 4096 packets after it): a request of that PSN that does not follow the
+ * PSN before it. */
+static bool goes_back_later(struct tl_build *b, size_t i)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	size_t npk = tl_npk(b);
+	uint32_t prev = k->psn;
+	for (size_t j = i + 1; j < npk && j - i <= 4096; j++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (!o->is_request || o->is_cm || o->icrc == RT_ICRC_BAD || o->dst_ep != k->dst_ep || o->dqpn != k->dqpn)
+			continue;
+		if (o->psn == k->psn && prev != rt_psn_add(k->psn, -1))
+			return true;
+		prev = o->psn;
+	}
+	return false;
+}
+
+/* Whether the round in progress went back to request i's PSN: a NAK for it
+ * is pending, the earliest (a sender acts on NAKs in turn), younger than
+ * half the ACK timeout (an older one the sender never got), and i does not
+ * merely follow the round's latest PSN while the stream goes back to it
+ * later (a sender busy sending acts on a NAK later: that go-back is the
+ * NAK's). */
+static bool round_reached_nak(struct tl_build *b, const struct stream *S, size_t i)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	uint32_t nak = nak_for_psn(b, S, k->psn);
+	if (nak == RT_TL_NONE || nak != earliest_nak(S) || timeout_passed(b, k, tl_pk(b, nak)->raw_ns, 0))
+		return false; /* (one that old the sender never got) */
+	return k->psn != rt_psn_add(S->last_sent, 1) || !goes_back_later(b, i);
+}
+
 /* What the next 8 requests after packet i to the same receiving QP
  * (address and QPN, intact ICRC, among the 4096 packets after it) do, other
  * late ones coming between: 1 when they send i's PSN again (within `soon`
  * ns) before the PSN after it, 0 when they send the PSN after it, 2 when
- * neither and the very next one has the stream's next PSN `on`, -1 none
- * of these, -2 when no request follows. */
+ * neither and the stream's next PSN `on` follows, with only other late ones
+ * before it (none 2 or 3 above i's, as a round from i that lost a packet or
+ * two before the capture sends, or more as many packets between had a bad
+ * ICRC; when i is above `on`, at most two), 4 likewise for one a little above `on`
+ * (that one late too) and well above i's (a round from i that lost a packet
+ * or two before the capture skips a little forward), 3 when neither and
+ * one goes back below i's PSN, -1 none of these, -2 when no request
+ * follows (none with a bad ICRC either). */
 static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t soon)
 {
 	const struct tl_pk *k = tl_pk(b, i);
 	size_t npk = tl_npk(b);
-	unsigned seen = 0;
-	bool went_on = false;
+	unsigned seen = 0, damaged = 0;
+	bool ahead = rt_psn_diff(k->psn, on) > 0; /* i skipped forward over `on` */
+	bool went_on = false, went_above = false, went_below = false;
+	bool strays = true; /* all so far are other late ones: none a PSN a round from i that lost one or two
+			     * packets before the capture (or had them damaged) would send next */
 	for (size_t j = i + 1; j < npk && j - i <= 4096 && seen < 8; j++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (!o->is_request || o->is_cm || o->icrc == RT_ICRC_BAD || o->dst_ep != k->dst_ep || o->dqpn != k->dqpn)
+		if (!o->is_request || o->is_cm || o->dst_ep != k->dst_ep || o->dqpn != k->dqpn)
 			continue;
-		if (!seen++)
-			went_on = o->psn == on;
+		if (o->icrc == RT_ICRC_BAD) {
+			damaged++; /* its PSN may be damaged too */
+			continue;
+		}
 		if (o->psn == k->psn)
 			return o->raw_ns - k->raw_ns < soon ? 1 : -1;
 		if (o->psn == rt_psn_add(k->psn, 1))
 			return 0;
+		seen++;
+		went_below |= rt_psn_diff(o->psn, k->psn) < 0;
+		if (strays && o->psn == on && (!ahead || seen <= 3) &&
+		    (ahead || rt_psn_diff(on, k->psn) > 1 + (int32_t)damaged))
+			went_on = true; /* (not where damaged ones between could be a round's from i) */
+		else if (strays && !ahead && rt_psn_diff(o->psn, on) > 0 && rt_psn_diff(o->psn, on) < 16 &&
+			 rt_psn_diff(o->psn, k->psn) > 8)
+			went_above = true;
+		strays = strays && o->psn != on &&
+			 (ahead || rt_psn_diff(o->psn, k->psn) < 0 || rt_psn_diff(o->psn, k->psn) > 3 + (int32_t)damaged);
 	}
-	return !seen ? -2 : went_on ? 2 : -1;
+	return !seen ? (damaged ? -1 : -2) : went_on ? 2 : went_above ? 4 : went_below ? 3 : -1;
 }
 
 /* Whether request k (packet i, unwrapped PSN pu, not a READ or atomic,
@@ -1146,21 +1288,31 @@ static bool stray_request(struct tl_build *b, const struct stream *S, const stru
 	int next = next_stream_psn(b, i, rt_psn_add(S->last_sent, 1), half);
 	if (next == 0)
 		return false; /* a round goes on from it */
-	if (next == 1)
-		return true;
+	if (rt_psn_diff(k->psn, S->last_sent) > 0 && next != 2)
+		return false; /* ahead of the round: only its going back at once to where it was
+			       * tells it from a round's skip over PSNs lost before the capture */
+	if (next == 1 || next == 3)
+		return true; /* (a round that went back below it right after it: Go-Back-N's rounds
+			      * start at the oldest PSN not acknowledged or at a NAK's, and a NAK for
+			      * an earlier PSN than a round's first, acknowledged by then, is stale) */
 	if (next == -2 && S->have_ack && pu <= S->acked_u)
 		return true; /* the stream's last, acknowledged, with later PSNs sent: a sender that
 			      * missed the ACK resends those too */
-	if (next != 2)
-		return false;
-	const struct tl_pk *nak = S->last_nak != RT_TL_NONE ? tl_pk(b, S->last_nak) : NULL;
-	return !nak || nak->psn != k->psn || (lt != RT_TL_NONE && nak->raw_ns < tl_pk(b, lt)->raw_ns);
+	if (next != 2 && next != 4 && next != -2)
+		return false; /* (-2, the stream's last request alone: a round from it would have resent
+			       * the later PSNs too) */
+	/* a NAK for its PSN the sender acts on next (the earliest pending), or
+	 * an RNR NAK for it */
+	uint32_t nak = nak_for_psn(b, S, k->psn);
+	if (nak == RT_TL_NONE && S->last_nak != RT_TL_NONE && tl_pk(b, S->last_nak)->psn == k->psn)
+		nak = S->last_nak;
+	return nak == RT_TL_NONE || nak != earliest_nak(S) || (lt != RT_TL_NONE && tl_pk(b, nak)->raw_ns < tl_pk(b, lt)->raw_ns);
 }
 
 /* Whether, after its PSN's latest transmission lt, resends of request i's
- * stream went past its PSN, both below and above it, without it (among the
- * 4096 packets before it): a round skipped it, and it is that round's
- * resend, held back on the way. */
+ * stream went past its PSN, both below and above it, or reached the PSN
+ * right before it, without it (among the 4096 packets before it): a round
+ * skipped it, and it is that round's resend, held back on the way. */
 static bool round_skipped(struct tl_build *b, size_t i, uint32_t lt)
 {
 	const struct tl_pk *k = tl_pk(b, i);
@@ -1172,19 +1324,44 @@ static bool round_skipped(struct tl_build *b, size_t i, uint32_t lt)
 		int32_t d = rt_psn_diff(o->psn, k->psn);
 		below |= d < 0;
 		above |= d > 0;
-		if (below && above)
+		if ((below && above) || d == -1)
 			return true;
 	}
 	return false;
 }
 
-/* Whether request k is the very IPv4 datagram o is: the same
- * identification, where the stream's sender gives each packet a new one (a
- * resend is a new datagram). */
-static bool same_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
+/* Whether request k's IPv4 identification tells datagrams apart: its
+ * stream's sender gives each packet a new one (a resend is a new datagram,
+ * a copy made on the way the same). */
+static bool ids_tell_datagrams(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
 {
 	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
-	return src && src->ver == 4 && S->ids_vary && o->ip_id == k->ip_id;
+	return src && src->ver == 4 && S->ids_vary;
+}
+
+/* Whether request k is another IPv4 datagram than o. */
+static bool new_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
+{
+	return ids_tell_datagrams(b, S, k) && o->ip_id != k->ip_id;
+}
+
+/* Whether a NAK or RNR NAK the sender has not acted on yet (no round since)
+ * names request k's PSN or an earlier one: the sender goes back for it, so
+ * it is sent again (a sender busy sending acts on it a little later). */
+static bool nak_owes(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
+{
+	for (unsigned j = 0; j <= S->nolder; j++) {
+		uint32_t n = j < S->nolder ? S->older_naks[j] : S->last_nak;
+		if (n != RT_TL_NONE && rt_psn_diff(tl_pk(b, n)->psn, k->psn) <= 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether request k is the very IPv4 datagram o is. */
+static bool same_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
+{
+	return ids_tell_datagrams(b, S, k) && o->ip_id == k->ip_id;
 }
 
 /* Whether request k (unwrapped PSN pu, not a READ or atomic) is a copy of
@@ -1334,15 +1511,6 @@ static void read_responses(struct read_span *ring, struct stream *S, uint64_t pu
 		if (pu > r->got_u)
 			dropped = true;
 	}
-}
-
-/* True when at least wait_ns plus half the local ACK timeout of request k's
- * sender passed between since_ns and k: only that timer makes a sender go
- * back so late.  False when the timeout is not known (or infinite). */
-static bool timeout_passed(struct tl_build *b, const struct tl_pk *k, uint64_t since_ns, uint64_t wait_ns)
-{
-	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
-	return half && k->raw_ns >= since_ns && k->raw_ns - since_ns >= wait_ns + half;
 }
 
 /* Whether a request with a bad ICRC (whose PSN may be what was damaged)
@@ -1757,34 +1925,51 @@ static int wire_streams(struct lctx *c)
 					  rs->late_gap == RT_TL_NONE &&
 					  tl_pk(b, rs->req)->reth_va == k->reth_va &&
 					  tl_pk(b, rs->req)->reth_len == k->reth_len;
-			if ((!is_read || read_again) && wire_copy(b, S, origin, k, pu)) {
+			/* a repeat of the stream's latest request, a resend in a round
+			 * after an earlier round skipped its PSN: the resend that round
+			 * owed, held back (late), unless it is that very datagram */
+			const struct tl_pk *lr = S->last_req != RT_TL_NONE ? tl_pk(b, S->last_req) : NULL;
+			bool owed_repeat = !is_read && lr && lr->psn == k->psn && lr->retrans && !same_datagram(b, S, lr, k) &&
+					   lr->prev_tx != RT_TL_NONE && round_skipped(b, S->last_req, lr->prev_tx);
+			if ((!is_read || read_again) && !owed_repeat && wire_copy(b, S, origin, k, pu)) {
 				/* last_req stays the original: a third copy repeats it too */
 				k->wire_copy = true;
 				if ((rc = mark_repeat(b, k, i, S->last_req, f)) < 0 || (rc = tl_vec_push_u32(&b->copies, (uint32_t)i)) < 0)
 					break;
 				continue;
 			}
-			/* a request that goes back below the latest PSN sent (a round may
-			 * skip forward over PSNs lost before the capture): its PSN's
-			 * latest transmission, and whether it is held back, not resent */
-			bool went_back = !is_read && rt_psn_diff(k->psn, S->last_sent) < 0;
+			/* a request that goes back below the latest PSN sent, skips
+			 * forward over PSNs sent before (a round may skip forward over
+			 * PSNs lost before the capture), or repeats an owed resend: its
+			 * PSN's latest transmission, and whether it is held back, not
+			 * resent */
+			bool went_back = !is_read && (rt_psn_diff(k->psn, S->last_sent) < 0 ||
+						      (rt_psn_diff(k->psn, S->last_sent) > 1 && pu < S->max_u) || owed_repeat);
 			uint32_t lt = RT_TL_NONE;
 			if (went_back && (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
 				lt = f;
-			if (went_back && stray_request(b, S, k, i, pu, lt)) {
+			if (went_back && (owed_repeat || stray_request(b, S, k, i, pu, lt))) {
 				k->late = true;
 				k->flags |= RT_TLF_OUT_OF_ORDER;
 				if ((rc = tl_vec_push_u32(&b->lates, (uint32_t)i)) < 0)
 					break;
-				if (lt != RT_TL_NONE && round_skipped(b, i, lt)) {
+				const struct tl_pk *first_tx = lt != RT_TL_NONE ? tl_pk(b, f != RT_TL_NONE ? f : lt) : NULL;
+				bool resent_since = lt != RT_TL_NONE && f != RT_TL_NONE && f != lt && !first_tx->retrans;
+				if (lt != RT_TL_NONE &&
+				    (owed_repeat || round_skipped(b, i, lt) || nak_owes(b, S, k) ||
+				     (!first_tx->retrans && new_datagram(b, S, tl_pk(b, lt), k)) ||
+				     (resent_since && !same_datagram(b, S, tl_pk(b, lt), k)))) {
 					/* a round went past it since it was captured, without
-					 * it: the resend that round owed it, held back (taken
-					 * below as a retransmission that starts no round) */
+					 * it, or a NAK asked for it or an earlier PSN, or it is a
+					 * new datagram repeating a first transmission, or its PSN
+					 * was resent already (a copy only of that very datagram):
+					 * the resend a round owed it, held back or sent ahead of
+					 * the round's first (taken below as a retransmission that
+					 * starts no round) */
 				} else if (lt != RT_TL_NONE) {
 					/* captured before: the original, which its resend overtook, or
 					 * a copy made on the way (the resend's very datagram, or a
 					 * repeat of a first transmission) */
-					const struct tl_pk *first_tx = tl_pk(b, f != RT_TL_NONE ? f : lt);
 					k->wire_copy = !first_tx->retrans || same_datagram(b, S, tl_pk(b, lt), k);
 					k->same_datagram = k->wire_copy && first_tx->retrans;
 					if ((rc = mark_repeat(b, k, i, lt, f)) < 0 ||
@@ -1806,8 +1991,7 @@ static int wire_streams(struct lctx *c)
 				S->in_burst = false; /* the PSN went back again: a new round */
 			if (rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
 				S->in_burst = false; /* a READ asked again for its missing responses */
-			if (S->in_burst && S->last_nak != RT_TL_NONE && tl_pk(b, S->last_nak)->psn == k->psn &&
-			    tl_pk(b, S->last_nak)->aeth_type == RT_AETH_NAK)
+			if (S->in_burst && !k->late && round_reached_nak(b, S, i))
 				S->in_burst = false; /* a NAK for the PSN the round reached: the sender went back to it */
 			if (S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0) && !above_unacked(S, pu))
 				S->in_burst = false; /* the round stopped (its next resend never reached the
@@ -1849,14 +2033,15 @@ static int wire_streams(struct lctx *c)
 					S->rhead = S->rtail = RT_TL_NONE; /* older rounds were superseded */
 					S->rnr_pending = false;
 					uint8_t cause = RT_RETRY_ACK_TIMEOUT;
-					if (S->last_nak != RT_TL_NONE) {
-						struct tl_pk *n = tl_pk(b, S->last_nak);
+					uint32_t nak = take_nak(b, S, k);
+					if (nak != RT_TL_NONE) {
+						struct tl_pk *n = tl_pk(b, nak);
 						if (n->aeth_type == RT_AETH_RNR_NAK)
 							cause = RT_RETRY_RNR;
 						else if (n->aeth_type == RT_AETH_NAK && n->aeth_value == RT_NAK_PSN_SEQ_ERROR)
 							cause = RT_RETRY_NAK_SEQ;
 						if (cause != RT_RETRY_ACK_TIMEOUT)
-							k->trigger = S->last_nak;
+							k->trigger = nak;
 					}
 					if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->gap != RT_TL_NONE && rs->gap_u == pu) {
 						/* the requester saw a response skip the one it expected */
@@ -1889,7 +2074,6 @@ static int wire_streams(struct lctx *c)
 					    S->acked_u + 1 <= S->max_u && pu - S->acked_u - 1 < (1u << 22))
 						k->round_psn = rt_psn_add(k->psn, -(int32_t)(pu - S->acked_u - 1));
 					S->burst_cause = cause;
-					S->last_nak = RT_TL_NONE;
 					S->open_round = true;
 				}
 				k->retrans_cause = S->burst_cause;
@@ -1989,10 +2173,12 @@ static int wire_streams(struct lctx *c)
 		if (k->aeth_type == RT_AETH_RNR_NAK || k->aeth_type == RT_AETH_NAK) {
 			S->last_nak_ns = k->raw_ns;
 			if (k->aeth_type == RT_AETH_RNR_NAK) {
+				keep_older_nak(b, S); /* (a NAK before it still to be acted on) */
 				S->rnr_pending = true;
 				S->rnr_psn = k->psn;
 				S->last_nak = (uint32_t)i;
 			} else if (!(S->rnr_pending && k->aeth_value == RT_NAK_PSN_SEQ_ERROR && k->psn == S->rnr_psn)) {
+				keep_older_nak(b, S);
 				S->last_nak = (uint32_t)i;
 				S->nak_in_round = S->open_round;
 			}
@@ -2012,8 +2198,12 @@ static int wire_streams(struct lctx *c)
 		} else if (k->aeth_type == RT_AETH_ACK && k->op_class == RT_CLASS_ACK && lr != RT_TL_NONE) {
 			/* an ACK of the NAKed PSN settles the NAK; one of an earlier PSN
 			 * (sent before the NAK, or arriving late) does not */
-			if (S->last_nak != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, S->last_nak)->psn) >= 0)
+			if (S->last_nak != RT_TL_NONE && rt_psn_diff(k->psn, tl_pk(b, S->last_nak)->psn) >= 0) {
+				/* (the NAKed packet came late: a sender acts on the NAK when it
+				 * comes, before this ACK, and may go back to its PSN all the same) */
+				keep_older_nak(b, S);
 				S->last_nak = RT_TL_NONE;
+			}
 			k->answer = lr;
 			rc = tl_link(b, tl_item_pk(b, i), tl_item_pk(b, lr), RT_TLL_REQUEST);
 		}

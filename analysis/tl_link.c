@@ -1156,17 +1156,17 @@ static bool nak_may_lead(struct tl_build *b, uint32_t n, const struct tl_pk *k)
 }
 
 /* The NAK that made request k's round start, taken from those pending
- * (RT_TL_NONE: none): the one for its PSN, else the latest that may have
- * (nak_may_lead).  The NAKs that came after it stay pending: a sender acts
- * on them in turn, later. */
+ * (RT_TL_NONE: none): the one for its PSN, else the earliest that may have
+ * (nak_may_lead: a sender acts on NAKs in turn).  The NAKs that came after
+ * it stay pending: the sender acts on them later. */
 static uint32_t take_nak(struct tl_build *b, struct stream *S, const struct tl_pk *k)
 {
 	uint32_t nak = nak_for_psn(b, S, k->psn);
-	if (nak == RT_TL_NONE && S->last_nak != RT_TL_NONE && nak_may_lead(b, S->last_nak, k))
-		nak = S->last_nak;
-	for (unsigned j = S->nolder; nak == RT_TL_NONE && j-- > 0;)
+	for (unsigned j = 0; nak == RT_TL_NONE && j < S->nolder; j++)
 		if (nak_may_lead(b, S->older_naks[j], k))
 			nak = S->older_naks[j];
+	if (nak == RT_TL_NONE && S->last_nak != RT_TL_NONE && nak_may_lead(b, S->last_nak, k))
+		nak = S->last_nak;
 	if (nak == RT_TL_NONE)
 		return RT_TL_NONE;
 	/* it goes, and the NAKs that came before it: the sender acted on them

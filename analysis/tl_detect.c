@@ -312,6 +312,15 @@ struct burst {
 	long fidx;
 };
 
+/* Request k counted in round u: a packet resent, its bytes (a READ's: the
+ * data asked again), and whether the receiver had it already. */
+static void burst_count(struct burst *u, const struct tl_pk *k)
+{
+	u->packets++;
+	u->bytes += k->op_class == RT_CLASS_READ_REQ ? k->reth_len : k->payload_len;
+	u->dups += k->dup;
+}
+
 static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -338,12 +347,8 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 			/* held back on the way: it neither starts nor ends a round; a
 			 * resend counts in the round it belongs to, the latest */
 			uint32_t in = open[s] != RT_TL_NONE ? open[s] : lastb[s];
-			if (k->retrans && in != RT_TL_NONE) {
-				struct burst *u = TL_AT(bursts, struct burst, in);
-				u->packets++;
-				u->bytes += k->payload_len;
-				u->dups += k->dup;
-			}
+			if (k->retrans && in != RT_TL_NONE)
+				burst_count(TL_AT(bursts, struct burst, in), k);
 			continue;
 		}
 		if (k->round_start || !k->retrans)
@@ -377,10 +382,7 @@ static int collect_bursts(struct dctx *c, struct tl_vec *bursts)
 			u = TL_AT(bursts, struct burst, open[s]);
 		}
 		u->last = (uint32_t)i;
-		u->packets++;
-		u->bytes += k->op_class == RT_CLASS_READ_REQ ? k->reth_len : k->payload_len; /* READ: the data asked again */
-		if (k->dup)
-			u->dups++;
+		burst_count(u, k);
 	}
 	free(open);
 	free(lastb);

@@ -1126,23 +1126,37 @@ static void keep_older_nak(struct tl_build *b, struct stream *S)
 	S->older_naks[S->nolder++] = S->last_nak;
 }
 
+/* The stream's pending NAKs in the order they came, j from 0 to
+ * S->nolder: the earlier ones, then the latest (RT_TL_NONE: none). */
+static uint32_t pending_nak(const struct stream *S, unsigned j)
+{
+	return j < S->nolder ? S->older_naks[j] : S->last_nak;
+}
+
+/* Where among the pending NAKs (pending_nak) the latest NAK (seq) for psn
+ * is; S->nolder + 1 when there is none. */
+static unsigned nak_for_psn_at(struct tl_build *b, const struct stream *S, uint32_t psn)
+{
+	for (unsigned j = S->nolder + 1; j-- > 0;) {
+		uint32_t n = pending_nak(S, j);
+		if (n != RT_TL_NONE && tl_pk(b, n)->aeth_type == RT_AETH_NAK && tl_pk(b, n)->psn == psn)
+			return j;
+	}
+	return S->nolder + 1;
+}
+
 /* The stream's pending NAK (seq) for psn, the latest or an earlier one;
  * RT_TL_NONE. */
 static uint32_t nak_for_psn(struct tl_build *b, const struct stream *S, uint32_t psn)
 {
-	if (S->last_nak != RT_TL_NONE && tl_pk(b, S->last_nak)->aeth_type == RT_AETH_NAK &&
-	    tl_pk(b, S->last_nak)->psn == psn)
-		return S->last_nak;
-	for (unsigned j = S->nolder; j-- > 0;)
-		if (tl_pk(b, S->older_naks[j])->psn == psn)
-			return S->older_naks[j];
-	return RT_TL_NONE;
+	unsigned j = nak_for_psn_at(b, S, psn);
+	return j <= S->nolder ? pending_nak(S, j) : RT_TL_NONE;
 }
 
 /* The pending NAK the sender acts on first: the earliest. */
 static uint32_t earliest_nak(const struct stream *S)
 {
-	return S->nolder ? S->older_naks[0] : S->last_nak;
+	return pending_nak(S, 0);
 }
 
 /* Whether pending NAK n can have made request k's round: one for a PSN
@@ -1161,27 +1175,30 @@ static bool nak_may_lead(struct tl_build *b, uint32_t n, const struct tl_pk *k)
  * it stay pending: the sender acts on them later. */
 static uint32_t take_nak(struct tl_build *b, struct stream *S, const struct tl_pk *k)
 {
-	uint32_t nak = nak_for_psn(b, S, k->psn);
-	for (unsigned j = 0; nak == RT_TL_NONE && j < S->nolder; j++)
-		if (nak_may_lead(b, S->older_naks[j], k))
-			nak = S->older_naks[j];
-	if (nak == RT_TL_NONE && S->last_nak != RT_TL_NONE && nak_may_lead(b, S->last_nak, k))
-		nak = S->last_nak;
-	if (nak == RT_TL_NONE)
+	unsigned j = nak_for_psn_at(b, S, k->psn);
+	for (unsigned x = 0; j > S->nolder && x <= S->nolder; x++)
+		if (pending_nak(S, x) != RT_TL_NONE && nak_may_lead(b, pending_nak(S, x), k))
+			j = x;
+	if (j > S->nolder)
 		return RT_TL_NONE;
+	uint32_t nak = pending_nak(S, j);
 	/* it goes, and the NAKs that came before it: the sender acted on them
 	 * (or passed them over) first */
-	if (nak == S->last_nak) {
+	if (j == S->nolder) {
 		S->last_nak = RT_TL_NONE;
 		S->nolder = 0;
-		return nak;
+	} else {
+		S->nolder -= j + 1;
+		memmove(S->older_naks, S->older_naks + j + 1, S->nolder * sizeof(S->older_naks[0]));
 	}
-	unsigned m = 0;
-	while (m < S->nolder && S->older_naks[m] != nak)
-		m++;
-	S->nolder -= m + 1;
-	memmove(S->older_naks, S->older_naks + m + 1, S->nolder * sizeof(S->older_naks[0]));
 	return nak;
+}
+
+/* Whether packet o is a request to the receiving QP (address and QPN)
+ * request k went to, not a CM message. */
+static bool request_to_same_qp(const struct tl_pk *o, const struct tl_pk *k)
+{
+	return o->is_request && !o->is_cm && o->dst_ep == k->dst_ep && o->dqpn == k->dqpn;
 }
 
 /* Whether the stream of request i goes back to i's PSN later (among the
@@ -1194,7 +1211,7 @@ static bool goes_back_later(struct tl_build *b, size_t i)
 	uint32_t prev = k->psn;
 	for (size_t j = i + 1; j < npk && j - i <= 4096; j++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (!o->is_request || o->is_cm || o->icrc == RT_ICRC_BAD || o->dst_ep != k->dst_ep || o->dqpn != k->dqpn)
+		if (!request_to_same_qp(o, k) || o->icrc == RT_ICRC_BAD)
 			continue;
 		if (o->psn == k->psn && prev != rt_psn_add(k->psn, -1))
 			return true;
@@ -1241,7 +1258,7 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 			     * packets before the capture (or had them damaged) would send next */
 	for (size_t j = i + 1; j < npk && j - i <= 4096 && seen < 8; j++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (!o->is_request || o->is_cm || o->dst_ep != k->dst_ep || o->dqpn != k->dqpn)
+		if (!request_to_same_qp(o, k))
 			continue;
 		if (o->icrc == RT_ICRC_BAD) {
 			damaged++; /* its PSN may be damaged too */
@@ -1350,11 +1367,9 @@ static bool new_datagram(struct tl_build *b, const struct stream *S, const struc
  * it is sent again (a sender busy sending acts on it a little later). */
 static bool nak_owes(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
 {
-	for (unsigned j = 0; j <= S->nolder; j++) {
-		uint32_t n = j < S->nolder ? S->older_naks[j] : S->last_nak;
-		if (n != RT_TL_NONE && rt_psn_diff(tl_pk(b, n)->psn, k->psn) <= 0)
+	for (unsigned j = 0; j <= S->nolder; j++)
+		if (pending_nak(S, j) != RT_TL_NONE && rt_psn_diff(tl_pk(b, pending_nak(S, j))->psn, k->psn) <= 0)
 			return true;
-	}
 	return false;
 }
 
@@ -1943,12 +1958,12 @@ static int wire_streams(struct lctx *c)
 			 * PSNs lost before the capture), or repeats an owed resend: its
 			 * PSN's latest transmission, and whether it is held back, not
 			 * resent */
-			bool went_back = !is_read && (rt_psn_diff(k->psn, S->last_sent) < 0 ||
-						      (rt_psn_diff(k->psn, S->last_sent) > 1 && pu < S->max_u) || owed_repeat);
+			bool out_of_step = !is_read && (rt_psn_diff(k->psn, S->last_sent) < 0 ||
+							(rt_psn_diff(k->psn, S->last_sent) > 1 && pu < S->max_u) || owed_repeat);
 			uint32_t lt = RT_TL_NONE;
-			if (went_back && (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
+			if (out_of_step && (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
 				lt = f;
-			if (went_back && (owed_repeat || stray_request(b, S, k, i, pu, lt))) {
+			if (out_of_step && (owed_repeat || stray_request(b, S, k, i, pu, lt))) {
 				k->late = true;
 				k->flags |= RT_TLF_OUT_OF_ORDER;
 				if ((rc = tl_vec_push_u32(&b->lates, (uint32_t)i)) < 0)

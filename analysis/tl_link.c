@@ -1041,6 +1041,7 @@ struct stream {
 	uint32_t nreads;          /* READ requests recorded in the stream's ring of reads */
 	uint32_t reads_done;      /* the READs before this one (in nreads' count) are complete */
 	uint32_t last_req;        /* packet index of the latest request, RT_TL_NONE */
+	uint32_t last_late;       /* packet index of the latest late request (tl_pk.late), RT_TL_NONE */
 	uint64_t last_nak_ns;     /* capture time of the latest NAK or RNR NAK (0 none) */
 	bool ids_vary;            /* two of its IPv4 requests had different identifications */
 	bool from_start;          /* its first captured request was the sender's first (its starting PSN) */
@@ -1235,6 +1236,37 @@ static bool round_reached_nak(struct tl_build *b, const struct stream *S, size_t
 	return k->psn != rt_psn_add(S->last_sent, 1) || !goes_back_later(b, i);
 }
 
+/* Whether request i, below the stream's next PSN `on`, starts a run of
+ * consecutive PSNs (at most 8, among the 4096 packets after it) that stops
+ * well short of `on` (more than 3 PSNs) and goes on at `on` or a little
+ * above, with no ACK between for the PSNs it skipped: a Go-Back-N round
+ * from i would have resent those too (an ACK for them would explain the
+ * skip), so the run is packets held back on the way, late together. */
+static bool late_run(struct tl_build *b, size_t i, uint32_t on)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	size_t npk = tl_npk(b);
+	uint32_t expected = rt_psn_add(k->psn, 1);
+	for (size_t j = i + 1, run = 0; j < npk && j - i <= 4096 && run <= 8; j++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->is_response && o->send_qp == k->recv_qp && o->op_class == RT_CLASS_ACK &&
+		    o->aeth_type == RT_AETH_ACK && rt_psn_diff(o->psn, expected) >= 0)
+			return false; /* acknowledged: a round may skip what was */
+		if (!request_to_same_qp(o, k))
+			continue;
+		if (o->icrc == RT_ICRC_BAD)
+			return false; /* its PSN may be damaged */
+		if (o->psn == expected) {
+			expected = rt_psn_add(expected, 1);
+			run++;
+			continue;
+		}
+		int32_t d = rt_psn_diff(o->psn, on);
+		return run && d >= 0 && d < 16 && rt_psn_diff(on, expected) > 3;
+	}
+	return false;
+}
+
 /* What the next 8 requests after packet i to the same receiving QP
  * (address and QPN, intact ICRC, among the 4096 packets after it) do, other
  * late ones coming between: 1 when they send i's PSN again (within `soon`
@@ -1245,8 +1277,9 @@ static bool round_reached_nak(struct tl_build *b, const struct stream *S, size_t
  * ICRC; when i is above `on`, at most two), 4 likewise for one a little above `on`
  * (that one late too) and well above i's (a round from i that lost a packet
  * or two before the capture skips a little forward), 3 when neither and
- * one goes back below i's PSN, -1 none of these, -2 when no request
- * follows (none with a bad ICRC either). */
+ * one goes back below i's PSN, 5 when the PSN after it comes after others,
+ * -1 none of these, -2 when no request follows (none with a bad ICRC
+ * either); 2 also when i starts a late run (late_run). */
 static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t soon)
 {
 	const struct tl_pk *k = tl_pk(b, i);
@@ -1267,7 +1300,7 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 		if (o->psn == k->psn)
 			return o->raw_ns - k->raw_ns < soon ? 1 : -1;
 		if (o->psn == rt_psn_add(k->psn, 1))
-			return 0;
+			return seen ? 5 : !ahead && late_run(b, i, on) ? 2 : 0;
 		seen++;
 		went_below |= rt_psn_diff(o->psn, k->psn) < 0;
 		if (strays && o->psn == on && (!ahead || seen <= 3) &&
@@ -1280,6 +1313,40 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 			 (ahead || rt_psn_diff(o->psn, k->psn) < 0 || rt_psn_diff(o->psn, k->psn) > 3 + (int32_t)damaged);
 	}
 	return !seen ? (damaged ? -1 : -2) : went_on ? 2 : went_above ? 4 : went_below ? 3 : -1;
+}
+
+/* Whether a NAK or RNR NAK the sender has not acted on yet (no round since)
+ * names request k's PSN or an earlier one: the sender goes back for it, so
+ * it is sent again (a sender busy sending acts on it a little later). */
+static bool nak_owes(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
+{
+	for (unsigned j = 0; j <= S->nolder; j++)
+		if (pending_nak(S, j) != RT_TL_NONE && rt_psn_diff(tl_pk(b, pending_nak(S, j))->psn, k->psn) <= 0)
+			return true;
+	return false;
+}
+
+/* Whether the stream of request i sends PSN n (a pending NAK's) again
+ * among its next 16 requests (intact, among the 4096 packets after it),
+ * with no NAK for n between: the round the NAK asked for is still to come. */
+static bool nak_round_follows(struct tl_build *b, size_t i, uint32_t n)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	size_t npk = tl_npk(b);
+	unsigned seen = 0;
+	for (size_t j = i + 1; j < npk && j - i <= 4096 && seen < 16; j++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->is_response && o->send_qp == k->recv_qp && o->aeth_type == RT_AETH_NAK && o->psn == n)
+			return false; /* asked again: a round from i may have answered the first */
+		if (!request_to_same_qp(o, k))
+			continue;
+		if (o->icrc == RT_ICRC_BAD)
+			return false;
+		if (o->psn == n)
+			return true;
+		seen++;
+	}
+	return false;
 }
 
 /* Whether request k (packet i, unwrapped PSN pu, not a READ or atomic,
@@ -1303,6 +1370,20 @@ static bool stray_request(struct tl_build *b, const struct stream *S, const stru
 	if (!half || k->raw_ns - S->last_sent_ns >= half)
 		return false; /* after the stream was silent that long: the ACK timer's round */
 	int next = next_stream_psn(b, i, rt_psn_add(S->last_sent, 1), half);
+	bool back = rt_psn_diff(k->psn, S->last_sent) < 0;
+	if (back && next != 0 && S->have_ack && pu <= S->acked_u && lt != RT_TL_NONE &&
+	    k->raw_ns - tl_pk(b, lt)->raw_ns < half && !nak_owes(b, S, k))
+		return true; /* acknowledged already (by an ACK or a NAK for a later PSN), sooner than
+			      * an ACK timer after its PSN was last sent, and no NAK pending asks for it
+			      * or an earlier PSN: no round starts at an acknowledged PSN (going back:
+			      * one that follows the PSN before may be a round's that never got the ACK,
+			      * lost after the capture point) */
+	uint32_t en = earliest_nak(S);
+	if (back && next != 0 && en != RT_TL_NONE && tl_pk(b, en)->aeth_type == RT_AETH_NAK &&
+	    rt_psn_diff(tl_pk(b, en)->psn, k->psn) < 0 && lt != RT_TL_NONE && k->raw_ns - tl_pk(b, lt)->raw_ns < half &&
+	    nak_round_follows(b, i, tl_pk(b, en)->psn))
+		return true; /* a NAK for an earlier PSN, which the sender acts on next, and its
+			      * round comes after this one: this one is no round's */
 	if (next == 0)
 		return false; /* a round goes on from it */
 	if (rt_psn_diff(k->psn, S->last_sent) > 0 && next != 2)
@@ -1362,14 +1443,16 @@ static bool new_datagram(struct tl_build *b, const struct stream *S, const struc
 	return ids_tell_datagrams(b, S, k) && o->ip_id != k->ip_id;
 }
 
-/* Whether a NAK or RNR NAK the sender has not acted on yet (no round since)
- * names request k's PSN or an earlier one: the sender goes back for it, so
- * it is sent again (a sender busy sending acts on it a little later). */
-static bool nak_owes(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
+/* Whether a NAK or RNR NAK for request k's PSN came after the stream's
+ * latest request and is pending: the sender was told to send that PSN
+ * again, so a repeat of the latest request is that resend. */
+static bool nak_since_last_req(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
 {
-	for (unsigned j = 0; j <= S->nolder; j++)
-		if (pending_nak(S, j) != RT_TL_NONE && rt_psn_diff(tl_pk(b, pending_nak(S, j))->psn, k->psn) <= 0)
+	for (unsigned j = 0; j <= S->nolder; j++) {
+		uint32_t n = pending_nak(S, j);
+		if (n != RT_TL_NONE && n > S->last_req && tl_pk(b, n)->psn == k->psn)
 			return true;
+	}
 	return false;
 }
 
@@ -1526,6 +1609,33 @@ static void read_responses(struct read_span *ring, struct stream *S, uint64_t pu
 		if (pu > r->got_u)
 			dropped = true;
 	}
+}
+
+/* The response that showed a READ's or atomic's requester (stream s) a
+ * response missing, when the capture holds that response: READ or atomic
+ * request k (packet i) asks again from its PSN, and since the request
+ * before (rs->req) the capture holds the response of that PSN and, after
+ * it, one of a later PSN.  The requester took the later one out of
+ * sequence (an implied NAK): it never got the one the capture holds (lost
+ * after the capture point, or dropped on arrival).  RT_TL_NONE: none. */
+static uint32_t response_missed(struct tl_build *b, uint32_t s, const struct tl_pk *k, size_t i,
+				const struct read_span *rs)
+{
+	uint32_t later = RT_TL_NONE;
+	for (size_t j = i; j-- > (size_t)rs->req + 1 && i - j <= 200000;) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if (!p->is_response || p->send_qp != s || p->aeth_type == RT_AETH_NAK ||
+		    p->aeth_type == RT_AETH_RNR_NAK)
+			continue;
+		int32_t d = rt_psn_diff(p->psn, k->psn);
+		if (d > 0)
+			later = (uint32_t)j; /* the earliest after the one that went missing */
+		else if (d == 0 && p->icrc != RT_ICRC_BAD)
+			return later;
+		else if (d < 0)
+			break;
+	}
+	return RT_TL_NONE;
 }
 
 /* Whether a request with a bad ICRC (whose PSN may be what was damaged)
@@ -1878,6 +1988,7 @@ static int wire_streams(struct lctx *c)
 		st[q].qhead = st[q].rhead = st[q].ptail = st[q].rtail = RT_TL_NONE;
 		st[q].last_nak = RT_TL_NONE;
 		st[q].last_req = RT_TL_NONE;
+		st[q].last_late = RT_TL_NONE;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < npk; i++) {
@@ -1945,8 +2056,12 @@ static int wire_streams(struct lctx *c)
 			 * owed, held back (late), unless it is that very datagram */
 			const struct tl_pk *lr = S->last_req != RT_TL_NONE ? tl_pk(b, S->last_req) : NULL;
 			bool owed_repeat = !is_read && lr && lr->psn == k->psn && lr->retrans && !same_datagram(b, S, lr, k) &&
-					   lr->prev_tx != RT_TL_NONE && round_skipped(b, S->last_req, lr->prev_tx);
-			if ((!is_read || read_again) && !owed_repeat && wire_copy(b, S, origin, k, pu)) {
+					   lr->prev_tx != RT_TL_NONE && round_skipped(b, S->last_req, lr->prev_tx) &&
+					   !nak_since_last_req(b, S, k);
+			/* a repeat of the latest request after late ones: maybe held back with them */
+			bool among_late = !is_read && lr && lr->psn == k->psn && S->last_late != RT_TL_NONE &&
+					  S->last_late > S->last_req;
+			if ((!is_read || read_again) && !owed_repeat && !among_late && wire_copy(b, S, origin, k, pu)) {
 				/* last_req stays the original: a third copy repeats it too */
 				k->wire_copy = true;
 				if ((rc = mark_repeat(b, k, i, S->last_req, f)) < 0 || (rc = tl_vec_push_u32(&b->copies, (uint32_t)i)) < 0)
@@ -1959,13 +2074,15 @@ static int wire_streams(struct lctx *c)
 			 * PSN's latest transmission, and whether it is held back, not
 			 * resent */
 			bool out_of_step = !is_read && (rt_psn_diff(k->psn, S->last_sent) < 0 ||
-							(rt_psn_diff(k->psn, S->last_sent) > 1 && pu < S->max_u) || owed_repeat);
+							(rt_psn_diff(k->psn, S->last_sent) > 1 && pu < S->max_u) || owed_repeat ||
+							among_late);
 			uint32_t lt = RT_TL_NONE;
 			if (out_of_step && (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
 				lt = f;
 			if (out_of_step && (owed_repeat || stray_request(b, S, k, i, pu, lt))) {
 				k->late = true;
 				k->flags |= RT_TLF_OUT_OF_ORDER;
+				S->last_late = (uint32_t)i;
 				if ((rc = tl_vec_push_u32(&b->lates, (uint32_t)i)) < 0)
 					break;
 				const struct tl_pk *first_tx = lt != RT_TL_NONE ? tl_pk(b, f != RT_TL_NONE ? f : lt) : NULL;
@@ -2067,6 +2184,12 @@ static int wire_streams(struct lctx *c)
 						/* likewise, though the skipped one came later (reordered) */
 						cause = RT_RETRY_IMPLIED_NAK;
 						k->trigger = rs->late_gap;
+					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->got_u > pu &&
+						   (k->trigger = response_missed(b, s, k, i, rs)) != RT_TL_NONE) {
+						/* likewise, though the capture holds the one it missed
+						 * (the requester got the responses only up to it) */
+						cause = RT_RETRY_IMPLIED_NAK;
+						rs->got_u = pu;
 					}
 					if (cause != RT_RETRY_ACK_TIMEOUT) {
 						/* a NAK or gap makes the sender go back at once, an RNR NAK

@@ -206,6 +206,12 @@ PY
 UROCE_FAULTS="reorder:every=12,op=read_resp" run minimal "$tmp/readlate" >/dev/null
 check "a READ response held back: the READ asked again after the gap it made, nothing else" \
 	exactly "$tmp/readlate.json" "go_back_n=was out of sequence and the requester asked again from PSN"
+# the 2nd READ response dropped by the requesting engine on arrival, after
+# the capture point: the next response was out of sequence (an implied NAK,
+# the engine's retry cause), not an ACK timer going off early
+UROCE_FAULTS="drop:dir=rx,op=read_resp,nth=2" run minimal "$tmp/readrx" >/dev/null
+check "a READ response lost after the capture point: the READ asked again after the gap, nothing else" \
+	exactly "$tmp/readrx.json" "go_back_n=was lost after the capture point or arrived late, so the next response"
 # the ACK of a WRITE dropped by the requesting engine on arrival, after the
 # capture point: the ACK timeout's Go-Back-N says that ACK was lost after it
 UROCE_FAULTS="drop:dir=rx,op=ack,nth=2" run imm "$tmp/acklost" >/dev/null

@@ -1045,6 +1045,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), rlate);
 		evidence_pk(b, FI(b, f), rfix);
 		evidence_pk(b, FI(b, f), ack);
+		if (nak_acked != ack)
+			evidence_pk(b, FI(b, f), nak_acked);
 		tl_finding_evidence(b, FI(b, f), esend);
 		if (k0->wr != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), k0->wr);

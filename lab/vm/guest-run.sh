@@ -119,7 +119,17 @@ for _ in $(seq 100); do
 	nap 0.1
 done
 [[ $(port_state) == *ACTIVE* ]] || fail "rxe0 did not become ACTIVE (port state: $(port_state))"
-if [ -n "${RT_NETEM:-}" ]; then
+if [ -n "${RT_NETEM:-}" ] && [ "${RT_NETEM_MADS:-}" = pass ]; then
+	# --loss, --delay: the data path's.  The CM's MADs (RoCE to QP 1: UDP port
+	# 4791, the BTH's destination QP at byte 32 of the IP packet) go by a prio
+	# band without netem: a lost RTU or DREQ would stall the connection for
+	# the CM's response timeout, seconds, and fail the run's expectations.
+	run "prio qdisc" tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+	# shellcheck disable=SC2086
+	run "netem" tc qdisc add dev eth0 parent 1:1 handle 10: netem $RT_NETEM
+	run "MADs past netem" tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 4791 0xffff \
+		match u32 0x00000001 0x00ffffff at 32 flowid 1:2
+elif [ -n "${RT_NETEM:-}" ]; then
 	# shellcheck disable=SC2086
 	run "netem" tc qdisc add dev eth0 root netem $RT_NETEM
 fi

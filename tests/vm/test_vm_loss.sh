@@ -24,7 +24,8 @@ n=$(grep -c '^ping data: rdma-ping-[0-4]: ' "$R/logs/client-rping.out" 2>/dev/nu
 if [ "${n:-0}" -eq 5 ]; then ok "client printed 5 pings"; else not_ok "client printed ${n:-0} pings"; fi
 check_grep "netem was applied in the server VM" 'netem .*loss 3%' "$R/logs/server-setup.log"
 check_grep "netem was applied in the client VM" 'netem .*loss 3%' "$R/logs/client-setup.log"
-check_grep "run.json records the netem options" '"netem": \{"options": "loss 3%", "applied_on": "both"\}' "$R/run.json"
+check_grep "the CM's MADs (UDP 4791, BTH destination QP 1) pass netem by" 'u32 match ip dport 4791 0xffff match u32 0x00000001 0x00ffffff at 32 flowid 1:2' "$R/logs/client-setup.log"
+check_grep "run.json records the netem options" '"netem": \{"options": "loss 3%", "applied_on": "both", "cm_mads": "exempt"\}' "$R/run.json"
 C=$R/capture.pcapng
 d=$(dup_psns "$C")
 if [ "$d" -gt 0 ]; then ok "retransmitted PSNs on the wire ($d)"; else not_ok "no PSN was sent twice"; fi
@@ -183,7 +184,7 @@ ECN_TC="tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 0 0 0 0 0 0 0 
 	tc qdisc add dev eth0 parent 1:1 handle 10: netem loss 10% ecn &&
 	tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 4791 0xffff match u32 0x00000001 0x00ffffff at 32 flowid 1:2"
 rec="$PWD/$RDMATRACE record"
-vm_run "$P" --scenario bulk-ecn --modules "sch_prio cls_u32" \
+vm_run "$P" --scenario bulk-ecn \
 	--server "$ECN_TC && $rec -o $P/srv -- $B --server -a 10.9.0.1 -p 7471 --size 4M --count 32 --tos 2" \
 	--client "$ECN_TC && $rec -o $P/cli -- $B --client -a 10.9.0.1 -p 7471 --size 4M --count 32 --tos 2" \
 	--server-name bulk --client-name bulk

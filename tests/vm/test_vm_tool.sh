@@ -14,7 +14,7 @@ if [ "$again" = "$img" ]; then ok "a second build reuses the cache"; else not_ok
 if [ -s "$img" ]; then
 	list=$(cpio -it --quiet <"$img")
 	for m in rdma_rxe ib_uverbs rdma_ucm ib_core ib_cm iw_cm rdma_cm udp_tunnel ip6_udp_tunnel \
-		virtio_net virtio_pci 9p 9pnet 9pnet_virtio sch_netem; do
+		virtio_net virtio_pci 9p 9pnet 9pnet_virtio sch_netem sch_prio cls_u32; do
 		if printf '%s\n' "$list" | grep -qx "lib/modules/$m.ko"; then ok "initramfs has $m.ko"
 		else not_ok "initramfs lacks $m.ko"; fi
 	done

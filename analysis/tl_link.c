@@ -1042,6 +1042,7 @@ struct stream {
 	uint32_t reads_done;      /* the READs before this one (in nreads' count) are complete */
 	uint32_t last_req;        /* packet index of the latest request, RT_TL_NONE */
 	uint32_t last_late;       /* packet index of the latest late request (tl_pk.late), RT_TL_NONE */
+	uint32_t last_round;      /* packet index of the latest round's first request, RT_TL_NONE */
 	uint64_t last_nak_ns;     /* capture time of the latest NAK or RNR NAK (0 none) */
 	bool ids_vary;            /* two of its IPv4 requests had different identifications */
 	bool from_start;          /* its first captured request was the sender's first (its starting PSN) */
@@ -1371,6 +1372,11 @@ static bool stray_request(struct tl_build *b, const struct stream *S, const stru
 		return false; /* after the stream was silent that long: the ACK timer's round */
 	int next = next_stream_psn(b, i, rt_psn_add(S->last_sent, 1), half);
 	bool back = rt_psn_diff(k->psn, S->last_sent) < 0;
+	const struct tl_pk *r = S->last_round != RT_TL_NONE ? tl_pk(b, S->last_round) : NULL;
+	if (r && r->retrans_cause == RT_RETRY_NAK_SEQ && r->trigger != RT_TL_NONE && tl_pk(b, r->trigger)->psn == r->psn &&
+	    rt_psn_diff(k->psn, r->psn) < 0)
+		return true; /* below the PSN of a NAK the sender went back to: that NAK told it the
+			      * receiver had every PSN before, and a sender never sends those again */
 	if (back && next != 0 && S->have_ack && pu <= S->acked_u && lt != RT_TL_NONE &&
 	    k->raw_ns - tl_pk(b, lt)->raw_ns < half && !nak_owes(b, S, k))
 		return true; /* acknowledged already (by an ACK or a NAK for a later PSN), sooner than
@@ -1617,7 +1623,8 @@ static void read_responses(struct read_span *ring, struct stream *S, uint64_t pu
  * before (rs->req) the capture holds the response of that PSN and, after
  * it, one of a later PSN.  The requester took the later one out of
  * sequence (an implied NAK): it never got the one the capture holds (lost
- * after the capture point, or dropped on arrival).  RT_TL_NONE: none. */
+ * after the capture point, dropped on arrival, or damaged: a bad ICRC).
+ * RT_TL_NONE: none. */
 static uint32_t response_missed(struct tl_build *b, uint32_t s, const struct tl_pk *k, size_t i,
 				const struct read_span *rs)
 {
@@ -1630,8 +1637,8 @@ static uint32_t response_missed(struct tl_build *b, uint32_t s, const struct tl_
 		int32_t d = rt_psn_diff(p->psn, k->psn);
 		if (d > 0)
 			later = (uint32_t)j; /* the earliest after the one that went missing */
-		else if (d == 0 && p->icrc != RT_ICRC_BAD)
-			return later;
+		else if (d == 0)
+			return later; /* (one with a bad ICRC the requester dropped) */
 		else if (d < 0)
 			break;
 	}
@@ -1989,6 +1996,7 @@ static int wire_streams(struct lctx *c)
 		st[q].last_nak = RT_TL_NONE;
 		st[q].last_req = RT_TL_NONE;
 		st[q].last_late = RT_TL_NONE;
+		st[q].last_round = RT_TL_NONE;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < npk; i++) {
@@ -2213,6 +2221,7 @@ static int wire_streams(struct lctx *c)
 						k->round_psn = rt_psn_add(k->psn, -(int32_t)(pu - S->acked_u - 1));
 					S->burst_cause = cause;
 					S->open_round = true;
+					S->last_round = (uint32_t)i;
 				}
 				k->retrans_cause = S->burst_cause;
 				/* already received: below the acknowledged PSN, or for a READ below

@@ -1203,6 +1203,13 @@ static bool request_to_same_qp(const struct tl_pk *o, const struct tl_pk *k)
 	return o->is_request && !o->is_cm && o->dst_ep == k->dst_ep && o->dqpn == k->dqpn;
 }
 
+/* Whether packet o is a response or ACK on request k's stream (from the
+ * QP k went to). */
+static bool response_to_stream(const struct tl_pk *o, const struct tl_pk *k)
+{
+	return o->is_response && o->send_qp == k->recv_qp;
+}
+
 /* Whether the stream of request i goes back to i's PSN later (among the
  * 4096 packets after it): a request of that PSN that does not follow the
  * PSN before it. */
@@ -1250,8 +1257,8 @@ static bool late_run(struct tl_build *b, size_t i, uint32_t on)
 	uint32_t expected = rt_psn_add(k->psn, 1);
 	for (size_t j = i + 1, run = 0; j < npk && j - i <= 4096 && run <= 8; j++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (o->is_response && o->send_qp == k->recv_qp && o->op_class == RT_CLASS_ACK &&
-		    o->aeth_type == RT_AETH_ACK && rt_psn_diff(o->psn, expected) >= 0)
+		if (response_to_stream(o, k) && o->op_class == RT_CLASS_ACK && o->aeth_type == RT_AETH_ACK &&
+		    rt_psn_diff(o->psn, expected) >= 0)
 			return false; /* acknowledged: a round may skip what was */
 		if (!request_to_same_qp(o, k))
 			continue;
@@ -1337,7 +1344,7 @@ static bool nak_round_follows(struct tl_build *b, size_t i, uint32_t n)
 	unsigned seen = 0;
 	for (size_t j = i + 1; j < npk && j - i <= 4096 && seen < 16; j++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (o->is_response && o->send_qp == k->recv_qp && o->aeth_type == RT_AETH_NAK && o->psn == n)
+		if (response_to_stream(o, k) && o->aeth_type == RT_AETH_NAK && o->psn == n)
 			return false; /* asked again: a round from i may have answered the first */
 		if (!request_to_same_qp(o, k))
 			continue;
@@ -1377,17 +1384,18 @@ static bool stray_request(struct tl_build *b, const struct stream *S, const stru
 	    rt_psn_diff(k->psn, r->psn) < 0)
 		return true; /* below the PSN of a NAK the sender went back to: that NAK told it the
 			      * receiver had every PSN before, and a sender never sends those again */
-	if (back && next != 0 && S->have_ack && pu <= S->acked_u && lt != RT_TL_NONE &&
-	    k->raw_ns - tl_pk(b, lt)->raw_ns < half && !nak_owes(b, S, k))
+	/* going back, not followed at once by the PSN after it, less than half
+	 * the ACK timeout after its PSN was last sent */
+	bool back_soon = back && next != 0 && lt != RT_TL_NONE && k->raw_ns - tl_pk(b, lt)->raw_ns < half;
+	if (back_soon && S->have_ack && pu <= S->acked_u && !nak_owes(b, S, k))
 		return true; /* acknowledged already (by an ACK or a NAK for a later PSN), sooner than
 			      * an ACK timer after its PSN was last sent, and no NAK pending asks for it
 			      * or an earlier PSN: no round starts at an acknowledged PSN (going back:
 			      * one that follows the PSN before may be a round's that never got the ACK,
 			      * lost after the capture point) */
 	uint32_t en = earliest_nak(S);
-	if (back && next != 0 && en != RT_TL_NONE && tl_pk(b, en)->aeth_type == RT_AETH_NAK &&
-	    rt_psn_diff(tl_pk(b, en)->psn, k->psn) < 0 && lt != RT_TL_NONE && k->raw_ns - tl_pk(b, lt)->raw_ns < half &&
-	    nak_round_follows(b, i, tl_pk(b, en)->psn))
+	if (back_soon && en != RT_TL_NONE && tl_pk(b, en)->aeth_type == RT_AETH_NAK &&
+	    rt_psn_diff(tl_pk(b, en)->psn, k->psn) < 0 && nak_round_follows(b, i, tl_pk(b, en)->psn))
 		return true; /* a NAK for an earlier PSN, which the sender acts on next, and its
 			      * round comes after this one: this one is no round's */
 	if (next == 0)
@@ -1617,22 +1625,20 @@ static void read_responses(struct read_span *ring, struct stream *S, uint64_t pu
 	}
 }
 
-/* The response that showed a READ's or atomic's requester (stream s) a
- * response missing, when the capture holds that response: READ or atomic
+/* The response that showed a READ's or atomic's requester a response
+ * missing, when the capture holds that response: READ or atomic
  * request k (packet i) asks again from its PSN, and since the request
  * before (rs->req) the capture holds the response of that PSN and, after
  * it, one of a later PSN.  The requester took the later one out of
  * sequence (an implied NAK): it never got the one the capture holds (lost
  * after the capture point, dropped on arrival, or damaged: a bad ICRC).
  * RT_TL_NONE: none. */
-static uint32_t response_missed(struct tl_build *b, uint32_t s, const struct tl_pk *k, size_t i,
-				const struct read_span *rs)
+static uint32_t response_missed(struct tl_build *b, const struct tl_pk *k, size_t i, const struct read_span *rs)
 {
 	uint32_t later = RT_TL_NONE;
 	for (size_t j = i; j-- > (size_t)rs->req + 1 && i - j <= 200000;) {
 		const struct tl_pk *p = tl_pk(b, j);
-		if (!p->is_response || p->send_qp != s || p->aeth_type == RT_AETH_NAK ||
-		    p->aeth_type == RT_AETH_RNR_NAK)
+		if (!response_to_stream(p, k) || p->aeth_type == RT_AETH_NAK || p->aeth_type == RT_AETH_RNR_NAK)
 			continue;
 		int32_t d = rt_psn_diff(p->psn, k->psn);
 		if (d > 0)
@@ -2063,12 +2069,12 @@ static int wire_streams(struct lctx *c)
 			 * after an earlier round skipped its PSN: the resend that round
 			 * owed, held back (late), unless it is that very datagram */
 			const struct tl_pk *lr = S->last_req != RT_TL_NONE ? tl_pk(b, S->last_req) : NULL;
-			bool owed_repeat = !is_read && lr && lr->psn == k->psn && lr->retrans && !same_datagram(b, S, lr, k) &&
+			bool repeats_last = !is_read && lr && lr->psn == k->psn;
+			bool owed_repeat = repeats_last && lr->retrans && !same_datagram(b, S, lr, k) &&
 					   lr->prev_tx != RT_TL_NONE && round_skipped(b, S->last_req, lr->prev_tx) &&
 					   !nak_since_last_req(b, S, k);
 			/* a repeat of the latest request after late ones: maybe held back with them */
-			bool among_late = !is_read && lr && lr->psn == k->psn && S->last_late != RT_TL_NONE &&
-					  S->last_late > S->last_req;
+			bool among_late = repeats_last && S->last_late != RT_TL_NONE && S->last_late > S->last_req;
 			if ((!is_read || read_again) && !owed_repeat && !among_late && wire_copy(b, S, origin, k, pu)) {
 				/* last_req stays the original: a third copy repeats it too */
 				k->wire_copy = true;
@@ -2193,7 +2199,7 @@ static int wire_streams(struct lctx *c)
 						cause = RT_RETRY_IMPLIED_NAK;
 						k->trigger = rs->late_gap;
 					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->got_u > pu &&
-						   (k->trigger = response_missed(b, s, k, i, rs)) != RT_TL_NONE) {
+						   (k->trigger = response_missed(b, k, i, rs)) != RT_TL_NONE) {
 						/* likewise, though the capture holds the one it missed
 						 * (the requester got the responses only up to it) */
 						cause = RT_RETRY_IMPLIED_NAK;

@@ -629,6 +629,65 @@ static uint32_t read_response(struct tl_build *b, uint32_t s, uint32_t psn, uint
 	return RT_TL_NONE;
 }
 
+/* Whether request j of stream s asks for the response with this PSN. */
+static bool request_covers(struct tl_build *b, const struct tl_pk *p, uint32_t s, uint32_t psn)
+{
+	int32_t d = rt_psn_diff(psn, p->psn);
+	return p->is_request && p->recv_qp == s && d >= 0 && (uint32_t)d < tl_read_span_psns(b, p);
+}
+
+/* Whether a request of stream s between packets from and to asks for the
+ * response with this PSN. */
+static bool asked_between(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t to)
+{
+	for (uint32_t j = from + 1; j < to; j++)
+		if (request_covers(b, tl_pk(b, j), s, psn))
+			return true;
+	return false;
+}
+
+/* The response with this PSN that the requester saw missing and asked for
+ * again in request `first` came late, after that request: each request
+ * covering the PSN brings one response of it, and from the READ's first
+ * request (`from`) to `first` the capture holds one fewer than were asked
+ * for (only the missing one still to come), and after `first`, before the
+ * next request for it, two: the answer to `first` and the late one, in
+ * either order (*c1, *c2).  A copy right after another of the same PSN (made
+ * on the way) is not counted. */
+static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t first,
+			       uint8_t cls, uint32_t *c1, uint32_t *c2)
+{
+	size_t npk = tl_npk(b);
+	int64_t owed = 0; /* responses of psn asked for and not captured yet */
+	uint32_t prev = RT_TL_NONE; /* the responder's previous response PSN */
+	*c1 = *c2 = RT_TL_NONE;
+	if (from == RT_TL_NONE || from > first || first - from > 200000)
+		return false;
+	for (size_t j = from, n = 0; j < npk && n < 400000; j++, n++) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if (j == first && owed != 1)
+			return false;
+		if (request_covers(b, p, s, psn)) {
+			if (j > first)
+				return false;
+			owed++;
+			continue;
+		}
+		if (!p->is_response || p->send_qp != s || p->op_class != cls)
+			continue;
+		if (p->psn == psn && prev != psn && j > first) {
+			if (*c1 != RT_TL_NONE) {
+				*c2 = (uint32_t)j;
+				return true;
+			}
+			*c1 = (uint32_t)j;
+		} else if (p->psn == psn && prev != psn)
+			owed--;
+		prev = p->psn;
+	}
+	return false;
+}
+
 /* What started a round (tl_pk.trigger), for the evidence. */
 static const char *trigger_name(const struct tl_pk *tr)
 {
@@ -797,15 +856,19 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		bool rgap = u->cause == RT_RETRY_IMPLIED_NAK && u->trigger != RT_TL_NONE &&
 			    (k0->op_class == RT_CLASS_READ_REQ || atomic);
 		uint8_t rcls = atomic ? RT_CLASS_ATOMIC_ACK : RT_CLASS_READ_RESP;
-		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE, rlate = RT_TL_NONE;
+		/* after1, after2: the late response and the answer to the asking again, in either order */
+		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE, rlate = RT_TL_NONE, after1 = RT_TL_NONE, after2 = RT_TL_NONE;
 		if (rgap) {
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
 					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
 			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1, rcls);
 			if (rlost == RT_TL_NONE)
 				rlate = read_response(b, u->stream, u->psn, u->trigger, 0, 1, rcls);
-			if (rlate != RT_TL_NONE && rlate > u->first)
-				rlate = RT_TL_NONE; /* (that is the answer to the re-request) */
+			if (rlate != RT_TL_NONE && (rlate > u->first || asked_between(b, u->stream, u->psn, u->trigger, rlate)))
+				rlate = RT_TL_NONE; /* (that is the answer to the re-request, or to another request for it) */
+			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE &&
+			    read_response_late(b, u->stream, u->psn, u->original, u->first, rcls, &after1, &after2))
+				rlate = after2;
 		}
 		if (nak)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
@@ -878,9 +941,17 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "(frame %u) had a bad ICRC and the requester dropped it", tl_pk(b, rlost)->frame);
 			else if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
-			else if (rlate != RT_TL_NONE)
+			else if (rlate != RT_TL_NONE && after2 == RT_TL_NONE)
 				tx(&t, "came late (frame %u), after later responses: held back on the way (reordered)",
 				   tl_pk(b, rlate)->frame);
+			else if (after2 != RT_TL_NONE)
+				tx(&t, "came late, after the requester asked for it again: held back on the way (reordered); after "
+				       "that request the capture holds two copies of it (frames %u and %u, %.3f and %.3f ms after "
+				       "the response that skipped it), its answer and the late one, and before it every other "
+				       "response of that PSN asked for",
+				   tl_pk(b, after1)->frame, tl_pk(b, after2)->frame,
+				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
+				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
 			else
 				tx(&t, "was lost before the capture point");
 			if (tr->op_class == rcls)
@@ -987,6 +1058,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "before the resend, so it was lost after it, on its way to the sender%s",
 			   dups, tl_pk(b, ack)->frame, ms(t_first - item_t(c, tl_item_pk(b, ack))),
 			   t_first - item_t(c, tl_item_pk(b, ack)) < 1000000 ? ", or was still on its way when the timer went off" : "");
+		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic))
+			tx(&t, "; %u of them asked for %s the capture already held in order (still on %s way to the "
+			       "requester, or lost after the capture point)",
+			   dups, atomic ? "an atomic ACK" : "responses", atomic ? "its" : "their");
 		else if (dups)
 			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
 		tx(&t, overlaps ? "; %.3f ms lost on top of the earlier retransmissions on this QP." : "; %.3f ms lost.", ms(lost));
@@ -997,9 +1072,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", %s frame %u", trigger_name(tl_pk(b, u->trigger)), tl_pk(b, u->trigger)->frame);
 		if (rlost != RT_TL_NONE)
 			tx(&e, ", lost response frame %u", tl_pk(b, rlost)->frame);
-		if (rlate != RT_TL_NONE)
+		if (after2 != RT_TL_NONE)
+			tx(&e, ", late and resent response frames %u and %u", tl_pk(b, after1)->frame, tl_pk(b, after2)->frame);
+		else if (rlate != RT_TL_NONE)
 			tx(&e, ", late response frame %u", tl_pk(b, rlate)->frame);
-		if (rfix != RT_TL_NONE)
+		if (rfix != RT_TL_NONE && after2 == RT_TL_NONE)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
 			tx(&e, ", damaged ACK frame %u", tl_pk(b, badack)->frame);
@@ -1043,6 +1120,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), gp);
 		evidence_pk(b, FI(b, f), rlost);
 		evidence_pk(b, FI(b, f), rlate);
+		evidence_pk(b, FI(b, f), after1);
 		evidence_pk(b, FI(b, f), rfix);
 		evidence_pk(b, FI(b, f), ack);
 		if (nak_acked != ack)

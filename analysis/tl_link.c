@@ -1210,6 +1210,13 @@ static bool response_to_stream(const struct tl_pk *o, const struct tl_pk *k)
 	return o->is_response && o->send_qp == k->recv_qp;
 }
 
+/* A response on request k's stream that is no NAK or RNR NAK: an ACK, a
+ * READ response or an atomic ACK. */
+static bool answer_to_stream(const struct tl_pk *o, const struct tl_pk *k)
+{
+	return response_to_stream(o, k) && o->aeth_type != RT_AETH_NAK && o->aeth_type != RT_AETH_RNR_NAK;
+}
+
 /* Whether the stream of request i goes back to i's PSN later (among the
  * 4096 packets after it): a request of that PSN that does not follow the
  * PSN before it. */
@@ -1521,6 +1528,7 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 	return true;
 }
 
+#define READ_LATE_GAPS 4      /* late gaps a READ remembers (read_span.late_gap) */
 /* A READ request on a requester stream: the PSNs its responses use.  A
  * requester that misses a response asks again from inside that range, with
  * a new READ request for the rest. */
@@ -1533,15 +1541,19 @@ struct read_span {
 	uint32_t gap;             /* a response or ACK that skipped got_u since req, RT_TL_NONE */
 	uint64_t gap_u;           /* the PSN it skipped: a re-request from there answers the gap */
 	bool gap_in_round;        /* the gap came while a round was not yet acknowledged (stream.open_round) */
-	uint32_t late_gap;        /* a gap whose skipped response came late (at PSN late_gap_u), RT_TL_NONE */
-	uint64_t late_gap_u;
+	/* gaps whose skipped response came late since req (late_gap_psn), newest
+	 * last: the requester may ask again from any of them, in a storm after a
+	 * later one came late too */
+	uint32_t late_gap[READ_LATE_GAPS];
+	uint64_t late_gap_u[READ_LATE_GAPS];
+	uint32_t nlate;
 };
 #define READ_RING 128         /* READs and atomics remembered per stream (rxe allows 128 outstanding) */
 
 /* The PSNs a READ request's responses take: its DMA length over the path MTU
  * of either side (one when the MTU is unknown: then every captured response
  * was a single packet, see wire_qps). */
-static uint32_t read_span_psns(struct tl_build *b, const struct tl_pk *k)
+uint32_t tl_read_span_psns(struct tl_build *b, const struct tl_pk *k)
 {
 	unsigned m = k->send_qp != RT_TL_NONE ? tl_qp(b, k->send_qp)->mtu : 0;
 	if (!m && k->recv_qp != RT_TL_NONE)
@@ -1569,6 +1581,19 @@ static struct read_span *read_find(struct read_span *ring, struct stream *S, uin
 	return NULL;
 }
 
+/* The gap since READ rs's latest request whose skipped response, at PSN pu,
+ * came late (newest first); RT_TL_NONE. */
+static uint32_t late_gap_psn(const struct read_span *rs, uint64_t pu)
+{
+	uint32_t have = rs->nlate < READ_LATE_GAPS ? rs->nlate : READ_LATE_GAPS;
+	for (uint32_t j = 0; j < have; j++) {
+		uint32_t n = (rs->nlate - 1 - j) % READ_LATE_GAPS;
+		if (rs->late_gap_u[n] == pu)
+			return rs->late_gap[n];
+	}
+	return RT_TL_NONE;
+}
+
 /* Record READ request packet pk (PSN psn, unwrapped pu, n PSNs; orig its
  * first captured request): the stream's highest PSN moves to the span's end. */
 static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uint32_t psn, uint32_t n, uint32_t pk,
@@ -1576,7 +1601,7 @@ static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uin
 {
 	struct read_span *r = &ring[S->nreads++ % READ_RING];
 	*r = (struct read_span){.first_u = pu, .n = n, .orig = orig, .req = pk, .got_u = pu, .gap = RT_TL_NONE,
-				.late_gap = RT_TL_NONE};
+				.nlate = 0};
 	if (pu + n - 1 > S->max_u) {
 		S->max_u = pu + n - 1;
 		S->max_psn = rt_psn_add(psn, (int32_t)n - 1);
@@ -1611,8 +1636,9 @@ static void read_responses(struct read_span *ring, struct stream *S, uint64_t pu
 			if (++r->got_u > r->gap_u && r->gap != RT_TL_NONE) {
 				/* the skipped response came after all, late: the requester
 				 * may have seen the gap and ask again from it anyway */
-				r->late_gap = r->gap;
-				r->late_gap_u = r->gap_u;
+				r->late_gap[r->nlate % READ_LATE_GAPS] = r->gap;
+				r->late_gap_u[r->nlate % READ_LATE_GAPS] = r->gap_u;
+				r->nlate++;
 				r->gap = RT_TL_NONE;
 			}
 		} else if (pu > r->got_u && r->gap == RT_TL_NONE && pk > r->req && !dropped) {
@@ -1638,7 +1664,7 @@ static uint32_t response_missed(struct tl_build *b, const struct tl_pk *k, size_
 	uint32_t later = RT_TL_NONE;
 	for (size_t j = i; j-- > (size_t)rs->req + 1 && i - j <= 200000;) {
 		const struct tl_pk *p = tl_pk(b, j);
-		if (!response_to_stream(p, k) || p->aeth_type == RT_AETH_NAK || p->aeth_type == RT_AETH_RNR_NAK)
+		if (!answer_to_stream(p, k))
 			continue;
 		int32_t d = rt_psn_diff(p->psn, k->psn);
 		if (d > 0)
@@ -1679,6 +1705,51 @@ static bool before_timeout(struct tl_build *b, const struct tl_pk *k, uint64_t s
 {
 	uint64_t timeout = 2 * tl_half_ack_timeout_ns(b, k->send_qp);
 	return timeout && k->raw_ns >= since_ns && k->raw_ns - since_ns < wait_ns + timeout - timeout / 10;
+}
+
+/* The response that showed a READ's requester a response missing, captured
+ * before the requester's previous request of that READ (rs->req) and taken
+ * by it only after it sent that request: READ request k (packet i) asks
+ * again from a PSN above the one rs->req asked from, sooner after it than
+ * the sender's ACK timeout (when that is not known: with no response of the
+ * stream captured between the two), and since the stream's request before
+ * rs->req the capture holds the response of k's PSN less one, then one
+ * above k's PSN with none of k's PSN between (rs->req's place among them
+ * aside).  The requester had responses on their way when it asked again
+ * and, taking them after, found the gap at k's PSN, which its latest
+ * request had not (uroce's requester under held-back READ responses asks
+ * twice within microseconds so).  RT_TL_NONE: none. */
+static uint32_t response_crossed(struct tl_build *b, const struct tl_pk *k, size_t i, const struct read_span *rs)
+{
+	const struct tl_pk *q = tl_pk(b, rs->req);
+	if (rt_psn_diff(k->psn, q->psn) <= 0)
+		return RT_TL_NONE;
+	if (!before_timeout(b, k, q->raw_ns, 0))
+		for (size_t j = rs->req + 1; j < i; j++)
+			if (response_to_stream(tl_pk(b, j), k))
+				return RT_TL_NONE;
+	size_t from = rs->req; /* after the stream's request before rs->req */
+	while (from > 0 && rs->req - from < 200000 &&
+	       !(tl_pk(b, from - 1)->is_request && tl_pk(b, from - 1)->recv_qp == k->recv_qp))
+		from--;
+	uint32_t before = rt_psn_add(k->psn, -1), gap = RT_TL_NONE;
+	bool below = false;   /* the response of the PSN before k's came, and none of k's since */
+	bool skipped = false; /* and one above k's after it: gap, the latest such */
+	for (size_t j = from; j < i; j++) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if (j == rs->req || !answer_to_stream(p, k))
+			continue;
+		if (p->psn == before) {
+			below = true;
+			skipped = false;
+		} else if (p->psn == k->psn) {
+			below = false;
+		} else if (below && !skipped && rt_psn_diff(p->psn, k->psn) > 0) {
+			gap = (uint32_t)j;
+			skipped = true;
+		}
+	}
+	return gap;
 }
 
 /* Whether the sender's ACK timer, restarted by the latest response that
@@ -1853,8 +1924,14 @@ enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
 struct cpk {
 	uint64_t raw_ns;
 	uint32_t wr;
-	uint32_t original;        /* a retransmission: the first captured transmission of its PSN */
+	uint32_t original;        /* a retransmission: the first captured transmission of its PSN;
+				   * CPK_REPEAT: a response that may repeat one captured before */
 };
+/* A READ response or atomic ACK at or below a PSN its stream had answered
+ * before: the responder's answer to a re-request or one held back on the
+ * way may come after the requester completed the WR with an earlier copy,
+ * so it bounds no completion. */
+#define CPK_REPEAT (RT_TL_NONE - 1)
 
 /* What the stream replay gathers for the later steps on its pass over the
  * packets (c->cpk, c->gap, c->recv); -ENOMEM. */
@@ -2062,7 +2139,7 @@ static int wire_streams(struct lctx *c)
 			/* a READ or atomic copied: its request again with no response
 			 * missing (a requester asks again from the first it misses) */
 			bool read_again = rs && rs->first_u == pu && rs->req == S->last_req && rs->gap == RT_TL_NONE &&
-					  rs->late_gap == RT_TL_NONE &&
+					  rs->nlate == 0 &&
 					  tl_pk(b, rs->req)->reth_va == k->reth_va &&
 					  tl_pk(b, rs->req)->reth_len == k->reth_len;
 			/* a repeat of the stream's latest request, a resend in a round
@@ -2132,7 +2209,7 @@ static int wire_streams(struct lctx *c)
 					S->ids_vary = true;
 				S->last_req = (uint32_t)i;
 			}
-			uint32_t span = is_read ? read_span_psns(b, k) : 1;
+			uint32_t span = is_read ? tl_read_span_psns(b, k) : 1;
 			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0 && !k->late)
 				S->in_burst = false; /* the PSN went back again: a new round */
 			if (rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
@@ -2193,17 +2270,20 @@ static int wire_streams(struct lctx *c)
 						/* the requester saw a response skip the one it expected */
 						cause = RT_RETRY_IMPLIED_NAK;
 						k->trigger = rs->gap;
-					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->late_gap != RT_TL_NONE &&
-						   rs->late_gap_u == pu) {
+					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs &&
+						   (k->trigger = late_gap_psn(rs, pu)) != RT_TL_NONE) {
 						/* likewise, though the skipped one came later (reordered) */
 						cause = RT_RETRY_IMPLIED_NAK;
-						k->trigger = rs->late_gap;
 					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->got_u > pu &&
 						   (k->trigger = response_missed(b, k, i, rs)) != RT_TL_NONE) {
 						/* likewise, though the capture holds the one it missed
 						 * (the requester got the responses only up to it) */
 						cause = RT_RETRY_IMPLIED_NAK;
 						rs->got_u = pu;
+					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->req != RT_TL_NONE &&
+						   (k->trigger = response_crossed(b, k, i, rs)) != RT_TL_NONE) {
+						/* likewise, from responses it took after its previous request */
+						cause = RT_RETRY_IMPLIED_NAK;
 					}
 					if (cause != RT_RETRY_ACK_TIMEOUT) {
 						/* a NAK or gap makes the sender go back at once, an RNR NAK
@@ -2238,7 +2318,8 @@ static int wire_streams(struct lctx *c)
 				}
 				if (rs) {
 					rs->req = (uint32_t)i;
-					rs->gap = rs->late_gap = RT_TL_NONE;
+					rs->gap = RT_TL_NONE;
+					rs->nlate = 0;
 					rs->got_u = pu;
 				} else if (is_read) {
 					/* a READ whose first request was never captured */
@@ -2364,6 +2445,8 @@ static int wire_streams(struct lctx *c)
 			break;
 		if (k->op_class == RT_CLASS_READ_RESP || k->op_class == RT_CLASS_ATOMIC_ACK) {
 			uint32_t wr = wr_for_psn(c, k->recv_qp, k->psn, NULL);
+			if (S->have_ack && pu <= S->acked_u)
+				c->cpk[i].original = CPK_REPEAT;
 			if (wr != RT_TL_NONE) {
 				k->wr = c->cpk[i].wr = wr;
 				k->flags |= RT_TLF_HAS_WR;
@@ -3292,7 +3375,7 @@ static int causal_constraints(struct lctx *c)
 			bool upper = l.type == RT_TLL_ACK ? wr->gap == GAP_NONE : wr->gap != GAP_WR;
 			/* (a UC or UD send completes once its packets left, maybe before they were captured) */
 			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper &&
-			    !tl_qp_unacked(b, b->ev_qp[l.from]))
+			    cpk[l.to - nev].original != CPK_REPEAT && !tl_qp_unacked(b, b->ev_qp[l.from]))
 				tl_clock_add(b, cap, cp->host, k_raw, cp->raw_ns);
 			/* the consuming packet was captured before its receive completed
 			 * (unless it stands in for a retry the capture missed: no bound

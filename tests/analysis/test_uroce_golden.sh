@@ -218,8 +218,7 @@ check "WRITE packets held back: the engine's NAK retries are the Go-Back-N findi
 	retries_match "$tmp/wrdelay" 4 0.75 0.25
 # the 12th READ response sent after the next one: the requester sees the gap
 # and asks again from the late response, whether that came before its
-# re-request (named late) or after it (it reads as lost): the gap's round,
-# never a spurious ACK timer
+# re-request or after it: the gap's round, never a spurious ACK timer
 UROCE_FAULTS="reorder:every=12,op=read_resp" run minimal "$tmp/readlate" >/dev/null
 check "a READ response held back: the READ asked again after the gap it made, nothing else" \
 	exactly "$tmp/readlate.json" "go_back_n=was out of sequence and the requester asked again from PSN"
@@ -229,6 +228,41 @@ check "a READ response held back: the READ asked again after the gap it made, no
 UROCE_FAULTS="drop:dir=rx,op=read_resp,nth=2" run minimal "$tmp/readrx" >/dev/null
 check "a READ response lost after the capture point: the READ asked again after the gap, nothing else" \
 	exactly "$tmp/readrx.json" "go_back_n=was lost after the capture point or arrived late, so the next response"
+# every 4th READ response held back 1 ms: a round whose response came late,
+# before the requester asked again or after it (the capture holding two
+# copies of it after that request, one more than asked for), says so and
+# names the copies, one of them captured about 1 ms after the response of
+# the PSN before it; the copies that pass the capture point after the READ
+# completed do not throw the clock off, and no round reads as an early ACK
+# timer (the requester asks twice within microseconds when it takes
+# responses captured before its first asking only after it)
+UROCE_FAULTS="delay:us=1000,op=read_resp,every=4" run minimal "$tmp/readdelay" >/dev/null
+check "READ responses held back 1 ms: named late with their copies, the clock consistent" \
+	python3 - "$tmp/readdelay" "$tmp/readdelay.json" <<'PY'
+import json, re, subprocess, sys
+run, d = sys.argv[1], json.load(open(sys.argv[2]))
+assert all(x["kind"] == "go_back_n" for x in d["findings"] if x["severity"] != "info"), d["findings"]
+assert not [h for h in d["hosts"] if (h["uncertainty_ns"] or 0) > 200_000], d["hosts"]
+assert not [x for x in d["findings"] if x["kind"] == "clock"], [x["text"] for x in d["findings"] if x["kind"] == "clock"]
+assert not [x for x in d["findings"] if "went off early" in x["text"]], [x["text"] for x in d["findings"]]
+rows = subprocess.run(["tshark", "-r", run + "/capture.pcapng", "-Y", "infiniband", "-T", "fields", "-e", "frame.number",
+                       "-e", "frame.time_relative", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn"],
+                      capture_output=True, text=True, check=True).stdout.split("\n")
+fr = {int(r.split("\t")[0]): r.split("\t") for r in rows if r}
+late = [x for x in d["findings"] if re.search(r"response PSN 0x[0-9a-f]+ came late", x["text"])]
+assert late, [x["text"] for x in d["findings"]]
+for x in late:
+    psn = int(re.search(r"response PSN 0x([0-9a-f]+)", x["text"]).group(1), 16)
+    gap = int(re.search(r"response gap frame (\d+)", x["evidence"]).group(1))
+    m = re.search(r"late and resent response frames (\d+) and (\d+)", x["evidence"])
+    copies = [int(n) for n in m.groups()] if m else [int(re.search(r"late response frame (\d+)", x["evidence"]).group(1))]
+    assert all(int(fr[n][2]) in (13, 14, 15, 16) and int(fr[n][3]) == psn for n in copies), (x["text"], copies)
+    # (one that came before the asking again may be the answer to an earlier request, overtaken by a held-back
+    # copy of a later PSN: that copy showed the gap)
+    # (held back 1 ms: after the response of the PSN before it, which it followed on the way out)
+    before = max(n for n in fr if n < gap and int(fr[n][2]) in (13, 14, 15, 16) and int(fr[n][3]) == psn - 1)
+    assert not m or max(float(fr[n][1]) for n in copies) - float(fr[before][1]) > 0.0008, (x["text"], before, copies)
+PY
 # the ACK of a WRITE dropped by the requesting engine on arrival, after the
 # capture point: the ACK timeout's Go-Back-N says that ACK was lost after it
 UROCE_FAULTS="drop:dir=rx,op=ack,nth=2" run imm "$tmp/acklost" >/dev/null

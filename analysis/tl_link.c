@@ -96,6 +96,7 @@ struct lctx {
 	struct fifo *sends;       /* per QP: its send WRs that consume a receive at the peer, likewise */
 	struct cev *ce;           /* per event: what the clock constraints read of it (completions()) */
 	struct cpk *cpk;          /* per packet: likewise (wire_streams) */
+	uint8_t *past_completion; /* bit per packet: it may pass the capture point after its WR completed (wire_streams) */
 	struct gap_scan gap;      /* the capture's gaps (wire_streams, for completions) */
 	struct recv_scan recv;    /* the consumers of receives (wire_streams, for recv_consumers) */
 	struct qp_psns *tq_psn;   /* per trace QP (trace_psns) */
@@ -1924,14 +1925,26 @@ enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
 struct cpk {
 	uint64_t raw_ns;
 	uint32_t wr;
-	uint32_t original;        /* a retransmission: the first captured transmission of its PSN;
-				   * CPK_REPEAT: a response that may repeat one captured before */
+	uint32_t original;        /* a retransmission: the first captured transmission of its PSN */
 };
-/* A READ response or atomic ACK at or below a PSN its stream had answered
- * before: the responder's answer to a re-request or one held back on the
- * way may come after the requester completed the WR with an earlier copy,
- * so it bounds no completion. */
-#define CPK_REPEAT (RT_TL_NONE - 1)
+
+/* Packet i may pass the capture point after its WR completed, so it bounds
+ * no completion from above: the completion did not wait for it.  A request
+ * held back on the way (tl_pk.late), a copy made on the way, a resend of a
+ * PSN already acknowledged (the ACK that completed the WR was for an
+ * earlier copy, and this one may be held back behind it), a READ response
+ * or atomic ACK at or below a PSN its stream had answered before (the
+ * answer to a re-request, or one held back, may come after the requester
+ * completed the WR with an earlier copy). */
+static void mark_past_completion(struct lctx *c, size_t i)
+{
+	c->past_completion[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+static bool past_completion(const struct lctx *c, size_t i)
+{
+	return c->past_completion[i / 8] >> (i % 8) & 1;
+}
 
 /* What the stream replay gathers for the later steps on its pass over the
  * packets (c->cpk, c->gap, c->recv); -ENOMEM. */
@@ -1942,6 +1955,7 @@ static int scans_init(struct lctx *c)
 	struct gap_scan *g = &c->gap;
 	struct recv_scan *r = &c->recv;
 	c->cpk = malloc((npk ? npk : 1) * sizeof(*c->cpk));
+	c->past_completion = calloc(npk / 8 + 1, 1);
 	g->top = malloc((nqp + 1) * sizeof(uint32_t));
 	g->seen = calloc(nqp + 1, 1);
 	g->qp = calloc(nqp + 1, 1);
@@ -1950,7 +1964,7 @@ static int scans_init(struct lctx *c)
 	r->gap = calloc(nqp ? nqp : 1, 1);
 	r->by_wr = malloc(nqp ? nqp : 1);
 	r->msg = calloc(nqp ? nqp : 1, sizeof(*r->msg));
-	if (!c->cpk || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap || !r->by_wr || !r->msg ||
+	if (!c->cpk || !c->past_completion || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap || !r->by_wr || !r->msg ||
 	    tl_hash_init(&r->last, 64) < 0)
 		return -ENOMEM;
 	memset(r->cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
@@ -1973,6 +1987,7 @@ static void fifos_free(struct fifo *f, size_t n)
 static void scans_free(struct lctx *c)
 {
 	free(c->cpk);
+	free(c->past_completion);
 	free(c->gap.top);
 	free(c->gap.seen);
 	free(c->gap.qp);
@@ -2155,6 +2170,7 @@ static int wire_streams(struct lctx *c)
 			if ((!is_read || read_again) && !owed_repeat && !among_late && wire_copy(b, S, origin, k, pu)) {
 				/* last_req stays the original: a third copy repeats it too */
 				k->wire_copy = true;
+				mark_past_completion(c, i);
 				if ((rc = mark_repeat(b, k, i, S->last_req, f)) < 0 || (rc = tl_vec_push_u32(&b->copies, (uint32_t)i)) < 0)
 					break;
 				continue;
@@ -2172,6 +2188,7 @@ static int wire_streams(struct lctx *c)
 				lt = f;
 			if (out_of_step && (owed_repeat || stray_request(b, S, k, i, pu, lt))) {
 				k->late = true;
+				mark_past_completion(c, i);
 				k->flags |= RT_TLF_OUT_OF_ORDER;
 				S->last_late = (uint32_t)i;
 				if ((rc = tl_vec_push_u32(&b->lates, (uint32_t)i)) < 0)
@@ -2315,6 +2332,7 @@ static int wire_streams(struct lctx *c)
 				if (rs ? pu < rs->got_u : S->have_ack && pu <= S->acked_u) {
 					k->dup = true;
 					k->flags |= RT_TLF_DUP;
+					mark_past_completion(c, i);
 				}
 				if (rs) {
 					rs->req = (uint32_t)i;
@@ -2446,7 +2464,7 @@ static int wire_streams(struct lctx *c)
 		if (k->op_class == RT_CLASS_READ_RESP || k->op_class == RT_CLASS_ATOMIC_ACK) {
 			uint32_t wr = wr_for_psn(c, k->recv_qp, k->psn, NULL);
 			if (S->have_ack && pu <= S->acked_u)
-				c->cpk[i].original = CPK_REPEAT;
+				mark_past_completion(c, i);
 			if (wr != RT_TL_NONE) {
 				k->wr = c->cpk[i].wr = wr;
 				k->flags |= RT_TLF_HAS_WR;
@@ -3375,7 +3393,7 @@ static int causal_constraints(struct lctx *c)
 			bool upper = l.type == RT_TLL_ACK ? wr->gap == GAP_NONE : wr->gap != GAP_WR;
 			/* (a UC or UD send completes once its packets left, maybe before they were captured) */
 			if ((l.type == RT_TLL_PACKET || l.type == RT_TLL_RETRANS || l.type == RT_TLL_ACK) && cp && upper &&
-			    cpk[l.to - nev].original != CPK_REPEAT && !tl_qp_unacked(b, b->ev_qp[l.from]))
+			    !past_completion(c, l.to - nev) && !tl_qp_unacked(b, b->ev_qp[l.from]))
 				tl_clock_add(b, cap, cp->host, k_raw, cp->raw_ns);
 			/* the consuming packet was captured before its receive completed
 			 * (unless it stands in for a retry the capture missed: no bound

@@ -26,7 +26,6 @@
 #define WC_LOC_LEN_ERR 1
 #define WC_LOC_QP_OP_ERR 2
 #define WC_LOC_PROT_ERR 4
-#define WC_WR_FLUSH_ERR 5
 #define WC_REM_INV_REQ_ERR 9
 #define WC_REM_ACCESS_ERR 10
 #define WC_REM_OP_ERR 11
@@ -1472,7 +1471,7 @@ static uint32_t flushed_after(struct tl_build *b, uint32_t q, size_t from, uint3
 	for (size_t x = noted_from(&b->errs, from); x < b->errs.n; x++) { /* (flushes are error completions) */
 		size_t j = *TL_AT(&b->errs, uint32_t, x);
 		struct tl_evrec *o = tl_ev(b, j);
-		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == WC_WR_FLUSH_ERR && !b->ev_shadow[j]) {
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_COMPLETION && o->ev.u.wc.status == TL_WC_WR_FLUSH_ERR && !b->ev_shadow[j]) {
 			if (*first == RT_TL_NONE)
 				*first = (uint32_t)j;
 			n++;
@@ -1872,7 +1871,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 	for (size_t n = 0; n < b->errs.n; n++) { /* the error completions and moves to ERROR, in order */
 		size_t i = *TL_AT(&b->errs, uint32_t, n);
 		struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind != RT_EV_COMPLETION || !e->ev.u.wc.status || e->ev.u.wc.status == WC_WR_FLUSH_ERR ||
+		if (e->ev.kind != RT_EV_COMPLETION || !e->ev.u.wc.status || e->ev.u.wc.status == TL_WC_WR_FLUSH_ERR ||
 		    c->explained[i] || b->ev_shadow[i])
 			continue;
 		unsigned st = e->ev.u.wc.status;

@@ -424,6 +424,8 @@ const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk);
 #define TL_WC_RECV 128
 /* IBV_WC_RECV_RDMA_WITH_IMM: a receive WR consumed by an RDMA WRITE with immediate */
 #define TL_WC_RECV_RDMA_WITH_IMM 129
+/* ibv_wc_status IBV_WC_WR_FLUSH_ERR: the WR was flushed, its QP in the error state */
+#define TL_WC_WR_FLUSH_ERR 5
 int tl_ud_links(struct tl_build *b);
 /* analysis/tl_uc.c: UC messages on their way to a traced receiver, in
  * capture order, reassembled: tl_uc_reasm_add() takes packet i (k) when

@@ -2728,10 +2728,15 @@ static int note_for_recv(struct lctx *c, uint32_t q, const struct rt_ev_wr *w, u
 
 /* WR event wr got a COMPLETION link to comp: its first is its completion
  * for the clock constraints (instead of a search of all the links). */
-static void wr_completed(struct lctx *c, uint32_t wr, uint32_t comp)
+static void wr_completed(struct lctx *c, uint32_t wr, uint32_t comp, const struct rt_ev_completion *wc)
 {
-	if (c->ce[wr].comp == RT_TL_NONE)
+	if (c->ce[wr].comp == RT_TL_NONE) {
 		c->ce[wr].comp = comp;
+		/* flushed when its QP went to the error state: its packets and
+		 * ACKs may still be on the wire after that, none bounds it */
+		if (wc->status == TL_WC_WR_FLUSH_ERR)
+			c->ce[wr].gap = GAP_WR;
+	}
 }
 
 /* The queue a completion of a receive (recv) or send takes its WR from: f,
@@ -2839,7 +2844,7 @@ static int completions(struct lctx *c)
 		uint32_t wr = f->v[j];
 		if ((rc = tl_link2(b, wr, (uint32_t)i, RT_TLL_COMPLETION, RT_TLL_WR)) < 0)
 			break;
-		wr_completed(c, wr, (uint32_t)i);
+		wr_completed(c, wr, (uint32_t)i, wc);
 		/* a shared receive queue's WR goes to whichever QP takes it: that QP's
 		 * receives, for recv_consumers(), are its SRQ WRs in the order its
 		 * completions came (an RC QP completes its receives in message order) */
@@ -2850,7 +2855,7 @@ static int completions(struct lctx *c)
 			for (size_t u = f->head; u < j && !rc; u++) {
 				if ((rc = tl_link(b, f->v[u], (uint32_t)i, RT_TLL_COMPLETION)) < 0)
 					break;
-				wr_completed(c, f->v[u], (uint32_t)i);
+				wr_completed(c, f->v[u], (uint32_t)i, wc);
 				rc = tl_link(b, (uint32_t)i, f->v[u], RT_TLL_COVERED);
 			}
 			f->head = j + 1;

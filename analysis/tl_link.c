@@ -1609,6 +1609,22 @@ static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uin
 	}
 }
 
+/* A round that asks again from inside READ span first_u on: the requester
+ * goes back to the oldest response it misses, so it had every response of
+ * the READs before (their responses may have come late, or been lost after the
+ * capture point, where the capture does not show them in order): they are
+ * complete, and no longer hold back the later READs' responses
+ * (read_responses). */
+static void reads_complete_below(struct read_span *ring, struct stream *S, uint64_t first_u)
+{
+	uint32_t from = S->nreads > READ_RING ? S->nreads - READ_RING : 0;
+	for (uint32_t n = from; n < S->nreads; n++) {
+		struct read_span *r = &ring[n % READ_RING];
+		if (r->first_u < first_u && r->got_u < r->first_u + r->n)
+			r->got_u = r->first_u + r->n;
+	}
+}
+
 /* A response or ACK with PSN pu on a stream: READs it shows incomplete get
  * their gap (the requester sees a response missing: an implied NAK).  The
  * requester takes responses in PSN order: while an older READ still misses
@@ -1714,9 +1730,9 @@ static bool before_timeout(struct tl_build *b, const struct tl_pk *k, uint64_t s
  * again from a PSN above the one rs->req asked from, sooner after it than
  * the sender's ACK timeout (when that is not known: with no response of the
  * stream captured between the two), and since the stream's request before
- * rs->req the capture holds the response of k's PSN less one, then one
- * above k's PSN with none of k's PSN between (rs->req's place among them
- * aside).  The requester had responses on their way when it asked again
+ * rs->req (and before the ones right before it) the capture holds the
+ * response of k's PSN less one, then one above k's PSN with none of k's PSN
+ * between (the requests among them aside).  The requester had responses on their way when it asked again
  * and, taking them after, found the gap at k's PSN, which its latest
  * request had not (uroce's requester under held-back READ responses asks
  * twice within microseconds so).  RT_TL_NONE: none. */
@@ -1729,16 +1745,23 @@ static uint32_t response_crossed(struct tl_build *b, const struct tl_pk *k, size
 		for (size_t j = rs->req + 1; j < i; j++)
 			if (response_to_stream(tl_pk(b, j), k))
 				return RT_TL_NONE;
-	size_t from = rs->req; /* after the stream's request before rs->req */
-	while (from > 0 && rs->req - from < 200000 &&
-	       !(tl_pk(b, from - 1)->is_request && tl_pk(b, from - 1)->recv_qp == k->recv_qp))
-		from--;
+	/* from after the stream's request before rs->req, and before the
+	 * requests that came right before rs->req (with no answer between
+	 * them: the requester asked several times in a row) */
+	size_t from = rs->req;
+	bool answered = false;
+	for (; from > 0 && rs->req - from < 200000; from--) {
+		const struct tl_pk *p = tl_pk(b, from - 1);
+		if (p->is_request && p->recv_qp == k->recv_qp && answered)
+			break;
+		answered = answered || response_to_stream(p, k);
+	}
 	uint32_t before = rt_psn_add(k->psn, -1), gap = RT_TL_NONE;
 	bool below = false;   /* the response of the PSN before k's came, and none of k's since */
 	bool skipped = false; /* and one above k's after it: gap, the latest such */
 	for (size_t j = from; j < i; j++) {
 		const struct tl_pk *p = tl_pk(b, j);
-		if (j == rs->req || !answer_to_stream(p, k))
+		if (!answer_to_stream(p, k))
 			continue;
 		if (p->psn == before) {
 			below = true;
@@ -2339,6 +2362,8 @@ static int wire_streams(struct lctx *c)
 					rs->gap = RT_TL_NONE;
 					rs->nlate = 0;
 					rs->got_u = pu;
+					if (k->round_start)
+						reads_complete_below(ring, S, rs->first_u);
 				} else if (is_read) {
 					/* a READ whose first request was never captured */
 					read_push(ring, S, pu, k->psn, span, (uint32_t)i, f);

@@ -628,7 +628,8 @@ static uint32_t read_response(struct tl_build *b, uint32_t s, uint32_t psn, uint
 	return RT_TL_NONE;
 }
 
-/* Whether request j of stream s asks for the response with this PSN. */
+/* Whether packet p is a request of stream s that asks for the response with
+ * this PSN. */
 static bool request_covers(struct tl_build *b, const struct tl_pk *p, uint32_t s, uint32_t psn)
 {
 	int32_t d = rt_psn_diff(psn, p->psn);
@@ -652,7 +653,10 @@ static bool asked_between(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t
  * for (only the missing one still to come), and after `first`, before the
  * next request for it, two: the answer to `first` and the late one, in
  * either order (*c1, *c2).  A copy right after another of the same PSN (made
- * on the way) is not counted. */
+ * on the way) is not counted.  The copies are looked for among the
+ * READ_LATE_SPAN packets after `first` (a copy held back longer is not
+ * found: each finding's search stays short in a storm of them). */
+#define READ_LATE_SPAN 16384
 static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t first,
 			       uint8_t cls, uint32_t *c1, uint32_t *c2)
 {
@@ -662,7 +666,7 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 	*c1 = *c2 = RT_TL_NONE;
 	if (from == RT_TL_NONE || from > first || first - from > 200000)
 		return false;
-	for (size_t j = from, n = 0; j < npk && n < 400000; j++, n++) {
+	for (size_t j = from; j < npk && j <= (size_t)first + READ_LATE_SPAN; j++) {
 		const struct tl_pk *p = tl_pk(b, j);
 		if (j == first && owed != 1)
 			return false;

@@ -1611,9 +1611,9 @@ static void read_push(struct read_span *ring, struct stream *S, uint64_t pu, uin
 
 /* A round that asks again from inside READ span first_u on: the requester
  * goes back to the oldest response it misses, so it had every response of
- * the READs before (their responses may have come late, or been lost after the
- * capture point, where the capture does not show them in order): they are
- * complete, and no longer hold back the later READs' responses
+ * the READs before (their responses may have come late, or been lost
+ * after the capture point, where the capture does not show them in order):
+ * they are complete, and no longer hold back the later READs' responses
  * (read_responses). */
 static void reads_complete_below(struct read_span *ring, struct stream *S, uint64_t first_u)
 {
@@ -1732,10 +1732,11 @@ static bool before_timeout(struct tl_build *b, const struct tl_pk *k, uint64_t s
  * stream captured between the two), and since the stream's request before
  * rs->req (and before the ones right before it) the capture holds the
  * response of k's PSN less one, then one above k's PSN with none of k's PSN
- * between (the requests among them aside).  The requester had responses on their way when it asked again
- * and, taking them after, found the gap at k's PSN, which its latest
- * request had not (uroce's requester under held-back READ responses asks
- * twice within microseconds so).  RT_TL_NONE: none. */
+ * between (the requests among them aside).  The requester had responses
+ * on their way when it asked again and, taking them after, found the gap at
+ * k's PSN, which its latest request had not (uroce's requester under
+ * held-back READ responses asks two or three times within microseconds
+ * so).  RT_TL_NONE: none. */
 static uint32_t response_crossed(struct tl_build *b, const struct tl_pk *k, size_t i, const struct read_span *rs)
 {
 	const struct tl_pk *q = tl_pk(b, rs->req);
@@ -1987,8 +1988,8 @@ static int scans_init(struct lctx *c)
 	r->gap = calloc(nqp ? nqp : 1, 1);
 	r->by_wr = malloc(nqp ? nqp : 1);
 	r->msg = calloc(nqp ? nqp : 1, sizeof(*r->msg));
-	if (!c->cpk || !c->past_completion || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap || !r->by_wr || !r->msg ||
-	    tl_hash_init(&r->last, 64) < 0)
+	if (!c->cpk || !c->past_completion || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap ||
+	    !r->by_wr || !r->msg || tl_hash_init(&r->last, 64) < 0)
 		return -ENOMEM;
 	memset(r->cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
 	for (size_t q = 0; q < nqp; q++) {

@@ -242,8 +242,8 @@ check "a READ response lost after the capture point: the READ asked again after 
 # whose held-back copies, and resends of PSNs already acknowledged, pass the
 # capture point after their WRs completed; the completions did not wait for
 # them, so they bound none, and the engines' clock (the capture's own: one
-# machine) comes out within microseconds (a previous release had it 9-28 ms
-# off, "could not be aligned consistently")
+# machine) comes out within microseconds (a previous release had it 1.5-4.7
+# ms off, +-4.6-14 ms, "could not be aligned consistently")
 UROCE_FAULTS="delay:us=1500,op=send,every=6" run sendrecv "$tmp/senddelay" >/dev/null
 check "SENDs held back 1.5 ms in a storm of resends: the clock aligns within 0.1 ms, no clock finding" \
 	python3 - "$tmp/senddelay.json" <<'PY'

@@ -3838,12 +3838,33 @@ static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
  * is milliseconds), so the network or the capture duplicated the message. */
 #define CM_COPY_NS 1000000ull
 
-/* Whether the copies of group g are all within CM_COPY_NS, and within half
- * named_ns (the response timeout the connection's REQ names, 0 unknown). */
-static bool cm_copied_on_the_way(struct tl_build *b, const struct cm_copies *g, uint64_t named_ns)
+/* Whether the copies of group g all came within CM_COPY_NS, and within half
+ * named_ns (the response timeout the connection's REQ names, 0 unknown):
+ * sooner than a CM sends a message again. */
+static bool cm_copies_soon(struct tl_build *b, const struct cm_copies *g, uint64_t named_ns)
 {
 	uint64_t t0 = tl_pk(b, g->first)->raw_ns, t1 = tl_pk(b, g->last)->raw_ns;
-	return g->count > 1 && t1 >= t0 && t1 - t0 < CM_COPY_NS && (!named_ns || t1 - t0 < named_ns / 2);
+	return t1 >= t0 && t1 - t0 < CM_COPY_NS && (!named_ns || t1 - t0 < named_ns / 2);
+}
+
+/* Whether the copies of group g (every one of them among the ones kept)
+ * carry the first one's BTH PSN: a CM that sends a message again posts a new
+ * send on its QP 1, which takes the next PSN; a copy made on the way
+ * repeats the datagram. */
+static bool cm_copies_same_psn(struct tl_build *b, const struct cm_copies *g)
+{
+	uint32_t psn = tl_pk(b, g->first)->psn;
+	bool same = g->count <= g->nshown + 1 && tl_pk(b, g->last)->psn == psn;
+	for (uint32_t s = 0; s < g->nshown && same; s++)
+		same = tl_pk(b, g->shown[s])->psn == psn;
+	return same;
+}
+
+/* Whether the copies of group g were made on the way: the same datagram
+ * however far apart, or sooner than a CM sends a message again. */
+static bool cm_copied_on_the_way(struct tl_build *b, const struct cm_copies *g, uint64_t named_ns)
+{
+	return g->count > 1 && (cm_copies_same_psn(b, g) || cm_copies_soon(b, g, named_ns));
 }
 
 static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char *what, uint64_t named_ns,
@@ -3855,12 +3876,17 @@ static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char
 	ep_words(b, k->src_ep, &t);
 	tx(&t, " sent its %s to ", what);
 	ep_words(b, k->dst_ep, &t);
-	tx(&t, " and the wire carried it %u times within %.3f ms: far sooner than a CM sends a message again (it "
-	       "waits its response timeout for an answer first",
-	   g->count, (double)(kl->raw_ns - k->raw_ns) / 1e6);
-	if (named_ns)
-		tx(&t, ", %.3f s here", (double)named_ns / 1e9);
-	tx(&t, "), so something on the way duplicated it (%s); the receiver's CM treats the copies as duplicates.",
+	tx(&t, " and the wire carried it %u times within %.3f ms", g->count, (double)(kl->raw_ns - k->raw_ns) / 1e6);
+	if (cm_copies_soon(b, g, named_ns)) {
+		tx(&t, ": far sooner than a CM sends a message again (it waits its response timeout for an answer first");
+		if (named_ns)
+			tx(&t, ", %.3f s here", (double)named_ns / 1e9);
+		tx(&t, ")");
+	} else {
+		tx(&t, ", every copy with the same PSN (0x%06x): a CM that sends a message again posts it anew, with its QP "
+		       "1's next PSN", k->psn);
+	}
+	tx(&t, ", so something on the way duplicated it (%s); the receiver's CM treats the copies as duplicates.",
 	   DUPLICATING);
 	if (answers_copies)
 		tx(&t, " Its REQ came more than once too, and a CM answers a REQ that comes again with its REP again: "

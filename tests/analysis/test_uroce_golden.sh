@@ -300,6 +300,17 @@ check "an ACK lost after the capture point: the ACK-timeout Go-Back-N names it, 
 UROCE_FAULTS="dup:qp=1,nth=1" run minimal "$tmp/cmdup" >/dev/null
 check "the REQ (and the REP) on the wire twice: duplicate findings, no lost CM message" \
 	expect "$tmp/cmdup.json" duplicate 1 "sent its connection request (REQ) to"
+# the REQ's copy held back 2 ms (moved on in the same capture with editcap and
+# mergecap, as a loaded machine can capture it): still the same datagram,
+# with the same PSN, so a copy made on the way, not the CM sending its REQ
+# again (a CM's resend is a new send on its QP 1, with the next PSN)
+cap="$tmp/cmdup/capture.pcapng"
+copy=$(tshark -r "$cap" -Y "infiniband.mad.attributeid == 0x0010" -T fields -e frame.number 2>/dev/null | sed -n 2p)
+editcap -r "$cap" "$tmp/reqcopy.pcapng" "$copy" && editcap -t 0.002 "$tmp/reqcopy.pcapng" "$tmp/reqlate.pcapng" &&
+	editcap "$cap" "$tmp/others.pcapng" "$copy" && mergecap -w "$cap" "$tmp/others.pcapng" "$tmp/reqlate.pcapng"
+"$RDMATRACE" correlate --force --quiet "$tmp/cmdup" && "$RDMATRACE" diagnose --json "$tmp/cmdup" >"$tmp/cmlate.json"
+check "the REQ's copy 2 ms after it: a duplicate by its PSN, no lost CM message" \
+	expect "$tmp/cmlate.json" duplicate 1 "every copy with the same PSN"
 # UD does not resend: a datagram damaged on the way is lost, and the
 # receiving engine's trace says it dropped it on arrival
 UROCE_FAULTS="corrupt:op=send,nth=3" run ud "$tmp/udicrc" -- --timeout-ms 1500 >/dev/null

@@ -652,7 +652,7 @@ static bool asked_between(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t
  * request (`from`) to `first` the capture holds one fewer than were asked
  * for (only the missing one still to come), and after `first`, before the
  * next request for it, two: the answer to `first` and the late one, in
- * either order (*c1, *c2).  A copy right after another of the same PSN (made
+ * either order (*c1, *c2, set only then).  A copy right after another of the same PSN (made
  * on the way) is not counted.  The copies are looked for among the
  * READ_LATE_SPAN packets after `first` (a copy held back longer is not
  * found: each finding's search stays short in a storm of them). */
@@ -663,7 +663,7 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 	size_t npk = tl_npk(b);
 	int64_t owed = 0; /* responses of psn asked for and not captured yet */
 	uint32_t prev = RT_TL_NONE; /* the responder's previous response PSN */
-	*c1 = *c2 = RT_TL_NONE;
+	uint32_t first_copy = RT_TL_NONE; /* after `first` */
 	if (from == RT_TL_NONE || from > first || first - from > 200000)
 		return false;
 	for (size_t j = from; j < npk && j <= (size_t)first + READ_LATE_SPAN; j++) {
@@ -678,14 +678,17 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 		}
 		if (!p->is_response || p->send_qp != s || p->op_class != cls)
 			continue;
-		if (p->psn == psn && prev != psn && j > first) {
-			if (*c1 != RT_TL_NONE) {
+		if (p->psn == psn && prev != psn) {
+			if (j < first)
+				owed--;
+			else if (first_copy == RT_TL_NONE)
+				first_copy = (uint32_t)j;
+			else {
+				*c1 = first_copy;
 				*c2 = (uint32_t)j;
 				return true;
 			}
-			*c1 = (uint32_t)j;
-		} else if (p->psn == psn && prev != psn)
-			owed--;
+		}
 		prev = p->psn;
 	}
 	return false;
@@ -869,9 +872,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				rlate = read_response(b, u->stream, u->psn, u->trigger, 0, 1, rcls);
 			if (rlate != RT_TL_NONE && (rlate > u->first || asked_between(b, u->stream, u->psn, u->trigger, rlate)))
 				rlate = RT_TL_NONE; /* (that is the answer to the re-request, or to another request for it) */
-			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE &&
-			    read_response_late(b, u->stream, u->psn, u->original, u->first, rcls, &after1, &after2))
-				rlate = after2;
+			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE)
+				(void)read_response_late(b, u->stream, u->psn, u->original, u->first, rcls, &after1, &after2);
 		}
 		if (nak)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
@@ -944,7 +946,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "(frame %u) had a bad ICRC and the requester dropped it", tl_pk(b, rlost)->frame);
 			else if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
-			else if (rlate != RT_TL_NONE && after2 == RT_TL_NONE)
+			else if (rlate != RT_TL_NONE)
 				tx(&t, "came late (frame %u), after later responses: held back on the way (reordered)",
 				   tl_pk(b, rlate)->frame);
 			else if (after2 != RT_TL_NONE)
@@ -1123,6 +1125,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), gp);
 		evidence_pk(b, FI(b, f), rlost);
 		evidence_pk(b, FI(b, f), rlate);
+		evidence_pk(b, FI(b, f), after2);
 		evidence_pk(b, FI(b, f), after1);
 		evidence_pk(b, FI(b, f), rfix);
 		evidence_pk(b, FI(b, f), ack);

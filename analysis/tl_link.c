@@ -1939,10 +1939,12 @@ static int fifo_push(struct fifo *f, uint32_t x)
  *             ACK or retry may be what really completed it)
  *   GAP_WR    it owns a PSN in a gap (between the highest PSN captured
  *             before an out-of-order request and that request's own), or
- *             that request: nothing bounds from above
+ *             that request, or it was flushed (WR_FLUSH_ERR: its packets
+ *             and ACK may pass the capture point after the flush): nothing
+ *             bounds from above
  * gap_note() finds them as the replay meets the requests (a pass of its own
  * over the 170-byte packets cost as much as the rest), completions() puts
- * them into the events' entries (c->ce). */
+ * them into the events' entries (c->ce), and marks the flushed WRs. */
 enum { GAP_NONE = 0, GAP_QP = 1, GAP_WR = 2 };
 
 /* What the constraints read of a packet, packed (a sixth of its 170 bytes). */
@@ -2321,7 +2323,7 @@ static int wire_streams(struct lctx *c)
 						 * (the requester got the responses only up to it) */
 						cause = RT_RETRY_IMPLIED_NAK;
 						rs->got_u = pu;
-					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs && rs->req != RT_TL_NONE &&
+					} else if (cause == RT_RETRY_ACK_TIMEOUT && rs &&
 						   (k->trigger = response_crossed(b, k, i, rs)) != RT_TL_NONE) {
 						/* likewise, from responses it took after its previous request */
 						cause = RT_RETRY_IMPLIED_NAK;

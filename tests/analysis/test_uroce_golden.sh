@@ -89,6 +89,19 @@ assert matched >= matched_min * n and extra <= extra_max * n, ("engine retries",
 PY
 }
 
+# clock_within FILE NS: no clock finding, and every host's clock aligned
+# within NS of the capture's with an uncertainty under NS (uroce runs on one
+# machine: the true offset is 0)
+clock_within() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d, ns = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert not [x for x in d["findings"] if x["kind"] == "clock"], [x["text"] for x in d["findings"] if x["kind"] == "clock"]
+assert all(h["uncertainty_ns"] is not None and h["uncertainty_ns"] < ns and abs(h["offset_ns"]) < ns
+           for h in d["hosts"]), d["hosts"]
+PY
+}
+
 rc=$(run minimal "$tmp/minimal")
 check "clean uroce run: diagnose exits 0" test "$rc" = 0
 # uroce and the probe both record each WR, completion, QP and CM event; the
@@ -120,12 +133,7 @@ check "send queue overflow: the refused post, the full queue and its size, nothi
 # their ACK is still on its way, so that ACK passes the capture point after
 # the flush completions, which it did not produce (they bound nothing; a
 # previous release had the clock 0.5-0.9 ms off, "could not be aligned")
-check "send queue overflow: the flushed WRs do not throw the clock off" python3 - "$tmp/overflow.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert not [x for x in d["findings"] if x["kind"] == "clock"], [x["text"] for x in d["findings"] if x["kind"] == "clock"]
-assert all(h["uncertainty_ns"] is not None and h["uncertainty_ns"] < 500_000 for h in d["hosts"]), d["hosts"]
-PY
+check "send queue overflow: the flushed WRs do not throw the clock off" clock_within "$tmp/overflow.json" 500000
 rc=$(run rnr "$tmp/rnr" --count 8)
 check "late receiver: diagnose exits 1" test "$rc" = 1
 check "late receiver: RNR stalls with the min_rnr_timer 0 pitfall, nothing else" expect "$tmp/rnr.json" rnr_stall 1 "655.36 ms"
@@ -245,15 +253,12 @@ check "a READ response lost after the capture point: the READ asked again after 
 # machine) comes out within microseconds (a previous release had it 1.5-4.7
 # ms off, +-4.6-14 ms, "could not be aligned consistently")
 UROCE_FAULTS="delay:us=1500,op=send,every=6" run sendrecv "$tmp/senddelay" >/dev/null
-check "SENDs held back 1.5 ms in a storm of resends: the clock aligns within 0.1 ms, no clock finding" \
-	python3 - "$tmp/senddelay.json" <<'PY'
+check "SENDs held back 1.5 ms in a storm of resends: Go-Back-N rounds" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert sum(x["kind"] == "go_back_n" for x in d["findings"]) >= 5, [x["kind"] for x in d["findings"]]
-assert not [x for x in d["findings"] if x["kind"] == "clock"], [x["text"] for x in d["findings"] if x["kind"] == "clock"]
-assert all(h["uncertainty_ns"] is not None and h["uncertainty_ns"] < 100_000 and abs(h["offset_ns"]) < 100_000
-           for h in d["hosts"]), d["hosts"]
-PY
+assert sum(x["kind"] == "go_back_n" for x in d["findings"]) >= 5, [x["kind"] for x in d["findings"]]' "$tmp/senddelay.json"
+check "SENDs held back 1.5 ms in a storm of resends: the clock aligns within 0.1 ms, no clock finding" \
+	clock_within "$tmp/senddelay.json" 100000
 # every 4th READ response held back 1 ms: a round whose response came late,
 # before the requester asked again or after it (the capture holding two
 # copies of it after that request, one more than asked for), says so and
@@ -263,13 +268,11 @@ PY
 # timer (the requester asks twice within microseconds when it takes
 # responses captured before its first asking only after it)
 UROCE_FAULTS="delay:us=1000,op=read_resp,every=4" run minimal "$tmp/readdelay" >/dev/null
-check "READ responses held back 1 ms: named late with their copies, the clock consistent" \
+check "READ responses held back 1 ms: named late with their copies, no early ACK timer" \
 	python3 - "$tmp/readdelay" "$tmp/readdelay.json" <<'PY'
 import json, re, subprocess, sys
 run, d = sys.argv[1], json.load(open(sys.argv[2]))
 assert all(x["kind"] == "go_back_n" for x in d["findings"] if x["severity"] != "info"), d["findings"]
-assert not [h for h in d["hosts"] if (h["uncertainty_ns"] or 0) > 200_000], d["hosts"]
-assert not [x for x in d["findings"] if x["kind"] == "clock"], [x["text"] for x in d["findings"] if x["kind"] == "clock"]
 assert not [x for x in d["findings"] if "went off early" in x["text"]], [x["text"] for x in d["findings"]]
 rows = subprocess.run(["tshark", "-r", run + "/capture.pcapng", "-Y", "infiniband", "-T", "fields", "-e", "frame.number",
                        "-e", "frame.time_relative", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn"],
@@ -289,6 +292,8 @@ for x in late:
     before = max(n for n in fr if n < gap and int(fr[n][2]) in (13, 14, 15, 16) and int(fr[n][3]) == psn - 1)
     assert not m or max(float(fr[n][1]) for n in copies) - float(fr[before][1]) > 0.0008, (x["text"], before, copies)
 PY
+check "READ responses held back 1 ms: the clock aligns within 0.2 ms, no clock finding" \
+	clock_within "$tmp/readdelay.json" 200000
 # the ACK of a WRITE dropped by the requesting engine on arrival, after the
 # capture point: the ACK timeout's Go-Back-N says that ACK was lost after it
 UROCE_FAULTS="drop:dir=rx,op=ack,nth=2" run imm "$tmp/acklost" >/dev/null

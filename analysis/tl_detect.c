@@ -131,6 +131,7 @@ struct dctx {
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
 	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
+	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
 	struct rq_posts *rq;      /* receive WR posts per QP (recv_depth); NULL until asked */
 };
 
@@ -195,6 +196,37 @@ static void qp_name(struct tl_build *b, uint32_t q, struct text *t)
 	char which[96];
 	if (tl_qp_which(b->qps.p, b->qps.n, b->procs.p, b->procs.n, b->strs.p, b->strs.n, q, which, sizeof(which)))
 		tx(t, " (%s)", which);
+}
+
+/* A traced QP none of whose packets the capture holds, in a run with a
+ * capture: the capture was taken on another interface, with a filter that
+ * left them out, or at another time.  Its rounds and RNR waits come from
+ * the engine's events, as in a run without a capture.  Not said when the
+ * capture holds RoCE packets of QPs tied to no traced one: they may be its. */
+static bool qp_uncaptured(struct dctx *c, uint32_t q)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	if (!b->have_capture || q >= nq || tl_qp(b, q)->host == UINT16_MAX)
+		return false;
+	if (!c->qp_captured) {
+		/* one byte per QP, and one more: the capture holds packets of untraced QPs */
+		if (!(c->qp_captured = calloc(nq + 1, 1)))
+			return false; /* without memory: as if captured (no findings from events) */
+		for (size_t i = 0; i < tl_npk(b); i++) {
+			const struct tl_pk *k = tl_pk(b, i);
+			if (k->is_cm || (!k->is_request && !k->is_response))
+				continue;
+			uint32_t ends[2] = {k->send_qp, k->recv_qp};
+			for (int j = 0; j < 2; j++) {
+				if (ends[j] < nq && tl_qp(b, ends[j])->host != UINT16_MAX)
+					c->qp_captured[ends[j]] = 1;
+				else
+					c->qp_captured[nq] = 1;
+			}
+		}
+	}
+	return !c->qp_captured[q] && !c->qp_captured[nq];
 }
 
 /* An address in words: the host it belongs to, when known, and the address. */
@@ -1433,13 +1465,13 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 static int rnr_events(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	if (b->have_capture)
-		return 0;
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_RNR || (e->ev.flags & RT_EVF_TX) || c->explained[i])
 			continue;
 		uint32_t q = b->ev_qp[i];
+		if (b->have_capture && !qp_uncaptured(c, q))
+			continue; /* the capture's RNR NAKs tell (rnr_stalls) */
 		uint32_t psn = e->ev.u.rnr.psn, n = 0, last = (uint32_t)i;
 		for (size_t j = i; j < tl_nev(b); j++) {
 			struct tl_evrec *o = tl_ev(b, j);
@@ -4790,8 +4822,6 @@ static uint32_t rx_drop_before(struct dctx *c, uint32_t q, uint32_t psn, uint32_
 static int retry_events(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	if (b->have_capture)
-		return 0;
 	struct tl_hash idx = {0}; /* (QP, cause, PSN) -> group */
 	struct tl_vec groups;
 	tl_vec_init(&groups, sizeof(struct retry_group));
@@ -4800,6 +4830,8 @@ static int retry_events(struct dctx *c)
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_RETRY || c->explained[i] || e->ev.u.retry.cause == RT_RETRY_RNR)
 			continue;
+		if (b->have_capture && !qp_uncaptured(c, b->ev_qp[i]))
+			continue; /* the capture's rounds tell (emit_bursts) */
 		c->explained[i] = 1;
 		uint64_t key = (uint64_t)b->ev_qp[i] << 32 | (uint64_t)(e->ev.u.retry.cause & 0xFF) << 24 |
 			       (e->ev.u.retry.first_psn & 0xFFFFFF);
@@ -4859,6 +4891,63 @@ static int retry_events(struct dctx *c)
 	tl_hash_free(&idx);
 	tl_vec_free(&groups);
 	return rc;
+}
+
+/* Traced QPs that sent packets (their engine's events) or whose RC sends
+ * completed (so their packets crossed), none of which the capture holds: one finding naming them, so that a capture
+ * taken on the wrong interface or at the wrong time does not read as a run
+ * without problems. */
+static int uncaptured_qps(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	if (!b->have_capture || !nq)
+		return 0;
+	uint64_t *sent = calloc(nq, sizeof(uint64_t)), *done = calloc(nq, sizeof(uint64_t));
+	if (!sent || !done) {
+		free(sent);
+		free(done);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		uint32_t q = b->ev_qp[i];
+		if (q >= nq || b->ev_shadow[i])
+			continue;
+		if (ev->kind == RT_EV_PACKET && (ev->flags & RT_EVF_TX) && !(ev->u.pkt.flags & RT_PKTF_DROPPED))
+			sent[q]++; /* (one the engine dropped, as injected loss, never left it) */
+		else if (ev->kind == RT_EV_COMPLETION && !ev->u.wc.status && ev->u.wc.opcode < 128 &&
+			 tl_qp(b, q)->qp_type == 2)
+			done[q]++; /* an RC send the peer acknowledged: its packets crossed */
+	}
+	struct text t = {.n = 0}, e = {.n = 0};
+	uint32_t n = 0;
+	bool from_events = false;
+	for (uint32_t q = 0; q < nq; q++) {
+		if ((!sent[q] && !done[q]) || tl_qp(b, q)->qpn == 1 || !qp_uncaptured(c, q))
+			continue;
+		if (n++ < 4) {
+			tx(&t, n == 1 ? "Input: the capture holds no packet of " : "; nor of ");
+			qp_name(b, q, &t);
+			if (sent[q])
+				tx(&t, ", which sent %" PRIu64 " packet%s (its engine's trace)", sent[q], sent[q] == 1 ? "" : "s");
+			else
+				tx(&t, ", whose peer acknowledged %" PRIu64 " of its send WRs", done[q]);
+			tx(&e, "%sQP 0x%06x on %s", n == 1 ? "" : ", ", tl_qp(b, q)->qpn, qp_host(b, q));
+		}
+		from_events |= sent[q] > 0;
+	}
+	free(sent);
+	free(done);
+	if (!n)
+		return 0;
+	if (n > 4)
+		tx(&t, "; nor of %u more QPs", n - 4);
+	tx(&t, ": it was taken on another interface, with a filter that left them out, or at another time, so "
+	       "their packets, ACKs and NAKs are not part of this diagnosis%s.",
+	   from_events ? " (their engines' retry and RNR events are: a finding each)" : "");
+	tx(&e, ", the capture");
+	return finding(b, RT_TLFK_MISSING_INPUT, RT_TLS_INFO, 0, RT_TL_NONE, 0, 0, &t, &e) < 0 ? -ENOMEM : 0;
 }
 
 /* An address on the wire that no traced QP uses, a peer of a traced host's
@@ -5399,6 +5488,8 @@ int tl_detect(struct tl_build *b)
 	if (!rc)
 		rc = untraced_ends(b);
 	if (!rc)
+		rc = uncaptured_qps(&c);
+	if (!rc)
 		rc = inputs_and_clocks(b);
 	if (!rc)
 		rank(b);
@@ -5410,6 +5501,7 @@ int tl_detect(struct tl_build *b)
 	free(c.pk_used);
 	free(c.qp_explained);
 	free(c.proc_rxe);
+	free(c.qp_captured);
 	if (c.rq) {
 		free(c.rq->off);
 		free(c.rq->ev);

@@ -392,6 +392,37 @@ PY
 else
 	skip "capture missing frames" "no editcap"
 fi
+# a capture that missed the run (another interface, a filter, another time):
+# said so, and the engines' retry events stand in for its rounds
+mkdir -p "$tmp/lossnocap/traces" && cp "$tmp"/loss/traces/*.rtr "$tmp/lossnocap/traces/"
+if command -v editcap >/dev/null && editcap -A "2037-01-01 00:00:00" "$tmp/loss/capture.pcapng" "$tmp/lossnocap/capture.pcapng" 2>/dev/null; then
+	"$RDMATRACE" correlate --quiet "$tmp/lossnocap" && "$RDMATRACE" diagnose --json "$tmp/lossnocap" >"$tmp/lossnocap.json"
+	check "capture without the run's packets: said so, and each engine retry (QP, PSN, cause) is a Go-Back-N finding" \
+		python3 - "$tmp/lossnocap.json" "$RDMATRACE" "$tmp"/loss/traces/*.rtr <<'PY'
+import json, re, subprocess, sys
+d, rt = json.load(open(sys.argv[1])), sys.argv[2]
+want = set()
+for f in sys.argv[3:]:
+    for l in subprocess.run([rt, "dump", "--json", "--kind", "retry", f], capture_output=True, text=True, check=True).stdout.splitlines():
+        e = json.loads(l)
+        want.add((e["qpn"], e["first_psn"], e["cause"]))
+assert want, "the loss run retried nothing"
+miss = [x for x in d["findings"] if x["kind"] == "missing_input" and "holds no packet of QP" in x["text"]]
+assert len(miss) == 1 and miss[0]["severity"] == "info", [x["text"] for x in d["findings"]]
+causes = {"NAK PSN sequence error": "nak_seq", "local ACK timeout": "ack_timeout", "an implied NAK": "implied_nak"}
+got = set()
+for x in d["findings"]:
+    if x["kind"] == "go_back_n":
+        m = re.search(r"QP 0x([0-9a-f]+) .*retr(?:y|ies) from PSN 0x([0-9a-f]+) after (NAK PSN sequence error|local ACK timeout|an implied NAK)", x["text"])
+        assert m, x["text"]
+        got.add((int(m.group(1), 16), int(m.group(2), 16), causes[m.group(3)]))
+    else:
+        assert x["kind"] in ("missing_input", "rnr_stall") or x["severity"] == "info", x["kind"] + ": " + x["text"]
+assert got == want, (sorted(want), sorted(got))
+PY
+else
+	skip "capture without the run's packets" "no editcap"
+fi
 # UD and UC never retransmit: an injected drop is data lost, found from the engine's trace
 run ud "$tmp/ud" --loss 20 --seed 1 -- --timeout-ms 1500 >/dev/null
 check "UD with loss: the dropped datagrams, nothing else (but lost CM messages)" expect "$tmp/ud.json" unreliable_loss 1 "(UD) lost" cm_lost

@@ -215,7 +215,7 @@ static bool qp_uncaptured(struct dctx *c, uint32_t q)
 			return false; /* without memory: as if captured (no findings from events) */
 		for (size_t i = 0; i < tl_npk(b); i++) {
 			const struct tl_pk *k = tl_pk(b, i);
-			if (k->is_cm || (!k->is_request && !k->is_response))
+			if (k->is_cm || k->opcode == RT_OP_CNP)
 				continue;
 			uint32_t ends[2] = {k->send_qp, k->recv_qp};
 			for (int j = 0; j < 2; j++) {
@@ -224,6 +224,11 @@ static bool qp_uncaptured(struct dctx *c, uint32_t q)
 				else
 					c->qp_captured[nq] = 1;
 			}
+			/* a UD datagram's QPs are its WRs' (tl_ud.c), its wire QPs the addresses' */
+			uint32_t wrs[2] = {k->wr, k->recv_wr};
+			for (int j = 0; j < 2; j++)
+				if (wrs[j] < tl_nev(b) && b->ev_qp[wrs[j]] < nq)
+					c->qp_captured[b->ev_qp[wrs[j]]] = 1;
 		}
 	}
 	return !c->qp_captured[q] && !c->qp_captured[nq];

@@ -439,6 +439,8 @@ check "UD: every captured datagram has its send WR, the received ones their rece
 	python3 tests/analysis/check_ud_links.py "$tmp/ud4" "$RDMATRACE"
 run herd "$tmp/herd" --loss 10 --seed 3 -- --timeout-ms 1500 >/dev/null
 check "HERD with loss: the dropped UC requests and UD replies, nothing else (but lost CM messages)" expect "$tmp/herd.json" unreliable_loss 2 ") lost " cm_lost
+check "HERD with loss: the capture holds its UD datagrams, so no note says it holds none of its QPs' packets" \
+	bash -c "! grep -q 'the capture holds no packet of QP' '$tmp/herd.json'"
 # the lab recovers as HERD does (the client reissues, the server answers a
 # reissue of the request it answered last again), so every loss the
 # diagnosis found is one recovery the programs counted

@@ -447,6 +447,90 @@ static uint64_t capture_end(struct dctx *c)
 	return t;
 }
 
+/* Event i, an engine's retry or received RNR NAK, came while the capture
+ * was not running: before its first frame, or after its last RoCE packet,
+ * beyond the host clock's uncertainty (an unbounded clock is its wall
+ * clock, taken as within a second).  A retry's resends follow it, so one
+ * after the last packet left none in the capture; an RNR NAK came before
+ * its event, up to a millisecond before on a loaded machine. */
+static bool outside_capture(struct dctx *c, uint32_t i)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, i);
+	uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
+	uint64_t start = capture_start(b), end = capture_end(c), t = item_t(c, i);
+	if (!b->have_capture || !start)
+		return false;
+	if (unc > 1000000000ull)
+		unc = 1000000000ull;
+	uint64_t after = e->ev.kind == RT_EV_RNR ? 1000000 : 0;
+	return t + unc < start || t > end + unc + after;
+}
+
+static bool psn_within(uint32_t psn, uint32_t first, uint32_t last)
+{
+	return rt_psn_diff(psn, first) >= 0 && rt_psn_diff(last, psn) >= 0;
+}
+
+/* The rounds that began before the capture did: the first requests of a
+ * stream in the capture are the tail of a round its sender's engine traced
+ * going back (a retry event before the capture's first frame whose PSN
+ * range holds the round's first PSN and every request of the stream the
+ * capture holds before it, all below it): a round no NAK started, which
+ * goes on from where the capture began.  retry_events() makes their findings.
+ * Per burst, 1 for such a round; NULL when there are none (no retry event
+ * before the capture started, the usual case). */
+static uint8_t *rounds_before_capture(struct dctx *c, const struct tl_vec *bursts)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	struct tl_vec early; /* retry events before the capture's first frame */
+	tl_vec_init(&early, sizeof(uint32_t));
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind == RT_EV_RETRY && e->ev.u.retry.cause != RT_RETRY_RNR && outside_capture(c, (uint32_t)i) &&
+		    item_t(c, (uint32_t)i) < capture_start(b) && tl_vec_push_u32(&early, (uint32_t)i) < 0)
+			break;
+	}
+	uint8_t *before = early.n ? calloc(bursts->n + 1, 1) : NULL;
+	uint32_t *first = before ? malloc((nq + 1) * sizeof(uint32_t)) : NULL; /* per stream: its first request */
+	for (size_t q = 0; first && q <= nq; q++)
+		first[q] = RT_TL_NONE;
+	for (size_t i = 0; first && i < tl_npk(b); i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->is_request && k->recv_qp < nq && first[k->recv_qp] == RT_TL_NONE)
+			first[k->recv_qp] = (uint32_t)i;
+	}
+	for (size_t x = 0; first && x < bursts->n; x++) {
+		const struct burst *u = TL_AT(bursts, struct burst, x);
+		if (u->stream >= nq || first[u->stream] == RT_TL_NONE)
+			continue;
+		for (size_t n = 0; n < early.n && !before[x]; n++) {
+			uint32_t i = *TL_AT(&early, uint32_t, n);
+			const struct rt_ev_retry *r = &tl_ev(b, i)->ev.u.retry;
+			if (b->ev_qp[i] != u->requester || !psn_within(u->psn, r->first_psn, r->last_psn) ||
+			    u->cause != RT_RETRY_ACK_TIMEOUT || u->trigger != RT_TL_NONE)
+				continue; /* (a NAK's round is a round of its own) */
+			/* the stream's requests captured before it are that round's, below it
+			 * (the round went on; going back would be a new round) */
+			bool tail = true;
+			for (uint32_t j = first[u->stream]; j < u->first && tail; j++) {
+				const struct tl_pk *k = tl_pk(b, j);
+				tail = !k->is_request || k->recv_qp != u->stream ||
+				       (psn_within(k->psn, r->first_psn, r->last_psn) && rt_psn_diff(k->psn, u->psn) < 0);
+			}
+			before[x] = tail;
+		}
+	}
+	if (before && !first) {
+		free(before); /* without memory: every round is the capture's */
+		before = NULL;
+	}
+	free(first);
+	tl_vec_free(&early);
+	return before;
+}
+
 /* The WR -> packet links of packets found to be resends after the linking
  * (resent: packet item -> WR item) become retransmission links, in the
  * build's links and in the detectors' index of them. */
@@ -867,10 +951,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 	uint64_t *covered = calloc(nq + 1, sizeof(uint64_t));
 	if (!covered)
 		return -ENOMEM;
+	uint8_t *before = rounds_before_capture(c, bursts);
 	for (size_t i = 0; i < bursts->n; i++) {
 		struct burst *u = TL_AT(bursts, struct burst, i);
 		if (u->fidx >= 0 || u->cause == RT_RETRY_RNR)
 			continue; /* already part of another finding; RNR retries belong to the RNR stall */
+		if (before && before[i])
+			continue; /* the engine's retry event is its finding */
 		/* the whole group */
 		size_t last = i;
 		uint32_t packets = 0, dups = 0, nb = 0;
@@ -1144,6 +1231,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				 lost, bytes, &t, &e);
 		if (f < 0) {
 			free(covered);
+			free(before);
 			return -ENOMEM;
 		}
 		for (size_t j = i; j < bursts->n; j++) {
@@ -1173,6 +1261,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
 	}
 	free(covered);
+	free(before);
 	return 0;
 }
 
@@ -1475,7 +1564,7 @@ static int rnr_events(struct dctx *c)
 		if (e->ev.kind != RT_EV_RNR || (e->ev.flags & RT_EVF_TX) || c->explained[i])
 			continue;
 		uint32_t q = b->ev_qp[i];
-		if (b->have_capture && !qp_uncaptured(c, q))
+		if (b->have_capture && !qp_uncaptured(c, q) && !outside_capture(c, (uint32_t)i))
 			continue; /* the capture's RNR NAKs tell (rnr_stalls) */
 		uint32_t psn = e->ev.u.rnr.psn, n = 0, last = (uint32_t)i;
 		for (size_t j = i; j < tl_nev(b); j++) {
@@ -4111,6 +4200,10 @@ static int cm_unsent(struct dctx *c, struct cm_retry_ctx *r, uint64_t t_end)
 		if (!k->qpn || (k->call != RT_CM_CALL_CONNECT && k->call != RT_CM_CALL_DISCONNECT) ||
 		    k->t + 100000000ull > t_end)
 			continue; /* the capture may have stopped before the message left */
+		/* nor started after it left (an unbounded clock: its wall clock, trusted) */
+		uint64_t unc = k->host < b->hosts.n ? tl_host(b, k->host)->uncertainty_ns : 0;
+		if (k->t < capture_start(b) + (unc == UINT64_MAX ? 0 : unc))
+			continue;
 		if (k->call == RT_CM_CALL_CONNECT && ((q < b->qps.n && tl_qp(b, q)->qp_type == 4) || (k->host < b->hosts.n && sidr[k->host] >= k->t)))
 			continue; /* UD: a SIDR exchange */
 		uint32_t *gi = tl_hash_get(&r->by_qp, (uint64_t)k->host << 32 | k->qpn);
@@ -4835,7 +4928,7 @@ static int retry_events(struct dctx *c)
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_RETRY || c->explained[i] || e->ev.u.retry.cause == RT_RETRY_RNR)
 			continue;
-		if (b->have_capture && !qp_uncaptured(c, b->ev_qp[i]))
+		if (b->have_capture && !qp_uncaptured(c, b->ev_qp[i]) && !outside_capture(c, (uint32_t)i))
 			continue; /* the capture's rounds tell (emit_bursts) */
 		c->explained[i] = 1;
 		uint64_t key = (uint64_t)b->ev_qp[i] << 32 | (uint64_t)(e->ev.u.retry.cause & 0xFF) << 24 |
@@ -4880,6 +4973,8 @@ static int retry_events(struct dctx *c)
 			tx(&t, "; the receiver's engine had dropped that packet on arrival, %s",
 			   traced_icrc_drop(&tl_ev(b, drop)->ev) ? "its ICRC was bad (corruption on the link or a broken sender)"
 								  : "injected loss");
+		if (b->have_capture && !qp_uncaptured(c, q))
+			tx(&t, "; the capture %s", item_t(c, G->first) < capture_start(b) ? "had not started yet" : "had ended");
 		tx(&t, ".");
 		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, G->first) / 1e9);
 		if (orig != RT_TL_NONE)

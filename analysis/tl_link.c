@@ -2359,6 +2359,11 @@ static int wire_streams(struct lctx *c)
 					k->dup = true;
 					k->flags |= RT_TLF_DUP;
 					mark_past_completion(c, i);
+				} else if (l == RT_TL_NONE) {
+					/* a resend the capture holds no earlier transmission of (it
+					 * started later, or missed them): the receiver may have
+					 * taken an earlier one, and this one after the WR completed */
+					mark_past_completion(c, i);
 				}
 				if (rs) {
 					rs->req = (uint32_t)i;
@@ -2648,6 +2653,12 @@ static int engine_match(struct lctx *c)
 		uint64_t base = OKEY(x.sender, p->psn, x.resp) ^ ((uint64_t)n << 56);
 		uint32_t *wc = tl_hash_get(&wocc, OKEY(x.sender, p->psn, x.resp)), *ec = tl_hash_get(&etot, ok);
 		uint32_t *w = wc && ec && *wc == *ec ? tl_hash_get(&wire, base) : NULL;
+		/* a receiver's: only when the sender's engine, if traced, sent as many
+		 * (a capture that started late and an injected drop on the way can
+		 * leave the capture and the receiver with as many, shifted by one) */
+		uint32_t *sc = !x.txd ? tl_hash_get(&etot, OKEY(x.sender, p->psn, x.resp) | 1ull << 55) : NULL;
+		if (w && sc && *sc != *wc)
+			w = NULL;
 		if (w) {
 			c->ev_pk[i] = *w;
 			if (x.txd || tl_pk(b, *w)->event == RT_TL_NONE)

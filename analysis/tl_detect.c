@@ -451,8 +451,9 @@ static uint64_t capture_end(struct dctx *c)
  * was not running: before its first frame, or after its last RoCE packet,
  * beyond the host clock's uncertainty (an unbounded clock is its wall
  * clock, taken as within a second).  A retry's resends follow it, so one
- * after the last packet left none in the capture; an RNR NAK came before
- * its event, up to a millisecond before on a loaded machine. */
+ * after the last packet left none in the capture; an RNR NAK left when the
+ * responder's engine traced sending it, else up to a millisecond before it
+ * was received, on a loaded machine. */
 static bool outside_capture(struct dctx *c, uint32_t i)
 {
 	struct tl_build *b = c->b;
@@ -463,7 +464,21 @@ static bool outside_capture(struct dctx *c, uint32_t i)
 		return false;
 	if (unc > 1000000000ull)
 		unc = 1000000000ull;
-	uint64_t after = e->ev.kind == RT_EV_RNR ? 1000000 : 0;
+	uint64_t after = 0;
+	if (e->ev.kind == RT_EV_RNR) {
+		/* the responder's engine's record of sending that RNR NAK, when traced (just before) */
+		uint32_t sent = RT_TL_NONE, peer = b->ev_qp[i] < b->qps.n ? tl_qp(b, b->ev_qp[i])->peer : RT_TL_NONE;
+		for (uint32_t x = i; x-- > 0 && i - x <= 256 && peer != RT_TL_NONE && sent == RT_TL_NONE;) {
+			const struct tl_evrec *o = tl_ev(b, x);
+			if (o->ev.kind == RT_EV_RNR && (o->ev.flags & RT_EVF_TX) && b->ev_qp[x] == peer &&
+			    o->ev.u.rnr.psn == e->ev.u.rnr.psn)
+				sent = x;
+		}
+		if (sent != RT_TL_NONE)
+			t = item_t(c, sent);
+		else
+			after = 1000000;
+	}
 	return t + unc < start || t > end + unc + after;
 }
 
@@ -1585,7 +1600,10 @@ static int rnr_events(struct dctx *c)
 		   rt_rnr_timer_us(code) / 1000.0);
 		if (code == 0)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero");
-		tx(&t, "; about %.3f ms lost.", ms(lost));
+		tx(&t, "; about %.3f ms lost", ms(lost));
+		if (b->have_capture && !qp_uncaptured(c, q))
+			tx(&t, "; the capture %s", t0 < capture_start(b) ? "had not started yet" : "had ended");
+		tx(&t, ".");
 		tx(&ev, "RNR events of the engine, first at %.6f s", (double)t0 / 1e9);
 		long f = finding(b, RT_TLFK_RNR_STALL, RT_TLS_WARNING, t0, q, lost, 0, &t, &ev);
 		if (f < 0)
@@ -2602,6 +2620,36 @@ static uint32_t damaged_in_gap(struct tl_build *b, uint32_t i)
  * only at its stream's retransmissions (next_rt: the next one after a
  * packet), so a capture with many drops and few retransmissions costs a
  * pass, not a pass per gap. */
+/* The engines' retry events after the capture's last packet: repairs the
+ * capture could not see (a capture that stopped first). */
+static int retries_after_capture(struct tl_build *b, struct tl_vec *out)
+{
+	size_t npk = tl_npk(b);
+	uint64_t end = 0;
+	for (size_t i = 0; i < npk; i++) {
+		uint64_t t = tl_item_time(b, tl_item_pk(b, (uint32_t)i));
+		end = t > end ? t : end;
+	}
+	for (size_t x = 0; npk && x < tl_nev(b); x++)
+		if (tl_ev(b, x)->ev.kind == RT_EV_RETRY && tl_item_time(b, (uint32_t)x) > end &&
+		    tl_vec_push_u32(out, (uint32_t)x) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* One of those went back over the PSN just before packet k, which came after a gap. */
+static bool resent_after_capture(struct tl_build *b, const struct tl_vec *after, const struct tl_pk *k)
+{
+	uint32_t psn = rt_psn_add(k->psn, -1);
+	for (size_t n = 0; n < after->n; n++) {
+		uint32_t x = *TL_AT(after, uint32_t, n);
+		const struct rt_ev_retry *r = &tl_ev(b, x)->ev.u.retry;
+		if (b->ev_qp[x] == k->send_qp && rt_psn_diff(psn, r->first_psn) >= 0 && rt_psn_diff(r->last_psn, psn) >= 0)
+			return true;
+	}
+	return false;
+}
+
 static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct psn_gaps *gaps, size_t nq)
 {
 	if (!ooo->n)
@@ -2609,6 +2657,13 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 	size_t npk = tl_npk(b);
 	uint32_t *next_rt = malloc(npk * sizeof(uint32_t)), *last = malloc((nq + 1) * sizeof(uint32_t));
 	if (!next_rt || !last) {
+		free(next_rt);
+		free(last);
+		return -ENOMEM;
+	}
+	struct tl_vec after; /* retry events after the capture's last packet */
+	tl_vec_init(&after, sizeof(uint32_t));
+	if (retries_after_capture(b, &after) < 0) {
 		free(next_rt);
 		free(last);
 		return -ENOMEM;
@@ -2628,7 +2683,7 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 		bool repaired = false;
 		for (uint32_t j = next_rt[i]; j != RT_TL_NONE && j - i < 200000 && !repaired; j = next_rt[j])
 			repaired = rt_psn_diff(tl_pk(b, j)->psn, k->psn) < 0;
-		if (repaired)
+		if (repaired || resent_after_capture(b, &after, k))
 			continue;
 		uint32_t d = damaged_in_gap(b, i);
 		if (d != RT_TL_NONE) { /* no capture drop: the bad-ICRC finding tells */
@@ -2641,6 +2696,7 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 		if (gaps[q].nev < sizeof(gaps[q].ev) / sizeof(gaps[q].ev[0]))
 			gaps[q].ev[gaps[q].nev++] = i;
 	}
+	tl_vec_free(&after);
 	free(next_rt);
 	free(last);
 	return 0;

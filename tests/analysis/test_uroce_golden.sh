@@ -380,20 +380,26 @@ check "READ responses lost: each engine retry is a finding with its PSN and caus
 run sendrecv "$tmp/srloss" --loss 5 --seed 7 >/dev/null
 check "SEND/RECV, 5% loss: each engine retry is a finding with its PSN and cause, nothing else but RNR stalls and lost CM messages" \
 	python3 "$tmp/retries.py" "$tmp/srloss" "$RDMATRACE" nak_seq
-# the same run's capture started late (cut with editcap -A at a third of its
-# span): the retries before it come from the engine's retry events, and the
+# the same run's capture started late (cut with editcap -A after its first
+# engine retries): the retries before it come from the engine's retry events, and the
 # rdma_connect before it lost no REQ; one finding whose cause the capture
 # alone tells otherwise is let pass (a round at the capture's first packets:
 # seen once in seven runs)
 mkdir -p "$tmp/srlate/traces" && cp "$tmp"/srloss/traces/*.rtr "$tmp/srlate/traces/"
-# at_fraction F: the time a fraction F into the loss run's capture, as editcap takes it
-at_fraction() {
-	tshark -r "$tmp/srloss/capture.pcapng" -T fields -e frame.time_epoch 2>/dev/null | python3 -c '
-import datetime, sys
-t = [float(x) for x in sys.stdin if x.strip()]
-print(datetime.datetime.utcfromtimestamp(t[0] + (t[-1] - t[0]) * float(sys.argv[1])).strftime("%Y-%m-%d %H:%M:%S.%f"))' "$1"
+# quiet_time FIRST|LAST: a time between two of the loss run's engine retries
+# (not an RNR NAK's) at least 10 ms apart, the first or last such pair, as
+# editcap takes it: a cut there splits no round (uroce runs on one machine:
+# the engines' clock is the capture's)
+quiet_time() {
+	"$RDMATRACE" dump --json --kind retry "$tmp"/srloss/traces/*.rtr | python3 -c '
+import datetime, json, sys
+t = sorted(e["ns"] for e in map(json.loads, filter(str.strip, sys.stdin)) if e["cause"] != "rnr")
+gaps = [(a + b) / 2e9 for a, b in zip(t, t[1:]) if b - a >= 10_000_000]
+if gaps:
+    x = gaps[0] if sys.argv[1] == "first" else gaps[-1]
+    print(datetime.datetime.utcfromtimestamp(x).strftime("%Y-%m-%d %H:%M:%S.%f"))' "$1"
 }
-cut_at=$(at_fraction 0.33)
+cut_at=$(quiet_time first)
 if [ -n "$cut_at" ] && TZ=UTC editcap -A "$cut_at" "$tmp/srloss/capture.pcapng" "$tmp/srlate/capture.pcapng" 2>/dev/null; then
 	"$RDMATRACE" correlate --quiet "$tmp/srlate" >/dev/null
 	check "SEND/RECV, 5% loss, the capture started late: each engine retry is a finding with its PSN and cause, no lost REQ" \
@@ -401,18 +407,18 @@ if [ -n "$cut_at" ] && TZ=UTC editcap -A "$cut_at" "$tmp/srloss/capture.pcapng" 
 			\"$RDMATRACE\" diagnose '$tmp/srlate' | grep -q 'the capture had not started yet' &&
 			! \"$RDMATRACE\" diagnose '$tmp/srlate' | grep -q '^F[0-9]* .*cm_lost'"
 else
-	skip "capture started late" "no tshark or editcap"
+	skip "capture started late" "no editcap, or no 10 ms between two retries"
 fi
-# and stopped early, at two thirds
+# and stopped early, before its last retries
 mkdir -p "$tmp/srearly/traces" && cp "$tmp"/srloss/traces/*.rtr "$tmp/srearly/traces/"
-cut_at=$(at_fraction 0.67)
+cut_at=$(quiet_time last)
 if [ -n "$cut_at" ] && TZ=UTC editcap -B "$cut_at" "$tmp/srloss/capture.pcapng" "$tmp/srearly/capture.pcapng" 2>/dev/null; then
 	"$RDMATRACE" correlate --quiet "$tmp/srearly" >/dev/null
 	check "SEND/RECV, 5% loss, the capture stopped early: each engine retry is a finding with its PSN and cause" \
 		bash -c "python3 '$tmp/retries.py' '$tmp/srearly' '$RDMATRACE' nak_seq 1 &&
 			\"$RDMATRACE\" diagnose '$tmp/srearly' | grep -q 'the capture had ended'"
 else
-	skip "capture stopped early" "no tshark or editcap"
+	skip "capture stopped early" "no editcap, or no 10 ms between two retries"
 fi
 # a capture that missed whole messages: receives pair with the traced sender's
 # WRs, not with the captured messages in order, so the clock still aligns

@@ -436,14 +436,13 @@ static uint64_t capture_start(struct tl_build *b)
 
 /* The capture time of its last packet (the latest one, should the capture
  * be out of order). */
-static uint64_t capture_end(struct dctx *c)
+static uint64_t capture_end(struct tl_build *b)
 {
-	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b);
-	uint64_t t = npk ? item_t(c, tl_item_pk(b, (uint32_t)(npk - 1))) : 0;
+	uint64_t t = npk ? tl_item_time(b, tl_item_pk(b, (uint32_t)(npk - 1))) : 0;
 	for (size_t i = 0; b->pk_unordered && i < npk; i++)
-		if (item_t(c, tl_item_pk(b, (uint32_t)i)) > t)
-			t = item_t(c, tl_item_pk(b, (uint32_t)i));
+		if (tl_item_time(b, tl_item_pk(b, (uint32_t)i)) > t)
+			t = tl_item_time(b, tl_item_pk(b, (uint32_t)i));
 	return t;
 }
 
@@ -459,7 +458,7 @@ static bool outside_capture(struct dctx *c, uint32_t i)
 	struct tl_build *b = c->b;
 	const struct tl_evrec *e = tl_ev(b, i);
 	uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
-	uint64_t start = capture_start(b), end = capture_end(c), t = item_t(c, i);
+	uint64_t start = capture_start(b), end = capture_end(b), t = item_t(c, i);
 	if (!b->have_capture || !start)
 		return false;
 	if (unc > 1000000000ull)
@@ -1160,8 +1159,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else if (captured && !running)
 					tx(&t, " (%.3f ms after it was sent)", ms(waited));
 				else if (unseen && since != RT_TL_NONE)
-					tx(&t, " (%.3f ms after it was %s; that packet was lost before the capture point)",
-					   ms(t_first - item_t(c, since)), esend != RT_TL_NONE ? "sent" : "posted");
+					tx(&t, " (%.3f ms after it was %s; that packet was %s)", ms(t_first - item_t(c, since)),
+					   esend != RT_TL_NONE ? "sent" : "posted",
+					   item_t(c, since) < capture_start(b) ? "sent before the capture started"
+									   : "lost before the capture point");
 				else if (unseen)
 					tx(&t, " (that packet was lost before the capture point)");
 				if (rpsn != u->psn)
@@ -2620,17 +2621,29 @@ static uint32_t damaged_in_gap(struct tl_build *b, uint32_t i)
  * only at its stream's retransmissions (next_rt: the next one after a
  * packet), so a capture with many drops and few retransmissions costs a
  * pass, not a pass per gap. */
+/* The sending engine traced dropping the packet of the PSN just before
+ * packet k (which came after a gap) as it sent it, by time t: the packet
+ * never left (injected loss), the capture missed nothing.  A resend the
+ * receiver had already taken needs no repair either (a round the capture
+ * saw only from its middle, having started after the first transmissions). */
+static bool sender_dropped(struct tl_build *b, const struct tl_pk *k, uint64_t t)
+{
+	uint32_t psn = rt_psn_add(k->psn, -1);
+	for (size_t x = 0; x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if ((ev->flags & RT_EVF_TX) && b->ev_qp[i] == k->send_qp && ev->u.pkt.psn == psn && tl_item_time(b, i) <= t)
+			return true;
+	}
+	return false;
+}
+
 /* The engines' retry events after the capture's last packet: repairs the
  * capture could not see (a capture that stopped first). */
 static int retries_after_capture(struct tl_build *b, struct tl_vec *out)
 {
-	size_t npk = tl_npk(b);
-	uint64_t end = 0;
-	for (size_t i = 0; i < npk; i++) {
-		uint64_t t = tl_item_time(b, tl_item_pk(b, (uint32_t)i));
-		end = t > end ? t : end;
-	}
-	for (size_t x = 0; npk && x < tl_nev(b); x++)
+	uint64_t end = capture_end(b);
+	for (size_t x = 0; tl_npk(b) && x < tl_nev(b); x++)
 		if (tl_ev(b, x)->ev.kind == RT_EV_RETRY && tl_item_time(b, (uint32_t)x) > end &&
 		    tl_vec_push_u32(out, (uint32_t)x) < 0)
 			return -ENOMEM;
@@ -2644,7 +2657,7 @@ static bool resent_after_capture(struct tl_build *b, const struct tl_vec *after,
 	for (size_t n = 0; n < after->n; n++) {
 		uint32_t x = *TL_AT(after, uint32_t, n);
 		const struct rt_ev_retry *r = &tl_ev(b, x)->ev.u.retry;
-		if (b->ev_qp[x] == k->send_qp && rt_psn_diff(psn, r->first_psn) >= 0 && rt_psn_diff(r->last_psn, psn) >= 0)
+		if (b->ev_qp[x] == k->send_qp && psn_within(psn, r->first_psn, r->last_psn))
 			return true;
 	}
 	return false;
@@ -2683,7 +2696,7 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 		bool repaired = false;
 		for (uint32_t j = next_rt[i]; j != RT_TL_NONE && j - i < 200000 && !repaired; j = next_rt[j])
 			repaired = rt_psn_diff(tl_pk(b, j)->psn, k->psn) < 0;
-		if (repaired || resent_after_capture(b, &after, k))
+		if (repaired || resent_after_capture(b, &after, k) || sender_dropped(b, k, tl_item_time(b, tl_item_pk(b, i))))
 			continue;
 		uint32_t d = damaged_in_gap(b, i);
 		if (d != RT_TL_NONE) { /* no capture drop: the bad-ICRC finding tells */
@@ -4338,7 +4351,7 @@ static int cm_retries(struct dctx *c)
 	for (size_t gi = 0; gi < r.copies.n && !rc; gi++)
 		rc = cm_retry_finding(c, &r, TL_AT(&r.copies, struct cm_copies, gi));
 	if (!rc && b->have_capture && !b->unreadable_mads) /* a missing message may be one it could not read */
-		rc = cm_unsent(c, &r, capture_end(c));
+		rc = cm_unsent(c, &r, capture_end(b));
 	tl_hash_free(&r.groups);
 	tl_hash_free(&r.reqs);
 	tl_hash_free(&r.by_qp);
@@ -4667,7 +4680,7 @@ static int unreliable_tail_loss(struct dctx *c)
 			if (before && t_start && item_t(c, (uint32_t)i) >= t_start)
 				end_loss_add(&L[q].head, (uint32_t)i);
 		}
-	uint64_t t_end = capture_end(c);
+	uint64_t t_end = capture_end(c->b);
 	int rc = 0;
 	for (size_t q = 0; q < nq && !rc; q++) {
 		if (L[q].head.n)
@@ -5050,9 +5063,9 @@ static int retry_events(struct dctx *c)
 }
 
 /* Traced QPs that sent packets (their engine's events) or whose RC sends
- * completed (so their packets crossed), none of which the capture holds: one finding naming them, so that a capture
- * taken on the wrong interface or at the wrong time does not read as a run
- * without problems. */
+ * completed (so their packets crossed), none of which the capture holds:
+ * one finding naming them, so that a capture taken on the wrong interface
+ * or at the wrong time does not read as a run without problems. */
 static int uncaptured_qps(struct dctx *c)
 {
 	struct tl_build *b = c->b;

@@ -41,7 +41,18 @@ pingpong() {
 	local port=$((20000 + RANDOM % 20000))
 	UROCE_ADDR=$NET.1 timeout 30 "$name" -g 0 -p $port "$@" >"$TMP/$name.srv" 2>&1 &
 	local spid=$!
-	sleep 0.3
+	# the client connects once: wait for the server to listen (a loaded CI
+	# machine took more than the 0.3 s this used to sleep)
+	local w
+	for w in $(seq 100); do
+		if command -v ss >/dev/null; then
+			ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+		elif [ "$w" -ge 10 ]; then
+			break
+		fi
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
 	UROCE_ADDR=$NET.2 timeout 30 "$name" -g 0 -p $port "$@" 127.0.0.1 >"$TMP/$name.cli" 2>&1
 	local crc=$?
 	wait $spid

@@ -132,6 +132,7 @@ struct dctx {
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
 	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
 	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
+	uint64_t cap_end;         /* capture_end(): the time of the capture's last packet */
 	struct rq_posts *rq;      /* receive WR posts per QP (recv_depth); NULL until asked */
 };
 
@@ -458,7 +459,7 @@ static bool outside_capture(struct dctx *c, uint32_t i)
 	struct tl_build *b = c->b;
 	const struct tl_evrec *e = tl_ev(b, i);
 	uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
-	uint64_t start = capture_start(b), end = capture_end(b), t = item_t(c, i);
+	uint64_t start = capture_start(b), end = c->cap_end, t = item_t(c, i);
 	if (!b->have_capture || !start)
 		return false;
 	if (unc > 1000000000ull)
@@ -479,6 +480,22 @@ static bool outside_capture(struct dctx *c, uint32_t i)
 			after = 1000000;
 	}
 	return t + unc < start || t > end + unc + after;
+}
+
+/* An engine's retry or RNR event i of QP q stands for what the capture
+ * missed: there is no capture, it holds none of q's packets, or the event
+ * came while it was not running.  Else the capture's packets tell. */
+static bool capture_missed(struct dctx *c, uint32_t q, uint32_t i)
+{
+	return !c->b->have_capture || qp_uncaptured(c, q) || outside_capture(c, i);
+}
+
+/* For a finding from such events at time t, in a run whose capture holds
+ * q's packets: which edge of the capture it fell beyond. */
+static void capture_edge_words(struct dctx *c, uint32_t q, uint64_t t, struct text *out)
+{
+	if (c->b->have_capture && !qp_uncaptured(c, q))
+		tx(out, "; the capture %s", t < capture_start(c->b) ? "had not started yet" : "had ended");
 }
 
 static bool psn_within(uint32_t psn, uint32_t first, uint32_t last)
@@ -1580,7 +1597,7 @@ static int rnr_events(struct dctx *c)
 		if (e->ev.kind != RT_EV_RNR || (e->ev.flags & RT_EVF_TX) || c->explained[i])
 			continue;
 		uint32_t q = b->ev_qp[i];
-		if (b->have_capture && !qp_uncaptured(c, q) && !outside_capture(c, (uint32_t)i))
+		if (!capture_missed(c, q, (uint32_t)i))
 			continue; /* the capture's RNR NAKs tell (rnr_stalls) */
 		uint32_t psn = e->ev.u.rnr.psn, n = 0, last = (uint32_t)i;
 		for (size_t j = i; j < tl_nev(b); j++) {
@@ -1602,8 +1619,7 @@ static int rnr_events(struct dctx *c)
 		if (code == 0)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero");
 		tx(&t, "; about %.3f ms lost", ms(lost));
-		if (b->have_capture && !qp_uncaptured(c, q))
-			tx(&t, "; the capture %s", t0 < capture_start(b) ? "had not started yet" : "had ended");
+		capture_edge_words(c, q, t0, &t);
 		tx(&t, ".");
 		tx(&ev, "RNR events of the engine, first at %.6f s", (double)t0 / 1e9);
 		long f = finding(b, RT_TLFK_RNR_STALL, RT_TLS_WARNING, t0, q, lost, 0, &t, &ev);
@@ -2615,12 +2631,6 @@ static uint32_t damaged_in_gap(struct tl_build *b, uint32_t i)
 	return RT_TL_NONE;
 }
 
-/* The out-of-order requests in ooo (packet order) that no later
- * retransmission on their stream (within 200000 packets) went back before:
- * the capture missed those packets, the transport saw no loss.  Each looks
- * only at its stream's retransmissions (next_rt: the next one after a
- * packet), so a capture with many drops and few retransmissions costs a
- * pass, not a pass per gap. */
 /* The sending engine traced dropping the packet of the PSN just before
  * packet k (which came after a gap) as it sent it, by time t: the packet
  * never left (injected loss), the capture missed nothing.  A resend the
@@ -2638,11 +2648,10 @@ static bool sender_dropped(struct tl_build *b, const struct tl_pk *k, uint64_t t
 	return false;
 }
 
-/* The engines' retry events after the capture's last packet: repairs the
- * capture could not see (a capture that stopped first). */
-static int retries_after_capture(struct tl_build *b, struct tl_vec *out)
+/* The engines' retry events after the capture's last packet (at end):
+ * repairs the capture could not see (a capture that stopped first). */
+static int retries_after_capture(struct tl_build *b, uint64_t end, struct tl_vec *out)
 {
-	uint64_t end = capture_end(b);
 	for (size_t x = 0; tl_npk(b) && x < tl_nev(b); x++)
 		if (tl_ev(b, x)->ev.kind == RT_EV_RETRY && tl_item_time(b, (uint32_t)x) > end &&
 		    tl_vec_push_u32(out, (uint32_t)x) < 0)
@@ -2663,7 +2672,16 @@ static bool resent_after_capture(struct tl_build *b, const struct tl_vec *after,
 	return false;
 }
 
-static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct psn_gaps *gaps, size_t nq)
+/* The out-of-order requests in ooo (packet order) that no later
+ * retransmission on their stream (within 200000 packets) went back before:
+ * the capture missed those packets, the transport saw no loss (unless the
+ * sender's engine dropped the packet as it sent it, or went back over it
+ * after the capture's last packet, at end).  Each looks
+ * only at its stream's retransmissions (next_rt: the next one after a
+ * packet), so a capture with many drops and few retransmissions costs a
+ * pass, not a pass per gap. */
+static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct psn_gaps *gaps, size_t nq,
+			   uint64_t end)
 {
 	if (!ooo->n)
 		return 0;
@@ -2676,7 +2694,7 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 	}
 	struct tl_vec after; /* retry events after the capture's last packet */
 	tl_vec_init(&after, sizeof(uint32_t));
-	if (retries_after_capture(b, &after) < 0) {
+	if (retries_after_capture(b, end, &after) < 0) {
 		free(next_rt);
 		free(last);
 		return -ENOMEM;
@@ -2812,7 +2830,7 @@ static int wire_anomalies(struct dctx *c)
 	}
 	tl_hash_free(&cm.reqs);
 	tl_hash_free(&cm.rejs);
-	if (unrepaired_gaps(b, &ooo, gaps, nq) < 0) {
+	if (unrepaired_gaps(b, &ooo, gaps, nq, c->cap_end) < 0) {
 		tl_vec_free(&ooo);
 		free(gaps);
 		return -ENOMEM;
@@ -4351,7 +4369,7 @@ static int cm_retries(struct dctx *c)
 	for (size_t gi = 0; gi < r.copies.n && !rc; gi++)
 		rc = cm_retry_finding(c, &r, TL_AT(&r.copies, struct cm_copies, gi));
 	if (!rc && b->have_capture && !b->unreadable_mads) /* a missing message may be one it could not read */
-		rc = cm_unsent(c, &r, capture_end(b));
+		rc = cm_unsent(c, &r, c->cap_end);
 	tl_hash_free(&r.groups);
 	tl_hash_free(&r.reqs);
 	tl_hash_free(&r.by_qp);
@@ -4680,7 +4698,7 @@ static int unreliable_tail_loss(struct dctx *c)
 			if (before && t_start && item_t(c, (uint32_t)i) >= t_start)
 				end_loss_add(&L[q].head, (uint32_t)i);
 		}
-	uint64_t t_end = capture_end(c->b);
+	uint64_t t_end = c->cap_end;
 	int rc = 0;
 	for (size_t q = 0; q < nq && !rc; q++) {
 		if (L[q].head.n)
@@ -4997,7 +5015,7 @@ static int retry_events(struct dctx *c)
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_RETRY || c->explained[i] || e->ev.u.retry.cause == RT_RETRY_RNR)
 			continue;
-		if (b->have_capture && !qp_uncaptured(c, b->ev_qp[i]) && !outside_capture(c, (uint32_t)i))
+		if (!capture_missed(c, b->ev_qp[i], (uint32_t)i))
 			continue; /* the capture's rounds tell (emit_bursts) */
 		c->explained[i] = 1;
 		uint64_t key = (uint64_t)b->ev_qp[i] << 32 | (uint64_t)(e->ev.u.retry.cause & 0xFF) << 24 |
@@ -5042,8 +5060,7 @@ static int retry_events(struct dctx *c)
 			tx(&t, "; the receiver's engine had dropped that packet on arrival, %s",
 			   traced_icrc_drop(&tl_ev(b, drop)->ev) ? "its ICRC was bad (corruption on the link or a broken sender)"
 								  : "injected loss");
-		if (b->have_capture && !qp_uncaptured(c, q))
-			tx(&t, "; the capture %s", item_t(c, G->first) < capture_start(b) ? "had not started yet" : "had ended");
+		capture_edge_words(c, q, item_t(c, G->first), &t);
 		tx(&t, ".");
 		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, G->first) / 1e9);
 		if (orig != RT_TL_NONE)
@@ -5611,6 +5628,7 @@ int tl_detect(struct tl_build *b)
 	struct dctx c;
 	memset(&c, 0, sizeof(c));
 	c.b = b;
+	c.cap_end = capture_end(b);
 	struct tl_vec bursts;
 	tl_vec_init(&bursts, sizeof(struct burst));
 	int rc = index_links(&c);

@@ -1365,6 +1365,36 @@ static bool nak_round_follows(struct tl_build *b, size_t i, uint32_t n)
 	return false;
 }
 
+/* Whether the sending engine traced request k (matched to its event by
+ * engine_match) as a resend, and its send just before, on the same QP, as
+ * the PSN before k's, dropped as it left (injected loss): a round going on
+ * from an earlier PSN whose first packets never reached the capture, which
+ * shows it start at k.  The engine's sends are looked for among the 256
+ * events of its trace either side of k's (its threads' events interleave). */
+static bool engine_resend_after_drop(struct tl_build *b, const struct tl_pk *k)
+{
+	if (k->event == RT_TL_NONE)
+		return false;
+	size_t e = k->event, nev = tl_nev(b);
+	const struct tl_evrec *ke = tl_ev(b, e);
+	if (ke->ev.kind != RT_EV_PACKET || !(ke->ev.flags & RT_EVF_TX) || !(ke->ev.u.pkt.flags & RT_PKTF_RETRANS))
+		return false;
+	const struct tl_evrec *prev = NULL;
+	size_t lo = e > 256 ? e - 256 : 0, hi = e + 256 < nev ? e + 256 : nev;
+	for (size_t j = lo; j < hi; j++) {
+		const struct tl_evrec *x = tl_ev(b, j);
+		if (j == e || x->ev.kind != RT_EV_PACKET || !(x->ev.flags & RT_EVF_TX) || x->host != ke->host ||
+		    x->proc != ke->proc || b->ev_qp[j] != b->ev_qp[e] || x->raw_ns > ke->raw_ns ||
+		    (prev && x->raw_ns < prev->raw_ns))
+			continue;
+		const struct rt_opcode_info *op = rt_opcode_info(x->ev.u.pkt.opcode);
+		if (op && op->op_class != RT_CLASS_ACK && op->op_class != RT_CLASS_READ_RESP &&
+		    op->op_class != RT_CLASS_ATOMIC_ACK)
+			prev = x;
+	}
+	return prev && (prev->ev.u.pkt.flags & RT_PKTF_DROPPED) && prev->ev.u.pkt.psn == rt_psn_add(k->psn, -1);
+}
+
 /* Whether request k (packet i, unwrapped PSN pu, not a READ or atomic,
  * below the stream's latest PSN sent; its PSN's latest captured
  * transmission lt or RT_TL_NONE) was held back on the way rather than sent
@@ -1380,7 +1410,7 @@ static bool nak_round_follows(struct tl_build *b, size_t i, uint32_t n)
 static bool stray_request(struct tl_build *b, const struct stream *S, const struct tl_pk *k, size_t i, uint64_t pu,
 			  uint32_t lt)
 {
-	if (b->capture_dropped || pu >= S->max_u)
+	if (b->capture_dropped || pu >= S->max_u || engine_resend_after_drop(b, k))
 		return false;
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
 	if (!half || k->raw_ns - S->last_sent_ns >= half)

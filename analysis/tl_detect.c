@@ -973,6 +973,148 @@ static void resent_words(uint32_t packets, uint64_t bytes, struct text *t)
 		tx(t, " (%" PRIu64 " bytes)", bytes);
 }
 
+/* Round u went back to a PSN captured before, less than half its sender's
+ * ACK timeout after that transmission (*waited), with no NAK in the capture
+ * that asked for it (nor a READ response gap): a NAK the capture does not
+ * hold, a timer that went off early, or no round at all (below). */
+static bool burst_early(struct dctx *c, const struct burst *u, uint64_t *waited)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k0 = tl_pk(b, u->first);
+	bool rgap = u->cause == RT_RETRY_IMPLIED_NAK && u->trigger != RT_TL_NONE &&
+		    (k0->op_class == RT_CLASS_READ_REQ || k0->op_class == RT_CLASS_ATOMIC);
+	bool captured = u->prev != RT_TL_NONE && u->prev != u->first;
+	*waited = captured ? item_t(c, tl_item_pk(b, u->first)) - item_t(c, tl_item_pk(b, u->prev)) : 0;
+	uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
+	return !(u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE) && !rgap && captured && half && *waited < half;
+}
+
+/* An engine retry event with its aligned time, for engine_rounds(). */
+struct eretry {
+	uint64_t t, unc;
+	uint32_t ev, qp;
+	bool claimed;
+};
+
+static int eretry_cmp(const void *a, const void *b)
+{
+	const struct eretry *x = a, *y = b;
+	if (x->qp != y->qp)
+		return x->qp < y->qp ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The unclaimed retry of QP q (in the sorted list r of n, whose clock
+ * uncertainties are at most maxunc) from psn (exact) or whose PSN range
+ * holds it, at or after `from` and at or before `to` (each widened by its
+ * host clock's uncertainty), the latest; claimed when found, and its cause
+ * returned (0 none). */
+static uint8_t claim_retry(struct tl_build *b, struct eretry *r, size_t n, uint64_t maxunc, uint32_t q, uint32_t psn,
+			   bool exact, uint64_t from, uint64_t to)
+{
+	uint64_t lo_t = from > maxunc ? from - maxunc : 0;
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* the first of q's that can be late enough */
+		size_t m = (lo + hi) / 2;
+		if (r[m].qp < q || (r[m].qp == q && r[m].t < lo_t))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	struct eretry *best = NULL;
+	for (size_t i = lo; i < n && r[i].qp == q && r[i].t <= to + maxunc; i++) {
+		const struct rt_ev_retry *e = &tl_ev(b, r[i].ev)->ev.u.retry;
+		if (!r[i].claimed && r[i].t + r[i].unc >= from && r[i].t <= to + r[i].unc &&
+		    (exact ? e->first_psn == psn : psn_within(psn, e->first_psn, e->last_psn)))
+			best = &r[i];
+	}
+	if (!best)
+		return 0;
+	best->claimed = true;
+	return tl_ev(b, best->ev)->ev.u.retry.cause;
+}
+
+/* What the sender's engine traced for each early round (burst_early): the
+ * cause of its retry, or ROUND_NOT_MADE when it made none for it: copies of
+ * earlier transmissions held back on the way (a delay before the capture
+ * point, or resends overtaken by a later round), which the capture shows
+ * as the sender going back.  An engine traces every retry: where it traced
+ * the QP's packets and lost no events, each round the capture shows is one
+ * of its retries from a PSN range holding the round's first PSN, after
+ * that PSN's previous transmission.  The other rounds claim theirs first
+ * (the latest retry before them), then the early ones, which are the
+ * sender's only with one left over: first a retry from the round's first
+ * PSN, then one from an earlier PSN (whose first resends never reached the
+ * capture), so that a round from a later PSN does not take the retry of
+ * another.  Per burst, 0 for a round that is not early or whose sender's
+ * engine did not trace it; NULL when there are none (no engine packet
+ * events). */
+#define ROUND_NOT_MADE 0xFF
+static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), nq = b->qps.n, nr = 0;
+	uint64_t maxunc = 0;
+	if (!b->engine_packets || !bursts->n)
+		return NULL;
+	uint8_t *traced = calloc(nq + 1, 1), *lost = calloc(b->procs.n + 1, 1), *eng = NULL;
+	struct eretry *r = NULL;
+	size_t nretry = 0;
+	for (size_t i = 0; traced && lost && i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind == RT_EV_LOST && e->proc < b->procs.n)
+			lost[e->proc] = 1;
+		else if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX) && b->ev_qp[i] < nq)
+			traced[b->ev_qp[i]] = 1;
+		else if (e->ev.kind == RT_EV_RETRY && e->ev.u.retry.cause != RT_RETRY_RNR && b->ev_qp[i] < nq)
+			nretry++;
+	}
+	if (!traced || !lost || !(r = calloc(nretry + 1, sizeof(*r))) || !(eng = calloc(bursts->n, 1)))
+		goto out;
+	for (size_t i = 0; i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_RETRY || e->ev.u.retry.cause == RT_RETRY_RNR || b->ev_qp[i] >= nq)
+			continue;
+		if (e->proc < b->procs.n && lost[e->proc])
+			traced[b->ev_qp[i]] = 0; /* its trace may lack retries */
+		uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
+		if (unc > 1000000000ull)
+			unc = 1000000000ull; /* an unbounded clock: its wall clock, taken as within a second */
+		maxunc = unc > maxunc ? unc : maxunc;
+		r[nr++] = (struct eretry){.t = item_t(c, (uint32_t)i), .unc = unc, .ev = (uint32_t)i, .qp = b->ev_qp[i]};
+	}
+	qsort(r, nr, sizeof(*r), eretry_cmp);
+	bool any = false;
+	uint8_t *claimed = calloc(bursts->n, 1);
+	for (int pass = 0; claimed && pass < 4; pass++) { /* exact: other rounds, early ones; then ranges */
+		for (size_t x = 0; x < bursts->n; x++) {
+			const struct burst *u = TL_AT(bursts, struct burst, x);
+			uint64_t waited;
+			bool early = burst_early(c, u, &waited);
+			if (claimed[x] || u->cause == RT_RETRY_RNR || u->requester >= nq || !traced[u->requester] ||
+			    early != (pass & 1))
+				continue;
+			uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
+			uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
+			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, from, t_first);
+			if (early && (claimed[x] || pass == 3)) {
+				eng[x] = claimed[x] ? claimed[x] : ROUND_NOT_MADE;
+				any = true;
+			}
+		}
+	}
+	free(claimed);
+	if (!any) {
+		free(eng);
+		eng = NULL;
+	}
+out:
+	free(traced);
+	free(lost);
+	free(r);
+	return eng;
+}
+
 static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -982,13 +1124,15 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 	uint64_t *covered = calloc(nq + 1, sizeof(uint64_t));
 	if (!covered)
 		return -ENOMEM;
-	uint8_t *before = rounds_before_capture(c, bursts);
+	uint8_t *before = rounds_before_capture(c, bursts), *eng = engine_rounds(c, bursts);
 	for (size_t i = 0; i < bursts->n; i++) {
 		struct burst *u = TL_AT(bursts, struct burst, i);
 		if (u->fidx >= 0 || u->cause == RT_RETRY_RNR)
 			continue; /* already part of another finding; RNR retries belong to the RNR stall */
 		if (before && before[i])
 			continue; /* the engine's retry event is its finding */
+		if (eng && eng[i] == ROUND_NOT_MADE)
+			continue; /* held-back copies, no round */
 		/* the whole group */
 		size_t last = i;
 		uint32_t packets = 0, dups = 0, nb = 0;
@@ -1128,13 +1272,20 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "; its data came again in frame %u", tl_pk(b, rfix)->frame);
 		} else {
 			unsigned to = qp_timeout(b, u->requester);
-			uint64_t waited = captured ? t_first - t_prev : 0;
+			uint64_t waited;
 			/* went back well before the configured timeout could expire: a NAK
 			 * (or an implied one) the capture does not hold made it */
 			uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
-			bool early = captured && half && waited < half;
+			bool early = burst_early(c, u, &waited);
 			uint32_t rpsn = early ? u->psn : u->round_psn;
-			if (early && b->capture_lossless) {
+			uint8_t ecause = eng ? eng[i] : 0;
+			if (early && ecause) {
+				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK "
+				       "timeout (timeout=%u, %.2f ms) could expire: its engine traced that retry after %s",
+				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0,
+				   ecause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error"
+				   : ecause == RT_RETRY_ACK_TIMEOUT ? "its ACK timer went off" : "an implied NAK");
+			} else if (early && b->capture_lossless) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, with no NAK in the capture, "
 				       "which dropped nothing: its ACK timer (timeout=%u, %.2f ms) went off early, armed for an "
 				       "earlier packet and still running (the kernel's SoftRoCE starts it only when it is not "
@@ -1265,6 +1416,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		if (f < 0) {
 			free(covered);
 			free(before);
+			free(eng);
 			return -ENOMEM;
 		}
 		for (size_t j = i; j < bursts->n; j++) {
@@ -1295,6 +1447,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 	}
 	free(covered);
 	free(before);
+	free(eng);
 	return 0;
 }
 

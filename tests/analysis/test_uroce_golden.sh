@@ -253,10 +253,17 @@ check "a READ response lost after the capture point: the READ asked again after 
 # machine) comes out within microseconds (a previous release had it 1.5-4.7
 # ms off, +-4.6-14 ms, "could not be aligned consistently")
 UROCE_FAULTS="delay:us=1500,op=send,every=6" run sendrecv "$tmp/senddelay" >/dev/null
-check "SENDs held back 1.5 ms in a storm of resends: Go-Back-N rounds" python3 -c '
-import json, sys
+# The held-back copies of a round pass the capture point after it, going back
+# again as a round would: a round the sender's engine made no retry for is
+# none (a previous release made 1.27-1.39 findings of each engine retry here,
+# this one 1.06-1.13)
+check "SENDs held back 1.5 ms in a storm of resends: Go-Back-N rounds, at most 1.2 for each engine retry" python3 -c '
+import json, subprocess, sys, glob
 d = json.load(open(sys.argv[1]))
-assert sum(x["kind"] == "go_back_n" for x in d["findings"]) >= 5, [x["kind"] for x in d["findings"]]' "$tmp/senddelay.json"
+n = sum(x["kind"] == "go_back_n" for x in d["findings"])
+r = sum(json.loads(l)["cause"] != "rnr" for l in subprocess.run([sys.argv[2], "dump", "--json", "--kind", "retry", *glob.glob(sys.argv[3] + "/traces/*.rtr")],
+        capture_output=True, text=True, check=True).stdout.splitlines() if l.strip())
+assert n >= 5 and n <= 1.2 * r, (n, "go_back_n findings for", r, "engine retries")' "$tmp/senddelay.json" "$RDMATRACE" "$tmp/senddelay"
 check "SENDs held back 1.5 ms in a storm of resends: the clock aligns within 0.1 ms, no clock finding" \
 	clock_within "$tmp/senddelay.json" 100000
 # every 4th READ response held back 1 ms: a round whose response came late,

@@ -1974,11 +1974,107 @@ static bool peer_end_words(struct dctx *c, uint32_t q, uint64_t t, struct text *
 
 /* The remote right a request needs (2 write, 4 read, 8 atomic), from its WR
  * (ibv_wr_opcode), else its packet. */
-static unsigned access_needed(const struct tl_pk *r, const struct rt_ev_wr *w)
+/* The remote access a request needs (IBV_ACCESS_REMOTE_WRITE 2, READ 4,
+ * ATOMIC 8): its WR's opcode when known, else its op class (0 unknown). */
+static unsigned access_needed(uint8_t req_class, const struct rt_ev_wr *w)
 {
 	if (w)
 		return w->opcode == 4 ? 4 : w->opcode == 5 || w->opcode == 6 ? 8 : 2;
-	return r && r->op_class == RT_CLASS_READ_REQ ? 4 : r && r->op_class == RT_CLASS_ATOMIC ? 8 : 2;
+	return req_class == RT_CLASS_READ_REQ ? 4 : req_class == RT_CLASS_ATOMIC ? 8 : 2;
+}
+
+/* A NAK error (any code but PSN sequence error) for a request of QP
+ * `requester`, from the capture or from an engine's packet events, with
+ * what is known of the request. */
+struct nak_err {
+	uint32_t requester, psn;
+	uint8_t code;             /* AETH NAK code */
+	uint32_t wr;              /* the request's send WR (item), RT_TL_NONE */
+	uint8_t req_class;        /* the request's op class, 0 unknown */
+	bool reth;                /* va, rkey, len from the request's RETH */
+	uint64_t va;
+	uint32_t rkey, len;
+	uint64_t t_nak, t_req;    /* aligned; t_req 0 unknown */
+	uint32_t nak_item, req_item;
+	bool dropped;             /* its sending engine dropped it as it left: the requester never got it */
+	uint32_t responder_error; /* then: the responder's move to ERROR after it (event), RT_TL_NONE */
+};
+
+/* The finding for NAK error n: t holds its first words (the QP and what
+ * became of the NAK), e its first evidence. */
+static int nak_error_finding(struct dctx *c, const struct nak_err *n, struct text *t, struct text *e)
+{
+	struct tl_build *b = c->b;
+	uint32_t requester = n->requester, wr = n->wr;
+	static const unsigned status_of[] = {0, WC_REM_INV_REQ_ERR, WC_REM_ACCESS_ERR, WC_REM_OP_ERR, WC_REM_INV_REQ_ERR};
+	unsigned st = status_of[n->code < 5 ? n->code : 1];
+	uint32_t comp = n->dropped ? RT_TL_NONE : error_completion(c, requester, wr, st);
+	if (wr != RT_TL_NONE) {
+		tx(t, " of ");
+		wr_words(b, wr, t);
+	}
+	const struct rt_ev_wr *w = wr != RT_TL_NONE ? &tl_ev(b, wr)->ev.u.wr : NULL;
+	uint32_t recv; /* the receive WR a SEND's message consumed */
+	if (n->code == RT_NAK_REMOTE_ACCESS_ERROR) {
+		uint64_t va = n->reth ? n->va : w ? w->remote_addr : 0;
+		uint32_t rkey = n->reth ? n->rkey : w ? w->rkey : 0;
+		uint32_t len = n->reth ? n->len : w ? w->length : 0;
+		char why[900];
+		if ((n->reth || w) &&
+		    tl_access_refusal(b, requester != RT_TL_NONE ? tl_qp(b, requester)->peer : RT_TL_NONE,
+				      n->t_req ? n->t_req : n->t_nak, access_needed(n->req_class, w), va, rkey, len, why,
+				      sizeof(why)))
+			tx(t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u: %s", rkey, va, len, why);
+		else if (n->reth || w)
+			tx(t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u (wrong or invalidated rkey, range outside the MR, or missing remote access rights)",
+			   rkey, va, len);
+		else
+			tx(t, ": the responder refused the rkey, address or length of the request");
+	} else if ((n->code == RT_NAK_INVALID_REQUEST || n->code == RT_NAK_REMOTE_OP_ERROR) &&
+		   message_overflows(c, wr, (recv = consumed_recv(c, wr)))) {
+		overflow_words(c, wr, recv, true, t);
+	} else if (n->code == RT_NAK_INVALID_REQUEST) {
+		tx(t, ": the responder found the request invalid (an opcode the QP does not allow, a length over the limits, or a message larger than the posted receive buffer)");
+	} else if (n->code == RT_NAK_REMOTE_OP_ERROR) {
+		tx(t, ": the responder failed to carry the request out (a local error on its side, e.g. its receive buffer or QP)");
+	} else {
+		tx(t, ": the responder could not execute the RDMA READ / atomic request");
+	}
+	if (comp != RT_TL_NONE) {
+		tx(t, "; the WR completed with %s.", rt_wc_status_name(tl_ev(b, comp)->ev.u.wc.status));
+		c->explained[comp] = 1;
+	} else {
+		tx(t, ".");
+	}
+	if (n->dropped)
+		tx(t, " The responder's engine dropped that NAK as it sent it (injected loss): the requester never got "
+		      "it%s.", n->responder_error != RT_TL_NONE
+				       ? ", and the responder's QP went to the ERROR state (its engine's trace), so it answered "
+					 "none of the resends: the requester's ACK timer resent the request in vain"
+				       : " and resent the request when its ACK timer went off");
+	if (peer_end_words(c, requester, n->t_nak, t) && n->code == RT_NAK_REMOTE_ACCESS_ERROR)
+		tx(t, " The kernel deregisters a dead process's memory regions as it cleans up after it, so the "
+		      "rkey was no longer valid when the request came.");
+	if (comp != RT_TL_NONE)
+		tx(e, ", error completion wr_id %" PRIu64, tl_ev(b, comp)->ev.u.wc.wr_id);
+	if (n->responder_error != RT_TL_NONE)
+		tx(e, ", the responder's QP to ERROR at %.6f s", (double)item_t(c, n->responder_error) / 1e9);
+	long f = finding(b, RT_TLFK_NAK_ERROR, RT_TLS_ERROR, n->t_nak, requester, 0, 0, t, e);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), n->nak_item);
+	tl_finding_evidence(b, FI(b, f), n->req_item);
+	tl_finding_evidence(b, FI(b, f), wr);
+	tl_finding_evidence(b, FI(b, f), comp);
+	tl_finding_evidence(b, FI(b, f), n->responder_error);
+	if (n->responder_error != RT_TL_NONE)
+		c->explained[n->responder_error] = 1;
+	if (!n->dropped)
+		add_qp_error_tail(c, requester, comp, t, e, f);
+	uint32_t ts = tl_str(b, t->buf), es = tl_str(b, e->buf);
+	FI(b, f)->text = ts;
+	FI(b, f)->evidence = es;
+	return 0;
 }
 
 static int nak_errors(struct dctx *c)
@@ -1989,78 +2085,162 @@ static int nak_errors(struct dctx *c)
 		struct tl_pk *k = tl_pk(b, i);
 		if (k->op_class != RT_CLASS_ACK || k->aeth_type != RT_AETH_NAK || k->aeth_value == RT_NAK_PSN_SEQ_ERROR)
 			continue;
-		uint32_t requester = k->recv_qp;
 		uint32_t req = k->answer;
 		struct tl_pk *r = req != RT_TL_NONE ? tl_pk(b, req) : NULL;
-		uint32_t wr = r ? r->wr : RT_TL_NONE;
-		if (wr == RT_TL_NONE)
-			wr = first_link(c, tl_item_pk(b, i), RT_TLL_WR);
-		static const unsigned status_of[] = {0, WC_REM_INV_REQ_ERR, WC_REM_ACCESS_ERR, WC_REM_OP_ERR, WC_REM_INV_REQ_ERR};
-		unsigned st = status_of[k->aeth_value < 5 ? k->aeth_value : 1];
-		uint32_t comp = error_completion(c, requester, wr, st);
+		struct nak_err ne = {.requester = k->recv_qp, .psn = k->psn, .code = k->aeth_value,
+				     .wr = r ? r->wr : RT_TL_NONE, .req_class = r ? r->op_class : 0,
+				     .reth = r && r->reth_rkey, .t_nak = item_t(c, tl_item_pk(b, i)),
+				     .nak_item = tl_item_pk(b, i), .req_item = r ? tl_item_pk(b, req) : RT_TL_NONE,
+				     .responder_error = RT_TL_NONE};
+		if (ne.wr == RT_TL_NONE)
+			ne.wr = first_link(c, tl_item_pk(b, i), RT_TLL_WR);
+		if (r) {
+			ne.va = r->reth_va;
+			ne.rkey = r->reth_rkey;
+			ne.len = r->reth_len;
+			ne.t_req = item_t(c, ne.req_item);
+		}
 		struct text t = {.n = 0}, e = {.n = 0};
-		qp_name(b, requester, &t);
-		t.buf[0] = (char)(t.buf[0] == 'Q' ? 'Q' : t.buf[0]);
+		qp_name(b, ne.requester, &t);
 		tx(&t, " got NAK \"%s\" for PSN 0x%06x", rt_nak_code_name(k->aeth_value), k->psn);
-		if (wr != RT_TL_NONE) {
-			tx(&t, " of ");
-			wr_words(b, wr, &t);
-		}
-		const struct rt_ev_wr *w = wr != RT_TL_NONE ? &tl_ev(b, wr)->ev.u.wr : NULL;
-		uint32_t recv; /* the receive WR a SEND's message consumed */
-		if (k->aeth_value == RT_NAK_REMOTE_ACCESS_ERROR) {
-			uint64_t va = r && r->reth_rkey ? r->reth_va : w ? w->remote_addr : 0;
-			uint32_t rkey = r && r->reth_rkey ? r->reth_rkey : w ? w->rkey : 0;
-			uint32_t len = r && r->reth_rkey ? r->reth_len : w ? w->length : 0;
-			char why[900];
-			if ((r || w) && tl_access_refusal(b, requester != RT_TL_NONE ? tl_qp(b, requester)->peer : RT_TL_NONE,
-							  item_t(c, req != RT_TL_NONE ? tl_item_pk(b, req) : tl_item_pk(b, i)),
-							  access_needed(r, w), va, rkey, len, why, sizeof(why)))
-				tx(&t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u: %s", rkey, va,
-				   len, why);
-			else if (r || w)
-				tx(&t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u (wrong or invalidated rkey, range outside the MR, or missing remote access rights)",
-				   rkey, va, len);
-			else
-				tx(&t, ": the responder refused the rkey, address or length of the request");
-		} else if ((k->aeth_value == RT_NAK_INVALID_REQUEST || k->aeth_value == RT_NAK_REMOTE_OP_ERROR) &&
-			   message_overflows(c, wr, (recv = consumed_recv(c, wr)))) {
-			overflow_words(c, wr, recv, true, &t);
-		} else if (k->aeth_value == RT_NAK_INVALID_REQUEST) {
-			tx(&t, ": the responder found the request invalid (an opcode the QP does not allow, a length over the limits, or a message larger than the posted receive buffer)");
-		} else if (k->aeth_value == RT_NAK_REMOTE_OP_ERROR) {
-			tx(&t, ": the responder failed to carry the request out (a local error on its side, e.g. its receive buffer or QP)");
-		} else {
-			tx(&t, ": the responder could not execute the RDMA READ / atomic request");
-		}
-		if (comp != RT_TL_NONE) {
-			tx(&t, "; the WR completed with %s.", rt_wc_status_name(tl_ev(b, comp)->ev.u.wc.status));
-			c->explained[comp] = 1;
-		} else {
-			tx(&t, ".");
-		}
-		if (peer_end_words(c, requester, item_t(c, tl_item_pk(b, i)), &t) &&
-		    k->aeth_value == RT_NAK_REMOTE_ACCESS_ERROR)
-			tx(&t, " The kernel deregisters a dead process's memory regions as it cleans up after it, so the "
-			       "rkey was no longer valid when the request came.");
 		tx(&e, "NAK frame %u", k->frame);
 		if (r)
 			tx(&e, ", request frame %u", r->frame);
-		if (comp != RT_TL_NONE)
-			tx(&e, ", error completion wr_id %" PRIu64, tl_ev(b, comp)->ev.u.wc.wr_id);
-		long f = finding(b, RT_TLFK_NAK_ERROR, RT_TLS_ERROR, item_t(c, tl_item_pk(b, i)), requester, 0, 0, &t, &e);
-		if (f < 0)
-			return -ENOMEM;
-		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
-		evidence_pk(b, FI(b, f), req);
-		tl_finding_evidence(b, FI(b, f), wr);
-		tl_finding_evidence(b, FI(b, f), comp);
-		add_qp_error_tail(c, requester, comp, &t, &e, f);
-		uint32_t ts = tl_str(b, t.buf), es = tl_str(b, e.buf);
-		FI(b, f)->text = ts;
-		FI(b, f)->evidence = es;
+		int rc = nak_error_finding(c, &ne, &t, &e);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
+}
+
+/* The captured NAK (not a PSN sequence error) of requester q for psn with
+ * that code, when the capture holds one. */
+static bool nak_captured(struct tl_build *b, uint32_t q, uint32_t psn, uint8_t code)
+{
+	for (size_t n = 0; n < b->naks.n; n++) {
+		const struct tl_pk *k = tl_pk(b, *TL_AT(&b->naks, uint32_t, n));
+		if (k->recv_qp == q && k->psn == psn && k->aeth_type == RT_AETH_NAK && k->aeth_value == code)
+			return true;
+	}
+	return false;
+}
+
+/* Whether engine packet event i is linked to the captured packet it is. */
+static bool event_captured(struct dctx *c, uint32_t i)
+{
+	for (uint32_t k = i < c->li.n ? c->li.off[i] : 0; i < c->li.n && k < c->li.off[i + 1]; k++)
+		if (c->li.ls[k].type == RT_TLL_EVENT && c->li.ls[k].to >= tl_nev(c->b))
+			return true;
+	return false;
+}
+
+/* The requester's engine's send of request psn on QP q (the latest at or
+ * before time t, else the first), RT_TL_NONE when it traced none. */
+static uint32_t engine_request(struct dctx *c, uint32_t q, uint32_t psn, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	uint32_t best = RT_TL_NONE;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *x = tl_ev(b, i);
+		const struct rt_opcode_info *op;
+		if (x->ev.kind != RT_EV_PACKET || !(x->ev.flags & RT_EVF_TX) || b->ev_qp[i] != q ||
+		    x->ev.u.pkt.psn != psn || !(op = rt_opcode_info(x->ev.u.pkt.opcode)) || op->op_class == RT_CLASS_ACK ||
+		    op->op_class == RT_CLASS_READ_RESP || op->op_class == RT_CLASS_ATOMIC_ACK)
+			continue;
+		if (best == RT_TL_NONE || item_t(c, (uint32_t)i) <= t)
+			best = (uint32_t)i;
+		if (item_t(c, (uint32_t)i) > t)
+			break;
+	}
+	return best;
+}
+
+/* QP q's move to ERROR within 10 ms after event i (a responder moves its
+ * QP there as it sends a NAK error), its own engine's record or its
+ * program's; RT_TL_NONE when none. */
+static uint32_t error_move_soon(struct dctx *c, uint32_t q, size_t i)
+{
+	struct tl_build *b = c->b;
+	uint64_t t = item_t(c, (uint32_t)i);
+	for (size_t x = noted_from(&b->errs, i); x < b->errs.n; x++) {
+		uint32_t j = *TL_AT(&b->errs, uint32_t, x);
+		const struct tl_evrec *o = tl_ev(b, j);
+		if (b->ev_qp[j] == q && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 &&
+		    item_t(c, j) >= t && item_t(c, j) - t <= 10000000)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
+/* NAK errors the capture does not hold, from the engines' packet events:
+ * the requester's engine received it, or the responder's traced sending it
+ * (and maybe dropped it as it left: injected loss, then the requester never
+ * got it).  One finding per requester, PSN and code; the capture's NAKs are
+ * nak_errors()'. */
+static int nak_error_events(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b);
+	if (!b->engine_packets)
+		return 0;
+	struct tl_hash seen;
+	if (tl_hash_init(&seen, 64) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t pass = 0; pass < 2 && rc >= 0; pass++) { /* the requester's receive first, then sends */
+		for (size_t i = 0; i < nev && rc >= 0; i++) {
+			const struct tl_evrec *x = tl_ev(b, i);
+			const struct rt_ev_packet *p = &x->ev.u.pkt;
+			const struct rt_opcode_info *op;
+			bool txd = x->ev.flags & RT_EVF_TX;
+			if (x->ev.kind != RT_EV_PACKET || txd != (pass == 1) || b->ev_qp[i] >= b->qps.n ||
+			    !(p->flags & RT_PKTF_HAS_AETH) || rt_aeth_type(p->syndrome) != RT_AETH_NAK ||
+			    rt_aeth_value(p->syndrome) == RT_NAK_PSN_SEQ_ERROR || !(op = rt_opcode_info(p->opcode)) ||
+			    op->op_class != RT_CLASS_ACK)
+				continue;
+			uint32_t q = txd ? tl_qp(b, b->ev_qp[i])->peer : b->ev_qp[i];
+			uint8_t code = (uint8_t)rt_aeth_value(p->syndrome);
+			if (q == RT_TL_NONE || event_captured(c, (uint32_t)i) || nak_captured(b, q, p->psn, code))
+				continue; /* the capture holds it: nak_errors() */
+			uint64_t key = (uint64_t)q << 32 ^ (uint64_t)p->psn << 3 ^ code;
+			if (tl_hash_get(&seen, key))
+				continue;
+			if ((rc = tl_hash_put(&seen, key, 1)) < 0)
+				break;
+			struct nak_err ne = {.requester = q, .psn = p->psn, .code = code, .wr = RT_TL_NONE,
+					     .t_nak = item_t(c, (uint32_t)i), .nak_item = (uint32_t)i,
+					     .dropped = txd && (p->flags & RT_PKTF_DROPPED), .responder_error = RT_TL_NONE};
+			ne.req_item = engine_request(c, q, p->psn, ne.t_nak);
+			if (ne.req_item != RT_TL_NONE) {
+				const struct rt_ev_packet *rq = &tl_ev(b, ne.req_item)->ev.u.pkt;
+				const struct rt_opcode_info *rop = rt_opcode_info(rq->opcode);
+				ne.wr = first_link(c, ne.req_item, RT_TLL_WR);
+				ne.req_class = rop ? rop->op_class : 0;
+				ne.reth = rq->flags & RT_PKTF_HAS_RETH;
+				ne.va = rq->reth_va;
+				ne.rkey = rq->reth_rkey;
+				ne.len = rq->reth_len;
+				ne.t_req = item_t(c, ne.req_item);
+			}
+			if (ne.wr == RT_TL_NONE)
+				ne.wr = first_link(c, (uint32_t)i, RT_TLL_WR);
+			if (ne.dropped)
+				ne.responder_error = error_move_soon(c, b->ev_qp[i], i);
+			struct text t = {.n = 0}, e = {.n = 0};
+			qp_name(b, q, &t);
+			if (ne.dropped)
+				tx(&t, "'s responder answered NAK \"%s\" to PSN 0x%06x", rt_nak_code_name(code), p->psn);
+			else
+				tx(&t, " got NAK \"%s\" for PSN 0x%06x", rt_nak_code_name(code), p->psn);
+			tx(&e, "the %s engine's NAK at %.6f s%s", txd ? "responder's" : "requester's", (double)ne.t_nak / 1e9,
+			   ne.dropped ? " (dropped=1)" : b->have_capture ? " (not in the capture)" : "");
+			if (ne.req_item != RT_TL_NONE)
+				tx(&e, ", the request's send at %.6f s", (double)ne.t_req / 1e9);
+			rc = nak_error_finding(c, &ne, &t, &e);
+		}
+	}
+	tl_hash_free(&seen);
+	return rc;
 }
 
 /* The Go-Back-N group that ended with the QP giving up. */
@@ -2186,6 +2366,21 @@ static void peer_silence_words(struct dctx *c, const struct burst *u, struct tex
 	}
 }
 
+/* The traced move to ERROR of QP q's peer at or before time t (the
+ * earliest), RT_TL_NONE when none. */
+static uint32_t peer_error_before(struct dctx *c, uint32_t q, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE;
+	for (size_t x = 0; x < b->errs.n && peer != RT_TL_NONE; x++) {
+		uint32_t j = *TL_AT(&b->errs, uint32_t, x);
+		const struct tl_evrec *o = tl_ev(b, j);
+		if (b->ev_qp[j] == peer && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 && item_t(c, j) <= t)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
 static int error_completions(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -2201,6 +2396,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		struct text t = {.n = 0}, ev = {.n = 0};
 		uint64_t lost = 0;
 		long merge = -1;
+		uint32_t perr = RT_TL_NONE; /* the peer QP's move to ERROR that left the retries unanswered */
 		if (wr != RT_TL_NONE)
 			wr_words(b, wr, &t);
 		else
@@ -2242,6 +2438,10 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, " (transport retry counter exceeded: the peer is unreachable, dead, or its packets are dropped).");
 			if (u)
 				peer_silence_words(c, u, &t);
+			perr = peer_error_before(c, q, u ? item_t(c, tl_item_pk(b, u->first)) : item_t(c, (uint32_t)i));
+			if (perr != RT_TL_NONE)
+				tx(&t, " Its peer QP had moved to the ERROR state at %.6f s (its trace), before the resends: a QP "
+				       "in ERROR answers no request.", (double)item_t(c, perr) / 1e9);
 			peer_end_words(c, q, item_t(c, (uint32_t)i), &t);
 			break;
 		}
@@ -2286,6 +2486,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 			f->kind = RT_TLFK_ERROR_COMPLETION;
 			f->severity = RT_TLS_ERROR;
 			tl_finding_evidence(b, f, (uint32_t)i);
+			tl_finding_evidence(b, f, perr);
 			c->explained[i] = 1;
 			struct text t2 = {.n = 0}, e2 = {.n = 0};
 			tx(&t2, "%s", (const char *)b->strs.p + FI(b, merge)->text);
@@ -2303,6 +2504,7 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 		c->explained[i] = 1;
 		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
 		tl_finding_evidence(b, FI(b, f), wr);
+		tl_finding_evidence(b, FI(b, f), perr);
 		add_qp_error_tail(c, q, (uint32_t)i, &t, &ev, f);
 		uint32_t ts = tl_str(b, t.buf), es = tl_str(b, ev.buf);
 		FI(b, f)->text = ts;
@@ -5618,6 +5820,17 @@ static uint32_t proc_first_error(struct tl_build *b, uint16_t p)
 	return first;
 }
 
+/* Whether item i is evidence of a finding made so far. */
+static bool in_finding(struct tl_build *b, uint32_t i)
+{
+	for (size_t k = 0; k < b->links.n; k++) {
+		const struct tl_blink *l = TL_AT(&b->links, struct tl_blink, k);
+		if (l->type == RT_TLL_FINDING && l->to == i)
+			return true;
+	}
+	return false;
+}
+
 /* An error record in a few words: "a RETRY_EXC_ERR completion". */
 static void error_words(const struct rt_event *ev, struct text *t)
 {
@@ -5705,7 +5918,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	if (!pe)
 		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
 		       "(SIGKILL, or SIGTERM left at its default) ended it");
-	else if (pe->how == RT_END_EXIT && first_error != RT_TL_NONE) {
+	else if (pe->how == RT_END_EXIT && first_error != RT_TL_NONE && in_finding(b, first_error)) {
 		tx(&t, "; its first error, ");
 		error_words(&tl_ev(b, first_error)->ev, &t);
 		tx(&t, " at %.6f s, is a finding above", (double)item_t(c, first_error) / 1e9);
@@ -5795,6 +6008,8 @@ int tl_detect(struct tl_build *b)
 		rc = rnr_events(&c);
 	if (!rc)
 		rc = nak_errors(&c);
+	if (!rc)
+		rc = nak_error_events(&c);
 	if (!rc)
 		rc = emit_bursts(&c, &bursts);
 	if (!rc)

@@ -121,6 +121,19 @@ check "bad rkey: diagnose exits 1" test "$rc" = 1
 check "bad rkey: one remote access NAK with the rkey, nothing else" expect "$tmp/error.json" nak_error 1 "refused rkey 0x"
 check "bad rkey: the server's MRs say the rkey was none of theirs" expect "$tmp/error.json" nak_error 1 \
 	"no MR that rt-lab-error (pid "
+# the same, its NAK dropped by the responder's engine as it left (the
+# responder's first ACK-class packet), the QP of the responder in ERROR: the
+# requester resends until its retry count runs out (a short timeout, 2
+# retries); the NAK comes from the responder's engine's trace, with the
+# rkey, and the RETRY_EXC_ERR names the peer's move to ERROR
+rc=$(UROCE_FAULTS="drop:op=ack,nth=1" run error "$tmp/naklost" -- --ack-timeout 14 --retry-cnt 2)
+check "bad rkey, its NAK dropped as sent: the NAK from the responder's trace, the retries it left unanswered, nothing else" \
+	exactly "$tmp/naklost.json" "nak_error=refused rkey 0x" "nak_error=dropped that NAK as it sent it" \
+	"error_completion=RETRY_EXC_ERR" "error_completion=Its peer QP had moved to the ERROR state"
+# without a capture, the requester's engine traced receiving it: the same rkey analysis
+rc=$(run error "$tmp/errnc" --no-capture)
+check "bad rkey, no capture: the NAK from the requester's trace, with the server's MRs" \
+	exactly "$tmp/errnc.json" "nak_error=no MR that rt-lab-error (pid " "nak_error=REM_ACCESS_ERR"
 rc=$(run error "$tmp/bounds" -- --mode bounds)
 check "WRITE past the MR's end: diagnose exits 1" test "$rc" = 1
 check "WRITE past the MR's end: the NAK names the range and the MR's end, nothing else" expect "$tmp/bounds.json" nak_error 1 \

@@ -3362,6 +3362,122 @@ static int wire_copies(struct dctx *c)
 	return rc;
 }
 
+/* ---- UD datagrams delivered twice ---- */
+
+/* Whether packets a and o are one UD datagram: the same source address and
+ * QPN (DETH), destination, QPN, PSN, opcode and length. */
+static bool same_ud_datagram(const struct tl_pk *a, const struct tl_pk *o)
+{
+	return a->src_ep == o->src_ep && a->src_qp == o->src_qp && a->dst_ep == o->dst_ep && a->dqpn == o->dqpn &&
+	       a->psn == o->psn && a->opcode == o->opcode && a->payload_len == o->payload_len;
+}
+
+/* UD datagrams the capture holds twice (the same datagram within a second
+ * of the first copy: a sender numbers its datagrams, and never sends one
+ * again).  UD has no duplicate detection: a copy made on the way reaches
+ * the receiving QP as a message of its own and takes a receive WR, so the
+ * application gets that message twice.  One finding per receiving QP
+ * (traced or not). */
+static int ud_copies(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b), nq = b->qps.n;
+	if (!b->unreliable_pkts)
+		return 0;
+	struct tl_hash seen; /* datagram key -> its first copy */
+	struct tl_vec copies;
+	tl_vec_init(&copies, sizeof(uint32_t));
+	if (tl_hash_init(&seen, 1024) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < npk && rc >= 0; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || k->damaged || k->icrc == RT_ICRC_BAD || rt_opcode_transport(k->opcode) != RT_TRANSPORT_UD ||
+		    k->dqpn == 1)
+			continue;
+		uint64_t key = ((uint64_t)k->src_ep << 40 ^ (uint64_t)k->src_qp << 24 ^ k->psn ^ (uint64_t)k->dqpn << 20) &
+			       (UINT64_MAX >> 1);
+		uint32_t *o = tl_hash_get(&seen, key);
+		const struct tl_pk *first = o ? tl_pk(b, *o) : NULL;
+		if (first && same_ud_datagram(k, first) && k->raw_ns - first->raw_ns < 1000000000ull) {
+			tl_pk(b, i)->dup = true;
+			tl_pk(b, i)->prev_tx = *o;
+			rc = tl_vec_push_u32(&copies, (uint32_t)i);
+		} else {
+			rc = tl_hash_put(&seen, key, (uint32_t)i);
+		}
+	}
+	tl_hash_free(&seen);
+	/* one finding per receiving QP (nq: untraced) */
+	for (size_t q = 0; q <= nq && rc >= 0 && copies.n; q++) {
+		uint32_t n = 0, taken = 0, firstc = RT_TL_NONE, taken_wr = RT_TL_NONE;
+		for (size_t x = 0; x < copies.n; x++) {
+			const struct tl_pk *k = tl_pk(b, *TL_AT(&copies, uint32_t, x));
+			if ((k->recv_qp < nq ? k->recv_qp : nq) != q)
+				continue;
+			if (firstc == RT_TL_NONE)
+				firstc = *TL_AT(&copies, uint32_t, x);
+			n++;
+			if (k->recv_wr != RT_TL_NONE) {
+				taken++;
+				if (taken_wr == RT_TL_NONE)
+					taken_wr = k->recv_wr;
+			}
+		}
+		if (!n)
+			continue;
+		const struct tl_pk *k = tl_pk(b, firstc), *o = tl_pk(b, k->prev_tx);
+		const struct rt_opcode_info *op = rt_opcode_info(k->opcode);
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "%u UD datagram%s from ", n, n == 1 ? "" : "s");
+		if (k->send_qp != RT_TL_NONE)
+			qp_name(b, k->send_qp, &t);
+		else {
+			tx(&t, "QP 0x%06x on ", k->src_qp);
+			ep_words(b, k->src_ep, &t);
+		}
+		tx(&t, " to ");
+		if (q < nq)
+			qp_name(b, (uint32_t)q, &t);
+		else {
+			tx(&t, "QP 0x%06x on ", k->dqpn);
+			ep_words(b, k->dst_ep, &t);
+		}
+		tx(&t, " %s on the wire twice: frame %u repeats frame %u (%s, PSN 0x%06x, %.3f ms later). A sender numbers "
+		       "its datagrams and never sends one again, and UD has no duplicate detection: the receiving QP takes "
+		       "each copy as a message of its own",
+		   n == 1 ? "was" : "were", k->frame, o->frame, op ? op->name : "UD SEND", k->psn,
+		   (double)(k->raw_ns - o->raw_ns) / 1e6);
+		if (taken)
+			tx(&t, ", and %s took a receive WR (%swr_id %" PRIu64 "): the application got %s twice",
+			   taken == n ? (n == 1 ? "it" : "each") : "some", taken > 1 ? "the first: " : "",
+			   tl_ev(b, taken_wr)->ev.u.wr.wr_id, n == 1 ? "that message" : "those messages");
+		else if (q < nq)
+			tx(&t, " when a receive WR is posted");
+		tx(&t, ". Something on the way duplicates frames (%s).", DUPLICATING);
+		tx(&e, "frame %u (copy of frame %u)", k->frame, o->frame);
+		if (n > 1)
+			tx(&e, " and %u more", n - 1);
+		long f = finding(b, RT_TLFK_DUPLICATE, RT_TLS_WARNING, item_t(c, tl_item_pk(b, firstc)),
+				 q < nq ? (uint32_t)q : k->send_qp, 0, 0, &t, &e);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (size_t x = 0; x < copies.n; x++) {
+			uint32_t i = *TL_AT(&copies, uint32_t, x);
+			const struct tl_pk *d = tl_pk(b, i);
+			if ((d->recv_qp < nq ? d->recv_qp : nq) != q)
+				continue;
+			evidence_pk(b, FI(b, f), i);
+			evidence_pk(b, FI(b, f), d->prev_tx);
+			tl_finding_evidence(b, FI(b, f), d->recv_wr);
+		}
+	}
+	tl_vec_free(&copies);
+	return rc < 0 ? rc : 0;
+}
+
 /* ---- requests held back on the way (reordering) ---- */
 
 /* The request of k's stream captured last before packet i (within 4096
@@ -6020,6 +6136,8 @@ int tl_detect(struct tl_build *b)
 		rc = wire_anomalies(&c);
 	if (!rc)
 		rc = wire_copies(&c);
+	if (!rc)
+		rc = ud_copies(&c);
 	if (!rc)
 		rc = late_requests(&c);
 	if (!rc)

@@ -345,6 +345,16 @@ check "UD datagram damaged on the way: the bad ICRC dropped on arrival, and the 
 UROCE_FAULTS="drop:dir=rx,op=send,nth=2" run ud "$tmp/udrx" -- --timeout-ms 1500 >/dev/null
 check "UD datagram dropped by its receiver: the loss, from the receiving engine's trace" \
 	expect "$tmp/udrx.json" unreliable_loss 1 "dropped it on arrival (injected loss)"
+# a UD datagram sent twice on the way (each side's third SEND): no duplicate
+# detection in UD, the copy took a receive WR of its own (the lab's client and
+# server then see every later message shifted by one, and fail)
+UROCE_FAULTS="dup:op=send,nth=3" run ud "$tmp/uddup" -- --timeout-ms 1500 >/dev/null
+check "UD datagram sent twice on the way: each copy a duplicate that took a receive WR, nothing else" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["findings"] if x["severity"] != "info"]
+assert len(w) == 2 and all(x["kind"] == "duplicate" and "UD datagram" in x["text"] and "took a receive WR" in x["text"]
+                           for x in w), [x["kind"] + ": " + x["text"] for x in w]' "$tmp/uddup.json"
 # READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
 # the next request's PSN is no gap
 rc=$(run minimal "$tmp/rdclean" --count 3)

@@ -4376,10 +4376,27 @@ struct cm_retry_ctx {
 	struct tl_hash groups;    /* cm_group_key() -> index in copies */
 	struct tl_vec copies;     /* struct cm_copies */
 	struct tl_hash reqs;      /* communication ID -> packet of its first REQ */
-	struct tl_hash by_qp;     /* host << 32 | QPN -> the last group of REQs or REPs it sent */
+	struct tl_hash by_qp;     /* by_qp_key() -> the last group of REQs or REPs it sent */
 	struct cm_call *calls;
 	size_t ncalls;
 };
+
+/* The key of cm_retry_ctx.by_qp: host, process (UINT16_MAX unknown: the
+ * address's, when one process used it) and QPN.  Processes on one host
+ * (uroce's lab) give their QPs the same numbers. */
+static uint64_t by_qp_key(uint16_t host, uint16_t proc, uint32_t qpn)
+{
+	return (uint64_t)proc << 48 | (uint64_t)host << 32 | qpn;
+}
+
+/* The last group of REQs or REPs that QP qpn of process proc on host sent,
+ * else that any process on the host sent from an address of no known one;
+ * NULL when none. */
+static const uint32_t *by_qp_get(struct cm_retry_ctx *r, uint16_t host, uint16_t proc, uint32_t qpn)
+{
+	const uint32_t *g = tl_hash_get(&r->by_qp, by_qp_key(host, proc, qpn));
+	return g ? g : tl_hash_get(&r->by_qp, by_qp_key(host, UINT16_MAX, qpn));
+}
 
 static uint64_t cm_group_key(uint16_t attr, uint32_t src_ep, uint32_t comm)
 {
@@ -4487,9 +4504,11 @@ static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
 				(uint32_t)(r->copies.n - 1)) < 0)
 			return -ENOMEM;
 		*g = (struct cm_copies){.first = i, .last = i, .count = 1, .answer = RT_TL_NONE, .nshown = 1, .shown = {i}};
-		uint16_t h = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep)->host : UINT16_MAX;
-		if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && h != UINT16_MAX && k->cm_local_qpn &&
-		    tl_hash_put(&r->by_qp, (uint64_t)h << 32 | k->cm_local_qpn, (uint32_t)(r->copies.n - 1)) < 0)
+		const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+		if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && src && src->host != UINT16_MAX &&
+		    k->cm_local_qpn &&
+		    tl_hash_put(&r->by_qp, by_qp_key(src->host, src->proc_ambiguous ? UINT16_MAX : src->proc, k->cm_local_qpn),
+				(uint32_t)(r->copies.n - 1)) < 0)
 			return -ENOMEM;
 	}
 	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
@@ -4764,7 +4783,7 @@ static int cm_unsent(struct dctx *c, struct cm_retry_ctx *r, uint64_t t_end)
 			continue;
 		if (k->call == RT_CM_CALL_CONNECT && ((q < b->qps.n && tl_qp(b, q)->qp_type == 4) || (k->host < b->hosts.n && sidr[k->host] >= k->t)))
 			continue; /* UD: a SIDR exchange */
-		uint32_t *gi = tl_hash_get(&r->by_qp, (uint64_t)k->host << 32 | k->qpn);
+		const uint32_t *gi = by_qp_get(r, k->host, tl_ev(b, k->ev)->proc, k->qpn);
 		const struct cm_copies *own = gi ? TL_AT(&r->copies, struct cm_copies, *gi) : NULL;
 		const struct tl_pk *ok = own ? tl_pk(b, own->first) : NULL;
 		if (k->call == RT_CM_CALL_CONNECT) {
@@ -4786,12 +4805,12 @@ static int cm_unsent(struct dctx *c, struct cm_retry_ctx *r, uint64_t t_end)
 		if (own) {
 			/* the other side of the connection: did it learn of the disconnect? */
 			const struct tl_ep *dst = ok->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, ok->dst_ep) : NULL;
-			uint32_t *pq = NULL;
+			const uint32_t *pq = NULL;
 			for (size_t gj = 0; gj < r->copies.n && dst && dst->host != UINT16_MAX && !pq; gj++) {
 				const struct tl_pk *p = tl_pk(b, TL_AT(&r->copies, struct cm_copies, gj)->first);
 				if ((p->cm_attr == RT_CM_REQ || p->cm_attr == RT_CM_REP) && p->src_ep == ok->dst_ep &&
 				    (p->cm_remote_comm_id == ok->cm_comm_id || ok->cm_remote_comm_id == p->cm_comm_id))
-					pq = tl_hash_get(&r->by_qp, (uint64_t)dst->host << 32 | p->cm_local_qpn);
+					pq = by_qp_get(r, dst->host, dst->proc_ambiguous ? UINT16_MAX : dst->proc, p->cm_local_qpn);
 			}
 			const struct tl_pk *pp = pq ? tl_pk(b, TL_AT(&r->copies, struct cm_copies, *pq)->first) : NULL;
 			if (pp && dst) {
@@ -4818,6 +4837,113 @@ static int cm_unsent(struct dctx *c, struct cm_retry_ctx *r, uint64_t t_end)
 	return rc;
 }
 
+/* The CM event `event` (RDMA_CM_EVENT_*) that the process of address ep
+ * (its host's, when several or none use it) got for its QP qpn at or after
+ * time t (the first), RT_TL_NONE when none. */
+static uint32_t cm_event_after(struct dctx *c, uint32_t ep, uint32_t qpn, unsigned event, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	const struct tl_ep *a = TL_AT(&b->eps, struct tl_ep, ep);
+	bool by_proc = a->proc != UINT16_MAX && !a->proc_ambiguous;
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->host == a->host && (!by_proc || e->proc == a->proc) && e->ev.qpn == qpn && e->ev.u.cm.event == event &&
+		    !b->ev_shadow[i] && item_t(c, i) >= t)
+			return i;
+	}
+	return RT_TL_NONE;
+}
+
+/* A connection's REP, sent once, that no RTU (nor REJ) in the capture
+ * answered, while the active side went on: its rdma_cm reported
+ * ESTABLISHED (it sends the RTU first), and the capture holds packets it
+ * sent a millisecond after that (beyond its clock's uncertainty).  The RTU
+ * was lost before the capture point.  A passive side
+ * whose CM sends its REP again when no RTU comes shows that as REP copies
+ * (cm_retry_finding(): "its RTU was lost"); one that does not (uroce's)
+ * never reports ESTABLISHED, and its program, waiting for it, may give up. */
+static int rtu_unseen(struct dctx *c, struct cm_retry_ctx *r)
+{
+	struct tl_build *b = c->b;
+	for (size_t gi = 0; gi < r->copies.n; gi++) {
+		const struct cm_copies *g = TL_AT(&r->copies, struct cm_copies, gi);
+		const struct tl_pk *k = tl_pk(b, g->first);
+		if (k->cm_attr != RT_CM_REP || g->count != 1 || g->answer != RT_TL_NONE || k->src_ep >= b->eps.n ||
+		    k->dst_ep >= b->eps.n)
+			continue;
+		uint32_t *ri = tl_hash_get(&r->reqs, k->cm_remote_comm_id);
+		uint16_t ha = TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host, hp = TL_AT(&b->eps, struct tl_ep, k->src_ep)->host;
+		if (!ri || ha == UINT16_MAX)
+			continue;
+		uint32_t aqpn = tl_pk(b, *ri)->cm_local_qpn;
+		uint64_t t_rep = item_t(c, tl_item_pk(b, g->first));
+		uint64_t unc = ha < b->hosts.n ? tl_host(b, ha)->uncertainty_ns : UINT64_MAX;
+		if (unc > 1000000000ull)
+			unc = 1000000000ull;
+		uint32_t est = cm_event_after(c, k->dst_ep, aqpn, RT_CM_EV_ESTABLISHED, t_rep > unc ? t_rep - unc : 0);
+		if (est == RT_TL_NONE)
+			continue; /* not traced going on */
+		uint64_t t_est = item_t(c, est);
+		/* a later packet of the active side's address in the capture (its requests,
+		 * its DREQ), a millisecond after: the RTU, sent before, would be in it too */
+		uint32_t later = RT_TL_NONE;
+		for (uint32_t j = g->first + 1; j < tl_npk(b) && later == RT_TL_NONE; j++)
+			if (tl_pk(b, j)->src_ep == k->dst_ep && item_t(c, tl_item_pk(b, j)) > t_est + unc + 1000000)
+				later = j;
+		if (later == RT_TL_NONE)
+			continue; /* the capture may have ended before its RTU */
+		/* the active side's engine dropping a CM message as it sent it, then */
+		uint32_t drop = RT_TL_NONE;
+		for (size_t x = 0; x < b->drops.n && drop == RT_TL_NONE; x++) {
+			uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+			const struct tl_evrec *e = tl_ev(b, i);
+			if (e->host == ha && e->ev.qpn == 1 && (e->ev.flags & RT_EVF_TX) && item_t(c, i) + unc >= t_rep &&
+			    item_t(c, i) <= t_est + 1000000)
+				drop = i;
+		}
+		/* (a call is recorded as it returns: the REP left during it) */
+		uint32_t accept = hp != UINT16_MAX ? cm_call_before(r, hp, RT_CM_CALL_ACCEPT, k->cm_local_qpn,
+								    t_rep + unc + 100000000ull)
+						   : RT_TL_NONE;
+		uint32_t pest = accept != RT_TL_NONE ? cm_event_after(c, k->src_ep, k->cm_local_qpn, RT_CM_EV_ESTABLISHED,
+								      item_t(c, accept)) : RT_TL_NONE;
+		struct text t = {.n = 0}, e = {.n = 0};
+		ep_words(b, k->dst_ep, &t);
+		tx(&t, " got the reply (REP, frame %u) of ", k->frame);
+		ep_words(b, k->src_ep, &t);
+		tx(&t, " and its rdma_cm reported ESTABLISHED %.3f ms later, but no ready-to-use (RTU), which it sends "
+		       "first, reached the capture, which holds its later packets (frame %u on): ",
+		   t_est > t_rep ? (double)(t_est - t_rep) / 1e6 : 0.0, tl_pk(b, later)->frame);
+		if (drop != RT_TL_NONE)
+			tx(&t, "its engine dropped a CM message it sent then (injected loss)");
+		else
+			tx(&t, "it was lost before the capture point");
+		if (accept != RT_TL_NONE && pest == RT_TL_NONE) {
+			tx(&t, ". ");
+			ep_words(b, k->src_ep, &t);
+			tx(&t, "'s rdma_cm never reported ESTABLISHED for that connection (it sent its REP once: a CM that "
+			       "resends it when no RTU comes lets the active side answer again), so a program waiting for that "
+			       "event does not see the connection it accepted");
+		}
+		tx(&t, ".");
+		tx(&e, "REP frame %u, the active side's ESTABLISHED at %.6f s", k->frame, (double)t_est / 1e9);
+		if (drop != RT_TL_NONE)
+			tx(&e, ", its engine's dropped CM message at %.6f s", (double)item_t(c, drop) / 1e9);
+		if (accept != RT_TL_NONE)
+			tx(&e, ", rdma_accept at %.6f s%s", (double)item_t(c, accept) / 1e9,
+			   pest == RT_TL_NONE ? " and no ESTABLISHED after it" : "");
+		long f = finding(b, RT_TLFK_CM_LOST, RT_TLS_WARNING, t_est, b->ev_qp[est], 0, 0, &t, &e);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, g->first));
+		tl_finding_evidence(b, FI(b, f), est);
+		tl_finding_evidence(b, FI(b, f), drop);
+		tl_finding_evidence(b, FI(b, f), accept);
+	}
+	return 0;
+}
+
 static int cm_retries(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -4841,6 +4967,8 @@ static int cm_retries(struct dctx *c)
 		rc = cm_retry_finding(c, &r, TL_AT(&r.copies, struct cm_copies, gi));
 	if (!rc && b->have_capture && !b->unreadable_mads) /* a missing message may be one it could not read */
 		rc = cm_unsent(c, &r, c->cap_end);
+	if (!rc && b->have_capture && !b->unreadable_mads)
+		rc = rtu_unseen(c, &r);
 	tl_hash_free(&r.groups);
 	tl_hash_free(&r.reqs);
 	tl_hash_free(&r.by_qp);

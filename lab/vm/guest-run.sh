@@ -105,6 +105,11 @@ printf 'boot_id %s\nkernel %s\nbtime %s\n' "$boot_id" "$kernel" "$v" >"$J/host"
 clock job_start
 echo "$RT_HOST" >/proc/sys/kernel/hostname
 run "loopback" ip link set lo up
+# IPv6 duplicate address detection keeps eth0's link-local address, rxe's
+# GID 0, tentative for a second or more after the link comes up: a QP
+# addressed to GID 0 meanwhile fails its move to RTR with ETIMEDOUT (a CI
+# run of verbs_prog).  Nothing else on this private wire has our addresses.
+[ -w /proc/sys/net/ipv6/conf/eth0/accept_dad ] && echo 0 >/proc/sys/net/ipv6/conf/eth0/accept_dad
 run "eth0 up" ip link set eth0 up
 [ -n "${RT_MTU:-}" ] && run "set MTU" ip link set eth0 mtu "$RT_MTU"
 run "address" ip addr add "$RT_ADDR" dev eth0

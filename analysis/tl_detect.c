@@ -347,6 +347,7 @@ struct burst {
 	uint32_t prev;            /* transmission of psn just before this burst */
 	uint32_t group;           /* bursts of the same psn in a row share a group id */
 	long fidx;
+	bool peer_error;          /* its finding says the peer QP was in ERROR (emit_bursts) */
 };
 
 /* Request k counted in round u: a packet resent, its bytes (a READ's: the
@@ -973,6 +974,21 @@ static void resent_words(uint32_t packets, uint64_t bytes, struct text *t)
 		tx(t, " (%" PRIu64 " bytes)", bytes);
 }
 
+/* The traced move to ERROR of QP q's peer at or before time t (the
+ * earliest), RT_TL_NONE when none. */
+static uint32_t peer_error_before(struct dctx *c, uint32_t q, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE;
+	for (size_t x = 0; x < b->errs.n && peer != RT_TL_NONE; x++) {
+		uint32_t j = *TL_AT(&b->errs, uint32_t, x);
+		const struct tl_evrec *o = tl_ev(b, j);
+		if (b->ev_qp[j] == peer && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 && item_t(c, j) <= t)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
 /* Round u went back to a PSN captured before, less than half its sender's
  * ACK timeout after that transmission (*waited), with no NAK in the capture
  * that asked for it (nor a READ response gap): a NAK the capture does not
@@ -1191,6 +1207,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		/* no earlier transmission captured and no gap after it: the sending engine
 		 * said this was a resend; the loss started at its earlier send (or the WR post) */
 		bool unseen = !nak && !rgap && !captured && gp == RT_TL_NONE;
+		uint32_t perr = RT_TL_NONE; /* an ACK timer's round: its peer QP's move to ERROR before it */
 		uint32_t esend = !unseen || k0->send_qp == RT_TL_NONE ? RT_TL_NONE
 				 : engine_send_before(c, k0->send_qp, k0->psn, k0->event != RT_TL_NONE ? k0->event : nev,
 						      item_t(c, k0->event != RT_TL_NONE ? k0->event : tl_item_pk(b, u->first)));
@@ -1337,6 +1354,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, "; the sender's resend of it was lost before the capture point");
 				if (u->trigger != RT_TL_NONE)
 					missed_trigger_words(c, k0, t_first, &t);
+				perr = u->requester != RT_TL_NONE ? peer_error_before(c, u->requester, t_first) : RT_TL_NONE;
+				if (perr != RT_TL_NONE)
+					tx(&t, "; its peer QP had moved to the ERROR state at %.6f s (its trace), and a QP in ERROR "
+					       "answers no request", (double)item_t(c, perr) / 1e9);
 				nb += unseen_rounds;
 			}
 			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
@@ -1424,6 +1445,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (o->group != u->group || o->stream != u->stream)
 				continue;
 			o->fidx = f;
+			o->peer_error = perr != RT_TL_NONE;
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, o->first));
 			evidence_pk(b, FI(b, f), o->trigger);
 		}
@@ -1442,6 +1464,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		if (nak_acked != ack)
 			evidence_pk(b, FI(b, f), nak_acked);
 		tl_finding_evidence(b, FI(b, f), esend);
+		tl_finding_evidence(b, FI(b, f), perr);
 		if (k0->wr != RT_TL_NONE)
 			tl_finding_evidence(b, FI(b, f), k0->wr);
 	}
@@ -2366,21 +2389,6 @@ static void peer_silence_words(struct dctx *c, const struct burst *u, struct tex
 	}
 }
 
-/* The traced move to ERROR of QP q's peer at or before time t (the
- * earliest), RT_TL_NONE when none. */
-static uint32_t peer_error_before(struct dctx *c, uint32_t q, uint64_t t)
-{
-	struct tl_build *b = c->b;
-	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE;
-	for (size_t x = 0; x < b->errs.n && peer != RT_TL_NONE; x++) {
-		uint32_t j = *TL_AT(&b->errs, uint32_t, x);
-		const struct tl_evrec *o = tl_ev(b, j);
-		if (b->ev_qp[j] == peer && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 && item_t(c, j) <= t)
-			return j;
-	}
-	return RT_TL_NONE;
-}
-
 static int error_completions(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -2438,7 +2446,8 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, " (transport retry counter exceeded: the peer is unreachable, dead, or its packets are dropped).");
 			if (u)
 				peer_silence_words(c, u, &t);
-			perr = peer_error_before(c, q, u ? item_t(c, tl_item_pk(b, u->first)) : item_t(c, (uint32_t)i));
+			perr = u && u->peer_error ? RT_TL_NONE /* (the Go-Back-N's words, merged below) */
+			       : peer_error_before(c, q, u ? item_t(c, tl_item_pk(b, u->first)) : item_t(c, (uint32_t)i));
 			if (perr != RT_TL_NONE)
 				tx(&t, " Its peer QP had moved to the ERROR state at %.6f s (its trace), before the resends: a QP "
 				       "in ERROR answers no request.", (double)item_t(c, perr) / 1e9);

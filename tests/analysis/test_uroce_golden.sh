@@ -129,7 +129,7 @@ check "bad rkey: the server's MRs say the rkey was none of theirs" expect "$tmp/
 rc=$(UROCE_FAULTS="drop:op=ack,nth=1" run error "$tmp/naklost" -- --ack-timeout 14 --retry-cnt 2)
 check "bad rkey, its NAK dropped as sent: the NAK from the responder's trace, the retries it left unanswered, nothing else" \
 	exactly "$tmp/naklost.json" "nak_error=refused rkey 0x" "nak_error=dropped that NAK as it sent it" \
-	"error_completion=RETRY_EXC_ERR" "error_completion=Its peer QP had moved to the ERROR state"
+	"error_completion=RETRY_EXC_ERR" "error_completion=peer QP had moved to the ERROR state"
 # without a capture, the requester's engine traced receiving it: the same rkey analysis
 rc=$(run error "$tmp/errnc" --no-capture)
 check "bad rkey, no capture: the NAK from the requester's trace, with the server's MRs" \

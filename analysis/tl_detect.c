@@ -132,6 +132,7 @@ struct dctx {
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
 	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
 	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
+	uint32_t *qp_first_error; /* per QP: its first move to ERROR (event), RT_TL_NONE; NULL until asked */
 	uint64_t cap_end;         /* capture_end(): the time of the capture's last packet */
 	struct rq_posts *rq;      /* receive WR posts per QP (recv_depth); NULL until asked */
 };
@@ -979,14 +980,22 @@ static void resent_words(uint32_t packets, uint64_t bytes, struct text *t)
 static uint32_t peer_error_before(struct dctx *c, uint32_t q, uint64_t t)
 {
 	struct tl_build *b = c->b;
-	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE;
-	for (size_t x = 0; x < b->errs.n && peer != RT_TL_NONE; x++) {
-		uint32_t j = *TL_AT(&b->errs, uint32_t, x);
-		const struct tl_evrec *o = tl_ev(b, j);
-		if (b->ev_qp[j] == peer && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6 && item_t(c, j) <= t)
-			return j;
+	size_t nq = b->qps.n;
+	if (!c->qp_first_error && nq) { /* per QP: its first move to ERROR (a QP's events are in time order) */
+		if (!(c->qp_first_error = malloc(nq * sizeof(uint32_t))))
+			return RT_TL_NONE;
+		for (size_t x = 0; x < nq; x++)
+			c->qp_first_error[x] = RT_TL_NONE;
+		for (size_t x = b->errs.n; x-- > 0;) {
+			uint32_t j = *TL_AT(&b->errs, uint32_t, x);
+			const struct tl_evrec *o = tl_ev(b, j);
+			if (b->ev_qp[j] < nq && o->ev.kind == RT_EV_QP_STATE && o->ev.u.qp_state.to_state == 6)
+				c->qp_first_error[b->ev_qp[j]] = j;
+		}
 	}
-	return RT_TL_NONE;
+	uint32_t peer = q < nq ? tl_qp(b, q)->peer : RT_TL_NONE;
+	uint32_t j = peer < nq ? c->qp_first_error[peer] : RT_TL_NONE;
+	return j != RT_TL_NONE && item_t(c, j) <= t ? j : RT_TL_NONE;
 }
 
 /* Round u went back to a PSN captured before, less than half its sender's
@@ -2228,6 +2237,8 @@ static int nak_error_events(struct dctx *c)
 			uint64_t key = (uint64_t)q << 32 ^ (uint64_t)p->psn << 3 ^ code;
 			if (tl_hash_get(&seen, key))
 				continue;
+			if (seen.n >= 64)
+				break; /* (each looks its request up in every event: enough to say what went wrong) */
 			if ((rc = tl_hash_put(&seen, key, 1)) < 0)
 				break;
 			struct nak_err ne = {.requester = q, .psn = p->psn, .code = code, .wr = RT_TL_NONE,
@@ -6312,6 +6323,7 @@ int tl_detect(struct tl_build *b)
 	free(c.qp_explained);
 	free(c.proc_rxe);
 	free(c.qp_captured);
+	free(c.qp_first_error);
 	if (c.rq) {
 		free(c.rq->off);
 		free(c.rq->ev);

@@ -1071,9 +1071,14 @@ static uint8_t claim_retry(struct tl_build *b, struct eretry *r, size_t n, uint6
  * sender's only with one left over: first a retry from the round's first
  * PSN, then one from an earlier PSN (whose first resends never reached the
  * capture), so that a round from a later PSN does not take the retry of
- * another.  Per burst, 0 for a round that is not early or whose sender's
- * engine did not trace it; NULL when there are none (no engine packet
- * events). */
+ * another.  A round of SENDs or WRITEs no NAK in the capture started (an
+ * ACK timer's) with no retry before it starts at a packet held back on the
+ * way, which passed the capture point after the later ones, as a round
+ * would: it is the round of a retry that came while it went on (the
+ * engine's cause), else none (READs and atomics asked again are grouped
+ * otherwise: not judged).  Per burst, 0 for a round of a NAK in the
+ * capture, one that claimed its retry, or one whose sender's engine did
+ * not trace it; NULL when there are none (no engine packet events). */
 #define ROUND_NOT_MADE 0xFF
 static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 {
@@ -1085,23 +1090,36 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 	uint8_t *traced = calloc(nq + 1, 1), *lost = calloc(b->procs.n + 1, 1), *eng = NULL;
 	struct eretry *r = NULL;
 	size_t nretry = 0;
+	/* per QP: 1 its engine traced sending packets, 2 retries, 4 resends, 8 its
+	 * process lost events; traced when 1, not 8, and 2 or not 4 (an engine
+	 * that traces its resends but no retries is not one to judge by) */
 	for (size_t i = 0; traced && lost && i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind == RT_EV_LOST && e->proc < b->procs.n)
 			lost[e->proc] = 1;
-		else if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX) && b->ev_qp[i] < nq)
-			traced[b->ev_qp[i]] = 1;
-		else if (e->ev.kind == RT_EV_RETRY && e->ev.u.retry.cause != RT_RETRY_RNR && b->ev_qp[i] < nq)
-			nretry++;
 	}
+	for (size_t i = 0; traced && lost && i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint32_t q = b->ev_qp[i];
+		if (q >= nq || (e->ev.kind != RT_EV_PACKET && e->ev.kind != RT_EV_RETRY))
+			continue;
+		if (e->proc < b->procs.n && lost[e->proc])
+			traced[q] |= 8;
+		if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX))
+			traced[q] |= 1 | ((e->ev.u.pkt.flags & RT_PKTF_RETRANS) ? 4 : 0);
+		else if (e->ev.kind == RT_EV_RETRY) {
+			traced[q] |= 2; /* (an RNR NAK's too: it traces its retries) */
+			nretry += e->ev.u.retry.cause != RT_RETRY_RNR;
+		}
+	}
+	for (size_t q = 0; traced && q < nq; q++)
+		traced[q] = (traced[q] & 1) && !(traced[q] & 8) && ((traced[q] & 2) || !(traced[q] & 4));
 	if (!traced || !lost || !(r = calloc(nretry + 1, sizeof(*r))) || !(eng = calloc(bursts->n, 1)))
 		goto out;
 	for (size_t i = 0; i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind != RT_EV_RETRY || e->ev.u.retry.cause == RT_RETRY_RNR || b->ev_qp[i] >= nq)
 			continue;
-		if (e->proc < b->procs.n && lost[e->proc])
-			traced[b->ev_qp[i]] = 0; /* its trace may lack retries */
 		uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
 		if (unc > 1000000000ull)
 			unc = 1000000000ull; /* an unbounded clock: its wall clock, taken as within a second */
@@ -1111,18 +1129,25 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 	qsort(r, nr, sizeof(*r), eretry_cmp);
 	bool any = false;
 	uint8_t *claimed = calloc(bursts->n, 1);
-	for (int pass = 0; claimed && pass < 4; pass++) { /* exact: other rounds, early ones; then ranges */
+	/* exact: other rounds, early ones; then ranges; then other rounds no NAK
+	 * in the capture started, up to their last packet */
+	for (int pass = 0; claimed && pass < 5; pass++) {
 		for (size_t x = 0; x < bursts->n; x++) {
 			const struct burst *u = TL_AT(bursts, struct burst, x);
 			uint64_t waited;
 			bool early = burst_early(c, u, &waited);
+			uint8_t cls = tl_pk(b, u->first)->op_class;
 			if (claimed[x] || u->cause == RT_RETRY_RNR || u->requester >= nq || !traced[u->requester] ||
 			    early != (pass & 1))
 				continue;
-			uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
+			if (pass == 4 && ((u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE) ||
+					  cls == RT_CLASS_READ_REQ || cls == RT_CLASS_ATOMIC))
+				continue;
+			uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
 			uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
-			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, from, t_first);
-			if (early && (claimed[x] || pass == 3)) {
+			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, from,
+						 pass == 4 ? t_last : t_first);
+			if ((early && (claimed[x] || pass == 3)) || pass == 4) {
 				eng[x] = claimed[x] ? claimed[x] : ROUND_NOT_MADE;
 				any = true;
 			}
@@ -1305,7 +1330,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			bool early = burst_early(c, u, &waited);
 			uint32_t rpsn = early ? u->psn : u->round_psn;
 			uint8_t ecause = eng ? eng[i] : 0;
-			if (early && ecause) {
+			if (!early && ecause) {
+				tx(&t, ": the sender went back to PSN 0x%06x, its first packet held back on the way (it passed the "
+				       "capture point after the later ones): its engine traced that retry after %s",
+				   u->psn, ecause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error"
+					   : ecause == RT_RETRY_ACK_TIMEOUT ? "its ACK timer went off" : "an implied NAK");
+			} else if (early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK "
 				       "timeout (timeout=%u, %.2f ms) could expire: its engine traced that retry after %s",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0,

@@ -736,25 +736,27 @@ static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak,
 	}
 }
 
+/* Whether event i is QP q's engine sending a request with this PSN (a TX
+ * packet event; responses the QP sent as a responder are not requests). */
+static bool engine_request_send(struct tl_build *b, size_t i, uint32_t q, uint32_t psn)
+{
+	const struct rt_event *ev = &tl_ev(b, i)->ev;
+	if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_TX) || b->ev_qp[i] != q || ev->u.pkt.psn != psn)
+		return false;
+	const struct rt_opcode_info *op = rt_opcode_info(ev->u.pkt.opcode);
+	return op && op->op_class != RT_CLASS_ACK && op->op_class != RT_CLASS_READ_RESP &&
+	       op->op_class != RT_CLASS_ATOMIC_ACK;
+}
+
 /* The engine's latest send of a request with this PSN by QP q among the
- * events before index `from` that are also earlier than time t: its TX packet
- * event (responses the QP sent as a responder are not requests), RT_TL_NONE
- * when the engine did not trace it.  The reader returns events in time order,
- * so the walk back stops at the first match. */
+ * events before index `from` that are also earlier than time t,
+ * RT_TL_NONE when the engine did not trace it.  The reader returns events
+ * in time order, so the walk back stops at the first match. */
 static uint32_t engine_send_before(struct dctx *c, uint32_t q, uint32_t psn, size_t from, uint64_t t)
 {
-	struct tl_build *b = c->b;
-	for (size_t i = from; i-- > 0;) {
-		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_TX) || b->ev_qp[i] != q || ev->u.pkt.psn != psn)
-			continue;
-		const struct rt_opcode_info *op = rt_opcode_info(ev->u.pkt.opcode);
-		if (!op || op->op_class == RT_CLASS_ACK || op->op_class == RT_CLASS_READ_RESP ||
-		    op->op_class == RT_CLASS_ATOMIC_ACK)
-			continue;
-		if (item_t(c, (uint32_t)i) < t)
+	for (size_t i = from; i-- > 0;)
+		if (engine_request_send(c->b, i, q, psn) && item_t(c, (uint32_t)i) < t)
 			return (uint32_t)i;
-	}
 	return RT_TL_NONE;
 }
 
@@ -1012,6 +1014,13 @@ static bool burst_early(struct dctx *c, const struct burst *u, uint64_t *waited)
 	*waited = captured ? item_t(c, tl_item_pk(b, u->first)) - item_t(c, tl_item_pk(b, u->prev)) : 0;
 	uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
 	return !(u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE) && !rgap && captured && half && *waited < half;
+}
+
+/* A retry cause in words: "... after NAK PSN sequence error". */
+static const char *retry_cause_words(unsigned cause)
+{
+	return cause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error"
+	       : cause == RT_RETRY_ACK_TIMEOUT ? "local ACK timeout" : "an implied NAK";
 }
 
 /* An engine retry event with its aligned time, for engine_rounds(). */
@@ -1333,14 +1342,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (!early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x, its first packet held back on the way (it passed the "
 				       "capture point after the later ones): its engine traced that retry after %s",
-				   u->psn, ecause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error"
-					   : ecause == RT_RETRY_ACK_TIMEOUT ? "its ACK timer went off" : "an implied NAK");
+				   u->psn, retry_cause_words(ecause));
 			} else if (early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK "
 				       "timeout (timeout=%u, %.2f ms) could expire: its engine traced that retry after %s",
-				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0,
-				   ecause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error"
-				   : ecause == RT_RETRY_ACK_TIMEOUT ? "its ACK timer went off" : "an implied NAK");
+				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0, retry_cause_words(ecause));
 			} else if (early && b->capture_lossless) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, with no NAK in the capture, "
 				       "which dropped nothing: its ACK timer (timeout=%u, %.2f ms) went off early, armed for an "
@@ -2200,21 +2206,11 @@ static bool event_captured(struct dctx *c, uint32_t i)
  * before time t, else the first), RT_TL_NONE when it traced none. */
 static uint32_t engine_request(struct dctx *c, uint32_t q, uint32_t psn, uint64_t t)
 {
-	struct tl_build *b = c->b;
-	uint32_t best = RT_TL_NONE;
-	for (size_t i = 0; i < tl_nev(b); i++) {
-		const struct tl_evrec *x = tl_ev(b, i);
-		const struct rt_opcode_info *op;
-		if (x->ev.kind != RT_EV_PACKET || !(x->ev.flags & RT_EVF_TX) || b->ev_qp[i] != q ||
-		    x->ev.u.pkt.psn != psn || !(op = rt_opcode_info(x->ev.u.pkt.opcode)) || op->op_class == RT_CLASS_ACK ||
-		    op->op_class == RT_CLASS_READ_RESP || op->op_class == RT_CLASS_ATOMIC_ACK)
-			continue;
-		if (best == RT_TL_NONE || item_t(c, (uint32_t)i) <= t)
-			best = (uint32_t)i;
-		if (item_t(c, (uint32_t)i) > t)
-			break;
-	}
-	return best;
+	uint32_t s = engine_send_before(c, q, psn, tl_nev(c->b), t + 1);
+	for (size_t i = 0; s == RT_TL_NONE && i < tl_nev(c->b); i++)
+		if (engine_request_send(c->b, i, q, psn))
+			s = (uint32_t)i;
+	return s;
 }
 
 /* QP q's move to ERROR within 10 ms after event i (a responder moves its
@@ -5693,7 +5689,7 @@ static int retry_events(struct dctx *c)
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, q, &t);
 		tx(&t, ": %u retr%s from PSN 0x%06x after %s", n, n == 1 ? "y" : "ies", r->first_psn,
-		   r->cause == RT_RETRY_NAK_SEQ ? "NAK PSN sequence error" : r->cause == RT_RETRY_ACK_TIMEOUT ? "local ACK timeout" : "an implied NAK");
+		   retry_cause_words(r->cause));
 		if (r->cause == RT_RETRY_ACK_TIMEOUT)
 			tx(&t, " (%.3f ms)", r->timeout_us / 1000.0);
 		uint64_t t_start = item_t(c, G->first), t_last = item_t(c, G->last), lost;

@@ -1365,6 +1365,28 @@ static bool nak_round_follows(struct tl_build *b, size_t i, uint32_t n)
 	return false;
 }
 
+/* An engine packet event with its QP: which way it went and who sent it. */
+struct epkt {
+	const struct rt_ev_packet *p;
+	const struct rt_opcode_info *op;
+	bool resp, txd;
+	uint32_t sender;          /* QP index of the sending side, RT_TL_NONE */
+};
+
+static bool engine_pkt(struct tl_build *b, size_t i, struct epkt *x)
+{
+	struct tl_evrec *e = tl_ev(b, i);
+	if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
+		return false;
+	x->p = &e->ev.u.pkt;
+	x->op = rt_opcode_info(x->p->opcode);
+	x->resp = x->op && (x->op->op_class == RT_CLASS_ACK || x->op->op_class == RT_CLASS_READ_RESP ||
+			    x->op->op_class == RT_CLASS_ATOMIC_ACK);
+	x->txd = e->ev.flags & RT_EVF_TX;
+	x->sender = x->txd ? b->ev_qp[i] : tl_qp(b, b->ev_qp[i])->peer;
+	return true;
+}
+
 /* Whether the sending engine traced request k (matched to its event by
  * engine_match) as a resend, and its send just before, on the same QP, as
  * the PSN before k's, dropped as it left (injected loss): a round going on
@@ -1383,14 +1405,12 @@ static bool engine_resend_after_drop(struct tl_build *b, const struct tl_pk *k)
 	size_t lo = e > 256 ? e - 256 : 0, hi = e + 256 < nev ? e + 256 : nev;
 	for (size_t j = lo; j < hi; j++) {
 		const struct tl_evrec *x = tl_ev(b, j);
-		if (j == e || x->ev.kind != RT_EV_PACKET || !(x->ev.flags & RT_EVF_TX) || x->host != ke->host ||
+		struct epkt p;
+		if (j == e || !engine_pkt(b, j, &p) || !p.txd || !p.op || p.resp || x->host != ke->host ||
 		    x->proc != ke->proc || b->ev_qp[j] != b->ev_qp[e] || x->raw_ns > ke->raw_ns ||
 		    (prev && x->raw_ns < prev->raw_ns))
 			continue;
-		const struct rt_opcode_info *op = rt_opcode_info(x->ev.u.pkt.opcode);
-		if (op && op->op_class != RT_CLASS_ACK && op->op_class != RT_CLASS_READ_RESP &&
-		    op->op_class != RT_CLASS_ATOMIC_ACK)
-			prev = x;
+		prev = x;
 	}
 	return prev && (prev->ev.u.pkt.flags & RT_PKTF_DROPPED) && prev->ev.u.pkt.psn == rt_psn_add(k->psn, -1);
 }
@@ -2584,28 +2604,6 @@ static int wire_streams(struct lctx *c)
 	free(reads);
 	free(origin);
 	return rc;
-}
-
-/* An engine packet event with its QP: which way it went and who sent it. */
-struct epkt {
-	const struct rt_ev_packet *p;
-	const struct rt_opcode_info *op;
-	bool resp, txd;
-	uint32_t sender;          /* QP index of the sending side, RT_TL_NONE */
-};
-
-static bool engine_pkt(struct tl_build *b, size_t i, struct epkt *x)
-{
-	struct tl_evrec *e = tl_ev(b, i);
-	if (e->ev.kind != RT_EV_PACKET || b->ev_qp[i] == RT_TL_NONE)
-		return false;
-	x->p = &e->ev.u.pkt;
-	x->op = rt_opcode_info(x->p->opcode);
-	x->resp = x->op && (x->op->op_class == RT_CLASS_ACK || x->op->op_class == RT_CLASS_READ_RESP ||
-			    x->op->op_class == RT_CLASS_ATOMIC_ACK);
-	x->txd = e->ev.flags & RT_EVF_TX;
-	x->sender = x->txd ? b->ev_qp[i] : tl_qp(b, b->ev_qp[i])->peer;
-	return true;
 }
 
 /* 2b. engine packet events: the wire packet each one is, and the sent

@@ -252,6 +252,11 @@ static void ann_build(const struct rt_timeline *tl, const struct tl_pktrec *p, s
 		ab_str(&t, " held back on the way (reordered): it came after later PSNs");
 		if (p->bits & TL_PKB_DUP)
 			ab_str(&t, " and after its resend, and the receiver discards it as a duplicate");
+	} else if ((p->bits & TL_PKB_DUP) && !(p->bits & TL_PKB_REQUEST)) {
+		/* a response nothing asked for again (tl_detect.c response_copies) */
+		ab_str(&t, "copy of the response for PSN ");
+		ab_hex6(&t, p->psn);
+		ab_str(&t, " made on the way: the requester drops it as a duplicate");
 	} else if (p->bits & TL_PKB_DUP) {
 		/* a duplicate that is no retransmission: a copy made on the way (tl_link.c wire_copy) */
 		ab_str(&t, "copy of PSN ");

@@ -3408,6 +3408,189 @@ static int wire_copies(struct dctx *c)
 	return rc;
 }
 
+/* ---- responses the network or the capture duplicated ---- */
+
+/* Recent responses of a stream compared with each new one (copies made on
+ * the way follow their original closely). */
+#define RESP_RECENT 8
+
+/* Per responder QP: what may make it send a response again. */
+struct resp_stream {
+	uint32_t recent[RESP_RECENT]; /* its latest responses (packet indices), RT_TL_NONE */
+	unsigned next;                /* where the next one goes in recent */
+	uint32_t max_psn;             /* highest PSN captured in a request or a response (a READ's
+				       * responses go past its request's PSN) */
+	bool have;                    /* a request captured */
+	bool cut;                     /* the capture started after the stream had (tl_pk.cut_start): what
+				       * asked for a repeat may have come before it */
+	uint32_t repeats_owed;        /* requests captured again (PSN at or below max_psn), not yet answered
+				       * by a repeated ACK, NAK or atomic ACK */
+	/* its latest READ requests: first PSN, and whether that was asked
+	 * again (a request at or below max_psn) */
+	uint32_t read_psn[RESP_RECENT];
+	bool read_again[RESP_RECENT];
+	unsigned nreads;
+};
+
+/* Whether responses a and o carry the same thing: PSN, opcode, syndrome and
+ * length. */
+static bool same_response(const struct tl_pk *a, const struct tl_pk *o)
+{
+	return a->psn == o->psn && a->opcode == o->opcode && a->syndrome == o->syndrome &&
+	       a->payload_len == o->payload_len && a->wirelen == o->wirelen && a->dqpn == o->dqpn &&
+	       a->src_ep == o->src_ep && a->dst_ep == o->dst_ep;
+}
+
+/* Whether repeated response k of stream S is one its responder was asked
+ * for: a READ response whose PSN a READ request asked for again (the
+ * latest READ request at or below its PSN, whose span holds it, was a
+ * request again: a requester that misses a response asks from there), an
+ * ACK, NAK or atomic ACK for a request the capture saw again (a responder
+ * answers a duplicate again; two duplicates before the first answer make
+ * two equal ones). */
+static bool response_asked_again(const struct resp_stream *S, const struct tl_pk *k)
+{
+	if (k->op_class != RT_CLASS_READ_RESP)
+		return S->repeats_owed > 0;
+	int best = -1;
+	for (unsigned x = 0; x < S->nreads && x < RESP_RECENT; x++)
+		if (rt_psn_diff(k->psn, S->read_psn[x]) >= 0 &&
+		    (best < 0 || rt_psn_diff(S->read_psn[x], S->read_psn[best]) > 0))
+			best = (int)x;
+	return best >= 0 && S->read_again[best];
+}
+
+/* Responses the capture holds twice with nothing that asked for the second
+ * (the same PSN, opcode, syndrome and length, within a second): a responder
+ * answers a request once, and again only when the request comes again.  A
+ * copy made on the way; the requester drops it.  One finding per stream
+ * (responder QP).  Not where the capture says it dropped packets, nor in a
+ * stream the capture joined late: a request it missed may have asked for
+ * the repeat. */
+static int response_copies(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t npk = tl_npk(b), nq = b->qps.n;
+	if (b->capture_dropped || !nq)
+		return 0;
+	struct resp_stream *st = malloc(nq * sizeof(*st));
+	struct tl_vec copies; /* uint32_t pairs: copy, the response it repeats */
+	if (!st)
+		return -ENOMEM;
+	for (size_t q = 0; q < nq; q++) {
+		memset(&st[q], 0, sizeof(st[q]));
+		memset(st[q].recent, 0xFF, sizeof(st[q].recent));
+	}
+	tl_vec_init(&copies, 2 * sizeof(uint32_t));
+	int rc = 0;
+	for (size_t i = 0; i < npk && rc >= 0; i++) {
+		struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || k->damaged || k->icrc == RT_ICRC_BAD)
+			continue;
+		if (k->is_request && k->recv_qp < nq) {
+			struct resp_stream *S = &st[k->recv_qp];
+			if (!S->have)
+				S->cut = k->cut_start;
+			bool again = S->have && rt_psn_diff(k->psn, S->max_psn) <= 0;
+			S->repeats_owed += again;
+			if (k->op_class == RT_CLASS_READ_REQ) {
+				unsigned x = S->nreads++ % RESP_RECENT;
+				S->read_psn[x] = k->psn;
+				S->read_again[x] = again;
+			}
+			if (!S->have || rt_psn_diff(k->psn, S->max_psn) > 0)
+				S->max_psn = k->psn;
+			S->have = true;
+			continue;
+		}
+		if (!k->is_response || k->send_qp >= nq)
+			continue;
+		struct resp_stream *S = &st[k->send_qp];
+		if (S->have && rt_psn_diff(k->psn, S->max_psn) > 0)
+			S->max_psn = k->psn;
+		uint32_t o = RT_TL_NONE;
+		for (unsigned x = 0; x < RESP_RECENT && o == RT_TL_NONE; x++) {
+			uint32_t r = S->recent[(S->next + RESP_RECENT - 1 - x) % RESP_RECENT];
+			if (r != RT_TL_NONE && same_response(k, tl_pk(b, r)))
+				o = r;
+		}
+		S->recent[S->next] = (uint32_t)i;
+		S->next = (S->next + 1) % RESP_RECENT;
+		if (o == RT_TL_NONE)
+			continue;
+		if (response_asked_again(S, k)) {
+			if (k->op_class != RT_CLASS_READ_RESP)
+				S->repeats_owed--;
+			continue;
+		}
+		const struct tl_pk *first = tl_pk(b, o);
+		if (!S->have || S->cut || k->raw_ns < first->raw_ns || k->raw_ns - first->raw_ns >= 1000000000ull)
+			continue;
+		k->dup = true;
+		uint32_t *pair = tl_vec_push(&copies);
+		if (!pair) {
+			rc = -ENOMEM;
+			break;
+		}
+		pair[0] = (uint32_t)i;
+		pair[1] = o;
+	}
+	free(st);
+	/* one finding per responder QP */
+	for (size_t q = 0; q < nq && rc >= 0 && copies.n; q++) {
+		uint32_t n = 0, firstc = RT_TL_NONE, orig = RT_TL_NONE;
+		for (size_t x = 0; x < copies.n; x++) {
+			const uint32_t *pair = TL_AT(&copies, uint32_t, 2 * x);
+			if (tl_pk(b, pair[0])->send_qp != q)
+				continue;
+			if (!n++) {
+				firstc = pair[0];
+				orig = pair[1];
+			}
+		}
+		if (!n)
+			continue;
+		const struct tl_pk *k = tl_pk(b, firstc), *o = tl_pk(b, orig);
+		const struct rt_opcode_info *op = rt_opcode_info(k->opcode);
+		bool read = k->op_class == RT_CLASS_READ_RESP;
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "%u response%s from ", n, n == 1 ? "" : "s");
+		qp_name(b, (uint32_t)q, &t);
+		tx(&t, " to ");
+		qp_name(b, k->recv_qp, &t);
+		tx(&t, " %s on the wire twice: frame %u repeats frame %u (%s", n == 1 ? "was" : "were", k->frame, o->frame,
+		   op ? op->name : "response");
+		if (k->aeth_type == RT_AETH_NAK || k->aeth_type == RT_AETH_RNR_NAK)
+			tx(&t, ", %s", k->aeth_type == RT_AETH_RNR_NAK ? "RNR NAK" : "NAK");
+		tx(&t, ", PSN 0x%06x, %.3f ms later). No request came between them that the responder could have answered "
+		       "again: it answers a request once, and again only when %s. Something on the way duplicates frames "
+		       "(%s); the requester drops each copy (%s), at the cost of the bandwidth.",
+		   k->psn, (double)(k->raw_ns - o->raw_ns) / 1e6,
+		   read ? "a READ request asks for those PSNs again" : "the request comes again (a retransmission or a copy)",
+		   DUPLICATING,
+		   read ? "a READ response for a PSN it has had already" : "an answer for PSNs it has had answered already");
+		tx(&e, "frame %u (copy of frame %u)", k->frame, o->frame);
+		if (n > 1)
+			tx(&e, " and %u more", n - 1);
+		long f = finding(b, RT_TLFK_DUPLICATE, RT_TLS_WARNING, item_t(c, tl_item_pk(b, firstc)), (uint32_t)q, 0, 0,
+				 &t, &e);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (size_t x = 0, m = 0; x < copies.n && m < 64; x++) {
+			const uint32_t *pair = TL_AT(&copies, uint32_t, 2 * x);
+			if (tl_pk(b, pair[0])->send_qp != q)
+				continue;
+			evidence_pk(b, FI(b, f), pair[0]);
+			evidence_pk(b, FI(b, f), pair[1]);
+			m++;
+		}
+	}
+	tl_vec_free(&copies);
+	return rc < 0 ? rc : 0;
+}
+
 /* ---- UD datagrams delivered twice ---- */
 
 /* Whether packets a and o are one UD datagram: the same source address and
@@ -6310,6 +6493,8 @@ int tl_detect(struct tl_build *b)
 		rc = wire_anomalies(&c);
 	if (!rc)
 		rc = wire_copies(&c);
+	if (!rc)
+		rc = response_copies(&c);
 	if (!rc)
 		rc = ud_copies(&c);
 	if (!rc)

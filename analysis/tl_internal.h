@@ -180,6 +180,9 @@ struct tl_pk {
 	bool same_datagram : 1;   /* wire_copy: told by its IPv4 identification */
 	bool before_timer : 1;    /* wire_copy: told by coming before any ACK timer could go off
 				   * (else by its PSN: an older one was outstanding) */
+	bool cut_start : 1;       /* the first captured request of its stream, which is not the stream's
+				   * starting PSN (its CM exchange or QP state named another): the
+				   * capture started after the stream had (tl_link.c wire_streams) */
 	bool late : 1;            /* a request held back on the way: it passed the capture point after
 				   * later PSNs of its stream (and maybe its resend), and the sender
 				   * went on as before (tl_link.c stray_request); no retransmission */

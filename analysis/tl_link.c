@@ -2211,6 +2211,7 @@ static int wire_streams(struct lctx *c)
 				S->first_pk = (uint32_t)i;
 				S->from_start = k->send_qp < nqp && origin[k->send_qp].have_start &&
 						origin[k->send_qp].start_psn == k->psn;
+				k->cut_start = k->send_qp < nqp && origin[k->send_qp].have_start && !S->from_start;
 				psn_map_start(&first, s, k->psn);
 				psn_map_start(&last, s, k->psn);
 			} else {

@@ -206,6 +206,20 @@ check "an atomic sent twice on the way: one duplicate finding, told by the ACK t
 UROCE_FAULTS="dup:op=read,nth=1" run minimal "$tmp/readdup" >/dev/null
 check "a READ request sent twice on the way: one duplicate finding, nothing else" \
 	exactly "$tmp/readdup.json" "duplicate=RC RDMA Read Request" "duplicate=no ACK timer could have gone off yet"
+# responses copied on the way: no request came again between the two, so
+# the responder had no reason to answer twice (requests copied above make
+# it answer again: those runs have no response copy)
+UROCE_FAULTS="dup:op=read_resp,nth=3" run minimal "$tmp/readrespdup" --size 65536 >/dev/null
+check "a READ response sent twice on the way: one duplicate finding, nothing else" \
+	exactly "$tmp/readrespdup.json" "duplicate=1 response from QP" "duplicate=RC RDMA Read Response Middle" \
+	"duplicate=asks for those PSNs again"
+UROCE_FAULTS="dup:op=ack,nth=2" run imm "$tmp/ackdup" >/dev/null
+check "an ACK sent twice on the way: one duplicate finding, nothing else" \
+	exactly "$tmp/ackdup.json" "duplicate=1 response from QP" "duplicate=(RC Acknowledge, PSN" \
+	"duplicate=the request comes again"
+UROCE_FAULTS="dup:op=atomic_ack,nth=2" run atomics "$tmp/atomicackdup" >/dev/null
+check "an atomic ACK sent twice on the way: one duplicate finding, nothing else" \
+	exactly "$tmp/atomicackdup.json" "duplicate=1 response from QP" "duplicate=RC Atomic Acknowledge"
 # a WRITE packet held back 5 ms before the capture point (uroce's "delay"
 # fault): the receiver NAKs the gap, the sender resends, and the packet
 # itself comes late, after its resend: one Go-Back-N that says so and one

@@ -3413,6 +3413,9 @@ static int wire_copies(struct dctx *c)
 /* Recent responses of a stream compared with each new one (copies made on
  * the way follow their original closely). */
 #define RESP_RECENT 8
+/* READ requests a stream remembers: a requester may have many outstanding,
+ * and asks again from inside any of them. */
+#define RESP_READS 32
 
 /* Per responder QP: what may make it send a response again. */
 struct resp_stream {
@@ -3427,8 +3430,8 @@ struct resp_stream {
 				       * by a repeated ACK, NAK or atomic ACK */
 	/* its latest READ requests: first PSN, and whether that was asked
 	 * again (a request at or below max_psn) */
-	uint32_t read_psn[RESP_RECENT];
-	bool read_again[RESP_RECENT];
+	uint32_t read_psn[RESP_READS];
+	bool read_again[RESP_READS];
 	unsigned nreads;
 };
 
@@ -3453,11 +3456,14 @@ static bool response_asked_again(const struct resp_stream *S, const struct tl_pk
 	if (k->op_class != RT_CLASS_READ_RESP)
 		return S->repeats_owed > 0;
 	int best = -1;
-	for (unsigned x = 0; x < S->nreads && x < RESP_RECENT; x++)
+	/* newest first: of two with the same PSN, the latest one tells */
+	for (unsigned y = 0; y < S->nreads && y < RESP_READS; y++) {
+		unsigned x = (S->nreads - 1 - y) % RESP_READS;
 		if (rt_psn_diff(k->psn, S->read_psn[x]) >= 0 &&
 		    (best < 0 || rt_psn_diff(S->read_psn[x], S->read_psn[best]) > 0))
 			best = (int)x;
-	return best >= 0 && S->read_again[best];
+	}
+	return best < 0 || S->read_again[best]; /* (none remembered: it cannot be told) */
 }
 
 /* Responses the capture holds twice with nothing that asked for the second
@@ -3494,7 +3500,7 @@ static int response_copies(struct dctx *c)
 			bool again = S->have && rt_psn_diff(k->psn, S->max_psn) <= 0;
 			S->repeats_owed += again;
 			if (k->op_class == RT_CLASS_READ_REQ) {
-				unsigned x = S->nreads++ % RESP_RECENT;
+				unsigned x = S->nreads++ % RESP_READS;
 				S->read_psn[x] = k->psn;
 				S->read_again[x] = again;
 			}

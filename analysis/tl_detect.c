@@ -2374,11 +2374,14 @@ static bool qp_torn_down(struct dctx *c, uint32_t q, size_t i)
 			return true;
 		if (e->host == st->host && e->proc == st->proc && e->ev.tid == st->ev.tid &&
 		    e->ev.u.cm.event == RT_CM_CALL_DISCONNECT) {
-			/* nothing else of that thread in between */
+			/* nothing else of that thread in between (but what an engine
+			 * traced inside the call: the DREQ it sent, its copy of the
+			 * state change) */
 			bool direct = true;
 			for (size_t k = i + 1; k < j && direct; k++) {
 				const struct tl_evrec *o = tl_ev(b, k);
-				direct = !(o->host == st->host && o->proc == st->proc && o->ev.tid == st->ev.tid);
+				direct = !(o->host == st->host && o->proc == st->proc && o->ev.tid == st->ev.tid &&
+					   !(o->ev.flags & RT_EVF_ENGINE));
 			}
 			if (direct)
 				return true;
@@ -3377,6 +3380,9 @@ static int wire_copies(struct dctx *c)
 		else if (k->same_datagram)
 			tx(&t, "the copy is the same IPv4 datagram (identification 0x%04x; the sender gives each packet a new "
 			       "one)", k->ip_id);
+		else if (k->engine_copy)
+			tx(&t, "its engine traced the two as one transmission sent twice (no retry between, the same "
+			       "retransmission count), so the copy was made as it left the sender or after");
 		else if (k->before_timer)
 			tx(&t, "and no ACK timer could have gone off yet: the sender's first request (its starting PSN, frame %u) "
 			       "left only %.3f ms before, under half its local ACK timeout (timeout=%u, %.2f ms)",

@@ -178,6 +178,8 @@ struct tl_pk {
 				   * made, not a retransmission (tl_link.c wire_copy): retrans 0, dup,
 				   * prev_tx the packet it repeats */
 	bool same_datagram : 1;   /* wire_copy: told by its IPv4 identification */
+	bool engine_copy : 1;     /* wire_copy: told by its sender's engine, which traced the same
+				   * transmission twice (no resend between) */
 	bool before_timer : 1;    /* wire_copy: told by coming before any ACK timer could go off
 				   * (else by its PSN: an older one was outstanding) */
 	bool cut_start : 1;       /* the first captured request of its stream, which is not the stream's

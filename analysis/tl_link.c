@@ -1534,12 +1534,30 @@ static bool same_datagram(struct tl_build *b, const struct stream *S, const stru
 	return ids_tell_datagrams(b, S, k) && o->ip_id == k->ip_id;
 }
 
+/* Whether the sender's engine traced request k as the same transmission
+ * as o, the one before it of its PSN: two sends with the same
+ * retransmission count, no resend between (an engine marks each resend),
+ * so nothing made it send the PSN again (uroce's dup fault traces its
+ * copy so). */
+static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k)
+{
+	if (k->event == RT_TL_NONE || o->event == RT_TL_NONE || k->event == o->event)
+		return false;
+	const struct rt_event *ke = &tl_ev(b, k->event)->ev, *oe = &tl_ev(b, o->event)->ev;
+	return ke->kind == RT_EV_PACKET && oe->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) &&
+	       (oe->flags & RT_EVF_TX) && ke->u.pkt.psn == oe->u.pkt.psn &&
+	       ke->u.pkt.retrans_count == oe->u.pkt.retrans_count &&
+	       (ke->u.pkt.flags & RT_PKTF_RETRANS) == (oe->u.pkt.flags & RT_PKTF_RETRANS);
+}
+
 /* Whether request k (unwrapped PSN pu, not a READ or atomic) is a copy of
  * the stream's request right before it that the network or the capture
  * made, rather than a retransmission.  It repeats that packet (PSN, opcode,
  * lengths) with no NAK since, well within the local ACK timeout, and either
  * is the very same IPv4 datagram (the same identification, where the
- * sender's vary: a resend is a new datagram) or repeats a PSN no Go-Back-N
+ * sender's vary: a resend is a new datagram), or its sender's engine traced
+ * it as the same transmission as that one (engine_same_transmission), or
+ * repeats a PSN no Go-Back-N
  * starts from: a sender goes back to the oldest PSN not yet acknowledged,
  * or to the PSN a NAK names, and an older one was outstanding (known only
  * where the capture holds the stream's acknowledgements, and does not say
@@ -1565,6 +1583,10 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 		return false; /* (a NAK from before it still pending: it was late, and this its resend) */
 	if (same_datagram(b, S, o, k)) {
 		k->same_datagram = true;
+		return true;
+	}
+	if (engine_same_transmission(b, o, k)) {
+		k->engine_copy = true;
 		return true;
 	}
 	if (b->capture_dropped)

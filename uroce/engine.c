@@ -627,7 +627,9 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 		ctx->tx_msg[d].msg_hdr.msg_iov = ctx->tx_iov[d];
 		ctx->tx_msg[d].msg_hdr.msg_name = &ctx->tx_dst[d];
 		ctx->tx_n++;
-		uroce_trace_packet(qpn, h, paylen, 0, (uint8_t)(retrans + 1), true);
+		/* the same transmission again, as a copy made on the way would be:
+		   no retry made it, so no new retransmission count */
+		uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
 	}
 	if (ctx->tx_n + 2 > UROCE_TX_BATCH)
 		uroce_tx_flush(ctx);

@@ -390,8 +390,9 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			int lost_before = f->peer_dead ? 0 : (first_round && (int)i == f->lose_before) ||
 							     (second_round && (int)i == f->lose_resend_before);
 			int lost_after = f->peer_dead || (first_round && (int)i == f->lose_after);
+			struct rt_event pe;
 			if (s->c.engine_pkts) {
-				struct rt_event pe = sim_ev(s, 0, t, RT_EV_PACKET, s->c.qpn_a);
+				pe = sim_ev(s, 0, t, RT_EV_PACKET, s->c.qpn_a);
 				pe.flags = RT_EVF_TX | RT_EVF_ENGINE;
 				pe.u.pkt.psn = psn;
 				pe.u.pkt.dest_qpn = s->c.qpn_b;
@@ -406,8 +407,14 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				sent[i]++;
 			if (!lost_before)
 				sim_wire(s, t + L, 1, &p);
-			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last)
+			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
+				if (s->c.engine_pkts) { /* the same transmission, traced twice (uroce's dup fault) */
+					pe.ticks += 300;
+					pe.seq++;
+					sim_emit(s, 0, &pe);
+				}
+			}
 			uint64_t tb = t + 2 * L;
 			t += 1000;
 			if (answered && !lost_before && !lost_after && f->rnr_seq_nak && !seq_behind &&

@@ -453,24 +453,29 @@ static void test_wire_duplicate(void)
 	 * without identifications to tell: a copy while no ACK timer could have
 	 * gone off yet (the QP's first packet less than half the timeout
 	 * before); where one could have (timeout 2, 16 us), a resend of the
-	 * oldest unacknowledged PSN, as far as the capture shows */
-	for (int short_timeout = 0; short_timeout < 2; short_timeout++) {
+	 * oldest unacknowledged PSN, as far as the capture shows, unless the
+	 * sender's engine traced the two as one transmission sent twice */
+	for (int short_timeout = 0; short_timeout < 3; short_timeout++) {
 		struct sim_fault f = SIM_NOFAULT;
 		f.dup_on_wire = 0;
 		struct sim_cfg c = base_cfg();
 		if (short_timeout)
 			c.timeout = 2;
-		struct rt_timeline *tl = fault_run(short_timeout ? "wire-dup-first-late" : "wire-dup-first", 0, &f, 1, &c);
+		c.engine_pkts = short_timeout == 2;
+		struct rt_timeline *tl = fault_run(short_timeout == 2 ? "wire-dup-first-engine"
+						   : short_timeout ? "wire-dup-first-late" : "wire-dup-first", 0, &f, 1, &c);
 		CHECK(tl != NULL);
 		if (!tl)
 			continue;
 		unsigned kinds[8] = {0};
 		CHECK_EQ_U(problems(tl, kinds), 1);
-		CHECK_EQ_U(kinds[0], short_timeout ? RT_TLFK_GO_BACK_N : RT_TLFK_DUPLICATE);
+		CHECK_EQ_U(kinds[0], short_timeout == 1 ? RT_TLFK_GO_BACK_N : RT_TLFK_DUPLICATE);
 		const struct rt_tl_finding *F = rt_tl_finding_count(tl) ? rt_tl_finding(tl, 0) : NULL;
 		if (F && !short_timeout)
 			CHECK(contains(rt_tl_str(tl, F->text), "no ACK timer could have gone off yet: the sender's first "
 							       "request (its starting PSN, frame "));
+		if (F && short_timeout == 2)
+			CHECK(contains(rt_tl_str(tl, F->text), "its engine traced the two as one transmission sent twice"));
 		rt_timeline_free(tl);
 	}
 }

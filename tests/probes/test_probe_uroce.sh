@@ -208,6 +208,17 @@ st=[(r["from"],r["to"]) for r in ev if r["kind"]=="qp_state" and not r["flags"]&
 assert ("INIT","RTR") in st and ("RTR","RTS") in st, st
 assert any(r["kind"]=="qp_create" and not r["flags"]&8 for r in ev)
 ' "$T/rping.json"
+	# both sides and the capture in one run directory: a clean run, diagnosed
+	# clean (the receive rdma_disconnect flushes is teardown, whatever the
+	# engine traced inside that call: the DREQ it sent)
+	mkdir -p "$T/rp/s" "$T/rp/c"
+	cp "$T/rping.s/capture.pcapng" "$T/rp/" && cp -r "$T/rping.s/traces" "$T/rp/s/" && cp -r "$T/rping.c/traces" "$T/rp/c/"
+	"$RDMATRACE" diagnose --json "$T/rp" >"$T/rp.json" 2>"$T/rp.err"
+	check "rping: a clean run is diagnosed clean (exit 0, no finding above info)" python3 -c '
+import json,sys
+f=[x["kind"]+": "+x["text"] for x in json.load(open(sys.argv[1]))["findings"] if x["severity"]!="info"]
+assert sys.argv[2]=="0" and not f, (sys.argv[2], f)
+' "$T/rp.json" "$?"
 else
 	not_ok "rping -C 10 under record"
 fi

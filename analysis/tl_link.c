@@ -1536,16 +1536,19 @@ static bool same_datagram(struct tl_build *b, const struct stream *S, const stru
 
 /* Whether the sender's engine traced request k as the same transmission
  * as o, the one before it of its PSN: two sends with the same
- * retransmission count, no resend between (an engine marks each resend),
- * so nothing made it send the PSN again (uroce's dup fault traces its
- * copy so). */
+ * retransmission count, back to back in one thread's trace (nothing
+ * between: no retry, which an engine traces, and no other packet), so
+ * nothing made it send the PSN again (uroce's dup fault traces its copy
+ * so).  (A count alone does not tell: uroce counts a READ's re-requests
+ * per WR, and two of them may carry the same.) */
 static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k)
 {
 	if (k->event == RT_TL_NONE || o->event == RT_TL_NONE || k->event == o->event)
 		return false;
 	const struct rt_event *ke = &tl_ev(b, k->event)->ev, *oe = &tl_ev(b, o->event)->ev;
 	return ke->kind == RT_EV_PACKET && oe->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) &&
-	       (oe->flags & RT_EVF_TX) && ke->u.pkt.psn == oe->u.pkt.psn &&
+	       (oe->flags & RT_EVF_TX) && ke->u.pkt.psn == oe->u.pkt.psn && ke->tid == oe->tid &&
+	       ke->seq == oe->seq + 1 && tl_ev(b, k->event)->proc == tl_ev(b, o->event)->proc &&
 	       ke->u.pkt.retrans_count == oe->u.pkt.retrans_count &&
 	       (ke->u.pkt.flags & RT_PKTF_RETRANS) == (oe->u.pkt.flags & RT_PKTF_RETRANS);
 }

@@ -1558,9 +1558,7 @@ static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, 
  * made, rather than a retransmission.  It repeats that packet (PSN, opcode,
  * lengths) with no NAK since, well within the local ACK timeout, and either
  * is the very same IPv4 datagram (the same identification, where the
- * sender's vary: a resend is a new datagram), or its sender's engine traced
- * it as the same transmission as that one (engine_same_transmission), or
- * repeats a PSN no Go-Back-N
+ * sender's vary: a resend is a new datagram) or repeats a PSN no Go-Back-N
  * starts from: a sender goes back to the oldest PSN not yet acknowledged,
  * or to the PSN a NAK names, and an older one was outstanding (known only
  * where the capture holds the stream's acknowledgements, and does not say
@@ -1570,7 +1568,9 @@ static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, 
  * holds what answers the sender and dropped nothing.  Then only a NAK or
  * RNR NAK for it, which the capture would hold, could have made the sender
  * send it again (a NAK for an earlier PSN goes back further; none for a
- * later one can come, none was sent). */
+ * later one can come, none was sent).  Failing those, when its sender's
+ * engine traced it as the same transmission as that one
+ * (engine_same_transmission). */
 static bool wire_copy(struct tl_build *b, const struct stream *S, const struct qp_origin *origin, struct tl_pk *k,
 		      uint64_t pu)
 {
@@ -1588,20 +1588,18 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 		k->same_datagram = true;
 		return true;
 	}
-	if (engine_same_transmission(b, o, k)) {
-		k->engine_copy = true;
-		return true;
-	}
-	if (b->capture_dropped)
-		return false;
-	if (S->have_ack && S->acked_u + 1 < pu)
+	/* what the capture tells first (its words need no traces), then the engine */
+	if (!b->capture_dropped && S->have_ack && S->acked_u + 1 < pu)
 		return true;
 	uint64_t t0 = tl_pk(b, S->first_pk)->raw_ns;
-	if (!S->from_start || !origin[k->send_qp].answered || k->raw_ns < t0 || k->raw_ns - t0 >= half)
-		return false;
-	k->before_timer = true;
-	k->trigger = S->first_pk;
-	return true;
+	if (!b->capture_dropped && S->from_start && origin[k->send_qp].answered && k->raw_ns >= t0 &&
+	    k->raw_ns - t0 < half) {
+		k->before_timer = true;
+		k->trigger = S->first_pk;
+		return true;
+	}
+	k->engine_copy = engine_same_transmission(b, o, k);
+	return k->engine_copy;
 }
 
 #define READ_LATE_GAPS 4      /* late gaps a READ remembers (read_span.late_gap) */

@@ -1535,22 +1535,41 @@ static bool same_datagram(struct tl_build *b, const struct stream *S, const stru
 }
 
 /* Whether the sender's engine traced request k as the same transmission
- * as o, the one before it of its PSN: two sends with the same
- * retransmission count, back to back in one thread's trace (nothing
- * between: no retry, which an engine traces, and no other packet), so
- * nothing made it send the PSN again (uroce's dup fault traces its copy
- * so).  (A count alone does not tell: uroce counts a READ's re-requests
- * per WR, and two of them may carry the same.) */
+ * as o, the one before it of its PSN: two sends back to back in one
+ * thread's trace (nothing between: no retry, which an engine traces, and
+ * no other packet), either with the same retransmission count or within
+ * 20 us (sent at once, quicker than a NAK's round trip: uroce's dup fault
+ * traced its copy as a resend before this release), so nothing made it
+ * send the PSN again.
+ * (A count alone does not tell: uroce counts a READ's re-requests per WR,
+ * and two of them may carry the same.) */
 static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k)
 {
-	if (k->event == RT_TL_NONE || o->event == RT_TL_NONE || k->event == o->event)
+	if (k->event == RT_TL_NONE || o->event == RT_TL_NONE || k->event == o->event || k->event >= tl_nev(b) ||
+	    o->event >= tl_nev(b))
 		return false;
-	const struct rt_event *ke = &tl_ev(b, k->event)->ev, *oe = &tl_ev(b, o->event)->ev;
-	return ke->kind == RT_EV_PACKET && oe->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) &&
-	       (oe->flags & RT_EVF_TX) && ke->u.pkt.psn == oe->u.pkt.psn && ke->tid == oe->tid &&
-	       ke->seq == oe->seq + 1 && tl_ev(b, k->event)->proc == tl_ev(b, o->event)->proc &&
-	       ke->u.pkt.retrans_count == oe->u.pkt.retrans_count &&
-	       (ke->u.pkt.flags & RT_PKTF_RETRANS) == (oe->u.pkt.flags & RT_PKTF_RETRANS);
+	const struct tl_evrec *kr = tl_ev(b, k->event), *orr = tl_ev(b, o->event);
+	const struct rt_event *ke = &kr->ev, *oe = &orr->ev;
+	if (ke->kind != RT_EV_PACKET || oe->kind != RT_EV_PACKET || !(ke->flags & RT_EVF_TX) || !(oe->flags & RT_EVF_TX) ||
+	    ke->u.pkt.psn != oe->u.pkt.psn || ke->tid != oe->tid || ke->seq != oe->seq + 1 || kr->proc != orr->proc ||
+	    kr->host != orr->host)
+		return false;
+	bool same_count = ke->u.pkt.retrans_count == oe->u.pkt.retrans_count &&
+			  (ke->u.pkt.flags & RT_PKTF_RETRANS) == (oe->u.pkt.flags & RT_PKTF_RETRANS);
+	return same_count || (kr->raw_ns >= orr->raw_ns && kr->raw_ns - orr->raw_ns < 20000);
+}
+
+/* Whether the sender's engine traced request k as a resend of o's PSN
+ * (not as o sent again at once): then it is no copy, whatever the capture
+ * shows (uroce asks for a READ again within microseconds when a response
+ * comes out of sequence). */
+static bool engine_resent(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k)
+{
+	if (k->event == RT_TL_NONE || k->event >= tl_nev(b))
+		return false;
+	const struct rt_event *ke = &tl_ev(b, k->event)->ev;
+	return ke->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) && (ke->u.pkt.flags & RT_PKTF_RETRANS) &&
+	       !engine_same_transmission(b, o, k);
 }
 
 /* Whether request k (unwrapped PSN pu, not a READ or atomic) is a copy of
@@ -1570,7 +1589,8 @@ static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, 
  * send it again (a NAK for an earlier PSN goes back further; none for a
  * later one can come, none was sent).  Failing those, when its sender's
  * engine traced it as the same transmission as that one
- * (engine_same_transmission). */
+ * (engine_same_transmission); never when the engine traced it as a resend
+ * (engine_resent). */
 static bool wire_copy(struct tl_build *b, const struct stream *S, const struct qp_origin *origin, struct tl_pk *k,
 		      uint64_t pu)
 {
@@ -1584,6 +1604,8 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half || S->last_nak_ns >= o->raw_ns ||
 	    S->last_nak != RT_TL_NONE)
 		return false; /* (a NAK from before it still pending: it was late, and this its resend) */
+	if (engine_resent(b, o, k))
+		return false;
 	if (same_datagram(b, S, o, k)) {
 		k->same_datagram = true;
 		return true;

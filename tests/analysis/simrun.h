@@ -57,6 +57,9 @@ struct sim_fault {
 				   * (opcode 0: an error completion's opcode is undefined), as rxe does */
 	int dup_on_wire;          /* packet index (first transmission, not the last) that the network
 				   * sends twice: the capture holds both, B discards the copy, -1 none */
+	int dup_resent;           /* with engine_pkts: A's engine traces that copy as a resend after a
+				   * retry of its own (as uroce asks for a READ again at once), not as
+				   * the same transmission sent twice */
 };
 
 #define SIM_NOFAULT                                                                                           \
@@ -409,7 +412,24 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				sim_wire(s, t + L, 1, &p);
 			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
-				if (s->c.engine_pkts) { /* the same transmission, traced twice (uroce's dup fault) */
+				if (s->c.engine_pkts && f->dup_resent) { /* a retry, then the resend */
+					struct rt_event re = sim_ev(s, 0, t + 200, RT_EV_RETRY, s->c.qpn_a);
+					re.flags = RT_EVF_ENGINE;
+					re.u.retry.first_psn = psn;
+					re.u.retry.last_psn = psn;
+					re.u.retry.cause = RT_RETRY_NAK_SEQ;
+					re.u.retry.retries_left = 7;
+					sim_emit(s, 0, &re);
+					pe = sim_ev(s, 0, t + 300, RT_EV_PACKET, s->c.qpn_a);
+					pe.flags = RT_EVF_TX | RT_EVF_ENGINE;
+					pe.u.pkt.psn = psn;
+					pe.u.pkt.dest_qpn = s->c.qpn_b;
+					pe.u.pkt.opcode = p.opcode;
+					pe.u.pkt.payload_len = (uint16_t)plen;
+					pe.u.pkt.retrans_count = 1;
+					pe.u.pkt.flags = RT_PKTF_RETRANS;
+					sim_emit(s, 0, &pe);
+				} else if (s->c.engine_pkts) { /* the same transmission, traced twice (uroce's dup fault) */
 					pe.ticks += 300;
 					pe.seq++;
 					sim_emit(s, 0, &pe);

@@ -449,6 +449,25 @@ static void test_wire_duplicate(void)
 		CHECK_EQ_U(a_retransmitted(tl), 0);
 		rt_timeline_free(tl);
 	}
+	/* the same repeat, which the sender's engine traced as a resend after a
+	 * retry of its own: no copy, whatever the capture shows */
+	{
+		struct sim_fault f = SIM_NOFAULT;
+		f.dup_on_wire = 3;
+		f.dup_resent = 1;
+		struct sim_cfg c = base_cfg();
+		c.engine_pkts = 1;
+		struct rt_timeline *tl = fault_run("wire-dup-engine-resent", 0, &f, 1, &c);
+		CHECK(tl != NULL);
+		if (tl) {
+			unsigned kinds[8] = {0};
+			unsigned n = problems(tl, kinds);
+			for (unsigned x = 0; x < n && x < 8; x++)
+				CHECK(kinds[x] != RT_TLFK_DUPLICATE);
+			CHECK(a_retransmitted(tl) >= 1);
+			rt_timeline_free(tl);
+		}
+	}
 	/* the copy of a WR's first packet (everything before it acknowledged)
 	 * without identifications to tell: a copy while no ACK timer could have
 	 * gone off yet (the QP's first packet less than half the timeout

@@ -1084,7 +1084,9 @@ static uint8_t claim_retry(struct tl_build *b, struct eretry *r, size_t n, uint6
  * ACK timer's) with no retry before it starts at a packet held back on the
  * way, which passed the capture point after the later ones, as a round
  * would: it is the round of a retry that came while it went on (the
- * engine's cause), else none (READs and atomics asked again are grouped
+ * engine's cause), else none; so is a round of atomics a NAK started (a
+ * pipeline of atomics asked again goes on through the PSN a NAK names, as
+ * one retry) (READs, and other atomics, asked again are grouped
  * otherwise: not judged).  Per burst, 0 for a round of a NAK in the
  * capture, one that claimed its retry, or one whose sender's engine did
  * not trace it; NULL when there are none (no engine packet events). */
@@ -1149,8 +1151,9 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 			if (claimed[x] || u->cause == RT_RETRY_RNR || u->requester >= nq || !traced[u->requester] ||
 			    early != (pass & 1))
 				continue;
-			if (pass == 4 && ((u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE) ||
-					  cls == RT_CLASS_READ_REQ || cls == RT_CLASS_ATOMIC))
+			/* pass 4: rounds of SENDs or WRITEs no NAK started, of atomics one did */
+			bool nak_round = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE;
+			if (pass == 4 && (cls == RT_CLASS_READ_REQ || nak_round != (cls == RT_CLASS_ATOMIC)))
 				continue;
 			uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
 			uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;

@@ -744,8 +744,7 @@ static bool engine_request_send(struct tl_build *b, size_t i, uint32_t q, uint32
 	if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_TX) || b->ev_qp[i] != q || ev->u.pkt.psn != psn)
 		return false;
 	const struct rt_opcode_info *op = rt_opcode_info(ev->u.pkt.opcode);
-	return op && op->op_class != RT_CLASS_ACK && op->op_class != RT_CLASS_READ_RESP &&
-	       op->op_class != RT_CLASS_ATOMIC_ACK;
+	return op && !tl_class_response(op->op_class);
 }
 
 /* The engine's latest send of a request with this PSN by QP q among the

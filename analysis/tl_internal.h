@@ -190,6 +190,13 @@ struct tl_pk {
 				   * went on as before (tl_link.c stray_request); no retransmission */
 };
 
+/* Whether a BTH opcode class is a response (ACK or NAK, READ response,
+ * atomic ACK): what a responder sends, not a request. */
+static inline bool tl_class_response(unsigned cls)
+{
+	return cls == RT_CLASS_ACK || cls == RT_CLASS_READ_RESP || cls == RT_CLASS_ATOMIC_ACK;
+}
+
 /* What the build keeps of a CM message beyond its tl_pk: few packets are
  * CM messages, so a side list in packet order (tl_cm_info()) rather than
  * six more bytes in every packet. */

@@ -1380,8 +1380,7 @@ static bool engine_pkt(struct tl_build *b, size_t i, struct epkt *x)
 		return false;
 	x->p = &e->ev.u.pkt;
 	x->op = rt_opcode_info(x->p->opcode);
-	x->resp = x->op && (x->op->op_class == RT_CLASS_ACK || x->op->op_class == RT_CLASS_READ_RESP ||
-			    x->op->op_class == RT_CLASS_ATOMIC_ACK);
+	x->resp = x->op && tl_class_response(x->op->op_class);
 	x->txd = e->ev.flags & RT_EVF_TX;
 	x->sender = x->txd ? b->ev_qp[i] : tl_qp(b, b->ev_qp[i])->peer;
 	return true;
@@ -1611,14 +1610,15 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 		return true;
 	}
 	/* what the capture tells first (its words need no traces), then the engine */
-	if (!b->capture_dropped && S->have_ack && S->acked_u + 1 < pu)
-		return true;
-	uint64_t t0 = tl_pk(b, S->first_pk)->raw_ns;
-	if (!b->capture_dropped && S->from_start && origin[k->send_qp].answered && k->raw_ns >= t0 &&
-	    k->raw_ns - t0 < half) {
-		k->before_timer = true;
-		k->trigger = S->first_pk;
-		return true;
+	if (!b->capture_dropped) {
+		if (S->have_ack && S->acked_u + 1 < pu)
+			return true;
+		uint64_t t0 = tl_pk(b, S->first_pk)->raw_ns;
+		if (S->from_start && origin[k->send_qp].answered && k->raw_ns >= t0 && k->raw_ns - t0 < half) {
+			k->before_timer = true;
+			k->trigger = S->first_pk;
+			return true;
+		}
 	}
 	k->engine_copy = engine_same_transmission(b, o, k);
 	return k->engine_copy;

@@ -420,18 +420,15 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 					re.u.retry.cause = RT_RETRY_NAK_SEQ;
 					re.u.retry.retries_left = 7;
 					sim_emit(s, 0, &re);
-					pe = sim_ev(s, 0, t + 300, RT_EV_PACKET, s->c.qpn_a);
-					pe.flags = RT_EVF_TX | RT_EVF_ENGINE;
-					pe.u.pkt.psn = psn;
-					pe.u.pkt.dest_qpn = s->c.qpn_b;
-					pe.u.pkt.opcode = p.opcode;
-					pe.u.pkt.payload_len = (uint16_t)plen;
-					pe.u.pkt.retrans_count = 1;
-					pe.u.pkt.flags = RT_PKTF_RETRANS;
-					sim_emit(s, 0, &pe);
+					struct rt_event rs = sim_ev(s, 0, t + 300, RT_EV_PACKET, s->c.qpn_a);
+					rs.flags = pe.flags;
+					rs.u.pkt = pe.u.pkt;
+					rs.u.pkt.retrans_count = 1;
+					rs.u.pkt.flags |= RT_PKTF_RETRANS;
+					sim_emit(s, 0, &rs);
 				} else if (s->c.engine_pkts) { /* the same transmission, traced twice (uroce's dup fault) */
 					pe.ticks += 300;
-					pe.seq++;
+					pe.seq = s->seq++; /* the next in its thread, from the shared count */
 					sim_emit(s, 0, &pe);
 				}
 			}

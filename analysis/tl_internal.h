@@ -400,6 +400,7 @@ void tl_phase(const char *name);
 int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */
 /* The PSNs READ request k's responses take (1 for other requests). */
 uint32_t tl_read_span_psns(struct tl_build *b, const struct tl_pk *k);
+uint32_t tl_request_next_psn(struct tl_build *b, const struct tl_pk *k);
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
 /* Host x's event at raw time raw_x happened before host y's at raw_y. */
 void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, uint64_t raw_x, uint64_t raw_y);

@@ -1020,12 +1020,16 @@ struct stream {
 	uint64_t max_u;           /* highest PSN sent (unwrapped) */
 	uint32_t max_psn;
 	uint32_t last_sent;       /* PSN of the latest request */
+	uint32_t last_next;       /* the PSN after it (tl_request_next_psn) */
 	uint64_t last_sent_ns;    /* and when it was captured */
 	uint64_t acked_u;         /* highest PSN acknowledged */
 	bool have_ack;
 	uint64_t plain_acked_u;   /* highest PSN acknowledged by an ACK or response, not by a NAK */
 	bool have_plain_ack;
 	bool in_burst;
+	uint32_t round_first;     /* the packet that started the latest round */
+	uint32_t round_before;    /* and the one that started the round before it */
+	uint32_t round_no_nak;    /* the packet that started the latest round no NAK made */
 	uint8_t burst_cause;
 	uint32_t last_nak;        /* packet index of the latest NAK (seq) / RNR NAK since the last send */
 	uint32_t older_naks[EARLIER_NAKS]; /* NAKs (seq) a later NAK or an ACK of their PSN replaced, */
@@ -1162,25 +1166,33 @@ static uint32_t earliest_nak(const struct stream *S)
 	return pending_nak(S, 0);
 }
 
-/* Whether pending NAK n can have made request k's round: one for a PSN
- * below k's (its resend and the ones after lost before the capture), an
- * RNR NAK, or one at least half the ACK timeout old (a NAK the sender never
- * got: the round is the timer's, and the finding names the NAK). */
-static bool nak_may_lead(struct tl_build *b, uint32_t n, const struct tl_pk *k)
+/* Whether pending NAK n can have made request k's round: an RNR NAK, one
+ * at least half the ACK timeout old (a NAK the sender never got: the round
+ * is the timer's, and the finding names the NAK), or one for a PSN below
+ * k's (its resend and the ones after lost before the capture) that is not
+ * stale.  A sender busy sending acts on NAKs in turn, the earlier ones
+ * first: a NAK is stale once two rounds began after it and one of those
+ * had no NAK of its own (it passed the NAK over: a storm's NAK otherwise
+ * named a round milliseconds later, and READs asked again from a missed
+ * response are such rounds). */
+static bool nak_may_lead(struct tl_build *b, const struct stream *S, uint32_t n, const struct tl_pk *k)
 {
 	const struct tl_pk *p = tl_pk(b, n);
-	return p->aeth_type == RT_AETH_RNR_NAK || rt_psn_diff(p->psn, k->psn) < 0 || timeout_passed(b, k, p->raw_ns, 0);
+	bool stale = S->round_before > n && S->round_no_nak > n;
+	return p->aeth_type == RT_AETH_RNR_NAK || timeout_passed(b, k, p->raw_ns, 0) ||
+	       (rt_psn_diff(p->psn, k->psn) < 0 && !stale);
 }
 
 /* The NAK that made request k's round start, taken from those pending
- * (RT_TL_NONE: none): the one for its PSN, else the earliest that may have
- * (nak_may_lead: a sender acts on NAKs in turn).  The NAKs that came after
- * it stay pending: the sender acts on them later. */
-static uint32_t take_nak(struct tl_build *b, struct stream *S, const struct tl_pk *k)
+ * (RT_TL_NONE: none): the one for its PSN, else (unless own_psn) the
+ * earliest that may have (nak_may_lead: a sender acts on NAKs in turn).
+ * The NAKs that came after it stay pending: the sender acts on them
+ * later. */
+static uint32_t take_nak(struct tl_build *b, struct stream *S, const struct tl_pk *k, bool own_psn)
 {
 	unsigned j = nak_for_psn_at(b, S, k->psn);
-	for (unsigned x = 0; j > S->nolder && x <= S->nolder; x++)
-		if (pending_nak(S, x) != RT_TL_NONE && nak_may_lead(b, pending_nak(S, x), k))
+	for (unsigned x = 0; !own_psn && j > S->nolder && x <= S->nolder; x++)
+		if (pending_nak(S, x) != RT_TL_NONE && nak_may_lead(b, S, pending_nak(S, x), k))
 			j = x;
 	if (j > S->nolder)
 		return RT_TL_NONE;
@@ -1220,21 +1232,32 @@ static bool answer_to_stream(const struct tl_pk *o, const struct tl_pk *k)
 
 /* Whether the stream of request i goes back to i's PSN later (among the
  * 4096 packets after it): a request of that PSN that does not follow the
- * PSN before it. */
+ * request before it. */
 static bool goes_back_later(struct tl_build *b, size_t i)
 {
 	const struct tl_pk *k = tl_pk(b, i);
 	size_t npk = tl_npk(b);
-	uint32_t prev = k->psn;
+	uint32_t next = k->psn; /* the PSN that follows the request before */
 	for (size_t j = i + 1; j < npk && j - i <= 4096; j++) {
 		const struct tl_pk *o = tl_pk(b, j);
 		if (!request_to_same_qp(o, k) || o->icrc == RT_ICRC_BAD)
 			continue;
-		if (o->psn == k->psn && prev != rt_psn_add(k->psn, -1))
+		if (o->psn == k->psn && next != k->psn)
 			return true;
-		prev = o->psn;
+		next = tl_request_next_psn(b, o);
 	}
 	return false;
+}
+
+/* Pending NAK j is answered: it goes, the others stay. */
+static void drop_pending_nak(struct stream *S, unsigned j)
+{
+	if (j == S->nolder) {
+		S->last_nak = RT_TL_NONE;
+	} else if (j < S->nolder) {
+		S->nolder--;
+		memmove(S->older_naks + j, S->older_naks + j + 1, (S->nolder - j) * sizeof(S->older_naks[0]));
+	}
 }
 
 /* Whether the round in progress went back to request i's PSN: a NAK for it
@@ -1242,14 +1265,28 @@ static bool goes_back_later(struct tl_build *b, size_t i)
  * half the ACK timeout (an older one the sender never got), and i does not
  * merely follow the round's latest PSN while the stream goes back to it
  * later (a sender busy sending acts on a NAK later: that go-back is the
- * NAK's). */
-static bool round_reached_nak(struct tl_build *b, const struct stream *S, size_t i)
+ * NAK's).  A NAK that came before a round of READs began, for its first
+ * PSN or a later one, is one the round answers as it reaches its PSN (a
+ * READ asked again from a response it missed, while the NAK for a later
+ * READ was on its way): no new round, and the NAK goes, unless the stream
+ * goes back to its PSN later.  (Not for SENDs and WRITEs: a sender there
+ * acts on such a NAK again, and where the capture misses that go-back the
+ * NAK stands for it.) */
+static bool round_reached_nak(struct tl_build *b, struct stream *S, size_t i)
 {
 	const struct tl_pk *k = tl_pk(b, i);
-	uint32_t nak = nak_for_psn(b, S, k->psn);
+	unsigned j = nak_for_psn_at(b, S, k->psn);
+	uint32_t nak = j <= S->nolder ? pending_nak(S, j) : RT_TL_NONE;
 	if (nak == RT_TL_NONE || nak != earliest_nak(S) || timeout_passed(b, k, tl_pk(b, nak)->raw_ns, 0))
 		return false; /* (one that old the sender never got) */
-	return k->psn != rt_psn_add(S->last_sent, 1) || !goes_back_later(b, i);
+	bool follows = k->psn == S->last_next;
+	const struct tl_pk *r = tl_pk(b, S->round_first);
+	if (nak < S->round_first && r->op_class == RT_CLASS_READ_REQ && rt_psn_diff(r->psn, k->psn) <= 0 && follows) {
+		if (!goes_back_later(b, i))
+			drop_pending_nak(S, j);
+		return false;
+	}
+	return !follows || !goes_back_later(b, i);
 }
 
 /* Whether request i, below the stream's next PSN `on`, starts a run of
@@ -1658,6 +1695,13 @@ uint32_t tl_read_span_psns(struct tl_build *b, const struct tl_pk *k)
 		return 1;
 	uint32_t n = rt_packets_for(k->reth_len, rt_mtu_bytes(m));
 	return n ? n : 1;
+}
+
+/* The PSN that follows request k: the next one, or for a READ the one past
+ * its responses' span. */
+uint32_t tl_request_next_psn(struct tl_build *b, const struct tl_pk *k)
+{
+	return rt_psn_add(k->psn, k->op_class == RT_CLASS_READ_REQ ? (int32_t)tl_read_span_psns(b, k) : 1);
 }
 
 /* The READ of stream s whose span holds pu, newest first; NULL.  Asked
@@ -2361,6 +2405,7 @@ static int wire_streams(struct lctx *c)
 						      * goes on above the oldest unacknowledged PSN only paused */
 			if (!k->late) {
 				S->last_sent = k->psn;
+				S->last_next = rt_psn_add(k->psn, (int32_t)span);
 				S->last_sent_ns = k->raw_ns;
 			}
 			/* the sending engine says it is a resend: also of a PSN never captured
@@ -2395,7 +2440,14 @@ static int wire_streams(struct lctx *c)
 					S->rhead = S->rtail = RT_TL_NONE; /* older rounds were superseded */
 					S->rnr_pending = false;
 					uint8_t cause = RT_RETRY_ACK_TIMEOUT;
-					uint32_t nak = take_nak(b, S, k);
+					/* a READ asked again from inside its span goes back to
+					 * the response it missed: a NAK for an earlier PSN would
+					 * have made it ask again from there */
+					uint32_t nak = take_nak(b, S, k, rs && rs->first_u != pu);
+					S->round_before = S->round_first; /* (after take_nak, which asks for these) */
+					S->round_first = (uint32_t)i;
+					if (nak == RT_TL_NONE)
+						S->round_no_nak = (uint32_t)i;
 					if (nak != RT_TL_NONE) {
 						struct tl_pk *n = tl_pk(b, nak);
 						if (n->aeth_type == RT_AETH_RNR_NAK)

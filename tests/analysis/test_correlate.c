@@ -1923,6 +1923,114 @@ static void test_congestion(void)
 	rt_timeline_free(tl);
 }
 
+/* One READ request, or one response of a READ (with an AETH on its first
+ * and last), on the wire of the read-pipeline run. */
+static void read_pipeline_packet(struct sim *s, uint64_t t, int a_to_b, uint8_t opcode, uint32_t psn, uint32_t len)
+{
+	static const uint8_t data[1024];
+	struct synth p;
+	memset(&p, 0, sizeof(p));
+	p.opcode = opcode;
+	p.psn = psn;
+	if (a_to_b) {
+		p.dqpn = s->c.qpn_b;
+		p.va = s->mr_va + (uint64_t)rt_psn_diff(psn, s->c.psn_a) * s->c.mtu;
+		p.rkey = s->mr_rkey;
+		p.dmalen = len;
+		p.ackreq = true;
+	} else {
+		p.dqpn = s->c.qpn_a;
+		p.syndrome = 0x1f; /* ACK, credits 31 (unused by the responses without an AETH) */
+		p.payload = data;
+		p.payload_len = s->c.mtu;
+	}
+	sim_wire(s, t, a_to_b, &p);
+}
+
+/* A pipeline of READs under loss, as ib_read_bw makes one: the second READ's
+ * request is lost before the capture point, and the first READ's second
+ * response too.  The responder NAKs the second READ's PSN (sequence error)
+ * when the third arrives; the requester, which saw the response gap, asks
+ * again from the response it missed and sends the READs after it again.
+ * That is one round, the gap's: the NAK, which came before it, is answered
+ * as the round reaches its PSN (a previous release made it a second round,
+ * "the receiver NAKed PSN ..."), as uroce's ib_read_bw traces showed. */
+static void test_read_pipeline_nak(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	const char *dir = rundir("read-pipeline-nak");
+	CHECK(sim_open(&s, dir, &c) == 0);
+	const uint32_t P = c.psn_a, span = 4, len = span * c.mtu;
+	uint64_t t = s.now, L = c.link_ns;
+	for (uint32_t r = 0; r < 4; r++) { /* four READs of 4 KiB posted at once */
+		struct rt_event e = sim_ev(&s, 0, t + r * 100, RT_EV_WR_POST, c.qpn_a);
+		e.u.wr.wr_id = 700 + r;
+		e.u.wr.length = len;
+		e.u.wr.opcode = 4; /* IBV_WR_RDMA_READ */
+		e.u.wr.queue = RT_WRQ_SEND;
+		e.u.wr.num_sge = 1;
+		e.u.wr.remote_addr = s.mr_va + r * len;
+		e.u.wr.rkey = s.mr_rkey;
+		e.u.wr.flags = RT_WRF_SIGNALED;
+		sim_emit(&s, 0, &e);
+	}
+	t += 1000;
+	/* the requests; READ 2's never reaches the capture point */
+	for (uint32_t r = 0; r < 4; r++)
+		if (r != 1)
+			read_pipeline_packet(&s, t + r * 1000 + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, (int32_t)(r * span)), len);
+	/* READ 1's responses, the second lost before the capture point; then the NAK for READ 2's PSN */
+	uint64_t tb = t + 2 * L + 1000;
+	read_pipeline_packet(&s, tb + L, 0, RT_OP_RC_READ_RESPONSE_FIRST, P, 0);
+	read_pipeline_packet(&s, tb + 2000 + L, 0, RT_OP_RC_READ_RESPONSE_MIDDLE, rt_psn_add(P, 2), 0);
+	read_pipeline_packet(&s, tb + 3000 + L, 0, RT_OP_RC_READ_RESPONSE_LAST, rt_psn_add(P, 3), 0);
+	struct synth nak;
+	memset(&nak, 0, sizeof(nak));
+	sim_ack(&nak, rt_psn_add(P, (int32_t)span), 0x60, 1); /* NAK PSN sequence error */
+	nak.dqpn = c.qpn_a;
+	sim_wire(&s, tb + 4000 + L, 0, &nak);
+	/* the requester asks again from the response it missed, then for READs 2-4 */
+	uint64_t ta = tb + 4000 + 2 * L + 20000;
+	read_pipeline_packet(&s, ta + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, 1), len - c.mtu);
+	for (uint32_t r = 1; r < 4; r++)
+		read_pipeline_packet(&s, ta + r * 1000 + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, (int32_t)(r * span)), len);
+	/* and every response comes */
+	uint64_t tr = ta + 4000 + 2 * L;
+	for (uint32_t q = 1; q < 4 * span; q++) {
+		uint32_t in = q % span;
+		uint8_t op = q == 1 || in == 0 ? RT_OP_RC_READ_RESPONSE_FIRST
+			   : in == span - 1 ? RT_OP_RC_READ_RESPONSE_LAST
+					    : RT_OP_RC_READ_RESPONSE_MIDDLE;
+		read_pipeline_packet(&s, tr + q * 1000 + L, 0, op, rt_psn_add(P, (int32_t)q), 0);
+	}
+	for (uint32_t r = 0; r < 4; r++)
+		sim_completion(&s, 0, tr + 4 * span * 1000 + 2 * L + r * 100, 700 + r, 0, 2 /* IBV_WC_RDMA_READ */, len);
+	s.now = tr + 4 * span * 1000 + 2 * L + 10000;
+	s.a_psn = rt_psn_add(P, (int32_t)(4 * span));
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(dir);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned rounds = 0, gap = 0;
+	char want[64];
+	snprintf(want, sizeof(want), "asked again from PSN 0x%06x", rt_psn_add(P, 1));
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		if (f->severity >= RT_TLS_WARNING)
+			printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind != RT_TLFK_GO_BACK_N)
+			continue;
+		rounds++;
+		gap += strstr(text, "was lost before the capture point, so the next response") != NULL && strstr(text, want) != NULL;
+	}
+	CHECK_EQ_U(rounds, 1);
+	CHECK_EQ_U(gap, 1);
+	rt_timeline_free(tl);
+}
+
 /* UC and UD do not retransmit: a PSN gap in their streams is data lost. */
 static void test_unreliable_loss(void)
 {
@@ -2214,6 +2322,7 @@ int main(void)
 	RUN(test_qp_av);
 	RUN(test_killed_open_wrs);
 	RUN(test_congestion);
+	RUN(test_read_pipeline_nak);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);
 	RUN(test_ud_multicast);

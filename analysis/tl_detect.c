@@ -1256,6 +1256,23 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint32_t esend = !unseen || k0->send_qp == RT_TL_NONE ? RT_TL_NONE
 				 : engine_send_before(c, k0->send_qp, k0->psn, k0->event != RT_TL_NONE ? k0->event : nev,
 						      item_t(c, k0->event != RT_TL_NONE ? k0->event : tl_item_pk(b, u->first)));
+		/* the engine's resends of it before that, back to its first send, all
+		 * while the capture ran: each another round whose packet never
+		 * reached the capture */
+		unsigned engine_unseen = 0;
+		uint32_t efirst = esend;
+		for (uint32_t s0 = esend; s0 != RT_TL_NONE && (tl_ev(b, s0)->ev.u.pkt.flags & RT_PKTF_RETRANS);) {
+			uint32_t s1 = engine_send_before(c, k0->send_qp, k0->psn, s0, item_t(c, s0));
+			if (s1 == RT_TL_NONE)
+				break;
+			/* (the same transmission sent twice is one) */
+			engine_unseen += tl_ev(b, s1)->ev.u.pkt.retrans_count != tl_ev(b, s0)->ev.u.pkt.retrans_count;
+			efirst = s0 = s1;
+		}
+		if (efirst != RT_TL_NONE && item_t(c, efirst) >= capture_start(b))
+			esend = efirst;
+		else
+			engine_unseen = 0; /* (sent before the capture started: said so below) */
 		uint32_t since = esend != RT_TL_NONE ? esend
 				 : unseen && k0->wr != RT_TL_NONE && item_t(c, k0->wr) < t_first ? k0->wr : RT_TL_NONE;
 		/* a READ response gap costs from the lost response (or the one that showed
@@ -1390,6 +1407,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					   ms(waited), unseen_rounds + 1, unseen_rounds == 1 ? "" : "s");
 				else if (captured && !running)
 					tx(&t, " (%.3f ms after it was sent)", ms(waited));
+				else if (unseen && since != RT_TL_NONE && engine_unseen == 1)
+					tx(&t, " (%.3f ms after it was first sent; that packet and its first resend were lost before "
+					       "the capture point)", ms(t_first - item_t(c, since)));
+				else if (unseen && since != RT_TL_NONE && engine_unseen)
+					tx(&t, " (%.3f ms after it was first sent; that packet and its first %u resends were lost "
+					       "before the capture point)", ms(t_first - item_t(c, since)), engine_unseen);
 				else if (unseen && since != RT_TL_NONE)
 					tx(&t, " (%.3f ms after it was %s; that packet was %s)", ms(t_first - item_t(c, since)),
 					   esend != RT_TL_NONE ? "sent" : "posted",
@@ -1405,7 +1428,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				if (perr != RT_TL_NONE)
 					tx(&t, "; its peer QP had moved to the ERROR state at %.6f s (its trace), and a QP in ERROR "
 					       "answers no request", (double)item_t(c, perr) / 1e9);
-				nb += unseen_rounds;
+				nb += unseen_rounds + engine_unseen;
 			}
 			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
 				tx(&t, "; the transmission it repeats (frame %u) had a bad ICRC and the receiver dropped it",

@@ -532,37 +532,50 @@ static void test_ack_timeout_engine_drop(void)
 }
 
 /* A WR of one packet, dropped by the sending engine and resent after the ACK
- * timeout: the only captured transmission is the resend. */
-static void test_single_packet_engine_drop(void)
+ * timeout: the only captured transmission is the resend.  With its first
+ * resend dropped too, the second resend is, and the engine's trace makes
+ * the two rounds one finding whose time lost runs from the first send (a
+ * previous release said one round, from the first resend). */
+static void single_packet_engine_drop(const char *name, int resend_dropped)
 {
 	struct sim s;
 	struct sim_cfg c = base_cfg();
 	c.engine_pkts = 1;
-	CHECK(sim_open(&s, rundir("single-engine-drop"), &c) == 0);
+	CHECK(sim_open(&s, rundir(name), &c) == 0);
 	struct sim_fault nf = SIM_NOFAULT, f = SIM_NOFAULT;
 	f.lose_before = 0;
+	f.lose_resend_before = resend_dropped ? 0 : -1;
 	for (int i = 1; i <= 4; i++)
 		sim_wr(&s, (uint64_t)i, 0, 512, 1, &nf);
 	sim_wr(&s, 50, 0, 512, 1, &f);
 	CHECK(sim_close(&s) == 0);
-	struct rt_timeline *tl = correlate(rundir("single-engine-drop"));
+	struct rt_timeline *tl = correlate(rundir(name));
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
 	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	uint64_t timeouts = resend_dropped ? 2 : 1;
 	if (F) {
 		const char *t = rt_tl_str(tl, F->text);
 		char psn[64];
 		snprintf(psn, sizeof(psn), "no ACK came for PSN 0x%06x within the local ACK timeout", rt_psn_add(c.psn_a, 4));
 		CHECK(contains(t, psn));
-		CHECK(contains(t, "after it was sent; that packet was lost before the capture point"));
-		CHECK(contains(t, "resent 1 packet (512 bytes)"));
-		CHECK(F->time_lost_ns >= 67000000 && F->time_lost_ns < 70000000);
+		CHECK(contains(t, resend_dropped ? " ms after it was first sent; that packet and its first resend were lost "
+						   "before the capture point), so the sender resent 1 packet (512 bytes) in 2 rounds;"
+						 : " ms after it was sent; that packet was lost before the capture point), so the "
+						   "sender resent 1 packet (512 bytes);"));
+		CHECK(F->time_lost_ns >= timeouts * 67000000 && F->time_lost_ns < timeouts * 70000000);
 		CHECK(contains(rt_tl_str(tl, F->evidence), "earlier transmission in the engine trace only"));
 		CHECK(contains(rt_tl_str(tl, F->evidence), "wr_id 50"));
 	}
 	CHECK_EQ_U(a_retransmitted(tl), 1);
 	rt_timeline_free(tl);
+}
+
+static void test_single_packet_engine_drop(void)
+{
+	single_packet_engine_drop("single-engine-drop", 0);
+	single_packet_engine_drop("single-engine-drop-twice", 1);
 }
 
 static void test_rnr_min_timer_zero(void)

@@ -3511,14 +3511,15 @@ static int response_copies(struct dctx *c)
 	if (b->capture_dropped || !nq)
 		return 0;
 	struct resp_stream *st = malloc(nq * sizeof(*st));
-	struct tl_vec copies; /* uint32_t pairs: copy, the response it repeats */
+	struct tl_vec copies; /* uint32_t triples: copy, the response it repeats, whether only the
+			       * responder's engine tells it (a request came again before it) */
 	if (!st)
 		return -ENOMEM;
 	for (size_t q = 0; q < nq; q++) {
 		memset(&st[q], 0, sizeof(st[q]));
 		memset(st[q].recent, 0xFF, sizeof(st[q].recent));
 	}
-	tl_vec_init(&copies, 2 * sizeof(uint32_t));
+	tl_vec_init(&copies, 3 * sizeof(uint32_t));
 	int rc = 0;
 	for (size_t i = 0; i < npk && rc >= 0; i++) {
 		struct tl_pk *k = tl_pk(b, i);
@@ -3555,7 +3556,12 @@ static int response_copies(struct dctx *c)
 		S->next = (S->next + 1) % RESP_RECENT;
 		if (o == RT_TL_NONE)
 			continue;
-		if (response_asked_again(S, k)) {
+		/* its responder's engine traced the two as one transmission sent
+		 * twice: a copy, whatever asked again (uroce answers a duplicate SEND
+		 * or WRITE only when it asks for an ACK) */
+		bool engine_copy = tl_engine_same_transmission(b, tl_pk(b, o), k);
+		bool asked = response_asked_again(S, k);
+		if (!engine_copy && asked) {
 			if (k->op_class != RT_CLASS_READ_RESP)
 				S->repeats_owed--;
 			continue;
@@ -3571,18 +3577,20 @@ static int response_copies(struct dctx *c)
 		}
 		pair[0] = (uint32_t)i;
 		pair[1] = o;
+		pair[2] = asked;
 	}
 	free(st);
 	/* one finding per responder QP */
 	for (size_t q = 0; q < nq && rc >= 0 && copies.n; q++) {
-		uint32_t n = 0, firstc = RT_TL_NONE, orig = RT_TL_NONE;
+		uint32_t n = 0, firstc = RT_TL_NONE, orig = RT_TL_NONE, by_engine = 0;
 		for (size_t x = 0; x < copies.n; x++) {
-			const uint32_t *pair = TL_AT(&copies, uint32_t, 2 * x);
+			const uint32_t *pair = TL_AT(&copies, uint32_t, 3 * x);
 			if (tl_pk(b, pair[0])->send_qp != q)
 				continue;
 			if (!n++) {
 				firstc = pair[0];
 				orig = pair[1];
+				by_engine = pair[2];
 			}
 		}
 		if (!n)
@@ -3599,13 +3607,18 @@ static int response_copies(struct dctx *c)
 		   op ? op->name : "response");
 		if (k->aeth_type == RT_AETH_NAK || k->aeth_type == RT_AETH_RNR_NAK)
 			tx(&t, ", %s", k->aeth_type == RT_AETH_RNR_NAK ? "RNR NAK" : "NAK");
-		tx(&t, ", PSN 0x%06x, %.3f ms later). No request came between them that the responder could have answered "
-		       "again: it answers a request once, and again only when %s. Something on the way duplicates frames "
-		       "(%s); the requester drops each copy (%s), at the cost of the bandwidth.",
-		   k->psn, (double)(k->raw_ns - o->raw_ns) / 1e6,
-		   read ? "a READ request asks for those PSNs again" : "the request comes again (a retransmission or a copy)",
-		   DUPLICATING,
-		   read ? "a READ response for a PSN it has had already" : "an answer for PSNs it has had answered already");
+		tx(&t, ", PSN 0x%06x, %.3f ms later). ", k->psn, (double)(k->raw_ns - o->raw_ns) / 1e6);
+		if (by_engine)
+			tx(&t, "Its engine traced the two as one transmission sent twice, so the copy was made as it left "
+			       "the responder or after, not in answer to the request that came again before it.");
+		else
+			tx(&t, "No request came between them that the responder could have answered again: it answers a "
+			       "request once, and again only when %s.",
+			   read ? "a READ request asks for those PSNs again"
+				: "the request comes again (a retransmission or a copy)");
+		tx(&t, " Something on the way duplicates frames (%s); the requester drops each copy (%s), at the cost of the "
+		       "bandwidth.",
+		   DUPLICATING, read ? "a READ response for a PSN it has had already" : "an answer for PSNs it has had answered already");
 		tx(&e, "frame %u (copy of frame %u)", k->frame, o->frame);
 		if (n > 1)
 			tx(&e, " and %u more", n - 1);
@@ -3616,7 +3629,7 @@ static int response_copies(struct dctx *c)
 			break;
 		}
 		for (size_t x = 0, m = 0; x < copies.n && m < 64; x++) {
-			const uint32_t *pair = TL_AT(&copies, uint32_t, 2 * x);
+			const uint32_t *pair = TL_AT(&copies, uint32_t, 3 * x);
 			if (tl_pk(b, pair[0])->send_qp != q)
 				continue;
 			evidence_pk(b, FI(b, f), pair[0]);

@@ -401,6 +401,10 @@ int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, A
 /* The PSNs READ request k's responses take (1 for other requests). */
 uint32_t tl_read_span_psns(struct tl_build *b, const struct tl_pk *k);
 uint32_t tl_request_next_psn(struct tl_build *b, const struct tl_pk *k);
+/* Whether the sending engine traced packets o and k as one transmission sent
+ * twice (back to back in one thread, the same PSN and count, or within 20 us):
+ * a copy, not a resend (tl_link.c). */
+bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k);
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
 /* Host x's event at raw time raw_x happened before host y's at raw_y. */
 void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, uint64_t raw_x, uint64_t raw_y);

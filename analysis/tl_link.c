@@ -1570,16 +1570,16 @@ static bool same_datagram(struct tl_build *b, const struct stream *S, const stru
 	return ids_tell_datagrams(b, S, k) && o->ip_id == k->ip_id;
 }
 
-/* Whether the sender's engine traced request k as the same transmission
- * as o, the one before it of its PSN: two sends back to back in one
- * thread's trace (nothing between: no retry, which an engine traces, and
- * no other packet), either with the same retransmission count or within
- * 20 us (sent at once, quicker than a NAK's round trip: uroce's dup fault
- * traced its copy as a resend before this release), so nothing made it
- * send the PSN again.
- * (A count alone does not tell: uroce counts a READ's re-requests per WR,
- * and two of them may carry the same.) */
-static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k)
+/* Whether the sender's engine traced packet k (a request or a response) as
+ * the same transmission as o, the one before it of its PSN: two sends back
+ * to back in one thread's trace (nothing between: no retry, which an engine
+ * traces, and no other packet), either with the same retransmission count
+ * or within 20 us (sent at once, quicker than a NAK's round trip: uroce's
+ * dup fault traced its copy as a resend before this release), so nothing
+ * made it send the PSN again; a response only at once.  (A count alone does
+ * not tell: uroce counts a READ's re-requests per WR, and two of them may
+ * carry the same.) */
+bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k)
 {
 	if (k->event == RT_TL_NONE || o->event == RT_TL_NONE || k->event == o->event || k->event >= tl_nev(b) ||
 	    o->event >= tl_nev(b))
@@ -1592,7 +1592,15 @@ static bool engine_same_transmission(struct tl_build *b, const struct tl_pk *o, 
 		return false;
 	bool same_count = ke->u.pkt.retrans_count == oe->u.pkt.retrans_count &&
 			  (ke->u.pkt.flags & RT_PKTF_RETRANS) == (oe->u.pkt.flags & RT_PKTF_RETRANS);
-	return same_count || (kr->raw_ns >= orr->raw_ns && kr->raw_ns - orr->raw_ns < 20000);
+	bool at_once = kr->raw_ns >= orr->raw_ns && kr->raw_ns - orr->raw_ns < 20000;
+	/* a responder's answers all carry count 0, and one answering a request
+	 * again may trace no event between (its receive traced elsewhere): a
+	 * response is the same transmission only at once (uroce under `delay`
+	 * answered one PSN twice 0.6 ms apart; its dup fault's copies came
+	 * 0.01-17 us after the original, traced before this release as resends) */
+	if (tl_class_response(k->op_class))
+		return at_once && (same_count || (ke->u.pkt.flags & RT_PKTF_RETRANS));
+	return same_count || at_once;
 }
 
 /* Whether the sender's engine traced request k as a resend of o's PSN
@@ -1605,7 +1613,7 @@ static bool engine_resent(struct tl_build *b, const struct tl_pk *o, const struc
 		return false;
 	const struct rt_event *ke = &tl_ev(b, k->event)->ev;
 	return ke->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) && (ke->u.pkt.flags & RT_PKTF_RETRANS) &&
-	       !engine_same_transmission(b, o, k);
+	       !tl_engine_same_transmission(b, o, k);
 }
 
 /* Whether request k (unwrapped PSN pu, not a READ or atomic) is a copy of
@@ -1625,7 +1633,7 @@ static bool engine_resent(struct tl_build *b, const struct tl_pk *o, const struc
  * send it again (a NAK for an earlier PSN goes back further; none for a
  * later one can come, none was sent).  Failing those, when its sender's
  * engine traced it as the same transmission as that one
- * (engine_same_transmission); never when the engine traced it as a resend
+ * (tl_engine_same_transmission); never when the engine traced it as a resend
  * (engine_resent). */
 static bool wire_copy(struct tl_build *b, const struct stream *S, const struct qp_origin *origin, struct tl_pk *k,
 		      uint64_t pu)
@@ -1657,7 +1665,7 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 			return true;
 		}
 	}
-	k->engine_copy = engine_same_transmission(b, o, k);
+	k->engine_copy = tl_engine_same_transmission(b, o, k);
 	return k->engine_copy;
 }
 

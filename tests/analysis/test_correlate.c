@@ -499,6 +499,101 @@ static void test_wire_duplicate(void)
 	}
 }
 
+/* B's engine traces sending its ACK of psn (uroce traces a copy its dup
+ * fault makes as the same transmission sent again, right after). */
+static void ack_engine_send(struct sim *s, uint64_t t, uint32_t psn)
+{
+	struct rt_event e = sim_ev(s, 1, t, RT_EV_PACKET, s->c.qpn_b);
+	e.flags = RT_EVF_TX | RT_EVF_ENGINE;
+	e.u.pkt.psn = psn;
+	e.u.pkt.dest_qpn = s->c.qpn_a;
+	e.u.pkt.opcode = RT_OP_RC_ACKNOWLEDGE;
+	sim_emit(s, 1, &e);
+}
+
+/* A WRITE of two packets whose first the network sends twice (B discards
+ * the copy: it asks for no ACK, so uroce answers nothing), and B's ACK of
+ * the WRITE, which the network sends twice too.  A duplicate request came
+ * before the repeated ACK, so the capture alone cannot tell it from an
+ * answer to that request; B's engine traced the ACK as one transmission
+ * sent twice (before: only the request copy was found). */
+static void test_response_copy_engine(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	const char *dir = rundir("response-copy-engine");
+	CHECK(sim_open(&s, dir, &c) == 0);
+	static const uint8_t data[1024];
+	uint64_t t = s.now, L = c.link_ns;
+	const uint32_t P = c.psn_a;
+	struct rt_event e = sim_ev(&s, 0, t, RT_EV_WR_POST, c.qpn_a);
+	e.u.wr.wr_id = 900;
+	e.u.wr.length = 2 * c.mtu;
+	e.u.wr.opcode = 0; /* IBV_WR_RDMA_WRITE */
+	e.u.wr.queue = RT_WRQ_SEND;
+	e.u.wr.num_sge = 1;
+	e.u.wr.remote_addr = s.mr_va;
+	e.u.wr.rkey = s.mr_rkey;
+	e.u.wr.flags = RT_WRF_SIGNALED;
+	sim_emit(&s, 0, &e);
+	struct synth p;
+	memset(&p, 0, sizeof(p));
+	p.opcode = RT_OP_RC_WRITE_FIRST;
+	p.dqpn = c.qpn_b;
+	p.psn = P;
+	p.va = s.mr_va;
+	p.rkey = s.mr_rkey;
+	p.dmalen = 2 * c.mtu;
+	p.payload = data;
+	p.payload_len = c.mtu;
+	sim_wire(&s, t + 1000 + L, 1, &p);
+	sim_wire(&s, t + 1000 + L + 300, 1, &p); /* the same frame again */
+	memset(&p, 0, sizeof(p));
+	p.opcode = RT_OP_RC_WRITE_LAST;
+	p.dqpn = c.qpn_b;
+	p.psn = rt_psn_add(P, 1);
+	p.ackreq = true;
+	p.payload = data;
+	p.payload_len = c.mtu;
+	sim_wire(&s, t + 2000 + L, 1, &p);
+	uint64_t tb = t + 2000 + 2 * L + 1000;
+	ack_engine_send(&s, tb, rt_psn_add(P, 1));
+	ack_engine_send(&s, tb + 2, rt_psn_add(P, 1)); /* traced again: the same transmission */
+	struct synth a;
+	memset(&a, 0, sizeof(a));
+	sim_ack(&a, rt_psn_add(P, 1), 0x1f, 1);
+	a.dqpn = c.qpn_a;
+	sim_wire(&s, tb + L, 0, &a);
+	sim_wire(&s, tb + L + 300, 0, &a);
+	sim_completion(&s, 0, tb + 2 * L + 1000, 900, 0, 1 /* IBV_WC_RDMA_WRITE */, 0);
+	s.now = tb + 2 * L + 10000;
+	s.a_psn = rt_psn_add(P, 2);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(dir);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned requests = 0, responses = 0, others = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		if (f->severity < RT_TLS_WARNING)
+			continue;
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind != RT_TLFK_DUPLICATE)
+			others++;
+		else if (strstr(text, "1 response from QP 0x000012"))
+			responses += contains(text, "Its engine traced the two as one transmission sent twice, so the copy "
+						    "was made as it left the responder or after");
+		else if (strstr(text, "1 packet from QP 0x000011"))
+			requests++;
+	}
+	CHECK_EQ_U(requests, 1);
+	CHECK_EQ_U(responses, 1);
+	CHECK_EQ_U(others, 0);
+	rt_timeline_free(tl);
+}
+
 /* Retransmissions of A's QP counted in the QP statistics. */
 static uint64_t a_retransmitted(const struct rt_timeline *tl)
 {
@@ -2318,6 +2413,7 @@ int main(void)
 	RUN(test_resend_lost_before_capture);
 	RUN(test_ack_timeout);
 	RUN(test_wire_duplicate);
+	RUN(test_response_copy_engine);
 	RUN(test_ack_timeout_engine_drop);
 	RUN(test_single_packet_engine_drop);
 	RUN(test_rnr_min_timer_zero);

@@ -400,10 +400,12 @@ void tl_phase(const char *name);
 int tl_link_all(struct tl_build *b);          /* tl_link.c: QPs, WRs, packets, ACKs, completions */
 /* The PSNs READ request k's responses take (1 for other requests). */
 uint32_t tl_read_span_psns(struct tl_build *b, const struct tl_pk *k);
+/* The PSN that follows request k: the next one, or past a READ's responses. */
 uint32_t tl_request_next_psn(struct tl_build *b, const struct tl_pk *k);
 /* Whether the sending engine traced packets o and k as one transmission sent
- * twice (back to back in one thread, the same PSN and count, or within 20 us):
- * a copy, not a resend (tl_link.c). */
+ * twice (back to back in one thread with the same PSN, and the same count or
+ * within 20 us; a response only within 20 us): a copy, not a resend
+ * (tl_link.c). */
 bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k);
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
 /* Host x's event at raw time raw_x happened before host y's at raw_y. */

@@ -15,5 +15,6 @@ $(CORRELATE_GEN): bench/correlate_gen.c tests/analysis/simrun.h tests/captures/s
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
 BENCH_SCRIPTS += bench/correlate_bench.sh
 FUZZ_TARGETS += timeline correlate
+TEST_TOOLS += tests/analysis/lose_events.c
 TEST_SCRIPTS += tests/analysis/test_analysis_cli.sh
 TEST_SCRIPTS += tests/analysis/test_uroce_golden.sh

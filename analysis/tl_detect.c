@@ -1067,14 +1067,121 @@ static uint8_t claim_retry(struct tl_build *b, struct eretry *r, size_t n, uint6
 	return tl_ev(b, best->ev)->ev.u.retry.cause;
 }
 
+/* Where a process's trace has a hole, in aligned time.  The events a full
+ * ring or a nested event lost (an RT_EV_LOST record naming their sequence
+ * numbers) came after the record their thread kept before them and before
+ * the LOST record (written at the thread's next event, or later by the
+ * collector).  A thread's records are stamped as they are made, in the
+ * order of their sequence numbers; but one thread may write through more
+ * than one copy of the tracer (a probe and an engine linked in), each
+ * numbering its own, so the record before is taken as the earliest of the
+ * thread's records with that number, which can only widen the window.  The
+ * oldest events a ring overwrote came before its LOST record (the
+ * collector writes it just before the first record kept, or when it finds
+ * them gone); those of a thread that found no ring, anywhere in the
+ * process. */
+struct loss_window {
+	uint64_t from, to;
+	uint16_t proc;
+	bool from_known;
+};
+
+/* The record before a loss window, found by (proc, tid, seq). */
+struct loss_bound {
+	uint32_t tid, seq, w;
+	uint16_t proc;
+};
+
+static int loss_bound_cmp(const void *a, const void *b)
+{
+	const struct loss_bound *x = a, *y = b;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The loss windows of the run's traces (*n of them); NULL with *n = 0 when
+ * none was lost, or on allocation failure with *n = SIZE_MAX (then no
+ * process with losses is to be judged by its engine). */
+static struct loss_window *trace_loss_windows(struct dctx *c, size_t *n)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), nw = 0;
+	*n = 0;
+	for (size_t i = 0; i < nev; i++)
+		nw += tl_ev(b, i)->ev.kind == RT_EV_LOST && tl_ev(b, i)->proc < b->procs.n;
+	if (!nw)
+		return NULL;
+	struct loss_window *w = calloc(nw, sizeof(*w));
+	struct loss_bound *k = calloc(nw, sizeof(*k));
+	if (!w || !k) {
+		free(w);
+		free(k);
+		*n = SIZE_MAX;
+		return NULL;
+	}
+	size_t nk = 0;
+	for (size_t i = 0; i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind != RT_EV_LOST || e->proc >= b->procs.n)
+			continue;
+		const struct rt_ev_lost *l = &e->ev.u.lost;
+		struct loss_window *x = &w[(*n)++];
+		*x = (struct loss_window){.from = 0, .to = item_t(c, (uint32_t)i), .proc = e->proc};
+		if (l->cause == RT_LOST_NO_RING) {
+			x->to = UINT64_MAX;
+			continue;
+		}
+		if (l->cause != RT_LOST_RING_FULL && l->cause != RT_LOST_NESTED)
+			continue; /* overwritten: from the start */
+		if (l->first_seq != 0)
+			k[nk++] = (struct loss_bound){.tid = e->ev.tid, .seq = (uint32_t)l->first_seq - 1u,
+						      .w = (uint32_t)(x - w), .proc = e->proc};
+	}
+	qsort(k, nk, sizeof(*k), loss_bound_cmp);
+	for (size_t i = 0; i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		struct loss_bound key = {.tid = e->ev.tid, .seq = e->ev.seq, .proc = e->proc};
+		const struct loss_bound *f = bsearch(&key, k, nk, sizeof(*k), loss_bound_cmp);
+		if (!f)
+			continue;
+		while (f > k && loss_bound_cmp(f - 1, &key) == 0)
+			f--; /* the first of equal keys */
+		for (; f < k + nk && loss_bound_cmp(f, &key) == 0; f++) {
+			uint64_t t = item_t(c, (uint32_t)i);
+			struct loss_window *x = &w[f->w];
+			if (!x->from_known && t <= x->to) /* records come in time order: the earliest */
+				x->from = t;
+			x->from_known = true;
+		}
+	}
+	free(k);
+	return w;
+}
+
+/* Whether process proc's trace may have lost events between from and to. */
+static bool in_loss_window(const struct loss_window *w, size_t n, uint16_t proc, uint64_t from, uint64_t to)
+{
+	if (n == SIZE_MAX)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (w[i].proc == proc && w[i].from <= to && w[i].to >= from)
+			return true;
+	return false;
+}
+
 /* What the sender's engine traced for each early round (burst_early): the
  * cause of its retry, or ROUND_NOT_MADE when it made none for it: copies of
  * earlier transmissions held back on the way (a delay before the capture
  * point, or resends overtaken by a later round), which the capture shows
  * as the sender going back.  An engine traces every retry: where it traced
- * the QP's packets and lost no events, each round the capture shows is one
- * of its retries from a PSN range holding the round's first PSN, after
- * that PSN's previous transmission.  The other rounds claim theirs first
+ * the QP's packets and lost no events around the round (no loss window of
+ * its process, trace_loss_windows, from the transmission before the round
+ * to its last packet: such a round is not judged), each round the capture
+ * shows is one of its retries from a PSN range holding the round's first
+ * PSN, after that PSN's previous transmission.  The other rounds claim theirs first
  * (the latest retry before them), then the early ones, which are the
  * sender's only with one left over: first a retry from the round's first
  * PSN, then one from an earlier PSN (whose first resends never reached the
@@ -1100,9 +1207,10 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 	uint8_t *traced = calloc(nq + 1, 1), *lost = calloc(b->procs.n + 1, 1), *eng = NULL;
 	struct eretry *r = NULL;
 	size_t nretry = 0;
-	/* per QP: 1 its engine traced sending packets, 2 retries, 4 resends, 8 its
-	 * process lost events; traced when 1, not 8, and 2 or not 4 (an engine
-	 * that traces its resends but no retries is not one to judge by) */
+	/* per QP: 1 its engine traced sending packets, 2 retries, 4 resends;
+	 * traced when 1, and 2 or not 4 (an engine that traces its resends but
+	 * no retries is not one to judge by).  Where its process's trace lost
+	 * events, no round is judged (trace_loss_windows). */
 	for (size_t i = 0; traced && lost && i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind == RT_EV_LOST && e->proc < b->procs.n)
@@ -1113,8 +1221,6 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 		uint32_t q = b->ev_qp[i];
 		if (q >= nq || (e->ev.kind != RT_EV_PACKET && e->ev.kind != RT_EV_RETRY))
 			continue;
-		if (e->proc < b->procs.n && lost[e->proc])
-			traced[q] |= 8;
 		if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX))
 			traced[q] |= 1 | ((e->ev.u.pkt.flags & RT_PKTF_RETRANS) ? 4 : 0);
 		else if (e->ev.kind == RT_EV_RETRY) {
@@ -1123,7 +1229,7 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 		}
 	}
 	for (size_t q = 0; traced && q < nq; q++)
-		traced[q] = (traced[q] & 1) && !(traced[q] & 8) && ((traced[q] & 2) || !(traced[q] & 4));
+		traced[q] = (traced[q] & 1) && ((traced[q] & 2) || !(traced[q] & 4));
 	if (!traced || !lost || !(r = calloc(nretry + 1, sizeof(*r))) || !(eng = calloc(bursts->n, 1)))
 		goto out;
 	for (size_t i = 0; i < nev; i++) {
@@ -1137,6 +1243,8 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 		r[nr++] = (struct eretry){.t = item_t(c, (uint32_t)i), .unc = unc, .ev = (uint32_t)i, .qp = b->ev_qp[i]};
 	}
 	qsort(r, nr, sizeof(*r), eretry_cmp);
+	size_t nholes = 0;
+	struct loss_window *holes = trace_loss_windows(c, &nholes);
 	bool any = false;
 	uint8_t *claimed = calloc(bursts->n, 1);
 	/* exact: other rounds, early ones; then ranges; then other rounds no NAK
@@ -1156,6 +1264,11 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 				continue;
 			uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
 			uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
+			uint16_t proc = tl_qp(b, u->requester)->proc;
+			if (proc < b->procs.n && lost[proc] &&
+			    in_loss_window(holes, nholes, proc, (from ? from : t_first) > maxunc ? (from ? from : t_first) - maxunc : 0,
+					   t_last + maxunc))
+				continue; /* its retry may be among the events lost: the capture judges it */
 			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, from,
 						 pass == 4 ? t_last : t_first);
 			if ((early && (claimed[x] || pass == 3)) || pass == 4) {
@@ -1165,6 +1278,7 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 		}
 	}
 	free(claimed);
+	free(holes);
 	if (!any) {
 		free(eng);
 		eng = NULL;

@@ -60,6 +60,12 @@
 #endif
 
 #define MAX_PROCS 256
+/* Stream mode's per-thread ring, KiB: four times the tracer's default, so a
+ * burst of events (an engine resending a window: about 60 000 events a
+ * second from uroce) outlasts a collector thread held up for a quarter of a
+ * second on a busy machine before anything is lost (RDMATRACE_RING_KB, when
+ * set, wins). */
+#define STREAM_RING_KB "1024"
 
 struct proc_file {
 	int pid;
@@ -328,6 +334,7 @@ static int run_program(struct rec *r, const char *probe)
 			setenv("RDMATRACE_RING_KB", kb, 1);
 		} else {
 			setenv("RDMATRACE_MODE", "stream", 1);
+			setenv("RDMATRACE_RING_KB", STREAM_RING_KB, 0); /* the user's own size wins */
 		}
 		dup2(out_pipe[1], STDOUT_FILENO);
 		dup2(err_pipe[1], STDERR_FILENO);
@@ -535,8 +542,11 @@ static int write_run_json(struct rec *r, const char *probe)
 	json_str(f, RDMATRACE_VERSION);
 	fprintf(f, ",\n  \"backend\": \"host\",\n  \"mode\": \"%s\",\n",
 		r->flight_bytes ? "flight" : "stream");
+	const char *kb = getenv("RDMATRACE_RING_KB");
 	if (r->flight_bytes)
 		fprintf(f, "  \"ring_bytes\": %zu,\n", r->flight_bytes);
+	else
+		fprintf(f, "  \"ring_bytes\": %lu,\n", strtoul(kb && *kb ? kb : STREAM_RING_KB, NULL, 10) * 1024ul);
 	fprintf(f, "  \"hosts\": [{\"name\": ");
 	json_str(f, r->host);
 	fprintf(f, ", \"boot_id\": ");

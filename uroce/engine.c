@@ -1154,8 +1154,10 @@ UROCE_EXPORT int uroce_priv_gsi_register(struct ibv_context *c, uroce_gsi_handle
 		return -EINVAL;
 	struct uroce_ctx *ctx = to_uctx(c);
 	pthread_mutex_lock(&ctx->lock);
+	pthread_mutex_lock(&g_lock); /* uroce_gsi_forward reads them under g_lock alone */
 	ctx->gsi_fn = fn;
 	ctx->gsi_arg = arg;
+	pthread_mutex_unlock(&g_lock);
 	pthread_mutex_unlock(&ctx->lock);
 	return 0;
 }
@@ -1192,7 +1194,48 @@ UROCE_EXPORT int uroce_priv_gsi_send(struct ibv_context *c, uint8_t gid_index, c
 	return err;
 }
 
-/* Called by the transport (under ctx->lock) for a MAD on QP1: drop the lock around the handler. */
+/* Called by the transport (under ctx->lock) for a MAD on QP1 that arrived on
+ * a context without a CM (perftest -R's own, beside librdmacm's): handed to
+ * the handler of the context of this process that has one on the same
+ * socket; false when none has.  Unlike uroce_forward, that context's lock
+ * is not needed: the handler only queues the MAD for the CM's thread.
+ * Waiting for the lock could fail (its holder busy), and a MAD dropped so
+ * is noticed by the CM only after its response timeout (seconds). */
+bool uroce_gsi_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *mad,
+                       size_t len)
+{
+	int fd = ctx->addrs[aidx].fd, taidx = -1;
+	uroce_gsi_handler fn = NULL;
+	void *arg = NULL;
+	pthread_mutex_lock(&g_lock);
+	for (int i = 0; i < 64 && !fn; i++) {
+		struct uroce_ctx *o = g_ctxs[i];
+		if (!o || o == ctx || !o->gsi_fn)
+			continue;
+		for (int k = 0; k < UROCE_MAX_GID; k++)
+			if (o->addrs[k].used && o->addrs[k].fd == fd) {
+				fn = o->gsi_fn;
+				arg = o->gsi_arg;
+				taidx = k;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (!fn)
+		return false;
+	fn(arg, (uint8_t)taidx, (const struct sockaddr *)src, mad, len);
+	return true;
+}
+
+/* Called by the transport (under ctx->lock) for a MAD on QP1.  The handler
+ * runs with the lock held (it only queues the MAD: uroce_priv.h): the MAD
+ * is in the context's receive buffers, which the lock guards, with the rest
+ * of their batch.  (Releasing the lock around the handler, as before, let
+ * another thread receive into those buffers meanwhile: a SEND right behind
+ * an RTU overwrote the RTU's header, the CM threw it away as malformed, and
+ * rping's passive side connected 6.1 s later, when its REP went again; and
+ * the rest of the batch was then read from buffers another thread had
+ * filled.) */
 void uroce_gsi_deliver(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *mad,
                        size_t len)
 {
@@ -1202,7 +1245,5 @@ void uroce_gsi_deliver(struct uroce_ctx *ctx, int aidx, const struct sockaddr_st
 		return;
 	uroce_send_pending_acks(ctx);
 	uroce_tx_flush(ctx);
-	pthread_mutex_unlock(&ctx->lock);
 	fn(arg, (uint8_t)aidx, (const struct sockaddr *)src, mad, len);
-	pthread_mutex_lock(&ctx->lock);
 }

@@ -1481,10 +1481,14 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	const uint8_t *pay = pkt + hl;
 	if (h.dest_qpn == 1) {
 		if (h.opcode == RT_OP_UD_SEND_ONLY && h.deth_qkey == RT_GSI_QKEY) {
-			if (!ctx->gsi_fn && uroce_forward(ctx, aidx, src, pkt, len, 1))
-				return;
-			uroce_trace_packet(1, &h, paylen, 0, 0, false);
-			uroce_gsi_deliver(ctx, aidx, src, pay, paylen);
+			if (ctx->gsi_fn) {
+				uroce_trace_packet(1, &h, paylen, 0, 0, false);
+				uroce_gsi_deliver(ctx, aidx, src, pay, paylen);
+			} else if (uroce_gsi_forward(ctx, aidx, src, pay, paylen)) {
+				uroce_trace_packet(1, &h, paylen, 0, 0, false);
+			} else {
+				ctx->st.rx_dropped++; /* no CM in this process */
+			}
 		} else {
 			ctx->st.rx_dropped++;
 		}

@@ -421,6 +421,9 @@ void uroce_flush_held_acks(struct uroce_ctx *ctx);
 void uroce_engine_requeue(struct uroce_ctx *ctx);
 bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
                    size_t len, uint32_t qpn);
+/* A MAD for QP1 to the CM of another context on the same socket (no lock of it taken). */
+bool uroce_gsi_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *mad,
+                       size_t len);
 int uroce_local_fd(struct uroce_ctx *ctx, uint8_t sgid_index, const struct sockaddr_storage *dst);
 
 /* objects.c */

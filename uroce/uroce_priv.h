@@ -14,7 +14,8 @@ int uroce_priv_add_addr(struct ibv_context *ctx, const struct sockaddr *addr, ui
 /* The address behind a GID index. */
 int uroce_priv_gid_addr(struct ibv_context *ctx, uint8_t gid_index, struct sockaddr_storage *out);
 /* MADs arriving on QP1 at any of the device's addresses go to this handler, called from the
-   engine's progress thread (the handler must not block). One handler per context. */
+   engine's progress thread with the engine's lock held: the handler must not block, and must
+   not call into the engine (it copies the MAD and queues it). One handler per context. */
 typedef void (*uroce_gsi_handler)(void *arg, uint8_t gid_index, const struct sockaddr *src,
                                   const uint8_t *mad, size_t len);
 int uroce_priv_gsi_register(struct ibv_context *ctx, uroce_gsi_handler fn, void *arg);

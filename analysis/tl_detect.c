@@ -1102,16 +1102,15 @@ static int loss_bound_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The loss windows of the run's traces (*n of them); NULL with *n = 0 when
- * none was lost, or on allocation failure with *n = SIZE_MAX (then no
- * process with losses is to be judged by its engine). */
-static struct loss_window *trace_loss_windows(struct dctx *c, size_t *n)
+/* The loss windows of the run's traces, one for each of its nw LOST records
+ * of a known process (*n of them); NULL with *n = 0 when there are none, or
+ * on allocation failure with *n = SIZE_MAX (then no process with losses is
+ * to be judged by its engine). */
+static struct loss_window *trace_loss_windows(struct dctx *c, size_t nw, size_t *n)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), nw = 0;
+	size_t nev = tl_nev(b);
 	*n = 0;
-	for (size_t i = 0; i < nev; i++)
-		nw += tl_ev(b, i)->ev.kind == RT_EV_LOST && tl_ev(b, i)->proc < b->procs.n;
 	if (!nw)
 		return NULL;
 	struct loss_window *w = calloc(nw, sizeof(*w));
@@ -1206,15 +1205,17 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 		return NULL;
 	uint8_t *traced = calloc(nq + 1, 1), *lost = calloc(b->procs.n + 1, 1), *eng = NULL;
 	struct eretry *r = NULL;
-	size_t nretry = 0;
+	size_t nretry = 0, nlost = 0;
 	/* per QP: 1 its engine traced sending packets, 2 retries, 4 resends;
 	 * traced when 1, and 2 or not 4 (an engine that traces its resends but
-	 * no retries is not one to judge by).  Where its process's trace lost
-	 * events, no round is judged (trace_loss_windows). */
+	 * no retries is not one to judge by).  A round near a gap in its
+	 * process's trace (events lost) is not judged (trace_loss_windows). */
 	for (size_t i = 0; traced && lost && i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind == RT_EV_LOST && e->proc < b->procs.n)
+		if (e->ev.kind == RT_EV_LOST && e->proc < b->procs.n) {
 			lost[e->proc] = 1;
+			nlost++;
+		}
 	}
 	for (size_t i = 0; traced && lost && i < nev; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
@@ -1244,7 +1245,7 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 	}
 	qsort(r, nr, sizeof(*r), eretry_cmp);
 	size_t nholes = 0;
-	struct loss_window *holes = trace_loss_windows(c, &nholes);
+	struct loss_window *holes = trace_loss_windows(c, nlost, &nholes);
 	bool any = false;
 	uint8_t *claimed = calloc(bursts->n, 1);
 	/* exact: other rounds, early ones; then ranges; then other rounds no NAK
@@ -1264,10 +1265,10 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 				continue;
 			uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
 			uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
+			uint64_t since = from ? from : t_first; /* the transmission before the round, or its own */
 			uint16_t proc = tl_qp(b, u->requester)->proc;
 			if (proc < b->procs.n && lost[proc] &&
-			    in_loss_window(holes, nholes, proc, (from ? from : t_first) > maxunc ? (from ? from : t_first) - maxunc : 0,
-					   t_last + maxunc))
+			    in_loss_window(holes, nholes, proc, since > maxunc ? since - maxunc : 0, t_last + maxunc))
 				continue; /* its retry may be among the events lost: the capture judges it */
 			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, from,
 						 pass == 4 ? t_last : t_first);

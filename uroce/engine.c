@@ -49,8 +49,9 @@ static void pump(struct uroce_ctx *ctx)
  * Contexts of this process.  Two contexts may need the same address (perftest
  * -R opens the device for itself and librdmacm opens it again, both told to
  * use UROCE_ADDR): the second borrows the first one's socket, the owner's
- * progress thread receives for both and hands a packet for a QP (or for QP1)
- * it does not have to the context that does (uroce_forward).
+ * progress thread receives for both and hands a packet for a QP it does not
+ * have to the context that does (uroce_forward), and a MAD when it has no QP1
+ * handler to the handler of the context that has one (uroce_gsi_forward).
  */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uroce_ctx *g_ctxs[64];
@@ -149,7 +150,7 @@ bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 				break;
 		if (k == UROCE_MAX_GID || !lock_briefly(&o->lock))
 			continue; /* still busy: the packet is dropped, the transport retries */
-		if (qpn == 1 ? o->gsi_fn != NULL : uroce_qp_lookup(o, qpn) != NULL) {
+		if (uroce_qp_lookup(o, qpn) != NULL) {
 			target = o;
 			taidx = k;
 		} else {

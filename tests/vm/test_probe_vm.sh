@@ -199,7 +199,7 @@ traced_rping() {
 		[ "$VM_RC" -ne 0 ] && [ "$attempt" -eq 1 ] &&
 			cat "$dir"/logs/*-rping.err "$dir"/logs/*-rping.out 2>/dev/null | grep -q 'rdma_get_cm_event: Bad file descriptor' || break
 		echo "# rping $what: a CM thread outlived its event channel; once more"
-		rm -rf "$dir.first" && mv "$dir" "$dir.first" && cp "$dir.stderr" "$dir.first.stderr"
+		vm_set_aside "$dir"
 		again=" (at the second attempt)"
 	done
 	if [ "$VM_RC" -eq 0 ]; then ok "rping $what under record in both VMs exits 0$again"; else

@@ -15,6 +15,12 @@ vm_run() {
 	grep -E 'up after|whole run' "$dir.stderr" | sed 's/^/# /'
 }
 
+# vm_set_aside RUNDIR: a failed run kept as RUNDIR.first (its stderr as
+# RUNDIR.first.stderr) before the same run is tried again in RUNDIR.
+vm_set_aside() {
+	rm -rf "$1.first" && mv "$1" "$1.first" && cp "$1.stderr" "$1.first.stderr"
+}
+
 # perftest_run RUNDIR "COMMAND" [LAB-VM OPTIONS...]: a perftest COMMAND in both
 # VMs under `rdmatrace record` (RUNDIR/srv in the server, RUNDIR/cli in the
 # client, which connects to 10.9.0.1), and an ok / not ok line for its exit.
@@ -33,7 +39,7 @@ perftest_run() {
 		[ "$VM_RC" -ne 0 ] && [ "$attempt" -eq 1 ] && grep -q "$name exited with status 17" "$dir.stderr" || break
 		echo "# $cmd: perftest gave up; its output, then a second attempt:"
 		tail -n 4 "$dir"/logs/server-"$name".err "$dir"/logs/client-"$name".err 2>/dev/null | sed 's/^/#   /'
-		rm -rf "$dir.first" && mv "$dir" "$dir.first" && cp "$dir.stderr" "$dir.first.stderr"
+		vm_set_aside "$dir"
 		again=" (at the second attempt)"
 	done
 	if [ "$VM_RC" -eq 0 ]; then ok "$cmd under record in both VMs exits 0$again"; else not_ok "$cmd under record: lab-vm exited $VM_RC$again"; sed 's/^/#   /' "$dir.stderr" | tail -20; tail -n 4 "$dir"/logs/*-"$name".err 2>/dev/null | sed 's/^/#   /'; fi

@@ -18,3 +18,4 @@ FUZZ_TARGETS += timeline correlate
 TEST_TOOLS += tests/analysis/lose_events.c
 TEST_SCRIPTS += tests/analysis/test_analysis_cli.sh
 TEST_SCRIPTS += tests/analysis/test_uroce_golden.sh
+TEST_SCRIPTS += tests/analysis/test_uroce_storms.sh

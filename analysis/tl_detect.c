@@ -1037,14 +1037,24 @@ static int eretry_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* A time bound for claim_retry: a time on the capture's clock, widened
+ * there by each retry's clock uncertainty, or (firm) one to compare as it
+ * is: on the clock of the sending engine's trace, which its retry events
+ * share, or widened already. */
+struct retry_bound {
+	uint64_t t;
+	bool firm;
+};
+
 /* The unclaimed retry of QP q (in the sorted list r of n, whose clock
  * uncertainties are at most maxunc) from psn (exact) or whose PSN range
  * holds it, at or after `from` and at or before `to` (each widened by its
- * host clock's uncertainty), the latest; claimed when found, and its cause
- * returned (0 none). */
+ * host clock's uncertainty unless firm), the latest; claimed when found,
+ * and its cause returned (0 none). */
 static uint8_t claim_retry(struct tl_build *b, struct eretry *r, size_t n, uint64_t maxunc, uint32_t q, uint32_t psn,
-			   bool exact, uint64_t from, uint64_t to)
+			   bool exact, struct retry_bound fromb, struct retry_bound tob)
 {
+	uint64_t from = fromb.t, to = tob.t;
 	uint64_t lo_t = from > maxunc ? from - maxunc : 0;
 	size_t lo = 0, hi = n;
 	while (lo < hi) { /* the first of q's that can be late enough */
@@ -1057,7 +1067,8 @@ static uint8_t claim_retry(struct tl_build *b, struct eretry *r, size_t n, uint6
 	struct eretry *best = NULL;
 	for (size_t i = lo; i < n && r[i].qp == q && r[i].t <= to + maxunc; i++) {
 		const struct rt_ev_retry *e = &tl_ev(b, r[i].ev)->ev.u.retry;
-		if (!r[i].claimed && r[i].t + r[i].unc >= from && r[i].t <= to + r[i].unc &&
+		uint64_t unc_from = fromb.firm ? 0 : r[i].unc, unc_to = tob.firm ? 0 : r[i].unc;
+		if (!r[i].claimed && r[i].t + unc_from >= from && r[i].t <= to + unc_to &&
 		    (exact ? e->first_psn == psn : psn_within(psn, e->first_psn, e->last_psn)))
 			best = &r[i];
 	}
@@ -1171,8 +1182,94 @@ static bool in_loss_window(const struct loss_window *w, size_t n, uint16_t proc,
 	return false;
 }
 
-/* What the sender's engine traced for each early round (burst_early): the
- * cause of its retry, or ROUND_NOT_MADE when it made none for it: copies of
+/* Whether round u is one to judge by its sender's engine: not an RNR
+ * NAK's (those belong to the RNR stall), the engine traced its QP's
+ * packets (traced), and its process's trace lost no events from the
+ * transmission before the round to its last packet (lost, holes:
+ * trace_loss_windows): its retry may be among the events lost, so the
+ * capture judges it. */
+static bool round_judged(struct dctx *c, const struct burst *u, const uint8_t *traced, const uint8_t *lost,
+			 const struct loss_window *holes, size_t nholes, uint64_t maxunc)
+{
+	struct tl_build *b = c->b;
+	if (u->cause == RT_RETRY_RNR || u->requester >= b->qps.n || !traced[u->requester])
+		return false;
+	uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
+	uint64_t since = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : t_first;
+	uint16_t proc = tl_qp(b, u->requester)->proc;
+	return !(proc < b->procs.n && lost[proc] &&
+		 in_loss_window(holes, nholes, proc, since > maxunc ? since - maxunc : 0, t_last + maxunc));
+}
+
+/* How much later than its engine traced sending it a packet can pass the
+ * capture point when nothing holds it back: the engine's transmit queue
+ * on a loaded machine, and the error of the engine's clock against the
+ * capture's beyond what the alignment could tell (microseconds on one
+ * machine; a rate calibrated over a short time drifts). */
+#define ENGINE_TO_WIRE_NS 1000000ull
+
+/* An engine's transmission of a PSN on one of its QPs. */
+struct etx {
+	uint64_t t;               /* aligned */
+	uint32_t qp, psn;
+};
+
+static int etx_cmp(const void *a, const void *b)
+{
+	const struct etx *x = a, *y = b;
+	if (x->qp != y->qp)
+		return x->qp < y->qp ? -1 : 1;
+	if (x->psn != y->psn)
+		return x->psn < y->psn ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Every packet the engines traced sending (not those they dropped
+ * themselves), sorted by QP, PSN and time (*n of them); NULL with *n = 0
+ * when there are none or no memory (then no round is judged by them). */
+static struct etx *engine_txs(struct dctx *c, size_t *n)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), k = 0;
+	*n = 0;
+	for (size_t i = 0; i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		k += e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX) && b->ev_qp[i] < b->qps.n;
+	}
+	struct etx *x = k ? malloc(k * sizeof(*x)) : NULL;
+	if (!x)
+		return NULL;
+	for (size_t i = 0; i < nev; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX) && b->ev_qp[i] < b->qps.n &&
+		    !(e->ev.u.pkt.flags & RT_PKTF_DROPPED))
+			x[(*n)++] = (struct etx){.t = item_t(c, (uint32_t)i), .qp = b->ev_qp[i], .psn = e->ev.u.pkt.psn};
+	}
+	qsort(x, *n, sizeof(*x), etx_cmp);
+	return x;
+}
+
+/* The latest transmission of psn by QP q's engine (in x, n of them) at or
+ * before time t; its time in *sent. */
+static bool latest_engine_tx(const struct etx *x, size_t n, uint32_t q, uint32_t psn, uint64_t t, uint64_t *sent)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* the first past (q, psn, t) */
+		size_t m = (lo + hi) / 2;
+		if (x[m].qp < q || (x[m].qp == q && (x[m].psn < psn || (x[m].psn == psn && x[m].t <= t))))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo || x[lo - 1].qp != q || x[lo - 1].psn != psn)
+		return false;
+	*sent = x[lo - 1].t;
+	return true;
+}
+
+/* What the sender's engine traced for each round: for an early one
+ * (burst_early), the cause of its retry, or ROUND_NOT_MADE when it made
+ * none for it: copies of
  * earlier transmissions held back on the way (a delay before the capture
  * point, or resends overtaken by a later round), which the capture shows
  * as the sender going back.  An engine traces every retry: where it traced
@@ -1192,9 +1289,16 @@ static bool in_loss_window(const struct loss_window *w, size_t n, uint16_t proc,
  * engine's cause), else none; so is a round of atomics a NAK started (a
  * pipeline of atomics asked again goes on through the PSN a NAK names, as
  * one retry) (READs, and other atomics, asked again are grouped
- * otherwise: not judged).  Per burst, 0 for a round of a NAK in the
- * capture, one that claimed its retry, or one whose sender's engine did
- * not trace it; NULL when there are none (no engine packet events). */
+ * otherwise: not judged).  Any other round that claimed none is
+ * ROUND_NOT_MADE too unless a retry is left over that came before the
+ * engine sent the round's first packet (on its own clock): a packet of a
+ * round the capture showed already, held back on the way (reordered or
+ * delayed: a previous release made 5-10 % more rounds than retries of
+ * such storms).  Per burst: the engine's cause for an early round or one
+ * of pass 4 that claimed its retry, ROUND_NOT_MADE for a round that is
+ * none of its own, else 0 (a round that claimed its retry, or one not
+ * judged: untraced, an RNR NAK's, or near a gap in the trace); NULL when
+ * there are none (no engine packet events). */
 #define ROUND_NOT_MADE 0xFF
 static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 {
@@ -1256,8 +1360,7 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 			uint64_t waited;
 			bool early = burst_early(c, u, &waited);
 			uint8_t cls = tl_pk(b, u->first)->op_class;
-			if (claimed[x] || u->cause == RT_RETRY_RNR || u->requester >= nq || !traced[u->requester] ||
-			    early != (pass & 1))
+			if (claimed[x] || early != (pass & 1) || !round_judged(c, u, traced, lost, holes, nholes, maxunc))
 				continue;
 			/* pass 4: rounds of SENDs or WRITEs no NAK started, of atomics one did */
 			bool nak_round = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE;
@@ -1265,19 +1368,48 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 				continue;
 			uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
 			uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
-			uint64_t since = from ? from : t_first; /* the transmission before the round, or its own */
-			uint16_t proc = tl_qp(b, u->requester)->proc;
-			if (proc < b->procs.n && lost[proc] &&
-			    in_loss_window(holes, nholes, proc, since > maxunc ? since - maxunc : 0, t_last + maxunc))
-				continue; /* its retry may be among the events lost: the capture judges it */
-			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, from,
-						 pass == 4 ? t_last : t_first);
+			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, (struct retry_bound){.t = from},
+						 (struct retry_bound){.t = pass == 4 ? t_last : t_first});
 			if ((early && (claimed[x] || pass == 3)) || pass == 4) {
 				eng[x] = claimed[x] ? claimed[x] : ROUND_NOT_MADE;
 				any = true;
 			}
 		}
 	}
+	/* then the other rounds that claimed none (rounds of a NAK in the
+	 * capture, ACK timers' that went off late enough): made by a retry
+	 * before the engine's latest transmission of the round's first PSN that
+	 * can be the packet the capture saw first, and after its previous one
+	 * (ENGINE_TO_WIRE_NS either way); without one left, the round is none
+	 * of its own: its first packet was sent before any retry that could be
+	 * it, so it is a packet of an earlier round held back on the way (whose
+	 * retry a round the capture showed claimed), or the second show of a
+	 * round whose retry another claimed */
+	struct etx *tx = NULL;
+	size_t ntx = 0;
+	bool tx_read = false;
+	for (size_t x = 0; claimed && x < bursts->n; x++) {
+		const struct burst *u = TL_AT(bursts, struct burst, x);
+		uint64_t sent;
+		if (claimed[x] || eng[x] || !round_judged(c, u, traced, lost, holes, nholes, maxunc))
+			continue;
+		if (!tx_read) {
+			tx = engine_txs(c, &ntx);
+			tx_read = true;
+		}
+		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
+		uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
+		if (!latest_engine_tx(tx, ntx, u->requester, u->psn, t_first + ENGINE_TO_WIRE_NS, &sent))
+			continue; /* the engine traced no transmission of it: the capture judges */
+		struct retry_bound fromb = {.t = from > ENGINE_TO_WIRE_NS ? from - ENGINE_TO_WIRE_NS : 0, .firm = true};
+		claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, false, fromb,
+					 (struct retry_bound){.t = sent, .firm = true});
+		if (!claimed[x]) {
+			eng[x] = ROUND_NOT_MADE;
+			any = true;
+		}
+	}
+	free(tx);
 	free(claimed);
 	free(holes);
 	if (!any) {

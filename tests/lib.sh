@@ -15,6 +15,21 @@ skip()    { _t_num=$((_t_num + 1)); echo "ok $_t_num - $1 # SKIP $2"; }
 # sanitizer_build: true for `make SANITIZE=address|undefined|thread` builds
 sanitizer_build() { case "$BUILD" in *-address|*-thread|*-undefined) return 0 ;; esac; return 1; }
 
+# skip_all NAME REASON: the whole script is skipped, as one SKIP line; exits.
+skip_all() { skip "$1" "$2"; done_testing; exit; }
+
+# need_uroce_programs NAME [SANITIZER_REASON]: the script runs Debian's own
+# RDMA programs over uroce; skipped (skip_all) unless uroce's libraries are
+# built, and in a sanitizer build (the programs are not instrumented).
+need_uroce_programs() {
+	if [ ! -e "$BUILD/uroce/libibverbs.so.1" ] || [ ! -e "$BUILD/uroce/librdmacm.so.1" ]; then
+		skip_all "$1" "uroce's libibverbs.so.1 is not built"
+	fi
+	if sanitizer_build; then
+		skip_all "$1" "${2:-sanitizer build: uninstrumented binaries cannot load it}"
+	fi
+}
+
 # asan_build LOG: builds build-address/rdmatrace (incrementally, at most 240
 # s, one test at a time: tests run in parallel) for tests that run commands
 # again under AddressSanitizer; its output goes to LOG.

@@ -10,16 +10,7 @@
 . tests/lib.sh
 set -u
 LIBDIR=$BUILD/uroce
-if [ ! -e "$LIBDIR/libibverbs.so.1" ] || [ ! -e "$LIBDIR/librdmacm.so.1" ]; then
-	skip "probe over uroce" "uroce is not built"
-	done_testing
-	exit
-fi
-if sanitizer_build; then
-	skip "probe over uroce" "sanitizer build: the Debian programs it runs (rping, perftest) are not instrumented, and the sanitizer runtime record preloads for the probe reports their own leaks"
-	done_testing
-	exit
-fi
+need_uroce_programs "probe over uroce" "sanitizer build: the Debian programs it runs (rping, perftest) are not instrumented, and the sanitizer runtime record preloads for the probe reports their own leaks"
 T=$(mktemp -d /tmp/rt-probe-uroce-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export LD_LIBRARY_PATH=$PWD/$LIBDIR

@@ -9,16 +9,7 @@
 set -u
 
 LIBDIR=$BUILD/uroce
-if [ ! -e "$LIBDIR/libibverbs.so.1" ] || [ ! -e "$LIBDIR/librdmacm.so.1" ]; then
-	skip "Debian RDMA binaries over uroce" "uroce's libibverbs.so.1 is not built"
-	done_testing
-	exit
-fi
-if sanitizer_build; then
-	skip "Debian RDMA binaries over uroce" "sanitizer build: uninstrumented binaries cannot load it"
-	done_testing
-	exit
-fi
+need_uroce_programs "Debian RDMA binaries over uroce"
 
 TMP=$(mktemp -d /tmp/uroce-bin.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT

@@ -1201,11 +1201,12 @@ static bool round_judged(struct dctx *c, const struct burst *u, const uint8_t *t
 		 in_loss_window(holes, nholes, proc, since > maxunc ? since - maxunc : 0, t_last + maxunc));
 }
 
-/* How much later than its engine traced sending it a packet can pass the
- * capture point when nothing holds it back: the engine's transmit queue
- * on a loaded machine, and the error of the engine's clock against the
- * capture's beyond what the alignment could tell (microseconds on one
- * machine; a rate calibrated over a short time drifts). */
+/* How far apart an engine's trace of sending a packet and the capture's
+ * time for it can be, either way, when nothing holds the packet back on
+ * the way: the engine's transmit queue on a loaded machine, and the error
+ * of the engine's clock against the capture's beyond what the alignment
+ * could tell (microseconds on one machine: a rate calibrated over a short
+ * time drifts). */
 #define ENGINE_TO_WIRE_NS 1000000ull
 
 /* An engine's transmission of a PSN on one of its QPs. */
@@ -1379,8 +1380,10 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 	/* then the other rounds that claimed none (rounds of a NAK in the
 	 * capture, ACK timers' that went off late enough): made by a retry
 	 * before the engine's latest transmission of the round's first PSN that
-	 * can be the packet the capture saw first, and after its previous one
-	 * (ENGINE_TO_WIRE_NS either way); without one left, the round is none
+	 * can be the packet the capture saw first, and after the transmission
+	 * before the round as the capture saw it (ENGINE_TO_WIRE_NS either way:
+	 * times on the engine's clock and the capture's are compared); without
+	 * one left, the round is none
 	 * of its own: its first packet was sent before any retry that could be
 	 * it, so it is a packet of an earlier round held back on the way (whose
 	 * retry a round the capture showed claimed), or the second show of a

@@ -1301,7 +1301,7 @@ static bool latest_engine_tx(const struct etx *x, size_t n, uint32_t q, uint32_t
  * judged: untraced, an RNR NAK's, or near a gap in the trace); NULL when
  * there are none (no engine packet events). */
 #define ROUND_NOT_MADE 0xFF
-static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
+static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), nq = b->qps.n, nr = 0;
@@ -1413,6 +1413,30 @@ static uint8_t *engine_rounds(struct dctx *c, const struct tl_vec *bursts)
 		}
 	}
 	free(tx);
+	/* a round left out that a NAK in the capture started hands that NAK to
+	 * the round after it on its stream that claimed a retry after a NAK,
+	 * from the PSN the NAK names, when that round has no NAK for its
+	 * first PSN: the stream replay gave the NAK to the packets held back
+	 * on the way, which came first (tl_link.c take_nak: the NAKs reordered
+	 * too, or the capture started late), and the round would read as an
+	 * ACK timer's or another NAK's */
+	for (size_t x = 0; claimed && x < bursts->n; x++) {
+		const struct burst *d = TL_AT(bursts, struct burst, x);
+		if (eng[x] != ROUND_NOT_MADE || d->cause != RT_RETRY_NAK_SEQ || d->trigger == RT_TL_NONE)
+			continue;
+		uint32_t npsn = tl_pk(b, d->trigger)->psn;
+		for (size_t y = x + 1; y < bursts->n; y++) {
+			struct burst *u = TL_AT(bursts, struct burst, y);
+			if (u->stream != d->stream || eng[y] == ROUND_NOT_MADE)
+				continue;
+			bool named = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE && tl_pk(b, u->trigger)->psn == u->psn;
+			if (!eng[y] && claimed[y] == RT_RETRY_NAK_SEQ && u->psn == npsn && !named && d->trigger < u->first) {
+				u->cause = RT_RETRY_NAK_SEQ;
+				u->trigger = d->trigger;
+			}
+			break;
+		}
+	}
 	free(claimed);
 	free(holes);
 	if (!any) {

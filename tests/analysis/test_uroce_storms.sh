@@ -93,9 +93,10 @@ complete_capture() {
 # each retry the engines traced (a finding "in N rounds" counts N), at least
 # 50 retries (a storm), and all but 1 % of the findings naming a PSN one of
 # those retries resent (a sentence names the PSN of the NAK it takes for
-# the round's, and with the NAKs reordered too, a round can take the NAK
-# for the PSN before: "NAKed PSN 0x...54 ... resent 3 packets from PSN
-# 0x...54" for a retry from 0x...55)
+# the round's; with the NAKs reordered too, a round took the NAK for the
+# PSN before its own in 1 of 2276 findings here, "NAKed PSN 0x...54 ...
+# resent 3 packets from PSN 0x...54" for a retry from 0x...55, before a
+# round left out handed its NAK on: none in 22 runs since)
 one_for_each_retry() {
 	python3 - "$1" "$RT" "$2" "$3" <<'PY'
 import glob, json, re, subprocess, sys

@@ -1182,6 +1182,13 @@ static bool in_loss_window(const struct loss_window *w, size_t n, uint16_t proc,
 	return false;
 }
 
+/* When the transmission of round u's first PSN before it passed the
+ * capture point (0 when none was captured). */
+static uint64_t round_prev_t(struct dctx *c, const struct burst *u)
+{
+	return u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(c->b, u->prev)) : 0;
+}
+
 /* Whether round u is one to judge by its sender's engine: not an RNR
  * NAK's (those belong to the RNR stall), the engine traced its QP's
  * packets (traced), and its process's trace lost no events from the
@@ -1194,8 +1201,8 @@ static bool round_judged(struct dctx *c, const struct burst *u, const uint8_t *t
 	struct tl_build *b = c->b;
 	if (u->cause == RT_RETRY_RNR || u->requester >= b->qps.n || !traced[u->requester])
 		return false;
-	uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
-	uint64_t since = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : t_first;
+	uint64_t t_last = item_t(c, tl_item_pk(b, u->last));
+	uint64_t since = u->prev != RT_TL_NONE ? round_prev_t(c, u) : item_t(c, tl_item_pk(b, u->first));
 	uint16_t proc = tl_qp(b, u->requester)->proc;
 	return !(proc < b->procs.n && lost[proc] &&
 		 in_loss_window(holes, nholes, proc, since > maxunc ? since - maxunc : 0, t_last + maxunc));
@@ -1225,27 +1232,28 @@ static int etx_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-/* Every packet the engines traced sending (not those they dropped
- * themselves), sorted by QP, PSN and time (*n of them); NULL with *n = 0
- * when there are none or no memory (then no round is judged by them). */
-static struct etx *engine_txs(struct dctx *c, size_t *n)
+/* Whether event e is an engine's transmission that left it (traced
+ * sending, not dropped by the engine itself). */
+static bool engine_sent(const struct tl_evrec *e)
+{
+	return e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX) && !(e->ev.u.pkt.flags & RT_PKTF_DROPPED);
+}
+
+/* The k transmissions of the engines' QPs (engine_sent), sorted by QP,
+ * PSN and time (*n of them); NULL with *n = 0 when there are none or no
+ * memory (then no round is judged by them). */
+static struct etx *engine_txs(struct dctx *c, size_t k, size_t *n)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), k = 0;
+	size_t nev = tl_nev(b);
 	*n = 0;
-	for (size_t i = 0; i < nev; i++) {
-		const struct tl_evrec *e = tl_ev(b, i);
-		k += e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX) && b->ev_qp[i] < b->qps.n;
-	}
 	struct etx *x = k ? malloc(k * sizeof(*x)) : NULL;
 	if (!x)
 		return NULL;
-	for (size_t i = 0; i < nev; i++) {
-		const struct tl_evrec *e = tl_ev(b, i);
-		if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX) && b->ev_qp[i] < b->qps.n &&
-		    !(e->ev.u.pkt.flags & RT_PKTF_DROPPED))
-			x[(*n)++] = (struct etx){.t = item_t(c, (uint32_t)i), .qp = b->ev_qp[i], .psn = e->ev.u.pkt.psn};
-	}
+	for (size_t i = 0; i < nev && *n < k; i++)
+		if (b->ev_qp[i] < b->qps.n && engine_sent(tl_ev(b, i)))
+			x[(*n)++] = (struct etx){.t = item_t(c, (uint32_t)i), .qp = b->ev_qp[i],
+						 .psn = tl_ev(b, i)->ev.u.pkt.psn};
 	qsort(x, *n, sizeof(*x), etx_cmp);
 	return x;
 }
@@ -1310,7 +1318,7 @@ static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
 		return NULL;
 	uint8_t *traced = calloc(nq + 1, 1), *lost = calloc(b->procs.n + 1, 1), *eng = NULL;
 	struct eretry *r = NULL;
-	size_t nretry = 0, nlost = 0;
+	size_t nretry = 0, nlost = 0, nsent = 0;
 	/* per QP: 1 its engine traced sending packets, 2 retries, 4 resends;
 	 * traced when 1, and 2 or not 4 (an engine that traces its resends but
 	 * no retries is not one to judge by).  A round near a gap in its
@@ -1327,9 +1335,10 @@ static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
 		uint32_t q = b->ev_qp[i];
 		if (q >= nq || (e->ev.kind != RT_EV_PACKET && e->ev.kind != RT_EV_RETRY))
 			continue;
-		if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX))
+		if (e->ev.kind == RT_EV_PACKET && (e->ev.flags & RT_EVF_TX)) {
 			traced[q] |= 1 | ((e->ev.u.pkt.flags & RT_PKTF_RETRANS) ? 4 : 0);
-		else if (e->ev.kind == RT_EV_RETRY) {
+			nsent += engine_sent(e);
+		} else if (e->ev.kind == RT_EV_RETRY) {
 			traced[q] |= 2; /* (an RNR NAK's too: it traces its retries) */
 			nretry += e->ev.u.retry.cause != RT_RETRY_RNR;
 		}
@@ -1367,10 +1376,10 @@ static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
 			bool nak_round = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE;
 			if (pass == 4 && (cls == RT_CLASS_READ_REQ || nak_round != (cls == RT_CLASS_ATOMIC)))
 				continue;
-			uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), t_last = item_t(c, tl_item_pk(b, u->last));
-			uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
-			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2, (struct retry_bound){.t = from},
-						 (struct retry_bound){.t = pass == 4 ? t_last : t_first});
+			uint32_t until = pass == 4 ? u->last : u->first;
+			claimed[x] = claim_retry(b, r, nr, maxunc, u->requester, u->psn, pass < 2,
+						 (struct retry_bound){.t = round_prev_t(c, u)},
+						 (struct retry_bound){.t = item_t(c, tl_item_pk(b, until))});
 			if ((early && (claimed[x] || pass == 3)) || pass == 4) {
 				eng[x] = claimed[x] ? claimed[x] : ROUND_NOT_MADE;
 				any = true;
@@ -1383,11 +1392,10 @@ static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
 	 * can be the packet the capture saw first, and after the transmission
 	 * before the round as the capture saw it (ENGINE_TO_WIRE_NS either way:
 	 * times on the engine's clock and the capture's are compared); without
-	 * one left, the round is none
-	 * of its own: its first packet was sent before any retry that could be
-	 * it, so it is a packet of an earlier round held back on the way (whose
-	 * retry a round the capture showed claimed), or the second show of a
-	 * round whose retry another claimed */
+	 * one left, the round is none of its own: its first packet was sent
+	 * before any retry that could be it, so it is a packet of an earlier
+	 * round held back on the way (whose retry a round the capture showed
+	 * claimed), or the second show of a round whose retry another claimed */
 	struct etx *tx = NULL;
 	size_t ntx = 0;
 	bool tx_read = false;
@@ -1397,11 +1405,10 @@ static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
 		if (claimed[x] || eng[x] || !round_judged(c, u, traced, lost, holes, nholes, maxunc))
 			continue;
 		if (!tx_read) {
-			tx = engine_txs(c, &ntx);
+			tx = engine_txs(c, nsent, &ntx);
 			tx_read = true;
 		}
-		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
-		uint64_t from = u->prev != RT_TL_NONE ? item_t(c, tl_item_pk(b, u->prev)) : 0;
+		uint64_t t_first = item_t(c, tl_item_pk(b, u->first)), from = round_prev_t(c, u);
 		if (!latest_engine_tx(tx, ntx, u->requester, u->psn, t_first + ENGINE_TO_WIRE_NS, &sent))
 			continue; /* the engine traced no transmission of it: the capture judges */
 		struct retry_bound fromb = {.t = from > ENGINE_TO_WIRE_NS ? from - ENGINE_TO_WIRE_NS : 0, .firm = true};

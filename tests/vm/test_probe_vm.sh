@@ -189,21 +189,15 @@ assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns
 # repeated once (the first stays in RUNDIR.first).  A failing run prints
 # both sides' last lines of output.
 traced_rping() {
-	local dir=$1 what=$2 ssetup=$3 csetup=$4 sip=$5 attempt again=""
+	local dir=$1 what=$2 ssetup=$3 csetup=$4 sip=$5
 	shift 5
-	for attempt in 1 2; do
-		vm_run "$dir" --scenario rping "$@" \
-			--server "$ssetup && sleep 1 && $REC -o $dir/srv -- rping -s -a $sip -v -C 5" \
-			--client "$csetup && sleep 2 && $REC -o $dir/cli -- rping -c -a $sip -v -C 5" \
-			--server-name rping --client-name rping
-		[ "$VM_RC" -ne 0 ] && [ "$attempt" -eq 1 ] &&
-			cat "$dir"/logs/*-rping.err "$dir"/logs/*-rping.out 2>/dev/null | grep -q 'rdma_get_cm_event: Bad file descriptor' || break
-		echo "# rping $what: a CM thread outlived its event channel; once more"
-		vm_set_aside "$dir"
-		again=" (at the second attempt)"
-	done
-	if [ "$VM_RC" -eq 0 ]; then ok "rping $what under record in both VMs exits 0$again"; else
-		not_ok "lab-vm run (rping $what) exited $VM_RC$again"; sed 's/^/#   /' "$dir.stderr" | tail -20
+	vm_run_once_more "$dir" 'rdma_get_cm_event: Bad file descriptor' "rping $what: a CM thread outlived its event channel" \
+		--scenario rping "$@" \
+		--server "$ssetup && sleep 1 && $REC -o $dir/srv -- rping -s -a $sip -v -C 5" \
+		--client "$csetup && sleep 2 && $REC -o $dir/cli -- rping -c -a $sip -v -C 5" \
+		--server-name rping --client-name rping
+	if [ "$VM_RC" -eq 0 ]; then ok "rping $what under record in both VMs exits 0$VM_AGAIN"; else
+		not_ok "lab-vm run (rping $what) exited $VM_RC$VM_AGAIN"; sed 's/^/#   /' "$dir.stderr" | tail -20
 		tail -n 5 "$dir"/logs/*-rping.err "$dir"/logs/*-rping.out 2>/dev/null | sed 's/^/#   /'
 	fi
 }

@@ -15,10 +15,23 @@ vm_run() {
 	grep -E 'up after|whole run' "$dir.stderr" | sed 's/^/# /'
 }
 
-# vm_set_aside RUNDIR: a failed run kept as RUNDIR.first (its stderr as
-# RUNDIR.first.stderr) before the same run is tried again in RUNDIR.
-vm_set_aside() {
-	rm -rf "$1.first" && mv "$1" "$1.first" && cp "$1.stderr" "$1.first.stderr"
+# vm_run_once_more RUNDIR PATTERN WHY ARGS...: vm_run, and when that failed
+# with PATTERN in its stderr or in the programs' logs (a known failure of
+# the program itself), once more, saying WHY and the programs' last lines
+# of output; the failed run is kept as RUNDIR.first (its stderr as
+# RUNDIR.first.stderr).  VM_AGAIN is " (at the second attempt)" then, else
+# empty, for the ok / not ok line.
+vm_run_once_more() {
+	local dir=$1 pattern=$2 why=$3
+	shift 3
+	VM_AGAIN=""
+	vm_run "$dir" "$@"
+	[ "$VM_RC" -ne 0 ] && cat "$dir.stderr" "$dir"/logs/* 2>/dev/null | grep -q -- "$pattern" || return 0
+	echo "# $why; the programs' output, then a second attempt:"
+	tail -n 4 "$dir"/logs/*.err 2>/dev/null | sed 's/^/#   /'
+	rm -rf "$dir.first" && mv "$dir" "$dir.first" && cp "$dir.stderr" "$dir.first.stderr"
+	VM_AGAIN=" (at the second attempt)"
+	vm_run "$dir" "$@"
 }
 
 # perftest_run RUNDIR "COMMAND" [LAB-VM OPTIONS...]: a perftest COMMAND in both
@@ -31,18 +44,12 @@ vm_set_aside() {
 perftest_run() {
 	local dir=$1 cmd=$2 rec="$PWD/$RDMATRACE record"
 	shift 2
-	local name=${cmd%% *} attempt again=""
-	for attempt in 1 2; do
-		vm_run "$dir" --scenario "perftest-$name" "$@" \
-			--server "$rec -o $dir/srv -- $cmd" --client "$rec -o $dir/cli -- $cmd 10.9.0.1" \
-			--server-name "$name" --client-name "$name"
-		[ "$VM_RC" -ne 0 ] && [ "$attempt" -eq 1 ] && grep -q "$name exited with status 17" "$dir.stderr" || break
-		echo "# $cmd: perftest gave up; its output, then a second attempt:"
-		tail -n 4 "$dir"/logs/server-"$name".err "$dir"/logs/client-"$name".err 2>/dev/null | sed 's/^/#   /'
-		vm_set_aside "$dir"
-		again=" (at the second attempt)"
-	done
-	if [ "$VM_RC" -eq 0 ]; then ok "$cmd under record in both VMs exits 0$again"; else not_ok "$cmd under record: lab-vm exited $VM_RC$again"; sed 's/^/#   /' "$dir.stderr" | tail -20; tail -n 4 "$dir"/logs/*-"$name".err 2>/dev/null | sed 's/^/#   /'; fi
+	local name=${cmd%% *}
+	vm_run_once_more "$dir" "$name exited with status 17" "$cmd: perftest gave up" \
+		--scenario "perftest-$name" "$@" \
+		--server "$rec -o $dir/srv -- $cmd" --client "$rec -o $dir/cli -- $cmd 10.9.0.1" \
+		--server-name "$name" --client-name "$name"
+	if [ "$VM_RC" -eq 0 ]; then ok "$cmd under record in both VMs exits 0$VM_AGAIN"; else not_ok "$cmd under record: lab-vm exited $VM_RC$VM_AGAIN"; sed 's/^/#   /' "$dir.stderr" | tail -20; tail -n 4 "$dir"/logs/*-"$name".err 2>/dev/null | sed 's/^/#   /'; fi
 }
 
 # pingpong_run RUNDIR SCENARIO "SERVER OPTIONS" "CLIENT OPTIONS" [WRAP] [PROGRAM]:

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdmatrace/clock.h"
 #include "rdmatrace/qp_rules.h"
 #include "rdmatrace/trace_print.h"
 #include "tl_hash.h"
@@ -6360,9 +6361,91 @@ static int untraced_peers(struct tl_build *b)
 	return 0;
 }
 
+/* A process's clock point (RT_EV_CLOCK_SYNC), sorted by process, then CLOCK_MONOTONIC. */
+struct sync_pt {
+	uint16_t proc;
+	uint32_t ev;
+	uint64_t mono;
+};
+
+static int sync_cmp(const void *x, const void *y)
+{
+	const struct sync_pt *a = x, *b = y;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	return a->mono < b->mono ? -1 : a->mono > b->mono;
+}
+
+static int64_t wall_offset_of(const struct tl_evrec *r)
+{
+	return (int64_t)(r->ev.u.clock.real_ns - r->ev.u.clock.mono_ns);
+}
+
+/*
+ * The wall clock set (stepped) while a process was traced: two of its
+ * clock points in a row whose offsets (CLOCK_REALTIME - CLOCK_MONOTONIC)
+ * differ by more than slewing makes (rt_clock_wall_stepped).  Every process
+ * on the host saw the same step: one finding per host and step.  Times on
+ * the host are as its wall clock read them (a capture taken there too), so
+ * a duration across the step is off by it; and against a capture taken
+ * elsewhere, the host's clock cannot align with one offset.
+ */
+static int wall_clock_steps(struct tl_build *b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < tl_nev(b); i++)
+		n += tl_ev(b, i)->ev.kind == RT_EV_CLOCK_SYNC;
+	if (n < 2)
+		return 0;
+	struct sync_pt *pt = malloc(n * sizeof(*pt));
+	if (!pt)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *r = tl_ev(b, i);
+		if (r->ev.kind == RT_EV_CLOCK_SYNC)
+			pt[n++] = (struct sync_pt){r->proc, (uint32_t)i, r->ev.u.clock.mono_ns};
+	}
+	qsort(pt, n, sizeof(*pt), sync_cmp);
+	struct told { uint16_t host; uint64_t from, to; int64_t size; } seen[32];
+	size_t nseen = 0;
+	int rc = 0;
+	for (size_t k = 1; k < n && !rc; k++) {
+		const struct tl_evrec *a = tl_ev(b, pt[k - 1].ev), *z = tl_ev(b, pt[k].ev);
+		if (a->proc != z->proc || z->ev.u.clock.mono_ns <= a->ev.u.clock.mono_ns)
+			continue;
+		int64_t size = wall_offset_of(z) - wall_offset_of(a);
+		uint64_t from = a->ev.u.clock.mono_ns, to = z->ev.u.clock.mono_ns;
+		if (!rt_clock_wall_stepped(size, to - from))
+			continue;
+		bool told = false; /* another process on the host, the same step */
+		for (size_t j = 0; j < nseen && !told; j++)
+			told = seen[j].host == z->host && from <= seen[j].to && seen[j].from <= to &&
+			       llabs(seen[j].size - size) <= 1000000;
+		if (told)
+			continue;
+		if (nseen < sizeof(seen) / sizeof(seen[0]))
+			seen[nseen++] = (struct told){z->host, from, to, size};
+		const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, z->proc);
+		struct text t = {.n = 0}, e = {.n = 0};
+		const char *hn = host_name(b, z->host);
+		double secs = (double)llabs(size) / 1e9;
+		tx(&t, "The wall clock of %s was set %.3f s %s while %s[%d] was traced: times on %s (and a capture's "
+		       "taken there) are as that clock read them, so a duration across the step is off by %.3f s; "
+		       "against a capture taken elsewhere, %s's clock cannot align with one offset.",
+		   hn, secs, size > 0 ? "forward" : "back", (const char *)b->strs.p + P->program, P->pid, hn, secs, hn);
+		tx(&e, "clock points of pid %d %.3f ms apart (CLOCK_MONOTONIC %.6f s and %.6f s), wall-clock offsets %+.6f s apart",
+		   P->pid, ms(to - from), (double)from / 1e9, (double)to / 1e9, (double)size / 1e9);
+		if (finding(b, RT_TLFK_CLOCK, RT_TLS_INFO, tl_item_time(b, pt[k].ev), RT_TL_NONE, 0, 0, &t, &e) < 0)
+			rc = -ENOMEM;
+	}
+	free(pt);
+	return rc;
+}
+
 static int inputs_and_clocks(struct tl_build *b)
 {
-	if (untraced_peers(b) < 0)
+	if (untraced_peers(b) < 0 || wall_clock_steps(b) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->notes.n; i++) {
 		const char *n = (const char *)b->strs.p + ((uint32_t *)b->notes.p)[i];

@@ -126,3 +126,10 @@ uint64_t rt_clock_ticks_to_mono(const struct rt_clock_calib *c, uint64_t ticks)
 	return rt_clock_interpolate(c->base.ticks, c->base.mono_ns, c->base.ticks + c->rate_ticks,
 				    c->base.mono_ns + c->rate_ns, ticks);
 }
+
+bool rt_clock_wall_stepped(int64_t offset_change_ns, uint64_t mono_span_ns)
+{
+	uint64_t change = offset_change_ns < 0 ? 0 - (uint64_t)offset_change_ns : (uint64_t)offset_change_ns;
+	uint64_t slew = mono_span_ns / 8 + 200000;
+	return change > slew;
+}

@@ -40,6 +40,9 @@ struct rt_collector {
 	bool file_open;
 	int error;
 	uint64_t last_sync_mono;
+	struct rt_clock_point last_check; /* the clock as the last poll sampled it */
+	bool have_check;
+	bool clock_set;         /* rt_collector_clock_set(): the wall clock was set */
 	uint64_t handled_trigger;
 	uint32_t own_seq;       /* sequence numbers of the collector's own records */
 	int32_t procs_written[64];
@@ -145,23 +148,54 @@ static int ensure_process(struct rt_collector *c, int32_t pid)
 	return 0;
 }
 
+static void write_clock_point(struct rt_collector *c, const struct rt_clock_point *p)
+{
+	c->last_sync_mono = p->mono_ns;
+	struct rt_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.ticks = p->ticks;
+	ev.seq = c->own_seq++;
+	ev.tid = my_tid();
+	ev.kind = RT_EV_CLOCK_SYNC;
+	ev.u.clock.ticks = p->ticks;
+	ev.u.clock.mono_ns = p->mono_ns;
+	ev.u.clock.real_ns = p->real_ns;
+	write_events(c, getpid(), ~0u, ev.tid, RT_CHUNKF_COLLECTOR, &ev, 1);
+}
+
+/*
+ * A clock point every second (force: now).  The reader moves the wall-clock
+ * offset evenly from one point to the next, which follows NTP's slewing but
+ * not a step (the wall clock set: NTP's first sync after boot, `date -s`):
+ * events up to a second around it would be off by the step.  So every poll
+ * samples the clock, and when the offset jumped since the last poll (or the
+ * clock was reported set), the last poll's sample and this one both become
+ * points: the step lies between two polls, and the reader places it at the
+ * later point (rt_clock_wall_stepped).
+ */
 static void clock_sync(struct rt_collector *c, bool force)
 {
 	struct rt_clock_point p;
 	rt_clock_sample(c->h->calib.source, &p);
-	if (!force && c->last_sync_mono && p.mono_ns - c->last_sync_mono < SYNC_INTERVAL_NS)
+	bool stepped = false;
+	if (c->have_check && p.mono_ns >= c->last_check.mono_ns) {
+		int64_t change = (int64_t)(p.real_ns - p.mono_ns) - (int64_t)(c->last_check.real_ns - c->last_check.mono_ns);
+		stepped = c->clock_set || rt_clock_wall_stepped(change, p.mono_ns - c->last_check.mono_ns);
+	}
+	c->clock_set = false;
+	if (stepped && c->last_sync_mono && c->last_sync_mono != c->last_check.mono_ns)
+		write_clock_point(c, &c->last_check);
+	c->last_check = p;
+	c->have_check = true;
+	if (!force && !stepped && c->last_sync_mono && p.mono_ns - c->last_sync_mono < SYNC_INTERVAL_NS)
 		return;
-	c->last_sync_mono = p.mono_ns;
-	struct rt_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.ticks = p.ticks;
-	ev.seq = c->own_seq++;
-	ev.tid = my_tid();
-	ev.kind = RT_EV_CLOCK_SYNC;
-	ev.u.clock.ticks = p.ticks;
-	ev.u.clock.mono_ns = p.mono_ns;
-	ev.u.clock.real_ns = p.real_ns;
-	write_events(c, getpid(), ~0u, ev.tid, RT_CHUNKF_COLLECTOR, &ev, 1);
+	write_clock_point(c, &p);
+}
+
+void rt_collector_clock_set(struct rt_collector *c)
+{
+	if (c)
+		c->clock_set = true;
 }
 
 /* Report drops the producer counted but could not write as a LOST record itself. */

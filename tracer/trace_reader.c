@@ -503,8 +503,10 @@ static size_t point_after(const struct tfile *f, uint64_t mono)
  * mono): NTP slews the wall clock between points (fast just after boot), and
  * taking each point's offset as it stands would step the converted times back
  * at a point, printing records merged in order with times out of order.
- * Before the first point and after the last the offset of the nearest point
- * holds. */
+ * A change no slewing makes (rt_clock_wall_stepped) is the clock set between
+ * the points: the earlier point's offset holds up to the later one, which
+ * the collector writes as soon as it notices the step.  Before the first
+ * point and after the last the offset of the nearest point holds. */
 static int64_t wall_offset(const struct tfile *f, size_t hi, uint64_t mono)
 {
 	const struct sync_pt *b = &f->sync[hi < f->nsync ? hi : f->nsync - 1];
@@ -520,6 +522,8 @@ static int64_t wall_offset(const struct tfile *f, size_t hi, uint64_t mono)
 	int64_t change;
 	if (__builtin_sub_overflow(off_b, off_a, &change) || change > (1ll << 52) || change < -(1ll << 52))
 		return off_a; /* (52 days of change: no clock's, and past a double's integers) */
+	if (rt_clock_wall_stepped(change, b->mono - a->mono))
+		return off_a;
 	double frac = (double)(mono - a->mono) / (double)(b->mono - a->mono);
 	int64_t part = (int64_t)((double)change * frac); /* between 0 and change */
 	int64_t off;

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -347,6 +349,54 @@ void rt_event_commit_error(struct rt_event *ev)
 
 /* ---- collector thread --------------------------------------------------------- */
 
+/*
+ * A timerfd that becomes readable when the wall clock is set (-1: none).
+ * Its absolute expiry never comes (2038); what matters is the cancel.  The
+ * program may close all its descriptors and reuse the number: before the
+ * thread re-arms or closes it, clock_set_fd_ours() checks that it is still
+ * this timer (one with that far expiry), and else leaves it alone.
+ */
+static const struct itimerspec clock_set_far = {.it_value = {.tv_sec = (time_t)INT32_MAX}};
+
+static int clock_set_fd_open(void)
+{
+	int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &clock_set_far, NULL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool clock_set_fd_ours(int fd)
+{
+	struct itimerspec cur;
+	return fd >= 0 && timerfd_gettime(fd, &cur) == 0 && cur.it_value.tv_sec > 5 * 365 * 86400;
+}
+
+/* Wait up to 1 ms; true when the wall clock was set meanwhile.  Re-arming
+ * the timer clears its readiness (no read needed); a descriptor that is no
+ * longer the timer is given up (*fd = -1). */
+static bool wait_1ms(int *fd)
+{
+	if (*fd < 0) {
+		struct timespec ts = {0, 1000000L};
+		nanosleep(&ts, NULL);
+		return false;
+	}
+	struct pollfd pfd = {.fd = *fd, .events = POLLIN};
+	if (poll(&pfd, 1, 1) <= 0)
+		return false;
+	if (!(pfd.revents & POLLIN) || !clock_set_fd_ours(*fd) ||
+	    timerfd_settime(*fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &clock_set_far, NULL) < 0) {
+		*fd = -1;
+		return false;
+	}
+	return true;
+}
+
 static void *collector_main(void *arg)
 {
 	struct rt_collector *c = arg;
@@ -354,22 +404,28 @@ static void *collector_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the application's business */
+	/* a wall clock set while the program runs (NTP's first sync, `date -s`)
+	 * wakes the thread, so the trace has clock points on both sides of it */
+	int clock_fd = clock_set_fd_open();
 	while (!atomic_load(&g.stop_thread) && !atomic_load(&h->finish_request)) {
 		int n = rt_collector_poll(c);
 		if (n > 0 && (uint32_t)n >= h->ring_slots / 4) {
 			sched_yield(); /* rings are filling fast: come straight back */
 			continue;
 		}
-		struct timespec ts = {0, (long)g.flush_ms * 1000000L};
 		for (unsigned waited = 0; waited < g.flush_ms && !atomic_load(&g.stop_thread); waited++) {
 			/* wake early for triggers, so a crashing thread waits little */
 			if (atomic_load_explicit(&h->trigger_seq, memory_order_acquire) !=
 			    atomic_load_explicit(&h->snapshot_done, memory_order_acquire))
 				break;
-			ts.tv_nsec = 1000000L;
-			nanosleep(&ts, NULL);
+			if (wait_1ms(&clock_fd)) {
+				rt_collector_clock_set(c);
+				break;
+			}
 		}
 	}
+	if (clock_set_fd_ours(clock_fd))
+		close(clock_fd);
 	if (atomic_load(&h->finish_request)) {
 		/* This copy stopped earlier, others later: the last one to stop asked for the end. */
 		rt_collector_finish(c);

@@ -10,6 +10,7 @@
 #ifndef RDMATRACE_CLOCK_H
 #define RDMATRACE_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -91,5 +92,15 @@ uint64_t rt_clock_mono_to_ticks(const struct rt_clock_calib *c, uint64_t mono_ns
  * Extrapolates outside [t0, t1].  Works in 128-bit arithmetic.
  */
 uint64_t rt_clock_interpolate(uint64_t t0, uint64_t v0, uint64_t t1, uint64_t v1, uint64_t ticks);
+
+/*
+ * Whether the wall clock was set (stepped) between two points
+ * `mono_span_ns` of CLOCK_MONOTONIC apart whose wall-clock offsets
+ * (CLOCK_REALTIME - CLOCK_MONOTONIC) differ by `offset_change_ns`: more
+ * change than slewing makes (NTP slews at most 500 ppm, chrony up to 83,333
+ * ppm; this takes 1/8 of the span) plus 200 us for the samples' own error.
+ * A slewed offset moves evenly between the points; a stepped one jumps.
+ */
+bool rt_clock_wall_stepped(int64_t offset_change_ns, uint64_t mono_span_ns);
 
 #endif

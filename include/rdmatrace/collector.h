@@ -73,10 +73,20 @@ const char *rt_collector_shm_name(const struct rt_collector *c);
 
 /*
  * One round of work: drain (stream) or answer triggers (flight), re-sample
- * the clock once a second.  Returns records written, or -errno on a write
- * error (the error is sticky).
+ * the clock once a second, and at once when the wall clock was set since the
+ * last poll (a point on either side of the step).  Returns records written,
+ * or -errno on a write error (the error is sticky).
  */
 int rt_collector_poll(struct rt_collector *c);
+
+/*
+ * Tell the collector the wall clock was set (a timerfd armed with
+ * TFD_TIMER_CANCEL_ON_SET reported ECANCELED): the next poll writes clock
+ * points on both sides of the step, however small it was.  Steps of more
+ * than rt_clock_wall_stepped() allows are noticed without it.  Poll right
+ * after: the later point is the step's time as the reader takes it.
+ */
+void rt_collector_clock_set(struct rt_collector *c);
 
 /* Write every ring's records now, whatever the mode; returns records written. */
 int rt_collector_snapshot(struct rt_collector *c, const char *reason);

@@ -40,6 +40,8 @@ struct sim_cfg {
 				   * before the capture point is then one its engine dropped */
 	int ip_ids;               /* A gives each packet a new IPv4 identification (as the kernel's
 				   * SoftRoCE does); else all are 0 */
+	int64_t step_a_ns;        /* A's wall clock is set this much halfway through its records (its
+				   * tracer's clock points: one at its first record, one at the step) */
 };
 
 struct sim_fault {
@@ -587,6 +589,20 @@ static inline int sim_write_trace(struct sim *s, int host_b)
 	if (host_b ? s->c.no_trace_b : s->c.no_trace_a)
 		return 0;
 	qsort(b->v, b->n, sizeof(*b->v), sim_ev_cmp);
+	if (!host_b && s->c.step_a_ns && b->n > 2) {
+		uint64_t at[2] = {b->v[0].ticks, b->v[b->n / 2].ticks};
+		for (int i = 0; i < 2; i++) {
+			struct rt_event p;
+			memset(&p, 0, sizeof(p));
+			p.ticks = p.u.clock.ticks = p.u.clock.mono_ns = at[i];
+			p.u.clock.real_ns = at[i] + (uint64_t)(i ? s->c.step_a_ns : 0);
+			p.seq = s->seq++;
+			p.tid = 100;
+			p.kind = RT_EV_CLOCK_SYNC;
+			sim_push(b, &p);
+		}
+		qsort(b->v, b->n, sizeof(*b->v), sim_ev_cmp);
+	}
 	struct rt_file_header h;
 	rt_file_header_init(&h);
 	h.pid = host_b ? 200 : 100;

@@ -264,6 +264,32 @@ static void test_absurd_clock(void)
 	rt_timeline_free(tl);
 }
 
+/* Host A's wall clock set 2 s forward mid-run (its tracer's clock points
+ * on both sides): a clock finding says so, on A alone; A's records after
+ * the step are 2 s later than the capture's clock says. */
+static void test_wall_clock_set(void)
+{
+	struct sim_cfg c = base_cfg();
+	c.step_a_ns = 2000000000;
+	struct sim_fault nf = SIM_NOFAULT;
+	struct rt_timeline *tl = fault_run("wall-clock-set", 0, &nf, 4, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned set = 0, set_a = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		const char *t = rt_tl_str(tl, F->text);
+		if (F->kind == RT_TLFK_CLOCK && strstr(t, "was set")) {
+			set++;
+			set_a += strstr(t, "wall clock of hostA was set 2.000 s forward") != NULL;
+		}
+	}
+	CHECK_EQ_U(set, 1);
+	CHECK_EQ_U(set_a, 1);
+	rt_timeline_free(tl);
+}
+
 static void test_loss_after_capture(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -2409,6 +2435,7 @@ int main(void)
 	RUN(test_clean_run);
 	RUN(test_loss_before_capture);
 	RUN(test_absurd_clock);
+	RUN(test_wall_clock_set);
 	RUN(test_loss_after_capture);
 	RUN(test_resend_lost_before_capture);
 	RUN(test_ack_timeout);

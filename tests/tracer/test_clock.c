@@ -74,11 +74,24 @@ static void test_interpolate(void)
 	CHECK_EQ_U(rt_clock_interpolate(0, 10, 3, 13, UINT64_MAX), UINT64_MAX);
 }
 
+/* Slewing (NTP 500 ppm, chrony up to 83,333 ppm) against the clock set. */
+static void test_wall_stepped(void)
+{
+	CHECK(!rt_clock_wall_stepped(500000, 1000000000));        /* 500 ppm over a second */
+	CHECK(!rt_clock_wall_stepped(-83333000, 1000000000));     /* chrony's fastest slew */
+	CHECK(!rt_clock_wall_stepped(150000, 1000000));           /* sampling error, 1 ms apart */
+	CHECK(rt_clock_wall_stepped(2000000000, 1000000000));     /* 2 s forward within a second */
+	CHECK(rt_clock_wall_stepped(-2000000, 10000000));         /* 2 ms back within 10 ms */
+	CHECK(rt_clock_wall_stepped(INT64_MIN, UINT64_MAX / 2));  /* no overflow */
+	CHECK(!rt_clock_wall_stepped(0, 0));
+}
+
 int main(void)
 {
 	RUN(test_source_choice);
 	RUN(test_tsc);
 	RUN(test_monotonic);
 	RUN(test_interpolate);
+	RUN(test_wall_stepped);
 	return test_done();
 }

@@ -160,6 +160,64 @@ static void test_flight_record_error_trigger(void)
 	CHECK_EQ_U(k.pid, pid);
 }
 
+/* Clock points in a trace file, by CLOCK_MONOTONIC time. */
+static unsigned sync_points(const char *path, uint64_t *mono, unsigned max)
+{
+	struct rt_trace_reader *r = rt_trace_reader_new();
+	char err[256];
+	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
+	struct rt_trace_record rec;
+	unsigned n = 0;
+	while (rt_trace_reader_next(r, &rec) > 0)
+		if (rec.ev.kind == RT_EV_CLOCK_SYNC && n < max)
+			mono[n++] = rec.ev.u.clock.mono_ns;
+	rt_trace_reader_free(r);
+	return n;
+}
+
+/* The wall clock set while the program runs (told by rt_collector_clock_set,
+ * as the tracer's thread does on its timerfd's ECANCELED): the next poll
+ * writes the clock as the poll before sampled it and as it is now, so the
+ * step lies between two points 1 ms apart, not within a second. */
+static void test_clock_set_bracketed(void)
+{
+	const char *out = tmp_path("clockset.rtr");
+	struct rt_collector_options o = {.output = out, .mode = RT_MODE_STREAM};
+	struct rt_collector *c;
+	char err[256];
+	CHECK_EQ_U(rt_collector_create(&c, &o, err, sizeof(err)), 0);
+	pid_t pid = spawn_synth(rt_collector_shm_name(c),
+				(char *[]){"--threads", "1", "--messages", "1000", "--pace-us", "500", NULL});
+	CHECK(pid > 0);
+	for (int i = 0; i < 5000 && access(out, F_OK) != 0; i++) { /* the file opens once it attaches */
+		rt_collector_poll(c);
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	for (int i = 0; i < 200; i++) {
+		rt_collector_poll(c);
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	uint64_t set_at = rt_clock_mono_ns();
+	rt_collector_clock_set(c);
+	rt_collector_poll(c);
+	int status = poll_until_exit(c, pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ_U(rt_collector_finish(c), 0);
+	rt_collector_destroy(c);
+	uint64_t mono[16];
+	unsigned n = sync_points(out, mono, 16);
+	unsigned before = 0, after = 0;
+	for (unsigned i = 0; i < n; i++) {
+		before += mono[i] < set_at && set_at - mono[i] < 100000000;
+		after += mono[i] >= set_at && mono[i] - set_at < 100000000;
+	}
+	if (before != 1 || after != 1)
+		printf("#   %u clock points, %u in the 100 ms before the clock was set, %u in the 100 ms after\n", n,
+		       before, after);
+	CHECK_EQ_U(before, 1);
+	CHECK_EQ_U(after, 1);
+}
+
 static void test_nobody_attaches(void)
 {
 	const char *out = tmp_path("empty.rtr");
@@ -213,6 +271,7 @@ int main(void)
 	}
 	RUN(test_stream_record);
 	RUN(test_flight_record_error_trigger);
+	RUN(test_clock_set_bracketed);
 	RUN(test_nobody_attaches);
 	RUN(test_second_collector_refused);
 	tmp_cleanup();

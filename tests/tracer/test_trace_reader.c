@@ -37,7 +37,8 @@ static void header(struct rt_file_header *h, const char *boot)
 
 /* Chunk k holds records with wr_id k*PER_CHUNK+i at ticks (that id) microseconds, shifted by `skew_ticks`.
  * with_drift_sync 1: two clock_sync points bend the tick line; 2: the same, with the wall
- * clock slewed back 100 us at each (as NTP does). */
+ * clock slewed back 100 us at each (as NTP does); 3: the wall clock set 2 s
+ * forward between the two points. */
 static void write_file(const char *path, const char *boot, uint64_t skew_ticks, int with_drift_sync)
 {
 	struct rt_file_header h;
@@ -71,7 +72,8 @@ static void write_file(const char *path, const char *boot, uint64_t skew_ticks, 
 		CHECK_EQ_U(rt_trace_writer_events(&w, 4242, ~0u, 1, RT_CHUNKF_COLLECTOR, &s, 1), 0);
 		s.u.clock.ticks = 300 * TICKS_PER_US;
 		s.u.clock.mono_ns = MONO0 + 301000;
-		s.u.clock.real_ns = REAL0 + 301000 - (with_drift_sync == 2 ? 200000 : 0);
+		s.u.clock.real_ns = REAL0 + 301000 - (with_drift_sync == 2 ? 200000 : 0) +
+				    (with_drift_sync == 3 ? 2000000000ull : 0);
 		s.ticks = s.u.clock.ticks;
 		CHECK_EQ_U(rt_trace_writer_events(&w, 4242, ~0u, 1, RT_CHUNKF_COLLECTOR, &s, 1), 0);
 	}
@@ -189,12 +191,13 @@ static void test_clean_and_time(void)
 	rt_trace_reader_free(r);
 }
 
-/* NTP slews the wall clock between sync points: wall-clock times follow the
- * offset linearly from point to point, and stay in the order of the merge. */
-static void test_wall_clock_slew(void)
+/* The file write_file(mode) writes: records 75 and 225 (halfway into the
+ * segments the points at 150 and 300 us end) have these wall-clock offsets,
+ * and the merge keeps wall-clock times in order. */
+static void check_wall_offsets(int mode, int64_t want75, int64_t want225)
 {
 	const char *path = tmp_path("slew.rtr");
-	write_file(path, "boot-s", 0, 2);
+	write_file(path, "boot-s", 0, mode);
 	struct rt_trace_reader *r = rt_trace_reader_new();
 	char err[256];
 	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
@@ -208,9 +211,9 @@ static void test_wall_clock_slew(void)
 			ordered = 0;
 		last = rec.ns;
 		uint64_t id = rec.ev.u.wr.wr_id;
-		if (id == 75 || id == 225) { /* halfway through each segment: half the slew done */
+		if (id == 75 || id == 225) {
 			int64_t off = (int64_t)(rec.ns - rec.mono_ns) - (int64_t)(REAL0 - MONO0);
-			int64_t want = id == 75 ? -50000 : -150000;
+			int64_t want = id == 75 ? want75 : want225;
 			if (off < want - 400 || off > want + 400)
 				printf("#   id %llu: wall offset %lld, want %lld\n", (unsigned long long)id, (long long)off,
 				       (long long)want);
@@ -221,6 +224,21 @@ static void test_wall_clock_slew(void)
 	CHECK(ordered);
 	CHECK_EQ_U(checked, 2);
 	rt_trace_reader_free(r);
+}
+
+/* NTP slews the wall clock between sync points: wall-clock times follow the
+ * offset linearly from point to point. */
+static void test_wall_clock_slew(void)
+{
+	check_wall_offsets(2, -50000, -150000); /* halfway through each segment: half the slew done */
+}
+
+/* A wall clock set (stepped) between two points is no slew: the records
+ * before the later point keep the earlier offset (the collector writes a
+ * point as soon as it notices), not a part of 2 s each. */
+static void test_wall_clock_step(void)
+{
+	check_wall_offsets(3, 0, 0);
 }
 
 static void test_corrupt_record(void)
@@ -413,6 +431,7 @@ int main(void)
 	RUN(test_crc32c);
 	RUN(test_clean_and_time);
 	RUN(test_wall_clock_slew);
+	RUN(test_wall_clock_step);
 	RUN(test_corrupt_record);
 	RUN(test_corrupt_chunk_header);
 	RUN(test_truncated);

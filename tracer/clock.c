@@ -48,9 +48,11 @@ static uint64_t ts_ns(clockid_t id)
 void rt_clock_sample(uint32_t source, struct rt_clock_point *p)
 {
 	/*
-	 * Bracket the tick read by two CLOCK_MONOTONIC reads and keep the
-	 * tightest of a few tries, so a preemption between the reads does not
-	 * skew the pair.
+	 * Bracket the tick read by two CLOCK_MONOTONIC reads, and the
+	 * CLOCK_REALTIME read by the second and a third, and keep the tightest
+	 * of a few tries, so a preemption between the reads skews neither the
+	 * pair nor the wall-clock offset (a skewed offset would read as the
+	 * wall clock set: rt_clock_wall_stepped).
 	 */
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 5; i++) {
@@ -59,8 +61,8 @@ void rt_clock_sample(uint32_t source, struct rt_clock_point *p)
 		uint64_t m1 = ts_ns(CLOCK_MONOTONIC);
 		uint64_t r = ts_ns(CLOCK_REALTIME);
 		uint64_t m2 = ts_ns(CLOCK_MONOTONIC);
-		if (m1 - m0 < best) {
-			best = m1 - m0;
+		if (m2 - m0 < best) {
+			best = m2 - m0;
 			p->ticks = t;
 			p->mono_ns = m0 + (m1 - m0) / 2;
 			/* realtime read between m1 and m2: shift it back to the tick instant */

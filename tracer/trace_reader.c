@@ -43,6 +43,10 @@ struct tfile {
 	bool mapped;
 	struct sync_pt *sync;
 	size_t nsync, capsync;
+	/* the clock points of every file of its boot (same host, same clocks),
+	 * by CLOCK_MONOTONIC, for the wall-clock offset; NULL: its own */
+	const struct sync_pt *wall;
+	size_t nwall;
 	struct proc_name *procs;
 	size_t nprocs, capprocs;
 	size_t ndamage;
@@ -69,6 +73,8 @@ struct rt_trace_reader {
 	struct rt_trace_damage *damage;
 	size_t ndamage, capdamage;
 	bool finalized;
+	struct sync_pt **walls;  /* the tfile.wall lists, to free */
+	size_t nwalls, capwalls;
 	/* the ascending runs of ents (find_runs): run k is [run[k], run[k + 1]),
 	 * read up to run_pos[k] */
 	size_t run[MERGE_MAX_RUNS + 1], run_pos[MERGE_MAX_RUNS];
@@ -484,13 +490,62 @@ static void clean_sync(struct tfile *f)
 	f->nsync = o;
 }
 
-/* The first sync point past CLOCK_MONOTONIC ns mono (nsync: none). */
-static size_t point_after(const struct tfile *f, uint64_t mono)
+static int cmp_sync_mono(const void *a, const void *b)
 {
-	size_t lo = 0, hi = f->nsync;
+	const struct sync_pt *x = a, *y = b;
+	return x->mono < y->mono ? -1 : x->mono > y->mono;
+}
+
+/*
+ * The wall-clock offset is the host's, not a process's: every file of one
+ * boot takes it from the clock points of all of them.  A wall clock set
+ * while several processes were traced is then placed at the first point
+ * any of their collectors wrote after it, not at each one's own (a busy
+ * process's collector thread may notice milliseconds late).  Without
+ * memory for that, each file keeps its own points.
+ */
+static void share_wall_points(struct rt_trace_reader *r)
+{
+	for (size_t i = 0; i < r->nfiles; i++)
+		r->files[i].wall = NULL;
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const char *boot = r->files[i].src.boot_id;
+		if (!boot[0] || r->files[i].wall)
+			continue;
+		size_t n = 0, members = 0;
+		for (size_t j = i; j < r->nfiles; j++)
+			if (!strcmp(r->files[j].src.boot_id, boot)) {
+				n += r->files[j].nsync;
+				members++;
+			}
+		if (members < 2 || !n || grow((void **)&r->walls, &r->capwalls, r->nwalls + 1, sizeof(*r->walls)) < 0)
+			continue;
+		struct sync_pt *pts = malloc(n * sizeof(*pts));
+		if (!pts)
+			continue;
+		n = 0;
+		for (size_t j = i; j < r->nfiles; j++)
+			if (!strcmp(r->files[j].src.boot_id, boot)) {
+				memcpy(pts + n, r->files[j].sync, r->files[j].nsync * sizeof(*pts));
+				n += r->files[j].nsync;
+			}
+		qsort(pts, n, sizeof(*pts), cmp_sync_mono);
+		r->walls[r->nwalls++] = pts;
+		for (size_t j = i; j < r->nfiles; j++)
+			if (!strcmp(r->files[j].src.boot_id, boot)) {
+				r->files[j].wall = pts;
+				r->files[j].nwall = n;
+			}
+	}
+}
+
+/* The first of n points (by CLOCK_MONOTONIC) past mono (n: none). */
+static size_t point_after(const struct sync_pt *s, size_t n, uint64_t mono)
+{
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (f->sync[mid].mono <= mono)
+		if (s[mid].mono <= mono)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -499,21 +554,22 @@ static size_t point_after(const struct tfile *f, uint64_t mono)
 }
 
 /* The wall-clock offset (CLOCK_REALTIME - CLOCK_MONOTONIC) at mono, moving
- * linearly from one sync point's to the next's (hi: the first point past
- * mono): NTP slews the wall clock between points (fast just after boot), and
- * taking each point's offset as it stands would step the converted times back
- * at a point, printing records merged in order with times out of order.
+ * linearly from one of the n points' offset to the next's: NTP slews the
+ * wall clock between points (fast just after boot), and taking each point's
+ * offset as it stands would step the converted times back at a point,
+ * printing records merged in order with times out of order.
  * A change no slewing makes (rt_clock_wall_stepped) is the clock set between
  * the points: the earlier point's offset holds up to the later one, which
  * the collector writes as soon as it notices the step.  Before the first
  * point and after the last the offset of the nearest point holds. */
-static int64_t wall_offset(const struct tfile *f, size_t hi, uint64_t mono)
+static int64_t wall_offset(const struct sync_pt *s, size_t n, uint64_t mono)
 {
-	const struct sync_pt *b = &f->sync[hi < f->nsync ? hi : f->nsync - 1];
+	size_t hi = point_after(s, n, mono);
+	const struct sync_pt *b = &s[hi < n ? hi : n - 1];
 	int64_t off_b = (int64_t)(b->real - b->mono);
-	if (hi == 0 || hi == f->nsync)
+	if (hi == 0 || hi == n)
 		return off_b;
-	const struct sync_pt *a = &f->sync[hi - 1];
+	const struct sync_pt *a = &s[hi - 1];
 	int64_t off_a = (int64_t)(a->real - a->mono);
 	if (b->mono <= a->mono)
 		return off_a;
@@ -537,11 +593,9 @@ static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint6
 		*real = ticks;
 		return;
 	}
-	size_t past; /* the first sync point past *mono */
 	if (f->src.clock_source == RT_CLOCK_MONOTONIC || f->nsync == 1) {
 		const struct sync_pt *p = &f->sync[0];
 		*mono = f->src.clock_source == RT_CLOCK_MONOTONIC ? ticks : p->mono + (ticks - p->ticks);
-		past = point_after(f, *mono);
 	} else {
 		/* Binary search the segment [lo, lo+1] around ticks; extrapolate at the ends. */
 		size_t lo = 0, hi = f->nsync - 1;
@@ -560,11 +614,8 @@ static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint6
 		}
 		const struct sync_pt *a = &f->sync[lo], *b = &f->sync[lo + 1];
 		*mono = rt_clock_interpolate(a->ticks, a->mono, b->ticks, b->mono, ticks);
-		/* the same segment by CLOCK_MONOTONIC (ticks map onto it in order);
-		 * outside the points, the nearest one's offset */
-		past = ticks < f->sync[0].ticks ? 0 : ticks >= f->sync[f->nsync - 1].ticks ? f->nsync : lo + 1;
 	}
-	*real = *mono + (uint64_t)wall_offset(f, past, *mono);
+	*real = *mono + (uint64_t)(f->wall ? wall_offset(f->wall, f->nwall, *mono) : wall_offset(f->sync, f->nsync, *mono));
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -628,6 +679,7 @@ static void finalize(struct rt_trace_reader *r)
 		if (i && (strcmp(r->files[i].src.boot_id, r->files[0].src.boot_id) != 0 || !r->files[i].src.boot_id[0]))
 			same_boot = false;
 	}
+	share_wall_points(r);
 	for (size_t i = 0; i < r->nents; i++) {
 		struct entry *e = &r->ents[i];
 		struct tfile *f = &r->files[e->file];
@@ -722,6 +774,9 @@ void rt_trace_reader_free(struct rt_trace_reader *r)
 		return;
 	for (size_t i = 0; i < r->nfiles; i++)
 		drop_file(&r->files[i]);
+	for (size_t i = 0; i < r->nwalls; i++)
+		free(r->walls[i]);
+	free(r->walls);
 	free(r->files);
 	free(r->ents);
 	free(r->damage);

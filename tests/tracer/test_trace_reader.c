@@ -194,13 +194,15 @@ static void test_clean_and_time(void)
 /* The file write_file(mode) writes: records 75 and 225 (halfway into the
  * segments the points at 150 and 300 us end) have these wall-clock offsets,
  * and the merge keeps wall-clock times in order. */
-static void check_wall_offsets(int mode, int64_t want75, int64_t want225)
+static void check_wall_offsets(int mode, const char *also, int64_t want75, int64_t want225)
 {
 	const char *path = tmp_path("slew.rtr");
 	write_file(path, "boot-s", 0, mode);
 	struct rt_trace_reader *r = rt_trace_reader_new();
 	char err[256];
 	CHECK_EQ_U(rt_trace_reader_add_file(r, path, err, sizeof(err)), 0);
+	if (also)
+		CHECK_EQ_U(rt_trace_reader_add_file(r, also, err, sizeof(err)), 0);
 	struct rt_trace_record rec;
 	uint64_t last = 0;
 	int ordered = 1, checked = 0;
@@ -211,7 +213,7 @@ static void check_wall_offsets(int mode, int64_t want75, int64_t want225)
 			ordered = 0;
 		last = rec.ns;
 		uint64_t id = rec.ev.u.wr.wr_id;
-		if (id == 75 || id == 225) {
+		if (rec.file == 0 && (id == 75 || id == 225)) {
 			int64_t off = (int64_t)(rec.ns - rec.mono_ns) - (int64_t)(REAL0 - MONO0);
 			int64_t want = id == 75 ? want75 : want225;
 			if (off < want - 400 || off > want + 400)
@@ -230,7 +232,7 @@ static void check_wall_offsets(int mode, int64_t want75, int64_t want225)
  * offset linearly from point to point. */
 static void test_wall_clock_slew(void)
 {
-	check_wall_offsets(2, -50000, -150000); /* halfway through each segment: half the slew done */
+	check_wall_offsets(2, NULL, -50000, -150000); /* halfway through each segment: half the slew done */
 }
 
 /* A wall clock set (stepped) between two points is no slew: the records
@@ -238,7 +240,27 @@ static void test_wall_clock_slew(void)
  * point as soon as it notices), not a part of 2 s each. */
 static void test_wall_clock_step(void)
 {
-	check_wall_offsets(3, 0, 0);
+	check_wall_offsets(3, NULL, 0, 0);
+}
+
+/* A process of the same boot that started at 200 us, after the wall clock
+ * was set: its first point, with the new offset, tells the other file's
+ * records from 200 us on too (the offset is the host's). */
+static void test_wall_clock_step_shared(void)
+{
+	const char *late = tmp_path("late.rtr");
+	struct rt_file_header h;
+	header(&h, "boot-s");
+	h.pid = 4343;
+	h.calib.base = (struct rt_clock_point){200 * TICKS_PER_US, MONO0 + 200000, REAL0 + 200000 + 2000000000ull};
+	struct rt_trace_writer w;
+	char err[256];
+	CHECK_EQ_U(rt_trace_writer_open(&w, late, &h, err, sizeof(err)), 0);
+	struct rt_event ev = {.kind = RT_EV_WR_POST, .tid = 78, .ticks = 250 * TICKS_PER_US};
+	ev.u.wr.wr_id = 9999;
+	CHECK_EQ_U(rt_trace_writer_events(&w, 4343, 0, 78, 0, &ev, 1), 0);
+	CHECK_EQ_U(rt_trace_writer_close(&w), 0);
+	check_wall_offsets(3, late, 0, 2000000000);
 }
 
 static void test_corrupt_record(void)
@@ -432,6 +454,7 @@ int main(void)
 	RUN(test_clean_and_time);
 	RUN(test_wall_clock_slew);
 	RUN(test_wall_clock_step);
+	RUN(test_wall_clock_step_shared);
 	RUN(test_corrupt_record);
 	RUN(test_corrupt_chunk_header);
 	RUN(test_truncated);

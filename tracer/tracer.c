@@ -61,6 +61,7 @@ static struct {
 	struct rt_collector *collector;
 	pthread_t thread;
 	_Atomic int stop_thread;
+	_Atomic int clock_fd_plus1; /* the thread's timerfd + 1 (0: none), for a forked child to close */
 	unsigned flush_ms;
 	pthread_key_t key;
 	bool key_ok;
@@ -392,6 +393,7 @@ static bool wait_1ms(int *fd)
 	if (!(pfd.revents & POLLIN) || !clock_set_fd_ours(*fd) ||
 	    timerfd_settime(*fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &clock_set_far, NULL) < 0) {
 		*fd = -1;
+		atomic_store(&g.clock_fd_plus1, 0);
 		return false;
 	}
 	return true;
@@ -407,6 +409,7 @@ static void *collector_main(void *arg)
 	/* a wall clock set while the program runs (NTP's first sync, `date -s`)
 	 * wakes the thread, so the trace has clock points on both sides of it */
 	int clock_fd = clock_set_fd_open();
+	atomic_store(&g.clock_fd_plus1, clock_fd + 1);
 	while (!atomic_load(&g.stop_thread) && !atomic_load(&h->finish_request)) {
 		int n = rt_collector_poll(c);
 		if (n > 0 && (uint32_t)n >= h->ring_slots / 4) {
@@ -424,6 +427,7 @@ static void *collector_main(void *arg)
 			}
 		}
 	}
+	atomic_store(&g.clock_fd_plus1, 0);
 	if (clock_set_fd_ours(clock_fd))
 		close(clock_fd);
 	if (atomic_load(&h->finish_request)) {
@@ -598,6 +602,10 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&g.lock);
 	/* Our thread's ring belongs to the parent: never write into it again. */
 	memset(&tls, 0, sizeof(tls));
+	/* nor does the collector thread's timerfd come along (the thread stayed) */
+	int clock_fd = atomic_exchange(&g.clock_fd_plus1, 0) - 1;
+	if (clock_set_fd_ours(clock_fd))
+		close(clock_fd);
 	if (rt_tracer_enabled <= 0)
 		return;
 	if (g.shm_mode && g.hdr) {

@@ -2,6 +2,7 @@
  * The tracer end to end inside one process: start with an output file,
  * emit from several threads, stop, read the file back with the reader.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -226,7 +227,29 @@ static void test_ring_recycling(void)
 	rt_trace_reader_free(r);
 }
 
-/* fork(): with %p in the file name the child writes a file of its own; the parent's is untouched. */
+/* The timerfds this process holds (the collector thread waits on one). */
+static int count_timerfds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char p[300], t[64];
+		snprintf(p, sizeof(p), "/proc/self/fd/%s", e->d_name);
+		ssize_t k = readlink(p, t, sizeof(t) - 1);
+		if (k > 0) {
+			t[k] = '\0';
+			n += strcmp(t, "anon_inode:[timerfd]") == 0;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* fork(): with %p in the file name the child writes a file of its own; the parent's is untouched.
+ * The collector thread's timerfd stays with it in the parent: the child does not inherit it. */
 static void test_fork_child_file(void)
 {
 #ifdef __SANITIZE_THREAD__
@@ -238,8 +261,13 @@ static void test_fork_child_file(void)
 	char err[256];
 	CHECK_EQ_U(rt_tracer_start(&o, err, sizeof(err)), 0);
 	rt_trace_marker("parent before");
+	for (int i = 0; i < 2000 && count_timerfds() < 1; i++)
+		usleep(1000); /* the thread opens it as it starts */
+	CHECK_EQ_U(count_timerfds(), 1);
 	pid_t pid = fork();
 	if (pid == 0) {
+		if (count_timerfds() != 0)
+			_exit(2);
 		rt_trace_marker("child");
 		rt_tracer_stop();
 		_exit(0);
@@ -249,6 +277,7 @@ static void test_fork_child_file(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	rt_trace_marker("parent after");
 	rt_tracer_stop();
+	CHECK_EQ_U(count_timerfds(), 0);
 	char path[2][512];
 	pid_t pids[2] = {getpid(), pid};
 	const char *want[2][2] = {{"parent before", "parent after"}, {"child", NULL}};

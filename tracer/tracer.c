@@ -352,12 +352,14 @@ void rt_event_commit_error(struct rt_event *ev)
 
 /*
  * A timerfd that becomes readable when the wall clock is set (-1: none).
- * Its absolute expiry never comes (2038); what matters is the cancel.  The
- * program may close all its descriptors and reuse the number: before the
- * thread re-arms or closes it, clock_set_fd_ours() checks that it is still
- * this timer (one with that far expiry), and else leaves it alone.
+ * Its absolute expiry never comes (the year 2200; 2038 with a 32-bit
+ * time_t); what matters is the cancel.  The program may close all its
+ * descriptors and reuse the number: before the thread re-arms or closes it,
+ * clock_set_fd_ours() checks that it is still this timer (one with that far
+ * expiry), and else leaves it alone.
  */
-static const struct itimerspec clock_set_far = {.it_value = {.tv_sec = (time_t)INT32_MAX}};
+static const struct itimerspec clock_set_far = {
+	.it_value = {.tv_sec = (time_t)(sizeof(time_t) > 4 ? 7258118400LL : INT32_MAX)}};
 
 static int clock_set_fd_open(void)
 {

@@ -350,6 +350,7 @@ struct burst {
 	uint32_t group;           /* bursts of the same psn in a row share a group id */
 	long fidx;
 	bool peer_error;          /* its finding says the peer QP was in ERROR (emit_bursts) */
+	uint8_t stated;           /* the retry cause its finding states (emit_bursts), 0 none */
 };
 
 /* Request k counted in round u: a packet resent, its bytes (a READ's: the
@@ -1784,6 +1785,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", ");
 			wr_words(b, k0->wr, &e);
 		}
+		/* the cause the text states: the NAK's or the response gap's the
+		 * capture holds, else the retry its engine traced, else the round's */
+		uint8_t stated = !nak && !rgap && eng && eng[i] ? eng[i] : u->cause;
 		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_start, u->requester != RT_TL_NONE ? u->requester : u->stream,
 				 lost, bytes, &t, &e);
 		if (f < 0) {
@@ -1798,6 +1802,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				continue;
 			o->fidx = f;
 			o->peer_error = perr != RT_TL_NONE;
+			o->stated = stated;
 			tl_finding_evidence(b, FI(b, f), tl_item_pk(b, o->first));
 			evidence_pk(b, FI(b, f), o->trigger);
 		}
@@ -1824,6 +1829,26 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 	free(before);
 	free(eng);
 	return 0;
+}
+
+/* A round's resent packets say the retry cause its finding states, so the
+ * annotated capture (Wireshark, the viewer) and the diagnosis agree: the
+ * stream replay (tl_link.c) knows only the capture, and a round with no NAK
+ * in it reads there as an ACK timer's, where the engine traced its retry
+ * after a NAK the capture missed.  After every detector: some of them ask
+ * the stream replay's cause. */
+static void round_causes(struct tl_build *b, const struct tl_vec *bursts)
+{
+	for (size_t i = 0; i < bursts->n; i++) {
+		const struct burst *u = TL_AT(bursts, const struct burst, i);
+		if (!u->stated || u->fidx < 0)
+			continue;
+		for (uint32_t j = u->first; j <= u->last; j++) {
+			struct tl_pk *k = tl_pk(b, j);
+			if (k->is_request && k->recv_qp == u->stream && k->retrans && !k->wire_copy && !k->late)
+				k->retrans_cause = u->stated;
+		}
+	}
 }
 
 /* ---- RNR stalls ---- */
@@ -6939,6 +6964,8 @@ int tl_detect(struct tl_build *b)
 		rc = inputs_and_clocks(b);
 	if (!rc)
 		rank(b);
+	if (!rc)
+		round_causes(b, &bursts);
 	if (!rc)
 		rc = tl_stats_start(b, &c.li); /* takes the link index */
 	tl_vec_free(&bursts);

@@ -5,7 +5,8 @@
 # traced, not one of each time a held-back packet passes the capture point
 # after the rest of its round.  On six runs of each here, this release made
 # 0.98-1.00 Go-Back-N rounds for each engine retry; the previous one
-# 1.08-1.11 (ibv_rc_pingpong) and 1.03-1.12 (ib_read_bw).
+# 1.08-1.11 (ibv_rc_pingpong) and 1.03-1.12 (ib_read_bw).  And each round's
+# packets are annotated with the cause its finding states.
 # RDMATRACE_STORMS_KEEP=DIR keeps the runs there.
 . tests/lib.sh
 set -u

@@ -6437,9 +6437,12 @@ static int wall_clock_steps(struct tl_build *b)
 	int rc = 0;
 	for (size_t k = 1; k < n && !rc; k++) {
 		const struct tl_evrec *a = tl_ev(b, pt[k - 1].ev), *z = tl_ev(b, pt[k].ev);
-		if (a->proc != z->proc || z->ev.u.clock.mono_ns <= a->ev.u.clock.mono_ns)
+		if (a->proc != z->proc || z->proc >= b->procs.n || z->ev.u.clock.mono_ns <= a->ev.u.clock.mono_ns)
 			continue;
-		int64_t size = wall_offset_of(z) - wall_offset_of(a);
+		int64_t size; /* damaged points: a change past 2^62 ns is none a clock makes */
+		if (__builtin_sub_overflow(wall_offset_of(z), wall_offset_of(a), &size) || size > (1ll << 62) ||
+		    size < -(1ll << 62))
+			continue;
 		uint64_t from = a->ev.u.clock.mono_ns, to = z->ev.u.clock.mono_ns;
 		if (!rt_clock_wall_stepped(size, to - from))
 			continue;

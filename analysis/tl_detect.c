@@ -1496,6 +1496,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint32_t lostpk = u->original;
 		uint32_t gp = RT_TL_NONE;
 		bool nak = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE;
+		uint8_t ecause = eng ? eng[i] : 0; /* the cause of the retry its engine traced, 0 none */
 		/* the PSN the NAK names: the first one resent, unless its resend was lost before the capture too */
 		uint32_t npsn = nak ? tl_pk(b, u->trigger)->psn : u->psn;
 		/* a READ asked again after a response skipped the one expected (u->trigger):
@@ -1640,7 +1641,6 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
 			bool early = burst_early(c, u, &waited);
 			uint32_t rpsn = early ? u->psn : u->round_psn;
-			uint8_t ecause = eng ? eng[i] : 0;
 			if (!early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x, its first packet held back on the way (it passed the "
 				       "capture point after the later ones): its engine traced that retry after %s",
@@ -1787,7 +1787,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		}
 		/* the cause the text states: the NAK's or the response gap's the
 		 * capture holds, else the retry its engine traced, else the round's */
-		uint8_t stated = !nak && !rgap && eng && eng[i] ? eng[i] : u->cause;
+		uint8_t stated = !nak && !rgap && ecause ? ecause : u->cause;
 		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_start, u->requester != RT_TL_NONE ? u->requester : u->stream,
 				 lost, bytes, &t, &e);
 		if (f < 0) {

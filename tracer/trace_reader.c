@@ -43,8 +43,9 @@ struct tfile {
 	bool mapped;
 	struct sync_pt *sync;
 	size_t nsync, capsync;
-	/* the clock points of every file of its boot (same host, same clocks),
-	 * by CLOCK_MONOTONIC, for the wall-clock offset; NULL: its own */
+	/* the points the wall-clock offset comes from, by CLOCK_MONOTONIC: its
+	 * own (sync), or those of every file of its boot (same host, same
+	 * clocks; share_wall_points) */
 	const struct sync_pt *wall;
 	size_t nwall;
 	struct proc_name *procs;
@@ -506,12 +507,14 @@ static int cmp_sync_mono(const void *a, const void *b)
  */
 static void share_wall_points(struct rt_trace_reader *r)
 {
-	for (size_t i = 0; i < r->nfiles; i++)
-		r->files[i].wall = NULL;
+	for (size_t i = 0; i < r->nfiles; i++) {
+		r->files[i].wall = r->files[i].sync;
+		r->files[i].nwall = r->files[i].nsync;
+	}
 	for (size_t i = 0; i < r->nfiles; i++) {
 		const char *boot = r->files[i].src.boot_id;
-		if (!boot[0] || r->files[i].wall)
-			continue;
+		if (!boot[0] || r->files[i].wall != r->files[i].sync)
+			continue; /* no boot id, or its boot's points shared already */
 		size_t n = 0, members = 0;
 		for (size_t j = i; j < r->nfiles; j++)
 			if (!strcmp(r->files[j].src.boot_id, boot)) {
@@ -615,7 +618,7 @@ static void convert(const struct tfile *f, uint64_t ticks, uint64_t *mono, uint6
 		const struct sync_pt *a = &f->sync[lo], *b = &f->sync[lo + 1];
 		*mono = rt_clock_interpolate(a->ticks, a->mono, b->ticks, b->mono, ticks);
 	}
-	*real = *mono + (uint64_t)(f->wall ? wall_offset(f->wall, f->nwall, *mono) : wall_offset(f->sync, f->nsync, *mono));
+	*real = *mono + (uint64_t)wall_offset(f->wall, f->nwall, *mono);
 }
 
 static int cmp_entry(const void *a, const void *b)

@@ -147,24 +147,22 @@ assert told >= 20, ("too few findings with a cause", told)
 PY
 }
 
+# storm_checks DIR WHAT RC: the checks of one storm (RC: storm's status),
+# each named "WHAT: ..."
+storm_checks() {
+	local dir=$1 what=$2 rc=$3
+	check "$what: both sides ran" test "$rc" = 0
+	complete_capture "$dir" "$what: one Go-Back-N round for each engine retry" &&
+		check "$what: one Go-Back-N round for each engine retry" one_for_each_retry "$dir" 0.93 1.03
+	check "$what: each round's packets annotated with its finding's cause" causes_agree "$dir"
+}
+
 storm "$TMP/pingpong" "reorder:every=6" ibv_rc_pingpong -g 0 -n 200 -s 16384 -- \
 	ibv_rc_pingpong -g 0 -n 200 -s 16384 127.0.0.1
-rc=$?
-check "ibv_rc_pingpong, every 6th packet held back: both sides ran" test "$rc" = 0
-complete_capture "$TMP/pingpong" "ibv_rc_pingpong, every 6th packet held back: one Go-Back-N round for each engine retry" &&
-	check "ibv_rc_pingpong, every 6th packet held back: one Go-Back-N round for each engine retry" \
-		one_for_each_retry "$TMP/pingpong" 0.93 1.03
-check "ibv_rc_pingpong, every 6th packet held back: each round's packets annotated with its finding's cause" \
-	causes_agree "$TMP/pingpong"
+storm_checks "$TMP/pingpong" "ibv_rc_pingpong, every 6th packet held back" $?
 
 storm "$TMP/readbw" "reorder:every=20" ib_read_bw -R -n 100 -s 65536 -- \
 	ib_read_bw -R -n 100 -s 65536 127.0.0.1
-rc=$?
-check "ib_read_bw, every 20th packet held back: both sides ran" test "$rc" = 0
-complete_capture "$TMP/readbw" "ib_read_bw, every 20th packet held back: one Go-Back-N round for each engine retry" &&
-	check "ib_read_bw, every 20th packet held back: one Go-Back-N round for each engine retry" \
-		one_for_each_retry "$TMP/readbw" 0.93 1.03
-check "ib_read_bw, every 20th packet held back: each round's packets annotated with its finding's cause" \
-	causes_agree "$TMP/readbw"
+storm_checks "$TMP/readbw" "ib_read_bw, every 20th packet held back" $?
 
 done_testing

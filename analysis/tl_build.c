@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +32,19 @@ void tl_vec_init(struct tl_vec *v, size_t esz)
 	v->esz = esz;
 }
 
+/* Room for exactly cap elements (cap >= v->n). */
+static int vec_resize(struct tl_vec *v, size_t cap)
+{
+	void *p = realloc(v->p, (cap ? cap : 1) * v->esz);
+	if (!p)
+		return -ENOMEM;
+	v->p = p;
+	v->cap = cap;
+	if (v->ready > cap * v->esz)
+		v->ready = cap * v->esz;
+	return 0;
+}
+
 int tl_vec_reserve(struct tl_vec *v, size_t n)
 {
 	if (n <= v->cap)
@@ -37,12 +52,7 @@ int tl_vec_reserve(struct tl_vec *v, size_t n)
 	size_t cap = v->cap ? v->cap : 16;
 	while (cap < n)
 		cap *= 2;
-	void *p = realloc(v->p, cap * v->esz);
-	if (!p)
-		return -ENOMEM;
-	v->p = p;
-	v->cap = cap;
-	return 0;
+	return vec_resize(v, cap);
 }
 
 /* Pages of a growing array are faulted in ahead of the pushes, TL_VEC_AHEAD
@@ -51,18 +61,29 @@ int tl_vec_reserve(struct tl_vec *v, size_t n)
  * run are hundreds of megabytes). */
 #define TL_VEC_AHEAD (2u << 20)
 
+/* Faults in the pages of [p, p + len) for writing, from the one p is in to
+ * the last whole one, leaving what they hold as it is (memory already there
+ * costs a walk of its page tables). */
+static void populate(const void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p & ~(page - 1);
+	uintptr_t z = ((uintptr_t)p + len) & ~(page - 1);
+	if (z > a)
+		madvise((void *)a, z - a, MADV_POPULATE_WRITE); /* an older kernel faults them in as used */
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 static void vec_fault_ahead(struct tl_vec *v)
 {
 	size_t end = v->cap * v->esz, want = v->ready + TL_VEC_AHEAD;
 	if (want > end)
 		want = end;
-#ifdef MADV_POPULATE_WRITE
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)v->p + v->ready) & ~(page - 1);
-	uintptr_t z = ((uintptr_t)v->p + want) & ~(page - 1);
-	if (z > a)
-		madvise((void *)a, z - a, MADV_POPULATE_WRITE); /* an older kernel faults them in as used */
-#endif
+	populate((char *)v->p + v->ready, want - v->ready);
 	v->ready = want;
 }
 
@@ -617,7 +638,40 @@ struct cap_job {
 	uint64_t snapped;         /* RoCE packets cut short by the snap length */
 	uint64_t snapped_mads;    /* of those, MADs on QP 1: their CM messages cut short */
 	uint32_t snaplen;         /* the longest such cut packet's captured length */
+	/* the packet and header-byte arrays, reserved for the whole capture
+	 * once its start is read (cap_reserve) and faulted in by the main
+	 * thread when its traces are read (cap_fault_in); under mu */
+	uint8_t *res_pk, *res_blob;
+	size_t res_pk_len, res_blob_len;
+	atomic_bool stop_fault_in; /* the decoding is done */
 };
+
+/* Packets read before the arrays are reserved for the whole capture: enough
+ * to tell its bytes per packet. */
+#define CAP_RESERVE_AFTER 16384
+
+/* The packet and header-byte arrays reserved for the capture of file_len
+ * bytes, from what its first consumed bytes gave (an eighth more, for a
+ * capture whose packets get smaller), and handed to cap_fault_in.  Memory
+ * reserved and never used is never touched; a capture that gives more
+ * grows the arrays as before. */
+static void cap_reserve(struct cap_job *j, uint64_t file_len, uint64_t consumed)
+{
+	struct tl_build *b = j->b;
+	if (!file_len || !consumed || consumed >= file_len)
+		return;
+	double scale = (double)file_len / (double)consumed * 1.125;
+	size_t pk = (size_t)((double)b->pk.n * scale) + 1024, blob = (size_t)((double)b->blob.n * scale) + 65536;
+	if ((pk > b->pk.cap && vec_resize(&b->pk, pk) < 0) || (blob > b->blob.cap && vec_resize(&b->blob, blob) < 0))
+		return; /* they grow as they go */
+	pthread_mutex_lock(&j->mu);
+	j->res_pk = b->pk.p;
+	j->res_pk_len = b->pk.cap * b->pk.esz;
+	j->res_blob = b->blob.p;
+	j->res_blob_len = b->blob.cap;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
 
 /* Whether the frame is a copy of one captured on another interface
  * (capture_copies.h): 1 to leave it out, 0 to keep it, -ENOMEM. */
@@ -643,7 +697,16 @@ static void *cap_run(void *arg)
 		j->opened = true;
 		struct rt_caprec rec;
 		struct rt_pkt p;
+		struct stat st;
+		uint64_t file_len = stat(j->path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		uint64_t consumed = 0; /* about: each record's bytes and a pcap record header */
+		bool reserved = false;
 		while ((rc = rt_capfile_next(f, &rec)) > 0) {
+			consumed += rec.caplen + 16;
+			if (!reserved && b->pk.n == CAP_RESERVE_AFTER) {
+				reserved = true;
+				cap_reserve(j, file_len, consumed);
+			}
 			if (rec.ts_ns && (!b->capture_first_ns || rec.ts_ns < b->capture_first_ns))
 				b->capture_first_ns = rec.ts_ns;
 			if (rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p) != 1) {
@@ -674,6 +737,13 @@ static void *cap_run(void *arg)
 		rt_capcopies_free(j->copies);
 		j->copies = NULL;
 	}
+	atomic_store(&j->stop_fault_in, true);
+	/* what the reserve held beyond the capture goes back to the heap, for
+	 * the build's later arrays */
+	if (b->pk.cap > b->pk.n)
+		vec_resize(&b->pk, b->pk.n);
+	if (b->blob.cap > b->blob.n)
+		vec_resize(&b->blob, b->blob.n);
 	pthread_mutex_lock(&j->mu);
 	j->decoded = true;
 	pthread_cond_broadcast(&j->cv); /* the main thread; the prefault thread waits for closed */
@@ -684,6 +754,38 @@ static void *cap_run(void *arg)
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
 	return NULL;
+}
+
+/* The main thread, its traces read, faults in the capture thread's reserved
+ * arrays ahead of it until the capture is decoded: the capture is the
+ * longer of the two reads, and on a virtual machine a third of its time
+ * went to new memory (the kernel zeroing it) that the main thread, idle,
+ * can make instead.  The two arrays are faulted in at the same pace, 2 MiB
+ * of the larger at a time.  Faulting in only makes the pages present; it
+ * changes no byte, so the capture thread may be writing them meanwhile
+ * (or, when the reserve fell short, have moved them). */
+static void cap_fault_in(struct cap_job *j)
+{
+	pthread_mutex_lock(&j->mu);
+	while (!j->decoded && !j->res_pk)
+		pthread_cond_wait(&j->cv, &j->mu);
+	uint8_t *pk = j->res_pk, *blob = j->res_blob;
+	size_t pk_len = j->res_pk_len, blob_len = j->res_blob_len;
+	pthread_mutex_unlock(&j->mu);
+	if (!pk)
+		return;
+	size_t big = pk_len > blob_len ? pk_len : blob_len;
+	size_t steps = big / TL_VEC_AHEAD + 1;
+	size_t pk_done = 0, blob_done = 0;
+	for (size_t s = 1; s <= steps && !atomic_load(&j->stop_fault_in); s++) {
+		size_t pk_to = pk_len / steps * s, blob_to = blob_len / steps * s;
+		if (s == steps)
+			pk_to = pk_len, blob_to = blob_len;
+		populate(pk + pk_done, pk_to - pk_done);
+		populate(blob + blob_done, blob_to - blob_done);
+		pk_done = pk_to;
+		blob_done = blob_to;
+	}
 }
 
 static void cap_wait_decoded(struct cap_job *j)
@@ -877,6 +979,8 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 			cap_run(&job);
 	}
 	int trc = read_traces(&b, in);
+	if (in->capture)
+		cap_fault_in(&job);
 	cap_wait_decoded(&job);
 	tl_phase("read");
 	if (in->capture) {

@@ -216,11 +216,6 @@ int tl_clock_align(struct tl_build *b)
 	}
 	int64_t *hi = lo + n;
 	int rc = solve(b, ref, lo, hi, used, inc);
-	if (getenv("TLDBG"))
-		for (size_t i = 0; i < b->cons.n; i++) {
-			struct tl_cons *k = TL_AT(&b->cons, struct tl_cons, i);
-			fprintf(stderr, "o%u - o%u <= %lld t=%llu\n", k->x, k->y, (long long)k->c, (unsigned long long)k->t);
-		}
 	for (size_t h = 0; !rc && h < n; h++) {
 		struct rt_tl_host *H = tl_host(b, h);
 		H->constraints = used[h];

@@ -4297,12 +4297,43 @@ static bool cm_call_started(const struct rt_event *ev)
 	return ev->kind == RT_EV_CM_EVENT && ev->u.cm.event >= RT_CM_CALL_CREATE_ID && (st == EAGAIN || st == EINPROGRESS);
 }
 
+/* What ended a failed rdma_accept or rdma_connect that waited: the CM
+ * event (not a call) its process got for the call's QP in the 100 ms before
+ * the call returned (a call is recorded as it returns), when it is one that
+ * ends a connection: DISCONNECTED, REJECTED, UNREACHABLE, CONNECT_ERROR.
+ * On a cm_id without an event channel both calls wait inside librdmacm
+ * for ESTABLISHED (rdma_accept for the RTU) and fail when the connection
+ * ends first.  RT_TL_NONE when none. */
+static uint32_t cm_call_ended_by(struct dctx *c, uint32_t i)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, i);
+	unsigned call = e->ev.u.cm.event;
+	if ((call != RT_CM_CALL_ACCEPT && call != RT_CM_CALL_CONNECT) || !e->ev.qpn)
+		return RT_TL_NONE;
+	uint64_t t = item_t(c, i);
+	for (size_t j = noted_from(&b->cm_evs, i); j-- > 0;) {
+		uint32_t k = *TL_AT(&b->cm_evs, uint32_t, j);
+		const struct tl_evrec *o = tl_ev(b, k);
+		uint64_t to = item_t(c, k);
+		if (to + 100000000ull < t)
+			break;
+		unsigned ev = o->ev.u.cm.event;
+		if (o->proc == e->proc && o->ev.qpn == e->ev.qpn && !b->ev_shadow[k] &&
+		    (ev == RT_CM_EV_DISCONNECTED || ev == RT_CM_EV_REJECTED || ev == RT_CM_EV_UNREACHABLE ||
+		     ev == RT_CM_EV_CONNECT_ERROR))
+			return k;
+	}
+	return RT_TL_NONE;
+}
+
 static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 {
 	struct tl_build *b = c->b;
 	const struct tl_evrec *e = tl_ev(b, i);
 	const char *host = host_name(b, e->host);
 	uint32_t q = b->ev_qp[i];
+	uint32_t ended = RT_TL_NONE; /* a CM call: the event that ended the connection it waited for */
 	struct text t = {.n = 0}, ev = {.n = 0};
 	switch (e->ev.kind) {
 	case RT_EV_QP_STATE: {
@@ -4347,11 +4378,22 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 		tx(&t, "%s on %s failed", rt_cm_event_name(e->ev.u.cm.event), host);
 		if (e->ev.u.cm.status)
 			tx(&t, " with %s", rt_errno_name(e->ev.u.cm.status));
+		ended = cm_call_ended_by(c, i);
 		if (cm_call_started(&e->ev))
 			tx(&t, ": its id's event channel is non-blocking (as rsockets makes it), so the call had only "
 			       "started, and no event on cm_id %u followed it", e->ev.u.cm.cm_id);
+		else if (ended != RT_TL_NONE)
+			tx(&t, ": it waited for the connection of QP 0x%06x to be established (on a cm_id without an event "
+			       "channel, %s returns only then%s), and the connection ended first: its %s event came %.3f ms "
+			       "before the call returned",
+			   e->ev.qpn, e->ev.u.cm.event == RT_CM_CALL_ACCEPT ? "rdma_accept" : "rdma_connect",
+			   e->ev.u.cm.event == RT_CM_CALL_ACCEPT ? ", when the RTU arrives" : "",
+			   rt_cm_event_name(tl_ev(b, ended)->ev.u.cm.event), ms(item_t(c, i) - item_t(c, ended)));
 		tx(&t, ".");
 		tx(&ev, "cm_id %u", e->ev.u.cm.cm_id);
+		if (ended != RT_TL_NONE)
+			tx(&ev, ", %s at %.6f s", rt_cm_event_name(tl_ev(b, ended)->ev.u.cm.event),
+			   (double)item_t(c, ended) / 1e9);
 		break;
 	}
 	case RT_EV_VERBS_CALL: {
@@ -4379,6 +4421,7 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 	if (f < 0)
 		return -ENOMEM;
 	tl_finding_evidence(b, FI(b, f), i);
+	tl_finding_evidence(b, FI(b, f), ended);
 	return 0;
 }
 
@@ -5494,6 +5537,34 @@ static int rtu_unseen(struct dctx *c, struct cm_retry_ctx *r)
 						   : RT_TL_NONE;
 		uint32_t pest = accept != RT_TL_NONE ? cm_event_after(c, k->src_ep, k->cm_local_qpn, RT_CM_EV_ESTABLISHED,
 								      item_t(c, accept)) : RT_TL_NONE;
+		/* an rdma_accept that waited for the RTU (a cm_id without an event
+		 * channel) and failed: recorded as it returned, long after the REP */
+		uint32_t waited = accept == RT_TL_NONE && hp != UINT16_MAX
+					  ? cm_call_before(r, hp, RT_CM_CALL_ACCEPT, k->cm_local_qpn, UINT64_MAX)
+					  : RT_TL_NONE;
+		if (waited != RT_TL_NONE && (item_t(c, waited) <= t_rep || !tl_ev(b, waited)->ev.u.cm.status))
+			waited = RT_TL_NONE;
+		/* the passive side's engine dropping the REP it sent again: a CM
+		 * message it sent before the active side's DREQ (after which it
+		 * answers with a DREP) and before its rdma_accept gave up */
+		uint64_t t_dreq = UINT64_MAX;
+		for (size_t ci = 0; ci < b->cm_info.n; ci++) {
+			uint32_t pi = TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk;
+			const struct tl_pk *p = tl_pk(b, pi);
+			if (p->cm_attr == RT_CM_DREQ && p->src_ep == k->dst_ep && item_t(c, tl_item_pk(b, pi)) > t_rep) {
+				t_dreq = item_t(c, tl_item_pk(b, pi));
+				break;
+			}
+		}
+		uint32_t redrop = RT_TL_NONE;
+		for (size_t x = 0; x < b->drops.n && redrop == RT_TL_NONE && hp != UINT16_MAX; x++) {
+			uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+			const struct tl_evrec *e = tl_ev(b, i);
+			uint64_t ti = item_t(c, i);
+			if (e->host == hp && e->ev.qpn == 1 && (e->ev.flags & RT_EVF_TX) && ti > t_rep + unc + 1000000 &&
+			    ti < t_dreq && (waited == RT_TL_NONE || ti < item_t(c, waited)))
+				redrop = i;
+		}
 		struct text t = {.n = 0}, e = {.n = 0};
 		ep_words(b, k->dst_ep, &t);
 		tx(&t, " got the reply (REP, frame %u) of ", k->frame);
@@ -5508,9 +5579,23 @@ static int rtu_unseen(struct dctx *c, struct cm_retry_ctx *r)
 		if (accept != RT_TL_NONE && pest == RT_TL_NONE) {
 			tx(&t, ". ");
 			ep_words(b, k->src_ep, &t);
-			tx(&t, "'s rdma_cm never reported ESTABLISHED for that connection (it sent its REP once: a CM that "
-			       "resends it when no RTU comes lets the active side answer again), so a program waiting for that "
-			       "event does not see the connection it accepted");
+			tx(&t, "'s rdma_cm never reported ESTABLISHED for that connection%s, so a program waiting for that "
+			       "event does not see the connection it accepted",
+			   redrop != RT_TL_NONE ? "" : " (its REP reached the capture once: a CM that resends it when no RTU "
+						       "comes lets the active side answer again)");
+		}
+		if (redrop != RT_TL_NONE) {
+			tx(&t, ". ");
+			ep_words(b, k->src_ep, &t);
+			tx(&t, " sent a CM message again %.3f s after the REP (before any DREQ: its REP again, when no RTU "
+			       "came), which its engine dropped too (injected loss)",
+			   (double)(item_t(c, redrop) - t_rep) / 1e9);
+		}
+		if (waited != RT_TL_NONE) {
+			tx(&t, ". ");
+			ep_words(b, k->src_ep, &t);
+			tx(&t, "'s rdma_accept, waiting for that RTU, failed with %s %.3f s after the REP",
+			   rt_errno_name(tl_ev(b, waited)->ev.u.cm.status), (double)(item_t(c, waited) - t_rep) / 1e9);
 		}
 		tx(&t, ".");
 		tx(&e, "REP frame %u, the active side's ESTABLISHED at %.6f s", k->frame, (double)t_est / 1e9);
@@ -5519,6 +5604,10 @@ static int rtu_unseen(struct dctx *c, struct cm_retry_ctx *r)
 		if (accept != RT_TL_NONE)
 			tx(&e, ", rdma_accept at %.6f s%s", (double)item_t(c, accept) / 1e9,
 			   pest == RT_TL_NONE ? " and no ESTABLISHED after it" : "");
+		if (redrop != RT_TL_NONE)
+			tx(&e, ", the passive side's dropped CM message at %.6f s", (double)item_t(c, redrop) / 1e9);
+		if (waited != RT_TL_NONE)
+			tx(&e, ", rdma_accept failed at %.6f s", (double)item_t(c, waited) / 1e9);
 		long f = finding(b, RT_TLFK_CM_LOST, RT_TLS_WARNING, t_est, b->ev_qp[est], 0, 0, &t, &e);
 		if (f < 0)
 			return -ENOMEM;
@@ -5526,6 +5615,8 @@ static int rtu_unseen(struct dctx *c, struct cm_retry_ctx *r)
 		tl_finding_evidence(b, FI(b, f), est);
 		tl_finding_evidence(b, FI(b, f), drop);
 		tl_finding_evidence(b, FI(b, f), accept);
+		tl_finding_evidence(b, FI(b, f), redrop);
+		tl_finding_evidence(b, FI(b, f), waited);
 	}
 	return 0;
 }

@@ -167,23 +167,101 @@ void tl_ep_claim(struct tl_ep *e, uint16_t host, uint16_t proc)
 		e->proc_ambiguous = true;
 }
 
+/* The key of a CM event for pairing the engine's copy with the probe's:
+ * process, event (or call) and QP.  (The two may number the rdma_cm_id
+ * differently.) */
+static uint64_t cm_pair_key(const struct tl_evrec *e)
+{
+	return (uint64_t)e->proc << 40 | (uint64_t)e->ev.u.cm.event << 32 | e->ev.qpn;
+}
+
+/* A probe copy recorded at most this long before the engine's copy of the
+ * same CM event pairs with it (the two threads stamp their records apart). */
+#define CM_PAIR_EARLY_NS 1000000ull
+
+/* Pairs the engine's CM events with the probe's (mark_shadows): in time
+ * order, a probe event takes the latest engine event of its key not yet
+ * paired (the engine records an event as its rdma_cm makes it, the probe
+ * when the program takes it), or, when there is none, waits for one that
+ * comes within CM_PAIR_EARLY_NS.  The paired engine events are shadows. */
+static int pair_cm_shadows(struct tl_build *b)
+{
+	struct tl_hash top;       /* key -> node + 1 of the latest unpaired event (engine, or a waiting probe one) */
+	uint32_t *below = NULL;   /* per node: the node under it + 1, 0 none */
+	uint32_t *item = NULL;    /* per node: its event */
+	size_t nn = 0, cap = 0;
+	if (tl_hash_init(&top, 64) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < b->cm_evs.n && !rc; i++) {
+		uint32_t x = *TL_AT(&b->cm_evs, uint32_t, i);
+		const struct tl_evrec *e = tl_ev(b, x);
+		bool engine = (e->ev.flags & RT_EVF_ENGINE) != 0;
+		uint64_t key = cm_pair_key(e);
+		uint32_t *t = tl_hash_get(&top, key);
+		/* the node on top: an engine event a probe event takes, or a probe
+		 * event (recorded first) an engine event takes */
+		if (t && *t) {
+			uint32_t n = *t - 1, other = item[n];
+			const struct tl_evrec *o = tl_ev(b, other);
+			bool o_engine = (o->ev.flags & RT_EVF_ENGINE) != 0;
+			if (o_engine != engine && (engine ? e->raw_ns <= o->raw_ns + CM_PAIR_EARLY_NS : true)) {
+				b->ev_shadow[engine ? x : other] = 1;
+				*t = below[n];
+				continue;
+			}
+		}
+		if (nn == cap) {
+			cap = cap ? cap * 2 : 64;
+			uint32_t *nb = realloc(below, cap * sizeof(*below)), *ni = nb ? realloc(item, cap * sizeof(*item)) : NULL;
+			if (nb)
+				below = nb;
+			if (!nb || !ni) {
+				rc = -ENOMEM;
+				break;
+			}
+			item = ni;
+		}
+		below[nn] = t ? *t : 0;
+		item[nn] = x;
+		nn++;
+		if (t)
+			*t = (uint32_t)nn;
+		else if (tl_hash_put(&top, key, (uint32_t)nn) < 0)
+			rc = -ENOMEM;
+	}
+	free(below);
+	free(item);
+	tl_hash_free(&top);
+	return rc;
+}
+
 /* A process run with both the engine (uroce) and the probe records WR posts,
  * completions, QP, CM, setup and asynchronous events twice: the application's view (the
  * probe: posted / polled) is linked and shown; the engine's copy is kept
  * as an event but gets no row (tl_finish).  probe_kinds: per process, the
- * kinds of event its probe recorded (bits). */
-static void mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
+ * kinds of event its probe recorded (bits).
+ *
+ * A CM event the program never took from an event channel has no probe
+ * copy: a synchronous rdma_cm_id's (rdma_create_ep without a channel,
+ * whose rdma_connect and rdma_accept wait for ESTABLISHED inside
+ * librdmacm), or one still queued when the program ended.  The engine's
+ * copy is then the only record that it happened, so it stays: only the
+ * engine's CM events paired with one of the probe's are shadows
+ * (pair_cm_shadows). */
+static int mark_shadows(struct tl_build *b, const uint32_t *probe_kinds)
 {
 	size_t nev = tl_nev(b), np = b->procs.n;
 	for (size_t i = 0; i < nev; i++) {
 		struct tl_evrec *e = tl_ev(b, i);
 		unsigned k = e->ev.kind;
 		if ((e->ev.flags & RT_EVF_ENGINE) && e->proc < np && k < 32 && (probe_kinds[e->proc] & (1u << k)) &&
-		    (k == RT_EV_WR_POST || k == RT_EV_COMPLETION || k == RT_EV_QP_STATE || k == RT_EV_CM_EVENT ||
-		     k == RT_EV_QP_CREATE || k == RT_EV_CQ_CREATE || k == RT_EV_MR || k == RT_EV_PD || k == RT_EV_SRQ_CREATE ||
+		    (k == RT_EV_WR_POST || k == RT_EV_COMPLETION || k == RT_EV_QP_STATE || k == RT_EV_QP_CREATE ||
+		     k == RT_EV_CQ_CREATE || k == RT_EV_MR || k == RT_EV_PD || k == RT_EV_SRQ_CREATE ||
 		     k == RT_EV_DEVICE || k == RT_EV_ASYNC))
 			b->ev_shadow[i] = 1;
 	}
+	return pair_cm_shadows(b);
 }
 
 /* A failed verbs or RDMA CM call the diagnosis explains (a destroy's failure aside). */
@@ -309,7 +387,7 @@ static int trace_qps(struct lctx *c)
 		}
 	}
 	if (!rc && engine)
-		mark_shadows(b, probe_kinds);
+		rc = mark_shadows(b, probe_kinds);
 	free(probe_kinds);
 	return rc;
 }

@@ -422,8 +422,8 @@ dup = [x for x in w if x["kind"] == "duplicate" and "UD datagram" in x["text"] a
 assert len(dup) == 2 and all(x in dup or (x["kind"] == "unreliable_loss" and "dropped at the receiver" in x["text"])
                              for x in w), [x["kind"] + ": " + x["text"] for x in w]' "$tmp/uddup.json"
 # each side's second CM message dropped as it left: the client's RTU (it
-# had its ESTABLISHED; the server, whose CM does not send its REP again,
-# never does and gives up) and the server's DREP (the client's DREQ sent
+# had its ESTABLISHED; the server never does and gives up before its CM
+# sends the REP again) and the server's DREP (the client's DREQ sent
 # again); the server's rdma_disconnect after the client's DREQ sends no DREQ
 # of its own (both processes use QP 0x000011 on one host: a previous release
 # took the client's REQ for the server's and called its DREQ lost)
@@ -435,6 +435,22 @@ w = [x for x in d["findings"] if x["severity"] != "info"]
 assert all(x["kind"] == "cm_lost" for x in w), [x["kind"] + ": " + x["text"] for x in w]
 assert sum("no ready-to-use (RTU)" in x["text"] and "never reported ESTABLISHED" in x["text"] for x in w) == 1, [x["text"] for x in w]
 assert sum("its DREP was lost" in x["text"] for x in w) == 1 and len(w) == 2, [x["text"] for x in w]' "$tmp/rtulost.json"
+# the same drops on HERD, whose server accepts its UC connection on a cm_id
+# made by rdma_create_ep without an event channel: rdma_accept waits inside
+# librdmacm for the RTU, and the client gives up first (its SIDR exchange,
+# which the waiting server does not answer).  The client's ESTABLISHED is
+# only in its engine's trace (no event channel: the probe never sees it);
+# the failed rdma_accept is told with the DISCONNECTED that ended it
+UROCE_FAULTS="drop:qp=1,nth=2" run herd "$tmp/herdrtu" -- --timeout-ms 1500 >/dev/null
+check "a synchronous rdma_accept waiting for a lost RTU: the RTU and the failed accept told, nothing else" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["findings"] if x["severity"] != "info"]
+rtu = [x for x in w if x["kind"] == "cm_lost" and "no ready-to-use (RTU)" in x["text"] and
+       "rdma_accept, waiting for that RTU, failed with EINVAL" in x["text"]]
+acc = [x for x in w if x["kind"] == "call_failed" and "it waited for the connection of QP" in x["text"] and
+       "its DISCONNECTED event came" in x["text"]]
+assert len(rtu) == 1 and len(acc) == 1 and len(w) == 2, [x["kind"] + ": " + x["text"] for x in w]' "$tmp/herdrtu.json"
 # READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
 # the next request's PSN is no gap
 rc=$(run minimal "$tmp/rdclean" --count 3)

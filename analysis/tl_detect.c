@@ -910,6 +910,23 @@ static uint32_t untaken_ack(struct tl_build *b, uint32_t first, uint32_t psn)
 	return RT_TL_NONE;
 }
 
+/* The event of QP q's engine dropping packet k (same PSN and opcode) as it
+ * arrived, within 10 ms of time t (the capture's time for k, aligned), or
+ * RT_TL_NONE when none was traced. */
+static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, const struct tl_pk *k, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	for (size_t x = 0; q != RT_TL_NONE && x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		uint64_t ti = item_t(c, i);
+		if (!(ev->flags & RT_EVF_TX) && b->ev_qp[i] == q && ev->u.pkt.psn == k->psn && ev->u.pkt.opcode == k->opcode &&
+		    ti + 10000000ull >= t && ti <= t + 10000000ull)
+			return i;
+	}
+	return RT_TL_NONE;
+}
+
 /* An ACK-timeout round after a trigger whose own resend never reached the
  * capture (tl_pk.trigger): what that trigger should have brought, and when;
  * or, for a NAK that came while the sender's previous round was not yet
@@ -955,8 +972,15 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	} else
 		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it, which should have made the "
 		      "requester ask again at once: that request is not in the capture", tr->frame, tr->psn, before);
-	tx(t, " (lost before the capture point, or the %s was lost on its way back)",
-	   tr->aeth_type == RT_AETH_RNR_NAK || tr->aeth_type == RT_AETH_NAK ? "NAK" : "response");
+	const char *what = tr->aeth_type == RT_AETH_RNR_NAK || tr->aeth_type == RT_AETH_NAK ? "NAK" : "response";
+	uint32_t drop = traced_rx_drop(c, k0->send_qp, tr, t_tr);
+	if (drop == RT_TL_NONE) {
+		tx(t, " (lost before the capture point, or the %s was lost on its way back)", what);
+		return;
+	}
+	unsigned why = tl_ev(b, drop)->ev.u.pkt.drop_reason;
+	tx(t, ": the sender's engine dropped that %s as it arrived%s and never acted on it", what,
+	   why == RT_PKT_DROP_INJECTED ? " (injected loss)" : why == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)" : "");
 }
 
 /* No request of stream s was captured between packets from and to: the
@@ -2072,15 +2096,23 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		   n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0);
 		if (code == 0)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms) or post receives earlier");
-		tx(&t, "; the sender waited %.3f ms", ms(lost));
+		/* the sender's engine dropped the (last) RNR NAK on arrival: no resend after the timer */
+		uint32_t nakdrop = late != RT_TL_NONE ? traced_rx_drop(c, requester, tl_pk(b, lastnak),
+								       item_t(c, tl_item_pk(b, lastnak)))
+						      : RT_TL_NONE;
+		if (nakdrop != RT_TL_NONE && n == 1)
+			lost = 0; /* it never waited on that timer: the Go-Back-N finding has the time */
+		else
+			tx(&t, "; the sender waited %.3f ms", ms(lost));
 		/* rxe arms its RNR timer in kernel ticks (rnrnak_jiffies: at least one) */
 		if (n == 1 && code && rt_rnr_timer_us(code) < 4000 && lost > 2000ull * rt_rnr_timer_us(code) &&
 		    qp_on_rxe(c, requester))
 			tx(&t, " (%.0f times the timer: the kernel's SoftRoCE arms it in whole kernel ticks, at least one, "
 			       "4 ms at HZ=250, and resends when its task runs next)",
 			   (double)lost / (1000.0 * rt_rnr_timer_us(code)));
-		if (rr != 0xFF)
-			tx(&t, " using %u of %s RNR retries", n, rr == 7 ? "infinite" : (char[4]){(char)('0' + rr), 0});
+		if (rr != 0xFF && lost)
+			tx(&t, " using %u of %s RNR retries", nakdrop != RT_TL_NONE ? n - 1 : n,
+			   rr == 7 ? "infinite" : (char[4]){(char)('0' + rr), 0});
 		if (nseq)
 			tx(&t, "; the requests sent behind it were refused with %u NAK%s PSN sequence error", nseq,
 			   nseq == 1 ? "" : "s");
@@ -2088,7 +2120,14 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, "%s %u packet%s (%" PRIu64 " bytes) %s resent by Go-Back-N in %u round%s, counted in this stall",
 			   nseq ? " and" : ";", gbn_packets, gbn_packets == 1 ? "" : "s", gbn_bytes,
 			   gbn_packets == 1 ? "was" : "were", gbn_rounds, gbn_rounds == 1 ? "" : "s");
-		if (late != RT_TL_NONE)
+		if (nakdrop != RT_TL_NONE)
+			tx(&t, "; the sender's engine dropped %s RNR NAK (frame %u) as it arrived%s, so no resend came "
+			       "after the timer: the sender resent PSN 0x%06x only after the local ACK timeout, in frame %u "
+			       "(a Go-Back-N finding of its own)", n == 1 ? "its" : "the last", tl_pk(b, lastnak)->frame,
+			   tl_ev(b, nakdrop)->ev.u.pkt.drop_reason == RT_PKT_DROP_INJECTED ? " (injected loss)"
+			   : tl_ev(b, nakdrop)->ev.u.pkt.drop_reason == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)" : "",
+			   k->psn, tl_pk(b, late)->frame);
+		else if (late != RT_TL_NONE)
 			tx(&t, "; its resend of PSN 0x%06x after the timer is not in the capture (lost before the capture point, "
 			       "or the RNR NAK on its way back): the sender resent it only after the local ACK timeout, in frame %u "
 			       "(a Go-Back-N finding of its own)", k->psn, tl_pk(b, late)->frame);
@@ -2126,6 +2165,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), firstseq);
 		evidence_pk(b, FI(b, f), req);
 		tl_finding_evidence(b, FI(b, f), wr);
+		tl_finding_evidence(b, FI(b, f), nakdrop);
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);

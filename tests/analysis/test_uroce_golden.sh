@@ -451,6 +451,20 @@ rtu = [x for x in w if x["kind"] == "cm_lost" and "no ready-to-use (RTU)" in x["
 acc = [x for x in w if x["kind"] == "call_failed" and "it waited for the connection of QP" in x["text"] and
        "its DISCONNECTED event came" in x["text"]]
 assert len(rtu) == 1 and len(acc) == 1 and len(w) == 2, [x["kind"] + ": " + x["text"] for x in w]' "$tmp/herdrtu.json"
+# the first RNR NAK dropped as it reached the sender's engine: the sender never
+# waits on that RNR timer, its ACK timer resends; both findings say the
+# engine dropped it (a previous release: "lost before the capture point, or
+# the NAK was lost on its way back", and the RNR stall counted 655 ms waited)
+UROCE_FAULTS="drop:op=ack,dir=rx,nth=1" run rnr "$tmp/rnrdrop" >/dev/null
+check "an RNR NAK dropped on arrival: the ACK-timeout round and the stall both say so" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["findings"] if x["severity"] != "info"]
+gbn = [x for x in w if x["kind"] == "go_back_n"]
+assert len(gbn) == 1 and "the sender'"'"'s engine dropped that NAK as it arrived (injected loss)" in gbn[0]["text"], [x["text"] for x in gbn]
+st = [x for x in w if x["kind"] == "rnr_stall" and "dropped its RNR NAK (frame" in x["text"]]
+assert len(st) == 1 and "the sender waited" not in st[0]["text"], [x["text"] for x in w if x["kind"] == "rnr_stall"]
+assert all(x["kind"] in ("go_back_n", "rnr_stall") for x in w), [x["kind"] + ": " + x["text"] for x in w]' "$tmp/rnrdrop.json"
 # READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
 # the next request's PSN is no gap
 rc=$(run minimal "$tmp/rdclean" --count 3)

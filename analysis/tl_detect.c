@@ -911,20 +911,39 @@ static uint32_t untaken_ack(struct tl_build *b, uint32_t first, uint32_t psn)
 }
 
 /* The event of QP q's engine dropping packet k (same PSN and opcode) as it
- * arrived, within 10 ms of time t (the capture's time for k, aligned), or
- * RT_TL_NONE when none was traced. */
+ * arrived: the one nearest time t (the capture's time for k, aligned), from
+ * 1 ms before it to 10 ms after (an engine on a loaded machine reads a
+ * packet milliseconds after the capture saw it), widened by the uncertainty
+ * of its host's clock (at most 10 ms), or RT_TL_NONE when none was traced. */
 static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, const struct tl_pk *k, uint64_t t)
 {
 	struct tl_build *b = c->b;
+	uint32_t best = RT_TL_NONE;
+	uint64_t best_d = UINT64_MAX;
 	for (size_t x = 0; q != RT_TL_NONE && x < b->drops.n; x++) {
 		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
-		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		uint64_t ti = item_t(c, i);
-		if (!(ev->flags & RT_EVF_TX) && b->ev_qp[i] == q && ev->u.pkt.psn == k->psn && ev->u.pkt.opcode == k->opcode &&
-		    ti + 10000000ull >= t && ti <= t + 10000000ull)
-			return i;
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_event *ev = &e->ev;
+		if ((ev->flags & RT_EVF_TX) || b->ev_qp[i] != q || ev->u.pkt.psn != k->psn || ev->u.pkt.opcode != k->opcode)
+			continue;
+		uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
+		if (unc > 10000000ull)
+			unc = 10000000ull;
+		uint64_t ti = item_t(c, i), d = ti > t ? ti - t : t - ti;
+		if (d <= (ti > t ? 10000000ull : 1000000ull) + unc && d < best_d) {
+			best = i;
+			best_d = d;
+		}
 	}
-	return RT_TL_NONE;
+	return best;
+}
+
+/* Why an engine dropped a packet, as words after "dropped it": " (injected
+ * loss)", " (a bad ICRC)" or "". */
+static const char *drop_reason_words(const struct tl_evrec *drop)
+{
+	unsigned why = drop->ev.u.pkt.drop_reason;
+	return why == RT_PKT_DROP_INJECTED ? " (injected loss)" : why == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)" : "";
 }
 
 /* An ACK-timeout round after a trigger whose own resend never reached the
@@ -978,9 +997,8 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 		tx(t, " (lost before the capture point, or the %s was lost on its way back)", what);
 		return;
 	}
-	unsigned why = tl_ev(b, drop)->ev.u.pkt.drop_reason;
 	tx(t, ": the sender's engine dropped that %s as it arrived%s and never acted on it", what,
-	   why == RT_PKT_DROP_INJECTED ? " (injected loss)" : why == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)" : "");
+	   drop_reason_words(tl_ev(b, drop)));
 }
 
 /* No request of stream s was captured between packets from and to: the
@@ -1599,6 +1617,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint64_t lost = t_end > t_from ? t_end - t_from : 0;
 		*cov = t_end > *cov ? t_end : *cov;
 		struct text t = {.n = 0}, e = {.n = 0};
+		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, u->requester, &t);
 		if (nak) {
@@ -1608,6 +1627,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late)
 				tx(&t, "that packet (frame %u) came after later PSNs: it was held back on the way (reordered)",
 				   tl_pk(b, lostpk)->frame);
+			else if (lostpk != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, lostpk)->recv_qp, tl_pk(b, lostpk),
+									       item_t(c, tl_item_pk(b, lostpk)))) != RT_TL_NONE)
+				tx(&t, "that packet (frame %u) reached the receiver, whose engine dropped it as it arrived%s",
+				   tl_pk(b, lostpk)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			else if (lostpk != RT_TL_NONE)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else if (latepk != RT_TL_NONE)
@@ -1630,6 +1653,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, atomic ? ": the atomic ACK for PSN 0x%06x " : ": the RDMA READ response PSN 0x%06x ", u->psn);
 			if (rlost != RT_TL_NONE && tl_pk(b, rlost)->icrc == RT_ICRC_BAD)
 				tx(&t, "(frame %u) had a bad ICRC and the requester dropped it", tl_pk(b, rlost)->frame);
+			else if (rlost != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, rlost)->recv_qp, tl_pk(b, rlost),
+									      item_t(c, tl_item_pk(b, rlost)))) != RT_TL_NONE)
+				tx(&t, "(frame %u) reached the requester, whose engine dropped it as it arrived%s",
+				   tl_pk(b, rlost)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			else if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
 			else if (rlate != RT_TL_NONE)
@@ -1764,6 +1791,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
 		else if (ack != RT_TL_NONE && ack == nak_acked)
 			tx(&t, "; %u of them had already been received (that ACK came too late to spare them)", dups);
+		else if (ack != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, ack)->recv_qp, tl_pk(b, ack),
+								       item_t(c, tl_item_pk(b, ack)))) != RT_TL_NONE)
+			tx(&t, "; %u of them had already been received: their ACK (frame %u) reached the sender, whose engine "
+			       "dropped it as it arrived%s", dups, tl_pk(b, ack)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 		else if (ack != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) passed the capture point %.3f ms "
 			       "before the resend, so it was lost after it, on its way to the sender%s",
@@ -1837,6 +1868,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), latepk);
 		evidence_pk(b, FI(b, f), gp);
 		evidence_pk(b, FI(b, f), rlost);
+		tl_finding_evidence(b, FI(b, f), rxdrop);
 		evidence_pk(b, FI(b, f), rlate);
 		evidence_pk(b, FI(b, f), after2);
 		evidence_pk(b, FI(b, f), after1);
@@ -2124,8 +2156,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, "; the sender's engine dropped %s RNR NAK (frame %u) as it arrived%s, so no resend came "
 			       "after the timer: the sender resent PSN 0x%06x only after the local ACK timeout, in frame %u "
 			       "(a Go-Back-N finding of its own)", n == 1 ? "its" : "the last", tl_pk(b, lastnak)->frame,
-			   tl_ev(b, nakdrop)->ev.u.pkt.drop_reason == RT_PKT_DROP_INJECTED ? " (injected loss)"
-			   : tl_ev(b, nakdrop)->ev.u.pkt.drop_reason == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)" : "",
+			   drop_reason_words(tl_ev(b, nakdrop)),
 			   k->psn, tl_pk(b, late)->frame);
 		else if (late != RT_TL_NONE)
 			tx(&t, "; its resend of PSN 0x%06x after the timer is not in the capture (lost before the capture point, "

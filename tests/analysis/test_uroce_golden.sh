@@ -280,10 +280,11 @@ check "a READ response held back: the READ asked again after the gap it made, no
 	exactly "$tmp/readlate.json" "go_back_n=was out of sequence and the requester asked again from PSN"
 # the 2nd READ response dropped by the requesting engine on arrival, after
 # the capture point: the next response was out of sequence (an implied NAK,
-# the engine's retry cause), not an ACK timer going off early
+# the engine's retry cause), not an ACK timer going off early; the requester's
+# trace holds the drop, so the finding says where it was lost
 UROCE_FAULTS="drop:dir=rx,op=read_resp,nth=2" run minimal "$tmp/readrx" >/dev/null
 check "a READ response lost after the capture point: the READ asked again after the gap, nothing else" \
-	exactly "$tmp/readrx.json" "go_back_n=was lost after the capture point or arrived late, so the next response"
+	exactly "$tmp/readrx.json" "go_back_n=reached the requester, whose engine dropped it as it arrived (injected loss), so the next response"
 # every 6th SEND held back 1.5 ms, resends too: a storm of Go-Back-N rounds
 # whose held-back copies, and resends of PSNs already acknowledged, pass the
 # capture point after their WRs completed; the completions did not wait for
@@ -379,10 +380,11 @@ PY
 check "READ responses held back 1 ms: the clock aligns within 0.2 ms, no clock finding" \
 	clock_within "$tmp/readdelay.json" 200000
 # the ACK of a WRITE dropped by the requesting engine on arrival, after the
-# capture point: the ACK timeout's Go-Back-N says that ACK was lost after it
+# capture point: the ACK timeout's Go-Back-N names that ACK and the drop the
+# requester's trace holds
 UROCE_FAULTS="drop:dir=rx,op=ack,nth=2" run imm "$tmp/acklost" >/dev/null
 check "an ACK lost after the capture point: the ACK-timeout Go-Back-N names it, nothing else" \
-	exactly "$tmp/acklost.json" "go_back_n=no ACK reached the sender" "go_back_n=so it was lost after it, on its way to the sender"
+	exactly "$tmp/acklost.json" "go_back_n=no ACK reached the sender" "go_back_n=reached the sender, whose engine dropped it as it arrived (injected loss)"
 # each side's first CM message sent twice on the way (uroce's "dup" fault on
 # QP 1): the REQ and the REP copied 0.05 ms apart; the passive side may also
 # answer the REQ's copy with its REP again, which is no lost message either

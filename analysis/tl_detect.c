@@ -910,8 +910,9 @@ static uint32_t untaken_ack(struct tl_build *b, uint32_t first, uint32_t psn)
 	return RT_TL_NONE;
 }
 
-/* The event of QP q's engine dropping packet k (same PSN and opcode) as it
- * arrived: the one nearest time t (the capture's time for k, aligned), from
+/* The event of QP q's engine dropping packet k (same PSN and opcode; not for
+ * a bad ICRC when the capture's copy of k had a good one) as it arrived: the
+ * one nearest time t (the capture's time for k, aligned), from
  * 1 ms before it to 10 ms after (an engine on a loaded machine reads a
  * packet milliseconds after the capture saw it), widened by the uncertainty
  * of its host's clock (at most 10 ms), or RT_TL_NONE when none was traced. */
@@ -926,6 +927,8 @@ static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, const struct tl_pk *k
 		const struct rt_event *ev = &e->ev;
 		if ((ev->flags & RT_EVF_TX) || b->ev_qp[i] != q || ev->u.pkt.psn != k->psn || ev->u.pkt.opcode != k->opcode)
 			continue;
+		if (ev->u.pkt.drop_reason == RT_PKT_DROP_BAD_ICRC && k->icrc == RT_ICRC_GOOD)
+			continue; /* the capture's copy was intact: another copy was damaged */
 		uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
 		if (unc > 10000000ull)
 			unc = 10000000ull;
@@ -936,6 +939,31 @@ static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, const struct tl_pk *k
 		}
 	}
 	return best;
+}
+
+/* A READ response or atomic ACK for the READ or atomic request k (the first
+ * packet of a round, index first) that the capture holds before the round
+ * and the requester's engine traced dropping on arrival: that drop event,
+ * the response in *resp; RT_TL_NONE when none (looked for among the 4096
+ * packets before the round). */
+static uint32_t response_rx_drop(struct dctx *c, const struct tl_pk *k, uint32_t first, uint32_t *resp)
+{
+	struct tl_build *b = c->b;
+	for (uint32_t j = first, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		/* (a READ's responses: one a PSN, at most one per 256 bytes, the smallest MTU) */
+		int32_t after = rt_psn_diff(o->psn, k->psn);
+		if (!o->is_response || o->recv_qp != k->send_qp || o->recv_qp == RT_TL_NONE || after < 0 ||
+		    (o->op_class == RT_CLASS_ATOMIC_ACK ? after != 0
+		     : o->op_class != RT_CLASS_READ_RESP || (uint64_t)after > k->reth_len / 256))
+			continue;
+		uint32_t d = traced_rx_drop(c, k->send_qp, o, item_t(c, tl_item_pk(b, j)));
+		if (d != RT_TL_NONE) {
+			*resp = j;
+			return d;
+		}
+	}
+	return RT_TL_NONE;
 }
 
 /* Why an engine dropped a packet, as words after "dropped it": " (injected
@@ -1618,6 +1646,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		*cov = t_end > *cov ? t_end : *cov;
 		struct text t = {.n = 0}, e = {.n = 0};
 		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
+		uint32_t rdropped = RT_TL_NONE; /* the response a requester's engine dropped (response_rx_drop) */
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, u->requester, &t);
 		if (nak) {
@@ -1767,6 +1796,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
 				tx(&t, "; the transmission it repeats (frame %u) had a bad ICRC and the receiver dropped it",
 				   tl_pk(b, u->prev)->frame);
+			else if (captured && (rxdrop = traced_rx_drop(c, tl_pk(b, u->prev)->recv_qp, tl_pk(b, u->prev),
+								      item_t(c, tl_item_pk(b, u->prev)))) != RT_TL_NONE)
+				tx(&t, "; the transmission it repeats (frame %u) reached the receiver, whose engine dropped it "
+				       "as it arrived%s", tl_pk(b, u->prev)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
 			else {
@@ -1800,6 +1833,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "before the resend, so it was lost after it, on its way to the sender%s",
 			   dups, tl_pk(b, ack)->frame, ms(t_first - item_t(c, tl_item_pk(b, ack))),
 			   t_first - item_t(c, tl_item_pk(b, ack)) < 1000000 ? ", or was still on its way when the timer went off" : "");
+		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic) &&
+			 (rxdrop = response_rx_drop(c, k0, u->first, &rdropped)) != RT_TL_NONE)
+			tx(&t, "; %u of them asked for %s the capture already held in order: %s (frame %u) reached the "
+			       "requester, whose engine dropped it as it arrived%s",
+			   dups, atomic ? "an atomic ACK" : "responses", atomic ? "that atomic ACK" : "the response",
+			   tl_pk(b, rdropped)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic))
 			tx(&t, "; %u of them asked for %s the capture already held in order (still on %s way to the "
 			       "requester, or lost after the capture point)",
@@ -1869,6 +1908,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), gp);
 		evidence_pk(b, FI(b, f), rlost);
 		tl_finding_evidence(b, FI(b, f), rxdrop);
+		evidence_pk(b, FI(b, f), rdropped);
 		evidence_pk(b, FI(b, f), rlate);
 		evidence_pk(b, FI(b, f), after2);
 		evidence_pk(b, FI(b, f), after1);

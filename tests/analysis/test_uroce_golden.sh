@@ -453,6 +453,14 @@ rtu = [x for x in w if x["kind"] == "cm_lost" and "no ready-to-use (RTU)" in x["
 acc = [x for x in w if x["kind"] == "call_failed" and "it waited for the connection of QP" in x["text"] and
        "its DISCONNECTED event came" in x["text"]]
 assert len(rtu) == 1 and len(acc) == 1 and len(w) == 2, [x["kind"] + ": " + x["text"] for x in w]' "$tmp/herdrtu.json"
+# an atomic request, then an atomic ACK, dropped by the receiving engine on
+# arrival: the ACK-timeout rounds name the captured packet and the drop
+UROCE_FAULTS="drop:op=atomic,dir=rx,nth=3" run atomics "$tmp/atomrx" >/dev/null
+check "an atomic request dropped on arrival: the ACK-timeout round names it, nothing else" \
+	exactly "$tmp/atomrx.json" "go_back_n=the transmission it repeats (frame" "go_back_n=reached the receiver, whose engine dropped it as it arrived (injected loss)"
+UROCE_FAULTS="drop:op=atomic_ack,dir=rx,nth=3" run atomics "$tmp/atomackrx" >/dev/null
+check "an atomic ACK dropped on arrival: the ACK-timeout round names it, nothing else" \
+	exactly "$tmp/atomackrx.json" "go_back_n=that atomic ACK (frame" "go_back_n=reached the requester, whose engine dropped it as it arrived (injected loss)"
 # the first RNR NAK dropped as it reached the sender's engine: the sender never
 # waits on that RNR timer, its ACK timer resends; both findings say the
 # engine dropped it (a previous release: "lost before the capture point, or

@@ -2172,7 +2172,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		uint32_t nakdrop = late != RT_TL_NONE ? traced_rx_drop(c, requester, tl_pk(b, lastnak),
 								       item_t(c, tl_item_pk(b, lastnak)))
 						      : RT_TL_NONE;
-		if (nakdrop != RT_TL_NONE && n == 1)
+		bool unheard = nakdrop != RT_TL_NONE && n == 1; /* its only RNR NAK never reached the sender */
+		if (unheard)
 			lost = 0; /* it never waited on that timer: the Go-Back-N finding has the time */
 		else
 			tx(&t, "; the sender waited %.3f ms", ms(lost));
@@ -2182,7 +2183,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, " (%.0f times the timer: the kernel's SoftRoCE arms it in whole kernel ticks, at least one, "
 			       "4 ms at HZ=250, and resends when its task runs next)",
 			   (double)lost / (1000.0 * rt_rnr_timer_us(code)));
-		if (rr != 0xFF && lost)
+		if (rr != 0xFF && !unheard)
 			tx(&t, " using %u of %s RNR retries", nakdrop != RT_TL_NONE ? n - 1 : n,
 			   rr == 7 ? "infinite" : (char[4]){(char)('0' + rr), 0});
 		if (nseq)

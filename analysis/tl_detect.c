@@ -3083,15 +3083,18 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 		return 0; /* no REJ, or a retry of one */
 	if (both != UINT64_MAX && tl_hash_put(&seen->rejs, both, i) < 0)
 		return -ENOMEM;
-	/* the REJ's own comm id (the active side gave up) or its remote one (the passive side refused) */
+	/* the REJ's own comm id (the active side gave up) or its remote one (the
+	 * passive side refused: by the IDs, as a program connecting to its own
+	 * address is both sides' address) */
 	uint32_t *r = tl_hash_get(&seen->reqs, k->cm_comm_id);
+	bool active = r != NULL; /* the side that asked */
 	if (!r)
 		r = tl_hash_get(&seen->reqs, k->cm_remote_comm_id);
 	uint32_t req_i = r ? *r : RT_TL_NONE;
 	if (r)
 		req = tl_pk(b, req_i);
 	struct text t = {.n = 0}, e = {.n = 0};
-	bool active = req && req->src_ep == k->src_ep; /* the side that asked */
+	active = active && req && req->src_ep == k->src_ep;
 	ep_words(b, k->src_ep, &t);
 	if (!req) {
 		tx(&t, " rejected a connection with ");
@@ -3125,6 +3128,65 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 	tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
 	if (req)
 		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req_i));
+	return 0;
+}
+
+/* Whether the capture holds a REJ sent to IPv4 address ip (network order)
+ * within a second of time t. */
+static bool rej_captured(struct dctx *c, uint32_t ip, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
+		uint32_t i = TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk;
+		const struct tl_pk *k = tl_pk(b, i);
+		const struct tl_ep *d = k->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->dst_ep) : NULL;
+		uint64_t tk = item_t(c, tl_item_pk(b, i));
+		if (k->cm_attr == RT_CM_REJ && d && d->ver == 4 && !memcmp(d->ip, &ip, 4) &&
+		    (tk > t ? tk - t : t - tk) <= 1000000000ull)
+			return true;
+	}
+	return false;
+}
+
+/* A connection the traced rdma_cm reported REJECTED whose REJ the capture
+ * does not hold (a run without a capture, or a capture that missed it or
+ * left the CM out): the event's status is the REJ's reason, told as
+ * cm_message() tells a captured REJ. */
+static int traced_rejects(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_cm *cm = &e->ev.u.cm;
+		if (cm->event != RT_CM_EV_REJECTED || b->ev_shadow[i] || cm->status <= 0 || e->proc >= b->procs.n)
+			continue;
+		uint64_t when = item_t(c, i);
+		if (cm->family == 2 && rej_captured(c, cm->local_ip4, when))
+			continue;
+		const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, e->proc);
+		unsigned reason = (unsigned)cm->status;
+		const char *name = rt_cm_reject_reason_name(reason), *meaning = cm_reject_meaning(reason);
+		struct text t = {.n = 0}, ev = {.n = 0};
+		tx(&t, "%s (pid %d) on %s had its connection", (const char *)b->strs.p + P->program, P->pid,
+		   host_name(b, P->host));
+		if (e->ev.qpn)
+			tx(&t, " of QP 0x%06x", e->ev.qpn);
+		if (cm->family == 2) {
+			uint8_t a[4];
+			memcpy(a, &cm->peer_ip4, 4);
+			tx(&t, " with %u.%u.%u.%u port %u", a[0], a[1], a[2], a[3], cm->peer_port);
+		}
+		tx(&t, " rejected (its rdma_cm reported REJECTED): reason %u (%s)", reason, name ? name : "unknown");
+		if (meaning)
+			tx(&t, ", %s", meaning);
+		tx(&t, "; %s.", b->have_capture ? "the capture holds no REJ for it" : "there is no capture to show the REJ");
+		tx(&ev, "REJECTED event at %.6f s, cm_id %u", (double)when / 1e9, cm->cm_id);
+		long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, when, b->ev_qp[i], 0, 0, &t, &ev);
+		if (f < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, f), i);
+	}
 	return 0;
 }
 
@@ -7136,6 +7198,8 @@ int tl_detect(struct tl_build *b)
 		rc = retry_events(&c);
 	if (!rc)
 		rc = wire_anomalies(&c);
+	if (!rc)
+		rc = traced_rejects(&c);
 	if (!rc)
 		rc = wire_copies(&c);
 	if (!rc)

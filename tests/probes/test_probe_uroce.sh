@@ -78,6 +78,24 @@ check_py() {
 	if out=$(python3 "$@"); then ok "$desc: ${out#\# }"; else not_ok "$desc"; printf '%s\n' "$out" | head -20; fi
 }
 
+# ---- a connection nobody listens for: REJ 8 ----
+# without a capture the REJECTED event's status is the reason; with one
+# (rping connects to its own address: one address for both sides) the REJ
+# is told once, as the passive side's refusal
+UROCE_ADDR=$A timeout -k 2 30 "$RDMATRACE" record -o "$T/rj" -- rping -c -a "$A" -p "$((PORT - 1))" -C 1 >"$T/rj.out" 2>&1
+"$RDMATRACE" diagnose --json "$T/rj" >"$T/rj.json" 2>&1
+check "rping to a port nobody listens on, no capture: the REJECTED event's reason told" python3 -c '
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "cm_reject"]
+assert len(f) == 1 and "rejected (its rdma_cm reported REJECTED): reason 8 (invalid service ID), nobody listens" in f[0]["text"], f' "$T/rj.json"
+UROCE_ADDR=$A timeout -k 2 30 "$RDMATRACE" record --capture lo -o "$T/rjc" -- rping -c -a "$A" -p "$((PORT - 2))" -C 1 >"$T/rjc.out" 2>&1
+"$RDMATRACE" diagnose --json "$T/rjc" >"$T/rjc.json" 2>&1
+# (the capture holds all of lo: findings of other tests' addresses are not ours)
+check "the same with a capture: the captured REJ told once, as the passive side's refusal" python3 -c '
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "cm_reject" and "(" + sys.argv[2] + ")" in x["text"]]
+assert len(f) == 1 and "rejected the connection request of" in f[0]["text"] and "reason 8" in f[0]["text"], f' "$T/rjc.json" "$A"
+
 # ---- calls uroce refuses, explained by the diagnosis ----
 UROCE_ADDR=$A "$RDMATRACE" record -o "$T/bs" -- "$PROG" bad-setup >"$T/bs.out" 2>&1
 check "verbs_prog bad-setup over uroce exits 0 (every bad call refused)" test $? -eq 0

@@ -966,12 +966,20 @@ static uint32_t response_rx_drop(struct dctx *c, const struct tl_pk *k, uint32_t
 	return RT_TL_NONE;
 }
 
+/* What RT_PKT_DROP_BUSY means, after "dropped it while". */
+#define DROP_BUSY_WORDS                                                                                      \
+	"the engine context owning its QP was busy (uroce hands a packet one context of a process read to " \
+	"another only when that one's lock comes free soon)"
+
 /* Why an engine dropped a packet, as words after "dropped it": " (injected
- * loss)", " (a bad ICRC)" or "". */
+ * loss)", " (a bad ICRC)", " while ... was busy" or "". */
 static const char *drop_reason_words(const struct tl_evrec *drop)
 {
 	unsigned why = drop->ev.u.pkt.drop_reason;
-	return why == RT_PKT_DROP_INJECTED ? " (injected loss)" : why == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)" : "";
+	return why == RT_PKT_DROP_INJECTED ? " (injected loss)"
+	       : why == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)"
+	       : why == RT_PKT_DROP_BUSY     ? " while " DROP_BUSY_WORDS
+					     : "";
 }
 
 /* An ACK-timeout round after a trigger whose own resend never reached the
@@ -5838,6 +5846,7 @@ struct uloss {
 	uint32_t nev;
 	uint32_t ev[32];          /* evidence items (the first ones) */
 	uint32_t bad_icrc;        /* of count: dropped by the receiver for a bad ICRC */
+	uint32_t busy;            /* of count: dropped by the receiver, its engine busy (RT_PKT_DROP_BUSY) */
 	uint8_t transport;        /* RT_TRANSPORT_UC / _UD */
 	/* wire streams: */
 	uint32_t last_psn, src_ep, dst_ep, dqpn;
@@ -5880,11 +5889,14 @@ static int uloss_finding(struct dctx *c, const struct uloss *l, uint32_t q, enum
 		qp_name(b, q, &t);
 		tx(&t, " never reached it, the first PSN 0x%06x: its engine dropped %s on arrival", l->first_psn,
 		   one ? "it" : "them");
+		uint32_t injected = l->count - l->bad_icrc - l->busy;
 		if (l->bad_icrc == l->count)
 			tx(&t, " for a bad ICRC (corruption on the link or a broken sender). ");
-		else if (l->bad_icrc)
-			tx(&t, ", %u for a bad ICRC (corruption on the link or a broken sender), the rest injected loss. ",
-			   l->bad_icrc);
+		else if (l->busy == l->count)
+			tx(&t, " while %s. ", DROP_BUSY_WORDS);
+		else if (l->bad_icrc || l->busy)
+			tx(&t, ": %u for a bad ICRC (corruption on the link or a broken sender), %u while %s, %u injected "
+			       "loss. ", l->bad_icrc, l->busy, DROP_BUSY_WORDS, injected);
 		else
 			tx(&t, " (injected loss). ");
 		tx(&e, "the receiving engine's packet events (dropped=1), first at PSN 0x%06x", l->first_psn);
@@ -5937,6 +5949,8 @@ static int unreliable_loss(struct dctx *c)
 		uloss_add(l, (uint32_t)i, ev->u.pkt.psn, 1, ev->u.pkt.opcode);
 		if (!(ev->flags & RT_EVF_TX) && ev->u.pkt.drop_reason == RT_PKT_DROP_BAD_ICRC)
 			l->bad_icrc++;
+		if (!(ev->flags & RT_EVF_TX) && ev->u.pkt.drop_reason == RT_PKT_DROP_BUSY)
+			l->busy++;
 	}
 	int rc = 0;
 	/* an engine knows its drops exactly; the wire is the witness otherwise */
@@ -6509,7 +6523,8 @@ static int retry_events(struct dctx *c)
 		if (drop != RT_TL_NONE)
 			tx(&t, "; the receiver's engine had dropped that packet on arrival, %s",
 			   traced_icrc_drop(&tl_ev(b, drop)->ev) ? "its ICRC was bad (corruption on the link or a broken sender)"
-								  : "injected loss");
+			   : tl_ev(b, drop)->ev.u.pkt.drop_reason == RT_PKT_DROP_BUSY ? "while " DROP_BUSY_WORDS
+										      : "injected loss");
 		capture_edge_words(c, q, item_t(c, G->first), &t);
 		tx(&t, ".");
 		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, G->first) / 1e9);

@@ -308,6 +308,8 @@ static void fmt_packet(struct out *o, const struct rt_event *ev)
 			f_s(o, "drop_reason", "injected");
 		else if (p->drop_reason == RT_PKT_DROP_BAD_ICRC)
 			f_s(o, "drop_reason", "bad_icrc");
+		else if (p->drop_reason == RT_PKT_DROP_BUSY)
+			f_s(o, "drop_reason", "busy");
 	}
 	if (p->flags & RT_PKTF_DUPLICATE)
 		f_u(o, "duplicate", 1);

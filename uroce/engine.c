@@ -133,12 +133,13 @@ static bool lock_briefly(pthread_mutex_t *m)
 	return false;
 }
 
-bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
-                   size_t len, uint32_t qpn)
+enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                             size_t len, uint32_t qpn)
 {
 	int fd = ctx->addrs[aidx].fd;
 	struct uroce_ctx *target = NULL;
 	int taidx = -1;
+	bool busy = false;
 	pthread_mutex_lock(&g_lock);
 	for (int i = 0; i < 64 && !target; i++) {
 		struct uroce_ctx *o = g_ctxs[i];
@@ -148,8 +149,12 @@ bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 		for (k = 0; k < UROCE_MAX_GID; k++)
 			if (o->addrs[k].used && o->addrs[k].fd == fd)
 				break;
-		if (k == UROCE_MAX_GID || !lock_briefly(&o->lock))
-			continue; /* still busy: the packet is dropped, the transport retries */
+		if (k == UROCE_MAX_GID)
+			continue;
+		if (!lock_briefly(&o->lock)) {
+			busy = true; /* still busy: the packet is dropped, the transport retries */
+			continue;
+		}
 		if (uroce_qp_lookup(o, qpn) != NULL) {
 			target = o;
 			taidx = k;
@@ -159,14 +164,14 @@ bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storag
 	}
 	pthread_mutex_unlock(&g_lock);
 	if (!target)
-		return false;
+		return busy ? UROCE_FWD_BUSY : UROCE_FWD_NO_QP;
 	target->st.rx_packets++;
 	uroce_rx_packet(target, taidx, src, pkt, len);
 	uroce_send_pending_acks(target);
 	pump(target);
 	uroce_tx_flush(target);
 	pthread_mutex_unlock(&target->lock);
-	return true;
+	return UROCE_FWD_DONE;
 }
 
 static int open_socket(const struct sockaddr *sa)

@@ -1496,8 +1496,11 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	}
 	struct uroce_qp *qp = uroce_qp_lookup(ctx, h.dest_qpn);
 	if (!qp) {
-		if (!uroce_forward(ctx, aidx, src, pkt, len, h.dest_qpn))
+		enum uroce_fwd f = uroce_forward(ctx, aidx, src, pkt, len, h.dest_qpn);
+		if (f != UROCE_FWD_DONE)
 			ctx->st.rx_dropped++;
+		if (f == UROCE_FWD_BUSY) /* (QP numbers are the process's: the trace names the right QP) */
+			uroce_trace_drop(h.dest_qpn, &h, paylen, RT_PKT_DROP_BUSY, 0, false);
 		return;
 	}
 	uint32_t qpn = qp->ibqp.qp_num;

@@ -419,8 +419,13 @@ void uroce_app_receiving(struct uroce_ctx *ctx);
 void uroce_channel_armed(struct uroce_ctx *ctx);
 void uroce_flush_held_acks(struct uroce_ctx *ctx);
 void uroce_engine_requeue(struct uroce_ctx *ctx);
-bool uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
-                   size_t len, uint32_t qpn);
+/* A packet one context read for a QP of another context on the same socket:
+   handed over (UROCE_FWD_DONE), no context has that QP (UROCE_FWD_NO_QP), or
+   the one that may have it stayed locked (UROCE_FWD_BUSY: dropped, the
+   transport resends). */
+enum uroce_fwd { UROCE_FWD_DONE, UROCE_FWD_NO_QP, UROCE_FWD_BUSY };
+enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                             size_t len, uint32_t qpn);
 /* A MAD for QP1 to the CM of another context on the same socket (no lock of it taken). */
 bool uroce_gsi_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *mad,
                        size_t len);

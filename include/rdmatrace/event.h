@@ -122,6 +122,9 @@ enum rt_pkt_drop_reason {
 	RT_PKT_DROP_UNSPECIFIED = 0, /* not said (traces from before the field) */
 	RT_PKT_DROP_INJECTED = 1,    /* fault injection */
 	RT_PKT_DROP_BAD_ICRC = 2,    /* received with an ICRC that does not match its bytes */
+	RT_PKT_DROP_BUSY = 3,        /* arrived while the engine context owning its QP was busy (uroce:
+				      * a packet read by another context of the process is handed over
+				      * only if that context's lock is free soon); the transport resends */
 };
 
 struct rt_ev_packet {           /* RT_EV_PACKET; header qpn = local QP */

@@ -47,6 +47,8 @@ struct sim_cfg {
 struct sim_fault {
 	int lose_before;          /* packet index lost before the capture point (first transmission), -1 none */
 	int lose_after;           /* packet index lost after the capture point (first transmission), -1 none */
+	int lose_after_reason;    /* with lose_after: B's engine traces dropping it on arrival, with this
+				   * enum rt_pkt_drop_reason (0: not traced) */
 	int lose_resend_before;   /* packet index whose first resend is lost before the capture point too, -1 none */
 	int peer_dead;            /* nothing ever reaches B */
 	int bad_rkey;             /* B answers NAK remote access error */
@@ -412,6 +414,17 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				sent[i]++;
 			if (!lost_before)
 				sim_wire(s, t + L, 1, &p);
+			if (lost_after && !f->peer_dead && f->lose_after_reason) { /* B read it, and dropped it */
+				struct rt_event de = sim_ev(s, 1, t + 2 * L, RT_EV_PACKET, s->c.qpn_b);
+				de.flags = RT_EVF_ENGINE;
+				de.u.pkt.psn = psn;
+				de.u.pkt.dest_qpn = s->c.qpn_b;
+				de.u.pkt.opcode = p.opcode;
+				de.u.pkt.payload_len = (uint16_t)plen;
+				de.u.pkt.flags = RT_PKTF_DROPPED;
+				de.u.pkt.drop_reason = (uint8_t)f->lose_after_reason;
+				sim_emit(s, 1, &de);
+			}
 			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
 				if (s->c.engine_pkts && f->dup_resent) { /* a retry, then the resend */

@@ -306,6 +306,34 @@ static void test_loss_after_capture(void)
 	rt_timeline_free(tl);
 }
 
+/* The same, when the receiving engine traced dropping it on arrival: the
+ * round says so, with the reason (injected loss; a busy engine context). */
+static void test_loss_after_capture_traced(void)
+{
+	static const struct {
+		unsigned reason;
+		const char *words;
+	} cases[] = {{RT_PKT_DROP_INJECTED, "whose engine dropped it as it arrived (injected loss)"},
+		     {RT_PKT_DROP_BUSY, "whose engine dropped it as it arrived while the engine context owning its QP was busy"}};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct sim_fault f = SIM_NOFAULT;
+		f.lose_after = 2;
+		f.lose_after_reason = (int)cases[k].reason;
+		char name[64];
+		snprintf(name, sizeof(name), "loss-after-traced-%u", cases[k].reason);
+		struct rt_timeline *tl = fault_run(name, 0, &f, 1, NULL);
+		CHECK(tl != NULL);
+		if (!tl)
+			return;
+		const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+		if (F) {
+			CHECK(contains(rt_tl_str(tl, F->text), "reached the receiver"));
+			CHECK(contains(rt_tl_str(tl, F->text), cases[k].words));
+		}
+		rt_timeline_free(tl);
+	}
+}
+
 /* The packet a NAK PSN sequence error names is lost before the capture point
  * again in the round that answers the NAK: the receiver NAKs the same PSN a
  * second time.  Both rounds name that PSN and say it was lost before the
@@ -2437,6 +2465,7 @@ int main(void)
 	RUN(test_absurd_clock);
 	RUN(test_wall_clock_set);
 	RUN(test_loss_after_capture);
+	RUN(test_loss_after_capture_traced);
 	RUN(test_resend_lost_before_capture);
 	RUN(test_ack_timeout);
 	RUN(test_wire_duplicate);

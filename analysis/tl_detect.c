@@ -5894,9 +5894,16 @@ static int uloss_finding(struct dctx *c, const struct uloss *l, uint32_t q, enum
 			tx(&t, " for a bad ICRC (corruption on the link or a broken sender). ");
 		else if (l->busy == l->count)
 			tx(&t, " while %s. ", DROP_BUSY_WORDS);
-		else if (l->bad_icrc || l->busy)
-			tx(&t, ": %u for a bad ICRC (corruption on the link or a broken sender), %u while %s, %u injected "
-			       "loss. ", l->bad_icrc, l->busy, DROP_BUSY_WORDS, injected);
+		else if (l->bad_icrc || l->busy) {
+			const char *sep = ": ";
+			if (l->bad_icrc)
+				tx(&t, "%s%u for a bad ICRC (corruption on the link or a broken sender)", sep, l->bad_icrc), sep = ", ";
+			if (l->busy)
+				tx(&t, "%s%u while %s", sep, l->busy, DROP_BUSY_WORDS), sep = ", ";
+			if (injected)
+				tx(&t, "%s%u injected loss", sep, injected);
+			tx(&t, ". ");
+		}
 		else
 			tx(&t, " (injected loss). ");
 		tx(&e, "the receiving engine's packet events (dropped=1), first at PSN 0x%06x", l->first_psn);

@@ -528,7 +528,7 @@ static void share_wall_points(struct rt_trace_reader *r)
 			continue;
 		n = 0;
 		for (size_t j = i; j < r->nfiles; j++)
-			if (!strcmp(r->files[j].src.boot_id, boot)) {
+			if (!strcmp(r->files[j].src.boot_id, boot) && r->files[j].nsync) { /* (a file without points has none) */
 				memcpy(pts + n, r->files[j].sync, r->files[j].nsync * sizeof(*pts));
 				n += r->files[j].nsync;
 			}

@@ -910,15 +910,17 @@ static uint32_t untaken_ack(struct tl_build *b, uint32_t first, uint32_t psn)
 	return RT_TL_NONE;
 }
 
-/* The event of QP q's engine dropping packet k (same PSN and opcode; not for
- * a bad ICRC when the capture's copy of k had a good one) as it arrived: the
- * one nearest time t (the capture's time for k, aligned), from
- * 1 ms before it to 10 ms after (an engine on a loaded machine reads a
- * packet milliseconds after the capture saw it), widened by the uncertainty
- * of its host's clock (at most 10 ms), or RT_TL_NONE when none was traced. */
-static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, const struct tl_pk *k, uint64_t t)
+/* The event of QP q's engine dropping captured packet j (same PSN and
+ * opcode; not for a bad ICRC when the capture's copy had a good one) as it
+ * arrived: the one nearest the capture's time for it, from 1 ms before to
+ * 10 ms after (an engine on a loaded machine reads a packet milliseconds
+ * after the capture saw it), widened by the uncertainty of its host's clock
+ * (at most 10 ms), or RT_TL_NONE when none was traced. */
+static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, uint32_t j)
 {
 	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, j);
+	uint64_t t = item_t(c, tl_item_pk(b, j));
 	uint32_t best = RT_TL_NONE;
 	uint64_t best_d = UINT64_MAX;
 	for (size_t x = 0; q != RT_TL_NONE && x < b->drops.n; x++) {
@@ -957,7 +959,7 @@ static uint32_t response_rx_drop(struct dctx *c, const struct tl_pk *k, uint32_t
 		    (o->op_class == RT_CLASS_ATOMIC_ACK ? after != 0
 		     : o->op_class != RT_CLASS_READ_RESP || (uint64_t)after > k->reth_len / 256))
 			continue;
-		uint32_t d = traced_rx_drop(c, k->send_qp, o, item_t(c, tl_item_pk(b, j)));
+		uint32_t d = traced_rx_drop(c, k->send_qp, j);
 		if (d != RT_TL_NONE) {
 			*resp = j;
 			return d;
@@ -1028,7 +1030,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it, which should have made the "
 		      "requester ask again at once: that request is not in the capture", tr->frame, tr->psn, before);
 	const char *what = tr->aeth_type == RT_AETH_RNR_NAK || tr->aeth_type == RT_AETH_NAK ? "NAK" : "response";
-	uint32_t drop = traced_rx_drop(c, k0->send_qp, tr, t_tr);
+	uint32_t drop = traced_rx_drop(c, k0->send_qp, trigger);
 	if (drop == RT_TL_NONE) {
 		tx(t, " (lost before the capture point, or the %s was lost on its way back)", what);
 		return;
@@ -1664,8 +1666,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late)
 				tx(&t, "that packet (frame %u) came after later PSNs: it was held back on the way (reordered)",
 				   tl_pk(b, lostpk)->frame);
-			else if (lostpk != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, lostpk)->recv_qp, tl_pk(b, lostpk),
-									       item_t(c, tl_item_pk(b, lostpk)))) != RT_TL_NONE)
+			else if (lostpk != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, lostpk)->recv_qp, lostpk)) != RT_TL_NONE)
 				tx(&t, "that packet (frame %u) reached the receiver, whose engine dropped it as it arrived%s",
 				   tl_pk(b, lostpk)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			else if (lostpk != RT_TL_NONE)
@@ -1690,8 +1691,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, atomic ? ": the atomic ACK for PSN 0x%06x " : ": the RDMA READ response PSN 0x%06x ", u->psn);
 			if (rlost != RT_TL_NONE && tl_pk(b, rlost)->icrc == RT_ICRC_BAD)
 				tx(&t, "(frame %u) had a bad ICRC and the requester dropped it", tl_pk(b, rlost)->frame);
-			else if (rlost != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, rlost)->recv_qp, tl_pk(b, rlost),
-									      item_t(c, tl_item_pk(b, rlost)))) != RT_TL_NONE)
+			else if (rlost != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, rlost)->recv_qp, rlost)) != RT_TL_NONE)
 				tx(&t, "(frame %u) reached the requester, whose engine dropped it as it arrived%s",
 				   tl_pk(b, rlost)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			else if (rlost != RT_TL_NONE)
@@ -1804,8 +1804,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
 				tx(&t, "; the transmission it repeats (frame %u) had a bad ICRC and the receiver dropped it",
 				   tl_pk(b, u->prev)->frame);
-			else if (captured && (rxdrop = traced_rx_drop(c, tl_pk(b, u->prev)->recv_qp, tl_pk(b, u->prev),
-								      item_t(c, tl_item_pk(b, u->prev)))) != RT_TL_NONE)
+			else if (captured && (rxdrop = traced_rx_drop(c, tl_pk(b, u->prev)->recv_qp, u->prev)) != RT_TL_NONE)
 				tx(&t, "; the transmission it repeats (frame %u) reached the receiver, whose engine dropped it "
 				       "as it arrived%s", tl_pk(b, u->prev)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			if (k0->op_class == RT_CLASS_READ_REQ)
@@ -1832,8 +1831,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
 		else if (ack != RT_TL_NONE && ack == nak_acked)
 			tx(&t, "; %u of them had already been received (that ACK came too late to spare them)", dups);
-		else if (ack != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, ack)->recv_qp, tl_pk(b, ack),
-								       item_t(c, tl_item_pk(b, ack)))) != RT_TL_NONE)
+		else if (ack != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, ack)->recv_qp, ack)) != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) reached the sender, whose engine "
 			       "dropped it as it arrived%s", dups, tl_pk(b, ack)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 		else if (ack != RT_TL_NONE)
@@ -2177,9 +2175,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (code == 0)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms) or post receives earlier");
 		/* the sender's engine dropped the (last) RNR NAK on arrival: no resend after the timer */
-		uint32_t nakdrop = late != RT_TL_NONE ? traced_rx_drop(c, requester, tl_pk(b, lastnak),
-								       item_t(c, tl_item_pk(b, lastnak)))
-						      : RT_TL_NONE;
+		uint32_t nakdrop = late != RT_TL_NONE ? traced_rx_drop(c, requester, lastnak) : RT_TL_NONE;
 		bool unheard = nakdrop != RT_TL_NONE && n == 1; /* its only RNR NAK never reached the sender */
 		if (unheard)
 			lost = 0; /* it never waited on that timer: the Go-Back-N finding has the time */
@@ -5727,17 +5723,11 @@ static int rtu_unseen(struct dctx *c, struct cm_retry_ctx *r)
 		if (waited != RT_TL_NONE && (item_t(c, waited) <= t_rep || !tl_ev(b, waited)->ev.u.cm.status))
 			waited = RT_TL_NONE;
 		/* the passive side's engine dropping the REP it sent again: a CM
-		 * message it sent before the active side's DREQ (after which it
-		 * answers with a DREP) and before its rdma_accept gave up */
-		uint64_t t_dreq = UINT64_MAX;
-		for (size_t ci = 0; ci < b->cm_info.n; ci++) {
-			uint32_t pi = TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk;
-			const struct tl_pk *p = tl_pk(b, pi);
-			if (p->cm_attr == RT_CM_DREQ && p->src_ep == k->dst_ep && item_t(c, tl_item_pk(b, pi)) > t_rep) {
-				t_dreq = item_t(c, tl_item_pk(b, pi));
-				break;
-			}
-		}
+		 * message it sent before the active side's DREQ of the connection
+		 * (after which it answers with a DREP) and before its rdma_accept
+		 * gave up */
+		const struct cm_copies *dreq = cm_group(r, RT_CM_DREQ, k->dst_ep, k->cm_remote_comm_id);
+		uint64_t t_dreq = dreq ? item_t(c, tl_item_pk(b, dreq->first)) : UINT64_MAX;
 		uint32_t redrop = RT_TL_NONE;
 		for (size_t x = 0; x < b->drops.n && redrop == RT_TL_NONE && hp != UINT16_MAX; x++) {
 			uint32_t i = *TL_AT(&b->drops, uint32_t, x);

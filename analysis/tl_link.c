@@ -183,13 +183,18 @@ static uint64_t cm_pair_key(const struct tl_evrec *e)
  * order, a probe event takes the latest engine event of its key not yet
  * paired (the engine records an event as its rdma_cm makes it, the probe
  * when the program takes it), or, when there is none, waits for one that
- * comes within CM_PAIR_EARLY_NS.  The paired engine events are shadows. */
+ * comes within CM_PAIR_EARLY_NS.  The paired engine events are shadows.
+ * The unpaired events of a key form a stack of nodes, its top in a hash. */
+struct cm_pair_node {
+	uint32_t below;           /* the node under it + 1, 0 none */
+	uint32_t ev;              /* its event */
+};
+
 static int pair_cm_shadows(struct tl_build *b)
 {
 	struct tl_hash top;       /* key -> node + 1 of the latest unpaired event (engine, or a waiting probe one) */
-	uint32_t *below = NULL;   /* per node: the node under it + 1, 0 none */
-	uint32_t *item = NULL;    /* per node: its event */
-	size_t nn = 0, cap = 0;
+	struct tl_vec nodes;      /* struct cm_pair_node */
+	tl_vec_init(&nodes, sizeof(struct cm_pair_node));
 	if (tl_hash_init(&top, 64) < 0)
 		return -ENOMEM;
 	int rc = 0;
@@ -202,36 +207,28 @@ static int pair_cm_shadows(struct tl_build *b)
 		/* the node on top: an engine event a probe event takes, or a probe
 		 * event (recorded first) an engine event takes */
 		if (t && *t) {
-			uint32_t n = *t - 1, other = item[n];
-			const struct tl_evrec *o = tl_ev(b, other);
+			const struct cm_pair_node *n = TL_AT(&nodes, struct cm_pair_node, *t - 1);
+			const struct tl_evrec *o = tl_ev(b, n->ev);
 			bool o_engine = (o->ev.flags & RT_EVF_ENGINE) != 0;
 			if (o_engine != engine && (engine ? e->raw_ns <= o->raw_ns + CM_PAIR_EARLY_NS : true)) {
-				b->ev_shadow[engine ? x : other] = 1;
-				*t = below[n];
+				b->ev_shadow[engine ? x : n->ev] = 1;
+				*t = n->below;
 				continue;
 			}
 		}
-		if (nn == cap) {
-			cap = cap ? cap * 2 : 64;
-			uint32_t *nb = realloc(below, cap * sizeof(*below)), *ni = nb ? realloc(item, cap * sizeof(*item)) : NULL;
-			if (nb)
-				below = nb;
-			if (!nb || !ni) {
-				rc = -ENOMEM;
-				break;
-			}
-			item = ni;
+		uint32_t below = t ? *t : 0;
+		struct cm_pair_node *n = tl_vec_push(&nodes);
+		if (!n) {
+			rc = -ENOMEM;
+			break;
 		}
-		below[nn] = t ? *t : 0;
-		item[nn] = x;
-		nn++;
+		*n = (struct cm_pair_node){.below = below, .ev = x};
 		if (t)
-			*t = (uint32_t)nn;
-		else if (tl_hash_put(&top, key, (uint32_t)nn) < 0)
+			*t = (uint32_t)nodes.n;
+		else if (tl_hash_put(&top, key, (uint32_t)nodes.n) < 0)
 			rc = -ENOMEM;
 	}
-	free(below);
-	free(item);
+	tl_vec_free(&nodes);
 	tl_hash_free(&top);
 	return rc;
 }

@@ -970,8 +970,8 @@ static uint32_t response_rx_drop(struct dctx *c, const struct tl_pk *k, uint32_t
 
 /* What RT_PKT_DROP_BUSY means, after "dropped it while". */
 #define DROP_BUSY_WORDS                                                                                      \
-	"the engine context owning its QP was busy (uroce hands a packet one context of a process read to " \
-	"another only when that one's lock comes free soon)"
+	"the engine context owning its QP was busy with too many packets waiting for it (uroce keeps up to " \
+	"1,024 packets one context of a process read for another whose lock is held, and drops more)"
 
 /* Why an engine dropped a packet, as words after "dropped it": " (injected
  * loss)", " (a bad ICRC)", " while ... was busy" or "". */

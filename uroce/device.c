@@ -116,6 +116,7 @@ UROCE_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&ctx->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
+	pthread_mutex_init(&ctx->hand_lock, NULL);
 	struct ibv_context *c = &ctx->vctx.context;
 	c->device = dev;
 	c->cmd_fd = -1;
@@ -172,6 +173,7 @@ UROCE_EXPORT int ibv_close_device(struct ibv_context *c)
 	close(ctx->async_wfd);
 	free(ctx->mrs);
 	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_destroy(&ctx->hand_lock);
 	free(ctx);
 	return 0;
 }

@@ -50,8 +50,9 @@ static void pump(struct uroce_ctx *ctx)
  * -R opens the device for itself and librdmacm opens it again, both told to
  * use UROCE_ADDR): the second borrows the first one's socket, the owner's
  * progress thread receives for both and hands a packet for a QP it does not
- * have to the context that does (uroce_forward), and a MAD when it has no QP1
- * handler to the handler of the context that has one (uroce_gsi_forward).
+ * have to the context that does (uroce_forward; when that one's lock stays
+ * held, through its handoff queue), and a MAD when it has no QP1 handler to
+ * the handler of the context that has one (uroce_gsi_forward).
  */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uroce_ctx *g_ctxs[64];
@@ -133,13 +134,93 @@ static bool lock_briefly(pthread_mutex_t *m)
 	return false;
 }
 
+/* A packet another context read for this one while this one's lock was held. */
+struct uroce_handoff {
+	struct uroce_handoff *next;
+	struct sockaddr_storage src;
+	int aidx;                     /* this context's index of the address it came to */
+	uint32_t qpn;
+	size_t len;
+	uint8_t pkt[];
+};
+
+/* Queue a packet for ctx, whose lock another thread holds, and wake its
+   progress thread; false when UROCE_HANDOFF_MAX are already waiting or
+   memory ran out. */
+static bool handoff_queue(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
+                          size_t len, uint32_t qpn)
+{
+	if (__atomic_load_n(&ctx->hand_n, __ATOMIC_RELAXED) >= UROCE_HANDOFF_MAX)
+		return false;
+	struct uroce_handoff *h = malloc(sizeof(*h) + len);
+	if (!h)
+		return false;
+	h->next = NULL;
+	h->src = *src;
+	h->aidx = aidx;
+	h->qpn = qpn;
+	h->len = len;
+	memcpy(h->pkt, pkt, len);
+	pthread_mutex_lock(&ctx->hand_lock);
+	if (ctx->hand_tail)
+		ctx->hand_tail->next = h;
+	else
+		ctx->hand_head = h;
+	ctx->hand_tail = h;
+	__atomic_store_n(&ctx->hand_n, ctx->hand_n + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->hand_lock);
+	uint64_t one = 1;
+	if (write(ctx->pumpfd, &one, sizeof(one)) < 0) {
+		/* the counter is already non-zero: the thread will come back */
+	}
+	return true;
+}
+
+/* Take the packets waiting for ctx out of its handoff queue. */
+static struct uroce_handoff *handoff_take(struct uroce_ctx *ctx)
+{
+	if (!__atomic_load_n(&ctx->hand_n, __ATOMIC_ACQUIRE))
+		return NULL;
+	pthread_mutex_lock(&ctx->hand_lock);
+	struct uroce_handoff *h = ctx->hand_head;
+	ctx->hand_head = ctx->hand_tail = NULL;
+	__atomic_store_n(&ctx->hand_n, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->hand_lock);
+	return h;
+}
+
+/* Handle the packets handed over to ctx, in the order they came; under
+   ctx->lock.  One whose QP ctx no longer has (destroyed meanwhile, or
+   another busy context's when three share an address) is dropped, as a
+   packet for an unknown QP is. */
+static void handoff_drain(struct uroce_ctx *ctx)
+{
+	struct uroce_handoff *h = handoff_take(ctx);
+	if (!h)
+		return;
+	while (h) {
+		struct uroce_handoff *next = h->next;
+		if (uroce_qp_lookup(ctx, h->qpn)) {
+			ctx->st.rx_packets++;
+			uroce_rx_packet(ctx, h->aidx, &h->src, h->pkt, h->len);
+		} else {
+			ctx->st.rx_dropped++;
+		}
+		free(h);
+		h = next;
+	}
+	uroce_send_pending_acks(ctx);
+	pump(ctx);
+	uroce_tx_flush(ctx);
+}
+
 enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
                              size_t len, uint32_t qpn)
 {
 	int fd = ctx->addrs[aidx].fd;
-	struct uroce_ctx *target = NULL;
-	int taidx = -1;
-	bool busy = false;
+	struct uroce_ctx *target = NULL, *busy = NULL;
+	int taidx = -1, baidx = -1;
+	enum uroce_fwd r = UROCE_FWD_NO_QP;
 	pthread_mutex_lock(&g_lock);
 	for (int i = 0; i < 64 && !target; i++) {
 		struct uroce_ctx *o = g_ctxs[i];
@@ -152,9 +233,13 @@ enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct socka
 		if (k == UROCE_MAX_GID)
 			continue;
 		if (!lock_briefly(&o->lock)) {
-			busy = true; /* still busy: the packet is dropped, the transport retries */
+			if (!busy) { /* it may have the QP: it gets the packet unless another has */
+				busy = o;
+				baidx = k;
+			}
 			continue;
 		}
+		handoff_drain(o); /* what waited for it comes first */
 		if (uroce_qp_lookup(o, qpn) != NULL) {
 			target = o;
 			taidx = k;
@@ -162,9 +247,12 @@ enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct socka
 			pthread_mutex_unlock(&o->lock);
 		}
 	}
+	/* (queued under g_lock: a context leaving the registry takes it first) */
+	if (!target && busy)
+		r = handoff_queue(busy, baidx, src, pkt, len, qpn) ? UROCE_FWD_DONE : UROCE_FWD_BUSY;
 	pthread_mutex_unlock(&g_lock);
 	if (!target)
-		return busy ? UROCE_FWD_BUSY : UROCE_FWD_NO_QP;
+		return r;
 	target->st.rx_packets++;
 	uroce_rx_packet(target, taidx, src, pkt, len);
 	uroce_send_pending_acks(target);
@@ -964,6 +1052,7 @@ int uroce_poll_progress(struct uroce_ctx *ctx)
 		return 0; /* found empty a moment ago (the poll / arm / poll idiom) */
 	if (pthread_mutex_trylock(&ctx->lock))
 		return 0; /* the progress thread is at work: it is not parked, or it is about to look */
+	handoff_drain(ctx);
 	bool drained;
 	int n = rx_all_locked(ctx, 1, true, &drained);
 	/* only a thread that keeps up counts as receiving (see parking) */
@@ -982,6 +1071,7 @@ static void run_timers(struct uroce_ctx *ctx)
 {
 	uint64_t now = uroce_now_ns(), next = 0;
 	pthread_mutex_lock(&ctx->lock);
+	handoff_drain(ctx); /* before the timers: an ACK handed over may stop one */
 	ctx->armed_deadline = 0;
 	for (unsigned b = 0, seen = 0; b < UROCE_QP_HASH && seen < ctx->nqps; b++)
 		for (struct uroce_qp *qp = ctx->qp_hash[b]; qp; qp = qp->hnext, seen++) {
@@ -1033,6 +1123,7 @@ static void *progress_thread(void *arg)
 				if (read(ctx->pumpfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
 					continue;
 				pthread_mutex_lock(&ctx->lock);
+				handoff_drain(ctx);
 				pump(ctx);
 				uroce_tx_flush(ctx);
 				pthread_mutex_unlock(&ctx->lock);
@@ -1088,6 +1179,11 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 		uroce_kick(ctx);
 		pthread_join(ctx->thread, NULL);
 		ctx->thread_started = false;
+	}
+	for (struct uroce_handoff *h = handoff_take(ctx), *next; h; h = next) {
+		next = h->next; /* (out of the registry: nothing more comes) */
+		ctx->st.rx_dropped++;
+		free(h);
 	}
 	for (int i = 0; i < UROCE_MAX_GID; i++)
 		if (ctx->addrs[i].used) {

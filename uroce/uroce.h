@@ -363,7 +363,14 @@ struct uroce_ctx {
 	uint64_t rx_empty_ns;         /* the sockets were last found empty by uroce_poll_progress (atomic) */
 	uint64_t park_check_ns;       /* when the parked progress thread looks again */
 	struct uroce_qp *pump_list;
-	int pumpfd;                   /* eventfd: READ responses pending */
+	int pumpfd;                   /* eventfd: READ responses pending, or packets handed over */
+	/* packets another context of this process read for this one's QPs while
+	   this one's lock was held (uroce_forward), in arrival order; whoever
+	   takes the lock next handles them (the progress thread is woken through
+	   pumpfd).  Under hand_lock, not lock: the forwarder cannot take lock. */
+	pthread_mutex_t hand_lock;
+	struct uroce_handoff *hand_head, *hand_tail;
+	unsigned hand_n;              /* also read without hand_lock (atomic) */
 
 	/* faults */
 	struct uroce_fault_rule *faults;
@@ -420,9 +427,12 @@ void uroce_channel_armed(struct uroce_ctx *ctx);
 void uroce_flush_held_acks(struct uroce_ctx *ctx);
 void uroce_engine_requeue(struct uroce_ctx *ctx);
 /* A packet one context read for a QP of another context on the same socket:
-   handed over (UROCE_FWD_DONE), no context has that QP (UROCE_FWD_NO_QP), or
-   the one that may have it stayed locked (UROCE_FWD_BUSY: dropped, the
-   transport resends). */
+   handed over (UROCE_FWD_DONE: handled now, or queued for a context whose
+   lock stayed held, which handles it when its lock comes free), no context
+   has that QP (UROCE_FWD_NO_QP), or a context that may have it stayed locked
+   and already has UROCE_HANDOFF_MAX packets waiting (UROCE_FWD_BUSY: dropped,
+   the transport resends). */
+#define UROCE_HANDOFF_MAX 1024
 enum uroce_fwd { UROCE_FWD_DONE, UROCE_FWD_NO_QP, UROCE_FWD_BUSY };
 enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
                              size_t len, uint32_t qpn);

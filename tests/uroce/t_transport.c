@@ -912,27 +912,100 @@ static void test_ipv6_one_context(void)
 	ut_close(&a);
 }
 
-static void test_shared_address(void)
+/* Open a and b pinned to one address of this process (as perftest -R does
+   through UROCE_ADDR): b borrows a's socket.  host picks the address. */
+static bool open_on_one_address(struct ut_end *a, struct ut_end *b, int host)
 {
-	/* two contexts of one process pinned to the same address (as perftest -R
-	   does through UROCE_ADDR): the second borrows the first one's socket */
 	char addr[32];
 	snprintf(addr, sizeof(addr), "127.%d.%d.%d", 30 + (int)(getpid() % 150), (int)(getpid() % 200),
-	         1 + (int)(getpid() % 250));
+	         host + (int)(getpid() % 250));
 	setenv("UROCE_ADDR", addr, 1);
-	struct ut_end a, b;
-	int rc = ut_open(&a, BUF, IBV_QPT_RC, 16);
-	rc = rc ? rc : ut_open(&b, BUF, IBV_QPT_RC, 16);
+	int rc = ut_open(a, BUF, IBV_QPT_RC, 16);
+	rc = rc ? rc : ut_open(b, BUF, IBV_QPT_RC, 16);
 	unsetenv("UROCE_ADDR");
-	if (rc) {
-		CHECK(!"open");
+	CHECK(rc == 0);
+	return rc == 0;
+}
+
+static void test_shared_address(void)
+{
+	/* two contexts of one process on the same address: the second borrows
+	   the first one's socket */
+	struct ut_end a, b;
+	if (!open_on_one_address(&a, &b, 1))
 		return;
-	}
 	CHECK(!memcmp(a.gid.raw, b.gid.raw, 16));
 	CHECK(ut_connect(&a, &b, &default_params) == 0);
 	CHECK(one_transfer(&a, &b, IBV_WR_SEND, 5000, 81));
 	CHECK(one_transfer(&b, &a, IBV_WR_RDMA_WRITE, 70000, 82));
 	CHECK(one_transfer(&a, &b, IBV_WR_RDMA_READ, 9000, 83));
+	ut_close(&b);
+	ut_close(&a);
+}
+
+/* Hold a context's lock from another thread for ms milliseconds, as an
+   application thread busy inside the engine would (posting, polling). */
+struct lock_holder {
+	pthread_mutex_t *lock;
+	unsigned ms;
+	int locked; /* (atomic) */
+};
+
+static void *hold_lock(void *arg)
+{
+	struct lock_holder *h = arg;
+	pthread_mutex_lock(h->lock);
+	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
+	usleep(h->ms * 1000u);
+	pthread_mutex_unlock(h->lock);
+	return NULL;
+}
+
+static void test_shared_address_busy(void)
+{
+	/* two contexts on one address, the borrower's lock held while the owner
+	   reads the borrower's packets: each is handed over once the lock comes
+	   free, none is dropped for the sender to resend after its ACK timeout */
+	struct ut_end a, b;
+	if (!open_on_one_address(&a, &b, 2))
+		return;
+	struct ut_params p = default_params;
+	p.timeout = 18; /* 1.07 s: a resend would show in the time taken */
+	CHECK(ut_connect(&a, &b, &p) == 0);
+	struct uroce_stats before;
+	uroce_priv_stats(a.ctx, &before);
+	static const enum ibv_wr_opcode ops[] = { IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ };
+	const uint32_t len = 3 * MTU;
+	for (unsigned i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		bool read = ops[i] == IBV_WR_RDMA_READ;
+		uint8_t *from = read ? b.buf + MIB + 64 : a.buf, *to = read ? a.buf : b.buf + MIB + 64;
+		ut_fill(from, len, 90 + i);
+		memset(to, 0xEE, len);
+		if (ops[i] == IBV_WR_SEND) /* before the lock is taken: posting needs it */
+			CHECK(ut_post_recv(&b, 77, MIB + 64, len) == 0);
+		struct lock_holder h = { &to_uctx(b.ctx)->lock, 60, 0 };
+		pthread_t t;
+		CHECK(pthread_create(&t, NULL, hold_lock, &h) == 0);
+		while (!__atomic_load_n(&h.locked, __ATOMIC_ACQUIRE))
+			usleep(100);
+		uint64_t t0 = ut_now_ms();
+		struct ibv_wc wc;
+		CHECK(post_send(&a, ops[i], 90 + i, 0, len, (uint64_t)(uintptr_t)(b.buf + MIB + 64), b.mr->rkey, 0) == 0);
+		int got = ut_wait(a.cq, &wc, 1, 5000);
+		uint64_t took = ut_now_ms() - t0;
+		pthread_join(t, NULL);
+		CHECK(got == 1 && wc.status == IBV_WC_SUCCESS);
+		if (ops[i] == IBV_WR_SEND)
+			CHECK(ut_wait(b.cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS && wc.byte_len == len);
+		CHECK(!memcmp(from, to, len));
+		if (took >= 1000)
+			printf("#   opcode %d took %llu ms (an ACK timeout)\n", ops[i], (unsigned long long)took);
+		CHECK(took < 1000);
+	}
+	struct uroce_stats after;
+	uroce_priv_stats(a.ctx, &after);
+	CHECK(after.rx_dropped == before.rx_dropped);
+	CHECK(after.retry_timeout == before.retry_timeout);
 	ut_close(&b);
 	ut_close(&a);
 }
@@ -959,5 +1032,6 @@ int main(void)
 	RUN(test_fault_rules);
 	RUN(test_ipv6_one_context);
 	RUN(test_shared_address);
+	RUN(test_shared_address_busy);
 	return test_done();
 }

@@ -943,6 +943,118 @@ static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, uint32_t j)
 	return best;
 }
 
+/* The first captured packet at or after time t (packets are in capture order). */
+static uint32_t pk_at(struct dctx *c, uint64_t t)
+{
+	size_t lo = 0, hi = tl_npk(c->b);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (item_t(c, tl_item_pk(c->b, (uint32_t)mid)) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+/* Whether an engine's drop (event i, as it sent it) of a packet between
+ * the two QPs of request k0's stream was what the requester's ACK timer
+ * went off for: after it, the capture holds (within 65536 packets) a round
+ * the ACK timer started, going back to its PSN or an earlier one, at least
+ * half the ACK timeout later (1 ms when it is unknown), before anything that
+ * would have shown the receiver a gap or answered the sender (a later
+ * request, an answer to its PSN or a later one).  Earlier PSNs' packets of
+ * the same round and their answers may come between: a sender batches its
+ * sends, and the engine traces a packet as it queues it. */
+static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
+{
+	struct tl_build *b = c->b;
+	uint32_t psn = tl_ev(b, i)->ev.u.pkt.psn;
+	uint64_t t = item_t(c, i), half = tl_half_ack_timeout_ns(b, k0->send_qp);
+	uint64_t later = t + (half ? half : 1000000);
+	for (uint32_t j = pk_at(c, t), n = 0; j < tl_npk(b) && n < 65536; j++, n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		bool req = o->is_request && o->send_qp == k0->send_qp && o->recv_qp == k0->recv_qp;
+		bool resp = o->is_response && o->send_qp == k0->recv_qp && o->recv_qp == k0->send_qp;
+		bool earlier = rt_psn_diff(o->psn, psn) < 0;
+		if (!req && !resp)
+			continue;
+		if (req && o->round_start && (earlier || o->psn == psn) &&
+		    (o->retrans_cause == RT_RETRY_ACK_TIMEOUT || !o->retrans_cause))
+			return item_t(c, tl_item_pk(b, j)) >= later;
+		if (!earlier || (req && o->round_start))
+			return false;
+	}
+	return false;
+}
+
+/* The drops, as the engines sent them, that kept an answer away from the
+ * round starting with request k0 (PSN psn, the oldest unacknowledged) from
+ * t0 to t1, each followed by an ACK timeout (drop_timed_out): the
+ * requester's engine's of a request of psn or later, the responder's of a
+ * response (an ACK, not a NAK: its finding tells; a READ response, an atomic
+ * ACK) of such a PSN.  Up to max of their events into out, in time order;
+ * their count. */
+static unsigned round_tx_drops(struct dctx *c, const struct tl_pk *k0, uint32_t psn, uint64_t t0, uint64_t t1,
+                               uint32_t *out, unsigned max)
+{
+	struct tl_build *b = c->b;
+	unsigned n = 0;
+	for (size_t x = 0; k0->send_qp != RT_TL_NONE && x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		const struct rt_opcode_info *oi = rt_opcode_info(ev->u.pkt.opcode);
+		int32_t d = rt_psn_diff(ev->u.pkt.psn, psn);
+		uint64_t t = item_t(c, i);
+		if (!(ev->flags & RT_EVF_TX) || !oi || d < 0 || d >= 4096 || t < t0 || t > t1)
+			continue;
+		bool request = b->ev_qp[i] == k0->send_qp && !tl_class_response(oi->op_class);
+		bool response = b->ev_qp[i] == k0->recv_qp && tl_class_response(oi->op_class) &&
+				(oi->op_class != RT_CLASS_ACK || rt_aeth_type(ev->u.pkt.syndrome) == RT_AETH_ACK);
+		if ((!request && !response) || !drop_timed_out(c, k0, i))
+			continue;
+		unsigned at = n < max ? n++ : max; /* (insertion by time; past max, the latest falls off) */
+		while (at > 0 && item_t(c, out[at - 1]) > t) {
+			if (at < max)
+				out[at] = out[at - 1];
+			at--;
+		}
+		if (at < max)
+			out[at] = i;
+	}
+	return n;
+}
+
+/* QP q's engine's first drop, as it sent it, of a request (a response, when
+ * response is set) of PSN psn from t0 to t1, or RT_TL_NONE. */
+static uint32_t sent_drop(struct dctx *c, uint32_t q, uint32_t psn, bool response, uint64_t t0, uint64_t t1)
+{
+	struct tl_build *b = c->b;
+	uint32_t best = RT_TL_NONE;
+	for (size_t x = 0; q != RT_TL_NONE && x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		const struct rt_opcode_info *oi = rt_opcode_info(ev->u.pkt.opcode);
+		uint64_t t = item_t(c, i);
+		if ((ev->flags & RT_EVF_TX) && b->ev_qp[i] == q && ev->u.pkt.psn == psn && oi &&
+		    tl_class_response(oi->op_class) == response && t >= t0 && t <= t1 &&
+		    (best == RT_TL_NONE || t < item_t(c, best)))
+			best = i;
+	}
+	return best;
+}
+
+/* What a response an engine dropped as it sent it was, after "its ". */
+static const char *response_words(const struct rt_event *ev)
+{
+	const struct rt_opcode_info *oi = rt_opcode_info(ev->u.pkt.opcode);
+	if (oi && oi->op_class == RT_CLASS_READ_RESP)
+		return "READ response";
+	if (oi && oi->op_class == RT_CLASS_ATOMIC_ACK)
+		return "atomic ACK";
+	return "ACK";
+}
+
 /* A READ response or atomic ACK for the READ or atomic request k (the first
  * packet of a round, index first) that the capture holds before the round
  * and the requester's engine traced dropping on arrival: that drop event,
@@ -1656,6 +1768,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		*cov = t_end > *cov ? t_end : *cov;
 		struct text t = {.n = 0}, e = {.n = 0};
 		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
+		uint32_t drops[3];        /* the engines' drops, as they sent them, the text names */
+		unsigned ndrops = 0;
+		uint32_t own = RT_TL_NONE; /* the sender's engine's drop of the packet a timed-out round went back to */
+		uint64_t t_early = t_start > 1000000 ? t_start - 1000000 : 0; /* where they are looked for from */
 		uint32_t rdropped = RT_TL_NONE; /* the response a requester's engine dropped (response_rx_drop) */
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, u->requester, &t);
@@ -1681,6 +1797,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "NAK, when the sender had been told to go back (held back or delayed on the way)",
 				   tl_pk(b, nak_acked)->frame,
 				   ms(item_t(c, tl_item_pk(b, nak_acked)) - item_t(c, tl_item_pk(b, u->trigger))));
+			else if ((drops[0] = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE &&
+				 (ndrops = 1))
+				tx(&t, "that packet never left the sender: its engine dropped it as it sent it%s",
+				   drop_reason_words(tl_ev(b, drops[0])));
 			else
 				tx(&t, "that packet was lost before the capture point");
 			tx(&t, ", so the sender resent ");
@@ -1707,6 +1827,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   tl_pk(b, after1)->frame, tl_pk(b, after2)->frame,
 				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
+			else if ((drops[0] = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE &&
+				 (ndrops = 1))
+				tx(&t, "never left the responder: its engine dropped it as it sent it%s",
+				   drop_reason_words(tl_ev(b, drops[0])));
 			else
 				tx(&t, "was lost before the capture point");
 			if (tr->op_class == rcls)
@@ -1750,6 +1874,30 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "does not stop it when everything is acknowledged)",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
 			} else {
+				/* the drops, as the engines sent them, the ACK timer went off for; the
+				 * sender's of the packet the round went back to is told where the text
+				 * says that packet was lost (before the capture point) */
+				ndrops = round_tx_drops(c, k0, u->round_psn, t_early, t_end, drops, 3);
+				if (ndrops > 3)
+					ndrops = 3;
+				if (unseen || rpsn != u->psn) {
+					unsigned m = 0;
+					for (unsigned x = 0; x < ndrops; x++) {
+						bool same = b->ev_qp[drops[x]] == k0->send_qp &&
+							    tl_ev(b, drops[x])->ev.u.pkt.psn == u->round_psn;
+						if (same && own == RT_TL_NONE)
+							own = drops[x];
+						if (!same)
+							drops[m++] = drops[x];
+					}
+					ndrops = m;
+				}
+				char lostw[256];
+				if (own != RT_TL_NONE)
+					snprintf(lostw, sizeof(lostw), "dropped by the sender's engine on the way out%s",
+						 drop_reason_words(tl_ev(b, own)));
+				else
+					snprintf(lostw, sizeof(lostw), "lost before the capture point");
 				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response %s for PSN 0x%06x"
 									  : ": no ACK %s for PSN 0x%06x",
 				   ack != RT_TL_NONE ? "reached the sender" : "came", u->round_psn);
@@ -1779,20 +1927,29 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else if (captured && !running)
 					tx(&t, " (%.3f ms after it was sent)", ms(waited));
 				else if (unseen && since != RT_TL_NONE && engine_unseen == 1)
-					tx(&t, " (%.3f ms after it was first sent; that packet and its first resend were lost before "
-					       "the capture point)", ms(t_first - item_t(c, since)));
+					tx(&t, " (%.3f ms after it was first sent; that packet and its first resend were %s)",
+					   ms(t_first - item_t(c, since)), lostw);
 				else if (unseen && since != RT_TL_NONE && engine_unseen)
-					tx(&t, " (%.3f ms after it was first sent; that packet and its first %u resends were lost "
-					       "before the capture point)", ms(t_first - item_t(c, since)), engine_unseen);
+					tx(&t, " (%.3f ms after it was first sent; that packet and its first %u resends were %s)",
+					   ms(t_first - item_t(c, since)), engine_unseen, lostw);
 				else if (unseen && since != RT_TL_NONE)
 					tx(&t, " (%.3f ms after it was %s; that packet was %s)", ms(t_first - item_t(c, since)),
 					   esend != RT_TL_NONE ? "sent" : "posted",
-					   item_t(c, since) < capture_start(b) ? "sent before the capture started"
-									   : "lost before the capture point");
+					   item_t(c, since) < capture_start(b) ? "sent before the capture started" : lostw);
 				else if (unseen)
-					tx(&t, " (that packet was lost before the capture point)");
+					tx(&t, " (that packet was %s)", lostw);
 				if (rpsn != u->psn)
-					tx(&t, "; the sender's resend of it was lost before the capture point");
+					tx(&t, "; the sender's resend of it was %s", lostw);
+				for (unsigned x = 0; x < ndrops && x < 3; x++) {
+					const struct tl_evrec *d = tl_ev(b, drops[x]);
+					if (b->ev_qp[drops[x]] == k0->send_qp)
+						tx(&t, "; %sthe sender's engine dropped PSN 0x%06x as it sent it%s: the receiver "
+						       "never got it", x ? "then " : "", d->ev.u.pkt.psn, drop_reason_words(d));
+					else
+						tx(&t, "; %sthe receiver's engine dropped its %s of PSN 0x%06x as it sent it%s: the "
+						       "sender never got it", x ? "then " : "", response_words(&d->ev), d->ev.u.pkt.psn,
+						   drop_reason_words(d));
+				}
 				if (u->trigger != RT_TL_NONE)
 					missed_trigger_words(c, k0, t_first, &t);
 				perr = u->requester != RT_TL_NONE ? peer_error_before(c, u->requester, t_first) : RT_TL_NONE;
@@ -1881,6 +2038,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", PSN gap seen at frame %u", tl_pk(b, gp)->frame);
 		else if (esend != RT_TL_NONE)
 			tx(&e, ", earlier transmission in the engine trace only");
+		if (own != RT_TL_NONE)
+			tx(&e, ", requester engine's drop of PSN 0x%06x at %.6f s", tl_ev(b, own)->ev.u.pkt.psn,
+			   (double)item_t(c, own) / 1e9);
+		for (unsigned x = 0; x < ndrops && x < 3; x++)
+			tx(&e, ", %s engine's drop of PSN 0x%06x at %.6f s", b->ev_qp[drops[x]] == k0->send_qp ? "requester" : "responder",
+			   tl_ev(b, drops[x])->ev.u.pkt.psn, (double)item_t(c, drops[x]) / 1e9);
 		if (k0->wr != RT_TL_NONE) {
 			tx(&e, ", ");
 			wr_words(b, k0->wr, &e);

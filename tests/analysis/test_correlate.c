@@ -675,7 +675,9 @@ static void test_ack_timeout_engine_drop(void)
  * timeout: the only captured transmission is the resend.  With its first
  * resend dropped too, the second resend is, and the engine's trace makes
  * the two rounds one finding whose time lost runs from the first send (a
- * previous release said one round, from the first resend). */
+ * previous release said one round, from the first resend).  The finding
+ * says the engine dropped them (a previous release: "lost before the
+ * capture point"). */
 static void single_packet_engine_drop(const char *name, int resend_dropped)
 {
 	struct sim s;
@@ -700,10 +702,11 @@ static void single_packet_engine_drop(const char *name, int resend_dropped)
 		char psn[64];
 		snprintf(psn, sizeof(psn), "no ACK came for PSN 0x%06x within the local ACK timeout", rt_psn_add(c.psn_a, 4));
 		CHECK(contains(t, psn));
-		CHECK(contains(t, resend_dropped ? " ms after it was first sent; that packet and its first resend were lost "
-						   "before the capture point), so the sender resent 1 packet (512 bytes) in 2 rounds;"
-						 : " ms after it was sent; that packet was lost before the capture point), so the "
-						   "sender resent 1 packet (512 bytes);"));
+		CHECK(contains(t, resend_dropped ? " ms after it was first sent; that packet and its first resend were dropped "
+						   "by the sender's engine on the way out), so the sender resent 1 packet (512 bytes) "
+						   "in 2 rounds;"
+						 : " ms after it was sent; that packet was dropped by the sender's engine on the way "
+						   "out), so the sender resent 1 packet (512 bytes);"));
 		CHECK(F->time_lost_ns >= timeouts * 67000000 && F->time_lost_ns < timeouts * 70000000);
 		CHECK(contains(rt_tl_str(tl, F->evidence), "earlier transmission in the engine trace only"));
 		CHECK(contains(rt_tl_str(tl, F->evidence), "wr_id 50"));

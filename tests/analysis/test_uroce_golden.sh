@@ -487,6 +487,40 @@ assert len(gbn) == 1 and "the sender'"'"'s engine dropped that NAK as it arrived
 st = [x for x in w if x["kind"] == "rnr_stall" and "dropped its RNR NAK (frame" in x["text"]]
 assert len(st) == 1 and "the sender waited" not in st[0]["text"], [x["text"] for x in w if x["kind"] == "rnr_stall"]
 assert all(x["kind"] in ("go_back_n", "rnr_stall") for x in w), [x["kind"] + ": " + x["text"] for x in w]' "$tmp/rnrdrop.json"
+# the last packet of a WRITE dropped by the sender's engine as it sent it,
+# then the receiver's ACK of the resend dropped by its engine as it sent it:
+# two ACK timeouts, one Go-Back-N finding that names both drops and their
+# PSNs, from the engines' traces (a previous release said only "no ACK came")
+UROCE_FAULTS="drop:op=write,nth=4;drop:op=ack,nth=1" run imm "$tmp/txdrops" >/dev/null
+check "a request, then the ACK of its resend, dropped as sent: the ACK-timeout rounds name both, nothing else" \
+	python3 - "$tmp/txdrops" "$RDMATRACE" <<'PY'
+import glob, json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+drops = []
+for f in glob.glob(run + "/traces/*.rtr"):
+    for l in subprocess.run([rt, "dump", "--json", "--kind", "packet", f], capture_output=True, text=True, check=True).stdout.splitlines():
+        e = json.loads(l)
+        if e.get("dropped") and e["dir"] == "tx":
+            drops.append((e["ns"], e["opcode"], e["psn"]))
+drops.sort()
+assert [o for _, o, _ in drops] == ["RC_RDMA_WRITE_LAST_WITH_IMMEDIATE", "RC_ACKNOWLEDGE"], drops
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+w = [x for x in d["findings"] if x["severity"] != "info"]
+assert len(w) == 1 and w[0]["kind"] == "go_back_n", [x["kind"] + ": " + x["text"] for x in w]
+t = w[0]["text"]
+assert "in 2 rounds" in t, t
+assert "the sender's engine dropped PSN 0x%06x as it sent it (injected loss)" % drops[0][2] in t, t
+assert "then the receiver's engine dropped its ACK of PSN 0x%06x as it sent it (injected loss)" % drops[1][2] in t, t
+PY
+# a WRITE packet, then a READ response, dropped by its sender's engine as it
+# sent it: the NAKed round and the READ response gap name the drop (a
+# previous release: "lost before the capture point")
+UROCE_FAULTS="drop:op=write,nth=2" run imm "$tmp/writetx" >/dev/null
+check "a WRITE packet dropped as sent: the NAKed round says it never left the sender, nothing else" \
+	exactly "$tmp/writetx.json" "go_back_n=because that packet never left the sender: its engine dropped it as it sent it (injected loss)"
+UROCE_FAULTS="drop:op=read_resp,nth=1" run minimal "$tmp/readtx" >/dev/null
+check "a READ response dropped as sent: the response gap says it never left the responder, nothing else" \
+	exactly "$tmp/readtx.json" "go_back_n=never left the responder: its engine dropped it as it sent it (injected loss)"
 # READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
 # the next request's PSN is no gap
 rc=$(run minimal "$tmp/rdclean" --count 3)

@@ -884,6 +884,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->rts, sizeof(uint32_t));
 	tl_vec_init(&b->errs, sizeof(uint32_t));
 	tl_vec_init(&b->drops, sizeof(uint32_t));
+	tl_vec_init(&b->rnr_injected, sizeof(uint32_t));
 	tl_vec_init(&b->naks, sizeof(uint32_t));
 	tl_vec_init(&b->copies, sizeof(uint32_t));
 	tl_vec_init(&b->lates, sizeof(uint32_t));
@@ -926,6 +927,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->rts);
 	tl_vec_free(&b->errs);
 	tl_vec_free(&b->drops);
+	tl_vec_free(&b->rnr_injected);
 	tl_vec_free(&b->naks);
 	tl_vec_free(&b->copies);
 	tl_vec_free(&b->lates);

@@ -2228,6 +2228,24 @@ static long recv_depth(struct dctx *c, uint32_t q, uint64_t t, uint32_t req, uin
 	return posted;
 }
 
+/* How many of the RNR NAKs for PSN psn that responder QP q sent from t0 to
+ * t1 (widened by 10 ms and its host's clock uncertainty, at most 10 ms
+ * more) its engine traced as made up by a fault rule (RT_RNRF_INJECTED). */
+static unsigned injected_rnrs(struct dctx *c, uint32_t q, uint32_t psn, uint64_t t0, uint64_t t1)
+{
+	struct tl_build *b = c->b;
+	unsigned n = 0;
+	for (size_t x = 0; q != RT_TL_NONE && x < b->rnr_injected.n; x++) {
+		uint32_t i = *TL_AT(&b->rnr_injected, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint64_t unc = e->host < b->hosts.n ? tl_host(b, e->host)->uncertainty_ns : UINT64_MAX;
+		uint64_t w = 10000000ull + (unc > 10000000ull ? 10000000ull : unc), t = item_t(c, i);
+		if (b->ev_qp[i] == q && e->ev.u.rnr.psn == psn && t + w >= t0 && t <= t1 + w)
+			n++;
+	}
+	return n;
+}
+
 static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -2328,15 +2346,33 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		uint64_t next_post = 0;
 		uint32_t near = 0;
 		long depth = recv_depth(c, responder, t_req, k->answer, &next_post, &near);
+		unsigned ninj = injected_rnrs(c, responder, k->psn, t0, item_t(c, tl_item_pk(b, lastnak)));
+		if (ninj > n)
+			ninj = n;
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "RNR stall on ");
 		qp_name(b, requester, &t);
 		tx(&t, ": the receiver (");
 		qp_name(b, responder, &t);
-		tx(&t, ") had no receive WR posted for PSN 0x%06x and answered %u RNR NAK%s with timer code %u (%.2f ms)", k->psn, n,
-		   n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0);
+		if (ninj == n && depth > 0)
+			tx(&t, ") had %ld receive WR%s posted for PSN 0x%06x, yet answered %u RNR NAK%s with timer code %u (%.2f ms): "
+			       "%s its engine's fault injection made up (a uroce rnr rule), no receive shortage", depth,
+			   depth == 1 ? "" : "s", k->psn, n, n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0,
+			   n == 1 ? "one" : "ones");
+		else if (ninj == n)
+			tx(&t, ") answered PSN 0x%06x with %u RNR NAK%s with timer code %u (%.2f ms) that its engine's fault "
+			       "injection made up (a uroce rnr rule), not for want of a receive WR", k->psn, n, n == 1 ? "" : "s",
+			   code, rt_rnr_timer_us(code) / 1000.0);
+		else if (ninj)
+			tx(&t, ") answered PSN 0x%06x with %u RNR NAKs with timer code %u (%.2f ms), %u of them made up by its "
+			       "engine's fault injection (a uroce rnr rule), the others for want of a receive WR", k->psn, n, code,
+			   rt_rnr_timer_us(code) / 1000.0, ninj);
+		else
+			tx(&t, ") had no receive WR posted for PSN 0x%06x and answered %u RNR NAK%s with timer code %u (%.2f ms)",
+			   k->psn, n, n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0);
 		if (code == 0)
-			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms) or post receives earlier");
+			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms)%s",
+			   ninj == n ? "" : " or post receives earlier");
 		/* the sender's engine dropped the (last) RNR NAK on arrival: no resend after the timer */
 		uint32_t nakdrop = late != RT_TL_NONE ? traced_rx_drop(c, requester, lastnak) : RT_TL_NONE;
 		bool unheard = nakdrop != RT_TL_NONE && n == 1; /* its only RNR NAK never reached the sender */

@@ -272,6 +272,8 @@ struct tl_build {
 	struct tl_vec untraced;   /* struct tl_untraced: programs that failed before any trace (tl_recordings.c) */
 	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
 	struct tl_vec drops;      /* uint32_t: packets an engine dropped, sent or on arrival (trace_qps) */
+	struct tl_vec rnr_injected; /* uint32_t: RNR NAKs an engine sent because a fault rule said so
+				   * (RT_RNRF_INJECTED, trace_qps) */
 	struct tl_vec naks;       /* uint32_t: captured NAKs and RNR NAKs, in capture order (add_packet) */
 	struct tl_vec copies;     /* uint32_t: requests copied on the way (tl_pk.wire_copy), in capture
 				   * order (tl_link.c wire_streams) */

@@ -328,7 +328,9 @@ static int trace_qps(struct lctx *c)
 		    (((ev->kind == RT_EV_COMPLETION && ev->u.wc.status) ||
 		      (ev->kind == RT_EV_QP_STATE && ev->u.qp_state.to_state == 6)) &&
 		     note_event(&b->errs, i) < 0) ||
-		    (ev->kind == RT_EV_PACKET && (ev->u.pkt.flags & RT_PKTF_DROPPED) && note_event(&b->drops, i) < 0)) {
+		    (ev->kind == RT_EV_PACKET && (ev->u.pkt.flags & RT_PKTF_DROPPED) && note_event(&b->drops, i) < 0) ||
+		    (ev->kind == RT_EV_RNR && (ev->flags & RT_EVF_TX) && (ev->u.rnr.rnr_flags & RT_RNRF_INJECTED) &&
+		     note_event(&b->rnr_injected, i) < 0)) {
 			rc = -ENOMEM;
 			break;
 		}

@@ -389,6 +389,8 @@ int rt_event_format_fields(const struct rt_event *ev, int json, char *buf, size_
 		f_u(&o, "timer_us", ev->u.rnr.timer_us);
 		f_u(&o, "peer_qpn", ev->u.rnr.peer_qpn);
 		f_u(&o, "retries_left", ev->u.rnr.retries_left);
+		if (ev->u.rnr.rnr_flags & RT_RNRF_INJECTED)
+			f_u(&o, "injected", 1);
 		break;
 	case RT_EV_QP_STATE:
 		fmt_qp_state(&o, u);

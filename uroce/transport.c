@@ -100,13 +100,15 @@ static void trace_timer(struct uroce_qp *qp, unsigned kind, uint32_t psn, uint32
 	uroce_ev_commit(ev);
 }
 
-static void trace_rnr(struct uroce_qp *qp, uint32_t psn, uint8_t code, bool tx, uint8_t left)
+static void trace_rnr(struct uroce_qp *qp, uint32_t psn, uint8_t code, bool tx, uint8_t left, bool injected)
 {
 	struct rt_event *ev = uroce_ev_begin(RT_EV_RNR, qp->ibqp.qp_num);
 	if (!ev)
 		return;
 	if (tx)
 		ev->flags |= RT_EVF_TX;
+	if (injected)
+		ev->u.rnr.rnr_flags |= RT_RNRF_INJECTED;
 	ev->u.rnr.psn = psn;
 	ev->u.rnr.timer_code = code;
 	ev->u.rnr.timer_us = rt_rnr_timer_us(code);
@@ -705,7 +707,7 @@ static void handle_ack(struct uroce_qp *qp, const struct rt_roce_hdrs *h)
 			break; /* stale */
 		if (!ack_upto(qp, rt_psn_add(psn, -1)))
 			break;
-		trace_rnr(qp, psn, (uint8_t)rt_aeth_value(syn), false, qp->rnr_left);
+		trace_rnr(qp, psn, (uint8_t)rt_aeth_value(syn), false, qp->rnr_left, false);
 		qp->ctx->st.rnr_naks_rcvd++;
 		if (qp->rnr_left == 0) {
 			fail_oldest(qp, IBV_WC_RNR_RETRY_EXC_ERR);
@@ -941,6 +943,22 @@ static bool rq_empty(struct uroce_qp *qp)
 	return rq->tail == rq->head;
 }
 
+/* A request of PSN psn that needs a receive WR: answered with an RNR NAK
+   (true) when the receive queue is empty, or when a fault rule says so while
+   a receive WR is there (traced as injected); the rest of its message is then
+   dropped quietly. */
+static bool rnr_needed(struct uroce_qp *qp, uint32_t psn)
+{
+	bool empty = rq_empty(qp);
+	if (!empty && !(qp->ctx->nfaults && !qp->have_rwqe && uroce_fault_rnr(qp->ctx, qp->ibqp.qp_num, psn)))
+		return false;
+	send_nak(qp, psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, qp->min_rnr_timer));
+	qp->nak_sent = true;
+	trace_rnr(qp, psn, qp->min_rnr_timer, true, 0, !empty);
+	qp->ctx->st.rnr_naks_sent++;
+	return true;
+}
+
 /* rkey, access and bounds; returns the host address or NULL. */
 static uint8_t *check_rkey(struct uroce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need)
 {
@@ -1138,25 +1156,13 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 			resp_fatal(qp, h->psn, RT_NAK_REMOTE_ACCESS_ERROR);
 			return;
 		}
-		if (need_rwqe && (rq_empty(qp) || (qp->ctx->nfaults && uroce_fault_rnr(qp->ctx, qp->ibqp.qp_num, h->psn)))) {
-			send_nak(qp, h->psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, qp->min_rnr_timer));
-			qp->nak_sent = true; /* the rest of this message is dropped quietly */
-			trace_rnr(qp, h->psn, qp->min_rnr_timer, true, 0);
-			qp->ctx->st.rnr_naks_sent++;
+		if (need_rwqe && rnr_needed(qp, h->psn))
 			return;
-		}
 		qp->wr_ptr = p;
 		qp->wr_left = h->reth_len;
 		qp->wr_total = h->reth_len;
-	} else if (need_rwqe) {
-		if (rq_empty(qp) || (qp->ctx->nfaults && !qp->have_rwqe &&
-		                     uroce_fault_rnr(qp->ctx, qp->ibqp.qp_num, h->psn))) {
-			send_nak(qp, h->psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, qp->min_rnr_timer));
-			qp->nak_sent = true; /* the rest of this message is dropped quietly */
-			trace_rnr(qp, h->psn, qp->min_rnr_timer, true, 0);
-			qp->ctx->st.rnr_naks_sent++;
-			return;
-		}
+	} else if (need_rwqe && rnr_needed(qp, h->psn)) {
+		return;
 	}
 	switch (cls) {
 	case RT_CLASS_SEND: {

@@ -166,7 +166,12 @@ struct rt_ev_rnr {              /* RT_EV_RNR; RT_EVF_TX: this host sent the NAK 
 	uint32_t peer_qpn;
 	uint8_t timer_code;     /* 5-bit code of the syndrome */
 	uint8_t retries_left;   /* requester side: rnr_retry left (7 = infinite) */
-	uint8_t reserved[26];
+	uint8_t rnr_flags;      /* responder side: enum rt_rnr_flags */
+	uint8_t reserved[25];
+};
+
+enum rt_rnr_flags {
+	RT_RNRF_INJECTED = 1,   /* a fault rule made the engine send it: a receive WR was posted */
 };
 
 struct rt_ev_qp_state {         /* RT_EV_QP_STATE */

@@ -521,6 +521,31 @@ check "a WRITE packet dropped as sent: the NAKed round says it never left the se
 UROCE_FAULTS="drop:op=read_resp,nth=1" run minimal "$tmp/readtx" >/dev/null
 check "a READ response dropped as sent: the response gap says it never left the responder, nothing else" \
 	exactly "$tmp/readtx.json" "go_back_n=never left the responder: its engine dropped it as it sent it (injected loss)"
+# an RNR NAK made up by the receiving engine's fault rule while 16 receives
+# were posted: its stall says so, with the receive queue's depth (a previous
+# release said "had no receive WR posted"); the scenario's own RNR stalls
+# (its receiver reposts behind the sender) stay as they are
+UROCE_FAULTS="rnr:count=1" run sendrecv "$tmp/rnrinj" >/dev/null
+check "an injected RNR NAK: its stall says the fault rule made it up, with the receives posted" \
+	python3 - "$tmp/rnrinj" "$RDMATRACE" <<'PY'
+import glob, json, re, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+inj = []
+for f in glob.glob(run + "/traces/*.rtr"):
+    for l in subprocess.run([rt, "dump", "--json", "--kind", "rnr", f], capture_output=True, text=True, check=True).stdout.splitlines():
+        e = json.loads(l)
+        if e["dir"] == "tx" and e.get("injected"):
+            inj.append(e["psn"])
+assert len(inj) == 1, inj
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+w = [x for x in d["findings"] if x["severity"] != "info"]
+assert all(x["kind"] == "rnr_stall" for x in w), [x["kind"] + ": " + x["text"] for x in w]
+made = [x for x in w if "fault injection made up" in x["text"]]
+assert len(made) == 1 and "PSN 0x%06x" % inj[0] in made[0]["text"], [x["text"] for x in w]
+assert re.search(r"had (\d+) receive WRs? posted for PSN", made[0]["text"]), made[0]["text"]
+assert all("had no receive WR posted" in x["text"] and "PSN 0x%06x " % inj[0] not in x["text"]
+           for x in w if x is not made[0]), [x["text"] for x in w]
+PY
 # READs followed by WRITEs: a READ's responses take ceil(length/MTU) PSNs, so
 # the next request's PSN is no gap
 rc=$(run minimal "$tmp/rdclean" --count 3)

@@ -65,15 +65,13 @@ PY
 # more; one reordering finding and nothing else (no copy)
 retries_match() {
 	python3 - "$1" "$RDMATRACE" "$2" "$3" "$4" <<'PY'
-import collections, glob, json, re, subprocess, sys
+import collections, re, sys
+sys.path.insert(0, "tests/analysis")
+from run_records import diagnosis, trace_events
 run, rt = sys.argv[1], sys.argv[2]
 least, matched_min, extra_max = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-want = collections.Counter()
-for f in glob.glob(run + "/traces/*.rtr"):
-    for l in subprocess.run([rt, "dump", "--json", "--kind", "retry", f], capture_output=True, text=True, check=True).stdout.splitlines():
-        e = json.loads(l)
-        want[(e["first_psn"], e["cause"])] += 1
-d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+want = collections.Counter((e["first_psn"], e["cause"]) for e in trace_events(run, rt, "retry"))
+d = diagnosis(run, rt)
 assert not [n for n in d["notes"] if "says it dropped" in n], d["notes"]
 f = [x for x in d["findings"] if x["severity"] != "info"]
 assert all(x["kind"] in ("go_back_n", "psn_gap", "cm_lost") for x in f), [x["kind"] + ": " + x["text"] for x in f]
@@ -494,17 +492,14 @@ assert all(x["kind"] in ("go_back_n", "rnr_stall") for x in w), [x["kind"] + ": 
 UROCE_FAULTS="drop:op=write,nth=4;drop:op=ack,nth=1" run imm "$tmp/txdrops" >/dev/null
 check "a request, then the ACK of its resend, dropped as sent: the ACK-timeout rounds name both, nothing else" \
 	python3 - "$tmp/txdrops" "$RDMATRACE" <<'PY'
-import glob, json, subprocess, sys
+import sys
+sys.path.insert(0, "tests/analysis")
+from run_records import diagnosis, trace_events
 run, rt = sys.argv[1], sys.argv[2]
-drops = []
-for f in glob.glob(run + "/traces/*.rtr"):
-    for l in subprocess.run([rt, "dump", "--json", "--kind", "packet", f], capture_output=True, text=True, check=True).stdout.splitlines():
-        e = json.loads(l)
-        if e.get("dropped") and e["dir"] == "tx":
-            drops.append((e["ns"], e["opcode"], e["psn"]))
-drops.sort()
+drops = sorted((e["ns"], e["opcode"], e["psn"]) for e in trace_events(run, rt, "packet")
+               if e.get("dropped") and e["dir"] == "tx")
 assert [o for _, o, _ in drops] == ["RC_RDMA_WRITE_LAST_WITH_IMMEDIATE", "RC_ACKNOWLEDGE"], drops
-d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+d = diagnosis(run, rt)
 w = [x for x in d["findings"] if x["severity"] != "info"]
 assert len(w) == 1 and w[0]["kind"] == "go_back_n", [x["kind"] + ": " + x["text"] for x in w]
 t = w[0]["text"]
@@ -528,16 +523,13 @@ check "a READ response dropped as sent: the response gap says it never left the 
 UROCE_FAULTS="rnr:count=1" run sendrecv "$tmp/rnrinj" >/dev/null
 check "an injected RNR NAK: its stall says the fault rule made it up, with the receives posted" \
 	python3 - "$tmp/rnrinj" "$RDMATRACE" <<'PY'
-import glob, json, re, subprocess, sys
+import re, sys
+sys.path.insert(0, "tests/analysis")
+from run_records import diagnosis, trace_events
 run, rt = sys.argv[1], sys.argv[2]
-inj = []
-for f in glob.glob(run + "/traces/*.rtr"):
-    for l in subprocess.run([rt, "dump", "--json", "--kind", "rnr", f], capture_output=True, text=True, check=True).stdout.splitlines():
-        e = json.loads(l)
-        if e["dir"] == "tx" and e.get("injected"):
-            inj.append(e["psn"])
+inj = [e["psn"] for e in trace_events(run, rt, "rnr") if e["dir"] == "tx" and e.get("injected")]
 assert len(inj) == 1, inj
-d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+d = diagnosis(run, rt)
 w = [x for x in d["findings"] if x["severity"] != "info"]
 assert all(x["kind"] == "rnr_stall" for x in w), [x["kind"] + ": " + x["text"] for x in w]
 made = [x for x in w if "fault injection made up" in x["text"]]

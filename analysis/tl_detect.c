@@ -5579,6 +5579,26 @@ static bool cm_copied_on_the_way(struct tl_build *b, const struct cm_copies *g, 
 	return g->count > 1 && (cm_copies_same_psn(b, g) || cm_copies_soon(b, g, named_ns));
 }
 
+/* The CM messages (QP1 packets) the engine of the host at endpoint src
+ * traced dropping as it sent them from t0 to t1: their count, the last in
+ * *last. */
+static unsigned cm_sent_drops(struct dctx *c, const struct tl_ep *src, uint64_t t0, uint64_t t1, uint32_t *last)
+{
+	struct tl_build *b = c->b;
+	unsigned n = 0;
+	for (size_t x = 0; src && src->host != UINT16_MAX && x < b->drops.n; x++) {
+		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint64_t t = item_t(c, i);
+		if ((e->ev.flags & RT_EVF_TX) && e->ev.u.pkt.dest_qpn == 1 && e->host == src->host &&
+		    (src->proc == UINT16_MAX || src->proc_ambiguous || e->proc == src->proc) && t >= t0 && t < t1) {
+			n++;
+			*last = i;
+		}
+	}
+	return n;
+}
+
 static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char *what, uint64_t named_ns,
 			   bool answers_copies)
 {
@@ -5701,7 +5721,15 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	uint32_t got = g->count > 1 ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT) : RT_TL_NONE;
 	if (got != RT_TL_NONE && (got >= tl_nev(b) || item_t(c, got) > item_t(c, tl_item_pk(b, g->shown[1]))))
 		got = RT_TL_NONE;
-	if (unseen && g->count == 1) {
+	uint32_t lastdrop = RT_TL_NONE;
+	/* (from 10 ms before the call's record: its probe records it as it returns,
+	 * after the engine sent the message) */
+	unsigned dropped = unseen ? cm_sent_drops(c, src, t_call > 10000000 ? t_call - 10000000 : 0, t_first, &lastdrop) : 0;
+	if (unseen && g->count == 1 && dropped >= unseen) {
+		tx(&t, unseen == 1 ? ", so the copy before it was dropped by the sender's engine as it sent it%s."
+				   : ", so the copies before it were dropped by the sender's engine as it sent them%s.",
+		   drop_reason_words(tl_ev(b, lastdrop)));
+	} else if (unseen && g->count == 1) {
 		tx(&t, ", so the copies before it were lost between the sender and the capture point.");
 	} else if (got != RT_TL_NONE) {
 		const struct tl_evrec *ge = tl_ev(b, got);

@@ -26,7 +26,7 @@ static struct ibv_device uroce_device = {
 	.ibdev_path = "/sys/class/infiniband/uroce0",
 };
 
-static unsigned port_mtu_enum(void)
+unsigned uroce_port_mtu_enum(void)
 {
 	const char *s = getenv("UROCE_MTU");
 	unsigned v = s ? (unsigned)atoi(s) : 4096;
@@ -241,7 +241,7 @@ static void fill_port(struct uroce_ctx *ctx, struct ibv_port_attr *a)
 	memset(a, 0, sizeof(*a));
 	a->state = IBV_PORT_ACTIVE;
 	a->max_mtu = IBV_MTU_4096;
-	a->active_mtu = (enum ibv_mtu)port_mtu_enum();
+	a->active_mtu = (enum ibv_mtu)uroce_port_mtu_enum();
 	a->gid_tbl_len = UROCE_MAX_GID;
 	a->port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
 	a->max_msg_sz = 0x80000000u;

@@ -189,8 +189,12 @@ static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a, b
 	qp->srq = a->srq ? to_usrq(a->srq) : NULL;
 	qp->sq_sig_all = a->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
-	qp->mtu_enum = IBV_MTU_1024;
+	qp->mtu_enum = IBV_MTU_1024; /* RC, UC: until RTR sets the path MTU */
 	qp->mtu = 1024;
+	if (a->qp_type == IBV_QPT_UD) { /* a UD QP's messages are limited by the port's MTU */
+		qp->mtu_enum = (enum ibv_mtu)uroce_port_mtu_enum();
+		qp->mtu = rt_mtu_bytes(qp->mtu_enum);
+	}
 	qp->port_num = 1;
 	qp->extended = extended;
 	if (extended) {

@@ -402,6 +402,8 @@ static inline struct uroce_ctx *to_uctx(struct ibv_context *c)
 uint64_t uroce_now_ns(void);
 void uroce_warn_once(const char *what, const char *why);
 bool uroce_is_our_ctx(struct ibv_context *c);
+/* The port's MTU (enum ibv_mtu): $UROCE_MTU bytes, 4096 by default. */
+unsigned uroce_port_mtu_enum(void);
 void uroce_gid_to_sockaddr(const union ibv_gid *gid, struct sockaddr_storage *ss);
 void uroce_sockaddr_to_gid(const struct sockaddr *sa, union ibv_gid *gid);
 socklen_t uroce_salen(const struct sockaddr_storage *ss);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian's unmodified RDMA binaries over uroce on loopback: rping (data
-# verified), perftest with -R (ib_write_bw, ib_read_lat, ib_send_bw),
+# verified), perftest with -R (ib_write_bw, ib_read_lat, ib_send_bw) and
+# ib_send_bw -c UD,
 # rdma_server/rdma_client, ucmatose and udaddy, each pair run with
 # LD_LIBRARY_PATH=$BUILD/uroce on a loopback address of its own; plus a
 # capture of an rping connection that tshark must decode as CM messages with
@@ -151,6 +152,17 @@ if pair rping_lostrtu "env UROCE_CM_DEBUG=1 UROCE_CM_TIMEOUT_MS=1000 rping -s -a
 	fi
 else
 	not_ok "rping with the first RTU dropped"
+fi
+
+# --- perftest UD over its own TCP exchange: messages as long as the port's
+# MTU (a UD QP has no path MTU of its own; a previous release limited it to
+# 1024 bytes and failed the first send with LOC_LEN_ERR)
+B=${A%.*}.$(( (${A##*.} % 250) + 2 ))
+if pair ib_send_bw_ud "env UROCE_ADDR=$A ib_send_bw -c UD -F -n 200 -p @P" \
+	"env UROCE_ADDR=$B ib_send_bw -c UD -F -n 200 -p @P $A"; then
+	check_grep "ib_send_bw -c UD: 200 messages of the port's MTU (4096 bytes)" '^ *4096 +200 ' "$TMP/ib_send_bw_ud.client"
+else
+	not_ok "ib_send_bw -c UD"
 fi
 
 # --- rping with self-made QPs (rdma_init_qp_attr / rdma_establish)

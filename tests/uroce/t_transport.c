@@ -431,6 +431,18 @@ static void test_uc_and_ud(void)
 	CHECK(memcmp(b.buf + 40, a.buf + 4096, 1000) == 0);
 	CHECK(b.buf[20] == 0x45); /* IPv4 header in the second half of the GRH */
 	CHECK(memcmp(b.buf + 20 + 12, a.gid.raw + 12, 4) == 0);
+	/* a UD QP's messages may be as long as the port's MTU (perftest -c UD
+	   sends such): no path MTU of its own limits them */
+	struct ibv_port_attr pa;
+	CHECK(ibv_query_port(a.ctx, 1, &pa) == 0);
+	uint32_t port_mtu = 128u << pa.active_mtu;
+	CHECK(ut_post_recv(&b, 11, 0, 40 + port_mtu) == 0);
+	s.length = port_mtu;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	CHECK(ibv_post_send(a.qp, &wr, &bad) == 0);
+	CHECK(ut_wait(a.cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS);
+	CHECK(ut_wait(b.cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS && wc.byte_len == 40 + port_mtu);
+	s.length = 1000;
 	/* a wrong Q_Key is dropped */
 	CHECK(ut_post_recv(&b, 10, 0, 40 + 1000) == 0);
 	wr.wr.ud.remote_qkey = 0x22222222;

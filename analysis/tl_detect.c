@@ -7276,6 +7276,18 @@ static void error_words(const struct rt_event *ev, struct text *t)
 }
 
 /* Process p's end as a finding, when it did not simply exit. */
+/* Whether process p had a connected (RC or UC) QP, whose connection its end
+ * closes with a DREQ. */
+static bool proc_connected(struct tl_build *b, uint16_t p)
+{
+	for (size_t q = 0; q < b->qps.n; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if (Q->proc == p && (Q->qp_type == 2 || Q->qp_type == 3))
+			return true;
+	}
+	return false;
+}
+
 static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged, bool others)
 {
 	struct tl_build *b = c->b;
@@ -7349,7 +7361,8 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		       "a call that failed untraced, the trace shows only where it stopped)");
 	else if (!timed && pe->how == RT_END_WAIT && pe->exact_time && last != RT_TL_NONE && item_t(c, end) >= t_end)
 		tx(&t, ", and was gone %.3f ms after that record (the kernel's process events; its RDMA "
-		       "resources were closed before, which sends its connections' DREQs)", ms(item_t(c, end) - t_end));
+		       "resources were closed before%s)", ms(item_t(c, end) - t_end),
+		   proc_connected(b, p) ? ", which sends its connections' DREQs" : "");
 	tx(&t, ".");
 	char words[900];
 	if (pe && pe->how != RT_END_SIGNAL && !pe->signal &&

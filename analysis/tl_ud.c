@@ -186,8 +186,11 @@ static int srq_receives(struct tl_build *b, struct ud_rq *rq)
 /* The one traced UD QP a datagram's address could be when that address
  * belongs to no host yet (no CM exchange named it: perftest -c UD without
  * -R): as sender, the QP with its source QPN whose WRs were predicted to
- * carry its PSN; as receiver, the QP with its destination QPN, on another
- * host than the sender's, that completed a receive from its source QPN. */
+ * carry its PSN; as receiver, the QP with its destination QPN that
+ * completed a receive from its source QPN, other than the sending QP (when
+ * ud_sender_by_psn knows it: perftest -c UD with both processes on one
+ * host, uroce's) or on another host than the sender's (when it does not:
+ * two QPs with one QPN that send to each other). */
 static uint32_t ud_sender_by_psn(struct tl_build *b, const struct tl_pk *k, struct tl_hash *sends)
 {
 	uint32_t found = RT_TL_NONE;
@@ -213,14 +216,15 @@ static bool received_from(struct tl_build *b, const struct ud_rq *r, uint32_t sr
 	return false;
 }
 
-static uint32_t ud_receiver_by_completions(struct tl_build *b, const struct tl_pk *k, const struct ud_rq *rq)
+static uint32_t ud_receiver_by_completions(struct tl_build *b, const struct tl_pk *k, const struct ud_rq *rq,
+                                           uint32_t sender)
 {
 	uint16_t sender_host = TL_AT(&b->eps, struct tl_ep, k->src_ep)->host;
 	uint32_t found = RT_TL_NONE;
 	for (size_t q = 0; q < b->qps.n; q++) {
 		const struct rt_tl_qp *Q = tl_qp(b, q);
 		if (!is_ud(b, (uint32_t)q) || Q->qpn != k->dqpn || !(Q->flags & RT_TLQ_TRACED) ||
-		    Q->host == sender_host || !received_from(b, &rq[q], k->src_qp))
+		    (sender != RT_TL_NONE ? q == sender : Q->host == sender_host) || !received_from(b, &rq[q], k->src_qp))
 			continue;
 		if (found != RT_TL_NONE)
 			return RT_TL_NONE;
@@ -336,7 +340,8 @@ static int claim_addresses(struct tl_build *b, const struct ud_rq *rq, struct tl
 				continue;
 			if ((rc = tl_hash_put(&seen, key, 1)) < 0)
 				break;
-			uint32_t q = side ? ud_receiver_by_completions(b, k, rq) : ud_sender_by_psn(b, k, sends);
+			uint32_t q = side ? ud_receiver_by_completions(b, k, rq, ud_sender_by_psn(b, k, sends))
+					  : ud_sender_by_psn(b, k, sends);
 			if (q != RT_TL_NONE)
 				tl_ep_claim(e, tl_qp(b, q)->host, tl_qp(b, q)->proc);
 		}

@@ -300,4 +300,30 @@ for t in "ib_send_bw -n 64 -s 5000 -m 1024" "ib_read_lat -n 64 -s 512" "ib_atomi
 		not_ok "$name -R under record"
 	fi
 done
+
+# ---- perftest -c UD over its TCP exchange, both processes on this host ----
+# no CM names their addresses: the sender's is tied to its process by the
+# PSNs its WRs were predicted to carry, the receiver's by the completions
+# from the sender's QPN, not its host (both QPs are 0x11 on one host; a
+# previous release left the receiver's address untied: "no trace from A")
+if [ $perftest_ok -eq 1 ]; then
+	UB=${A%.*}.$(( (${A##*.} % 250) + 2 ))
+	if SERVER_RECORD_ARGS="--capture lo" rpair ud "env UROCE_ADDR=$A ib_send_bw -c UD -F -n 64 -p @P" \
+		"env UROCE_ADDR=$UB ib_send_bw -c UD -F -n 64 -p @P $A"; then
+		mkdir -p "$T/ud/s" "$T/ud/c"
+		tshark -r "$T/ud.s/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/ud/capture.pcapng" 2>/dev/null &&
+			cp -r "$T/ud.s/traces" "$T/ud/s/" && cp -r "$T/ud.c/traces" "$T/ud/c/"
+		"$RDMATRACE" diagnose --json "$T/ud" >"$T/ud.json" 2>"$T/ud.err"
+		check_py "ib_send_bw -c UD: both processes' QPs hold their datagrams, no trace missing, no finding" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not d["findings"], [x["kind"] + ": " + x["text"] for x in d["findings"]]
+q = [x for x in d["qps"] if x.get("pid")]
+assert len(q) == 2 and len({x["pid"] for x in q}) == 2, q
+print("# " + "; ".join("pid %s: %s" % (x["pid"], x.get("ip")) for x in q))
+' "$T/ud.json"
+	else
+		not_ok "ib_send_bw -c UD under record"
+	fi
+fi
 done_testing

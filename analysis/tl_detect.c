@@ -7276,13 +7276,16 @@ static void error_words(const struct rt_event *ev, struct text *t)
 }
 
 /* Process p's end as a finding, when it did not simply exit. */
-/* Whether process p had a connected (RC or UC) QP, whose connection its end
- * closes with a DREQ. */
+/* Whether process p made RDMA CM connections (ESTABLISHED, or an
+ * rdma_connect or rdma_accept that succeeded), which its end closes with
+ * DREQs (a QP connected without the CM sends none). */
 static bool proc_connected(struct tl_build *b, uint16_t p)
 {
-	for (size_t q = 0; q < b->qps.n; q++) {
-		const struct rt_tl_qp *Q = tl_qp(b, q);
-		if (Q->proc == p && (Q->qp_type == 2 || Q->qp_type == 3))
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		unsigned ev = e->ev.u.cm.event;
+		if (e->proc == p && e->ev.kind == RT_EV_CM_EVENT && e->ev.u.cm.status == 0 &&
+		    (ev == RT_CM_EV_ESTABLISHED || ev == RT_CM_CALL_CONNECT || ev == RT_CM_CALL_ACCEPT))
 			return true;
 	}
 	return false;

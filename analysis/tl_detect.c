@@ -3250,6 +3250,32 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 
 /* ---- wire anomalies: PSN gaps never repaired, bad ICRC, congestion, CM rejects ---- */
 
+/* The rdma_reject or rdma_destroy_id call of the process that sent REJ
+ * packet k (index i), nearest the REJ from a second before to 10 ms after it
+ * (its probe records a call as it returns, after the REJ left), or
+ * RT_TL_NONE when that process or such a call is not known. */
+static uint32_t rej_call(struct dctx *c, const struct tl_pk *k, size_t i)
+{
+	struct tl_build *b = c->b;
+	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+	if (!src || src->proc == UINT16_MAX || src->proc_ambiguous)
+		return RT_TL_NONE;
+	uint64_t t = item_t(c, tl_item_pk(b, (uint32_t)i)), best_d = UINT64_MAX;
+	uint32_t best = RT_TL_NONE;
+	for (size_t x = 0; x < tl_nev(b); x++) {
+		const struct tl_evrec *e = tl_ev(b, x);
+		if (e->proc != src->proc || e->ev.kind != RT_EV_CM_EVENT || b->ev_shadow[x] ||
+		    (e->ev.u.cm.event != RT_CM_CALL_REJECT && e->ev.u.cm.event != RT_CM_CALL_DESTROY_ID))
+			continue;
+		uint64_t te = item_t(c, (uint32_t)x), d = te > t ? te - t : t - te;
+		if ((te > t ? d <= 10000000ull : d <= 1000000000ull) && d < best_d) {
+			best = (uint32_t)x;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 /* What a CM REJ's reason means, for the reasons a connection commonly meets. */
 static const char *cm_reject_meaning(unsigned reason)
 {
@@ -3316,7 +3342,21 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 	}
 	const char *name = rt_cm_reject_reason_name(rej->reason), *meaning = cm_reject_meaning(rej->reason);
 	tx(&t, ": reason %u (%s)", rej->reason, name ? name : "unknown");
-	if (meaning)
+	/* the call that made the sender's CM library reject: a consumer-defined
+	 * REJ, or a timeout, comes from the application's rdma_reject or its
+	 * rdma_destroy_id before the connection was established */
+	uint32_t call = rej->reason == 28 || rej->reason == 4 ? rej_call(c, k, i) : RT_TL_NONE;
+	unsigned what = call != RT_TL_NONE ? tl_ev(b, call)->ev.u.cm.event : 0;
+	uint64_t tk = item_t(c, tl_item_pk(b, i)), tc = call != RT_TL_NONE ? item_t(c, call) : 0;
+	if (what == RT_CM_CALL_REJECT && rej->reason == 28)
+		tx(&t, ", the application refused the connection: it called rdma_reject (%.3f ms %s the REJ)",
+		   ms(tc > tk ? tc - tk : tk - tc), tc > tk ? "after" : "before");
+	else if (what == RT_CM_CALL_DESTROY_ID)
+		tx(&t, "%s%s; the application gave up and destroyed its cm_id (rdma_destroy_id, %.3f ms %s the REJ) before "
+		       "the connection was established, and its CM library sent the REJ",
+		   rej->reason == 4 ? ", " : "", rej->reason == 4 ? meaning : "", ms(tc > tk ? tc - tk : tk - tc),
+		   tc > tk ? "after" : "before");
+	else if (meaning)
 		tx(&t, ", %s", meaning);
 	if (req && k->raw_ns >= req->raw_ns)
 		tx(&t, "; %.3f ms after the REQ", ms(k->raw_ns - req->raw_ns));

@@ -450,7 +450,10 @@ assert sum("its DREP was lost" in x["text"] for x in w) == 1 and len(w) == 2, [x
 # each side's first CM message (the REQ, then the REP) dropped by its engine
 # as it left: both resends say so (a previous release: "lost between the
 # sender and the capture point"); the client gives up before the REP's
-# resend (its REJ: a cm_reject)
+# resend, then the server: each destroys its cm_id, and its CM library sends
+# a REJ (reason 4, then 28), which the cm_reject findings say (a previous
+# release: "the application refused the connection (rdma_reject), or its CM
+# library did")
 UROCE_FAULTS="drop:qp=1,nth=1" run minimal "$tmp/cmfirst" -- --timeout-ms 8000 >/dev/null
 check "the REQ and the REP dropped as they left: both resends name the engine's drop" python3 -c '
 import json, sys
@@ -460,7 +463,9 @@ lost = [x for x in w if x["kind"] == "cm_lost"]
 assert all(x["kind"] in ("cm_lost", "cm_reject") for x in w), [x["kind"] + ": " + x["text"] for x in w]
 assert len(lost) == 2 and all("the copy before it was dropped by the sender'"'"'s engine as it sent it (injected loss)" in x["text"]
                               for x in lost), [x["text"] for x in lost]
-assert sum("connection request (REQ)" in x["text"] for x in lost) == 1, [x["text"] for x in lost]' "$tmp/cmfirst.json"
+assert sum("connection request (REQ)" in x["text"] for x in lost) == 1, [x["text"] for x in lost]
+rj = [x["text"] for x in w if x["kind"] == "cm_reject"]
+assert len(rj) == 2 and all("destroyed its cm_id (rdma_destroy_id" in x and "its CM library sent the REJ" in x for x in rj), rj' "$tmp/cmfirst.json"
 # the same drops on HERD, whose server accepts its UC connection on a cm_id
 # made by rdma_create_ep without an event channel: rdma_accept waits inside
 # librdmacm for the RTU, and the client gives up first (its SIDR exchange,

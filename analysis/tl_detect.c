@@ -993,8 +993,8 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
  * t0 to t1, each followed by an ACK timeout (drop_timed_out): the
  * requester's engine's of a request of psn or later, the responder's of a
  * response (an ACK, not a NAK: its finding tells; a READ response, an atomic
- * ACK) of such a PSN.  Up to max of their events into out, in time order;
- * their count. */
+ * ACK) of such a PSN.  The first max of them, in time order, into out;
+ * how many that is. */
 static unsigned round_tx_drops(struct dctx *c, const struct tl_pk *k0, uint32_t psn, uint64_t t0, uint64_t t1,
                                uint32_t *out, unsigned max)
 {
@@ -1042,6 +1042,15 @@ static uint32_t sent_drop(struct dctx *c, uint32_t q, uint32_t psn, bool respons
 			best = i;
 	}
 	return best;
+}
+
+/* An engine's drop i, as it sent it, of a packet of request k0's stream, as
+ * evidence: whose, which PSN, when. */
+static void sent_drop_evidence(struct dctx *c, const struct tl_pk *k0, uint32_t i, struct text *e)
+{
+	struct tl_build *b = c->b;
+	tx(e, ", %s engine's drop of PSN 0x%06x at %.6f s", b->ev_qp[i] == k0->send_qp ? "requester" : "responder",
+	   tl_ev(b, i)->ev.u.pkt.psn, (double)item_t(c, i) / 1e9);
 }
 
 /* What a response an engine dropped as it sent it was, after "its ". */
@@ -1768,9 +1777,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		*cov = t_end > *cov ? t_end : *cov;
 		struct text t = {.n = 0}, e = {.n = 0};
 		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
-		uint32_t drops[3];        /* the engines' drops, as they sent them, the text names */
+		uint32_t drops[3];        /* an ACK-timeout round: the engines' drops, as they sent them, it names */
 		unsigned ndrops = 0;
-		uint32_t own = RT_TL_NONE; /* the sender's engine's drop of the packet a timed-out round went back to */
+		uint32_t lostdrop = RT_TL_NONE; /* the engine's drop, as it sent it, of the packet the text says
+						 * was lost: the NAKed one, the missing response, the one a
+						 * timed-out round went back to */
 		uint64_t t_early = t_start > 1000000 ? t_start - 1000000 : 0; /* where they are looked for from */
 		uint32_t rdropped = RT_TL_NONE; /* the response a requester's engine dropped (response_rx_drop) */
 		tx(&t, "Go-Back-N on ");
@@ -1797,10 +1808,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "NAK, when the sender had been told to go back (held back or delayed on the way)",
 				   tl_pk(b, nak_acked)->frame,
 				   ms(item_t(c, tl_item_pk(b, nak_acked)) - item_t(c, tl_item_pk(b, u->trigger))));
-			else if ((drops[0] = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE &&
-				 (ndrops = 1))
+			else if ((lostdrop = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE)
 				tx(&t, "that packet never left the sender: its engine dropped it as it sent it%s",
-				   drop_reason_words(tl_ev(b, drops[0])));
+				   drop_reason_words(tl_ev(b, lostdrop)));
 			else
 				tx(&t, "that packet was lost before the capture point");
 			tx(&t, ", so the sender resent ");
@@ -1827,10 +1837,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   tl_pk(b, after1)->frame, tl_pk(b, after2)->frame,
 				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
-			else if ((drops[0] = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE &&
-				 (ndrops = 1))
+			else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE)
 				tx(&t, "never left the responder: its engine dropped it as it sent it%s",
-				   drop_reason_words(tl_ev(b, drops[0])));
+				   drop_reason_words(tl_ev(b, lostdrop)));
 			else
 				tx(&t, "was lost before the capture point");
 			if (tr->op_class == rcls)
@@ -1878,24 +1887,22 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				 * sender's of the packet the round went back to is told where the text
 				 * says that packet was lost (before the capture point) */
 				ndrops = round_tx_drops(c, k0, u->round_psn, t_early, t_end, drops, 3);
-				if (ndrops > 3)
-					ndrops = 3;
 				if (unseen || rpsn != u->psn) {
 					unsigned m = 0;
 					for (unsigned x = 0; x < ndrops; x++) {
 						bool same = b->ev_qp[drops[x]] == k0->send_qp &&
 							    tl_ev(b, drops[x])->ev.u.pkt.psn == u->round_psn;
-						if (same && own == RT_TL_NONE)
-							own = drops[x];
+						if (same && lostdrop == RT_TL_NONE)
+							lostdrop = drops[x];
 						if (!same)
 							drops[m++] = drops[x];
 					}
 					ndrops = m;
 				}
 				char lostw[256];
-				if (own != RT_TL_NONE)
+				if (lostdrop != RT_TL_NONE)
 					snprintf(lostw, sizeof(lostw), "dropped by the sender's engine on the way out%s",
-						 drop_reason_words(tl_ev(b, own)));
+						 drop_reason_words(tl_ev(b, lostdrop)));
 				else
 					snprintf(lostw, sizeof(lostw), "lost before the capture point");
 				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response %s for PSN 0x%06x"
@@ -1940,7 +1947,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, " (that packet was %s)", lostw);
 				if (rpsn != u->psn)
 					tx(&t, "; the sender's resend of it was %s", lostw);
-				for (unsigned x = 0; x < ndrops && x < 3; x++) {
+				for (unsigned x = 0; x < ndrops; x++) {
 					const struct tl_evrec *d = tl_ev(b, drops[x]);
 					if (b->ev_qp[drops[x]] == k0->send_qp)
 						tx(&t, "; %sthe sender's engine dropped PSN 0x%06x as it sent it%s: the receiver "
@@ -2038,12 +2045,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", PSN gap seen at frame %u", tl_pk(b, gp)->frame);
 		else if (esend != RT_TL_NONE)
 			tx(&e, ", earlier transmission in the engine trace only");
-		if (own != RT_TL_NONE)
-			tx(&e, ", requester engine's drop of PSN 0x%06x at %.6f s", tl_ev(b, own)->ev.u.pkt.psn,
-			   (double)item_t(c, own) / 1e9);
-		for (unsigned x = 0; x < ndrops && x < 3; x++)
-			tx(&e, ", %s engine's drop of PSN 0x%06x at %.6f s", b->ev_qp[drops[x]] == k0->send_qp ? "requester" : "responder",
-			   tl_ev(b, drops[x])->ev.u.pkt.psn, (double)item_t(c, drops[x]) / 1e9);
+		if (lostdrop != RT_TL_NONE)
+			sent_drop_evidence(c, k0, lostdrop, &e);
+		for (unsigned x = 0; x < ndrops; x++)
+			sent_drop_evidence(c, k0, drops[x], &e);
 		if (k0->wr != RT_TL_NONE) {
 			tx(&e, ", ");
 			wr_words(b, k0->wr, &e);
@@ -3262,14 +3267,15 @@ static uint32_t rej_call(struct dctx *c, const struct tl_pk *k, size_t i)
 		return RT_TL_NONE;
 	uint64_t t = item_t(c, tl_item_pk(b, (uint32_t)i)), best_d = UINT64_MAX;
 	uint32_t best = RT_TL_NONE;
-	for (size_t x = 0; x < tl_nev(b); x++) {
+	for (size_t n = 0; n < b->cm_evs.n; n++) {
+		uint32_t x = *TL_AT(&b->cm_evs, uint32_t, n);
 		const struct tl_evrec *e = tl_ev(b, x);
-		if (e->proc != src->proc || e->ev.kind != RT_EV_CM_EVENT || b->ev_shadow[x] ||
+		if (e->proc != src->proc || b->ev_shadow[x] ||
 		    (e->ev.u.cm.event != RT_CM_CALL_REJECT && e->ev.u.cm.event != RT_CM_CALL_DESTROY_ID))
 			continue;
-		uint64_t te = item_t(c, (uint32_t)x), d = te > t ? te - t : t - te;
+		uint64_t te = item_t(c, x), d = te > t ? te - t : t - te;
 		if ((te > t ? d <= 10000000ull : d <= 1000000000ull) && d < best_d) {
-			best = (uint32_t)x;
+			best = x;
 			best_d = d;
 		}
 	}
@@ -7321,10 +7327,10 @@ static void error_words(const struct rt_event *ev, struct text *t)
  * DREQs (a QP connected without the CM sends none). */
 static bool proc_connected(struct tl_build *b, uint16_t p)
 {
-	for (size_t i = 0; i < tl_nev(b); i++) {
-		const struct tl_evrec *e = tl_ev(b, i);
+	for (size_t n = 0; n < b->cm_evs.n; n++) {
+		const struct tl_evrec *e = tl_ev(b, *TL_AT(&b->cm_evs, uint32_t, n));
 		unsigned ev = e->ev.u.cm.event;
-		if (e->proc == p && e->ev.kind == RT_EV_CM_EVENT && e->ev.u.cm.status == 0 &&
+		if (e->proc == p && e->ev.u.cm.status == 0 &&
 		    (ev == RT_CM_EV_ESTABLISHED || ev == RT_CM_CALL_CONNECT || ev == RT_CM_CALL_ACCEPT))
 			return true;
 	}

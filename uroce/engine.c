@@ -134,6 +134,15 @@ static bool lock_briefly(pthread_mutex_t *m)
 	return false;
 }
 
+/* After handling packets another context read for ctx (under ctx->lock):
+   the ACKs and READ responses they call for go out. */
+static void answer_handed_over(struct uroce_ctx *ctx)
+{
+	uroce_send_pending_acks(ctx);
+	pump(ctx);
+	uroce_tx_flush(ctx);
+}
+
 /* A packet another context read for this one while this one's lock was held. */
 struct uroce_handoff {
 	struct uroce_handoff *next;
@@ -209,9 +218,7 @@ static void handoff_drain(struct uroce_ctx *ctx)
 		free(h);
 		h = next;
 	}
-	uroce_send_pending_acks(ctx);
-	pump(ctx);
-	uroce_tx_flush(ctx);
+	answer_handed_over(ctx);
 }
 
 enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct sockaddr_storage *src, const uint8_t *pkt,
@@ -255,9 +262,7 @@ enum uroce_fwd uroce_forward(struct uroce_ctx *ctx, int aidx, const struct socka
 		return r;
 	target->st.rx_packets++;
 	uroce_rx_packet(target, taidx, src, pkt, len);
-	uroce_send_pending_acks(target);
-	pump(target);
-	uroce_tx_flush(target);
+	answer_handed_over(target);
 	pthread_mutex_unlock(&target->lock);
 	return UROCE_FWD_DONE;
 }

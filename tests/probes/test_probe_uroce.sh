@@ -72,6 +72,16 @@ rpair() {
 	return $rc
 }
 
+# one_run NAME DIR: rpair NAME's two traces and the server's capture, kept to
+# the packets of address $A (a test running beside this one on lo, such as
+# the golden runs with their injected bad ICRCs, would be diagnosed with
+# them otherwise), as one run directory DIR
+one_run() {
+	mkdir -p "$2/s" "$2/c"
+	tshark -r "$T/$1.s/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$2/capture.pcapng" 2>/dev/null &&
+		cp -r "$T/$1.s/traces" "$2/s/" && cp -r "$T/$1.c/traces" "$2/c/"
+}
+
 # check_py DESC SCRIPT ARGS... < json: passes when the checker exits 0; shows its findings
 check_py() {
 	local desc=$1 out; shift
@@ -219,12 +229,8 @@ assert any(r["kind"]=="qp_create" and not r["flags"]&8 for r in ev)
 ' "$T/rping.json"
 	# both sides and the capture in one run directory: a clean run, diagnosed
 	# clean (the receive rdma_disconnect flushes is teardown, whatever the
-	# engine traced inside that call: the DREQ it sent).  The capture keeps
-	# only our own packets: a test running beside this one on lo (the golden
-	# runs, bad ICRCs injected) would otherwise be diagnosed with it.
-	mkdir -p "$T/rp/s" "$T/rp/c"
-	tshark -r "$T/rping.s/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/rp/capture.pcapng" 2>/dev/null &&
-		cp -r "$T/rping.s/traces" "$T/rp/s/" && cp -r "$T/rping.c/traces" "$T/rp/c/"
+	# engine traced inside that call: the DREQ it sent)
+	one_run rping "$T/rp"
 	"$RDMATRACE" diagnose --json "$T/rp" >"$T/rp.json" 2>"$T/rp.err"
 	check "rping: a clean run is diagnosed clean (exit 0, no finding above info)" python3 -c '
 import json,sys
@@ -310,10 +316,8 @@ if [ $perftest_ok -eq 1 ]; then
 	UB=${A%.*}.$(( (${A##*.} % 250) + 2 ))
 	if SERVER_RECORD_ARGS="--capture lo" rpair ud "env UROCE_ADDR=$A ib_send_bw -c UD -F -n 64 -p @P" \
 		"env UROCE_ADDR=$UB ib_send_bw -c UD -F -n 64 -p @P $A"; then
-		mkdir -p "$T/ud/s" "$T/ud/c"
-		tshark -r "$T/ud.s/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/ud/capture.pcapng" 2>/dev/null &&
-			cp -r "$T/ud.s/traces" "$T/ud/s/" && cp -r "$T/ud.c/traces" "$T/ud/c/"
-		"$RDMATRACE" diagnose --json "$T/ud" >"$T/ud.json" 2>"$T/ud.err"
+		one_run ud "$T/udrun"
+		"$RDMATRACE" diagnose --json "$T/udrun" >"$T/ud.json" 2>"$T/ud.err"
 		check_py "ib_send_bw -c UD: both processes' QPs hold their datagrams, no trace missing, no finding" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

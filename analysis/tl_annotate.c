@@ -42,7 +42,7 @@ void tl_annotate_packet(struct tl_build *b, size_t i)
 	pr->bits = (uint8_t)((k->is_request ? TL_PKB_REQUEST : 0) | (k->dup ? TL_PKB_DUP : 0) |
 			     (k->ooo || k->late ? TL_PKB_OOO : 0) | (k->is_cm ? TL_PKB_CM : 0) |
 			     (k->op_class == RT_CLASS_ACK ? TL_PKB_AETH : 0) | (k->late ? TL_PKB_LATE : 0) |
-			     (k->wire_copy ? TL_PKB_COPY : 0));
+			     (k->wire_copy ? TL_PKB_COPY : 0) | (k->late && tl_engine_held(b, k) ? TL_PKB_HELD : 0));
 	if (k->is_request && k->answer != RT_TL_NONE) {
 		struct tl_pk *a = tl_pk(b, k->answer);
 		pr->answer_frame = a->frame;
@@ -244,12 +244,15 @@ static void ann_build(const struct rt_timeline *tl, const struct tl_pktrec *p, s
 			ab_str(&t, ")");
 		}
 		if (p->bits & TL_PKB_LATE)
-			ab_str(&t, ", held back on the way: it came after later PSNs");
+			ab_str(&t, p->bits & TL_PKB_HELD ? ", held back by the sender's engine (injected delay or reordering): it came "
+							   "after later PSNs"
+							 : ", held back on the way: it came after later PSNs");
 	} else if ((p->bits & TL_PKB_LATE) && !(p->bits & TL_PKB_COPY)) {
 		/* the original, late (tl_link.c stray_request) */
 		ab_str(&t, "PSN ");
 		ab_hex6(&t, p->psn);
-		ab_str(&t, " held back on the way (reordered): it came after later PSNs");
+		ab_str(&t, p->bits & TL_PKB_HELD ? " held back by the sender's engine (injected delay or reordering): it came after later PSNs"
+						 : " held back on the way (reordered): it came after later PSNs");
 		if (p->bits & TL_PKB_DUP)
 			ab_str(&t, " and after its resend, and the receiver discards it as a duplicate");
 	} else if ((p->bits & TL_PKB_DUP) && !(p->bits & TL_PKB_REQUEST)) {

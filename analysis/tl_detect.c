@@ -810,7 +810,8 @@ static bool asked_between(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t
  * for (only the missing one still to come), and after `first`, before the
  * next request for it, two: the answer to `first` and the late one, in
  * either order (*c1, *c2, set only then).  A copy right after another of the same PSN (made
- * on the way) is not counted.  The copies are looked for among the
+ * on the way) is not counted, unless the responder's engine traced one of the
+ * two as held back (tl_engine_held).  The copies are looked for among the
  * READ_LATE_SPAN packets after `first` (a copy held back longer is not
  * found: each finding's search stays short in a storm of them). */
 #define READ_LATE_SPAN 16384
@@ -820,6 +821,7 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 	size_t npk = tl_npk(b);
 	int64_t owed = 0; /* responses of psn asked for and not captured yet */
 	uint32_t prev = RT_TL_NONE; /* the responder's previous response PSN */
+	bool prev_held = false;     /* and whether its engine held that one back */
 	uint32_t first_copy = RT_TL_NONE; /* after `first` */
 	if (from == RT_TL_NONE || from > first || first - from > 200000)
 		return false;
@@ -835,7 +837,9 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 		}
 		if (!p->is_response || p->send_qp != s || p->op_class != cls)
 			continue;
-		if (p->psn == psn && prev != psn) {
+		/* (two sends of it, one held back by its engine, are no copy) */
+		bool held = tl_engine_held(b, p);
+		if (p->psn == psn && (prev != psn || held || prev_held)) {
 			if (j < first)
 				owed--;
 			else if (first_copy == RT_TL_NONE)
@@ -847,6 +851,7 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 			}
 		}
 		prev = p->psn;
+		prev_held = held;
 	}
 	return false;
 }
@@ -1103,6 +1108,14 @@ static const char *drop_reason_words(const struct tl_evrec *drop)
 	       : why == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)"
 	       : why == RT_PKT_DROP_BUSY     ? " while " DROP_BUSY_WORDS
 					     : "";
+}
+
+/* Where late packet k was held back, in words after "held back": by its
+ * sending engine (a fault rule, tl_engine_held) or on the way (reordered). */
+static const char *held_where(struct tl_build *b, uint32_t k)
+{
+	return tl_engine_held(b, tl_pk(b, k)) ? "by the engine that sent it (injected delay or reordering)"
+					      : "on the way (reordered)";
 }
 
 /* An ACK-timeout round after a trigger whose own resend never reached the
@@ -1791,17 +1804,17 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->icrc == RT_ICRC_BAD)
 				tx(&t, "that packet (frame %u) had a bad ICRC and the receiver dropped it", tl_pk(b, lostpk)->frame);
 			else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late)
-				tx(&t, "that packet (frame %u) came after later PSNs: it was held back on the way (reordered)",
-				   tl_pk(b, lostpk)->frame);
+				tx(&t, "that packet (frame %u) came after later PSNs: it was held back %s", tl_pk(b, lostpk)->frame,
+				   held_where(b, lostpk));
 			else if (lostpk != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, lostpk)->recv_qp, lostpk)) != RT_TL_NONE)
 				tx(&t, "that packet (frame %u) reached the receiver, whose engine dropped it as it arrived%s",
 				   tl_pk(b, lostpk)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			else if (lostpk != RT_TL_NONE)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else if (latepk != RT_TL_NONE)
-				tx(&t, "that packet came late: held back on the way (reordered), it passed the capture point "
-				       "%.3f ms after the NAK (frame %u)",
-				   ms(item_t(c, tl_item_pk(b, latepk)) - item_t(c, tl_item_pk(b, u->trigger))),
+				tx(&t, "that packet came late: held back %s, it passed the capture point %.3f ms after the NAK "
+				       "(frame %u)",
+				   held_where(b, latepk), ms(item_t(c, tl_item_pk(b, latepk)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   tl_pk(b, latepk)->frame);
 			else if (nak_acked != RT_TL_NONE)
 				tx(&t, "that packet reached it late: the receiver acknowledged it (frame %u) %.3f ms after the "
@@ -1827,13 +1840,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			else if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
 			else if (rlate != RT_TL_NONE)
-				tx(&t, "came late (frame %u), after later responses: held back on the way (reordered)",
-				   tl_pk(b, rlate)->frame);
+				tx(&t, "came late (frame %u), after later responses: held back %s", tl_pk(b, rlate)->frame,
+				   held_where(b, rlate));
 			else if (after2 != RT_TL_NONE)
-				tx(&t, "came late, after the requester asked for it again: held back on the way (reordered); after "
+				tx(&t, "came late, after the requester asked for it again: held back %s; after "
 				       "that request the capture holds two copies of it (frames %u and %u, %.3f and %.3f ms after "
 				       "the response that skipped it), its answer and the late one, and before it every other "
 				       "response of that PSN asked for",
+				   held_where(b, tl_engine_held(b, tl_pk(b, after2)) ? after2 : after1),
 				   tl_pk(b, after1)->frame, tl_pk(b, after2)->frame,
 				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
@@ -4534,9 +4548,14 @@ static int late_requests(struct dctx *c)
 		if (k->prev_tx != RT_TL_NONE)
 			tx(&t, " and after its own resend (frame %u)", tl_pk(b, k->prev_tx)->frame);
 		tx(&t, ", and the sender's next request did not go on from it, as a retransmission round does (Go-Back-N "
-		       "resends a PSN and the ones after it): held back on the way (reordering: paths of different "
-		       "delay, such as ECMP or a bond's links, or queues in the sender's stack), not resent. A RoCE receiver takes a PSN out of sequence as a loss: it NAKs "
-		       "the gap and the sender resends everything from there, so reordering costs what loss does.");
+		       "resends a PSN and the ones after it): ");
+		if (tl_engine_held(b, k))
+			tx(&t, "its sender's engine held it back (injected delay or reordering) and traced it as it left, not resent.");
+		else
+			tx(&t, "held back on the way (reordering: paths of different delay, such as ECMP or a bond's links, "
+			       "or queues in the sender's stack), not resent.");
+		tx(&t, " A RoCE receiver takes a PSN out of sequence as a loss: it NAKs the gap and the sender resends "
+		       "everything from there, so reordering costs what loss does.");
 		tx(&e, "frame %u", k->frame);
 		if (count[q] > 1)
 			tx(&e, " and %u more", count[q] - 1);

@@ -55,6 +55,7 @@ enum {
 	TL_PKB_AETH = 1u << 4,
 	TL_PKB_LATE = 1u << 5,    /* tl_pk.late: held back on the way */
 	TL_PKB_COPY = 1u << 6,    /* tl_pk.wire_copy: a copy made on the way */
+	TL_PKB_HELD = 1u << 7,    /* late, and its sending engine held it back (tl_engine_held) */
 };
 
 #define TL_NSECT 14
@@ -409,6 +410,9 @@ uint32_t tl_request_next_psn(struct tl_build *b, const struct tl_pk *k);
  * within 20 us; a response only within 20 us): a copy, not a resend
  * (tl_link.c). */
 bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k);
+/* Whether the sending engine traced packet k as held back by a fault rule
+ * (delay, reorder: RT_PKTE_HELD), recorded as it left (tl_link.c). */
+bool tl_engine_held(struct tl_build *b, const struct tl_pk *k);
 int tl_clock_align(struct tl_build *b);       /* tl_clock.c */
 /* Host x's event at raw time raw_x happened before host y's at raw_y. */
 void tl_clock_add(struct tl_build *b, uint16_t x, uint16_t y, uint64_t raw_x, uint64_t raw_y);

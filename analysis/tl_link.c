@@ -1528,6 +1528,22 @@ static bool engine_resend_after_drop(struct tl_build *b, const struct tl_pk *k)
 	return prev && (prev->ev.u.pkt.flags & RT_PKTF_DROPPED) && prev->ev.u.pkt.psn == rt_psn_add(k->psn, -1);
 }
 
+/* The sending engine's trace of packet k (engine_match), NULL when none. */
+static const struct rt_ev_packet *engine_sent(struct tl_build *b, const struct tl_pk *k)
+{
+	if (k->event == RT_TL_NONE || k->event >= tl_nev(b))
+		return NULL;
+	const struct rt_event *ke = &tl_ev(b, k->event)->ev;
+	return ke->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) ? &ke->u.pkt : NULL;
+}
+
+/* It is late, whatever the capture shows around it. */
+bool tl_engine_held(struct tl_build *b, const struct tl_pk *k)
+{
+	const struct rt_ev_packet *p = engine_sent(b, k);
+	return p && (p->engine_flags & RT_PKTE_HELD);
+}
+
 /* Whether request k (packet i, unwrapped PSN pu, not a READ or atomic,
  * below the stream's latest PSN sent; its PSN's latest captured
  * transmission lt or RT_TL_NONE) was held back on the way rather than sent
@@ -1539,11 +1555,21 @@ static bool engine_resend_after_drop(struct tl_build *b, const struct tl_pk *k)
  * last sent (a NAK then could have asked for it alone); or it is the
  * stream's last request and its PSN was acknowledged already (a sender
  * whose ACK went missing resends the later PSNs too).  Only where the
- * capture reports no drops. */
+ * capture reports no drops.  Always when its sending engine traced it as
+ * held back (tl_engine_held); never when that engine traced it as a resend
+ * of a PSN no earlier transmission of which reached the capture. */
 static bool stray_request(struct tl_build *b, const struct stream *S, const struct tl_pk *k, size_t i, uint64_t pu,
 			  uint32_t lt)
 {
-	if (b->capture_dropped || pu >= S->max_u || engine_resend_after_drop(b, k))
+	if (pu >= S->max_u)
+		return false;
+	const struct rt_ev_packet *ep = engine_sent(b, k);
+	if (ep && (ep->engine_flags & RT_PKTE_HELD))
+		return true; /* its engine held it back */
+	if (ep && (ep->flags & RT_PKTF_RETRANS) && lt == RT_TL_NONE)
+		return false; /* its engine resent it, and no earlier transmission reached the capture:
+			       * a retransmission (its original lost or still held back), no late original */
+	if (b->capture_dropped || engine_resend_after_drop(b, k))
 		return false;
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
 	if (!half || k->raw_ns - S->last_sent_ns >= half)
@@ -1667,6 +1693,8 @@ bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, cons
 	    ke->u.pkt.psn != oe->u.pkt.psn || ke->tid != oe->tid || ke->seq != oe->seq + 1 || kr->proc != orr->proc ||
 	    kr->host != orr->host)
 		return false;
+	if ((ke->u.pkt.engine_flags | oe->u.pkt.engine_flags) & RT_PKTE_HELD)
+		return false; /* one held back by a fault rule, traced as it left: two sends */
 	bool same_count = ke->u.pkt.retrans_count == oe->u.pkt.retrans_count &&
 			  (ke->u.pkt.flags & RT_PKTF_RETRANS) == (oe->u.pkt.flags & RT_PKTF_RETRANS);
 	bool at_once = kr->raw_ns >= orr->raw_ns && kr->raw_ns - orr->raw_ns < 20000;
@@ -2446,8 +2474,12 @@ static int wire_streams(struct lctx *c)
 					break;
 				const struct tl_pk *first_tx = lt != RT_TL_NONE ? tl_pk(b, f != RT_TL_NONE ? f : lt) : NULL;
 				bool resent_since = lt != RT_TL_NONE && f != RT_TL_NONE && f != lt && !first_tx->retrans;
-				if (lt != RT_TL_NONE &&
-				    (owed_repeat || round_skipped(b, i, lt) || nak_owes(b, S, k) ||
+				/* (an engine that held back a packet says which it is: its first
+				 * transmission, or a resend) */
+				bool held = tl_engine_held(b, k);
+				bool held_first = held && !(engine_sent(b, k)->flags & RT_PKTF_RETRANS);
+				if (lt != RT_TL_NONE && !held_first &&
+				    (owed_repeat || held || round_skipped(b, i, lt) || nak_owes(b, S, k) ||
 				     (!first_tx->retrans && new_datagram(b, S, tl_pk(b, lt), k)) ||
 				     (resent_since && !same_datagram(b, S, tl_pk(b, lt), k)))) {
 					/* a round went past it since it was captured, without
@@ -2496,8 +2528,8 @@ static int wire_streams(struct lctx *c)
 			/* the sending engine says it is a resend: also of a PSN never captured
 			 * before (its earlier transmissions were lost before the capture point,
 			 * and no later packet showed the gap) */
-			const struct rt_ev_packet *ep = k->event != RT_TL_NONE ? &tl_ev(b, k->event)->ev.u.pkt : NULL;
-			bool eng_re = ep && (tl_ev(b, k->event)->ev.flags & RT_EVF_TX) && (ep->flags & RT_PKTF_RETRANS);
+			const struct rt_ev_packet *ep = engine_sent(b, k);
+			bool eng_re = ep && (ep->flags & RT_PKTF_RETRANS);
 			if ((!k->late || late_resend) && (pu < S->max_u || ((f != RT_TL_NONE || rs) && pu == S->max_u) || eng_re)) {
 				/* a PSN sent before: retransmission (when never captured, its first
 				 * transmission was lost before the capture point) */
@@ -2945,6 +2977,67 @@ static int engine_events(struct lctx *c)
 	}
 	return 0;
 }
+
+/* 2d. the engines' records of the CM's datagrams (QP 1, which engine_match
+ * leaves aside: no QP pair to match by): each wire datagram to QP 1 and the
+ * sending and receiving engines' records of it, by PSN (a CM agent numbers
+ * its datagrams from a random start, so a PSN names one datagram in a run),
+ * linked, and the clock bounds they give: sent before captured, captured
+ * before received.  A run whose connections failed has only these to align
+ * its hosts' clocks by (a lost REQ, without them: +-6 s).  A PSN seen twice
+ * on the wire, or sent or received twice, is left out. */
+#define CM_AMBIGUOUS (RT_TL_NONE - 1)
+static int cm_note(struct tl_hash *h, uint64_t key, uint32_t i)
+{
+	uint32_t *o = tl_hash_get(h, key);
+	return tl_hash_put(h, key, o ? CM_AMBIGUOUS : i);
+}
+
+static int engine_cm_packets(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nev = tl_nev(b), npk = tl_npk(b);
+	if (!b->engine_packets || b->capture_host == UINT16_MAX)
+		return 0;
+	struct tl_hash seen; /* PSN (| 1 << 32 sent, | 2 << 32 received) -> packet / event */
+	if (tl_hash_init(&seen, 256) < 0)
+		return -ENOMEM;
+	struct tl_vec evs; /* the engines' records of CM datagrams */
+	tl_vec_init(&evs, sizeof(uint32_t));
+	int rc = 0;
+	for (size_t i = 0; i < npk && rc >= 0; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm && k->opcode == RT_OP_UD_SEND_ONLY && k->dqpn == 1)
+			rc = cm_note(&seen, k->psn, (uint32_t)i);
+	}
+	for (size_t i = 0; i < nev && rc >= 0; i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (ev->kind == RT_EV_PACKET && ev->qpn == 1 && ev->u.pkt.opcode == RT_OP_UD_SEND_ONLY &&
+		    !(ev->u.pkt.flags & RT_PKTF_DROPPED) &&
+		    (rc = cm_note(&seen, ev->u.pkt.psn | (ev->flags & RT_EVF_TX ? 1ull : 2ull) << 32, (uint32_t)i)) >= 0)
+			rc = tl_vec_push_u32(&evs, (uint32_t)i);
+	}
+	for (size_t n = 0; n < evs.n && rc >= 0; n++) {
+		uint32_t i = ((const uint32_t *)evs.p)[n];
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_event *ev = &e->ev;
+		bool txd = ev->flags & RT_EVF_TX;
+		const uint32_t *w = tl_hash_get(&seen, ev->u.pkt.psn);
+		if (*tl_hash_get(&seen, ev->u.pkt.psn | (txd ? 1ull : 2ull) << 32) == CM_AMBIGUOUS || !w ||
+		    *w == CM_AMBIGUOUS)
+			continue;
+		const struct tl_pk *k = tl_pk(b, *w);
+		if (txd)
+			tl_clock_add(b, e->host, b->capture_host, e->raw_ns, k->raw_ns);
+		else
+			tl_clock_add(b, b->capture_host, e->host, k->raw_ns, e->raw_ns);
+		rc = tl_link2(b, i, tl_item_pk(b, *w), RT_TLL_EVENT, RT_TLL_EVENT);
+	}
+	tl_vec_free(&evs);
+	tl_hash_free(&seen);
+	return rc;
+}
+#undef CM_AMBIGUOUS
 
 /* What the constraints read of an event, packed: the links reach the events
  * in no useful order, and a 16-byte entry is a quarter of a cache miss
@@ -3719,7 +3812,7 @@ int tl_link_all(struct tl_build *b)
 		int (*fn)(struct lctx *);
 	} steps[] = {{"l.qps", trace_qps},        {"l.wire", wire_qps},       {"l.merge", merge_qps},
 		     {"l.wrs", wr_ranges},        {"l.ematch", engine_match}, {"l.stream", wire_streams},
-		     {"l.engine", engine_events},
+		     {"l.engine", engine_events}, {"l.ecm", engine_cm_packets},
 		     {"l.compl", completions},    {"l.recv", recv_consumers}, {"l.cm", cm_links},
 		     {"l.cmpeer", cm_peer_links}, {"l.ud", ud_links},     {"l.uc", uc_links},
 		     {"l.causal", causal_constraints}};

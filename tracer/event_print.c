@@ -313,6 +313,8 @@ static void fmt_packet(struct out *o, const struct rt_event *ev)
 	}
 	if (p->flags & RT_PKTF_DUPLICATE)
 		f_u(o, "duplicate", 1);
+	if (p->engine_flags & RT_PKTE_HELD)
+		f_u(o, "held", 1);
 }
 
 static void fmt_qp_state(struct out *o, const struct rt_ev_qp_state *q)

@@ -57,8 +57,19 @@ static void pump(struct uroce_ctx *ctx)
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uroce_ctx *g_ctxs[64];
 
+static void release_held_at_exit(void);
+static pthread_once_t exit_handler_once = PTHREAD_ONCE_INIT;
+
+static void exit_handler_register(void)
+{
+	atexit(release_held_at_exit);
+}
+
 static void registry_add(struct uroce_ctx *ctx)
 {
+	/* (registered after the tracer's own exit handler, which starts with the
+	 * first device opened: so it runs before that one) */
+	pthread_once(&exit_handler_once, exit_handler_register);
 	pthread_mutex_lock(&g_lock);
 	for (int i = 0; i < 64; i++)
 		if (!g_ctxs[i]) {
@@ -484,6 +495,36 @@ static void envelope(struct rt_roce_addr *ra, const struct sockaddr_storage *src
 	}
 }
 
+/* A packet a fault rule held back leaves now: recorded as it leaves, so the
+ * engine's trace has it where the wire has it (after what overtook it). */
+static void send_held(struct uroce_delayed *d)
+{
+	uroce_trace_held(d->qpn, &d->h, d->paylen, d->retrans);
+	sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
+	d->len = 0;
+}
+
+/* Packets a fault rule holds back leave at the latest when the process
+ * exits (the rule delays them on the way, and a NIC sends what it was
+ * given): now, while the tracer still records them.  After this handler, the
+ * progress threads may still run for a while, but what they send is no
+ * longer traced. */
+static void release_held_at_exit(void)
+{
+	if (pthread_mutex_trylock(&g_lock))
+		return;
+	for (int i = 0; i < 64; i++) {
+		struct uroce_ctx *ctx = g_ctxs[i];
+		if (!ctx || pthread_mutex_trylock(&ctx->lock))
+			continue;
+		for (unsigned j = 0; j < ctx->ndelayed; j++)
+			if (ctx->delayed[j].len)
+				send_held(&ctx->delayed[j]);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+	pthread_mutex_unlock(&g_lock);
+}
+
 static struct uroce_delayed *delayed_slot(struct uroce_ctx *ctx)
 {
 	for (unsigned i = 0; i < ctx->ndelayed; i++)
@@ -629,10 +670,8 @@ void uroce_tx_flush(struct uroce_ctx *ctx)
 	/* Reordered packets go out right after the packets that overtook them. */
 	for (unsigned i = 0; i < ctx->ndelayed; i++) {
 		struct uroce_delayed *d = &ctx->delayed[i];
-		if (d->len && d->due_ns == 1) {
-			sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
-			d->len = 0;
-		}
+		if (d->len && d->due_ns == 1)
+			send_held(d);
 	}
 }
 
@@ -695,6 +734,10 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 				off += iov[i].iov_len;
 			}
 			d->len = (uint16_t)off;
+			d->qpn = qpn;
+			d->h = *h;
+			d->paylen = paylen;
+			d->retrans = retrans;
 			d->fd = src->fd;
 			d->dst = *dst;
 			d->salen = uroce_salen(dst);
@@ -705,8 +748,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 				d->due_ns = uroce_now_ns() + (uint64_t)delay_us * 1000;
 				uroce_timer_update(ctx, d->due_ns);
 			}
-			uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
-			return;
+			return; /* traced as it leaves (send_held) */
 		}
 	}
 	if (fa == UROCE_FA_CORRUPT) /* damaged on the way: the receiver's ICRC check drops it */
@@ -1088,10 +1130,9 @@ static void run_timers(struct uroce_ctx *ctx)
 		struct uroce_delayed *d = &ctx->delayed[i];
 		if (!d->len)
 			continue;
-		if (d->due_ns <= now) {
-			sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
-			d->len = 0;
-		} else if (!next || d->due_ns < next) {
+		if (d->due_ns <= now)
+			send_held(d);
+		else if (!next || d->due_ns < next) {
 			next = d->due_ns;
 		}
 	}

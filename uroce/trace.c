@@ -42,7 +42,7 @@ void uroce_ev_commit(struct rt_event *ev)
 }
 
 static void trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
-                         uint8_t drop_reason, uint8_t retrans, bool tx)
+                         uint8_t drop_reason, uint8_t engine_flags, uint8_t retrans, bool tx)
 {
 	static int dbg = -1;
 	if (dbg < 0)
@@ -91,17 +91,23 @@ static void trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t pa
 	if (retrans)
 		p->flags |= RT_PKTF_RETRANS;
 	p->drop_reason = drop_reason;
+	p->engine_flags = engine_flags;
 	uroce_ev_commit(ev);
 }
 
 void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, unsigned flags,
                         uint8_t retrans, bool tx)
 {
-	trace_packet(qpn, h, paylen, flags, RT_PKT_DROP_UNSPECIFIED, retrans, tx);
+	trace_packet(qpn, h, paylen, flags, RT_PKT_DROP_UNSPECIFIED, 0, retrans, tx);
 }
 
 void uroce_trace_drop(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, enum rt_pkt_drop_reason why,
                       uint8_t retrans, bool tx)
 {
-	trace_packet(qpn, h, paylen, RT_PKTF_DROPPED, (uint8_t)why, retrans, tx);
+	trace_packet(qpn, h, paylen, RT_PKTF_DROPPED, (uint8_t)why, 0, retrans, tx);
+}
+
+void uroce_trace_held(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, uint8_t retrans)
+{
+	trace_packet(qpn, h, paylen, 0, RT_PKT_DROP_UNSPECIFIED, RT_PKTE_HELD, retrans, true);
 }

@@ -270,6 +270,10 @@ struct uroce_fault_rule;
 
 struct uroce_delayed {
 	uint64_t due_ns;
+	uint32_t qpn;                 /* for its trace event, recorded as it leaves */
+	uint32_t paylen;
+	uint8_t retrans;
+	struct rt_roce_hdrs h;
 	int fd;
 	socklen_t salen;
 	struct sockaddr_storage dst;
@@ -516,5 +520,7 @@ void uroce_trace_packet(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t pay
 /* A packet the engine dropped, and why (RT_PKTF_DROPPED with its drop_reason). */
 void uroce_trace_drop(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, enum rt_pkt_drop_reason why,
                       uint8_t retrans, bool tx);
+/* A sent packet a fault rule held back, recorded as it leaves (RT_PKTE_HELD). */
+void uroce_trace_held(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, uint8_t retrans);
 
 #endif

@@ -127,6 +127,13 @@ enum rt_pkt_drop_reason {
 				      * only if that context's lock is free soon); the transport resends */
 };
 
+/* RT_EV_PACKET engine_flags: what the recording engine did with a packet it sent. */
+enum rt_pkt_engine_flags {
+	RT_PKTE_HELD = 1u << 0,      /* held back by fault injection (delay, reorder) and recorded as it
+				      * left: later than the engine made it, maybe after packets made
+				      * after it (its resend, even) */
+};
+
 struct rt_ev_packet {           /* RT_EV_PACKET; header qpn = local QP */
 	uint64_t reth_va;
 	uint32_t reth_rkey;
@@ -141,7 +148,7 @@ struct rt_ev_packet {           /* RT_EV_PACKET; header qpn = local QP */
 	uint8_t flags;          /* enum rt_pkt_flags */
 	uint8_t retrans_count;  /* how many times this PSN was sent before */
 	uint8_t drop_reason;    /* enum rt_pkt_drop_reason, with RT_PKTF_DROPPED */
-	uint8_t reserved;
+	uint8_t engine_flags;   /* enum rt_pkt_engine_flags (0 in traces from before the field) */
 };
 
 enum rt_retry_cause {

@@ -382,7 +382,6 @@ struct uroce_ctx {
 	uint64_t rng;
 	struct uroce_delayed *delayed;
 	unsigned ndelayed, delayed_cap;
-	int held_index;               /* reorder: index into delayed[] of a held packet, -1 none */
 
 	/* counters */
 	struct uroce_stats st;

@@ -803,6 +803,33 @@ static bool asked_between(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t
 	return false;
 }
 
+/* The READ response with this PSN that responder s sent before the one of
+ * the PSN before it (*follows), searched from packet `from` backwards down to
+ * `stop`: the requester, still waiting for that one (held back), discarded
+ * it as out of sequence; RT_TL_NONE.  Only when the responder's engine
+ * traced that one as held back (tl_engine_held): the capture alone does not
+ * tell a late response from the answer to a later request, and a response
+ * of this PSN before it from an earlier request. */
+static uint32_t read_response_early(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t stop,
+				    uint8_t cls, uint32_t *follows)
+{
+	uint32_t prev = RT_TL_NONE; /* the nearest response of the PSN before, passed on the way back */
+	for (uint32_t j = from, n = 0; j-- > stop && n < 200000; n++) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if (!p->is_response || p->send_qp != s || p->op_class != cls)
+			continue;
+		if (p->psn == rt_psn_add(psn, -1) && prev == RT_TL_NONE)
+			prev = j;
+		else if (p->psn == psn) {
+			if (prev == RT_TL_NONE || !tl_engine_held(b, tl_pk(b, prev)))
+				return RT_TL_NONE;
+			*follows = prev;
+			return j;
+		}
+	}
+	return RT_TL_NONE;
+}
+
 /* The response with this PSN that the requester saw missing and asked for
  * again in request `first` came late, after that request: each request
  * covering the PSN brings one response of it, and from the READ's first
@@ -1722,16 +1749,23 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint8_t rcls = atomic ? RT_CLASS_ATOMIC_ACK : RT_CLASS_READ_RESP;
 		/* after1, after2: the late response and the answer to the asking again, in either order */
 		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE, rlate = RT_TL_NONE, after1 = RT_TL_NONE, after2 = RT_TL_NONE;
+		/* rearly: the response captured before the one it follows (rfollows), which came late */
+		uint32_t rearly = RT_TL_NONE, rfollows = RT_TL_NONE;
 		if (rgap) {
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
 					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
 			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1, rcls);
 			if (rlost == RT_TL_NONE)
 				rlate = read_response(b, u->stream, u->psn, u->trigger, 0, 1, rcls);
-			if (rlate != RT_TL_NONE && (rlate > u->first || asked_between(b, u->stream, u->psn, u->trigger, rlate)))
-				rlate = RT_TL_NONE; /* (that is the answer to the re-request, or to another request for it) */
+			if (rlate != RT_TL_NONE && (rlate > u->first || asked_between(b, u->stream, u->psn, u->trigger, rlate)) &&
+			    !tl_engine_held(b, tl_pk(b, rlate)))
+				rlate = RT_TL_NONE; /* (that is the answer to the re-request, or to another request for it;
+						     * not one its engine held back) */
 			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE)
 				(void)read_response_late(b, u->stream, u->psn, u->original, u->first, rcls, &after1, &after2);
+			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE && after2 == RT_TL_NONE && u->original != RT_TL_NONE &&
+			    u->original < u->trigger)
+				rearly = read_response_early(b, u->stream, u->psn, u->trigger, u->original, rcls, &rfollows);
 		}
 		if (nak)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
@@ -1840,8 +1874,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			else if (rlost != RT_TL_NONE)
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
 			else if (rlate != RT_TL_NONE)
-				tx(&t, "came late (frame %u), after later responses: held back %s", tl_pk(b, rlate)->frame,
-				   held_where(b, rlate));
+				tx(&t, "came late (frame %u), after later responses%s: held back %s", tl_pk(b, rlate)->frame,
+				   rlate > u->first ? " and after the requester asked for it again" : "", held_where(b, rlate));
 			else if (after2 != RT_TL_NONE)
 				tx(&t, "came late, after the requester asked for it again: held back %s; after "
 				       "that request the capture holds two copies of it (frames %u and %u, %.3f and %.3f ms after "
@@ -1851,9 +1885,15 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   tl_pk(b, after1)->frame, tl_pk(b, after2)->frame,
 				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
-			else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE)
+			else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE) {
 				tx(&t, "never left the responder: its engine dropped it as it sent it%s",
 				   drop_reason_words(tl_ev(b, lostdrop)));
+				rearly = rfollows = RT_TL_NONE; /* (not the story told) */
+			} else if (rearly != RT_TL_NONE)
+				tx(&t, "(frame %u) came before the one of PSN 0x%06x (frame %u), held back by the engine that "
+				       "sent it (injected delay or reordering): the requester, still waiting for that one, "
+				       "discarded it as out of sequence",
+				   tl_pk(b, rearly)->frame, tl_pk(b, rfollows)->psn, tl_pk(b, rfollows)->frame);
 			else
 				tx(&t, "was lost before the capture point");
 			if (tr->op_class == rcls)
@@ -1866,7 +1906,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, " and the requester asked again from PSN 0x%06x for %" PRIu64 " bytes", u->psn, bytes);
 			if (nb > 1)
 				tx(&t, " in %u %s", nb, atomic ? "rounds" : "requests");
-			if (rfix != RT_TL_NONE)
+			if (rfix != RT_TL_NONE && rfix != rlate) /* (the late one may be what the requester took) */
 				tx(&t, "; its data came again in frame %u", tl_pk(b, rfix)->frame);
 		} else {
 			unsigned to = qp_timeout(b, u->requester);
@@ -2041,7 +2081,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", late and resent response frames %u and %u", tl_pk(b, after1)->frame, tl_pk(b, after2)->frame);
 		else if (rlate != RT_TL_NONE)
 			tx(&e, ", late response frame %u", tl_pk(b, rlate)->frame);
-		if (rfix != RT_TL_NONE && after2 == RT_TL_NONE)
+		else if (rearly != RT_TL_NONE)
+			tx(&e, ", early response frame %u, late response frame %u", tl_pk(b, rearly)->frame,
+			   tl_pk(b, rfollows)->frame);
+		if (rfix != RT_TL_NONE && after2 == RT_TL_NONE && rfix != rlate)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
 			tx(&e, ", damaged ACK frame %u", tl_pk(b, badack)->frame);
@@ -2098,6 +2141,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		tl_finding_evidence(b, FI(b, f), rxdrop);
 		evidence_pk(b, FI(b, f), rdropped);
 		evidence_pk(b, FI(b, f), rlate);
+		evidence_pk(b, FI(b, f), rearly);
+		evidence_pk(b, FI(b, f), rfollows);
 		evidence_pk(b, FI(b, f), after2);
 		evidence_pk(b, FI(b, f), after1);
 		evidence_pk(b, FI(b, f), rfix);

@@ -308,6 +308,25 @@ check "WRITE packets held back: the engine's NAK retries are the Go-Back-N findi
 UROCE_FAULTS="reorder:every=12,op=read_resp" run minimal "$tmp/readlate" >/dev/null
 check "a READ response held back: the READ asked again after the gap it made, nothing else" \
 	exactly "$tmp/readlate.json" "go_back_n=was out of sequence and the requester asked again from PSN"
+# every 5th READ response sent after the next one, re-requested ones too:
+# the capture holds every response, so no round says one was lost before
+# it (one discarded by the requester may be "lost after the capture point
+# or arrived late"), and the responses a requester discarded because they
+# came before the one they follow (held back by the responder's engine, its
+# trace says) are named so (a previous release: "lost before the capture
+# point" for those)
+UROCE_FAULTS="reorder:every=5,op=read_resp" run minimal "$tmp/readreorder" >/dev/null
+check "every 5th READ response held back: none lost before the capture point, those that came before the held one named" \
+	python3 - "$tmp/readreorder.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["findings"] if x["severity"] != "info"]
+assert w and all(x["kind"] == "go_back_n" for x in w), [x["kind"] + ": " + x["text"] for x in w]
+assert not [x for x in w if "lost before the capture point" in x["text"]], [x["text"] for x in w]
+early = [x for x in w if "came before the one of PSN" in x["text"]]
+assert early and all("held back by the engine that sent it" in x["text"] and "discarded it as out of sequence" in x["text"]
+                     for x in early), [x["text"] for x in w]
+PY
 # the 2nd READ response dropped by the requesting engine on arrival, after
 # the capture point: the next response was out of sequence (an implied NAK,
 # the engine's retry cause), not an ACK timer going off early; the requester's
@@ -343,7 +362,10 @@ assert n >= 5 and n <= 1.2 * r, (n, "go_back_n findings for", r, "engine retries
 # made 1.1-1.3 times as many findings), those near it by the capture alone.
 # Away in time and in PSNs: a PSN sent in the hole has fewer sends in the
 # trace than on the wire, so none of its sends is matched by occurrence (a
-# held-back resend of it 11 ms later is then judged by the capture alone)
+# held-back resend of it 11 ms later is then judged by the capture alone);
+# and 10 ms either side, as a round is judged by the requests after it too
+# (up to 16 of them), which in this storm reach 6-9 ms into a hole (with 5
+# ms, 2 runs in 24 differed, each in one round; 42-59 rounds compared)
 check "SENDs held back 1.5 ms, 200 engine events lost mid-run: the same rounds away from the hole" \
 	python3 - "$tmp/senddelay" "$tmp/senddelay-hole" "$RDMATRACE" "$BUILD/tests/analysis/lose_events" <<'PY'
 import collections, glob, json, os, re, shutil, subprocess, sys
@@ -367,7 +389,7 @@ assert [x for x in d["findings"] if x["kind"] == "lost_events" and "lost 200 eve
 # to the LOST record
 lost = [e for e in dump(hole, "--kind", "lost") if e["tid"] == tid and e["first_seq"] == first]
 assert len(lost) == 1, lost
-end, margin = lost[0]["ns"], 5_000_000
+end, margin = lost[0]["ns"], 10_000_000
 start = min(e["ns"] for e in ev if (e["file"], e["tid"]) == (path, tid) and e["seq"] == first - 1 and e["ns"] <= end)
 hole_psns = {e["psn"] for e in ev if (e["file"], e["tid"]) == (path, tid) and first <= e["seq"] < first + 200 and
              e["kind"] == "packet"}

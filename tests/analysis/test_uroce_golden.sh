@@ -365,7 +365,9 @@ assert n >= 5 and n <= 1.2 * r, (n, "go_back_n findings for", r, "engine retries
 # held-back resend of it 11 ms later is then judged by the capture alone);
 # and 10 ms either side, as a round is judged by the requests after it too
 # (up to 16 of them), which in this storm reach 6-9 ms into a hole (with 5
-# ms, 2 runs in 24 differed, each in one round; 42-59 rounds compared)
+# ms, 2 runs in 24 differed, each in one round).  Even so, a round judged by
+# a held-back resend whose PSN's other sends fell in the hole, 11-14 ms on,
+# can differ: 3 runs in 30 differed in one or two rounds
 check "SENDs held back 1.5 ms, 200 engine events lost mid-run: the same rounds away from the hole" \
 	python3 - "$tmp/senddelay" "$tmp/senddelay-hole" "$RDMATRACE" "$BUILD/tests/analysis/lose_events" <<'PY'
 import collections, glob, json, os, re, shutil, subprocess, sys
@@ -400,8 +402,11 @@ def rounds(findings):  # when each round began (a sentence may count copies diff
     return {x["t_ns"] for x in findings if x["kind"] == "go_back_n" and not start - margin <= x["t_ns"] <= end + margin
             and psn(x["text"]) not in hole_psns}
 before, after = rounds(json.load(open(run + ".json"))["findings"]), rounds(d["findings"])
-assert len(before) >= 5, ("too few rounds away from the hole to tell", len(before))
-assert before == after, ("away from the hole", sorted(before - after)[:3], "became", sorted(after - before)[:3], len(before), len(after))
+assert len(before) >= 20, ("too few rounds away from the hole to tell", len(before))
+# (at most 3 rounds may differ, of the 37-66 compared; the previous release
+# that judged none of the process's rounds by its engine made 10-30 % more)
+assert len(before ^ after) <= 3, ("away from the hole", sorted(before - after)[:3], "became", sorted(after - before)[:3],
+                                  len(before), len(after))
 PY
 check "SENDs held back 1.5 ms in a storm of resends: the clock aligns within 0.1 ms, no clock finding" \
 	clock_within "$tmp/senddelay.json" 100000

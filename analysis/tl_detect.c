@@ -1890,10 +1890,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   drop_reason_words(tl_ev(b, lostdrop)));
 				rearly = rfollows = RT_TL_NONE; /* (not the story told) */
 			} else if (rearly != RT_TL_NONE)
-				tx(&t, "(frame %u) came before the one of PSN 0x%06x (frame %u), held back by the engine that "
-				       "sent it (injected delay or reordering): the requester, still waiting for that one, "
-				       "discarded it as out of sequence",
-				   tl_pk(b, rearly)->frame, tl_pk(b, rfollows)->psn, tl_pk(b, rfollows)->frame);
+				tx(&t, "(frame %u) came before the one of PSN 0x%06x (frame %u), held back %s: the requester, "
+				       "still waiting for that one, discarded it as out of sequence",
+				   tl_pk(b, rearly)->frame, tl_pk(b, rfollows)->psn, tl_pk(b, rfollows)->frame,
+				   held_where(b, rfollows));
 			else
 				tx(&t, "was lost before the capture point");
 			if (tr->op_class == rcls)

@@ -1537,7 +1537,8 @@ static const struct rt_ev_packet *engine_sent(struct tl_build *b, const struct t
 	return ke->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) ? &ke->u.pkt : NULL;
 }
 
-/* It is late, whatever the capture shows around it. */
+/* (tl_internal.h) A packet its engine held back is late, whatever the
+ * capture shows around it. */
 bool tl_engine_held(struct tl_build *b, const struct tl_pk *k)
 {
 	const struct rt_ev_packet *p = engine_sent(b, k);
@@ -2454,6 +2455,7 @@ static int wire_streams(struct lctx *c)
 					break;
 				continue;
 			}
+			const struct rt_ev_packet *ep = engine_sent(b, k); /* its sending engine's record */
 			/* a request that goes back below the latest PSN sent, skips
 			 * forward over PSNs sent before (a round may skip forward over
 			 * PSNs lost before the capture), or repeats an owed resend: its
@@ -2476,8 +2478,8 @@ static int wire_streams(struct lctx *c)
 				bool resent_since = lt != RT_TL_NONE && f != RT_TL_NONE && f != lt && !first_tx->retrans;
 				/* (an engine that held back a packet says which it is: its first
 				 * transmission, or a resend) */
-				bool held = tl_engine_held(b, k);
-				bool held_first = held && !(engine_sent(b, k)->flags & RT_PKTF_RETRANS);
+				bool held = ep && (ep->engine_flags & RT_PKTE_HELD);
+				bool held_first = held && !(ep->flags & RT_PKTF_RETRANS);
 				if (lt != RT_TL_NONE && !held_first &&
 				    (owed_repeat || held || round_skipped(b, i, lt) || nak_owes(b, S, k) ||
 				     (!first_tx->retrans && new_datagram(b, S, tl_pk(b, lt), k)) ||
@@ -2528,7 +2530,6 @@ static int wire_streams(struct lctx *c)
 			/* the sending engine says it is a resend: also of a PSN never captured
 			 * before (its earlier transmissions were lost before the capture point,
 			 * and no later packet showed the gap) */
-			const struct rt_ev_packet *ep = engine_sent(b, k);
 			bool eng_re = ep && (ep->flags & RT_PKTF_RETRANS);
 			if ((!k->late || late_resend) && (pu < S->max_u || ((f != RT_TL_NONE || rs) && pu == S->max_u) || eng_re)) {
 				/* a PSN sent before: retransmission (when never captured, its first
@@ -2993,41 +2994,46 @@ static int cm_note(struct tl_hash *h, uint64_t key, uint32_t i)
 	return tl_hash_put(h, key, o ? CM_AMBIGUOUS : i);
 }
 
+/* An engine's record's key: its PSN, | 1 << 32 sent, | 2 << 32 received. */
+static uint64_t cm_record_key(const struct rt_event *ev)
+{
+	return ev->u.pkt.psn | (ev->flags & RT_EVF_TX ? 1ull : 2ull) << 32;
+}
+
 static int engine_cm_packets(struct lctx *c)
 {
 	struct tl_build *b = c->b;
-	size_t nev = tl_nev(b), npk = tl_npk(b);
+	size_t nev = tl_nev(b);
 	if (!b->engine_packets || b->capture_host == UINT16_MAX)
 		return 0;
-	struct tl_hash seen; /* PSN (| 1 << 32 sent, | 2 << 32 received) -> packet / event */
+	struct tl_hash seen; /* PSN -> wire packet; cm_record_key -> event */
 	if (tl_hash_init(&seen, 256) < 0)
 		return -ENOMEM;
 	struct tl_vec evs; /* the engines' records of CM datagrams */
 	tl_vec_init(&evs, sizeof(uint32_t));
 	int rc = 0;
-	for (size_t i = 0; i < npk && rc >= 0; i++) {
+	for (size_t n = 0; n < c->cm_pks.n && rc >= 0; n++) {
+		uint32_t i = *TL_AT(&c->cm_pks, uint32_t, n);
 		const struct tl_pk *k = tl_pk(b, i);
-		if (k->is_cm && k->opcode == RT_OP_UD_SEND_ONLY && k->dqpn == 1)
-			rc = cm_note(&seen, k->psn, (uint32_t)i);
+		if (k->opcode == RT_OP_UD_SEND_ONLY && k->dqpn == 1)
+			rc = cm_note(&seen, k->psn, i);
 	}
 	for (size_t i = 0; i < nev && rc >= 0; i++) {
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
 		if (ev->kind == RT_EV_PACKET && ev->qpn == 1 && ev->u.pkt.opcode == RT_OP_UD_SEND_ONLY &&
 		    !(ev->u.pkt.flags & RT_PKTF_DROPPED) &&
-		    (rc = cm_note(&seen, ev->u.pkt.psn | (ev->flags & RT_EVF_TX ? 1ull : 2ull) << 32, (uint32_t)i)) >= 0)
+		    (rc = cm_note(&seen, cm_record_key(ev), (uint32_t)i)) >= 0)
 			rc = tl_vec_push_u32(&evs, (uint32_t)i);
 	}
 	for (size_t n = 0; n < evs.n && rc >= 0; n++) {
 		uint32_t i = ((const uint32_t *)evs.p)[n];
 		const struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_event *ev = &e->ev;
-		bool txd = ev->flags & RT_EVF_TX;
 		const uint32_t *w = tl_hash_get(&seen, ev->u.pkt.psn);
-		if (*tl_hash_get(&seen, ev->u.pkt.psn | (txd ? 1ull : 2ull) << 32) == CM_AMBIGUOUS || !w ||
-		    *w == CM_AMBIGUOUS)
+		if (*tl_hash_get(&seen, cm_record_key(ev)) == CM_AMBIGUOUS || !w || *w == CM_AMBIGUOUS)
 			continue;
 		const struct tl_pk *k = tl_pk(b, *w);
-		if (txd)
+		if (ev->flags & RT_EVF_TX)
 			tl_clock_add(b, e->host, b->capture_host, e->raw_ns, k->raw_ns);
 		else
 			tl_clock_add(b, b->capture_host, e->host, k->raw_ns, e->raw_ns);

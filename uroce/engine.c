@@ -1132,9 +1132,8 @@ static void run_timers(struct uroce_ctx *ctx)
 			continue;
 		if (d->due_ns <= now)
 			send_held(d);
-		else if (!next || d->due_ns < next) {
+		else if (!next || d->due_ns < next)
 			next = d->due_ns;
-		}
 	}
 	uint64_t park = park_check(ctx, now);
 	if (park && (!next || park < next))

@@ -4617,6 +4617,302 @@ static int late_requests(struct dctx *c)
 	return rc;
 }
 
+/* ---- packets an engine held back that no other finding tells of ---- */
+
+/* What captured packet k is, in words after "the ". */
+static const char *packet_words(const struct tl_pk *k)
+{
+	switch (k->op_class) {
+	case RT_CLASS_ACK:
+		return k->aeth_type == RT_AETH_NAK ? "NAK" : k->aeth_type == RT_AETH_RNR_NAK ? "RNR NAK" : "ACK";
+	case RT_CLASS_READ_RESP:
+		return "READ response";
+	case RT_CLASS_ATOMIC_ACK:
+		return "atomic ACK";
+	case RT_CLASS_READ_REQ:
+		return "READ request";
+	case RT_CLASS_ATOMIC:
+		return "atomic request";
+	case RT_CLASS_WRITE:
+		return "WRITE";
+	case RT_CLASS_SEND:
+		return "SEND";
+	default:
+		return "packet";
+	}
+}
+
+/* Whether captured packet k is a request of any transport (a UD datagram
+ * included, which tl_pk.is_request leaves out), not a CM message. */
+static bool any_request(const struct tl_pk *k)
+{
+	return !k->is_cm && !k->is_response && k->op_class && k->op_class != RT_CLASS_CNP;
+}
+
+/* The QP index that sent captured packet k: the one the linking tied its
+ * stream to, or for UC and UD (tl_uc.c, tl_ud.c), its send WR's. */
+static uint32_t sender_qp(struct tl_build *b, const struct tl_pk *k)
+{
+	if (k->send_qp != RT_TL_NONE)
+		return k->send_qp;
+	return k->wr < tl_nev(b) && any_request(k) ? b->ev_qp[k->wr] : RT_TL_NONE;
+}
+
+/* The packet captured before packet i (within 4096 packets) that QP q sent
+ * with PSN psn and the role and class of packet i (a request, a READ
+ * response ...), RT_TL_NONE. */
+static uint32_t sent_psn_before(struct tl_build *b, uint32_t i, uint32_t q, uint32_t psn)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	for (uint32_t j = i, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->psn == psn && !o->is_cm && o->is_response == k->is_response && o->op_class == k->op_class &&
+		    o->src_ep == k->src_ep && sender_qp(b, o) == q)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
+/* The request response i (sent by QP q) answers: the one the linking tied
+ * to it, else the latest captured before it to q with its PSN; RT_TL_NONE. */
+static uint32_t answered_request(struct tl_build *b, uint32_t i, uint32_t q)
+{
+	const struct tl_pk *k = tl_pk(b, i);
+	if (k->answer != RT_TL_NONE)
+		return k->answer < i ? k->answer : RT_TL_NONE;
+	for (uint32_t j = i, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (o->is_request && !o->is_cm && o->psn == k->psn && o->recv_qp == q && o->dst_ep == k->src_ep)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
+/* What held packet i (sent by QP q) could have left after, at the capture
+ * point, as an item (RT_TL_NONE when the capture and the links do not
+ * tell), with its words in *what: a response after the request it answers
+ * (a READ response after the first, after the response before it); a
+ * request after the packet of its message before it, or the first of a
+ * message after its WR was posted and after the request its QP sent before
+ * it. */
+static uint32_t held_since(struct dctx *c, uint32_t i, uint32_t q, const char **what)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, i);
+	bool first = k->position == RT_POS_FIRST || k->position == RT_POS_ONLY || !k->position;
+	uint32_t prev = RT_TL_NONE;
+	if (k->is_response) {
+		if (k->op_class == RT_CLASS_READ_RESP && !first)
+			prev = sent_psn_before(b, i, q, rt_psn_add(k->psn, -1));
+		*what = prev != RT_TL_NONE ? "the response before it" : "the request it answers";
+		if (prev == RT_TL_NONE)
+			prev = answered_request(b, i, q);
+		return prev != RT_TL_NONE ? tl_item_pk(b, prev) : RT_TL_NONE;
+	}
+	if (!first) {
+		prev = sent_psn_before(b, i, q, rt_psn_add(k->psn, -1));
+		*what = "the packet of its message before it";
+		return prev != RT_TL_NONE ? tl_item_pk(b, prev) : RT_TL_NONE;
+	}
+	if (k->wr == RT_TL_NONE || k->wr >= tl_nev(b))
+		return RT_TL_NONE;
+	uint32_t since = k->wr;
+	*what = "its WR was posted";
+	for (uint32_t j = i, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (any_request(o) && o->src_ep == k->src_ep && sender_qp(b, o) == q) {
+			if (item_t(c, tl_item_pk(b, j)) > item_t(c, since)) {
+				since = tl_item_pk(b, j);
+				*what = "the request its QP sent before it";
+			}
+			break;
+		}
+	}
+	return since;
+}
+
+/* A captured packet an engine held back, the QP that sent it, and what it
+ * could have left after (held_since): that item, its words and times. */
+struct held_pk {
+	uint32_t pk, qp;
+	uint32_t since;
+	const char *what;
+	uint64_t t_since, t;
+};
+
+/* The captured packets an engine traced as held back (RT_PKTE_HELD) that no
+ * finding names yet, in capture order: those of reliable streams by the
+ * engine record the linking matched to them (tl_engine_held), UC and UD
+ * datagrams by their send WR's QP and PSN (their PSNs do not repeat). */
+static int held_uncovered(struct tl_build *b, struct tl_vec *held)
+{
+	size_t nq = b->qps.n, npk = tl_npk(b), nev = tl_nev(b);
+	struct tl_hash unrel; /* (UC/UD QP, PSN) -> its engine's held record */
+	if (tl_hash_init(&unrel, 64) < 0)
+		return -ENOMEM;
+	int rc = 0;
+	size_t nunrel = 0;
+	for (size_t i = 0; i < nev && !rc; i++) {
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		uint32_t q = b->ev_qp[i];
+		if (ev->kind == RT_EV_PACKET && (ev->flags & RT_EVF_TX) && (ev->u.pkt.engine_flags & RT_PKTE_HELD) &&
+		    q < nq && (tl_qp(b, q)->qp_type == 3 || tl_qp(b, q)->qp_type == 4)) {
+			rc = tl_hash_put(&unrel, (uint64_t)q << 24 | (ev->u.pkt.psn & 0xFFFFFF), (uint32_t)i);
+			nunrel++;
+		}
+	}
+	for (size_t i = 0; i < npk && !rc; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->is_cm || k->findings[0])
+			continue;
+		uint32_t q = RT_TL_NONE;
+		if (k->send_qp < nq && tl_engine_held(b, k)) {
+			q = k->send_qp;
+		} else if (nunrel && k->event == RT_TL_NONE && any_request(k) && k->wr < nev && (q = b->ev_qp[k->wr]) < nq) {
+			uint32_t *e = tl_hash_get(&unrel, (uint64_t)q << 24 | k->psn);
+			if (!e || *e == RT_TL_NONE || tl_ev(b, *e)->ev.u.pkt.opcode != k->opcode)
+				q = RT_TL_NONE;
+			else
+				*e = RT_TL_NONE; /* matched */
+		} else {
+			q = RT_TL_NONE;
+		}
+		struct held_pk *h = q < nq ? tl_vec_push(held) : NULL;
+		if (q < nq && !h)
+			rc = -ENOMEM;
+		else if (h)
+			*h = (struct held_pk){.pk = (uint32_t)i, .qp = q};
+	}
+	tl_hash_free(&unrel);
+	return rc;
+}
+
+/* Holds shorter than this (at the capture point, with what the engine took
+ * to make the packet) are not told: a reorder rule's packet that the next
+ * one it waited for followed at once. */
+#define HELD_MIN_NS 100000
+
+/* Whether a packet QP q sent with a PSN after held packet i's, of the same
+ * role (a request, a response), passed the capture point between h's
+ * t_since and packet i: the hold reordered packets, which the detectors of
+ * order (go_back_n, psn_gap, the READ responses') tell of. */
+static bool held_overtaken(struct dctx *c, const struct held_pk *h)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, h->pk);
+	for (uint32_t j = h->pk, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (item_t(c, tl_item_pk(b, j)) < h->t_since)
+			break;
+		if (!o->is_cm && o->is_response == k->is_response && o->src_ep == k->src_ep && sender_qp(b, o) == h->qp &&
+		    rt_psn_diff(o->psn, k->psn) > 0)
+			return true;
+	}
+	return false;
+}
+
+/* One finding per sending QP with packets its engine held back (a delay or
+ * reorder rule) that no other finding names and that reordered nothing
+ * (held_overtaken), yet came that much later: a held response delays its
+ * requester's completion, a held request its responder.  The time lost is
+ * the union of the holds as the capture shows them (held_since), a bound
+ * from above: it includes what the engine took to make the packet. */
+static int held_packets(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	if (!b->engine_packets || !b->have_capture || !nq)
+		return 0;
+	struct tl_vec held;
+	tl_vec_init(&held, sizeof(struct held_pk));
+	int rc = held_uncovered(b, &held);
+	/* what each could have left after; those held long enough that reordered nothing */
+	size_t kept = 0;
+	for (size_t x = 0; x < held.n && !rc; x++) {
+		struct held_pk h = *TL_AT(&held, struct held_pk, x);
+		h.since = held_since(c, h.pk, h.qp, &h.what);
+		h.t = item_t(c, tl_item_pk(b, h.pk));
+		h.t_since = h.since != RT_TL_NONE ? item_t(c, h.since) : h.t;
+		if (h.since == RT_TL_NONE || h.t < h.t_since + HELD_MIN_NS || held_overtaken(c, &h))
+			continue;
+		*TL_AT(&held, struct held_pk, kept++) = h;
+	}
+	held.n = kept;
+	uint8_t *done = rc || !held.n ? NULL : calloc(nq, 1);
+	if (!rc && held.n && !done)
+		rc = -ENOMEM;
+	for (size_t x = 0; x < held.n && !rc; x++) {
+		uint32_t q = TL_AT(&held, struct held_pk, x)->qp;
+		if (done[q])
+			continue;
+		done[q] = 1;
+		/* this QP's held packets: the longest hold, the union of the holds */
+		uint32_t count = 0;
+		const struct held_pk *longest = NULL;
+		uint64_t lost = 0, span_start = 0, span_end = 0, t0 = UINT64_MAX;
+		for (size_t y = x; y < held.n; y++) {
+			const struct held_pk *h = TL_AT(&held, struct held_pk, y);
+			if (h->qp != q)
+				continue;
+			count++;
+			if (h->t_since < t0)
+				t0 = h->t_since;
+			if (!longest || h->t - h->t_since > longest->t - longest->t_since)
+				longest = h;
+			if (!span_end || h->t_since > span_end) { /* a hold apart from the ones before: a new span */
+				lost += span_end - span_start;
+				span_start = h->t_since;
+				span_end = h->t;
+			} else if (h->t > span_end) {
+				span_end = h->t;
+			}
+		}
+		lost += span_end - span_start;
+		const struct tl_pk *k = tl_pk(b, longest->pk);
+		uint32_t since_frame = longest->since >= tl_nev(b) ? tl_pk(b, longest->since - tl_nev(b))->frame : 0;
+		struct text t = {.n = 0}, e = {.n = 0};
+		qp_name(b, q, &t);
+		tx(&t, " sent %u packet%s late: its engine held %s back (injected delay or reordering). ", count,
+		   count == 1 ? "" : "s", count == 1 ? "it" : "them");
+		tx(&t, "%s %s of PSN 0x%06x (frame %u) passed the capture point %.3f ms after %s",
+		   count > 1 ? "The longest hold, the" : "The", packet_words(k), k->psn, k->frame,
+		   ms(longest->t - longest->t_since), longest->what);
+		if (since_frame)
+			tx(&t, " (frame %u)", since_frame);
+		if (count > 1)
+			tx(&t, "; %.3f ms held in all", ms(lost));
+		unsigned type = tl_qp(b, q)->qp_type;
+		tx(&t, ". %s", k->is_response ? "A response held back holds back its requester: the WR it answers "
+					      "completes that much later."
+			       : type == 4 ? "A datagram held back reaches its receiver that much later."
+			       : type == 3 ? "A UC packet held back reaches its receiver that much later."
+					   : "A request held back reaches its responder that much later, and its WR completes "
+					     "later.");
+		tx(&e, "held frame %u", k->frame);
+		if (since_frame)
+			tx(&e, ", after frame %u", since_frame);
+		if (count > 1)
+			tx(&e, ", %u more held", count - 1);
+		long f = finding(b, RT_TLFK_HELD_BACK, RT_TLS_WARNING, t0, q, lost, 0, &t, &e);
+		if (f < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		evidence_pk(b, FI(b, f), longest->pk);
+		tl_finding_evidence(b, FI(b, f), longest->since);
+		for (size_t y = x, n = 0; y < held.n && n < 64; y++) {
+			const struct held_pk *h = TL_AT(&held, struct held_pk, y);
+			if (h->qp == q && h != longest) {
+				evidence_pk(b, FI(b, f), h->pk);
+				n++;
+			}
+		}
+	}
+	free(done);
+	tl_vec_free(&held);
+	return rc;
+}
+
 /* ---- verbs and RDMA CM calls that failed ---- */
 
 /* What a refused ibv_modify_qp lacked or had too much, or that its values
@@ -7589,6 +7885,8 @@ int tl_detect(struct tl_build *b)
 		rc = unreliable_tail_loss(&c);
 	if (!rc)
 		rc = receiver_drops(&c);
+	if (!rc)
+		rc = held_packets(&c);
 	if (!rc)
 		rc = process_ends(&c);
 	if (!rc)

@@ -546,14 +546,53 @@ static void test_wire_duplicate(void)
 
 /* B's engine traces sending its ACK of psn (uroce traces a copy its dup
  * fault makes as the same transmission sent again, right after). */
-static void ack_engine_send(struct sim *s, uint64_t t, uint32_t psn)
+static void ack_engine_send_flags(struct sim *s, uint64_t t, uint32_t psn, uint8_t engine_flags)
 {
 	struct rt_event e = sim_ev(s, 1, t, RT_EV_PACKET, s->c.qpn_b);
 	e.flags = RT_EVF_TX | RT_EVF_ENGINE;
 	e.u.pkt.psn = psn;
 	e.u.pkt.dest_qpn = s->c.qpn_a;
 	e.u.pkt.opcode = RT_OP_RC_ACKNOWLEDGE;
+	e.u.pkt.engine_flags = engine_flags;
 	sim_emit(s, 1, &e);
+}
+
+static void ack_engine_send(struct sim *s, uint64_t t, uint32_t psn)
+{
+	ack_engine_send_flags(s, t, psn, 0);
+}
+
+/* A's signaled RDMA WRITE of len bytes to B's MR, posted at t. */
+static void post_write(struct sim *s, uint64_t t, uint64_t wr_id, uint32_t len)
+{
+	struct rt_event e = sim_ev(s, 0, t, RT_EV_WR_POST, s->c.qpn_a);
+	e.u.wr.wr_id = wr_id;
+	e.u.wr.length = len;
+	e.u.wr.opcode = 0; /* IBV_WR_RDMA_WRITE */
+	e.u.wr.queue = RT_WRQ_SEND;
+	e.u.wr.num_sge = 1;
+	e.u.wr.remote_addr = s->mr_va;
+	e.u.wr.rkey = s->mr_rkey;
+	e.u.wr.flags = RT_WRF_SIGNALED;
+	sim_emit(s, 0, &e);
+}
+
+/* The first packet (opcode FIRST or ONLY) of A's WRITE of dmalen bytes to
+ * B's MR, with paylen bytes of payload. */
+static struct synth write_head(const struct sim *s, uint8_t opcode, uint32_t psn, uint32_t dmalen, const uint8_t *payload,
+			       uint32_t paylen)
+{
+	struct synth p;
+	memset(&p, 0, sizeof(p));
+	p.opcode = opcode;
+	p.dqpn = s->c.qpn_b;
+	p.psn = psn;
+	p.va = s->mr_va;
+	p.rkey = s->mr_rkey;
+	p.dmalen = dmalen;
+	p.payload = payload;
+	p.payload_len = paylen;
+	return p;
 }
 
 /* A WRITE of two packets whose first the network sends twice (B discards
@@ -571,26 +610,8 @@ static void test_response_copy_engine(void)
 	static const uint8_t data[1024];
 	uint64_t t = s.now, L = c.link_ns;
 	const uint32_t P = c.psn_a;
-	struct rt_event e = sim_ev(&s, 0, t, RT_EV_WR_POST, c.qpn_a);
-	e.u.wr.wr_id = 900;
-	e.u.wr.length = 2 * c.mtu;
-	e.u.wr.opcode = 0; /* IBV_WR_RDMA_WRITE */
-	e.u.wr.queue = RT_WRQ_SEND;
-	e.u.wr.num_sge = 1;
-	e.u.wr.remote_addr = s.mr_va;
-	e.u.wr.rkey = s.mr_rkey;
-	e.u.wr.flags = RT_WRF_SIGNALED;
-	sim_emit(&s, 0, &e);
-	struct synth p;
-	memset(&p, 0, sizeof(p));
-	p.opcode = RT_OP_RC_WRITE_FIRST;
-	p.dqpn = c.qpn_b;
-	p.psn = P;
-	p.va = s.mr_va;
-	p.rkey = s.mr_rkey;
-	p.dmalen = 2 * c.mtu;
-	p.payload = data;
-	p.payload_len = c.mtu;
+	post_write(&s, t, 900, 2 * c.mtu);
+	struct synth p = write_head(&s, RT_OP_RC_WRITE_FIRST, P, 2 * c.mtu, data, c.mtu);
 	sim_wire(&s, t + 1000 + L, 1, &p);
 	sim_wire(&s, t + 1000 + L + 300, 1, &p); /* the same frame again */
 	memset(&p, 0, sizeof(p));
@@ -636,6 +657,75 @@ static void test_response_copy_engine(void)
 	CHECK_EQ_U(requests, 1);
 	CHECK_EQ_U(responses, 1);
 	CHECK_EQ_U(others, 0);
+	rt_timeline_free(tl);
+}
+
+/* A one-packet WRITE whose ACK B's engine held back hold_ns (a delay
+ * rule: traced as it left, with RT_PKTE_HELD); returns the run's timeline. */
+static struct rt_timeline *held_ack_run(const char *name, uint64_t hold_ns)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	const char *dir = rundir(name);
+	if (sim_open(&s, dir, &c))
+		return NULL;
+	static const uint8_t data[512];
+	uint64_t t = s.now, L = c.link_ns;
+	const uint32_t P = c.psn_a;
+	post_write(&s, t, 910, sizeof(data));
+	struct synth p = write_head(&s, RT_OP_RC_WRITE_ONLY, P, sizeof(data), data, sizeof(data));
+	p.ackreq = true;
+	sim_wire(&s, t + 1000 + L, 1, &p);
+	uint64_t tb = t + 1000 + 2 * L + 2000 + hold_ns; /* the ACK leaves B after the hold */
+	ack_engine_send_flags(&s, tb, P, RT_PKTE_HELD);
+	struct synth ack;
+	memset(&ack, 0, sizeof(ack));
+	sim_ack(&ack, P, 0x1f, 1);
+	ack.dqpn = c.qpn_a;
+	sim_wire(&s, tb + L, 0, &ack);
+	sim_completion(&s, 0, tb + 2 * L + 1000, 910, 0, 1 /* IBV_WC_RDMA_WRITE */, 0);
+	s.now = tb + 2 * L + 10000;
+	s.a_psn = rt_psn_add(P, 1);
+	if (sim_close(&s))
+		return NULL;
+	return correlate(dir);
+}
+
+/* B's engine held the ACK of a WRITE back 3 ms, reordering nothing: one
+ * held_back finding names the ACK and the request it answers, with the
+ * hold as its time lost; held back 50 us (under HELD_MIN_NS), nothing. */
+static void test_held_ack(void)
+{
+	struct rt_timeline *tl = held_ack_run("held-ack", 3000000);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned held = 0, others = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		if (f->severity < RT_TLS_WARNING)
+			continue;
+		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+		if (f->kind != RT_TLFK_HELD_BACK) {
+			others++;
+			continue;
+		}
+		held++;
+		CHECK(contains(text, "QP 0x000012 on hostB"));
+		CHECK(contains(text, "sent 1 packet late: its engine held it back (injected delay or reordering). The ACK of "
+				     "PSN 0xc7075b (frame 5) passed the capture point 3.0"));
+		CHECK(contains(text, " ms after the request it answers (frame 4)"));
+		CHECK(f->time_lost_ns >= 3000000 && f->time_lost_ns < 3100000);
+	}
+	CHECK_EQ_U(held, 1);
+	CHECK_EQ_U(others, 0);
+	CHECK(strcmp(rt_tl_finding_kind_name(RT_TLFK_HELD_BACK), "held_back") == 0);
+	rt_timeline_free(tl);
+	tl = held_ack_run("held-ack-short", 50000);
+	CHECK(tl != NULL);
+	if (tl)
+		CHECK_EQ_U(problems(tl, NULL), 0);
 	rt_timeline_free(tl);
 }
 
@@ -2475,6 +2565,7 @@ int main(void)
 	RUN(test_post_refused);
 	RUN(test_create_refused);
 	RUN(test_async_errors);
+	RUN(test_held_ack);
 	RUN(test_cm_call_in_progress);
 	RUN(test_recv_overflow);
 	RUN(test_qp_av);

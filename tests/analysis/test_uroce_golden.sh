@@ -74,8 +74,14 @@ want = collections.Counter((e["first_psn"], e["cause"]) for e in trace_events(ru
 d = diagnosis(run, rt)
 assert not [n for n in d["notes"] if "says it dropped" in n], d["notes"]
 f = [x for x in d["findings"] if x["severity"] != "info"]
-assert all(x["kind"] in ("go_back_n", "psn_gap", "cm_lost") for x in f), [x["kind"] + ": " + x["text"] for x in f]
+assert all(x["kind"] in ("go_back_n", "psn_gap", "cm_lost", "held_back") for x in f), [x["kind"] + ": " + x["text"] for x in f]
 assert sum(x["kind"] == "psn_gap" for x in f) == 1
+# packets held back that reordered nothing (no later PSN overtook them) are
+# told apart, each naming one its engine traced as held back
+held = set(e["psn"] for e in trace_events(run, rt, "packet") if e.get("held") and e["dir"] == "tx")
+for x in f:
+    if x["kind"] == "held_back":
+        assert int(re.search(r"of PSN 0x([0-9a-f]+) \(frame", x["text"]).group(1), 16) in held, (x["text"], held)
 got = collections.Counter()
 for x in f:
     if x["kind"] == "go_back_n":
@@ -327,6 +333,39 @@ early = [x for x in w if "came before the one of PSN" in x["text"]]
 assert early and all("held back by the engine that sent it" in x["text"] and "discarded it as out of sequence" in x["text"]
                      for x in early), [x["text"] for x in w]
 PY
+# held_once RUN KIND: a held_back finding for each packet its engine traced
+# as held back (of opcode class KIND, one per process: each applies the rule
+# on its own), and nothing else of warning or more; each names its packet
+# by PSN and a hold of 5 ms (the rule's), within 4.9-8 ms at the capture
+# point (it includes what the engine took to make the packet)
+held_once() {
+	python3 - "$1" "$RDMATRACE" "$2" <<'PY'
+import re, sys
+sys.path.insert(0, "tests/analysis")
+from run_records import diagnosis, trace_events
+run, rt, kind = sys.argv[1], sys.argv[2], sys.argv[3]
+held = [e for e in trace_events(run, rt, "packet") if e.get("held") and e["dir"] == "tx"]
+assert held and all(kind in e["opcode"] for e in held), held
+f = [x for x in diagnosis(run, rt)["findings"] if x["severity"] != "info"]
+assert len(f) == len(held) and all(x["kind"] == "held_back" for x in f), [x["kind"] + ": " + x["text"] for x in f]
+for x in f:
+    m = re.search(r"of PSN 0x([0-9a-f]+) \(frame \d+\) passed the capture point ([0-9.]+) ms after", x["text"])
+    assert m and int(m.group(1), 16) in [e["psn"] for e in held] and 4.9 <= float(m.group(2)) <= 8, x["text"]
+    assert 4.9e6 <= x["time_lost_ns"] <= 8e6, x
+PY
+}
+# one packet held back 5 ms that reorders nothing (the ACK of the minimal
+# lab's WRITE, its READ request, an atomic ACK, a UD datagram): no ordering
+# finding can tell of it, yet its WR waited that long (a previous release
+# found nothing)
+UROCE_FAULTS="delay:us=5000,op=ack,nth=1" run minimal "$tmp/ackheld" >/dev/null
+check "an ACK held back 5 ms: one held_back finding naming it, nothing else" held_once "$tmp/ackheld" ACKNOWLEDGE
+UROCE_FAULTS="delay:us=5000,op=read,nth=1" run minimal "$tmp/readheld" >/dev/null
+check "a READ request held back 5 ms: one held_back finding naming it, nothing else" held_once "$tmp/readheld" READ_REQUEST
+UROCE_FAULTS="delay:us=5000,op=atomic_ack,nth=2" run atomics "$tmp/atomackheld" >/dev/null
+check "an atomic ACK held back 5 ms: one held_back finding naming it, nothing else" held_once "$tmp/atomackheld" ATOMIC_ACK
+UROCE_FAULTS="delay:us=5000,nth=3" run ud "$tmp/udheld" >/dev/null
+check "a UD datagram held back 5 ms: one held_back finding naming it, nothing else" held_once "$tmp/udheld" UD_SEND
 # the 2nd READ response dropped by the requesting engine on arrival, after
 # the capture point: the next response was out of sequence (an implied NAK,
 # the engine's retry cause), not an ACK timer going off early; the requester's
@@ -536,9 +575,28 @@ rj = [x["text"] for x in w if x["kind"] == "cm_reject"]
 assert len(rj) == 2 and all("destroyed its cm_id (rdma_destroy_id" in x and "its CM library sent the REJ" in x for x in rj), rj' "$tmp/cmfirst.json"
 # a run whose connection failed has no WR and no QP packet to align its
 # clocks by, only the CM's datagrams: the engines' records of them, matched
-# to the capture by PSN, bound the clock (a previous release: +-6145 ms)
-check "the REQ and the REP dropped as they left: the CM datagrams align the clock within 0.2 ms" \
-	clock_within "$tmp/cmfirst.json" 200000
+# to the capture by PSN, bound the clock (a previous release: +-6145 ms).
+# How tight depends on the machine: each datagram bounds it by the time from
+# its sender's record to its receiver's (0.05-0.9 ms seen on loopback), so
+# the check takes the tightest of those from the traces
+check "the REQ and the REP dropped as they left: the CM datagrams align the clock within their send-to-receive time" \
+	python3 - "$tmp/cmfirst" "$RDMATRACE" <<'PY'
+import sys
+sys.path.insert(0, "tests/analysis")
+from run_records import diagnosis, trace_events
+run, rt = sys.argv[1], sys.argv[2]
+tx, rx = {}, {}
+for e in trace_events(run, rt, "packet"):
+    if e["qpn"] == 1 and not e.get("dropped"):
+        (tx if e["dir"] == "tx" else rx).setdefault(e["psn"], []).append(e["ns"])
+spans = [rx[p][0] - tx[p][0] for p in tx if len(tx[p]) == 1 and len(rx.get(p, [])) == 1]
+assert spans and 0 < min(spans) < 20e6, (tx, rx)
+d = diagnosis(run, rt)
+assert not [x for x in d["findings"] if x["kind"] == "clock"], d["findings"]
+bound = min(spans) + 20000
+assert all(h["uncertainty_ns"] is not None and h["uncertainty_ns"] <= bound and abs(h["offset_ns"]) <= bound
+           for h in d["hosts"]), (d["hosts"], spans)
+PY
 # the same drops on HERD, whose server accepts its UC connection on a cm_id
 # made by rdma_create_ep without an event channel: rdma_accept waits inside
 # librdmacm for the RTU, and the client gives up first (its SIDR exchange,

@@ -720,11 +720,13 @@ static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak,
 		struct tl_pk *p = tl_pk(b, j);
 		if (!p->is_request || p->recv_qp != s)
 			continue;
+		int32_t d = rt_psn_diff(p->psn, psn);
+		if (p->late && d != 0)
+			continue; /* held back, after later PSNs: no round going back */
 		/* a round went back to psn or before at `later` (the receiver still
 		 * expected psn, so it was not acknowledged) and psn is not in it */
 		if (later != RT_TL_NONE && *gapx == RT_TL_NONE && rt_psn_diff(p->psn, tl_pk(b, later)->psn) >= 0)
 			*gapx = later;
-		int32_t d = rt_psn_diff(p->psn, psn);
 		if (d == 0 && *gapx == RT_TL_NONE)
 			*lastx = (uint32_t)j;
 		if (d == 0)
@@ -975,6 +977,66 @@ static uint32_t traced_rx_drop(struct dctx *c, uint32_t q, uint32_t j)
 	return best;
 }
 
+/* The receiving engine's record of packet j arriving whole, neither dropped
+ * nor taken for a duplicate (the EVENT links engine_match made),
+ * RT_TL_NONE. */
+static uint32_t traced_rx_taken(struct dctx *c, uint32_t j)
+{
+	struct tl_build *b = c->b;
+	const struct tl_link_index *li = &c->li;
+	uint32_t item = tl_item_pk(b, j);
+	if (item >= li->n)
+		return RT_TL_NONE;
+	for (uint32_t L = li->off[item]; L < li->off[item + 1]; L++) {
+		const struct tl_ilink *l = &li->ls[L];
+		if (l->type != RT_TLL_EVENT || l->to >= tl_nev(b))
+			continue;
+		const struct rt_event *ev = &tl_ev(b, l->to)->ev;
+		if (ev->kind == RT_EV_PACKET && !(ev->flags & RT_EVF_TX) &&
+		    !(ev->u.pkt.flags & (RT_PKTF_DROPPED | RT_PKTF_DUPLICATE)))
+			return l->to;
+	}
+	return RT_TL_NONE;
+}
+
+/* The responder's engine's records of request j arriving whole
+ * (traced_rx_taken, *rx) and of NAK packet nak (*ne), one engine on one
+ * clock: 1 when it traced j arriving before it sent the NAK, 0 after, -1
+ * when it did not trace both. */
+static int rx_before_nak(struct dctx *c, uint32_t j, uint32_t nak, uint32_t *rx, uint32_t *ne)
+{
+	struct tl_build *b = c->b;
+	*rx = traced_rx_taken(c, j);
+	*ne = tl_pk(b, nak)->event;
+	if (*rx == RT_TL_NONE || *ne >= tl_nev(b))
+		return -1;
+	const struct tl_evrec *r = tl_ev(b, *rx), *n = tl_ev(b, *ne);
+	if (n->ev.kind != RT_EV_PACKET || !(n->ev.flags & RT_EVF_TX) || n->host != r->host || n->proc != r->proc)
+		return -1;
+	return n->raw_ns >= r->raw_ns;
+}
+
+/* Request j of stream s, whose PSN the receiver NAKed later (at packet
+ * nak, not held back: made as it left) although its engine traced it
+ * arriving before (rx_before_nak): the receiver was then still waiting for
+ * an earlier PSN, so it discarded j as out of sequence (a receiver's
+ * expected PSN only grows: had it taken j, it could not ask for j's PSN
+ * again).  The request of the lowest PSN before
+ * j's captured between the two, the one it waited for, RT_TL_NONE. */
+static uint32_t awaited_request(struct tl_build *b, uint32_t s, uint32_t j, uint32_t nak)
+{
+	uint32_t best = RT_TL_NONE;
+	uint32_t psn = tl_pk(b, j)->psn;
+	for (uint32_t i = j + 1; i < nak && i - j < 200000; i++) {
+		const struct tl_pk *o = tl_pk(b, i);
+		if (!o->is_request || o->is_cm || o->recv_qp != s || o->dup || rt_psn_diff(o->psn, psn) >= 0)
+			continue;
+		if (best == RT_TL_NONE || rt_psn_diff(o->psn, tl_pk(b, best)->psn) < 0)
+			best = i;
+	}
+	return best;
+}
+
 /* The first captured packet at or after time t (packets are in capture order). */
 static uint32_t pk_at(struct dctx *c, uint64_t t)
 {
@@ -1143,6 +1205,13 @@ static const char *held_where(struct tl_build *b, uint32_t k)
 {
 	return tl_engine_held(b, tl_pk(b, k)) ? "by the engine that sent it (injected delay or reordering)"
 					      : "on the way (reordered)";
+}
+
+/* Whether packet k was held back, by its sending engine or on the way
+ * (held_where says which). */
+static bool pk_held_back(struct tl_build *b, uint32_t k)
+{
+	return tl_pk(b, k)->late || tl_engine_held(b, tl_pk(b, k));
 }
 
 /* An ACK-timeout round after a trigger whose own resend never reached the
@@ -1771,7 +1840,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			nak_lost(b, u->stream, npsn, u->trigger, &lostpk, &gp);
 		else if (!rgap && (lostpk == RT_TL_NONE || lostpk == u->first))
 			gp = gap_packet(b, u->stream, u->psn, u->first);
-		uint32_t latepk = nak && lostpk == RT_TL_NONE ? late_request(b, u->stream, npsn, u->trigger) : RT_TL_NONE;
+		/* a late transmission of the NAKed PSN after the NAK: the story when the
+		 * capture holds none before it, or when the receiving engine does not
+		 * tell what came of the one it holds */
+		uint32_t late_after = nak ? late_request(b, u->stream, npsn, u->trigger) : RT_TL_NONE;
+		uint32_t latepk = lostpk == RT_TL_NONE ? late_after : RT_TL_NONE;
 		uint64_t t_first = item_t(c, tl_item_pk(b, u->first));
 		uint32_t ack = dups ? untaken_ack(b, u->first, u->psn) : RT_TL_NONE;
 		/* the NAKed PSN acknowledged after the NAK, before the resend: the packet
@@ -1824,6 +1897,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		*cov = t_end > *cov ? t_end : *cov;
 		struct text t = {.n = 0}, e = {.n = 0};
 		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
+		uint32_t rxev = RT_TL_NONE, nakev = RT_TL_NONE; /* the receiver's engine's records of the NAKed
+								  * packet arriving and of the NAK */
+		int order = -1; /* which came first (rx_before_nak) */
 		uint32_t drops[3];        /* an ACK-timeout round: the engines' drops, as they sent them, it names */
 		unsigned ndrops = 0;
 		uint32_t lostdrop = RT_TL_NONE; /* the engine's drop, as it sent it, of the packet the text says
@@ -1843,14 +1919,34 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			else if (lostpk != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, lostpk)->recv_qp, lostpk)) != RT_TL_NONE)
 				tx(&t, "that packet (frame %u) reached the receiver, whose engine dropped it as it arrived%s",
 				   tl_pk(b, lostpk)->frame, drop_reason_words(tl_ev(b, rxdrop)));
-			else if (lostpk != RT_TL_NONE)
+			else if (lostpk != RT_TL_NONE && (order = rx_before_nak(c, lostpk, u->trigger, &rxev, &nakev)) == 0)
+				tx(&t, "that packet (frame %u) arrived late: the receiver's engine traced it arriving %.3f ms after "
+				       "it sent the NAK (it takes packets in turn, and this one still waited)",
+				   tl_pk(b, lostpk)->frame, ms(tl_ev(b, rxev)->raw_ns - tl_ev(b, nakev)->raw_ns));
+			else if (order == 1 && (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD))
+				tx(&t, "that packet (frame %u) reached the receiver, as its engine traced, before the NAK (frame %u) "
+				       "left: that NAK was held back by the engine that sent it (injected delay or reordering), and "
+				       "the sender acted on it when it came",
+				   tl_pk(b, lostpk)->frame, tl_pk(b, u->trigger)->frame);
+			else if (order == 1) {
+				uint32_t w = awaited_request(b, u->stream, lostpk, u->trigger);
+				tx(&t, "that packet (frame %u) reached the receiver, as its engine traced, while ", tl_pk(b, lostpk)->frame);
+				if (w != RT_TL_NONE)
+					tx(&t, "it still waited for PSN 0x%06x (frame %u, after it%s%s)", tl_pk(b, w)->psn,
+					   tl_pk(b, w)->frame, pk_held_back(b, w) ? ": held back " : "",
+					   pk_held_back(b, w) ? held_where(b, w) : "");
+				else
+					tx(&t, "it still waited for an earlier PSN");
+				tx(&t, ", and discarded it as out of sequence");
+			} else if (lostpk != RT_TL_NONE && (order != -1 || late_after == RT_TL_NONE))
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
-			else if (latepk != RT_TL_NONE)
+			else if (late_after != RT_TL_NONE) {
+				latepk = late_after;
 				tx(&t, "that packet came late: held back %s, it passed the capture point %.3f ms after the NAK "
 				       "(frame %u)",
 				   held_where(b, latepk), ms(item_t(c, tl_item_pk(b, latepk)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   tl_pk(b, latepk)->frame);
-			else if (nak_acked != RT_TL_NONE)
+			} else if (nak_acked != RT_TL_NONE)
 				tx(&t, "that packet reached it late: the receiver acknowledged it (frame %u) %.3f ms after the "
 				       "NAK, when the sender had been told to go back (held back or delayed on the way)",
 				   tl_pk(b, nak_acked)->frame,

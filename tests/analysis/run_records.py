@@ -3,6 +3,7 @@ events of one kind (`rdmatrace dump --json --kind KIND` of every trace) and
 the diagnosis (`rdmatrace diagnose --json`)."""
 import glob
 import json
+import re
 import subprocess
 
 
@@ -19,3 +20,19 @@ def trace_events(run, rt, kind):
 def diagnosis(run, rt):
     """The run's diagnose --json (its exit status says whether it found problems)."""
     return json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+
+
+def without_held_back(run, rt, findings):
+    """findings without the held_back ones (packets an engine held back that
+    reordered nothing), after checking that each names, by PSN, a packet the
+    run's engines traced as held back."""
+    held = set(e["psn"] for e in trace_events(run, rt, "packet") if e.get("held") and e["dir"] == "tx")
+    out = []
+    for x in findings:
+        if x["kind"] != "held_back":
+            out.append(x)
+            continue
+        m = re.search(r"of PSN 0x([0-9a-f]+) \(frame", x["text"])
+        assert m and int(m.group(1), 16) in held, ("held_back names no held packet", x["text"], sorted(held))
+    return out
+

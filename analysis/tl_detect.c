@@ -2388,6 +2388,30 @@ static long recv_depth(struct dctx *c, uint32_t q, uint64_t t, uint32_t req, uin
 	return posted;
 }
 
+/* Whether request o's sending engine (QP q) traced it as the resend its
+ * RNR timer made: a RETRY record with cause RNR from o's PSN just before
+ * its send (within the 16 records of its thread before it and 1 ms).  A
+ * sender busy with other work resends after an RNR NAK's timer later than
+ * the timer says, which the capture alone takes for the ACK timeout's round. */
+static bool engine_rnr_resend(struct tl_build *b, const struct tl_pk *o, uint32_t q)
+{
+	if (o->event >= tl_nev(b))
+		return false;
+	const struct tl_evrec *s = tl_ev(b, o->event);
+	if (s->ev.kind != RT_EV_PACKET || !(s->ev.flags & RT_EVF_TX) || b->ev_qp[o->event] != q)
+		return false;
+	for (uint32_t j = o->event, n = 0; j-- > 0 && n < 256;) {
+		const struct tl_evrec *r = tl_ev(b, j);
+		if (r->host != s->host || r->proc != s->proc || r->ev.tid != s->ev.tid)
+			continue;
+		if (++n > 16 || s->raw_ns - r->raw_ns > 1000000)
+			return false;
+		if (r->ev.kind == RT_EV_RETRY && b->ev_qp[j] == q && r->ev.u.retry.first_psn == o->psn)
+			return r->ev.u.retry.cause == RT_RETRY_RNR;
+	}
+	return false;
+}
+
 /* How many of the RNR NAKs for PSN psn that responder QP q sent from t0 to
  * t1 (widened by 10 ms and its host's clock uncertainty, at most 10 ms
  * more) its engine traced as made up by a fault rule (RT_RNRF_INJECTED). */
@@ -2454,7 +2478,10 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			if (!o->is_request || o->recv_qp != k->send_qp || o->send_qp != requester)
 				continue;
 			if (o->round_start && o->round_psn == k->psn && o->retrans_cause == RT_RETRY_ACK_TIMEOUT) {
-				late = (uint32_t)j;
+				if (engine_rnr_resend(b, o, requester))
+					resend = resend == RT_TL_NONE ? (uint32_t)j : resend; /* its engine says: the RNR timer's */
+				else
+					late = (uint32_t)j;
 				break;
 			}
 			if (resend == RT_TL_NONE && o->round_start && o->retrans_cause == RT_RETRY_RNR && o->round_psn == k->psn)

@@ -672,6 +672,25 @@ assert len(gbn) == 1 and "the sender'"'"'s engine dropped that NAK as it arrived
 st = [x for x in w if x["kind"] == "rnr_stall" and "dropped its RNR NAK (frame" in x["text"]]
 assert len(st) == 1 and "the sender waited" not in st[0]["text"], [x["text"] for x in w if x["kind"] == "rnr_stall"]
 assert all(x["kind"] in ("go_back_n", "rnr_stall") for x in w), [x["kind"] + ": " + x["text"] for x in w]' "$tmp/rnrdrop.json"
+# SENDs on the wire twice (every 9th) while the receiver posts its receives
+# slowly: RNR NAKs, and a sender busy with the copies' NAKs resends after an
+# RNR timer of 0.01 ms a millisecond late, which the capture alone takes for
+# the ACK timeout's round; its engine traced an RNR retry, so no stall says
+# that resend never reached the capture (a previous release: 3 of 8 stalls
+# in one run)
+UROCE_FAULTS="dup:every=9" run sendrecv "$tmp/rnrslow" >/dev/null
+check "RNR resends a busy sender made late: no stall says they never reached the capture" \
+	python3 - "$tmp/rnrslow" "$RDMATRACE" <<'PY'
+import re, sys
+sys.path.insert(0, "tests/analysis")
+from run_records import diagnosis, trace_events
+run, rt = sys.argv[1], sys.argv[2]
+rnr = set(e["first_psn"] for e in trace_events(run, rt, "retry") if e["cause"] == "rnr")
+st = [x for x in diagnosis(run, rt)["findings"] if x["kind"] == "rnr_stall"]
+for x in st:
+    m = re.search(r"its resend of PSN 0x([0-9a-f]+) after the timer is not in the capture", x["text"])
+    assert not m or int(m.group(1), 16) not in rnr, ("its engine traced that RNR retry", x["text"])
+PY
 # the last packet of a WRITE dropped by the sender's engine as it sent it,
 # then the receiver's ACK of the resend dropped by its engine as it sent it:
 # two ACK timeouts, one Go-Back-N finding that names both drops and their

@@ -1921,8 +1921,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   tl_pk(b, lostpk)->frame, drop_reason_words(tl_ev(b, rxdrop)));
 			else if (lostpk != RT_TL_NONE && (order = rx_before_nak(c, lostpk, u->trigger, &rxev, &nakev)) == 0)
 				tx(&t, "that packet (frame %u) arrived late: the receiver's engine traced it arriving %.3f ms after "
-				       "it sent the NAK (it takes packets in turn, and this one still waited)",
-				   tl_pk(b, lostpk)->frame, ms(tl_ev(b, rxev)->raw_ns - tl_ev(b, nakev)->raw_ns));
+				       "it sent the NAK (%s)",
+				   tl_pk(b, lostpk)->frame, ms(tl_ev(b, rxev)->raw_ns - tl_ev(b, nakev)->raw_ns),
+				   (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD)
+					   ? "a NAK that engine had held back, by injected delay or reordering, and made before"
+					   : "it takes packets in turn, and this one still waited");
 			else if (order == 1 && (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD))
 				tx(&t, "that packet (frame %u) reached the receiver, as its engine traced, before the NAK (frame %u) "
 				       "left: that NAK was held back by the engine that sent it (injected delay or reordering), and "

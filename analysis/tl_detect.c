@@ -4867,9 +4867,10 @@ struct held_pk {
 };
 
 /* The captured packets an engine traced as held back (RT_PKTE_HELD) that no
- * finding names yet, in capture order: those of reliable streams by the
- * engine record the linking matched to them (tl_engine_held), UC and UD
- * datagrams by their send WR's QP and PSN (their PSNs do not repeat). */
+ * finding names yet, in capture order (but a NAK PSN sequence error): those
+ * of reliable streams by the engine record the linking matched to them
+ * (tl_engine_held), UC and UD datagrams by their send WR's QP and PSN
+ * (their PSNs do not repeat). */
 static int held_uncovered(struct tl_build *b, struct tl_vec *held)
 {
 	size_t nq = b->qps.n, npk = tl_npk(b), nev = tl_nev(b);
@@ -4889,8 +4890,10 @@ static int held_uncovered(struct tl_build *b, struct tl_vec *held)
 	}
 	for (size_t i = 0; i < npk && !rc; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
-		if (k->is_cm || k->findings[0])
-			continue;
+		if (k->is_cm || k->findings[0] ||
+		    (k->aeth_type == RT_AETH_NAK && k->aeth_value == RT_NAK_PSN_SEQ_ERROR))
+			continue; /* (a NAK PSN sequence error answers a later PSN than its own, which
+				   * the capture does not name; its round's time has the hold) */
 		uint32_t q = RT_TL_NONE;
 		if (k->send_qp < nq && tl_engine_held(b, k)) {
 			q = k->send_qp;

@@ -1941,7 +1941,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else
 					tx(&t, "it still waited for an earlier PSN");
 				tx(&t, ", and discarded it as out of sequence");
-			} else if (lostpk != RT_TL_NONE && (order != -1 || late_after == RT_TL_NONE))
+			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else if (late_after != RT_TL_NONE) {
 				latepk = late_after;
@@ -4960,9 +4960,11 @@ static int held_packets(struct dctx *c)
 	for (size_t x = 0; x < held.n && !rc; x++) {
 		struct held_pk h = *TL_AT(&held, struct held_pk, x);
 		h.since = held_since(c, h.pk, h.qp, &h.what);
+		if (h.since == RT_TL_NONE)
+			continue;
 		h.t = item_t(c, tl_item_pk(b, h.pk));
-		h.t_since = h.since != RT_TL_NONE ? item_t(c, h.since) : h.t;
-		if (h.since == RT_TL_NONE || h.t < h.t_since + HELD_MIN_NS || held_overtaken(c, &h))
+		h.t_since = item_t(c, h.since);
+		if (h.t < h.t_since + HELD_MIN_NS || held_overtaken(c, &h))
 			continue;
 		*TL_AT(&held, struct held_pk, kept++) = h;
 	}

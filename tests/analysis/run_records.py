@@ -22,11 +22,17 @@ def diagnosis(run, rt):
     return json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
 
 
+def held_sends(run, rt):
+    """The packets the run's engines traced as held back by a delay or
+    reorder rule (sent with held=1)."""
+    return [e for e in trace_events(run, rt, "packet") if e.get("held") and e["dir"] == "tx"]
+
+
 def without_held_back(run, rt, findings):
     """findings without the held_back ones (packets an engine held back that
     reordered nothing), after checking that each names, by PSN, a packet the
     run's engines traced as held back."""
-    held = set(e["psn"] for e in trace_events(run, rt, "packet") if e.get("held") and e["dir"] == "tx")
+    held = set(e["psn"] for e in held_sends(run, rt))
     out = []
     for x in findings:
         if x["kind"] != "held_back":

@@ -342,9 +342,9 @@ held_once() {
 	python3 - "$1" "$RDMATRACE" "$2" <<'PY'
 import re, sys
 sys.path.insert(0, "tests/analysis")
-from run_records import diagnosis, trace_events
+from run_records import diagnosis, held_sends
 run, rt, kind = sys.argv[1], sys.argv[2], sys.argv[3]
-held = [e for e in trace_events(run, rt, "packet") if e.get("held") and e["dir"] == "tx"]
+held = held_sends(run, rt)
 assert held and all(kind in e["opcode"] for e in held), held
 f = [x for x in diagnosis(run, rt)["findings"] if x["severity"] != "info"]
 assert len(f) == len(held) and all(x["kind"] == "held_back" for x in f), [x["kind"] + ": " + x["text"] for x in f]

@@ -709,6 +709,8 @@ static void *cap_run(void *arg)
 			}
 			if (rec.ts_ns && (!b->capture_first_ns || rec.ts_ns < b->capture_first_ns))
 				b->capture_first_ns = rec.ts_ns;
+			if (rec.ts_ns > b->capture_last_ns)
+				b->capture_last_ns = rec.ts_ns;
 			if (rt_decode(NULL, rec.linktype, rec.data, rec.caplen, rec.wirelen, &p) != 1) {
 				b->nonroce_frames++;
 				continue;

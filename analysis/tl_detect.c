@@ -2982,13 +2982,32 @@ static int nak_error_finding(struct dctx *c, const struct nak_err *n, struct tex
 	return 0;
 }
 
+/* Whether captured NAK number n (of b->naks) repeats an earlier one: the
+ * same error (code and PSN) from the same responder to the same requester
+ * within a second, the NAK on the wire again (copied on the way, or sent
+ * again for a request that came again).  The error is one, told once. */
+static bool nak_told_before(struct dctx *c, size_t n)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, *TL_AT(&b->naks, uint32_t, n));
+	for (size_t x = n; x-- > 0 && n - x <= 64;) {
+		const struct tl_pk *o = tl_pk(b, *TL_AT(&b->naks, uint32_t, x));
+		if (o->aeth_type == RT_AETH_NAK && o->aeth_value == k->aeth_value && o->psn == k->psn &&
+		    o->recv_qp == k->recv_qp && o->src_ep == k->src_ep && o->dst_ep == k->dst_ep &&
+		    o->dqpn == k->dqpn && k->raw_ns >= o->raw_ns && k->raw_ns - o->raw_ns <= 1000000000ull)
+			return true;
+	}
+	return false;
+}
+
 static int nak_errors(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	for (size_t n = 0; n < b->naks.n; n++) {
 		size_t i = *TL_AT(&b->naks, uint32_t, n);
 		struct tl_pk *k = tl_pk(b, i);
-		if (k->op_class != RT_CLASS_ACK || k->aeth_type != RT_AETH_NAK || k->aeth_value == RT_NAK_PSN_SEQ_ERROR)
+		if (k->op_class != RT_CLASS_ACK || k->aeth_type != RT_AETH_NAK || k->aeth_value == RT_NAK_PSN_SEQ_ERROR ||
+		    nak_told_before(c, n))
 			continue;
 		uint32_t req = k->answer;
 		struct tl_pk *r = req != RT_TL_NONE ? tl_pk(b, req) : NULL;
@@ -6762,6 +6781,37 @@ static int unreliable_loss(struct dctx *c)
 	return rc;
 }
 
+/* The earliest capture time raw time `raw` of host h can have been: its
+ * aligned time less what the clock alignment leaves uncertain below it
+ * (0: nothing bounds it from below). */
+static uint64_t earliest_t(struct tl_build *b, uint16_t h, uint64_t raw)
+{
+	if (h == b->capture_host)
+		return raw;
+	const struct rt_tl_host *H = h < b->hosts.n ? tl_host(b, h) : NULL;
+	if (!H || H->offset_lo_ns == INT64_MIN || ((H->flags & RT_TLH_INCONSISTENT) && !(H->flags & RT_TLH_DRIFT)))
+		return 0;
+	uint64_t t = tl_align(H, raw);
+	int64_t below = H->offset_ns - H->offset_lo_ns;
+	if (below < 0)
+		below = 0;
+	return t > (uint64_t)below ? t - (uint64_t)below : 0;
+}
+
+/* The latest capture time raw time `raw` of host h can have been: its
+ * aligned time plus what the clock alignment leaves uncertain above it
+ * (UINT64_MAX: nothing bounds it from above). */
+static uint64_t latest_t(struct tl_build *b, uint16_t h, uint64_t raw)
+{
+	if (h == b->capture_host)
+		return raw;
+	const struct rt_tl_host *H = h < b->hosts.n ? tl_host(b, h) : NULL;
+	if (!H || H->offset_hi_ns == INT64_MAX || ((H->flags & RT_TLH_INCONSISTENT) && !(H->flags & RT_TLH_DRIFT)))
+		return UINT64_MAX;
+	int64_t above = H->offset_hi_ns - H->offset_ns;
+	return tl_align(H, raw) + (uint64_t)(above > 0 ? above : 0);
+}
+
 /* The messages at either end of a traced UC/UD sender's stream that never
  * reached the capture whole.  No packet on the far side of them shows a PSN
  * gap (unreliable_loss() above), yet the peer never gets them, and a program
@@ -6772,17 +6822,27 @@ static int unreliable_loss(struct dctx *c)
  *   (UC) without their message's first or last packet;
  *   the head: send WRs before the QP's first packet in the capture, posted
  *   while the capture ran, with none of their packets in it, and the WR of
- *   that first packet when it lacks its message's first packet.
- * Needs the capture to see that QP: a message of it came whole, or the WR's
- * own packets are there. */
+ *   that first packet when it lacks its message's first packet;
+ *   all of them: a QP none of whose packets is in the capture, its send WRs
+ *   that completed successfully, each posted after the capture's first frame
+ *   and completed before its last (beyond what the clock alignment leaves
+ *   uncertain), when the capture holds a packet its host sent to the host
+ *   of the QP's peer, or, the peer not known, to any host (ibv_ud_pingpong
+ *   or a SIDR-resolved UD client whose only datagram was lost: the capture
+ *   holds its CM messages and nothing else of it).
+ * Needs the capture to see that QP: a message of it came whole, the WR's
+ * own packets are there, or (all of them) the capture holds its host's
+ * packets on the way. */
 struct end_loss {
 	uint32_t first, last, n;  /* send WRs (events) that did not come whole, successfully completed */
 };
 struct tail_loss {
 	uint32_t last_seen;       /* the latest send WR (event) whose message the capture holds whole */
 	uint32_t first_pk;        /* the earliest send WR with a packet in the capture */
-	struct end_loss tail, head;
+	struct end_loss tail, head, all;
+	uint32_t path_pk;         /* all: the captured packet its host sent on the way (packet index) */
 };
+enum end_part { END_HEAD, END_TAIL, END_ALL };
 
 static bool unreliable_qp(struct tl_build *b, uint32_t q)
 {
@@ -6801,15 +6861,16 @@ static void end_loss_add(struct end_loss *g, uint32_t i)
  * middle packet shows as a PSN gap to unreliable_loss()). */
 enum { HAS_PACKET = 1, HAS_FIRST = 2, HAS_LAST = 4 };
 
-static int end_loss_finding(struct dctx *c, uint32_t q, const struct tail_loss *l, bool head, const uint8_t *ends,
-			    uint64_t t_end)
+static int end_loss_finding(struct dctx *c, uint32_t q, const struct tail_loss *l, enum end_part part,
+			    const uint8_t *ends, uint64_t t_end)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b);
-	const struct end_loss *g = head ? &l->head : &l->tail;
+	bool head = part == END_HEAD;
+	const struct end_loss *g = part == END_ALL ? &l->all : head ? &l->head : &l->tail;
 	bool ud = tl_qp(b, q)->qp_type == 4;
 	const struct rt_ev_wr *w = &tl_ev(b, g->first)->ev.u.wr;
-	uint32_t ref = head ? l->first_pk : l->last_seen;
+	uint32_t ref = part == END_ALL ? RT_TL_NONE : head ? l->first_pk : l->last_seen;
 	uint32_t seen_pk = ref == RT_TL_NONE ? RT_TL_NONE : first_link(c, ref, RT_TLL_PACKET);
 	uint32_t seen_frame = seen_pk != RT_TL_NONE && seen_pk >= nev ? tl_pk(b, seen_pk - nev)->frame : 0;
 	/* the WR of a UC message without its first or last packet */
@@ -6825,14 +6886,24 @@ static int end_loss_finding(struct dctx *c, uint32_t q, const struct tail_loss *
 					    : " before its first packet in the capture (frame %u)", seen_frame);
 	else if (seen_frame)
 		tx(&t, " after its last %s in the capture (frame %u)", ud ? "datagram" : "whole message", seen_frame);
-	if (partly && g->n > 1)
+	if (part == END_ALL) {
+		const struct tl_pk *k = tl_pk(b, l->path_pk);
+		tx(&t, ", and none of %s packets reached the capture, although the capture ran from before %s posted to "
+		       "after %s completed, and holds what ", g->n == 1 ? "its" : "their", g->n == 1 ? "it was" : "they were",
+		   g->n == 1 ? "it" : "they");
+		tx(&t, "%s sent to ", host_name(b, tl_qp(b, q)->host));
+		ep_words(b, k->dst_ep, &t);
+		tx(&t, " (frame %u, %s). ", k->frame, k->is_cm ? "a CM message" : "a RoCE packet");
+	} else if (partly && g->n > 1)
 		tx(&t, ", and none of the packets of all but the %s reached the capture, while the capture lacks the %s "
 		       "packet of its message. ", head ? "last" : "first", head || !(ends[cut] & HAS_FIRST) ? "first" : "last");
 	else
 		tx(&t, ", and %s. ", partly ? (ends[cut] & HAS_FIRST ? "the capture lacks the last packet of its message"
 								 : "the capture lacks the first packet of its message")
 			      : g->n == 1 ? "none of its packets reached the capture" : "none of their packets reached the capture");
-	if (head) {
+	if (part == END_ALL) {
+		/* the capture's span is the condition: nothing more to say */
+	} else if (head) {
 		tx(&t, "The stream went on after %s, so no PSN gap shows %s. ", g->n == 1 ? "it" : "them",
 		   g->n == 1 ? "it" : "them");
 	} else {
@@ -6844,19 +6915,106 @@ static int end_loss_finding(struct dctx *c, uint32_t q, const struct tail_loss *
 	}
 	tx(&t, "%s does not resend a lost %s and nothing tells either side: the sender's completion says success, "
 	       "and a program that waits for %s waits forever.", ud ? "UD" : "UC", ud ? "datagram" : "message",
-	   head ? "it" : "an answer to it");
+	   head ? "it" : part == END_ALL ? "it, or for an answer to it," : "an answer to it");
 	if (g->n == 1)
 		tx(&e, "send WR wr_id %" PRIu64, w->wr_id);
 	else
 		tx(&e, "send WRs wr_id %" PRIu64 " to %" PRIu64, w->wr_id, tl_ev(b, g->last)->ev.u.wr.wr_id);
 	if (seen_frame)
 		tx(&e, head ? ", first captured frame %u" : ", last captured frame %u", seen_frame);
+	if (part == END_ALL)
+		tx(&e, ", frame %u on the way from its host", tl_pk(b, l->path_pk)->frame);
 	long f = finding(b, RT_TLFK_UNRELIABLE_LOSS, RT_TLS_WARNING, item_t(c, g->first), q, 0, 0, &t, &e);
 	if (f < 0)
 		return -ENOMEM;
 	tl_finding_evidence(b, FI(b, f), g->first);
 	if (g->last != g->first)
 		tl_finding_evidence(b, FI(b, f), g->last);
+	return 0;
+}
+
+/* When the capture stopped, aligned: its latest frame of any kind (0
+ * unknown). */
+static uint64_t capture_stop(struct tl_build *b)
+{
+	uint64_t t = b->capture_last_ns;
+	return t && b->capture_host != UINT16_MAX ? tl_align(tl_host(b, b->capture_host), t) : t;
+}
+
+/* For each traced UC/UD QP the capture holds no packet of, with the QP's
+ * host known: the first captured packet its host sent to its peer's host
+ * (the peer not known: to any host), L[q].path_pk.  None when the capture
+ * holds nothing but CM messages (one cut to them shows no QP's traffic),
+ * nor for a host another QP of which completed a send whose packets the
+ * capture does not hold (a capture on another interface, or filtered). */
+static int host_paths(struct dctx *c, struct tail_loss *L)
+{
+	struct tl_build *b = c->b;
+	size_t nh = b->hosts.n, nq = b->qps.n, npk = tl_npk(b), nev = tl_nev(b);
+	if (!nh || nh > 1024)
+		return 0;
+	bool cm_only = !b->nonroce_frames;
+	for (size_t i = 0; i < npk && cm_only; i++)
+		cm_only = tl_pk(b, i)->is_cm;
+	if (cm_only)
+		return 0;
+	/* first packet per (source host, destination host), the last column any destination */
+	uint32_t *pair = malloc(nh * (nh + 1) * sizeof(*pair));
+	if (!pair)
+		return -ENOMEM;
+	for (size_t i = 0; i < nh * (nh + 1); i++)
+		pair[i] = RT_TL_NONE;
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		const struct tl_ep *s = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+		const struct tl_ep *d = k->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->dst_ep) : NULL;
+		if (!s || s->host >= nh)
+			continue;
+		uint32_t *row = &pair[s->host * (nh + 1)];
+		if (row[nh] == RT_TL_NONE)
+			row[nh] = (uint32_t)i;
+		if (d && d->host < nh && row[d->host] == RT_TL_NONE)
+			row[d->host] = (uint32_t)i;
+	}
+	for (size_t q = 0; q < nq; q++) {
+		const struct rt_tl_qp *Q = tl_qp(b, q);
+		if (!unreliable_qp(b, (uint32_t)q) || Q->host >= nh)
+			continue;
+		uint32_t peer_host = Q->peer < nq ? tl_qp(b, Q->peer)->host : UINT16_MAX;
+		if (Q->peer < nq && peer_host >= nh)
+			continue; /* a peer on a host of its own not known: where it sent is not known */
+		L[q].path_pk = pair[Q->host * (nh + 1) + (peer_host < nh ? peer_host : nh)];
+	}
+	free(pair);
+	bool any = false;
+	for (size_t q = 0; q < nq && !any; q++)
+		any = L[q].path_pk != RT_TL_NONE;
+	for (size_t i = 0; i < nev && any; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint32_t o = b->ev_qp[i];
+		if (e->ev.kind != RT_EV_COMPLETION || e->ev.u.wc.status != 0 || e->ev.u.wc.opcode >= 128 || o >= nq ||
+		    !qp_uncaptured(c, o))
+			continue; /* a successful send completion of a QP the capture holds nothing of */
+		for (size_t q = 0; q < nq; q++)
+			if (q != o && L[q].path_pk != RT_TL_NONE && tl_qp(b, q)->host == tl_qp(b, o)->host)
+				L[q].path_pk = RT_TL_NONE;
+	}
+	/* a UC/UD packet from that host the linking tied to no WR may be one of
+	 * the QP's (its PSN not the predicted one): then nothing is told */
+	for (size_t i = 0; i < npk; i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		const struct tl_ep *s = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+		if (k->wr < tl_nev(b) || !s || s->host >= nh || !unreliable_data(k->opcode, k->dqpn))
+			continue;
+		bool ud = rt_opcode_transport(k->opcode) == RT_TRANSPORT_UD;
+		for (size_t q = 0; q < nq; q++) {
+			const struct rt_tl_qp *Q = tl_qp(b, q);
+			if (L[q].path_pk == RT_TL_NONE || Q->host != s->host || Q->qp_type != (ud ? 4 : 3))
+				continue;
+			if (ud ? k->src_qp == Q->qpn : !Q->peer_qpn || k->dqpn == Q->peer_qpn)
+				L[q].path_pk = RT_TL_NONE;
+		}
+	}
 	return 0;
 }
 
@@ -6889,8 +7047,13 @@ static int unreliable_tail_loss(struct dctx *c)
 			ends[k->wr] |= HAS_LAST;
 	}
 	for (size_t q = 0; q < nq; q++)
-		L[q].last_seen = L[q].first_pk = RT_TL_NONE;
-	uint64_t t_start = capture_start(b);
+		L[q].last_seen = L[q].first_pk = L[q].path_pk = RT_TL_NONE;
+	uint64_t t_start = capture_start(b), t_stop = capture_stop(b);
+	if (host_paths(c, L) < 0) {
+		free(ends);
+		free(L);
+		return -ENOMEM;
+	}
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < nev; i++) {
 			const struct tl_evrec *e = tl_ev(b, i);
@@ -6908,11 +7071,18 @@ static int unreliable_tail_loss(struct dctx *c)
 					L[q].first_pk = (uint32_t)i;
 				continue;
 			}
-			if (seen || L[q].first_pk == RT_TL_NONE)
+			if (seen || (L[q].first_pk == RT_TL_NONE && L[q].path_pk == RT_TL_NONE))
 				continue; /* came whole, or the capture does not see this QP */
 			uint32_t cp = first_link(c, (uint32_t)i, RT_TLL_COMPLETION);
 			if (cp >= nev || tl_ev(b, cp)->ev.kind != RT_EV_COMPLETION || tl_ev(b, cp)->ev.u.wc.status != 0)
 				continue; /* not known to have left */
+			if (L[q].first_pk == RT_TL_NONE) {
+				uint64_t posted = earliest_t(b, e->host, e->raw_ns);
+				uint64_t done = latest_t(b, tl_ev(b, cp)->host, tl_ev(b, cp)->raw_ns);
+				if (t_start && posted >= t_start && done <= t_stop)
+					end_loss_add(&L[q].all, (uint32_t)i);
+				continue;
+			}
 			/* after the last whole message (or, with none, from the first
 			 * packet on: a WR before it without packets is the head's) */
 			if (L[q].last_seen != RT_TL_NONE ? i > L[q].last_seen : partly) {
@@ -6927,9 +7097,11 @@ static int unreliable_tail_loss(struct dctx *c)
 	int rc = 0;
 	for (size_t q = 0; q < nq && !rc; q++) {
 		if (L[q].head.n)
-			rc = end_loss_finding(c, (uint32_t)q, &L[q], true, ends, t_end);
+			rc = end_loss_finding(c, (uint32_t)q, &L[q], END_HEAD, ends, t_end);
 		if (L[q].tail.n && !rc)
-			rc = end_loss_finding(c, (uint32_t)q, &L[q], false, ends, t_end);
+			rc = end_loss_finding(c, (uint32_t)q, &L[q], END_TAIL, ends, t_end);
+		if (L[q].all.n && !rc)
+			rc = end_loss_finding(c, (uint32_t)q, &L[q], END_ALL, ends, t_end);
 	}
 	free(ends);
 	free(L);
@@ -6985,23 +7157,6 @@ struct recv_witness {
 	uint32_t counter;         /* the counter record or end record (event); RT_TL_NONE: the completions */
 	bool at_exit;
 };
-
-/* The earliest capture time raw time `raw` of host h can have been: its
- * aligned time less what the clock alignment leaves uncertain below it
- * (0: nothing bounds it from below). */
-static uint64_t earliest_t(struct tl_build *b, uint16_t h, uint64_t raw)
-{
-	if (h == b->capture_host)
-		return raw;
-	const struct rt_tl_host *H = h < b->hosts.n ? tl_host(b, h) : NULL;
-	if (!H || H->offset_lo_ns == INT64_MIN || ((H->flags & RT_TLH_INCONSISTENT) && !(H->flags & RT_TLH_DRIFT)))
-		return 0;
-	uint64_t t = tl_align(H, raw);
-	int64_t below = H->offset_ns - H->offset_lo_ns;
-	if (below < 0)
-		below = 0;
-	return t > (uint64_t)below ? t - (uint64_t)below : 0;
-}
 
 static int recv_drops_add(struct recv_drops *r, uint64_t t, bool after_broken)
 {

@@ -296,6 +296,7 @@ struct tl_build {
 	uint64_t unreadable_mads; /* MADs on QP 1 cut short by the snap length */
 	uint64_t unreliable_pkts; /* captured UC and UD packets (not to QP 1): the UC/UD detectors' work */
 	uint64_t capture_first_ns;/* raw time of the capture's earliest frame of any kind, 0 none */
+	uint64_t capture_last_ns; /* raw time of its latest frame of any kind, 0 none */
 	struct tl_stats_job *stats; /* the per-QP statistics while they run (tl_stats.c) */
 	struct tl_prefault *prefault; /* memory for tl_finish being faulted in (tl_prefault.c) */
 	void (*prefault_after)(void *); /* what the prefault thread waits for before it starts, NULL nothing */

@@ -52,6 +52,7 @@ struct sim_fault {
 	int lose_resend_before;   /* packet index whose first resend is lost before the capture point too, -1 none */
 	int peer_dead;            /* nothing ever reaches B */
 	int bad_rkey;             /* B answers NAK remote access error */
+	int nak_error_twice;      /* the network copies B's NAK error: the capture holds it twice */
 	int64_t rnr_post_after_ns;/* SEND with no receive posted: B posts one this long after the first RNR NAK (-1 never) */
 	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
 	int lose_nak_after;       /* B's first NAK or RNR NAK is lost after the capture point: A's ACK timer goes off */
@@ -530,6 +531,10 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			resp.dqpn = s->c.qpn_a;
 			if (!ack_lost)
 				sim_wire(s, tb_resp + L, 0, &resp);
+			if (f->nak_error_twice && type == RT_AETH_NAK && val != RT_NAK_PSN_SEQ_ERROR) {
+				struct synth copy = resp;
+				sim_wire(s, tb_resp + L + 20000, 0, &copy);
+			}
 			if (seq_behind) {
 				struct synth q = resp;
 				q.syndrome = rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR);

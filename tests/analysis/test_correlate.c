@@ -877,6 +877,10 @@ static void test_rnr_then_seq_nak(void)
 	rt_timeline_free(tl);
 }
 
+static void check_bad_rkey(struct rt_timeline *tl);
+
+/* A WRITE with a bad rkey: one NAK error finding, also when the network
+ * copied the NAK (the error is told once; the copy is a duplicate). */
 static void test_bad_rkey(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -885,6 +889,28 @@ static void test_bad_rkey(void)
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
+	check_bad_rkey(tl);
+	rt_timeline_free(tl);
+	f.nak_error_twice = 1;
+	tl = fault_run("bad-rkey-nak-twice", 0, &f, 2, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned kinds[32] = {0}, naks = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		printf("#   F%u %s: %s\n", F->id, rt_tl_finding_kind_name(F->kind), rt_tl_str(tl, F->text));
+		naks += F->kind == RT_TLFK_NAK_ERROR;
+		if (F->kind < 32)
+			kinds[F->kind]++;
+	}
+	CHECK_EQ_U(naks, 1);
+	CHECK_EQ_U(kinds[RT_TLFK_DUPLICATE], 1);
+	rt_timeline_free(tl);
+}
+
+static void check_bad_rkey(struct rt_timeline *tl)
+{
 	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_NAK_ERROR);
 	if (F) {
 		const char *t = rt_tl_str(tl, F->text);
@@ -893,7 +919,6 @@ static void test_bad_rkey(void)
 		CHECK(contains(t, "REM_ACCESS_ERR"));
 		CHECK(contains(t, "2 outstanding WRs completed with WR_FLUSH_ERR"));
 	}
-	rt_timeline_free(tl);
 }
 
 /* A remote access error explained from the responder's own records (B's
@@ -2345,6 +2370,10 @@ enum ud_drop {
 	UD_DROP_LAST_OTHERS,   /* the same, but the device counted 10 receives (another QP's too) */
 	UD_DROP_LAST_GONE,     /* the same as counted, but B destroyed its QP before the last one came */
 	UD_DROP_LAST_PORTS,    /* the same as counted, but the device has two ports: which one counts the QP? */
+	UD_LOST_ALL,           /* every datagram lost before the capture point; A disconnects after (DREQ) */
+	UD_LOST_ALL_UNLINKED,  /* the same, but the datagrams are captured with PSNs A's WRs did not predict */
+	UD_LOST_ALL_STOPPED,   /* the same as all lost, but the capture's last frame is before the sends */
+	UD_LOST_ALL_CM_ONLY,   /* the same as all lost, but the capture holds only CM messages (cut to them) */
 };
 
 /* rdma_recvs of B's device at time t (a sample, or just before its exit). */
@@ -2365,6 +2394,11 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 	struct sim_cfg cfg = {.t0 = 1795312000000000000ull, .off_a = 0, .off_b = 3000000, .qpn_a = 0x11, .qpn_b = 0x12,
 			      .psn_a = 100, .psn_b = 500, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .psn_valid = 1};
 	CHECK_EQ_U(sim_open(&s, dir, &cfg), 0);
+	if (drop >= UD_LOST_ALL && drop != UD_LOST_ALL_CM_ONLY) {
+		/* an RDMA WRITE on the RC connection first: the capture holds more than CM messages */
+		struct sim_fault nf = SIM_NOFAULT;
+		CHECK_EQ_U(sim_wr(&s, 1, 0, 1024, 1, &nf), 0);
+	}
 	const uint32_t uqa = 0x40, uqb = 0x41;
 	for (int h = 0; h < 2; h++) {
 		struct rt_event e = sim_ev(&s, h, s.now, RT_EV_QP_CREATE, h ? uqb : uqa);
@@ -2391,7 +2425,7 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 		j.u.cm.cm_id = 8 + (uint32_t)g;
 		sim_emit(&s, 1, &j);
 	}
-	bool counted = drop >= UD_DROP_LAST_COUNTED;
+	bool counted = drop >= UD_DROP_LAST_COUNTED && drop <= UD_DROP_LAST_PORTS;
 	if (counted) /* the first sample: when B's program opened the device */
 		emit_recv_counter(&s, drop == UD_DROP_LAST_LATE ? t + 1500 : t - 5000, 1000, 1);
 
@@ -2423,7 +2457,11 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 		p.payload = payload;
 		p.payload_len = sizeof(payload);
 		p.sport = rt_rxe_udp_sport(uqa);
-		if (multicast)
+		if (drop == UD_LOST_ALL_UNLINKED)
+			p.psn += 1000;
+		if (drop == UD_LOST_ALL || drop == UD_LOST_ALL_STOPPED || drop == UD_LOST_ALL_CM_ONLY)
+			; /* lost before the capture point */
+		else if (multicast)
 			sim_wire_to(&s, t + 5000, 1, &p, group);
 		else
 			sim_wire(&s, t + 5000, 1, &p);
@@ -2437,6 +2475,8 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 			d.u.qp_create.qp_type = 4;
 			sim_emit(&s, 1, &d);
 		}
+		if (drop >= UD_LOST_ALL)
+			continue; /* never reached B (or, unlinked, as if B had stopped receiving) */
 		if ((drop == UD_DROP_MIDDLE && i == 4) || (drop >= UD_DROP_LAST && i == 9))
 			continue; /* B's receive queue is empty: the datagram is dropped */
 		struct rt_event rc = sim_ev(&s, 1, t + 20000, RT_EV_COMPLETION, uqb);
@@ -2462,7 +2502,9 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 		sim_emit(&s, 1, &pe);
 		t += 900000000;
 	}
-	s.now = t + 100000;
+	if (drop == UD_LOST_ALL || drop == UD_LOST_ALL_UNLINKED || drop == UD_LOST_ALL_CM_ONLY)
+		sim_cm(&s, t + 200000, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
+	s.now = t + 300000;
 	CHECK_EQ_U(sim_close(&s), 0);
 }
 
@@ -2501,6 +2543,40 @@ static void test_ud_receiver_drop(void)
 		bool found = drop == UD_DROP_MIDDLE || drop == UD_DROP_LAST_COUNTED;
 		CHECK_EQ_U(n, found ? 1u : 0u);
 		CHECK_EQ_U(problems(tl, NULL), found ? 1u : 0u);
+		rt_timeline_free(tl);
+	}
+}
+
+/* A UD sender none of whose datagrams is in the capture, which ran from
+ * before its first send to after its last (A's disconnect request) and
+ * holds A's packets to B (an RDMA WRITE before): its completed sends were
+ * lost before the capture point.  Not when the capture holds UD datagrams of
+ * that QP the linking tied to no WR, nor when it stopped before the sends,
+ * nor when it holds only CM messages. */
+static void test_ud_lost_unseen(void)
+{
+	static const char *const names[] = {"ud-lost-all", "ud-lost-unlinked", "ud-lost-stopped", "ud-lost-cm-only"};
+	for (int v = 0; v < 4; v++) {
+		const char *dir = rundir(names[v]);
+		write_ud_run(dir, (enum ud_drop)(UD_LOST_ALL + v), 0);
+		struct rt_timeline *tl = correlate(dir);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned n = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+			const char *text = rt_tl_str(tl, f->text);
+			if (f->severity >= RT_TLS_WARNING)
+				printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), text);
+			n += f->kind == RT_TLFK_UNRELIABLE_LOSS &&
+			     strstr(text, "UD datagrams lost before the capture point: QP 0x000040 on ") &&
+			     strstr(text, " completed 10 send WRs (the first wr_id 1000, PSN 0x001b58), and none of their "
+					  "packets reached the capture, although the capture ran from before they were "
+					  "posted to after they completed, and holds what ") &&
+			     strstr(text, " (frame 1, a CM message)") && f->ev_count == 2;
+		}
+		CHECK_EQ_U(n, v == 0 ? 1u : 0u);
 		rt_timeline_free(tl);
 	}
 }
@@ -2584,6 +2660,7 @@ int main(void)
 	RUN(test_read_pipeline_nak);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);
+	RUN(test_ud_lost_unseen);
 	RUN(test_ud_multicast);
 	RUN(test_exports);
 	RUN(test_capture_drops);

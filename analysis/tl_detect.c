@@ -1883,7 +1883,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		/* a READ response gap costs from the lost response (or the one that showed
 		 * the gap) to the response that brought its data again */
 		uint64_t t_prev = captured ? item_t(c, tl_item_pk(b, u->prev)) : 0; /* the transmission it repeats */
+		/* a gap after the transmission it repeats: a later round (after an RNR
+		 * NAK, say) skipped the PSN, and the loss began there */
+		bool gap_later = gp != RT_TL_NONE && (!captured || gp > u->prev);
 		uint64_t t_from = rgap ? item_t(c, tl_item_pk(b, rlost != RT_TL_NONE ? rlost : u->trigger))
+				  : gap_later ? item_t(c, tl_item_pk(b, gp))
 				  : captured ? t_prev
 				  : gp != RT_TL_NONE ? item_t(c, tl_item_pk(b, gp))
 				  : since != RT_TL_NONE ? item_t(c, since) : t_first;

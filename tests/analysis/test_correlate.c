@@ -879,6 +879,38 @@ static void test_rnr_then_seq_nak(void)
 
 static void check_bad_rkey(struct rt_timeline *tl);
 
+/* After an RNR stall the sender resends the SEND from its first packet, and
+ * that round's resend of the second packet is lost before the capture
+ * point: the NAK PSN sequence error's Go-Back-N costs from that round's gap
+ * on, well under a millisecond, not from the packet's first transmission
+ * before the RNR wait (1.28 ms earlier), which is the stall's time. */
+static void test_rnr_then_resend_lost(void)
+{
+	struct sim_cfg c = base_cfg();
+	c.min_rnr_timer_b = 14; /* 1.28 ms */
+	c.mtu = 512;            /* the 2048-byte SEND is 4 packets */
+	struct sim_fault f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 500000;
+	f.rnr_seq_nak = 1;
+	f.lose_resend_before = 1;
+	struct rt_timeline *tl = fault_run("rnr-resend-lost", 2, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned stalls = 0, gbn = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		printf("#   F%u %s (%.3f ms): %s\n", F->id, rt_tl_finding_kind_name(F->kind), F->time_lost_ns / 1e6,
+		       rt_tl_str(tl, F->text));
+		stalls += F->kind == RT_TLFK_RNR_STALL && F->time_lost_ns >= 1280000;
+		gbn += F->kind == RT_TLFK_GO_BACK_N && contains(rt_tl_str(tl, F->text), "lost before the capture point") &&
+		       F->time_lost_ns > 0 && F->time_lost_ns < 1000000;
+	}
+	CHECK_EQ_U(stalls, 1);
+	CHECK_EQ_U(gbn, 1);
+	rt_timeline_free(tl);
+}
+
 /* A WRITE with a bad rkey: one NAK error finding, also when the network
  * copied the NAK (the error is told once; the copy is a duplicate). */
 static void test_bad_rkey(void)
@@ -2644,6 +2676,7 @@ int main(void)
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_rnr_then_seq_nak);
 	RUN(test_bad_rkey);
+	RUN(test_rnr_then_resend_lost);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

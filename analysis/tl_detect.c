@@ -4307,6 +4307,26 @@ static void list_evidence(struct tl_build *b, long f, const struct tl_vec *list,
 	}
 }
 
+/* The latest NAK or RNR NAK from the receiver of copy k to its sender that
+ * was captured after the request k repeats (o), or before it by less than
+ * half the ACK timeout, naming k's PSN or an earlier one: a NAK the sender
+ * may still have owed a resend for when the copy came.  RT_TL_NONE none. */
+static uint32_t nak_pending_at_copy(struct tl_build *b, const struct tl_pk *k, const struct tl_pk *o)
+{
+	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
+	uint32_t found = RT_TL_NONE;
+	for (size_t x = 0; x < b->naks.n; x++) {
+		const struct tl_pk *n = tl_pk(b, *TL_AT(&b->naks, uint32_t, x));
+		if (n->raw_ns > k->raw_ns)
+			break;
+		if (n->recv_qp == k->send_qp && n->send_qp == k->recv_qp && n->raw_ns + half >= o->raw_ns &&
+		    rt_psn_diff(n->psn, k->psn) <= 0 &&
+		    (n->aeth_type == RT_AETH_RNR_NAK || (n->aeth_type == RT_AETH_NAK && n->aeth_value == RT_NAK_PSN_SEQ_ERROR)))
+			found = *TL_AT(&b->naks, uint32_t, x);
+	}
+	return found;
+}
+
 /* One finding per stream (receiving QP) with copies (b->copies, tl_link.c wire_copy):
  * no time lost, but something on the way sends frames twice. */
 static int wire_copies(struct dctx *c)
@@ -4330,9 +4350,16 @@ static int wire_copies(struct dctx *c)
 		tx(&t, " to ");
 		qp_name(b, (uint32_t)q, &t);
 		tx(&t, " %s on the wire twice: frame %u repeats frame %u (%s, PSN 0x%06x, %.3f ms later). Nothing made the "
-		       "sender resend %s: %s",
+		       "sender resend %s: ",
 		   count[q] == 1 ? "was" : "were", k->frame, o->frame, op ? op->name : "request", k->psn,
-		   (double)(k->raw_ns - o->raw_ns) / 1e6, count[q] == 1 ? "it" : "them", k->late ? "" : "no NAK came, ");
+		   (double)(k->raw_ns - o->raw_ns) / 1e6, count[q] == 1 ? "it" : "them");
+		uint32_t pend = !k->late && k->same_datagram ? nak_pending_at_copy(b, k, o) : RT_TL_NONE;
+		if (pend != RT_TL_NONE)
+			tx(&t, "the %s in frame %u asked for a resend from PSN 0x%06x, which goes out as new datagrams, ",
+			   tl_pk(b, pend)->aeth_type == RT_AETH_RNR_NAK ? "RNR NAK" : "NAK", tl_pk(b, pend)->frame,
+			   tl_pk(b, pend)->psn);
+		else if (!k->late)
+			tx(&t, "no NAK came, ");
 		if (!k->before_timer && !k->late)
 			tx(&t, "its local ACK timeout was far from over, and ");
 		if (k->late)

@@ -1751,15 +1751,18 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 	    o->wirelen != k->wirelen || o->dqpn != k->dqpn || o->icrc != k->icrc)
 		return false;
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
-	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half || S->last_nak_ns >= o->raw_ns ||
-	    S->last_nak != RT_TL_NONE)
-		return false; /* (a NAK from before it still pending: it was late, and this its resend) */
+	if (!half || k->raw_ns < o->raw_ns || k->raw_ns - o->raw_ns >= half)
+		return false;
 	if (engine_resent(b, o, k))
 		return false;
+	/* the very datagram again, also while a NAK is pending (netem's
+	 * duplicate after an RNR NAK: a resend would be a new datagram) */
 	if (same_datagram(b, S, o, k)) {
 		k->same_datagram = true;
 		return true;
 	}
+	if (S->last_nak_ns >= o->raw_ns || S->last_nak != RT_TL_NONE)
+		return false; /* (a NAK from before it still pending: it was late, and this its resend) */
 	/* what the capture tells first (its words need no traces), then the engine */
 	if (!b->capture_dropped) {
 		if (S->have_ack && S->acked_u + 1 < pu)

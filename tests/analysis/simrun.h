@@ -42,6 +42,9 @@ struct sim_cfg {
 				   * SoftRoCE does); else all are 0 */
 	int64_t step_a_ns;        /* A's wall clock is set this much halfway through its records (its
 				   * tracer's clock points: one at its first record, one at the step) */
+	int time_order;           /* the capture holds the frames in time order, as a capture point
+				   * sees them (else in the order the simulation makes them: a round's
+				   * requests before the answers to them) */
 };
 
 struct sim_fault {
@@ -91,7 +94,23 @@ struct sim {
 	uint32_t mr_rkey;
 	uint64_t mr_va;
 	uint16_t ip_id_a;         /* A's latest IPv4 identification (sim_cfg.ip_ids) */
+	struct sim_frame *frames; /* sim_cfg.time_order: the frames, written sorted at sim_close */
+	size_t nframes, frames_cap;
 };
+
+struct sim_frame {
+	uint64_t t, order;
+	uint32_t len;
+	uint8_t *bytes;
+};
+
+static inline int sim_frame_cmp(const void *a, const void *b)
+{
+	const struct sim_frame *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
 
 static inline void sim_push(struct sim_evbuf *b, const struct rt_event *e)
 {
@@ -148,8 +167,22 @@ static inline void sim_wire_to(struct sim *s, uint64_t t, int a_to_b, struct syn
 	uint8_t frame[8192];
 	size_t n = synth_build(p, frame);
 	s->packets++;
-	if (!s->c.no_capture)
+	if (s->c.no_capture)
+		return;
+	if (!s->c.time_order) {
 		synth_pcap_add(s->pcap, t, frame, (uint32_t)n, (uint32_t)n);
+		return;
+	}
+	if (s->nframes == s->frames_cap) {
+		s->frames_cap = s->frames_cap ? s->frames_cap * 2 : 256;
+		s->frames = realloc(s->frames, s->frames_cap * sizeof(*s->frames));
+	}
+	struct sim_frame *f = &s->frames[s->nframes];
+	f->t = t;
+	f->order = s->nframes++;
+	f->len = (uint32_t)n;
+	f->bytes = malloc(n);
+	memcpy(f->bytes, frame, n);
 }
 
 /* A MAD on QP 1 between A and B. */
@@ -645,6 +678,14 @@ static inline int sim_write_trace(struct sim *s, int host_b)
 static inline int sim_close(struct sim *s)
 {
 	int rc = 0;
+	if (s->nframes)
+		qsort(s->frames, s->nframes, sizeof(*s->frames), sim_frame_cmp);
+	for (size_t i = 0; i < s->nframes; i++) {
+		if (s->pcap)
+			synth_pcap_add(s->pcap, s->frames[i].t, s->frames[i].bytes, s->frames[i].len, s->frames[i].len);
+		free(s->frames[i].bytes);
+	}
+	free(s->frames);
 	if (s->pcap && fclose(s->pcap))
 		rc = -EIO;
 	s->pcap = NULL;

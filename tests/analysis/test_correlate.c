@@ -879,6 +879,49 @@ static void test_rnr_then_seq_nak(void)
 
 static void check_bad_rkey(struct rt_timeline *tl);
 
+/* The network copies a packet of a SEND after B answered its first packet
+ * with an RNR NAK (still pending when the copy passes the capture point):
+ * the same IPv4 datagram again is a copy, not the resend the NAK asks for.
+ * One RNR stall, whose resend is the NAKed PSN's, one duplicate, no
+ * Go-Back-N. */
+static void test_copy_during_rnr(void)
+{
+	struct sim_cfg c = base_cfg();
+	c.min_rnr_timer_b = 14; /* 1.28 ms */
+	c.mtu = 256;            /* the 2048-byte SEND is 8 packets */
+	c.link_ns = 1000;       /* the RNR NAK passes before the 7th packet */
+	c.ip_ids = 1;
+	c.time_order = 1;
+	struct sim_fault f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 500000;
+	f.rnr_seq_nak = 1;
+	f.dup_on_wire = 6;
+	struct rt_timeline *tl = fault_run("copy-during-rnr", 2, &f, 0, &c);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned kinds[32] = {0}, resend_named = 0, copy_told = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		printf("#   F%u %s: %s | %s\n", F->id, rt_tl_finding_kind_name(F->kind), rt_tl_str(tl, F->text),
+		       rt_tl_str(tl, F->evidence));
+		if (F->kind < 32)
+			kinds[F->kind]++;
+		resend_named += F->kind == RT_TLFK_RNR_STALL && !strstr(rt_tl_str(tl, F->text), "not in the capture");
+		copy_told += F->kind == RT_TLFK_DUPLICATE &&
+			     strstr(rt_tl_str(tl, F->text), "Nothing made the sender resend it: the ") &&
+			     strstr(rt_tl_str(tl, F->text), "NAK in frame ") &&
+			     strstr(rt_tl_str(tl, F->text), "which goes out as new datagrams, ") &&
+			     strstr(rt_tl_str(tl, F->text), "the copy is the same IPv4 datagram");
+	}
+	CHECK_EQ_U(kinds[RT_TLFK_RNR_STALL], 1);
+	CHECK_EQ_U(resend_named, 1);
+	CHECK_EQ_U(kinds[RT_TLFK_DUPLICATE], 1);
+	CHECK_EQ_U(copy_told, 1);
+	CHECK_EQ_U(kinds[RT_TLFK_GO_BACK_N], 0);
+	rt_timeline_free(tl);
+}
+
 /* After an RNR stall the sender resends the SEND from its first packet, and
  * that round's resend of the second packet is lost before the capture
  * point: the NAK PSN sequence error's Go-Back-N costs from that round's gap
@@ -2677,6 +2720,7 @@ int main(void)
 	RUN(test_rnr_then_seq_nak);
 	RUN(test_bad_rkey);
 	RUN(test_rnr_then_resend_lost);
+	RUN(test_copy_during_rnr);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

@@ -60,6 +60,8 @@ const struct rt_command rt_cmd_lab = {
 		 "  --size BYTES     message or transfer size\n"
 		 "  --count N        messages, batches or operations\n"
 		 "  --loss PCT       inject this much random packet loss\n"
+		 "  --netem \"OPTS\"   vm backend: raw netem options on each VM's egress instead\n"
+		 "                   of --loss (\"delay 1ms reorder 25%\", \"duplicate 5%\")\n"
 		 "  --seed N         seed for data patterns and injected faults (default 1)\n"
 		 "  --timeout S      give up after S seconds\n"
 		 "  --no-capture     do not capture packets\n"

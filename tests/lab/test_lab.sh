@@ -61,6 +61,8 @@ check "... and left alone" grep -q precious "$T/notarun/file"
 check_fails "unknown scenario" "$RDMATRACE" lab no-such-scenario -o "$T/x"
 check "unknown scenario says so" bash -c "'$RDMATRACE' lab no-such-scenario 2>&1 | grep -q \"unknown scenario 'no-such-scenario'\""
 check_fails "unknown backend" "$RDMATRACE" lab minimal --backend nowhere -o "$T/x"
+check "--netem is for the vm backend, and says so" bash -c "! '$RDMATRACE' lab minimal --netem 'duplicate 5%' -o '$T/x' >'$T/netem.out' 2>&1 && grep -q -- '--netem is for the vm backend' '$T/netem.out'"
+check "--netem with --loss is refused, and says so" bash -c "! '$RDMATRACE' lab minimal --backend vm --netem 'duplicate 5%' --loss 3 -o '$T/x' >'$T/netem2.out' 2>&1 && grep -q -- '--netem and --loss together' '$T/netem2.out'"
 check_fails "a non-number option" "$RDMATRACE" lab minimal --count lots -o "$T/x"
 timeout 60 "$RDMATRACE" lab minimal -o "$T/dies" -- --size not-a-size >"$T/dies.out" 2>&1
 rc=$?

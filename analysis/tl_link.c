@@ -1409,8 +1409,10 @@ static bool late_run(struct tl_build *b, size_t i, uint32_t on)
  * or two before the capture skips a little forward), 3 when neither and
  * one goes back below i's PSN, 5 when the PSN after it comes after others,
  * -1 none of these, -2 when no request follows (none with a bad ICRC
- * either); 2 also when i starts a late run (late_run). */
-static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t soon)
+ * either); 2 also when i starts a late run (late_run).  With `ids` (the
+ * sender gives each datagram a new IPv4 identification), the very datagram
+ * i is again (a copy made on the way) is not a request of its own. */
+static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t soon, bool ids)
 {
 	const struct tl_pk *k = tl_pk(b, i);
 	size_t npk = tl_npk(b);
@@ -1427,6 +1429,9 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 			damaged++; /* its PSN may be damaged too */
 			continue;
 		}
+		if (ids && o->psn == k->psn && o->ip_id == k->ip_id && o->opcode == k->opcode &&
+		    o->wirelen == k->wirelen)
+			continue; /* i's copy */
 		if (o->psn == k->psn)
 			return o->raw_ns - k->raw_ns < soon ? 1 : -1;
 		if (o->psn == rt_psn_add(k->psn, 1))
@@ -1559,6 +1564,8 @@ bool tl_engine_held(struct tl_build *b, const struct tl_pk *k)
  * capture reports no drops.  Always when its sending engine traced it as
  * held back (tl_engine_held); never when that engine traced it as a resend
  * of a PSN no earlier transmission of which reached the capture. */
+static bool ids_tell_datagrams(struct tl_build *b, const struct stream *S, const struct tl_pk *k);
+
 static bool stray_request(struct tl_build *b, const struct stream *S, const struct tl_pk *k, size_t i, uint64_t pu,
 			  uint32_t lt)
 {
@@ -1575,7 +1582,7 @@ static bool stray_request(struct tl_build *b, const struct stream *S, const stru
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
 	if (!half || k->raw_ns - S->last_sent_ns >= half)
 		return false; /* after the stream was silent that long: the ACK timer's round */
-	int next = next_stream_psn(b, i, rt_psn_add(S->last_sent, 1), half);
+	int next = next_stream_psn(b, i, rt_psn_add(S->last_sent, 1), half, ids_tell_datagrams(b, S, k));
 	bool back = rt_psn_diff(k->psn, S->last_sent) < 0;
 	const struct tl_pk *r = S->last_round != RT_TL_NONE ? tl_pk(b, S->last_round) : NULL;
 	if (r && r->retrans_cause == RT_RETRY_NAK_SEQ && r->trigger != RT_TL_NONE && tl_pk(b, r->trigger)->psn == r->psn &&

@@ -65,6 +65,8 @@ struct sim_fault {
 				   * (opcode 0: an error completion's opcode is undefined), as rxe does */
 	int dup_on_wire;          /* packet index (first transmission, not the last) that the network
 				   * sends twice: the capture holds both, B discards the copy, -1 none */
+	int dup_first_resend;     /* the network copies the first packet of the second round (the resend
+				   * after a NAK or an RNR wait): the capture holds it twice */
 	int dup_resent;           /* with engine_pkts: A's engine traces that copy as a resend after a
 				   * retry of its own (as uroce asks for a READ again at once), not as
 				   * the same transmission sent twice */
@@ -459,6 +461,8 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				de.u.pkt.drop_reason = (uint8_t)f->lose_after_reason;
 				sim_emit(s, 1, &de);
 			}
+			if (!lost_before && second_round && i == start && f->dup_first_resend)
+				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
 			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
 				if (s->c.engine_pkts && f->dup_resent) { /* a retry, then the resend */

@@ -878,13 +878,22 @@ static void test_rnr_then_seq_nak(void)
 }
 
 static void check_bad_rkey(struct rt_timeline *tl);
+static void check_copy_during_rnr(int copy_resend);
 
 /* The network copies a packet of a SEND after B answered its first packet
  * with an RNR NAK (still pending when the copy passes the capture point):
  * the same IPv4 datagram again is a copy, not the resend the NAK asks for.
- * One RNR stall, whose resend is the NAKed PSN's, one duplicate, no
- * Go-Back-N. */
+ * Then (second pass) it copies the resend after the RNR wait instead: the
+ * copy right after it does not make that resend a packet held back on the
+ * way.  One RNR stall, whose resend is the NAKed PSN's, one duplicate, no
+ * Go-Back-N, nothing out of sequence. */
 static void test_copy_during_rnr(void)
+{
+	for (int pass = 0; pass < 2; pass++)
+		check_copy_during_rnr(pass);
+}
+
+static void check_copy_during_rnr(int copy_resend)
 {
 	struct sim_cfg c = base_cfg();
 	c.min_rnr_timer_b = 14; /* 1.28 ms */
@@ -895,8 +904,9 @@ static void test_copy_during_rnr(void)
 	struct sim_fault f = SIM_NOFAULT;
 	f.rnr_post_after_ns = 500000;
 	f.rnr_seq_nak = 1;
-	f.dup_on_wire = 6;
-	struct rt_timeline *tl = fault_run("copy-during-rnr", 2, &f, 0, &c);
+	f.dup_on_wire = copy_resend ? -1 : 6;
+	f.dup_first_resend = copy_resend;
+	struct rt_timeline *tl = fault_run(copy_resend ? "copy-of-rnr-resend" : "copy-during-rnr", 2, &f, 0, &c);
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
@@ -909,9 +919,9 @@ static void test_copy_during_rnr(void)
 			kinds[F->kind]++;
 		resend_named += F->kind == RT_TLFK_RNR_STALL && !strstr(rt_tl_str(tl, F->text), "not in the capture");
 		copy_told += F->kind == RT_TLFK_DUPLICATE &&
-			     strstr(rt_tl_str(tl, F->text), "Nothing made the sender resend it: the ") &&
-			     strstr(rt_tl_str(tl, F->text), "NAK in frame ") &&
-			     strstr(rt_tl_str(tl, F->text), "which goes out as new datagrams, ") &&
+			     (copy_resend || (strstr(rt_tl_str(tl, F->text), "Nothing made the sender resend it: the ") &&
+					      strstr(rt_tl_str(tl, F->text), "NAK in frame ") &&
+					      strstr(rt_tl_str(tl, F->text), "which goes out as new datagrams, "))) &&
 			     strstr(rt_tl_str(tl, F->text), "the copy is the same IPv4 datagram");
 	}
 	CHECK_EQ_U(kinds[RT_TLFK_RNR_STALL], 1);
@@ -919,6 +929,7 @@ static void test_copy_during_rnr(void)
 	CHECK_EQ_U(kinds[RT_TLFK_DUPLICATE], 1);
 	CHECK_EQ_U(copy_told, 1);
 	CHECK_EQ_U(kinds[RT_TLFK_GO_BACK_N], 0);
+	CHECK_EQ_U(kinds[RT_TLFK_OUT_OF_ORDER], 0);
 	rt_timeline_free(tl);
 }
 

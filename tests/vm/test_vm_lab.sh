@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The lab on the real kernel: minimal, rnr, loss, herd and overflow run by `rdmatrace lab
+# The lab on the real kernel: minimal, rnr, loss, herd, sendrecv under netem
+# duplicate and overflow run by `rdmatrace lab
 # --backend vm` between two SoftRoCE VMs with Debian's rdma-core, the
 # programs traced inside the guests by the probe.  Each scenario checks its
 # own results (data verified; RNR NAKs on the wire; retransmissions found by
@@ -50,6 +51,27 @@ check "lab herd: every captured datagram has its send WR, the received ones thei
 check "lab rnr: the kernel's RNR NAK carries timer code 0 (655.36 ms)" grep -q 'RNR NAK 655.36 ms' "$VM_TMP/lab-rnr/logs/packets.txt"
 check "lab rnr: diagnosis explains the stall" grep -q 'rnr_stall' "$VM_TMP/lab-rnr/logs/diagnose.txt"
 check "lab loss: diagnosis finds Go-Back-N" grep -q 'go_back_n' "$VM_TMP/lab-loss/logs/diagnose.txt"
+# netem's duplicate (5%) on both guests' egress, on sendrecv (RNR NAKs with
+# a 0.01 ms timer, so copies pass while an RNR NAK is pending, and the
+# resend after the wait is copied too): rxe gives each packet a new IPv4
+# identification, so every copy is told as one, none taken for the resend an
+# RNR NAK asked for nor for a packet held back, and nothing was lost (the
+# stalls each end at their resend; before, copies made 'its resend ... is not
+# in the capture (lost before the capture point ...)' and spurious ACK-timer
+# rounds)
+R=$VM_TMP/lab-dup
+if timeout 600 "$RDMATRACE" lab sendrecv --backend vm --netem "duplicate 5%" -o "$R" >"$R.out" 2>&1; then
+	ok "lab sendrecv under netem duplicate: every expectation met"
+else
+	not_ok "lab sendrecv under netem duplicate"
+	sed 's/^/#   /' "$R.out" | tail -30
+fi
+check "lab sendrecv under netem duplicate: run.json records the netem options" \
+	grep -q '"netem": {"options": "duplicate 5%"' "$R/.vm/run.json"
+check "lab sendrecv under netem duplicate: the copies are told as such" \
+	grep -q 'were on the wire twice: .*the copy is the same IPv4 datagram' "$R/logs/diagnose.txt"
+check "lab sendrecv under netem duplicate: nothing called lost, reordered or resent by a timer" bash -c \
+	"! grep -Eq 'lost before the capture point|not in the capture|lost after the capture point|psn_gap|go_back_n' '$R/logs/diagnose.txt'"
 # More WRs in one post than the send queue holds: the client asks for 6, rxe
 # makes 7 (2^n - 1), and the probe records what the provider granted, so the
 # diagnosis judges the queue full at 7 (it recorded the 6 asked for before)

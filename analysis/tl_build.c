@@ -495,6 +495,7 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 	};
 	if (b->pk.n > 1 && k->raw_ns < tl_pk(b, b->pk.n - 2)->raw_ns)
 		b->pk_unordered = true;
+	k->ackreq = p->bth.ackreq;
 	if (p->op) {
 		k->op_class = p->op->op_class;
 		k->position = p->op->position;

@@ -944,6 +944,27 @@ static uint32_t untaken_ack(struct tl_build *b, uint32_t first, uint32_t psn)
 	return RT_TL_NONE;
 }
 
+/* The latest transmission before round-starting request first, on its
+ * stream (among the 4096 packets before), of a PSN of the round's n from
+ * its first, psn, that asked for an ACK (AckReq) and had a bad ICRC: the
+ * receiver dropped it, and sent no ACK for what it had received before it
+ * (a responder acknowledges when a request asks it to).  RT_TL_NONE: none. */
+static uint32_t damaged_ackreq(struct tl_build *b, uint32_t first, uint32_t psn, uint32_t n)
+{
+	const struct tl_pk *k0 = tl_pk(b, first);
+	for (uint32_t j = first, m = 0; j-- > 0 && m < 4096; m++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (!o->is_request || o->recv_qp != k0->recv_qp || o->send_qp != k0->send_qp || o->dqpn != k0->dqpn)
+			continue;
+		int32_t d = rt_psn_diff(o->psn, psn);
+		if (o->ackreq && o->icrc == RT_ICRC_BAD && d >= 0 && (uint32_t)d < n)
+			return j;
+		if (d < 0)
+			break; /* below the round: an earlier round's, or before them all */
+	}
+	return RT_TL_NONE;
+}
+
 /* The event of QP q's engine dropping captured packet j (same PSN and
  * opcode; not for a bad ICRC when the capture's copy had a good one) as it
  * arrived: the one nearest the capture's time for it, from 1 ms before to
@@ -1901,6 +1922,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		*cov = t_end > *cov ? t_end : *cov;
 		struct text t = {.n = 0}, e = {.n = 0};
 		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
+		uint32_t dmg = RT_TL_NONE;    /* the request that asked for the ACK, with a bad ICRC (damaged_ackreq) */
 		uint32_t rxev = RT_TL_NONE, nakev = RT_TL_NONE; /* the receiver's engine's records of the NAKed
 								  * packet arriving and of the NAK */
 		int order = -1; /* which came first (rx_before_nak) */
@@ -2125,6 +2147,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
 				tx(&t, "; the transmission it repeats (frame %u) had a bad ICRC and the receiver dropped it",
 				   tl_pk(b, u->prev)->frame);
+			else if (u->cause == RT_RETRY_ACK_TIMEOUT &&
+				 (dmg = damaged_ackreq(b, u->first, u->psn, packets)) != RT_TL_NONE)
+				tx(&t, "; the request that asked for its ACK (frame %u, PSN 0x%06x, AckReq) had a bad ICRC: the "
+				       "receiver dropped it and sent no ACK", tl_pk(b, dmg)->frame, tl_pk(b, dmg)->psn);
 			else if (captured && (rxdrop = traced_rx_drop(c, tl_pk(b, u->prev)->recv_qp, u->prev)) != RT_TL_NONE)
 				tx(&t, "; the transmission it repeats (frame %u) reached the receiver, whose engine dropped it "
 				       "as it arrived%s", tl_pk(b, u->prev)->frame, drop_reason_words(tl_ev(b, rxdrop)));
@@ -2147,6 +2173,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
 			       "complete the WR with RETRY_EXC_ERR after 7 retries");
 		uint32_t badack = ack != RT_TL_NONE && tl_pk(b, ack)->icrc == RT_ICRC_BAD ? ack : RT_TL_NONE;
+
 		if (badack != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received (their ACK, frame %u, had a bad ICRC and the "
 			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
@@ -2170,6 +2197,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&t, "; %u of them asked for %s the capture already held in order (still on %s way to the "
 			       "requester, or lost after the capture point)",
 			   dups, atomic ? "an atomic ACK" : "responses", atomic ? "its" : "their");
+		else if (dups && dmg != RT_TL_NONE)
+			tx(&t, "; %u of them had already been received", dups); /* (no ACK: said above) */
 		else if (dups)
 			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
 		tx(&t, overlaps ? "; %.3f ms lost on top of the earlier retransmissions on this QP." : "; %.3f ms lost.", ms(lost));

@@ -170,6 +170,7 @@ struct tl_pk {
 	uint8_t icrc, tos;
 	uint8_t wr_pkt_count;     /* 0 unknown (also when > 255: then 255) */
 	bool is_cm : 1, is_request : 1, is_response : 1, consumes_recv : 1, dup : 1, ooo : 1, damaged : 1;
+	bool ackreq : 1;          /* BTH AckReq: the request asks the responder for an ACK */
 	bool round_start : 1;     /* retransmission that starts a round (wire_streams) */
 	bool trigger_in_retry : 1;/* round_start with trigger, ACK_TIMEOUT: the trigger (a NAK) came
 				   * while the sender's previous round was not yet acknowledged */

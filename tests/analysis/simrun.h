@@ -65,6 +65,8 @@ struct sim_fault {
 				   * (opcode 0: an error completion's opcode is undefined), as rxe does */
 	int dup_on_wire;          /* packet index (first transmission, not the last) that the network
 				   * sends twice: the capture holds both, B discards the copy, -1 none */
+	int damage_last;          /* the WR's last packet, the one that asks for the ACK, reaches the capture
+				   * with a bad ICRC in the first round: B drops it and sends no ACK */
 	int dup_first_resend;     /* the network copies the first packet of the second round (the resend
 				   * after a NAK or an RNR wait): the capture holds it twice */
 	int dup_resent;           /* with engine_pkts: A's engine traces that copy as a resend after a
@@ -432,7 +434,9 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			p.payload_len = plen;
 			int lost_before = f->peer_dead ? 0 : (first_round && (int)i == f->lose_before) ||
 							     (second_round && (int)i == f->lose_resend_before);
-			int lost_after = f->peer_dead || (first_round && (int)i == f->lose_after);
+			int damaged = first_round && last && f->damage_last;
+			int lost_after = f->peer_dead || (first_round && (int)i == f->lose_after) || damaged;
+			p.corrupt_icrc = damaged;
 			struct rt_event pe;
 			if (s->c.engine_pkts) {
 				pe = sim_ev(s, 0, t, RT_EV_PACKET, s->c.qpn_a);

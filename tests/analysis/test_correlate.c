@@ -880,6 +880,36 @@ static void test_rnr_then_seq_nak(void)
 static void check_bad_rkey(struct rt_timeline *tl);
 static void check_copy_during_rnr(int copy_resend);
 
+/* The last packet of a WRITE, the only one that asks for an ACK, reaches
+ * the capture with a bad ICRC: B drops it and acknowledges nothing, and A's
+ * ACK timer resends the whole WRITE.  The Go-Back-N finding names that
+ * packet as why no ACK came (not "their ACK was lost or late"). */
+static void test_ackreq_damaged(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.damage_last = 1;
+	struct rt_timeline *tl = fault_run("ackreq-damaged", 0, &f, 1, NULL);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned gbn = 0, told = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+		const char *t = rt_tl_str(tl, F->text);
+		printf("#   F%u %s: %s\n", F->id, rt_tl_finding_kind_name(F->kind), t);
+		if (F->kind != RT_TLFK_GO_BACK_N)
+			continue;
+		gbn++;
+		told += strstr(t, "no ACK came for PSN ") && strstr(t, "; the request that asked for its ACK (frame ") &&
+			strstr(t, ", AckReq) had a bad ICRC: the receiver dropped it and sent no ACK, so the sender resent "
+				  "8 packets") &&
+			!strstr(t, "lost or late");
+	}
+	CHECK_EQ_U(gbn, 1);
+	CHECK_EQ_U(told, 1);
+	rt_timeline_free(tl);
+}
+
 /* The network copies a packet of a SEND after B answered its first packet
  * with an RNR NAK (still pending when the copy passes the capture point):
  * the same IPv4 datagram again is a copy, not the resend the NAK asks for.
@@ -2732,6 +2762,7 @@ int main(void)
 	RUN(test_bad_rkey);
 	RUN(test_rnr_then_resend_lost);
 	RUN(test_copy_during_rnr);
+	RUN(test_ackreq_damaged);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

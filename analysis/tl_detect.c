@@ -2511,8 +2511,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			struct tl_pk *o = tl_pk(b, j);
 			if (resolved != RT_TL_NONE && j > resolved)
 				break;
-			if (!o->is_request || o->recv_qp != k->send_qp || o->send_qp != requester)
-				continue;
+			if (!o->is_request || o->recv_qp != k->send_qp || o->send_qp != requester || o->wire_copy)
+				continue; /* (a copy made on the way is no resend) */
 			if (o->round_start && o->round_psn == k->psn && o->retrans_cause == RT_RETRY_ACK_TIMEOUT) {
 				if (engine_rnr_resend(b, o, requester))
 					resend = resend == RT_TL_NONE ? (uint32_t)j : resend; /* its engine says: the RNR timer's */
@@ -4382,11 +4382,12 @@ static int wire_copies(struct dctx *c)
 		       "sender resend %s: ",
 		   count[q] == 1 ? "was" : "were", k->frame, o->frame, op ? op->name : "request", k->psn,
 		   (double)(k->raw_ns - o->raw_ns) / 1e6, count[q] == 1 ? "it" : "them");
-		uint32_t pend = !k->late && k->same_datagram ? nak_pending_at_copy(b, k, o) : RT_TL_NONE;
+		uint32_t pend = !k->late && (k->same_datagram || k->engine_copy) ? nak_pending_at_copy(b, k, o)
+										 : RT_TL_NONE;
 		if (pend != RT_TL_NONE)
-			tx(&t, "the %s in frame %u asked for a resend from PSN 0x%06x, which goes out as new datagrams, ",
+			tx(&t, "the %s in frame %u asked for a resend from PSN 0x%06x, %s, ",
 			   tl_pk(b, pend)->aeth_type == RT_AETH_RNR_NAK ? "RNR NAK" : "NAK", tl_pk(b, pend)->frame,
-			   tl_pk(b, pend)->psn);
+			   tl_pk(b, pend)->psn, k->same_datagram ? "which goes out as new datagrams" : "a transmission of its own");
 		else if (!k->late)
 			tx(&t, "no NAK came, ");
 		if (!k->before_timer && !k->late)

@@ -1409,9 +1409,10 @@ static bool late_run(struct tl_build *b, size_t i, uint32_t on)
  * or two before the capture skips a little forward), 3 when neither and
  * one goes back below i's PSN, 5 when the PSN after it comes after others,
  * -1 none of these, -2 when no request follows (none with a bad ICRC
- * either); 2 also when i starts a late run (late_run).  With `ids` (the
- * sender gives each datagram a new IPv4 identification), the very datagram
- * i is again (a copy made on the way) is not a request of its own. */
+ * either); 2 also when i starts a late run (late_run).  A copy of i made on
+ * the way is not a request of its own: the very datagram again, with `ids`
+ * (the sender gives each datagram a new IPv4 identification), or what its
+ * sender's engine traced as the same transmission sent twice. */
 static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t soon, bool ids)
 {
 	const struct tl_pk *k = tl_pk(b, i);
@@ -1429,9 +1430,9 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 			damaged++; /* its PSN may be damaged too */
 			continue;
 		}
-		if (ids && o->psn == k->psn && o->ip_id == k->ip_id && o->opcode == k->opcode &&
-		    o->wirelen == k->wirelen)
-			continue; /* i's copy */
+		if (o->psn == k->psn && o->opcode == k->opcode && o->wirelen == k->wirelen &&
+		    ((ids && o->ip_id == k->ip_id) || tl_engine_same_transmission(b, k, o)))
+			continue; /* i's copy (the same datagram, or one transmission its engine traced twice) */
 		if (o->psn == k->psn)
 			return o->raw_ns - k->raw_ns < soon ? 1 : -1;
 		if (o->psn == rt_psn_add(k->psn, 1))
@@ -1768,8 +1769,12 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 		k->same_datagram = true;
 		return true;
 	}
-	if (S->last_nak_ns >= o->raw_ns || S->last_nak != RT_TL_NONE)
-		return false; /* (a NAK from before it still pending: it was late, and this its resend) */
+	if (S->last_nak_ns >= o->raw_ns || S->last_nak != RT_TL_NONE) {
+		/* a NAK from before it still pending: it was late, and this its
+		 * resend, unless its engine traced one transmission sent twice */
+		k->engine_copy = tl_engine_same_transmission(b, o, k);
+		return k->engine_copy;
+	}
 	/* what the capture tells first (its words need no traces), then the engine */
 	if (!b->capture_dropped) {
 		if (S->have_ack && S->acked_u + 1 < pu)
@@ -2449,10 +2454,12 @@ static int wire_streams(struct lctx *c)
 					  tl_pk(b, rs->req)->reth_len == k->reth_len;
 			/* a repeat of the stream's latest request, a resend in a round
 			 * after an earlier round skipped its PSN: the resend that round
-			 * owed, held back (late), unless it is that very datagram */
+			 * owed, held back (late), unless it is that very datagram (or
+			 * its engine traced the two as one transmission) */
 			const struct tl_pk *lr = S->last_req != RT_TL_NONE ? tl_pk(b, S->last_req) : NULL;
 			bool repeats_last = !is_read && lr && lr->psn == k->psn;
 			bool owed_repeat = repeats_last && lr->retrans && !same_datagram(b, S, lr, k) &&
+					   !tl_engine_same_transmission(b, lr, k) &&
 					   lr->prev_tx != RT_TL_NONE && round_skipped(b, S->last_req, lr->prev_tx) &&
 					   !nak_since_last_req(b, S, k);
 			/* a repeat of the latest request after late ones: maybe held back with them */

@@ -465,8 +465,15 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				de.u.pkt.drop_reason = (uint8_t)f->lose_after_reason;
 				sim_emit(s, 1, &de);
 			}
-			if (!lost_before && second_round && i == start && f->dup_first_resend)
+			if (!lost_before && second_round && i == start && f->dup_first_resend) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
+				if (s->c.engine_pkts) { /* the same transmission, traced twice (uroce's dup fault) */
+					struct rt_event again = pe;
+					again.ticks += 300;
+					again.seq = s->seq++;
+					sim_emit(s, 0, &again);
+				}
+			}
 			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
 				if (s->c.engine_pkts && f->dup_resent) { /* a retry, then the resend */

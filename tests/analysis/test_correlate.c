@@ -878,7 +878,7 @@ static void test_rnr_then_seq_nak(void)
 }
 
 static void check_bad_rkey(struct rt_timeline *tl);
-static void check_copy_during_rnr(int copy_resend);
+static void check_copy_during_rnr(int copy_resend, int by_engine);
 
 /* The last packet of a WRITE, the only one that asks for an ACK, reaches
  * the capture with a bad ICRC: B drops it and acknowledges nothing, and A's
@@ -913,30 +913,35 @@ static void test_ackreq_damaged(void)
 /* The network copies a packet of a SEND after B answered its first packet
  * with an RNR NAK (still pending when the copy passes the capture point):
  * the same IPv4 datagram again is a copy, not the resend the NAK asks for.
- * Then (second pass) it copies the resend after the RNR wait instead: the
- * copy right after it does not make that resend a packet held back on the
- * way.  One RNR stall, whose resend is the NAKed PSN's, one duplicate, no
- * Go-Back-N, nothing out of sequence. */
+ * Then it copies the resend after the RNR wait instead: the copy right
+ * after it does not make that resend a packet held back on the way.  Each
+ * told by the IPv4 identifications (the kernel's SoftRoCE), then by A's
+ * engine, which traced one transmission twice (uroce's dup fault; its
+ * identifications are all 0).  One RNR stall, whose resend is the NAKed
+ * PSN's, one duplicate, no Go-Back-N, nothing out of sequence. */
 static void test_copy_during_rnr(void)
 {
-	for (int pass = 0; pass < 2; pass++)
-		check_copy_during_rnr(pass);
+	for (int pass = 0; pass < 4; pass++)
+		check_copy_during_rnr(pass & 1, pass >> 1);
 }
 
-static void check_copy_during_rnr(int copy_resend)
+static void check_copy_during_rnr(int copy_resend, int by_engine)
 {
 	struct sim_cfg c = base_cfg();
 	c.min_rnr_timer_b = 14; /* 1.28 ms */
 	c.mtu = 256;            /* the 2048-byte SEND is 8 packets */
 	c.link_ns = 1000;       /* the RNR NAK passes before the 7th packet */
-	c.ip_ids = 1;
+	c.ip_ids = !by_engine;
+	c.engine_pkts = by_engine;
 	c.time_order = 1;
 	struct sim_fault f = SIM_NOFAULT;
 	f.rnr_post_after_ns = 500000;
 	f.rnr_seq_nak = 1;
 	f.dup_on_wire = copy_resend ? -1 : 6;
 	f.dup_first_resend = copy_resend;
-	struct rt_timeline *tl = fault_run(copy_resend ? "copy-of-rnr-resend" : "copy-during-rnr", 2, &f, 0, &c);
+	static const char *const names[] = {"copy-during-rnr", "copy-of-rnr-resend", "copy-during-rnr-engine",
+					    "copy-of-rnr-resend-engine"};
+	struct rt_timeline *tl = fault_run(names[copy_resend + 2 * by_engine], 2, &f, 0, &c);
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
@@ -949,10 +954,14 @@ static void check_copy_during_rnr(int copy_resend)
 			kinds[F->kind]++;
 		resend_named += F->kind == RT_TLFK_RNR_STALL && !strstr(rt_tl_str(tl, F->text), "not in the capture");
 		copy_told += F->kind == RT_TLFK_DUPLICATE &&
-			     (copy_resend || (strstr(rt_tl_str(tl, F->text), "Nothing made the sender resend it: the ") &&
-					      strstr(rt_tl_str(tl, F->text), "NAK in frame ") &&
-					      strstr(rt_tl_str(tl, F->text), "which goes out as new datagrams, "))) &&
-			     strstr(rt_tl_str(tl, F->text), "the copy is the same IPv4 datagram");
+			     (copy_resend ||
+			      (strstr(rt_tl_str(tl, F->text), "Nothing made the sender resend it: the ") &&
+			       strstr(rt_tl_str(tl, F->text), "NAK in frame ") &&
+			       strstr(rt_tl_str(tl, F->text), by_engine ? ", a transmission of its own, "
+									: ", which goes out as new datagrams, "))) &&
+			     (by_engine ? strstr(rt_tl_str(tl, F->text), "its engine traced the two as one transmission sent twice") ||
+					  (copy_resend && strstr(rt_tl_str(tl, F->text), "no ACK timer could have gone off yet"))
+					: strstr(rt_tl_str(tl, F->text), "the copy is the same IPv4 datagram") != NULL);
 	}
 	CHECK_EQ_U(kinds[RT_TLFK_RNR_STALL], 1);
 	CHECK_EQ_U(resend_named, 1);

@@ -3859,11 +3859,12 @@ static void bad_icrc_packet_words(struct tl_build *b, size_t i, struct text *t)
 {
 	const struct tl_pk *k = tl_pk(b, i);
 	const struct rt_opcode_info *op = rt_opcode_info(k->opcode);
-	tx(t, "frame %u (%s", k->frame, op ? op->name : "unknown opcode");
-	if (!k->is_cm)
-		tx(t, ", PSN 0x%06x", k->psn);
+	if (k->is_cm) /* a MAD on QP 1: the CM message it carries (its QP is the one it sets up) */
+		tx(t, "frame %u (CM %s", k->frame, rt_cm_attr_name(k->cm_attr));
+	else
+		tx(t, "frame %u (%s, PSN 0x%06x", k->frame, op ? op->name : "unknown opcode", k->psn);
 	tx(t, ", from ");
-	if (k->send_qp != RT_TL_NONE)
+	if (k->send_qp != RT_TL_NONE && !k->is_cm)
 		qp_name(b, k->send_qp, t);
 	else
 		ep_words(b, k->src_ep, t);
@@ -5980,6 +5981,7 @@ struct cm_copies {
 	uint32_t first, last;     /* packet indices */
 	uint32_t count;
 	uint32_t answer;          /* first answer after the last copy (packet), RT_TL_NONE */
+	uint32_t damaged_answer;  /* an answer before the last copy with a bad ICRC (packet), RT_TL_NONE */
 	bool rep_seen;            /* REQ, SIDR REQ: a REP (SIDR REP) to it was captured (at any time) */
 	uint32_t nshown;
 	uint32_t shown[8];        /* the first copies (packets), the finding's evidence */
@@ -6101,7 +6103,8 @@ static struct cm_copies *cm_group(struct cm_retry_ctx *r, uint16_t attr, uint32_
 /* Pass over the CM messages: group the copies of each REQ, REP, DREQ, DREP
  * and SIDR REQ, remember each connection's REQ, then give each group the
  * first answer after its last copy (REQ: REP or REJ; REP: RTU or REJ; DREQ:
- * DREP; SIDR REQ: SIDR REP). */
+ * DREP; SIDR REQ: SIDR REP), and the first between its copies that had a
+ * bad ICRC. */
 static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
 {
 	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
@@ -6126,7 +6129,8 @@ static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
 		    tl_hash_put(&r->groups, cm_group_key(k->cm_attr, k->src_ep, k->cm_comm_id),
 				(uint32_t)(r->copies.n - 1)) < 0)
 			return -ENOMEM;
-		*g = (struct cm_copies){.first = i, .last = i, .count = 1, .answer = RT_TL_NONE, .nshown = 1, .shown = {i}};
+		*g = (struct cm_copies){.first = i, .last = i, .count = 1, .answer = RT_TL_NONE,
+					.damaged_answer = RT_TL_NONE, .nshown = 1, .shown = {i}};
 		const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
 		if ((k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REP) && src && src->host != UINT16_MAX &&
 		    k->cm_local_qpn &&
@@ -6154,6 +6158,8 @@ static int cm_group_copies(struct tl_build *b, struct cm_retry_ctx *r)
 			struct cm_copies *g = cm_group(r, asks[a], k->dst_ep, id);
 			if (g && g->answer == RT_TL_NONE && j > g->last)
 				g->answer = j;
+			if (g && g->damaged_answer == RT_TL_NONE && j > g->first && j < g->last && k->icrc == RT_ICRC_BAD)
+				g->damaged_answer = j; /* the sender dropped it, and sent its message again */
 			if (g && (k->cm_attr == RT_CM_REP || k->cm_attr == RT_CM_SIDR_REP))
 				g->rep_seen = true;
 		}
@@ -6335,9 +6341,11 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	if (every_ns)
 		tx(&t, " (%.3f s here)", (double)every_ns / 1e9);
 	/* the first copy arrived when it caused its CM event on the receiver before the next copy */
-	uint32_t got = g->count > 1 ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT) : RT_TL_NONE;
+	uint32_t got = g->count > 1 && k->icrc != RT_ICRC_BAD ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT)
+							     : RT_TL_NONE;
 	if (got != RT_TL_NONE && (got >= tl_nev(b) || item_t(c, got) > item_t(c, tl_item_pk(b, g->shown[1]))))
 		got = RT_TL_NONE;
+	const struct tl_pk *dmg = g->damaged_answer != RT_TL_NONE ? tl_pk(b, g->damaged_answer) : NULL;
 	uint32_t lastdrop = RT_TL_NONE;
 	/* (from 10 ms before the call's record: its probe records it as it returns,
 	 * after the engine sent the message) */
@@ -6348,6 +6356,13 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 		   drop_reason_words(tl_ev(b, lastdrop)));
 	} else if (unseen && g->count == 1) {
 		tx(&t, ", so the copies before it were lost between the sender and the capture point.");
+	} else if (g->count > 1 && k->icrc == RT_ICRC_BAD) {
+		tx(&t, "; the first copy (frame %u) had a bad ICRC, and its receiver dropped it (corruption on the link or "
+		       "a broken sender).", k->frame);
+	} else if (dmg) {
+		tx(&t, "; its %s (frame %u) had a bad ICRC, and ", answer, dmg->frame);
+		ep_words(b, k->src_ep, &t);
+		tx(&t, " dropped it (corruption on the link or a broken sender).");
 	} else if (got != RT_TL_NONE) {
 		const struct tl_evrec *ge = tl_ev(b, got);
 		tx(&t, "; the first copy arrived (%s had its %s event %.3f ms after it), so its %s was lost or came too late.",

@@ -42,6 +42,7 @@ struct sim_cfg {
 				   * SoftRoCE does); else all are 0 */
 	int64_t step_a_ns;        /* A's wall clock is set this much halfway through its records (its
 				   * tracer's clock points: one at its first record, one at the step) */
+	int mad_psns;             /* each side numbers its MADs with QP 1's next PSN, as a CM does (else 0) */
 	int time_order;           /* the capture holds the frames in time order, as a capture point
 				   * sees them (else in the order the simulation makes them: a round's
 				   * requests before the answers to them) */
@@ -98,6 +99,8 @@ struct sim {
 	uint32_t mr_rkey;
 	uint64_t mr_va;
 	uint16_t ip_id_a;         /* A's latest IPv4 identification (sim_cfg.ip_ids) */
+	int corrupt_next;         /* the next frame reaches the capture with a bad ICRC */
+	uint32_t mad_psn[2];      /* sim_cfg.mad_psns: QP 1's next PSN, B's and A's */
 	struct sim_frame *frames; /* sim_cfg.time_order: the frames, written sorted at sim_close */
 	size_t nframes, frames_cap;
 };
@@ -168,6 +171,10 @@ static inline void sim_wire_to(struct sim *s, uint64_t t, int a_to_b, struct syn
 		p->sport = rt_rxe_udp_sport(a_to_b ? s->c.qpn_a : s->c.qpn_b);
 	if (s->c.ip_ids && a_to_b && !p->ip_id)
 		p->ip_id = ++s->ip_id_a ? s->ip_id_a : ++s->ip_id_a;
+	if (s->corrupt_next) {
+		p->corrupt_icrc = true;
+		s->corrupt_next = 0;
+	}
 	uint8_t frame[8192];
 	size_t n = synth_build(p, frame);
 	s->packets++;
@@ -201,6 +208,8 @@ static inline void sim_mad(struct sim *s, uint64_t t, int a_to_b, uint8_t *mad)
 	p.payload = mad;
 	p.payload_len = RT_MAD_LEN;
 	p.sport = 0xC001;
+	if (s->c.mad_psns)
+		p.psn = s->mad_psn[a_to_b != 0]++;
 	sim_wire(s, t, a_to_b, &p);
 }
 

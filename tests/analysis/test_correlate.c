@@ -880,6 +880,47 @@ static void test_rnr_then_seq_nak(void)
 static void check_bad_rkey(struct rt_timeline *tl);
 static void check_copy_during_rnr(int copy_resend, int by_engine);
 
+/* A disconnect request sent again after 2 s: first because its first copy
+ * reached the capture with a bad ICRC (its receiver dropped it), then
+ * because the answer to it (DREP) did.  The cm_lost finding names the
+ * damaged frame, not "the DREQ or its DREP was lost". */
+static void test_cm_damaged(void)
+{
+	for (int answer = 0; answer < 2; answer++) {
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		c.mad_psns = 1;
+		CHECK_EQ_U(sim_open(&s, rundir(answer ? "cm-damaged-answer" : "cm-damaged-copy"), &c), 0);
+		uint64_t t = s.now + 100000;
+		s.corrupt_next = !answer;
+		sim_cm(&s, t, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
+		if (answer) {
+			s.corrupt_next = 1;
+			sim_cm(&s, t + 50000, 0, RT_CM_DREP, 0x2222, 0x1111, 0);
+		}
+		sim_cm(&s, t + 2000000000ull, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
+		sim_cm(&s, t + 2000050000ull, 0, RT_CM_DREP, 0x2222, 0x1111, 0);
+		s.now = t + 2000100000ull;
+		CHECK_EQ_U(sim_close(&s), 0);
+		struct rt_timeline *tl = correlate(rundir(answer ? "cm-damaged-answer" : "cm-damaged-copy"));
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned told = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+			const char *text = rt_tl_str(tl, F->text);
+			printf("#   F%u %s: %s\n", F->id, rt_tl_finding_kind_name(F->kind), text);
+			told += F->kind == RT_TLFK_CM_LOST && strstr(text, "sent its disconnect request (DREQ) to ") &&
+				strstr(text, answer ? "; its DREP (frame " : "; the first copy (frame ") &&
+				strstr(text, answer ? ") had a bad ICRC, and " : ") had a bad ICRC, and its receiver dropped it") &&
+				!strstr(text, "was lost");
+		}
+		CHECK_EQ_U(told, 1);
+		rt_timeline_free(tl);
+	}
+}
+
 /* The last packet of a WRITE, the only one that asks for an ACK, reaches
  * the capture with a bad ICRC: B drops it and acknowledges nothing, and A's
  * ACK timer resends the whole WRITE.  The Go-Back-N finding names that
@@ -2772,6 +2813,7 @@ int main(void)
 	RUN(test_rnr_then_resend_lost);
 	RUN(test_copy_during_rnr);
 	RUN(test_ackreq_damaged);
+	RUN(test_cm_damaged);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

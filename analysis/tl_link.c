@@ -1127,6 +1127,12 @@ struct stream {
 	uint32_t last_round;      /* packet index of the latest round's first request, RT_TL_NONE */
 	uint64_t last_nak_ns;     /* capture time of the latest NAK or RNR NAK (0 none) */
 	bool ids_vary;            /* two of its IPv4 requests had different identifications */
+	/* the IPv4 identifications of its requests, in capture order (copies
+	 * left out): a sender that numbers its datagrams (the kernel's) gives
+	 * them in the order it sent them, whatever order they came in */
+	bool have_id;
+	uint16_t last_id, max_id; /* the latest request's, and the highest (16-bit serial order) */
+	uint32_t id_pairs, id_near; /* requests after the first, and those within 1024 of the one before */
 	bool from_start;          /* its first captured request was the sender's first (its starting PSN) */
 	uint32_t first_pk;        /* that request (packet index) */
 };
@@ -1567,6 +1573,36 @@ bool tl_engine_held(struct tl_build *b, const struct tl_pk *k)
  * of a PSN no earlier transmission of which reached the capture. */
 static bool ids_tell_datagrams(struct tl_build *b, const struct stream *S, const struct tl_pk *k);
 
+/* Whether request k's IPv4 identification says it was sent before a request
+ * the capture already holds on its stream: the sender numbers its datagrams
+ * (they vary, and of at least 8 requests in a row 9 in 10 were within 1024
+ * of the one before: a counter, not random numbers) and k's is below the
+ * highest seen, by less than 4096.  Then it was held back on the way, and
+ * is no resend: a resend is a new datagram, with a higher number. */
+static bool ids_sent_before(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
+{
+	if (!S->have_id || !ids_tell_datagrams(b, S, k) || S->id_pairs < 8 || S->id_near * 10 < S->id_pairs * 9)
+		return false;
+	uint16_t below = (uint16_t)(S->max_id - k->ip_id);
+	return below && below < 4096;
+}
+
+/* Takes request k's IPv4 identification into its stream's (ids_sent_before). */
+static void ids_note(struct stream *S, const struct tl_pk *k)
+{
+	if (S->have_id) {
+		uint16_t up = (uint16_t)(k->ip_id - S->last_id), down = (uint16_t)(S->last_id - k->ip_id);
+		S->id_pairs++;
+		S->id_near += up <= 1024 || down <= 1024;
+		if ((uint16_t)(k->ip_id - S->max_id) < 32768)
+			S->max_id = k->ip_id;
+	} else {
+		S->max_id = k->ip_id;
+		S->have_id = true;
+	}
+	S->last_id = k->ip_id;
+}
+
 static bool stray_request(struct tl_build *b, const struct stream *S, const struct tl_pk *k, size_t i, uint64_t pu,
 			  uint32_t lt)
 {
@@ -1578,6 +1614,8 @@ static bool stray_request(struct tl_build *b, const struct stream *S, const stru
 	if (ep && (ep->flags & RT_PKTF_RETRANS) && lt == RT_TL_NONE)
 		return false; /* its engine resent it, and no earlier transmission reached the capture:
 			       * a retransmission (its original lost or still held back), no late original */
+	if (!ep && ids_sent_before(b, S, k))
+		return true; /* numbered before a request captured already: sent before it */
 	if (b->capture_dropped || engine_resend_after_drop(b, k))
 		return false;
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
@@ -2473,6 +2511,8 @@ static int wire_streams(struct lctx *c)
 				continue;
 			}
 			const struct rt_ev_packet *ep = engine_sent(b, k); /* its sending engine's record */
+			ids_note(S, k); /* (stray_request reads the identifications before it: max_id is
+					 * not lowered by k, and k above it raises it) */
 			/* a request that goes back below the latest PSN sent, skips
 			 * forward over PSNs sent before (a round may skip forward over
 			 * PSNs lost before the capture), or repeats an owed resend: its

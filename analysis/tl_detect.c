@@ -922,6 +922,26 @@ static bool qp_on_rxe(struct dctx *c, uint32_t q)
 	return c->proc_rxe[tl_qp(b, q)->proc];
 }
 
+/* The packet of PSN psn that round-starting request first's round sent and
+ * that passed the capture point after later PSNs of it (tl_pk.late: held
+ * back on the way), before the stream's next round (among the 4096 packets
+ * after first); RT_TL_NONE: none, the round's resend of psn is not in the
+ * capture. */
+static uint32_t late_in_round(struct tl_build *b, uint32_t first, uint32_t psn)
+{
+	const struct tl_pk *k0 = tl_pk(b, first);
+	for (uint32_t j = first + 1; j < tl_npk(b) && j - first <= 4096; j++) {
+		const struct tl_pk *o = tl_pk(b, j);
+		if (!o->is_request || o->recv_qp != k0->recv_qp || o->send_qp != k0->send_qp || o->dqpn != k0->dqpn)
+			continue;
+		if (o->round_start)
+			break;
+		if (o->psn == psn && o->late)
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
 /* The latest response that acknowledged PSN psn of the stream of
  * round-starting request first, captured before it (among the 4096 packets
  * before): an ACK of psn or later, or any response with a bad ICRC (a NAK
@@ -2124,7 +2144,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					   item_t(c, since) < capture_start(b) ? "sent before the capture started" : lostw);
 				else if (unseen)
 					tx(&t, " (that packet was %s)", lostw);
-				if (rpsn != u->psn)
+				uint32_t held = rpsn != u->psn ? late_in_round(b, u->first, rpsn) : RT_TL_NONE;
+				if (held != RT_TL_NONE)
+					tx(&t, "; the sender's resend of it came after later PSNs (frame %u): held back on the way",
+					   tl_pk(b, held)->frame);
+				else if (rpsn != u->psn)
 					tx(&t, "; the sender's resend of it was %s", lostw);
 				for (unsigned x = 0; x < ndrops; x++) {
 					const struct tl_evrec *d = tl_ev(b, drops[x]);

@@ -2070,10 +2070,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "timeout (timeout=%u, %.2f ms) could expire: its engine traced that retry after %s",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0, retry_cause_words(ecause));
 			} else if (early && b->capture_lossless) {
-				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, with no NAK in the capture, "
-				       "which dropped nothing: its ACK timer (timeout=%u, %.2f ms) went off early, armed for an "
-				       "earlier packet and still running (the kernel's SoftRoCE starts it only when it is not "
-				       "running and does not stop it when everything is acknowledged: a spurious timeout)",
+				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, with no NAK in the capture "
+				       "that asked for it, which dropped nothing: its ACK timer (timeout=%u, %.2f ms) went off "
+				       "early, armed for an earlier packet and still running (the kernel's SoftRoCE starts it only "
+				       "when it is not running and does not stop it when everything is acknowledged: a spurious "
+				       "timeout)",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
 			} else if (early) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK timeout "

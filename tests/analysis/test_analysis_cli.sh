@@ -271,7 +271,7 @@ open(sys.argv[1], "ab").write(struct.pack("<II", 5, len(body) + 12) + body + str
 PY
 "$RDMATRACE" diagnose "$tmp/early" >"$tmp/early2.txt" 2>&1
 check "early round, capture that dropped nothing: the early ACK timer, four times" \
-	test "$(grep -c 'with no NAK in the capture, which dropped nothing: its ACK timer (timeout=14, 67.11 ms) went off early' "$tmp/early2.txt")" = 4
+	test "$(grep -c 'with no NAK in the capture that asked for it, which dropped nothing: its ACK timer (timeout=14, 67.11 ms) went off early' "$tmp/early2.txt")" = 4
 # ib_send_bw -c UC (no -R) on the kernel's SoftRoCE, both recordings: UC
 # sends go one way and nothing comes back, so only the receiving wire QP
 # exists; the client's QP is its dest_qpn at the address the sends came from.

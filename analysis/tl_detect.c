@@ -922,6 +922,13 @@ static bool qp_on_rxe(struct dctx *c, uint32_t q)
 	return c->proc_rxe[tl_qp(b, q)->proc];
 }
 
+/* Whether packet o is a request of the stream request k is on: from the
+ * same sending QP to the same receiving QP. */
+static bool same_request_stream(const struct tl_pk *o, const struct tl_pk *k)
+{
+	return o->is_request && o->recv_qp == k->recv_qp && o->send_qp == k->send_qp && o->dqpn == k->dqpn;
+}
+
 /* The packet of PSN psn that round-starting request first's round sent and
  * that passed the capture point after later PSNs of it (tl_pk.late: held
  * back on the way), before the stream's next round (among the 4096 packets
@@ -932,7 +939,7 @@ static uint32_t late_in_round(struct tl_build *b, uint32_t first, uint32_t psn)
 	const struct tl_pk *k0 = tl_pk(b, first);
 	for (uint32_t j = first + 1; j < tl_npk(b) && j - first <= 4096; j++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (!o->is_request || o->recv_qp != k0->recv_qp || o->send_qp != k0->send_qp || o->dqpn != k0->dqpn)
+		if (!same_request_stream(o, k0))
 			continue;
 		if (o->round_start)
 			break;
@@ -974,7 +981,7 @@ static uint32_t damaged_ackreq(struct tl_build *b, uint32_t first, uint32_t psn,
 	const struct tl_pk *k0 = tl_pk(b, first);
 	for (uint32_t j = first, m = 0; j-- > 0 && m < 4096; m++) {
 		const struct tl_pk *o = tl_pk(b, j);
-		if (!o->is_request || o->recv_qp != k0->recv_qp || o->send_qp != k0->send_qp || o->dqpn != k0->dqpn)
+		if (!same_request_stream(o, k0))
 			continue;
 		int32_t d = rt_psn_diff(o->psn, psn);
 		if (o->ackreq && o->icrc == RT_ICRC_BAD && d >= 0 && (uint32_t)d < n)
@@ -2198,7 +2205,6 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
 			       "complete the WR with RETRY_EXC_ERR after 7 retries");
 		uint32_t badack = ack != RT_TL_NONE && tl_pk(b, ack)->icrc == RT_ICRC_BAD ? ack : RT_TL_NONE;
-
 		if (badack != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received (their ACK, frame %u, had a bad ICRC and the "
 			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
@@ -6882,6 +6888,15 @@ static int unreliable_loss(struct dctx *c)
 	return rc;
 }
 
+/* Host h's clock alignment, when its causal bounds hold (not a host whose
+ * constraints contradicted each other with no drift to explain them); NULL
+ * otherwise. */
+static const struct rt_tl_host *bounded_host(struct tl_build *b, uint16_t h)
+{
+	const struct rt_tl_host *H = h < b->hosts.n ? tl_host(b, h) : NULL;
+	return H && !((H->flags & RT_TLH_INCONSISTENT) && !(H->flags & RT_TLH_DRIFT)) ? H : NULL;
+}
+
 /* The earliest capture time raw time `raw` of host h can have been: its
  * aligned time less what the clock alignment leaves uncertain below it
  * (0: nothing bounds it from below). */
@@ -6889,8 +6904,8 @@ static uint64_t earliest_t(struct tl_build *b, uint16_t h, uint64_t raw)
 {
 	if (h == b->capture_host)
 		return raw;
-	const struct rt_tl_host *H = h < b->hosts.n ? tl_host(b, h) : NULL;
-	if (!H || H->offset_lo_ns == INT64_MIN || ((H->flags & RT_TLH_INCONSISTENT) && !(H->flags & RT_TLH_DRIFT)))
+	const struct rt_tl_host *H = bounded_host(b, h);
+	if (!H || H->offset_lo_ns == INT64_MIN)
 		return 0;
 	uint64_t t = tl_align(H, raw);
 	int64_t below = H->offset_ns - H->offset_lo_ns;
@@ -6906,8 +6921,8 @@ static uint64_t latest_t(struct tl_build *b, uint16_t h, uint64_t raw)
 {
 	if (h == b->capture_host)
 		return raw;
-	const struct rt_tl_host *H = h < b->hosts.n ? tl_host(b, h) : NULL;
-	if (!H || H->offset_hi_ns == INT64_MAX || ((H->flags & RT_TLH_INCONSISTENT) && !(H->flags & RT_TLH_DRIFT)))
+	const struct rt_tl_host *H = bounded_host(b, h);
+	if (!H || H->offset_hi_ns == INT64_MAX)
 		return UINT64_MAX;
 	int64_t above = H->offset_hi_ns - H->offset_ns;
 	return tl_align(H, raw) + (uint64_t)(above > 0 ? above : 0);

@@ -1403,6 +1403,57 @@ static bool late_run(struct tl_build *b, size_t i, uint32_t on)
 	return false;
 }
 
+/* Whether request k's IPv4 identification tells datagrams apart: its
+ * stream's sender gives each packet a new one (a resend is a new datagram,
+ * a copy made on the way the same). */
+static bool ids_tell_datagrams(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
+{
+	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+	return src && src->ver == 4 && S->ids_vary;
+}
+
+/* Whether request k is another IPv4 datagram than o. */
+static bool new_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
+{
+	return ids_tell_datagrams(b, S, k) && o->ip_id != k->ip_id;
+}
+
+/* Whether request k is the very IPv4 datagram o is. */
+static bool same_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
+{
+	return ids_tell_datagrams(b, S, k) && o->ip_id == k->ip_id;
+}
+
+/* Whether request k's IPv4 identification says it was sent before a request
+ * the capture already holds on its stream: the sender numbers its datagrams
+ * (they vary, and of at least 8 requests in a row 9 in 10 were within 1024
+ * of the one before: a counter, not random numbers) and k's is below the
+ * highest seen, by less than 4096.  Then it was held back on the way, and
+ * is no resend: a resend is a new datagram, with a higher number. */
+static bool ids_sent_before(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
+{
+	if (!S->have_id || !ids_tell_datagrams(b, S, k) || S->id_pairs < 8 || S->id_near * 10 < S->id_pairs * 9)
+		return false;
+	uint16_t below = (uint16_t)(S->max_id - k->ip_id);
+	return below && below < 4096;
+}
+
+/* Takes request k's IPv4 identification into its stream's (ids_sent_before). */
+static void ids_note(struct stream *S, const struct tl_pk *k)
+{
+	if (S->have_id) {
+		uint16_t up = (uint16_t)(k->ip_id - S->last_id), down = (uint16_t)(S->last_id - k->ip_id);
+		S->id_pairs++;
+		S->id_near += up <= 1024 || down <= 1024;
+		if ((uint16_t)(k->ip_id - S->max_id) < 32768)
+			S->max_id = k->ip_id;
+	} else {
+		S->max_id = k->ip_id;
+		S->have_id = true;
+	}
+	S->last_id = k->ip_id;
+}
+
 /* What the next 8 requests after packet i to the same receiving QP
  * (address and QPN, intact ICRC, among the 4096 packets after it) do, other
  * late ones coming between: 1 when they send i's PSN again (within `soon`
@@ -1416,10 +1467,10 @@ static bool late_run(struct tl_build *b, size_t i, uint32_t on)
  * one goes back below i's PSN, 5 when the PSN after it comes after others,
  * -1 none of these, -2 when no request follows (none with a bad ICRC
  * either); 2 also when i starts a late run (late_run).  A copy of i made on
- * the way is not a request of its own: the very datagram again, with `ids`
- * (the sender gives each datagram a new IPv4 identification), or what its
- * sender's engine traced as the same transmission sent twice. */
-static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t soon, bool ids)
+ * the way is not a request of its own: the very datagram again (on stream
+ * S, same_datagram), or what its sender's engine traced as the same
+ * transmission sent twice. */
+static int next_stream_psn(struct tl_build *b, const struct stream *S, size_t i, uint32_t on, uint64_t soon)
 {
 	const struct tl_pk *k = tl_pk(b, i);
 	size_t npk = tl_npk(b);
@@ -1437,7 +1488,7 @@ static int next_stream_psn(struct tl_build *b, size_t i, uint32_t on, uint64_t s
 			continue;
 		}
 		if (o->psn == k->psn && o->opcode == k->opcode && o->wirelen == k->wirelen &&
-		    ((ids && o->ip_id == k->ip_id) || tl_engine_same_transmission(b, k, o)))
+		    (same_datagram(b, S, k, o) || tl_engine_same_transmission(b, k, o)))
 			continue; /* i's copy (the same datagram, or one transmission its engine traced twice) */
 		if (o->psn == k->psn)
 			return o->raw_ns - k->raw_ns < soon ? 1 : -1;
@@ -1571,38 +1622,6 @@ bool tl_engine_held(struct tl_build *b, const struct tl_pk *k)
  * capture reports no drops.  Always when its sending engine traced it as
  * held back (tl_engine_held); never when that engine traced it as a resend
  * of a PSN no earlier transmission of which reached the capture. */
-static bool ids_tell_datagrams(struct tl_build *b, const struct stream *S, const struct tl_pk *k);
-
-/* Whether request k's IPv4 identification says it was sent before a request
- * the capture already holds on its stream: the sender numbers its datagrams
- * (they vary, and of at least 8 requests in a row 9 in 10 were within 1024
- * of the one before: a counter, not random numbers) and k's is below the
- * highest seen, by less than 4096.  Then it was held back on the way, and
- * is no resend: a resend is a new datagram, with a higher number. */
-static bool ids_sent_before(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
-{
-	if (!S->have_id || !ids_tell_datagrams(b, S, k) || S->id_pairs < 8 || S->id_near * 10 < S->id_pairs * 9)
-		return false;
-	uint16_t below = (uint16_t)(S->max_id - k->ip_id);
-	return below && below < 4096;
-}
-
-/* Takes request k's IPv4 identification into its stream's (ids_sent_before). */
-static void ids_note(struct stream *S, const struct tl_pk *k)
-{
-	if (S->have_id) {
-		uint16_t up = (uint16_t)(k->ip_id - S->last_id), down = (uint16_t)(S->last_id - k->ip_id);
-		S->id_pairs++;
-		S->id_near += up <= 1024 || down <= 1024;
-		if ((uint16_t)(k->ip_id - S->max_id) < 32768)
-			S->max_id = k->ip_id;
-	} else {
-		S->max_id = k->ip_id;
-		S->have_id = true;
-	}
-	S->last_id = k->ip_id;
-}
-
 static bool stray_request(struct tl_build *b, const struct stream *S, const struct tl_pk *k, size_t i, uint64_t pu,
 			  uint32_t lt)
 {
@@ -1621,7 +1640,7 @@ static bool stray_request(struct tl_build *b, const struct stream *S, const stru
 	uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
 	if (!half || k->raw_ns - S->last_sent_ns >= half)
 		return false; /* after the stream was silent that long: the ACK timer's round */
-	int next = next_stream_psn(b, i, rt_psn_add(S->last_sent, 1), half, ids_tell_datagrams(b, S, k));
+	int next = next_stream_psn(b, S, i, rt_psn_add(S->last_sent, 1), half);
 	bool back = rt_psn_diff(k->psn, S->last_sent) < 0;
 	const struct tl_pk *r = S->last_round != RT_TL_NONE ? tl_pk(b, S->last_round) : NULL;
 	if (r && r->retrans_cause == RT_RETRY_NAK_SEQ && r->trigger != RT_TL_NONE && tl_pk(b, r->trigger)->psn == r->psn &&
@@ -1686,21 +1705,6 @@ static bool round_skipped(struct tl_build *b, size_t i, uint32_t lt)
 	return false;
 }
 
-/* Whether request k's IPv4 identification tells datagrams apart: its
- * stream's sender gives each packet a new one (a resend is a new datagram,
- * a copy made on the way the same). */
-static bool ids_tell_datagrams(struct tl_build *b, const struct stream *S, const struct tl_pk *k)
-{
-	const struct tl_ep *src = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
-	return src && src->ver == 4 && S->ids_vary;
-}
-
-/* Whether request k is another IPv4 datagram than o. */
-static bool new_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
-{
-	return ids_tell_datagrams(b, S, k) && o->ip_id != k->ip_id;
-}
-
 /* Whether a NAK or RNR NAK for request k's PSN came after the stream's
  * latest request and is pending: the sender was told to send that PSN
  * again, so a repeat of the latest request is that resend. */
@@ -1712,12 +1716,6 @@ static bool nak_since_last_req(struct tl_build *b, const struct stream *S, const
 			return true;
 	}
 	return false;
-}
-
-/* Whether request k is the very IPv4 datagram o is. */
-static bool same_datagram(struct tl_build *b, const struct stream *S, const struct tl_pk *o, const struct tl_pk *k)
-{
-	return ids_tell_datagrams(b, S, k) && o->ip_id == k->ip_id;
 }
 
 /* Whether the sender's engine traced packet k (a request or a response) as
@@ -1807,14 +1805,11 @@ static bool wire_copy(struct tl_build *b, const struct stream *S, const struct q
 		k->same_datagram = true;
 		return true;
 	}
-	if (S->last_nak_ns >= o->raw_ns || S->last_nak != RT_TL_NONE) {
-		/* a NAK from before it still pending: it was late, and this its
-		 * resend, unless its engine traced one transmission sent twice */
-		k->engine_copy = tl_engine_same_transmission(b, o, k);
-		return k->engine_copy;
-	}
+	/* a NAK from before it still pending: it was late, and this its resend,
+	 * unless its engine traced one transmission sent twice */
+	bool nak_pending = S->last_nak_ns >= o->raw_ns || S->last_nak != RT_TL_NONE;
 	/* what the capture tells first (its words need no traces), then the engine */
-	if (!b->capture_dropped) {
+	if (!nak_pending && !b->capture_dropped) {
 		if (S->have_ack && S->acked_u + 1 < pu)
 			return true;
 		uint64_t t0 = tl_pk(b, S->first_pk)->raw_ns;

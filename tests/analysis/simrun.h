@@ -70,7 +70,7 @@ struct sim_fault {
 				   * with a bad ICRC in the first round: B drops it and sends no ACK */
 	int dup_first_resend;     /* the network copies the first packet of the second round (the resend
 				   * after a NAK or an RNR wait): the capture holds it twice */
-	int dup_resent;           /* with engine_pkts: A's engine traces that copy as a resend after a
+	int dup_resent;           /* with engine_pkts: A's engine traces such a copy as a resend after a
 				   * retry of its own (as uroce asks for a READ again at once), not as
 				   * the same transmission sent twice */
 };
@@ -474,16 +474,10 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				de.u.pkt.drop_reason = (uint8_t)f->lose_after_reason;
 				sim_emit(s, 1, &de);
 			}
-			if (!lost_before && second_round && i == start && f->dup_first_resend) {
-				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
-				if (s->c.engine_pkts) { /* the same transmission, traced twice (uroce's dup fault) */
-					struct rt_event again = pe;
-					again.ticks += 300;
-					again.seq = s->seq++;
-					sim_emit(s, 0, &again);
-				}
-			}
-			if (!lost_before && first_round && (int)i == f->dup_on_wire && !last) {
+			/* the network copies it (dup_on_wire, dup_first_resend) */
+			int copied = (first_round && (int)i == f->dup_on_wire && !last) ||
+				     (second_round && i == start && f->dup_first_resend);
+			if (!lost_before && copied) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
 				if (s->c.engine_pkts && f->dup_resent) { /* a retry, then the resend */
 					struct rt_event re = sim_ev(s, 0, t + 200, RT_EV_RETRY, s->c.qpn_a);

@@ -21,6 +21,7 @@
 #include "rdmatrace/capture_copies.h"
 #include "rdmatrace/trace_reader.h"
 #include "rdmatrace/trace_format.h"
+#include "rdmatrace/tracer.h"
 #include "tl_internal.h"
 
 /* Header bytes kept per packet (more for MADs, whose payload is the message). */
@@ -296,20 +297,25 @@ static uint16_t proc_find_or_add(struct tl_build *b, uint16_t host, int32_t pid,
 	return (uint16_t)(b->procs.n - 1);
 }
 
+/* Per-process vector v (zeroed elements) grown to hold process proc: its
+ * element, NULL when proc is none or memory ran out. */
+static void *proc_slot(struct tl_build *b, struct tl_vec *v, uint16_t proc)
+{
+	if (proc >= b->procs.n)
+		return NULL;
+	while (v->n < b->procs.n)
+		if (!tl_vec_push(v))
+			return NULL;
+	return (uint8_t *)v->p + (size_t)proc * v->esz;
+}
+
 /* Record of process proc at raw time ns came from a dead program's rings
  * (RT_CHUNKF_SALVAGED): it ended without its exit handler, at least until a
  * later record says otherwise (an exec). */
 static void note_salvaged(struct tl_build *b, uint16_t proc, uint64_t ns)
 {
-	if (proc >= b->procs.n)
-		return;
-	while (b->proc_salvaged.n < b->procs.n) {
-		uint64_t *z = tl_vec_push(&b->proc_salvaged);
-		if (!z)
-			return;
-	}
-	uint64_t *t = TL_AT(&b->proc_salvaged, uint64_t, proc);
-	if (ns > *t)
+	uint64_t *t = proc_slot(b, &b->proc_salvaged, proc);
+	if (t && ns > *t)
 		*t = ns;
 }
 
@@ -398,6 +404,10 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 			last_pid = rec.pid;
 			last_file = rec.file;
 			e = tl_ev(b, b->ev.n - 1);
+			uint8_t *flight = rec.src && rec.src->mode == RT_MODE_FLIGHT_RECORDER
+						  ? proc_slot(b, &b->proc_flight, last_proc) : NULL;
+			if (flight)
+				*flight = 1;
 		}
 		e->proc = last_proc;
 		if (__builtin_expect((rec.chunk_flags & (RT_CHUNKF_SALVAGED | RT_CHUNKF_COLLECTOR)) == RT_CHUNKF_SALVAGED, 0))
@@ -892,6 +902,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->copies, sizeof(uint32_t));
 	tl_vec_init(&b->lates, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
+	tl_vec_init(&b->proc_flight, sizeof(uint8_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
 	b->capture_host = UINT16_MAX;
@@ -935,6 +946,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->copies);
 	tl_vec_free(&b->lates);
 	tl_vec_free(&b->proc_salvaged);
+	tl_vec_free(&b->proc_flight);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;

@@ -132,6 +132,8 @@ struct dctx {
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
 	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
+	uint64_t *proc_gone;      /* per process: when it ended, as process_ends() judged (0 it did
+				   * not, or nothing says so); NULL until then */
 	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
 	uint32_t *qp_first_error; /* per QP: its first move to ERROR (event), RT_TL_NONE; NULL until asked */
 	uint64_t cap_end;         /* capture_end(): the time of the capture's last packet */
@@ -6035,6 +6037,9 @@ struct cm_retry_ctx {
 	struct tl_hash by_qp;     /* by_qp_key() -> the last group of REQs or REPs it sent */
 	struct cm_call *calls;
 	size_t ncalls;
+	uint32_t *last_from;      /* per endpoint: its last packet in the capture (RT_TL_NONE none);
+				   * made when first needed (cm_silent_words) */
+	uint8_t *proc_engine;     /* per process: 1 an engine traced it (its CM ran in the program) */
 };
 
 /* The key of cm_retry_ctx.by_qp: host, process (UINT16_MAX unknown: the
@@ -6253,6 +6258,88 @@ static unsigned cm_sent_drops(struct dctx *c, const struct tl_ep *src, uint64_t 
 	return n;
 }
 
+/* Fill r->last_from and r->proc_engine (once); -ENOMEM. */
+static int cm_silence_index(struct tl_build *b, struct cm_retry_ctx *r)
+{
+	if (r->last_from)
+		return 0;
+	r->last_from = malloc((b->eps.n + 1) * sizeof(uint32_t));
+	r->proc_engine = calloc(b->procs.n + 1, 1);
+	if (!r->last_from || !r->proc_engine)
+		return -ENOMEM;
+	for (size_t x = 0; x < b->eps.n; x++)
+		r->last_from[x] = RT_TL_NONE;
+	for (size_t j = 0; j < tl_npk(b); j++) {
+		uint32_t ep = tl_pk(b, j)->src_ep;
+		if (ep < b->eps.n)
+			r->last_from[ep] = (uint32_t)j;
+	}
+	for (size_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if ((e->ev.flags & RT_EVF_ENGINE) && e->proc < b->procs.n)
+			r->proc_engine[e->proc] = 1;
+	}
+	return 0;
+}
+
+/* A CM message sent again and again (group g, two copies or more) that no
+ * answer followed, while its receiver sent nothing the capture saw after
+ * the first copy: a CM answers every such message (a REQ with a REP or a
+ * REJ, a REP with an RTU or a REJ, a SIDR REQ with a SIDR REP, a DREQ with
+ * a DREP, even for a connection it no longer has), so nothing there was
+ * left to answer, or nothing it sent got through.  Says so (with the
+ * receiver's program, when it ended after the first copy) and returns 1;
+ * 0 when the receiver was not silent; -ENOMEM. */
+static int cm_silent_words(struct dctx *c, struct cm_retry_ctx *r, const struct cm_copies *g, const char *answer,
+			   struct text *t)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, g->first);
+	if (g->count < 2 || g->answer != RT_TL_NONE || k->dst_ep >= b->eps.n)
+		return 0;
+	if (cm_silence_index(b, r) < 0)
+		return -ENOMEM;
+	uint32_t last = r->last_from[k->dst_ep];
+	if (last != RT_TL_NONE && last > g->first)
+		return 0;
+	uint64_t t_first = item_t(c, tl_item_pk(b, g->first));
+	const char *asked = rt_cm_attr_name(k->cm_attr);
+	tx(t, ", but no %s came: ", answer);
+	ep_words(b, k->dst_ep, t);
+	if (last == RT_TL_NONE)
+		tx(t, " sent nothing the capture saw, before the first copy or after it");
+	else
+		tx(t, " sent nothing the capture saw after the first copy (its last packet, frame %u, came %.3f ms before it)",
+		   tl_pk(b, last)->frame, ms(t_first - item_t(c, tl_item_pk(b, last))));
+	tx(t, ", while a CM answers every %s%s", asked,
+	   k->cm_attr == RT_CM_REQ	    ? ", with a REP or a REJ"
+	   : k->cm_attr == RT_CM_REP	    ? ", with an RTU or a REJ"
+	   : k->cm_attr == RT_CM_SIDR_REQ ? " with a SIDR REP"
+					    : " with a DREP, even one for a connection it no longer has");
+	const struct tl_ep *dst = TL_AT(&b->eps, struct tl_ep, k->dst_ep);
+	uint32_t lastdrop = RT_TL_NONE;
+	unsigned dropped = cm_sent_drops(c, dst, t_first, item_t(c, tl_item_pk(b, g->last)) + 1, &lastdrop);
+	if (dropped)
+		tx(t, "; its engine dropped the CM message%s it sent after the first copy as %s left%s",
+		   dropped == 1 ? "" : "s", dropped == 1 ? "it" : "they", drop_reason_words(tl_ev(b, lastdrop)));
+	uint16_t p = !dst->proc_ambiguous ? dst->proc : UINT16_MAX;
+	uint32_t end = p < b->procs.n && b->ends.n ? proc_end_record(b, p) : RT_TL_NONE, lastrec;
+	uint64_t t_end = end != RT_TL_NONE ? proc_end_time(c, p, end, &lastrec) : 0;
+	if (end != RT_TL_NONE && t_end + 1000000000ull >= t_first && t_end <= item_t(c, tl_item_pk(b, g->last))) {
+		const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
+		tx(t, ". Its program, %s (pid %d), ended %.3f ms %s the first copy", (const char *)b->strs.p + P->program,
+		   P->pid, ms(t_end > t_first ? t_end - t_first : t_first - t_end), t_end >= t_first ? "after" : "before");
+		if (r->proc_engine[p])
+			tx(t, ", and its CM with it (an engine in the program, as uroce's, runs the CM)");
+		else
+			tx(t, "; a kernel's CM answers after that too, so the host itself, or the way from it, had gone silent");
+	} else {
+		tx(t, ": the other side, or the way from it, had gone silent");
+	}
+	tx(t, ".");
+	return 1;
+}
+
 static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char *what, uint64_t named_ns,
 			   bool answers_copies)
 {
@@ -6378,6 +6465,7 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 		got = RT_TL_NONE;
 	const struct tl_pk *dmg = g->damaged_answer != RT_TL_NONE ? tl_pk(b, g->damaged_answer) : NULL;
 	uint32_t lastdrop = RT_TL_NONE;
+	int silent = 0;
 	/* (from 10 ms before the call's record: its probe records it as it returns,
 	 * after the engine sent the message) */
 	unsigned dropped = unseen ? cm_sent_drops(c, src, t_call > 10000000 ? t_call - 10000000 : 0, t_first, &lastdrop) : 0;
@@ -6396,12 +6484,15 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 		tx(&t, " dropped it (corruption on the link or a broken sender).");
 	} else if (got != RT_TL_NONE) {
 		const struct tl_evrec *ge = tl_ev(b, got);
-		tx(&t, "; the first copy arrived (%s had its %s event %.3f ms after it), so its %s was lost or came too late.",
-		   host_name(b, ge->host), rt_cm_event_name(ge->ev.u.cm.event),
-		   ms(item_t(c, got) > t_first ? item_t(c, got) - t_first : 0), answer);
-	} else {
+		tx(&t, "; the first copy arrived (%s had its %s event %.3f ms after it)", host_name(b, ge->host),
+		   rt_cm_event_name(ge->ev.u.cm.event), ms(item_t(c, got) > t_first ? item_t(c, got) - t_first : 0));
+		if ((silent = cm_silent_words(c, r, g, answer, &t)) == 0)
+			tx(&t, ", so its %s was lost or came too late.", answer);
+	} else if ((silent = cm_silent_words(c, r, g, answer, &t)) == 0) {
 		tx(&t, ", so the %s or its %s was lost (or the other side was slow to answer).", what, answer);
 	}
+	if (silent < 0)
+		return -ENOMEM;
 	/* a REQ that no REP answered on the wire though the other side accepted: the REPs were lost */
 	const struct tl_ep *dst = k->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->dst_ep) : NULL;
 	uint32_t accept = RT_TL_NONE;
@@ -6713,6 +6804,8 @@ static int cm_retries(struct dctx *c)
 	tl_hash_free(&r.by_qp);
 	tl_vec_free(&r.copies);
 	free(r.calls);
+	free(r.last_from);
+	free(r.proc_engine);
 	return rc;
 }
 
@@ -7994,6 +8087,14 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 		}
 		tx(t, " Its peer ");
 		qp_name(b, (uint32_t)q, t);
+		uint16_t qproc = tl_qp(b, q)->proc;
+		uint64_t gone = c->proc_gone && qproc < b->procs.n ? c->proc_gone[qproc] : 0;
+		if (r == RT_TL_NONE && gone && gone <= t_end) {
+			const struct rt_tl_proc *Q = TL_AT(&b->procs, struct rt_tl_proc, qproc);
+			tx(t, " had gone first: %s (pid %d) ended %.3f ms before (its own finding).",
+			   (const char *)b->strs.p + Q->program, Q->pid, ms(t_end - gone));
+			continue;
+		}
 		if (r == RT_TL_NONE) {
 			tx(t, " saw no error completion and no disconnect after it in the rest of the run.");
 			continue;
@@ -8099,7 +8200,47 @@ static bool proc_connected(struct tl_build *b, uint16_t p)
 	return false;
 }
 
-static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged, bool others)
+/* The capture's last packet that a QP of process p sent (RT_TL_NONE none). */
+static uint32_t proc_last_packet(struct tl_build *b, uint16_t p)
+{
+	for (size_t j = tl_npk(b); j-- > 0;) {
+		uint32_t q = tl_pk(b, j)->send_qp;
+		if (q < b->qps.n && tl_qp(b, q)->proc == p)
+			return (uint32_t)j;
+	}
+	return RT_TL_NONE;
+}
+
+/* A recording cut off (process_ends(): until, when the run went on to)
+ * after process p's last record at t_last: how long the run went on, and
+ * what the capture says of the program after it. */
+static void cut_off_words(struct dctx *c, uint16_t p, uint64_t t_last, uint64_t until, struct text *t)
+{
+	struct tl_build *b = c->b;
+	tx(t, ": its recording stops there with no end record, while the run went on %.3f s longer (its collector, "
+	      "which notes the clock every second while it records, wrote nothing more)", (double)(until - t_last) / 1e9);
+	uint32_t j = b->have_capture ? proc_last_packet(b, p) : RT_TL_NONE;
+	uint64_t unc = j != RT_TL_NONE ? clocks_uncertainty(b, TL_AT(&b->procs, struct rt_tl_proc, p)->host,
+							       b->capture_host) : 0;
+	uint64_t tj = j != RT_TL_NONE ? item_t(c, tl_item_pk(b, j)) : 0;
+	if (j != RT_TL_NONE && unc != UINT64_MAX && tj > t_last + unc + 1000000000ull) {
+		tx(t, ", but the capture holds packets its QPs sent until frame %u, %.3f s after that record: the program "
+		      "ran on untraced, and only its recording was cut off (what recorded it was killed, or could not "
+		      "write)", tl_pk(b, j)->frame, (double)(tj - t_last) / 1e9);
+		return;
+	}
+	tx(t, ": the program and what recorded it ended at once (SIGKILL to both, the OOM killer, or "
+	      "its host went down)");
+	if (j != RT_TL_NONE && tj > t_last)
+		tx(t, "; the capture holds nothing its QPs sent after frame %u, %.3f ms after that record (what it did last "
+		      "was still in its rings, not yet written out)", tl_pk(b, j)->frame, ms(tj - t_last));
+	else if (j != RT_TL_NONE)
+		tx(t, "; the capture holds nothing its QPs sent after frame %u, %.3f ms before that record",
+		   tl_pk(b, j)->frame, ms(t_last - tj));
+}
+
+static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged, bool others,
+			    uint64_t until)
 {
 	struct tl_build *b = c->b;
 	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
@@ -8137,6 +8278,9 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 			return 0; /* its parent saw it exit 0 */
 		sev = RT_TLS_WARNING;
 		tx(&t, "ended with exit status %d without running its exit handlers", pe->code);
+	} else if (until && !salvaged) {
+		sev = RT_TLS_ERROR;
+		tx(&t, "vanished");
 	} else {
 		if (!salvaged)
 			return 0;
@@ -8157,7 +8301,9 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 			tx(&t, " after its last record (%s at %.6f s)", what, (double)tl / 1e9);
 		tx(&e, "last record at %.6f s", (double)tl / 1e9);
 	}
-	if (!pe)
+	if (!pe && !salvaged)
+		cut_off_words(c, p, t_end, until, &t);
+	else if (!pe)
 		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
 		       "(SIGKILL, or SIGTERM left at its default) ended it");
 	else if (pe->how == RT_END_EXIT && first_error != RT_TL_NONE && in_finding(b, first_error)) {
@@ -8199,14 +8345,103 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	return 0;
 }
 
-/* Every process that crashed, was killed or ended without its exit handler:
- * what it was doing last, what it left undone, how its peers found out. */
+/* A recording cut off: its collector, which runs in the traced process and
+ * notes the clock every second while it records (RT_EV_CLOCK_SYNC), stopped
+ * CUT_NS and more before the run did, with no end record. */
+#define CUT_NS 3000000000ull
+
+/* Per process (calloc'd, NULL on ENOMEM): the time the run went on to after
+ * its recording was cut off, 0 when it was not.  A process is judged when
+ * its trace has no end record and was neither salvaged nor written by a
+ * flight recorder (which writes on a trigger), its collector noted the
+ * clock, and it still had a QP at its last record (one that destroyed its
+ * QPs was ending on its own: rping's client on the VM lab, whose machine
+ * stopped before its end record was written): the run went on when another
+ * process's records (on its host, or on one whose clock is known with it to
+ * within a second) or the capture's packets (the same) came CUT_NS after
+ * its last record. */
+static uint64_t *cut_off_recordings(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t np = b->procs.n;
+	uint64_t *until = calloc(np + 1, sizeof(uint64_t));
+	uint32_t *last = malloc((np + 1) * sizeof(uint32_t));
+	uint8_t *synced = calloc(np + 1, 1);
+	int32_t *qps = calloc(np + 1, sizeof(int32_t)); /* QPs created less those destroyed */
+	if (!until || !last || !synced || !qps) {
+		free(last);
+		free(synced);
+		free(qps);
+		return until;
+	}
+	for (size_t p = 0; p < np; p++)
+		last[p] = RT_TL_NONE;
+	for (size_t i = 0; i < tl_nev(b); i++) { /* (a host's records are in its time order) */
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->proc >= np)
+			continue;
+		last[e->proc] = (uint32_t)i;
+		synced[e->proc] |= e->ev.kind == RT_EV_CLOCK_SYNC;
+		if (e->ev.kind == RT_EV_QP_CREATE && !(e->ev.flags & RT_EVF_ERROR))
+			qps[e->proc] += e->ev.flags & RT_EVF_DESTROY ? -1 : 1;
+	}
+	for (size_t p = 0; p < np; p++) {
+		const uint8_t *flight = p < b->proc_flight.n ? TL_AT(&b->proc_flight, uint8_t, p) : NULL;
+		uint64_t salvaged = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
+		if (!synced[p] || qps[p] <= 0 || (flight && *flight) || salvaged ||
+		    proc_end_record(b, (uint16_t)p) != RT_TL_NONE)
+			continue;
+		uint16_t h = TL_AT(&b->procs, struct rt_tl_proc, p)->host;
+		uint64_t t_last = item_t(c, last[p]), went_on = 0;
+		for (size_t q = 0; q < np; q++) {
+			uint16_t hq = TL_AT(&b->procs, struct rt_tl_proc, q)->host;
+			if (q != p && last[q] != RT_TL_NONE && clocks_uncertainty(b, h, hq) < 1000000000ull &&
+			    item_t(c, last[q]) > went_on)
+				went_on = item_t(c, last[q]);
+		}
+		if (b->have_capture && c->cap_end > went_on && clocks_uncertainty(b, h, b->capture_host) < 1000000000ull)
+			went_on = c->cap_end;
+		if (went_on > t_last + CUT_NS)
+			until[p] = went_on;
+	}
+	free(last);
+	free(synced);
+	free(qps);
+	return until;
+}
+
+/* Every process that crashed, was killed or ended without its exit handler,
+ * or whose recording was cut off: what it was doing last, what it left
+ * undone, how its peers found out. */
 static int process_ends(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t np = b->procs.n;
-	if (!np || (!b->ends.n && !b->proc_salvaged.n))
+	if (!np)
 		return 0;
+	uint64_t *until = cut_off_recordings(c);
+	c->proc_gone = calloc(np + 1, sizeof(uint64_t));
+	if (!until || !c->proc_gone) {
+		free(until);
+		return -ENOMEM;
+	}
+	/* when each process ended, for its peers' findings */
+	for (size_t p = 0; p < np; p++) {
+		uint32_t end = proc_end_record(b, (uint16_t)p), lastrec;
+		const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
+		uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
+		if (end != RT_TL_NONE || salvaged_ns || until[p]) {
+			uint64_t te = proc_end_time(c, (uint16_t)p, end, &lastrec);
+			/* a recording cut off may have lost its last moments: the capture saw them */
+			uint32_t j = until[p] && b->have_capture ? proc_last_packet(b, (uint16_t)p) : RT_TL_NONE;
+			if (j != RT_TL_NONE && item_t(c, tl_item_pk(b, j)) > te)
+				te = item_t(c, tl_item_pk(b, j));
+			/* (an exit with status 0 is no finding) */
+			bool quiet = pe && !pe->signal && pe->how != RT_END_SIGNAL &&
+				     !(pe->how == RT_END_EXIT ? pe->has_code && pe->code : pe->code);
+			c->proc_gone[p] = quiet ? 0 : te;
+		}
+	}
 	int rc = 0;
 	/* the exits with a status after the other ends: a peer's crash or kill
 	 * is a problem that may be why a process gave up */
@@ -8220,15 +8455,18 @@ static int process_ends(struct dctx *c)
 			const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
 			bool exited_0 = pe && pe->how == RT_END_EXIT && (!pe->has_code || !pe->code);
 			uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
-			if (exited_0 || (end == RT_TL_NONE && !salvaged_ns))
+			if (exited_0 || (end == RT_TL_NONE && !salvaged_ns && !until[p]))
 				continue; /* it exited 0, or nothing says it did not */
 			if ((pe && pe->how == RT_END_EXIT) != (exits == 1))
 				continue;
 			uint32_t last = proc_last_record(b, (uint16_t)p, end);
 			bool salvaged = last != RT_TL_NONE && salvaged_ns && tl_ev(b, last)->raw_ns <= salvaged_ns;
-			rc = proc_end_finding(c, (uint16_t)p, end, last, salvaged, others);
+			if (end == RT_TL_NONE && !salvaged && (!until[p] || last == RT_TL_NONE))
+				continue;
+			rc = proc_end_finding(c, (uint16_t)p, end, last, salvaged, others, until[p]);
 		}
 	}
+	free(until);
 	return rc;
 }
 
@@ -8309,6 +8547,7 @@ int tl_detect(struct tl_build *b)
 	free(c.pk_used);
 	free(c.qp_explained);
 	free(c.proc_rxe);
+	free(c.proc_gone);
 	free(c.qp_captured);
 	free(c.qp_first_error);
 	if (c.rq) {

@@ -283,6 +283,8 @@ struct tl_build {
 				   * after later PSNs (tl_pk.late), in capture order */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
 				   * from a dead program's rings (read_traces), 0 none */
+	struct tl_vec proc_flight; /* uint8_t per process: 1 its trace came from a flight recorder
+				   * (written on a trigger, not as it ran; read_traces) */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
 	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */

@@ -921,6 +921,59 @@ static void test_cm_damaged(void)
 	}
 }
 
+/* A sends its DREQ three times, 4.3 s apart, and no DREP comes: B had its
+ * DISCONNECTED event, then its program ended, and B sent nothing more
+ * (the VM lab's client VM stops when its program ends).  The cm_lost
+ * finding says B went silent, naming its last packet and its program's end
+ * (its last record, for a program that exited), not that a DREP was lost.  When B sends something after the first copy
+ * (another connection's DREP), it was not silent: the DREP was lost. */
+static void test_cm_silent_peer(void)
+{
+	for (int talks = 0; talks < 2; talks++) {
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		c.mad_psns = 1;
+		const char *dir = rundir(talks ? "cm-peer-talks" : "cm-peer-silent");
+		CHECK_EQ_U(sim_open(&s, dir, &c), 0);
+		uint64_t t = s.now + 100000, every = 4336000000ull;
+		sim_cm(&s, t, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
+		sim_cm_event(&s, 1, t + 3000000, 10, c.qpn_b); /* DISCONNECTED */
+		if (talks)
+			sim_cm(&s, t + 5000000, 0, RT_CM_DREP, 0x4444, 0x3333, 0);
+		struct rt_event pe = sim_ev(&s, 1, t + 9000000, RT_EV_PROCESS_END, 0);
+		pe.u.process_end.pid = 200;
+		pe.u.process_end.how = RT_END_EXIT;
+		pe.u.process_end.has_code = 1;
+		sim_emit(&s, 1, &pe);
+		sim_cm(&s, t + every, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
+		sim_cm(&s, t + 2 * every, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
+		s.now = t + 2 * every + 1000000;
+		CHECK_EQ_U(sim_close(&s), 0);
+		struct rt_timeline *tl = correlate(dir);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned told = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+			const char *text = rt_tl_str(tl, F->text);
+			printf("#   F%u %s: %s\n", F->id, rt_tl_finding_kind_name(F->kind), text);
+			if (F->kind != RT_TLFK_CM_LOST || !strstr(text, "sent its disconnect request (DREQ) to ") ||
+			    !strstr(text, " 3 times"))
+				continue;
+			if (talks)
+				told += strstr(text, "DREP was lost") && !strstr(text, "silent");
+			else
+				told += strstr(text, "but no DREP came: ") &&
+					strstr(text, " sent nothing the capture saw after the first copy (its last packet, frame ") &&
+					strstr(text, "Its program, ") && strstr(text, "(pid 200), ended 3.000 ms after the first copy") &&
+					strstr(text, "had gone silent") && !strstr(text, "was lost");
+		}
+		CHECK_EQ_U(told, 1);
+		rt_timeline_free(tl);
+	}
+}
+
 /* The last packet of a WRITE, the only one that asks for an ACK, reaches
  * the capture with a bad ICRC: B drops it and acknowledges nothing, and A's
  * ACK timer resends the whole WRITE.  The Go-Back-N finding names that
@@ -2814,6 +2867,7 @@ int main(void)
 	RUN(test_copy_during_rnr);
 	RUN(test_ackreq_damaged);
 	RUN(test_cm_damaged);
+	RUN(test_cm_silent_peer);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

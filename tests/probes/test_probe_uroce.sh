@@ -330,4 +330,36 @@ print("# " + "; ".join("pid %s: %s" % (x["pid"], x.get("ip")) for x in q))
 		not_ok "ib_send_bw -c UD under record"
 	fi
 fi
+# ---- a recording cut off: rping's server killed with its recorder ----
+# SIGKILL to the server's record and rping together (as the OOM killer, or
+# a host going down, would end both): its trace just stops, with no end
+# record, while its client waits for a message that never comes, until it
+# is stopped.  The server "vanished" (its collector, which notes the clock
+# every second, wrote nothing more while the run went on), and the client's
+# finding says its peer had gone first.  Before, the server was no finding
+# and the client's peer "saw no error completion".
+CA=${A%.*}.$(( (${A##*.} % 250) + 3 ))
+CP=$((PORT + 40))
+UROCE_ADDR=$A setsid "$RDMATRACE" record -o "$T/cut/s" -- rping -s -a "$A" -p "$CP" -C 1000000 >"$T/cut.sout" 2>&1 &
+cut_spid=$!
+wait_listen
+UROCE_ADDR=$CA "$RDMATRACE" record --capture lo -o "$T/cut/c" -- rping -c -a "$A" -p "$CP" -C 1000000 >"$T/cut.cout" 2>&1 &
+cut_cpid=$!
+sleep 2
+kill -KILL -- "-$cut_spid" 2>/dev/null
+sleep 5
+kill -TERM "$cut_cpid" 2>/dev/null
+wait "$cut_cpid" "$cut_spid" 2>/dev/null
+tshark -r "$T/cut/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/cut/capture.pcapng" 2>/dev/null
+rm -f "$T/cut/c/capture.pcapng"
+"$RDMATRACE" diagnose --json "$T/cut" >"$T/cut.json" 2>"$T/cut.err"
+check "a recording cut off with its program: the server vanished, the client's peer had gone first" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+pe = [x for x in f if x["kind"] == "process_ended"]
+gone = [x for x in pe if x["severity"] == "error" and "vanished after its last record" in x["text"] and
+        "its recording stops there with no end record, while the run went on" in x["text"] and
+        "the program and what recorded it ended at once" in x["text"]]
+waits = [x for x in pe if "was stopped by SIGTERM" in x["text"] and "had gone first: rping (pid" in x["text"]]
+assert len(gone) == 1 and len(waits) == 1, [x["severity"] + " " + x["kind"] + ": " + x["text"] for x in f]' "$T/cut.json"
 done_testing

@@ -404,14 +404,19 @@ static int read_traces(struct tl_build *b, const struct rt_tl_inputs *in)
 			last_pid = rec.pid;
 			last_file = rec.file;
 			e = tl_ev(b, b->ev.n - 1);
-			uint8_t *flight = rec.src && rec.src->mode == RT_MODE_FLIGHT_RECORDER
-						  ? proc_slot(b, &b->proc_flight, last_proc) : NULL;
-			if (flight)
-				*flight = 1;
+			uint8_t *bits = rec.src && rec.src->mode == RT_MODE_FLIGHT_RECORDER
+						? proc_slot(b, &b->proc_bits, last_proc) : NULL;
+			if (bits)
+				*bits |= TL_PROC_FLIGHT;
 		}
 		e->proc = last_proc;
 		if (__builtin_expect((rec.chunk_flags & (RT_CHUNKF_SALVAGED | RT_CHUNKF_COLLECTOR)) == RT_CHUNKF_SALVAGED, 0))
 			note_salvaged(b, last_proc, rec.ns);
+		if (__builtin_expect(rec.ev.kind == RT_EV_CLOCK_SYNC, 0)) {
+			uint8_t *bits = proc_slot(b, &b->proc_bits, last_proc);
+			if (bits)
+				*bits |= TL_PROC_SYNCED;
+		}
 		if (e->host < b->host_nev.n)
 			(*TL_AT(&b->host_nev, size_t, e->host))++;
 		*(uint64_t *)vec_room(&b->ev_raw) = e->raw_ns;
@@ -902,7 +907,7 @@ static void build_init(struct tl_build *b)
 	tl_vec_init(&b->copies, sizeof(uint32_t));
 	tl_vec_init(&b->lates, sizeof(uint32_t));
 	tl_vec_init(&b->proc_salvaged, sizeof(uint64_t));
-	tl_vec_init(&b->proc_flight, sizeof(uint8_t));
+	tl_vec_init(&b->proc_bits, sizeof(uint8_t));
 	tl_vec_init(&b->cons, sizeof(struct tl_cons));
 	tl_str(b, ""); /* offset 0 is the empty string */
 	b->capture_host = UINT16_MAX;
@@ -946,7 +951,7 @@ void tl_build_free(struct tl_build *b)
 	tl_vec_free(&b->copies);
 	tl_vec_free(&b->lates);
 	tl_vec_free(&b->proc_salvaged);
-	tl_vec_free(&b->proc_flight);
+	tl_vec_free(&b->proc_bits);
 	tl_vec_free(&b->cons);
 	free(b->ev_qp);
 	b->ev_qp = NULL;

@@ -134,6 +134,8 @@ struct dctx {
 	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
 	uint64_t *proc_gone;      /* per process: when it ended, as process_ends() judged (0 it did
 				   * not, or nothing says so); NULL until then */
+	struct freeze *freezes;   /* the traced processes that froze (find_freezes), in time order */
+	size_t nfreezes;
 	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
 	uint32_t *qp_first_error; /* per QP: its first move to ERROR (event), RT_TL_NONE; NULL until asked */
 	uint64_t cap_end;         /* capture_end(): the time of the capture's last packet */
@@ -149,6 +151,14 @@ struct rq_posts {
 	uint64_t *from;
 };
 
+/* A traced process that froze: no record at all from it, not even its
+ * collector's clock notes, from its record `from` to its record `to`. */
+struct freeze {
+	uint32_t from, to;        /* events */
+	uint16_t proc;
+	bool engine;              /* an engine runs in the process (uroce): its transport froze with it */
+};
+
 static uint64_t item_t(struct dctx *c, uint32_t item)
 {
 	return tl_item_time(c->b, item);
@@ -157,6 +167,115 @@ static uint64_t item_t(struct dctx *c, uint32_t item)
 static uint32_t first_link(struct dctx *c, uint32_t item, uint32_t type)
 {
 	return tl_link_index_first(&c->li, item, type);
+}
+
+/* Process p's TL_PROC_* bits (read_traces). */
+static unsigned proc_bits(const struct tl_build *b, size_t p)
+{
+	return p < b->proc_bits.n ? *TL_AT(&b->proc_bits, uint8_t, p) : 0;
+}
+
+/* Whether some traced process's collector noted the clock. */
+static bool any_synced(const struct tl_build *b)
+{
+	for (size_t p = 0; p < b->proc_bits.n; p++)
+		if (proc_bits(b, p) & TL_PROC_SYNCED)
+			return true;
+	return false;
+}
+
+/* A gap this long in a process's records, while its collector notes the
+ * clock every second (RT_EV_CLOCK_SYNC), is the whole process stopped. */
+#define FROZEN_NS 2500000000ull
+
+/* The nanoseconds of CLOCK_MONOTONIC per tick of process p's records, from
+ * its collector's first and last clock notes (0 unknown). */
+static double proc_tick_ns(struct tl_build *b, uint32_t first_sync, uint32_t last_sync)
+{
+	if (first_sync == RT_TL_NONE || last_sync == RT_TL_NONE || first_sync == last_sync)
+		return 0;
+	const struct rt_ev_clock_sync *a = &tl_ev(b, first_sync)->ev.u.clock, *z = &tl_ev(b, last_sync)->ev.u.clock;
+	if (z->ticks <= a->ticks || z->mono_ns <= a->mono_ns)
+		return 0;
+	return (double)(z->mono_ns - a->mono_ns) / (double)(z->ticks - a->ticks);
+}
+
+/* Find the traced processes that froze (c->freezes): a process whose
+ * collector notes the clock (not a flight recorder's trace, written on a
+ * trigger) left no record at all for FROZEN_NS and more, by its wall clock
+ * and by its monotonic ticks (a wall-clock step is none), and then went on
+ * (its end record, which `rdmatrace record` writes when it is gone, aside).
+ * -ENOMEM. */
+static int find_freezes(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t np = b->procs.n;
+	if (!np || !any_synced(b))
+		return 0;
+	uint32_t *last = malloc(np * sizeof(uint32_t)), *sync0 = malloc(np * sizeof(uint32_t)),
+		 *sync1 = malloc(np * sizeof(uint32_t));
+	uint8_t *engine = calloc(np, 1);
+	double *tick = calloc(np, sizeof(double));
+	struct tl_vec v;
+	tl_vec_init(&v, sizeof(struct freeze));
+	int rc = last && sync0 && sync1 && engine && tick ? 0 : -ENOMEM;
+	for (size_t p = 0; p < np && !rc; p++)
+		last[p] = sync0[p] = sync1[p] = RT_TL_NONE;
+	for (size_t i = 0; i < tl_nev(b) && !rc; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->proc >= np)
+			continue;
+		engine[e->proc] |= !!(e->ev.flags & RT_EVF_ENGINE);
+		if (e->ev.kind == RT_EV_CLOCK_SYNC) {
+			if (sync0[e->proc] == RT_TL_NONE)
+				sync0[e->proc] = (uint32_t)i;
+			sync1[e->proc] = (uint32_t)i;
+		}
+	}
+	for (size_t p = 0; p < np && !rc; p++)
+		tick[p] = proc_bits(b, p) & TL_PROC_FLIGHT ? 0 : proc_tick_ns(b, sync0[p], sync1[p]);
+	for (size_t i = 0; i < tl_nev(b) && !rc; i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		uint16_t p = e->proc;
+		if (p >= np || !tick[p] || e->ev.kind == RT_EV_PROCESS_END)
+			continue;
+		uint32_t l = last[p];
+		last[p] = (uint32_t)i;
+		if (l == RT_TL_NONE || e->raw_ns < tl_ev(b, l)->raw_ns + FROZEN_NS || e->ev.ticks < tl_ev(b, l)->ev.ticks ||
+		    (double)(e->ev.ticks - tl_ev(b, l)->ev.ticks) * tick[p] < (double)FROZEN_NS)
+			continue;
+		struct freeze *f = tl_vec_push(&v);
+		if (!f) {
+			rc = -ENOMEM;
+			break;
+		}
+		*f = (struct freeze){.from = l, .to = (uint32_t)i, .proc = p, .engine = engine[p]};
+	}
+	free(last);
+	free(sync0);
+	free(sync1);
+	free(engine);
+	free(tick);
+	if (rc) {
+		tl_vec_free(&v);
+		return rc;
+	}
+	c->freezes = v.p;
+	c->nfreezes = v.n;
+	return 0;
+}
+
+/* A freeze of the process of QP q, with its engine in it, that overlaps the
+ * time from t0 to t1 (NULL none). */
+static const struct freeze *engine_frozen(struct dctx *c, uint32_t q, uint64_t t0, uint64_t t1)
+{
+	uint16_t p = q < c->b->qps.n ? tl_qp(c->b, q)->proc : UINT16_MAX;
+	for (size_t k = 0; k < c->nfreezes && p != UINT16_MAX; k++) {
+		const struct freeze *f = &c->freezes[k];
+		if (f->proc == p && f->engine && item_t(c, f->from) < t1 && item_t(c, f->to) > t0)
+			return f;
+	}
+	return NULL;
 }
 
 static int index_links(struct dctx *c)
@@ -1952,6 +2071,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		struct text t = {.n = 0}, e = {.n = 0};
 		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
 		uint32_t dmg = RT_TL_NONE;    /* the request that asked for the ACK, with a bad ICRC (damaged_ackreq) */
+		const struct freeze *fz;      /* the receiver froze, its engine with it (engine_frozen) */
 		uint32_t rxev = RT_TL_NONE, nakev = RT_TL_NONE; /* the receiver's engine's records of the NAKed
 								  * packet arriving and of the NAK */
 		int order = -1; /* which came first (rx_before_nak) */
@@ -2188,6 +2308,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			else if (captured && (rxdrop = traced_rx_drop(c, tl_pk(b, u->prev)->recv_qp, u->prev)) != RT_TL_NONE)
 				tx(&t, "; the transmission it repeats (frame %u) reached the receiver, whose engine dropped it "
 				       "as it arrived%s", tl_pk(b, u->prev)->frame, drop_reason_words(tl_ev(b, rxdrop)));
+			else if (u->cause == RT_RETRY_ACK_TIMEOUT && captured &&
+				 (fz = engine_frozen(c, tl_pk(b, u->prev)->recv_qp, t_prev, t_first)) != NULL)
+				tx(&t, "; the receiver's process, which runs its engine (uroce), was frozen from %.6f s for "
+				       "%.3f s (its own finding): nothing answered", (double)item_t(c, fz->from) / 1e9,
+				   (double)(item_t(c, fz->to) - item_t(c, fz->from)) / 1e9);
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
 			else {
@@ -8345,6 +8470,80 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	return 0;
 }
 
+/* One finding per freeze (c->freezes; the first 16): how long, whether its
+ * whole host stopped with it, and what its peers sent its QPs meanwhile
+ * (an engine in the process, as uroce's, answered none of it; a kernel's
+ * transport went on, but the program polled and posted nothing).  A
+ * warning, with the freeze as time lost, when its QPs were sent anything
+ * then; else info. */
+static int process_freezes(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	for (size_t k = 0; k < c->nfreezes && k < 16; k++) {
+		const struct freeze *f = &c->freezes[k];
+		const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, f->proc);
+		uint64_t t0 = item_t(c, f->from), t1 = item_t(c, f->to);
+		/* the other traced processes of its host that recorded before and after: none in between? */
+		size_t others = 0, quiet = 0;
+		for (size_t j = 0; j < c->nfreezes; j++) {
+			const struct freeze *g = &c->freezes[j];
+			if (g->proc != f->proc && TL_AT(&b->procs, struct rt_tl_proc, g->proc)->host == P->host &&
+			    item_t(c, g->from) <= t0 + 1000000000ull && item_t(c, g->to) + 1000000000ull >= t1)
+				quiet++;
+		}
+		for (size_t q = 0; q < b->procs.n; q++)
+			others += q != f->proc && TL_AT(&b->procs, struct rt_tl_proc, q)->host == P->host;
+		/* what its QPs were sent meanwhile */
+		uint32_t reqs = 0, resent = 0, first = RT_TL_NONE;
+		for (size_t j = 0; j < tl_npk(b); j++) {
+			const struct tl_pk *pk = tl_pk(b, j);
+			uint64_t tj = item_t(c, tl_item_pk(b, j));
+			if (tj <= t0 || tj >= t1 || pk->recv_qp >= b->qps.n || tl_qp(b, pk->recv_qp)->proc != f->proc || pk->is_cm)
+				continue;
+			reqs++;
+			resent += pk->retrans && !pk->wire_copy;
+			if (first == RT_TL_NONE)
+				first = (uint32_t)j;
+		}
+		struct text t = {.n = 0}, e = {.n = 0};
+		tx(&t, "%s (pid %d) on %s froze for %.3f s, from %.6f s to %.6f s: it left no record at all in that time, "
+		       "not even its collector's clock notes, which come every second while it records (SIGSTOP or "
+		       "Ctrl-Z, a debugger, or a machine that did not run it)",
+		   (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host), (double)(t1 - t0) / 1e9,
+		   (double)t0 / 1e9, (double)t1 / 1e9);
+		if (others && quiet == others)
+			tx(&t, "; every other traced process on %s froze with it: the machine itself stopped (a paused or "
+			       "starved virtual machine, a suspend)", host_name(b, P->host));
+		tx(&t, ".");
+		if (f->engine && reqs)
+			tx(&t, " Its transport runs in the program (an engine, as uroce's), so it answered nothing "
+			       "meanwhile: its QPs were sent %u packet%s then%s", reqs, reqs == 1 ? "" : "s",
+			   resent ? "" : ", none answered");
+		else if (reqs)
+			tx(&t, " Its QPs were sent %u packet%s then, which the kernel's transport answered, but the program "
+			       "polled no completion and posted no receive", reqs, reqs == 1 ? "" : "s");
+		if (reqs && resent)
+			tx(&t, ", %u of them resends", resent);
+		if (reqs)
+			tx(&t, ".");
+		tx(&e, "last record before at %.6f s (%s), first after at %.6f s (%s)", (double)t0 / 1e9,
+		   rt_event_kind_name(tl_ev(b, f->from)->ev.kind), (double)t1 / 1e9,
+		   rt_event_kind_name(tl_ev(b, f->to)->ev.kind));
+		if (first != RT_TL_NONE)
+			tx(&e, "; first packet to it meanwhile frame %u", tl_pk(b, first)->frame);
+		uint32_t q = first != RT_TL_NONE ? tl_pk(b, first)->recv_qp : RT_TL_NONE;
+		long fi = finding(b, RT_TLFK_PROCESS_FROZEN, reqs ? RT_TLS_WARNING : RT_TLS_INFO, t0, q,
+				  reqs ? t1 - t0 : 0, 0, &t, &e);
+		if (fi < 0)
+			return -ENOMEM;
+		tl_finding_evidence(b, FI(b, fi), f->from);
+		tl_finding_evidence(b, FI(b, fi), f->to);
+		if (first != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, fi), tl_item_pk(b, first));
+	}
+	return 0;
+}
+
 /* A recording cut off: its collector, which runs in the traced process and
  * notes the clock every second while it records (RT_EV_CLOCK_SYNC), stopped
  * CUT_NS and more before the run did, with no end record. */
@@ -8365,6 +8564,8 @@ static uint64_t *cut_off_recordings(struct dctx *c)
 	struct tl_build *b = c->b;
 	size_t np = b->procs.n;
 	uint64_t *until = calloc(np + 1, sizeof(uint64_t));
+	if (!until || !any_synced(b))
+		return until;
 	uint32_t *last = malloc((np + 1) * sizeof(uint32_t));
 	uint8_t *synced = calloc(np + 1, 1);
 	int32_t *qps = calloc(np + 1, sizeof(int32_t)); /* QPs created less those destroyed */
@@ -8386,9 +8587,8 @@ static uint64_t *cut_off_recordings(struct dctx *c)
 			qps[e->proc] += e->ev.flags & RT_EVF_DESTROY ? -1 : 1;
 	}
 	for (size_t p = 0; p < np; p++) {
-		const uint8_t *flight = p < b->proc_flight.n ? TL_AT(&b->proc_flight, uint8_t, p) : NULL;
 		uint64_t salvaged = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
-		if (!synced[p] || qps[p] <= 0 || (flight && *flight) || salvaged ||
+		if (!synced[p] || qps[p] <= 0 || (proc_bits(b, p) & TL_PROC_FLIGHT) || salvaged ||
 		    proc_end_record(b, (uint16_t)p) != RT_TL_NONE)
 			continue;
 		uint16_t h = TL_AT(&b->procs, struct rt_tl_proc, p)->host;
@@ -8482,6 +8682,8 @@ int tl_detect(struct tl_build *b)
 	if (!rc)
 		unseen_first_transmissions(&c);
 	if (!rc)
+		rc = find_freezes(&c);
+	if (!rc)
 		rc = collect_bursts(&c, &bursts);
 	if (!rc)
 		rc = rnr_stalls(&c, &bursts);
@@ -8530,6 +8732,8 @@ int tl_detect(struct tl_build *b)
 	if (!rc)
 		rc = process_ends(&c);
 	if (!rc)
+		rc = process_freezes(&c);
+	if (!rc)
 		rc = untraced_ends(b);
 	if (!rc)
 		rc = uncaptured_qps(&c);
@@ -8548,6 +8752,7 @@ int tl_detect(struct tl_build *b)
 	free(c.qp_explained);
 	free(c.proc_rxe);
 	free(c.proc_gone);
+	free(c.freezes);
 	free(c.qp_captured);
 	free(c.qp_first_error);
 	if (c.rq) {

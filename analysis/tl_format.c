@@ -54,7 +54,8 @@ const char *rt_tl_finding_kind_name(unsigned k)
 	static const char *const n[] = {"", "go_back_n", "rnr_stall", "nak_error", "error_completion", "qp_error",
 					"duplicate", "psn_gap", "bad_icrc", "congestion", "missing_input",
 					"clock", "cm_reject", "lost_events", "unreliable_loss", "cm_lost", "post_failed",
-					"call_failed", "process_ended", "async_error", "qp_setup", "held_back"};
+					"call_failed", "process_ended", "async_error", "qp_setup", "held_back",
+					"process_frozen"};
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "unknown";
 }
 

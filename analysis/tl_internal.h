@@ -58,6 +58,13 @@ enum {
 	TL_PKB_HELD = 1u << 7,    /* late, and its sending engine held it back (tl_engine_held) */
 };
 
+/* struct tl_build.proc_bits */
+enum {
+	TL_PROC_FLIGHT = 1u << 0, /* its trace came from a flight recorder (written on a trigger, not as
+				   * it ran) */
+	TL_PROC_SYNCED = 1u << 1, /* its collector noted the clock (RT_EV_CLOCK_SYNC records) */
+};
+
 #define TL_NSECT 14
 struct tl_release;
 struct tl_presave;
@@ -283,8 +290,7 @@ struct tl_build {
 				   * after later PSNs (tl_pk.late), in capture order */
 	struct tl_vec proc_salvaged; /* uint64_t per process: raw time of its latest record salvaged
 				   * from a dead program's rings (read_traces), 0 none */
-	struct tl_vec proc_flight; /* uint8_t per process: 1 its trace came from a flight recorder
-				   * (written on a trigger, not as it ran; read_traces) */
+	struct tl_vec proc_bits;  /* uint8_t per process: TL_PROC_* (read_traces) */
 	struct tl_vec cons;       /* struct tl_cons */
 	uint32_t *ev_qp;          /* per event: QP index (RT_TL_NONE) */
 	uint8_t *ev_shadow;       /* per event: an engine's copy of what the probe also recorded */

@@ -726,6 +726,7 @@ static void test_held_ack(void)
 	CHECK_EQ_U(held, 1);
 	CHECK_EQ_U(others, 0);
 	CHECK(strcmp(rt_tl_finding_kind_name(RT_TLFK_HELD_BACK), "held_back") == 0);
+	CHECK(strcmp(rt_tl_finding_kind_name(RT_TLFK_PROCESS_FROZEN), "process_frozen") == 0);
 	rt_timeline_free(tl);
 	tl = held_ack_run("held-ack-short", 50000, 0x1f);
 	CHECK(tl != NULL);

@@ -362,4 +362,36 @@ gone = [x for x in pe if x["severity"] == "error" and "vanished after its last r
         "the program and what recorded it ended at once" in x["text"]]
 waits = [x for x in pe if "was stopped by SIGTERM" in x["text"] and "had gone first: rping (pid" in x["text"]]
 assert len(gone) == 1 and len(waits) == 1, [x["severity"] + " " + x["kind"] + ": " + x["text"] for x in f]' "$T/cut.json"
+# ---- a process frozen: rping's server stopped 4 s (SIGSTOP), then on ----
+# uroce's engine runs in the program, so nothing answers what the client
+# sends meanwhile (its ACK timer, 2.1 s, resends a request).  The server's
+# trace has no record for 4 s, not even its collector's clock notes: a
+# process_frozen finding, and a Go-Back-N round names the freeze as why no
+# ACK came.  Before: such a round alone, "no ACK came ... within the local
+# ACK timeout", and nothing about the stop.
+FP=$((PORT + 41))
+UROCE_ADDR=$A "$RDMATRACE" record -o "$T/frz/s" -- rping -s -a "$A" -p "$FP" -C 20000 >"$T/frz.sout" 2>&1 &
+frz_spid=$!
+wait_listen
+UROCE_ADDR=$CA timeout -k 2 60 "$RDMATRACE" record --capture lo -o "$T/frz/c" -- rping -c -a "$A" -p "$FP" -C 20000 >"$T/frz.cout" 2>&1 &
+frz_cpid=$!
+sleep 1
+frz_rping=$(pgrep -f "^rping -s -a $A -p $FP" | head -1)
+kill -STOP "$frz_rping" 2>/dev/null
+sleep 4
+kill -CONT "$frz_rping" 2>/dev/null
+wait "$frz_cpid" "$frz_spid" 2>/dev/null
+tshark -r "$T/frz/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/frz/capture.pcapng" 2>/dev/null
+rm -f "$T/frz/c/capture.pcapng"
+"$RDMATRACE" diagnose --json "$T/frz" >"$T/frz.json" 2>"$T/frz.err"
+check "a process stopped 4 s: process_frozen names it, and an ACK-timer round the freeze" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+fz = [x for x in f if x["kind"] == "process_frozen" and x["text"].startswith("rping (pid " + sys.argv[2] + ") on ") and
+      " froze for " in x["text"] and "not even its collector" in x["text"] and
+      (x["severity"] == "info" or "so it answered nothing meanwhile" in x["text"])]
+assert len(fz) == 1 and 3.5 < float(fz[0]["text"].split(" froze for ")[1].split(" s")[0]) < 6, [x["kind"] + ": " + x["text"] for x in f]
+# (whether the client had a request outstanding when the server stopped is up to timing)
+assert all(x["kind"] == "process_frozen" or (x["kind"] == "go_back_n" and "was frozen from" in x["text"])
+           for x in f if x["severity"] != "info"), [x["kind"] + ": " + x["text"] for x in f]' "$T/frz.json" "$frz_rping"
 done_testing

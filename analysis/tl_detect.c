@@ -2071,7 +2071,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		struct text t = {.n = 0}, e = {.n = 0};
 		uint32_t rxdrop = RT_TL_NONE; /* the lost packet's receiver's engine traced dropping it */
 		uint32_t dmg = RT_TL_NONE;    /* the request that asked for the ACK, with a bad ICRC (damaged_ackreq) */
-		const struct freeze *fz;      /* the receiver froze, its engine with it (engine_frozen) */
+		const struct freeze *fz = NULL; /* the receiver froze, its engine with it (engine_frozen) */
+		const struct freeze *sfz = NULL; /* the sender froze, its engine with it, holding the ACK */
 		uint32_t rxev = RT_TL_NONE, nakev = RT_TL_NONE; /* the receiver's engine's records of the NAKed
 								  * packet arriving and of the NAK */
 		int order = -1; /* which came first (rx_before_nak) */
@@ -2340,6 +2341,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		else if (ack != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, ack)->recv_qp, ack)) != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) reached the sender, whose engine "
 			       "dropped it as it arrived%s", dups, tl_pk(b, ack)->frame, drop_reason_words(tl_ev(b, rxdrop)));
+		else if (ack != RT_TL_NONE && (sfz = engine_frozen(c, k0->send_qp, item_t(c, tl_item_pk(b, ack)), t_first)))
+			tx(&t, "; %u of them had already been received: their ACK (frame %u) passed the capture point %.3f ms "
+			       "before the resend, while the sender's process, which runs its engine (uroce), was frozen "
+			       "(from %.6f s for %.3f s: its own finding), and when it went on its ACK timer went off before "
+			       "it took that ACK in", dups, tl_pk(b, ack)->frame, ms(t_first - item_t(c, tl_item_pk(b, ack))),
+			   (double)item_t(c, sfz->from) / 1e9, (double)(item_t(c, sfz->to) - item_t(c, sfz->from)) / 1e9);
 		else if (ack != RT_TL_NONE)
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) passed the capture point %.3f ms "
 			       "before the resend, so it was lost after it, on its way to the sender%s",
@@ -2378,6 +2385,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
 			tx(&e, ", damaged ACK frame %u", tl_pk(b, badack)->frame);
+		else if (ack != RT_TL_NONE && ack != nak_acked && sfz)
+			tx(&e, ", ACK the frozen sender had not taken in frame %u", tl_pk(b, ack)->frame);
 		else if (ack != RT_TL_NONE && ack != nak_acked)
 			tx(&e, ", ACK lost after the capture point frame %u", tl_pk(b, ack)->frame);
 		if (nak_acked != RT_TL_NONE)
@@ -8336,32 +8345,63 @@ static uint32_t proc_last_packet(struct tl_build *b, uint16_t p)
 	return RT_TL_NONE;
 }
 
-/* A recording cut off (process_ends(): until, when the run went on to)
- * after process p's last record at t_last: how long the run went on, and
- * what the capture says of the program after it. */
-static void cut_off_words(struct dctx *c, uint16_t p, uint64_t t_last, uint64_t until, struct text *t)
+/* What is known of a recording cut off (process_ends(): until, when the run
+ * went on to) after process p's last record of its own at t_last. */
+struct cut_facts {
+	uint64_t t_stop;          /* its recording's last record of any kind (its collector's clock notes
+				   * go on after the program's own) */
+	uint32_t last_pk;         /* the capture's last packet its QPs sent, RT_TL_NONE */
+	uint64_t t_pk;
+	bool ran_on;              /* that packet came a second (and the clocks' uncertainty) after t_stop:
+				   * the program ran on, only its recording was cut off */
+};
+
+static struct cut_facts cut_off_facts(struct dctx *c, uint16_t p, uint64_t t_last)
 {
 	struct tl_build *b = c->b;
-	tx(t, ": its recording stops there with no end record, while the run went on %.3f s longer (its collector, "
-	      "which notes the clock every second while it records, wrote nothing more)", (double)(until - t_last) / 1e9);
-	uint32_t j = b->have_capture ? proc_last_packet(b, p) : RT_TL_NONE;
-	uint64_t unc = j != RT_TL_NONE ? clocks_uncertainty(b, TL_AT(&b->procs, struct rt_tl_proc, p)->host,
-							       b->capture_host) : 0;
-	uint64_t tj = j != RT_TL_NONE ? item_t(c, tl_item_pk(b, j)) : 0;
-	if (j != RT_TL_NONE && unc != UINT64_MAX && tj > t_last + unc + 1000000000ull) {
-		tx(t, ", but the capture holds packets its QPs sent until frame %u, %.3f s after that record: the program "
-		      "ran on untraced, and only its recording was cut off (what recorded it was killed, or could not "
-		      "write)", tl_pk(b, j)->frame, (double)(tj - t_last) / 1e9);
+	struct cut_facts f = {.t_stop = t_last, .last_pk = RT_TL_NONE};
+	for (size_t i = tl_nev(b); i-- > 0;)
+		if (tl_ev(b, i)->proc == p) {
+			f.t_stop = item_t(c, (uint32_t)i) > t_last ? item_t(c, (uint32_t)i) : t_last;
+			break;
+		}
+	f.last_pk = b->have_capture ? proc_last_packet(b, p) : RT_TL_NONE;
+	if (f.last_pk == RT_TL_NONE)
+		return f;
+	f.t_pk = item_t(c, tl_item_pk(b, f.last_pk));
+	uint64_t unc = clocks_uncertainty(b, TL_AT(&b->procs, struct rt_tl_proc, p)->host, b->capture_host);
+	f.ran_on = unc != UINT64_MAX && f.t_pk > f.t_stop + unc + 1000000000ull;
+	return f;
+}
+
+/* The words of a recording cut off: how long the run went on, and what the
+ * capture says of the program after it. */
+static void cut_off_words(struct dctx *c, const struct cut_facts *f, uint64_t t_last, uint64_t until, struct text *t)
+{
+	struct tl_build *b = c->b;
+	if (f->t_stop > t_last + 1000000)
+		tx(t, ": its recording stops %.3f s later (its collector's last clock note), with no end record, while "
+		      "the run went on %.3f s longer (the collector notes the clock every second while it records)",
+		   (double)(f->t_stop - t_last) / 1e9, (double)(until - f->t_stop) / 1e9);
+	else
+		tx(t, ": its recording stops there with no end record, while the run went on %.3f s longer (its "
+		      "collector, which notes the clock every second while it records, wrote nothing more)",
+		   (double)(until - f->t_stop) / 1e9);
+	if (f->ran_on) {
+		tx(t, ", but the capture holds packets its QPs sent until frame %u, %.3f s after the recording stopped: "
+		      "the program ran on untraced, and only its recording was cut off (what recorded it was killed, or "
+		      "could not write)", tl_pk(b, f->last_pk)->frame, (double)(f->t_pk - f->t_stop) / 1e9);
 		return;
 	}
 	tx(t, ": the program and what recorded it ended at once (SIGKILL to both, the OOM killer, or "
 	      "its host went down)");
-	if (j != RT_TL_NONE && tj > t_last)
-		tx(t, "; the capture holds nothing its QPs sent after frame %u, %.3f ms after that record (what it did last "
-		      "was still in its rings, not yet written out)", tl_pk(b, j)->frame, ms(tj - t_last));
-	else if (j != RT_TL_NONE)
-		tx(t, "; the capture holds nothing its QPs sent after frame %u, %.3f ms before that record",
-		   tl_pk(b, j)->frame, ms(t_last - tj));
+	if (f->last_pk != RT_TL_NONE && f->t_pk > t_last)
+		tx(t, "; the capture holds nothing its QPs sent after frame %u, %.3f ms after its last record (what it "
+		      "did last was still in its rings, not yet written out)", tl_pk(b, f->last_pk)->frame,
+		   ms(f->t_pk - t_last));
+	else if (f->last_pk != RT_TL_NONE)
+		tx(t, "; the capture holds nothing its QPs sent after frame %u, %.3f ms before its last record",
+		   tl_pk(b, f->last_pk)->frame, ms(t_last - f->t_pk));
 }
 
 static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged, bool others,
@@ -8373,6 +8413,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	bool caught = pe && pe->how == RT_END_SIGNAL;
 	uint32_t first_error = RT_TL_NONE;
 	unsigned sev;
+	struct cut_facts cut = {.last_pk = RT_TL_NONE};
 	struct text t = {.n = 0}, e = {.n = 0};
 	tx(&t, "%s (pid %d) on %s ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
 	if (caught) {
@@ -8404,8 +8445,9 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		sev = RT_TLS_WARNING;
 		tx(&t, "ended with exit status %d without running its exit handlers", pe->code);
 	} else if (until && !salvaged) {
-		sev = RT_TLS_ERROR;
-		tx(&t, "vanished");
+		cut = cut_off_facts(c, p, last != RT_TL_NONE ? item_t(c, last) : 0);
+		sev = cut.ran_on ? RT_TLS_WARNING : RT_TLS_ERROR;
+		tx(&t, cut.ran_on ? "stopped being recorded" : "vanished");
 	} else {
 		if (!salvaged)
 			return 0;
@@ -8427,7 +8469,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		tx(&e, "last record at %.6f s", (double)tl / 1e9);
 	}
 	if (!pe && !salvaged)
-		cut_off_words(c, p, t_end, until, &t);
+		cut_off_words(c, &cut, t_end, until, &t);
 	else if (!pe)
 		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
 		       "(SIGKILL, or SIGTERM left at its default) ended it");
@@ -8515,17 +8557,17 @@ static int process_freezes(struct dctx *c)
 			tx(&t, "; every other traced process on %s froze with it: the machine itself stopped (a paused or "
 			       "starved virtual machine, a suspend)", host_name(b, P->host));
 		tx(&t, ".");
-		if (f->engine && reqs)
-			tx(&t, " Its transport runs in the program (an engine, as uroce's), so it answered nothing "
-			       "meanwhile: its QPs were sent %u packet%s then%s", reqs, reqs == 1 ? "" : "s",
-			   resent ? "" : ", none answered");
-		else if (reqs)
-			tx(&t, " Its QPs were sent %u packet%s then, which the kernel's transport answered, but the program "
-			       "polled no completion and posted no receive", reqs, reqs == 1 ? "" : "s");
-		if (reqs && resent)
-			tx(&t, ", %u of them resends", resent);
+		char sent[96] = "";
 		if (reqs)
-			tx(&t, ".");
+			snprintf(sent, sizeof(sent), "%u packet%s", reqs, reqs == 1 ? "" : "s");
+		if (reqs && resent)
+			snprintf(sent + strlen(sent), sizeof(sent) - strlen(sent), " (%u of them resends)", resent);
+		if (f->engine && reqs)
+			tx(&t, " Its transport runs in the program (an engine, as uroce's), so it stopped too: its QPs "
+			       "were sent %s meanwhile, which it took in (and answered) only when it went on.", sent);
+		else if (reqs)
+			tx(&t, " Its QPs were sent %s meanwhile, which the kernel's transport answered, but the program "
+			       "polled no completion and posted no receive.", sent);
 		tx(&e, "last record before at %.6f s (%s), first after at %.6f s (%s)", (double)t0 / 1e9,
 		   rt_event_kind_name(tl_ev(b, f->from)->ev.kind), (double)t1 / 1e9,
 		   rt_event_kind_name(tl_ev(b, f->to)->ev.kind));
@@ -8632,10 +8674,14 @@ static int process_ends(struct dctx *c)
 		uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
 		if (end != RT_TL_NONE || salvaged_ns || until[p]) {
 			uint64_t te = proc_end_time(c, (uint16_t)p, end, &lastrec);
-			/* a recording cut off may have lost its last moments: the capture saw them */
-			uint32_t j = until[p] && b->have_capture ? proc_last_packet(b, (uint16_t)p) : RT_TL_NONE;
-			if (j != RT_TL_NONE && item_t(c, tl_item_pk(b, j)) > te)
-				te = item_t(c, tl_item_pk(b, j));
+			/* a recording cut off may have lost its last moments: the capture saw them; one
+			 * whose program ran on says nothing of its end */
+			struct cut_facts cf = until[p] && !salvaged_ns ? cut_off_facts(c, (uint16_t)p, te)
+								       : (struct cut_facts){.last_pk = RT_TL_NONE};
+			if (cf.last_pk != RT_TL_NONE && cf.t_pk > te)
+				te = cf.t_pk;
+			if (cf.ran_on)
+				te = 0;
 			/* (an exit with status 0 is no finding) */
 			bool quiet = pe && !pe->signal && pe->how != RT_END_SIGNAL &&
 				     !(pe->how == RT_END_EXIT ? pe->has_code && pe->code : pe->code);

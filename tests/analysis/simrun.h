@@ -46,6 +46,12 @@ struct sim_cfg {
 	int time_order;           /* the capture holds the frames in time order, as a capture point
 				   * sees them (else in the order the simulation makes them: a round's
 				   * requests before the answers to them) */
+	int heartbeat_b;          /* B's trace is a stream recording whose collector notes the clock every
+				   * second (RT_EV_CLOCK_SYNC), from its first record to the end of the
+				   * run (else a flight recorder's, with no clock notes) */
+	uint64_t freeze_b_at, freeze_b_ns; /* true times: B's process froze then, for that long (no record,
+				   * not even a clock note), 0 never */
+	uint64_t cut_b_at;        /* true time: B's recording stops there (0 never) */
 };
 
 struct sim_fault {
@@ -672,10 +678,33 @@ static inline int sim_write_trace(struct sim *s, int host_b)
 		}
 		qsort(b->v, b->n, sizeof(*b->v), sim_ev_cmp);
 	}
+	if (host_b && s->c.heartbeat_b && b->n) {
+		uint64_t first = b->v[0].ticks, last = s->now + (uint64_t)s->c.off_b; /* (to the end of the run) */
+		for (uint64_t t = first; t <= last; t += 1000000000ull) {
+			struct rt_event p;
+			memset(&p, 0, sizeof(p));
+			p.ticks = p.u.clock.ticks = p.u.clock.mono_ns = p.u.clock.real_ns = t;
+			p.seq = s->seq++;
+			p.tid = 201;
+			p.kind = RT_EV_CLOCK_SYNC;
+			sim_push(b, &p);
+		}
+		qsort(b->v, b->n, sizeof(*b->v), sim_ev_cmp);
+	}
+	if (host_b && (s->c.freeze_b_ns || s->c.cut_b_at)) { /* what B could not record */
+		size_t kept = 0;
+		for (size_t i = 0; i < b->n; i++) {
+			uint64_t t = b->v[i].ticks - (uint64_t)s->c.off_b;
+			bool frozen = s->c.freeze_b_ns && t >= s->c.freeze_b_at && t < s->c.freeze_b_at + s->c.freeze_b_ns;
+			if (!frozen && !(s->c.cut_b_at && t >= s->c.cut_b_at))
+				b->v[kept++] = b->v[i];
+		}
+		b->n = kept;
+	}
 	struct rt_file_header h;
 	rt_file_header_init(&h);
 	h.pid = host_b ? 200 : 100;
-	h.mode = 1;
+	h.mode = host_b && s->c.heartbeat_b ? 0 : 1; /* RT_MODE_STREAM : RT_MODE_FLIGHT_RECORDER */
 	snprintf(h.program, sizeof(h.program), "%s", host_b ? "server" : "client");
 	snprintf(h.host, sizeof(h.host), "%s", host_b ? "hostB" : "hostA");
 	snprintf(h.boot_id, sizeof(h.boot_id), "%s", host_b ? "boot-b" : "boot-a");

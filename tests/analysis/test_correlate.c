@@ -975,6 +975,65 @@ static void test_cm_silent_peer(void)
 	}
 }
 
+/* B's process stops for 3.2 s (SIGSTOP) while A WRITEs a message a second,
+ * then goes on; B's transport is the kernel's (no engine records), which
+ * ACKs the WRITEs meanwhile.  B's trace has no record then, not even its
+ * collector's clock notes: a process_frozen warning saying the kernel
+ * answered and the program polled nothing.  Then, instead, B's recording
+ * stops 3.5 s in, with no end record, while its QP (created, never
+ * destroyed) still ACKs A's WRITEs: the run went on, and only B's recording
+ * was cut off.  Each fails as a flight recorder's trace (no clock notes). */
+static void test_frozen_and_cut(void)
+{
+	for (int pass = 0; pass < 4; pass++) {
+		int cut = pass & 1, stream = !(pass >> 1);
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		c.heartbeat_b = stream;
+		char name[64];
+		snprintf(name, sizeof(name), "%s-%s", cut ? "cut-recording" : "frozen-process", stream ? "stream" : "flight");
+		const char *dir = rundir(name);
+		CHECK_EQ_U(sim_open(&s, dir, &c), 0);
+		struct rt_event qc = sim_ev(&s, 1, s.now, RT_EV_QP_CREATE, c.qpn_b);
+		sim_emit(&s, 1, &qc);
+		uint64_t start = s.now + 1000000;
+		if (cut)
+			s.c.cut_b_at = start + 3500000000ull;
+		else
+			s.c.freeze_b_at = start + 2500000000ull, s.c.freeze_b_ns = 3200000000ull;
+		struct sim_fault nf = SIM_NOFAULT;
+		for (int i = 0; i < 9; i++) {
+			s.now = start + (uint64_t)i * 1000000000ull;
+			sim_wr(&s, (uint64_t)i + 1, 0, 4096, 1, &nf);
+		}
+		CHECK_EQ_U(sim_close(&s), 0);
+		struct rt_timeline *tl = correlate(dir);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned told = 0, others = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+			const char *t = rt_tl_str(tl, F->text);
+			printf("#   F%u %s: %s\n", F->id, rt_tl_finding_kind_name(F->kind), t);
+			if (!cut && F->kind == RT_TLFK_PROCESS_FROZEN)
+				told += F->severity == RT_TLS_WARNING && contains(t, "server (pid 200) on hostB froze for 4.000 s") && /* (from a clock note to the next) */
+					contains(t, "not even its collector's clock notes") &&
+					contains(t, "which the kernel's transport answered, but the program polled no completion") &&
+					F->time_lost_ns > 3000000000ull;
+			else if (cut && F->kind == RT_TLFK_PROCESS_ENDED)
+				told += F->severity == RT_TLS_WARNING && contains(t, "server (pid 200) on hostB stopped being recorded") &&
+					contains(t, "its recording stops 3.") && contains(t, "while the run went on 5.") &&
+					contains(t, "the program ran on untraced, and only its recording was cut off");
+			else
+				others += F->severity != RT_TLS_INFO;
+		}
+		CHECK_EQ_U(told, (unsigned)stream);
+		CHECK_EQ_U(others, 0);
+		rt_timeline_free(tl);
+	}
+}
+
 /* The last packet of a WRITE, the only one that asks for an ACK, reaches
  * the capture with a bad ICRC: B drops it and acknowledges nothing, and A's
  * ACK timer resends the whole WRITE.  The Go-Back-N finding names that
@@ -2869,6 +2928,7 @@ int main(void)
 	RUN(test_ackreq_damaged);
 	RUN(test_cm_damaged);
 	RUN(test_cm_silent_peer);
+	RUN(test_frozen_and_cut);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

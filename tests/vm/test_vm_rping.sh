@@ -3,7 +3,7 @@
 # data, the wire capture holds the RDMA CM handshake and RC SEND, WRITE and
 # READ traffic with nothing malformed, and run.json has both sides' statuses
 # and clocks.  Nothing of the VMs is left running afterwards.  Then a client
-# killed mid-run, which the diagnosis names.
+# killed mid-run, which the diagnosis names, and one stopped for 4 s.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -85,6 +85,29 @@ t = k[0]["text"]
 assert t.startswith("rping (pid %d) on client was killed by SIGKILL" % pid), t
 assert re.search(r"after its last record \(.*\), and was gone [0-9.]+ ms after that record \(the kernel\x27s process events", t), t
 assert re.search(r"Its peer QP 0x[0-9a-f]{6} on server learnt of it [0-9.]+ ms later: (an RDMA CM DISCONNECTED event|a [A-Z_]+_ERR completion)\.", t), t
+print("# " + t[:160])
+' "$R" "$RDMATRACE"
+# ---- the client stopped 4 s (SIGSTOP), then on ----
+# The kernel's transport goes on answering while the program is stopped, but
+# the program polls and posts nothing: its trace has no record for 4 s, not
+# even its collector's clock notes.  One process_frozen finding names it,
+# and nothing else is a problem.
+R=$VM_TMP/rping-frozen
+vm_run "$R" --scenario rping-frozen --grace 5 \
+	--server "$REC -o $R/srv -- rping -s -a 10.9.0.1 -v -C 3000 -S 4096" \
+	--client "(sleep 5; pkill -STOP -x rping; sleep 4; pkill -CONT -x rping) & $REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C 3000 -S 4096" \
+	--server-name rping --client-name rping
+check "stopped client: process_frozen names it (the kernel answered meanwhile), nothing else" python3 -c '
+import json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+pid = json.load(open(run + "/cli/run.json"))["root_pid"]
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+f = [x for x in d["findings"] if x["kind"] == "process_frozen"]
+assert len(f) == 1 and f[0]["text"].startswith("rping (pid %d) on client froze for " % pid), [x["text"][:160] for x in d["findings"]]
+t = f[0]["text"]
+assert 3.5 < float(t.split(" froze for ")[1].split(" s")[0]) < 8, t
+assert f[0]["severity"] == "info" or "which the kernel\x27s transport answered, but the program polled no completion" in t, t
+assert not [x for x in d["findings"] if x["kind"] != "process_frozen" and x["severity"] != "info"], [x["text"][:160] for x in d["findings"]]
 print("# " + t[:160])
 ' "$R" "$RDMATRACE"
 done_testing

@@ -134,6 +134,8 @@ struct dctx {
 	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
 	uint64_t *proc_gone;      /* per process: when it ended, as process_ends() judged (0 it did
 				   * not, or nothing says so); NULL until then */
+	uint32_t *cut_dreq;       /* per process whose recording was cut off: the DREQ the kernel sent for
+				   * it when it was gone (cut_off_recordings), RT_TL_NONE; NULL until then */
 	struct freeze *freezes;   /* the traced processes that froze (find_freezes), in time order */
 	size_t nfreezes;
 	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
@@ -8345,6 +8347,10 @@ static uint32_t proc_last_packet(struct tl_build *b, uint16_t p)
 	return RT_TL_NONE;
 }
 
+/* A recording whose collector noted the clock this long after the program's
+ * last record of its own was cut off while the program waited. */
+#define CUT_WAITING_NS 1000000000ull
+
 /* What is known of a recording cut off (process_ends(): until, when the run
  * went on to) after process p's last record of its own at t_last. */
 struct cut_facts {
@@ -8376,9 +8382,23 @@ static struct cut_facts cut_off_facts(struct dctx *c, uint16_t p, uint64_t t_las
 
 /* The words of a recording cut off: how long the run went on, and what the
  * capture says of the program after it. */
-static void cut_off_words(struct dctx *c, const struct cut_facts *f, uint64_t t_last, uint64_t until, struct text *t)
+static void cut_off_words(struct dctx *c, uint16_t p, const struct cut_facts *f, uint64_t t_last, uint64_t until,
+			  struct text *t)
 {
 	struct tl_build *b = c->b;
+	uint32_t dreq = c->cut_dreq ? c->cut_dreq[p] : RT_TL_NONE;
+	if (dreq != RT_TL_NONE) {
+		if (f->t_stop > t_last + CUT_WAITING_NS)
+			tx(t, ": its collector went on noting the clock for %.3f s (the program waiting, with nothing to "
+			      "record), then its recording stops with no end record", (double)(f->t_stop - t_last) / 1e9);
+		else
+			tx(t, ": its recording stops there with no end record");
+		tx(t, ", and %.3f ms later the kernel sent a disconnect request (DREQ, frame %u) for its connection, with "
+		      "no rdma_disconnect in its trace: the kernel closes the connections of a process that is gone, so "
+		      "it ended without a word, its recording with it (SIGKILL to both, the OOM killer)",
+		   ms(until > f->t_stop ? until - f->t_stop : 0), tl_pk(b, dreq)->frame);
+		return;
+	}
 	if (f->t_stop > t_last + 1000000)
 		tx(t, ": its recording stops %.3f s later (its collector's last clock note), with no end record, while "
 		      "the run went on %.3f s longer (the collector notes the clock every second while it records)",
@@ -8414,6 +8434,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	uint32_t first_error = RT_TL_NONE;
 	unsigned sev;
 	struct cut_facts cut = {.last_pk = RT_TL_NONE};
+	bool waiting = false; /* a recording cut off while the program waited */
 	struct text t = {.n = 0}, e = {.n = 0};
 	tx(&t, "%s (pid %d) on %s ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
 	if (caught) {
@@ -8445,8 +8466,11 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		sev = RT_TLS_WARNING;
 		tx(&t, "ended with exit status %d without running its exit handlers", pe->code);
 	} else if (until && !salvaged) {
+		/* killed while it waited, with nothing to record, it was most likely stopped for waiting: its
+		 * wait is the problem, if any */
 		cut = cut_off_facts(c, p, last != RT_TL_NONE ? item_t(c, last) : 0);
-		sev = cut.ran_on ? RT_TLS_WARNING : RT_TLS_ERROR;
+		waiting = last != RT_TL_NONE && cut.t_stop > item_t(c, last) + CUT_WAITING_NS;
+		sev = cut.ran_on ? RT_TLS_WARNING : waiting ? RT_TLS_INFO : RT_TLS_ERROR;
 		tx(&t, cut.ran_on ? "stopped being recorded" : "vanished");
 	} else {
 		if (!salvaged)
@@ -8456,6 +8480,9 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	}
 	bool timed = end_is_timed(pe);
 	uint64_t t_end = timed ? item_t(c, end) : last != RT_TL_NONE ? item_t(c, last) : 0;
+	uint64_t t_words = t_end; /* (the sentence's "last record" time) */
+	if (waiting)
+		t_end = cut.t_stop; /* it was there, waiting, until its recording stopped */
 	if (last != RT_TL_NONE) {
 		const struct rt_event *lev = &tl_ev(b, last)->ev;
 		uint64_t tl = item_t(c, last);
@@ -8469,7 +8496,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		tx(&e, "last record at %.6f s", (double)tl / 1e9);
 	}
 	if (!pe && !salvaged)
-		cut_off_words(c, &cut, t_end, until, &t);
+		cut_off_words(c, p, &cut, t_words, until, &t);
 	else if (!pe)
 		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
 		       "(SIGKILL, or SIGTERM left at its default) ended it");
@@ -8503,6 +8530,11 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		tl_finding_evidence(b, FI(b, fi), end);
 	if (last != RT_TL_NONE)
 		tl_finding_evidence(b, FI(b, fi), last);
+	uint32_t dreq = !pe && !salvaged && c->cut_dreq ? c->cut_dreq[p] : RT_TL_NONE;
+	if (dreq != RT_TL_NONE) {
+		tl_finding_evidence(b, FI(b, fi), tl_item_pk(b, dreq));
+		tx(&e, "; the kernel's DREQ frame %u", tl_pk(b, dreq)->frame);
+	}
 	uint64_t waited = proc_end_aftermath(c, p, t_end, pe && pe->how == RT_END_EXIT, &t, &e, FI(b, fi));
 	struct rt_tl_finding *f = FI(b, fi);
 	f->text = tl_str(b, t.buf);
@@ -8591,6 +8623,33 @@ static int process_freezes(struct dctx *c)
  * CUT_NS and more before the run did, with no end record. */
 #define CUT_NS 3000000000ull
 
+/* The disconnect request (DREQ) the capture holds from process p's address
+ * within 5 s after its last record (at t_last, of any kind), when p never
+ * called rdma_disconnect: the kernel's CM sends it for a connection whose
+ * process is gone (a killed process's cm_ids are destroyed as its files are
+ * closed).  RT_TL_NONE when there is none. */
+static uint32_t orphan_dreq(struct dctx *c, uint16_t p, uint64_t t_last)
+{
+	struct tl_build *b = c->b;
+	if (!b->have_capture)
+		return RT_TL_NONE;
+	for (size_t i = 0; i < b->cm_evs.n; i++) {
+		const struct tl_evrec *e = tl_ev(b, *TL_AT(&b->cm_evs, uint32_t, i));
+		if (e->proc == p && e->ev.u.cm.event == RT_CM_CALL_DISCONNECT)
+			return RT_TL_NONE;
+	}
+	for (size_t j = 0; j < tl_npk(b); j++) {
+		const struct tl_pk *k = tl_pk(b, j);
+		if (!k->is_cm || k->cm_attr != RT_CM_DREQ || k->src_ep >= b->eps.n)
+			continue;
+		const struct tl_ep *src = TL_AT(&b->eps, struct tl_ep, k->src_ep);
+		uint64_t t = item_t(c, tl_item_pk(b, j));
+		if (src->proc == p && !src->proc_ambiguous && t + 1000000 >= t_last && t <= t_last + 5000000000ull)
+			return (uint32_t)j;
+	}
+	return RT_TL_NONE;
+}
+
 /* Per process (calloc'd, NULL on ENOMEM): the time the run went on to after
  * its recording was cut off, 0 when it was not.  A process is judged when
  * its trace has no end record and was neither salvaged nor written by a
@@ -8600,7 +8659,8 @@ static int process_freezes(struct dctx *c)
  * stopped before its end record was written): the run went on when another
  * process's records (on its host, or on one whose clock is known with it to
  * within a second) or the capture's packets (the same) came CUT_NS after
- * its last record. */
+ * its last record, or the kernel sent a DREQ for it (orphan_dreq: it is
+ * then c->cut_dreq[p], and the time is the DREQ's). */
 static uint64_t *cut_off_recordings(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -8611,6 +8671,9 @@ static uint64_t *cut_off_recordings(struct dctx *c)
 	uint32_t *last = malloc((np + 1) * sizeof(uint32_t));
 	uint8_t *synced = calloc(np + 1, 1);
 	int32_t *qps = calloc(np + 1, sizeof(int32_t)); /* QPs created less those destroyed */
+	c->cut_dreq = malloc((np + 1) * sizeof(uint32_t));
+	for (size_t p = 0; c->cut_dreq && p < np; p++)
+		c->cut_dreq[p] = RT_TL_NONE;
 	if (!until || !last || !synced || !qps) {
 		free(last);
 		free(synced);
@@ -8645,6 +8708,8 @@ static uint64_t *cut_off_recordings(struct dctx *c)
 			went_on = c->cap_end;
 		if (went_on > t_last + CUT_NS)
 			until[p] = went_on;
+		else if (c->cut_dreq && (c->cut_dreq[p] = orphan_dreq(c, (uint16_t)p, t_last)) != RT_TL_NONE)
+			until[p] = item_t(c, tl_item_pk(b, c->cut_dreq[p]));
 	}
 	free(last);
 	free(synced);
@@ -8798,6 +8863,7 @@ int tl_detect(struct tl_build *b)
 	free(c.qp_explained);
 	free(c.proc_rxe);
 	free(c.proc_gone);
+	free(c.cut_dreq);
 	free(c.freezes);
 	free(c.qp_captured);
 	free(c.qp_first_error);

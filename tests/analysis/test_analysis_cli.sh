@@ -401,12 +401,17 @@ check "a lost RTU: the REP sent twice, the first arrived, so the RTU was lost" b
 	test \$(grep -c '^F[0-9]' '$tmp/rtulost.txt') = 1"
 # The client's DREQ dropped (every copy: its VM ended soon after): the
 # server's rping waited for a DISCONNECTED that never came, until it was
-# killed.  Before, "no problems".
+# killed.  Before, "no problems".  The kill is told too, as info: the
+# server's recording stops with no end record, its collector having noted
+# the clock for 6.5 s after the program's last record (it waited), and its
+# kernel's DREQ follows, with no rdma_disconnect in its trace.
 diagnose_fixture dreqlost rxe-cm-dreq-lost.tar.gz
 check "a lost DREQ: rdma_disconnect without a DREQ, the peer never disconnected" bash -c "
 	grep -q '^F1 .warning. cm_lost' '$tmp/dreqlost.txt' &&
 	grep -q 'client called rdma_disconnect on QP 0x000011, but no disconnect request (DREQ) from it reached the capture in the [0-9.]* s it ran on: every copy the CM sent was lost before the capture point; server, its peer, never had a DISCONNECTED event for QP 0x000011 after it' '$tmp/dreqlost.txt' &&
-	test \$(grep -c '^F[0-9]' '$tmp/dreqlost.txt') = 1"
+	test \$(grep -c '^F[0-9]* .\(warning\|error\)' '$tmp/dreqlost.txt') = 1 &&
+	grep -q '^F2 .info. process_ended' '$tmp/dreqlost.txt' &&
+	grep -q 'rping (pid 162) on server vanished after its last record (completion at [0-9.]* s): its collector went on noting the clock for 6.5[0-9]* s (the program waiting, with nothing to record), then its recording stops with no end record, and [0-9.]* ms later the kernel sent a disconnect request (DREQ, frame 53)' '$tmp/dreqlost.txt'"
 # udaddy (rdma_cm over UD) under 2% loss on the VM lab: its rdma_connect
 # sends a SIDR REQ, not a REQ, so no CM message is missing; the one datagram
 # lost is the only finding.

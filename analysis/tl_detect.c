@@ -4526,6 +4526,27 @@ static uint32_t nak_pending_at_copy(struct tl_build *b, const struct tl_pk *k, c
 	return found;
 }
 
+/* The copy of stream q (its first: first) whose words tell best that it is
+ * one: the first the capture told as the very datagram again (a copy at the
+ * start of a stream, before its identifications tell a counter, is told by
+ * its timing alone), else the first its engine traced as one transmission
+ * sent twice, else the first. */
+static uint32_t copy_to_tell(struct tl_build *b, size_t q, uint32_t first)
+{
+	uint32_t engine = RT_TL_NONE;
+	for (size_t x = 0; x < b->copies.n; x++) {
+		uint32_t i = *TL_AT(&b->copies, uint32_t, x);
+		const struct tl_pk *k = tl_pk(b, i);
+		if (k->recv_qp != q || k->late)
+			continue;
+		if (k->same_datagram)
+			return i;
+		if (k->engine_copy && engine == RT_TL_NONE)
+			engine = i;
+	}
+	return engine != RT_TL_NONE ? engine : first;
+}
+
 /* One finding per stream (receiving QP) with copies (b->copies, tl_link.c wire_copy):
  * no time lost, but something on the way sends frames twice. */
 static int wire_copies(struct dctx *c)
@@ -4541,7 +4562,7 @@ static int wire_copies(struct dctx *c)
 	for (size_t q = 0; q < nq && !rc; q++) {
 		if (!count[q])
 			continue;
-		const struct tl_pk *k = tl_pk(b, first[q]), *o = tl_pk(b, k->prev_tx);
+		const struct tl_pk *k = tl_pk(b, copy_to_tell(b, q, first[q])), *o = tl_pk(b, k->prev_tx);
 		const struct rt_opcode_info *op = rt_opcode_info(k->opcode);
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "%u packet%s from ", count[q], count[q] == 1 ? "" : "s");

@@ -52,6 +52,7 @@ struct sim_cfg {
 	uint64_t freeze_b_at, freeze_b_ns; /* true times: B's process froze then, for that long (no record,
 				   * not even a clock note), 0 never */
 	uint64_t cut_b_at;        /* true time: B's recording stops there (0 never) */
+	int dup_stream_start;     /* the network copies A's very first request (its starting PSN) */
 };
 
 struct sim_fault {
@@ -482,7 +483,8 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			}
 			/* the network copies it (dup_on_wire, dup_first_resend) */
 			int copied = (first_round && (int)i == f->dup_on_wire && !last) ||
-				     (second_round && i == start && f->dup_first_resend);
+				     (second_round && i == start && f->dup_first_resend) ||
+				     (first_round && s->c.dup_stream_start && psn == s->c.psn_a);
 			if (!lost_before && copied) {
 				sim_wire(s, t + L + 300, 1, &p); /* the same frame again; B discards it */
 				if (s->c.engine_pkts && f->dup_resent) { /* a retry, then the resend */

@@ -62,12 +62,18 @@ fi
 # learnt of it: its DISCONNECTED, or the error completion that came first
 # when one of its requests reached the client's QP while the kernel tore it
 # down (seen once, REM_OP_ERR).
-R=$VM_TMP/rping-killed
 REC="$PWD/$RDMATRACE record"
-vm_run "$R" --scenario rping-killed --grace 5 \
-	--server "$REC -o $R/srv -- rping -s -a 10.9.0.1 -v -C 100000 -S 4096" \
-	--client "(sleep 6; pkill -KILL -x rping) & $REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C 100000 -S 4096" \
-	--server-name rping --client-name rping
+# rping_traced NAME COUNT ACTION: rping -C COUNT between the VMs, each side
+# under rdmatrace record, into $VM_TMP/NAME (R); ACTION runs on the client
+# beside it
+rping_traced() {
+	R=$VM_TMP/$1
+	vm_run "$R" --scenario "$1" --grace 5 \
+		--server "$REC -o $R/srv -- rping -s -a 10.9.0.1 -v -C $2 -S 4096" \
+		--client "($3) & $REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C $2 -S 4096" \
+		--server-name rping --client-name rping
+}
+rping_traced rping-killed 100000 "sleep 6; pkill -KILL -x rping"
 check "killed client: record exits 137, the server's rping 0" python3 -c '
 import json, sys
 r = sys.argv[1]
@@ -93,11 +99,7 @@ print("# " + t[:160])
 # (nothing was left to write one), but the kernel closes the dead process's
 # connection and sends its DREQ, with no rdma_disconnect in the trace.  The
 # diagnosis says it vanished, names that DREQ, and the server's DISCONNECTED.
-R=$VM_TMP/rping-cut
-vm_run "$R" --scenario rping-cut --grace 5 \
-	--server "$REC -o $R/srv -- rping -s -a 10.9.0.1 -v -C 100000 -S 4096" \
-	--client "(sleep 6; pkill -KILL -f 'rdmatrace record'; pkill -KILL -x rping) & $REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C 100000 -S 4096" \
-	--server-name rping --client-name rping
+rping_traced rping-cut 100000 "sleep 6; pkill -KILL -f 'rdmatrace record'; pkill -KILL -x rping"
 check "client killed with its recorder: it vanished, the kernel's DREQ named, the server's DISCONNECTED" python3 -c '
 import json, re, subprocess, sys
 run, rt = sys.argv[1], sys.argv[2]
@@ -115,11 +117,7 @@ print("# " + t[:160])
 # the program polls and posts nothing: its trace has no record for 4 s, not
 # even its collector's clock notes.  One process_frozen finding names it,
 # and nothing else is a problem (but a spurious ACK-timer round of rxe's).
-R=$VM_TMP/rping-frozen
-vm_run "$R" --scenario rping-frozen --grace 5 \
-	--server "$REC -o $R/srv -- rping -s -a 10.9.0.1 -v -C 3000 -S 4096" \
-	--client "(sleep 5; pkill -STOP -x rping; sleep 4; pkill -CONT -x rping) & $REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C 3000 -S 4096" \
-	--server-name rping --client-name rping
+rping_traced rping-frozen 3000 "sleep 5; pkill -STOP -x rping; sleep 4; pkill -CONT -x rping"
 check "stopped client: process_frozen names it (the kernel answered meanwhile), nothing else" python3 -c '
 import json, subprocess, sys
 run, rt = sys.argv[1], sys.argv[2]

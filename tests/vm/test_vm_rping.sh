@@ -74,11 +74,14 @@ rping_traced() {
 		--server-name rping --client-name rping
 }
 rping_traced rping-killed 100000 "sleep 6; pkill -KILL -x rping"
-check "killed client: record exits 137, the server's rping 0" python3 -c '
+# (the server's rping exits 255 when one of its requests reached the
+# client's QP while the kernel tore it down: NAKed, seen with REM_OP_ERR and
+# REM_ACCESS_ERR)
+check "killed client: record exits 137, the server's rping 0 (or 255 after an error completion)" python3 -c '
 import json, sys
 r = sys.argv[1]
 assert json.load(open(r + "/cli/run.json"))["exit"].get("signal") == 9
-assert json.load(open(r + "/srv/run.json"))["exit"].get("code") == 0
+assert json.load(open(r + "/srv/run.json"))["exit"].get("code") in (0, 255)
 ' "$R"
 check "killed client: the kernel sent its DREQ" test "$(tcount "$R/capture.pcapng" 'ip.src == 10.9.0.2 && infiniband.mad.attributeid == 0x0015')" -ge 1
 check "killed client: the diagnosis names the kill, when the kernel had the process gone, and the server's DISCONNECTED" python3 -c '
@@ -86,7 +89,7 @@ import json, re, subprocess, sys
 run, rt = sys.argv[1], sys.argv[2]
 pid = json.load(open(run + "/cli/run.json"))["root_pid"]
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
-k = [x for x in d["findings"] if x["kind"] == "process_ended"]
+k = [x for x in d["findings"] if x["kind"] == "process_ended" and re.match(r"rping \(pid \d+\) on client ", x["text"])]
 assert len(k) == 1 and k[0]["severity"] == "error", [x["text"][:120] for x in d["findings"]]
 t = k[0]["text"]
 assert t.startswith("rping (pid %d) on client was killed by SIGKILL" % pid), t
@@ -104,7 +107,7 @@ check "client killed with its recorder: it vanished, the kernel's DREQ named, th
 import json, re, subprocess, sys
 run, rt = sys.argv[1], sys.argv[2]
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
-k = [x for x in d["findings"] if x["kind"] == "process_ended"]
+k = [x for x in d["findings"] if x["kind"] == "process_ended" and re.match(r"rping \(pid \d+\) on client ", x["text"])]
 assert len(k) == 1 and k[0]["severity"] == "error", [x["text"][:160] for x in d["findings"]]
 t = k[0]["text"]
 assert re.match(r"rping \(pid \d+\) on client vanished after its last record", t), t

@@ -131,11 +131,11 @@ struct dctx {
 	uint8_t *explained;       /* per event: an error completion already explained by a finding */
 	uint8_t *pk_used;         /* per packet: part of a finding of its kind already */
 	uint8_t *qp_explained;    /* per QP: its move to ERROR is part of a finding already */
-	uint8_t *proc_rxe;        /* per process: it opened a SoftRoCE (rxe) device; NULL until asked */
+	uint8_t *proc_flags;      /* per process: PF_* (proc_flags()); NULL until asked */
 	uint64_t *proc_gone;      /* per process: when it ended, as process_ends() judged (0 it did
 				   * not, or nothing says so); NULL until then */
-	uint32_t *cut_dreq;       /* per process whose recording was cut off: the DREQ the kernel sent for
-				   * it when it was gone (cut_off_recordings), RT_TL_NONE; NULL until then */
+	struct cut *cuts;         /* per process: its recording cut off (cut_off_recordings); NULL when
+				   * no trace notes the clock */
 	struct freeze *freezes;   /* the traced processes that froze (find_freezes), in time order */
 	size_t nfreezes;
 	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
@@ -158,7 +158,12 @@ struct rq_posts {
 struct freeze {
 	uint32_t from, to;        /* events */
 	uint16_t proc;
-	bool engine;              /* an engine runs in the process (uroce): its transport froze with it */
+};
+
+/* struct dctx.proc_flags */
+enum {
+	PF_RXE = 1u << 0,         /* it opened the kernel's SoftRoCE: a traced device named rxe* */
+	PF_ENGINE = 1u << 1,      /* an engine traced it: its transport and its CM run in the program (uroce) */
 };
 
 static uint64_t item_t(struct dctx *c, uint32_t item)
@@ -169,6 +174,27 @@ static uint64_t item_t(struct dctx *c, uint32_t item)
 static uint32_t first_link(struct dctx *c, uint32_t item, uint32_t type)
 {
 	return tl_link_index_first(&c->li, item, type);
+}
+
+/* Process p's PF_* flags, gathered from the events on the first question (0
+ * when memory ran out). */
+static unsigned proc_flags(struct dctx *c, uint16_t p)
+{
+	struct tl_build *b = c->b;
+	if (!c->proc_flags) {
+		if (!(c->proc_flags = calloc(b->procs.n + 1, 1)))
+			return 0;
+		for (size_t i = 0; i < tl_nev(b); i++) {
+			const struct tl_evrec *e = tl_ev(b, i);
+			if (e->proc >= b->procs.n)
+				continue;
+			if (e->ev.kind == RT_EV_DEVICE && !strncmp(e->ev.u.device.name, "rxe", 3))
+				c->proc_flags[e->proc] |= PF_RXE;
+			if (e->ev.flags & RT_EVF_ENGINE)
+				c->proc_flags[e->proc] |= PF_ENGINE;
+		}
+	}
+	return p < b->procs.n ? c->proc_flags[p] : 0;
 }
 
 /* Process p's TL_PROC_* bits (read_traces). */
@@ -216,18 +242,16 @@ static int find_freezes(struct dctx *c)
 		return 0;
 	uint32_t *last = malloc(np * sizeof(uint32_t)), *sync0 = malloc(np * sizeof(uint32_t)),
 		 *sync1 = malloc(np * sizeof(uint32_t));
-	uint8_t *engine = calloc(np, 1);
 	double *tick = calloc(np, sizeof(double));
 	struct tl_vec v;
 	tl_vec_init(&v, sizeof(struct freeze));
-	int rc = last && sync0 && sync1 && engine && tick ? 0 : -ENOMEM;
+	int rc = last && sync0 && sync1 && tick ? 0 : -ENOMEM;
 	for (size_t p = 0; p < np && !rc; p++)
 		last[p] = sync0[p] = sync1[p] = RT_TL_NONE;
 	for (size_t i = 0; i < tl_nev(b) && !rc; i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->proc >= np)
 			continue;
-		engine[e->proc] |= !!(e->ev.flags & RT_EVF_ENGINE);
 		if (e->ev.kind == RT_EV_CLOCK_SYNC) {
 			if (sync0[e->proc] == RT_TL_NONE)
 				sync0[e->proc] = (uint32_t)i;
@@ -251,12 +275,11 @@ static int find_freezes(struct dctx *c)
 			rc = -ENOMEM;
 			break;
 		}
-		*f = (struct freeze){.from = l, .to = (uint32_t)i, .proc = p, .engine = engine[p]};
+		*f = (struct freeze){.from = l, .to = (uint32_t)i, .proc = p};
 	}
 	free(last);
 	free(sync0);
 	free(sync1);
-	free(engine);
 	free(tick);
 	if (rc) {
 		tl_vec_free(&v);
@@ -274,7 +297,7 @@ static const struct freeze *engine_frozen(struct dctx *c, uint32_t q, uint64_t t
 	uint16_t p = q < c->b->qps.n ? tl_qp(c->b, q)->proc : UINT16_MAX;
 	for (size_t k = 0; k < c->nfreezes && p != UINT16_MAX; k++) {
 		const struct freeze *f = &c->freezes[k];
-		if (f->proc == p && f->engine && item_t(c, f->from) < t1 && item_t(c, f->to) > t0)
+		if (f->proc == p && (proc_flags(c, p) & PF_ENGINE) && item_t(c, f->from) < t1 && item_t(c, f->to) > t0)
 			return f;
 	}
 	return NULL;
@@ -1026,23 +1049,10 @@ static uint32_t round_before(struct tl_build *b, uint32_t s, uint32_t before)
 	return RT_TL_NONE;
 }
 
-/* Whether the QP's process used the kernel's SoftRoCE: a traced device
- * named rxe*.  The processes' devices are gathered on the first question. */
+/* Whether the QP's process used the kernel's SoftRoCE. */
 static bool qp_on_rxe(struct dctx *c, uint32_t q)
 {
-	struct tl_build *b = c->b;
-	if (q >= b->qps.n || tl_qp(b, q)->proc >= b->procs.n)
-		return false;
-	if (!c->proc_rxe) {
-		if (!(c->proc_rxe = calloc(b->procs.n, 1)))
-			return false;
-		for (size_t i = 0; i < tl_nev(b); i++) {
-			const struct tl_evrec *e = tl_ev(b, i);
-			if (e->ev.kind == RT_EV_DEVICE && e->proc < b->procs.n && !strncmp(e->ev.u.device.name, "rxe", 3))
-				c->proc_rxe[e->proc] = 1;
-		}
-	}
-	return c->proc_rxe[tl_qp(b, q)->proc];
+	return q < c->b->qps.n && (proc_flags(c, tl_qp(c->b, q)->proc) & PF_RXE);
 }
 
 /* Whether packet o is a request of the stream request k is on: from the
@@ -6196,7 +6206,6 @@ struct cm_retry_ctx {
 	size_t ncalls;
 	uint32_t *last_from;      /* per endpoint: its last packet in the capture (RT_TL_NONE none);
 				   * made when first needed (cm_silent_words) */
-	uint8_t *proc_engine;     /* per process: 1 an engine traced it (its CM ran in the program) */
 };
 
 /* The key of cm_retry_ctx.by_qp: host, process (UINT16_MAX unknown: the
@@ -6415,14 +6424,12 @@ static unsigned cm_sent_drops(struct dctx *c, const struct tl_ep *src, uint64_t 
 	return n;
 }
 
-/* Fill r->last_from and r->proc_engine (once); -ENOMEM. */
+/* Fill r->last_from (once); -ENOMEM. */
 static int cm_silence_index(struct tl_build *b, struct cm_retry_ctx *r)
 {
 	if (r->last_from)
 		return 0;
-	r->last_from = malloc((b->eps.n + 1) * sizeof(uint32_t));
-	r->proc_engine = calloc(b->procs.n + 1, 1);
-	if (!r->last_from || !r->proc_engine)
+	if (!(r->last_from = malloc((b->eps.n + 1) * sizeof(uint32_t))))
 		return -ENOMEM;
 	for (size_t x = 0; x < b->eps.n; x++)
 		r->last_from[x] = RT_TL_NONE;
@@ -6430,11 +6437,6 @@ static int cm_silence_index(struct tl_build *b, struct cm_retry_ctx *r)
 		uint32_t ep = tl_pk(b, j)->src_ep;
 		if (ep < b->eps.n)
 			r->last_from[ep] = (uint32_t)j;
-	}
-	for (size_t i = 0; i < tl_nev(b); i++) {
-		const struct tl_evrec *e = tl_ev(b, i);
-		if ((e->ev.flags & RT_EVF_ENGINE) && e->proc < b->procs.n)
-			r->proc_engine[e->proc] = 1;
 	}
 	return 0;
 }
@@ -6486,7 +6488,7 @@ static int cm_silent_words(struct dctx *c, struct cm_retry_ctx *r, const struct 
 		const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
 		tx(t, ". Its program, %s (pid %d), ended %.3f ms %s the first copy", (const char *)b->strs.p + P->program,
 		   P->pid, ms(t_end > t_first ? t_end - t_first : t_first - t_end), t_end >= t_first ? "after" : "before");
-		if (r->proc_engine[p])
+		if (proc_flags(c, p) & PF_ENGINE)
 			tx(t, ", and its CM with it (an engine in the program, as uroce's, runs the CM)");
 		else
 			tx(t, "; a kernel's CM answers after that too, so the host itself, or the way from it, had gone silent");
@@ -6962,7 +6964,6 @@ static int cm_retries(struct dctx *c)
 	tl_vec_free(&r.copies);
 	free(r.calls);
 	free(r.last_from);
-	free(r.proc_engine);
 	return rc;
 }
 
@@ -8372,9 +8373,11 @@ static uint32_t proc_last_packet(struct tl_build *b, uint16_t p)
  * last record of its own was cut off while the program waited. */
 #define CUT_WAITING_NS 1000000000ull
 
-/* What is known of a recording cut off (process_ends(): until, when the run
- * went on to) after process p's last record of its own at t_last. */
-struct cut_facts {
+/* A recording cut off (cut_off_recordings): what is known of it. */
+struct cut {
+	uint64_t until;           /* when the run went on to (the DREQ's time when dreq); 0: not cut off */
+	uint32_t dreq;            /* the DREQ the kernel sent for the process when it was gone (orphan_dreq),
+				   * RT_TL_NONE */
 	uint64_t t_stop;          /* its recording's last record of any kind (its collector's clock notes
 				   * go on after the program's own) */
 	uint32_t last_pk;         /* the capture's last packet its QPs sent, RT_TL_NONE */
@@ -8383,32 +8386,19 @@ struct cut_facts {
 				   * the program ran on, only its recording was cut off */
 };
 
-static struct cut_facts cut_off_facts(struct dctx *c, uint16_t p, uint64_t t_last)
+/* Process p's recording cut off, NULL when it was not. */
+static const struct cut *cut_of(struct dctx *c, size_t p)
 {
-	struct tl_build *b = c->b;
-	struct cut_facts f = {.t_stop = t_last, .last_pk = RT_TL_NONE};
-	for (size_t i = tl_nev(b); i-- > 0;)
-		if (tl_ev(b, i)->proc == p) {
-			f.t_stop = item_t(c, (uint32_t)i) > t_last ? item_t(c, (uint32_t)i) : t_last;
-			break;
-		}
-	f.last_pk = b->have_capture ? proc_last_packet(b, p) : RT_TL_NONE;
-	if (f.last_pk == RT_TL_NONE)
-		return f;
-	f.t_pk = item_t(c, tl_item_pk(b, f.last_pk));
-	uint64_t unc = clocks_uncertainty(b, TL_AT(&b->procs, struct rt_tl_proc, p)->host, b->capture_host);
-	f.ran_on = unc != UINT64_MAX && f.t_pk > f.t_stop + unc + 1000000000ull;
-	return f;
+	return c->cuts && p < c->b->procs.n && c->cuts[p].until ? &c->cuts[p] : NULL;
 }
 
 /* The words of a recording cut off: how long the run went on, and what the
  * capture says of the program after it. */
-static void cut_off_words(struct dctx *c, uint16_t p, const struct cut_facts *f, uint64_t t_last, uint64_t until,
-			  struct text *t)
+static void cut_off_words(struct dctx *c, const struct cut *f, uint64_t t_last, struct text *t)
 {
 	struct tl_build *b = c->b;
-	uint32_t dreq = c->cut_dreq ? c->cut_dreq[p] : RT_TL_NONE;
-	if (dreq != RT_TL_NONE) {
+	uint64_t until = f->until;
+	if (f->dreq != RT_TL_NONE) {
 		if (f->t_stop > t_last + CUT_WAITING_NS)
 			tx(t, ": its collector went on noting the clock for %.3f s (the program waiting, with nothing to "
 			      "record), then its recording stops with no end record", (double)(f->t_stop - t_last) / 1e9);
@@ -8417,7 +8407,7 @@ static void cut_off_words(struct dctx *c, uint16_t p, const struct cut_facts *f,
 		tx(t, ", and %.3f ms later the kernel sent a disconnect request (DREQ, frame %u) for its connection, with "
 		      "no rdma_disconnect in its trace: the kernel closes the connections of a process that is gone, so "
 		      "it ended without a word, its recording with it (SIGKILL to both, the OOM killer)",
-		   ms(until > f->t_stop ? until - f->t_stop : 0), tl_pk(b, dreq)->frame);
+		   ms(until > f->t_stop ? until - f->t_stop : 0), tl_pk(b, f->dreq)->frame);
 		return;
 	}
 	if (f->t_stop > t_last + 1000000)
@@ -8445,8 +8435,7 @@ static void cut_off_words(struct dctx *c, uint16_t p, const struct cut_facts *f,
 		   tl_pk(b, f->last_pk)->frame, ms(t_last - f->t_pk));
 }
 
-static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged, bool others,
-			    uint64_t until)
+static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t last, bool salvaged, bool others)
 {
 	struct tl_build *b = c->b;
 	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, p);
@@ -8454,7 +8443,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	bool caught = pe && pe->how == RT_END_SIGNAL;
 	uint32_t first_error = RT_TL_NONE;
 	unsigned sev;
-	struct cut_facts cut = {.last_pk = RT_TL_NONE};
+	const struct cut *cut = !pe ? cut_of(c, p) : NULL; /* (none is salvaged) */
 	bool waiting = false; /* a recording cut off while the program waited */
 	struct text t = {.n = 0}, e = {.n = 0};
 	tx(&t, "%s (pid %d) on %s ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
@@ -8486,13 +8475,12 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 			return 0; /* its parent saw it exit 0 */
 		sev = RT_TLS_WARNING;
 		tx(&t, "ended with exit status %d without running its exit handlers", pe->code);
-	} else if (until && !salvaged) {
+	} else if (cut) {
 		/* killed while it waited, with nothing to record, it was most likely stopped for waiting: its
 		 * wait is the problem, if any */
-		cut = cut_off_facts(c, p, last != RT_TL_NONE ? item_t(c, last) : 0);
-		waiting = last != RT_TL_NONE && cut.t_stop > item_t(c, last) + CUT_WAITING_NS;
-		sev = cut.ran_on ? RT_TLS_WARNING : waiting ? RT_TLS_INFO : RT_TLS_ERROR;
-		tx(&t, cut.ran_on ? "stopped being recorded" : "vanished");
+		waiting = last != RT_TL_NONE && cut->t_stop > item_t(c, last) + CUT_WAITING_NS;
+		sev = cut->ran_on ? RT_TLS_WARNING : waiting ? RT_TLS_INFO : RT_TLS_ERROR;
+		tx(&t, cut->ran_on ? "stopped being recorded" : "vanished");
 	} else {
 		if (!salvaged)
 			return 0;
@@ -8503,7 +8491,7 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	uint64_t t_end = timed ? item_t(c, end) : last != RT_TL_NONE ? item_t(c, last) : 0;
 	uint64_t t_words = t_end; /* (the sentence's "last record" time) */
 	if (waiting)
-		t_end = cut.t_stop; /* it was there, waiting, until its recording stopped */
+		t_end = cut->t_stop; /* it was there, waiting, until its recording stopped */
 	if (last != RT_TL_NONE) {
 		const struct rt_event *lev = &tl_ev(b, last)->ev;
 		uint64_t tl = item_t(c, last);
@@ -8516,8 +8504,8 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 			tx(&t, " after its last record (%s at %.6f s)", what, (double)tl / 1e9);
 		tx(&e, "last record at %.6f s", (double)tl / 1e9);
 	}
-	if (!pe && !salvaged)
-		cut_off_words(c, p, &cut, t_words, until, &t);
+	if (cut)
+		cut_off_words(c, cut, t_words, &t);
 	else if (!pe)
 		tx(&t, ": its trace was recovered from its rings after it was gone, so a signal no handler catches "
 		       "(SIGKILL, or SIGTERM left at its default) ended it");
@@ -8551,10 +8539,9 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 		tl_finding_evidence(b, FI(b, fi), end);
 	if (last != RT_TL_NONE)
 		tl_finding_evidence(b, FI(b, fi), last);
-	uint32_t dreq = !pe && !salvaged && c->cut_dreq ? c->cut_dreq[p] : RT_TL_NONE;
-	if (dreq != RT_TL_NONE) {
-		tl_finding_evidence(b, FI(b, fi), tl_item_pk(b, dreq));
-		tx(&e, "; the kernel's DREQ frame %u", tl_pk(b, dreq)->frame);
+	if (cut && cut->dreq != RT_TL_NONE) {
+		tl_finding_evidence(b, FI(b, fi), tl_item_pk(b, cut->dreq));
+		tx(&e, "; the kernel's DREQ frame %u", tl_pk(b, cut->dreq)->frame);
 	}
 	uint64_t waited = proc_end_aftermath(c, p, t_end, pe && pe->how == RT_END_EXIT, &t, &e, FI(b, fi));
 	struct rt_tl_finding *f = FI(b, fi);
@@ -8615,7 +8602,7 @@ static int process_freezes(struct dctx *c)
 			snprintf(sent, sizeof(sent), "%u packet%s", reqs, reqs == 1 ? "" : "s");
 		if (reqs && resent)
 			snprintf(sent + strlen(sent), sizeof(sent) - strlen(sent), " (%u of them resends)", resent);
-		if (f->engine && reqs)
+		if ((proc_flags(c, f->proc) & PF_ENGINE) && reqs)
 			tx(&t, " Its transport runs in the program (an engine, as uroce's), so it stopped too: its QPs "
 			       "were sent %s meanwhile, which it took in (and answered) only when it went on.", sent);
 		else if (reqs)
@@ -8671,35 +8658,29 @@ static uint32_t orphan_dreq(struct dctx *c, uint16_t p, uint64_t t_last)
 	return RT_TL_NONE;
 }
 
-/* Per process (calloc'd, NULL on ENOMEM): the time the run went on to after
- * its recording was cut off, 0 when it was not.  A process is judged when
- * its trace has no end record and was neither salvaged nor written by a
- * flight recorder (which writes on a trigger), its collector noted the
- * clock, and it still had a QP at its last record (one that destroyed its
- * QPs was ending on its own: rping's client on the VM lab, whose machine
- * stopped before its end record was written): the run went on when another
- * process's records (on its host, or on one whose clock is known with it to
- * within a second) or the capture's packets (the same) came CUT_NS after
- * its last record, or the kernel sent a DREQ for it (orphan_dreq: it is
- * then c->cut_dreq[p], and the time is the DREQ's). */
-static uint64_t *cut_off_recordings(struct dctx *c)
+/* Find the recordings cut off (c->cuts, per process; left NULL when no
+ * trace notes the clock).  A process is judged when its trace has no end
+ * record and was neither salvaged nor written by a flight recorder (which
+ * writes on a trigger), its collector noted the clock, and it still had a
+ * QP at its last record (one that destroyed its QPs was ending on its own:
+ * rping's client on the VM lab, whose machine stopped before its end record
+ * was written).  It was cut off when the run went on: another process's
+ * records (on its host, or on one whose clock is known with it to within a
+ * second) or the capture's packets (the same) came CUT_NS after its last
+ * record, or the kernel sent a DREQ for it (orphan_dreq).  -ENOMEM. */
+static int cut_off_recordings(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t np = b->procs.n;
-	uint64_t *until = calloc(np + 1, sizeof(uint64_t));
-	if (!until || !any_synced(b))
-		return until;
+	if (!any_synced(b))
+		return 0;
 	uint32_t *last = malloc((np + 1) * sizeof(uint32_t));
-	uint8_t *synced = calloc(np + 1, 1);
 	int32_t *qps = calloc(np + 1, sizeof(int32_t)); /* QPs created less those destroyed */
-	c->cut_dreq = malloc((np + 1) * sizeof(uint32_t));
-	for (size_t p = 0; c->cut_dreq && p < np; p++)
-		c->cut_dreq[p] = RT_TL_NONE;
-	if (!until || !last || !synced || !qps) {
+	c->cuts = calloc(np + 1, sizeof(struct cut));
+	if (!last || !qps || !c->cuts) {
 		free(last);
-		free(synced);
 		free(qps);
-		return until;
+		return -ENOMEM;
 	}
 	for (size_t p = 0; p < np; p++)
 		last[p] = RT_TL_NONE;
@@ -8708,14 +8689,13 @@ static uint64_t *cut_off_recordings(struct dctx *c)
 		if (e->proc >= np)
 			continue;
 		last[e->proc] = (uint32_t)i;
-		synced[e->proc] |= e->ev.kind == RT_EV_CLOCK_SYNC;
 		if (e->ev.kind == RT_EV_QP_CREATE && !(e->ev.flags & RT_EVF_ERROR))
 			qps[e->proc] += e->ev.flags & RT_EVF_DESTROY ? -1 : 1;
 	}
 	for (size_t p = 0; p < np; p++) {
 		uint64_t salvaged = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
-		if (!synced[p] || qps[p] <= 0 || (proc_bits(b, p) & TL_PROC_FLIGHT) || salvaged ||
-		    proc_end_record(b, (uint16_t)p) != RT_TL_NONE)
+		if (!(proc_bits(b, p) & TL_PROC_SYNCED) || qps[p] <= 0 || (proc_bits(b, p) & TL_PROC_FLIGHT) ||
+		    salvaged || proc_end_record(b, (uint16_t)p) != RT_TL_NONE)
 			continue;
 		uint16_t h = TL_AT(&b->procs, struct rt_tl_proc, p)->host;
 		uint64_t t_last = item_t(c, last[p]), went_on = 0;
@@ -8727,15 +8707,23 @@ static uint64_t *cut_off_recordings(struct dctx *c)
 		}
 		if (b->have_capture && c->cap_end > went_on && clocks_uncertainty(b, h, b->capture_host) < 1000000000ull)
 			went_on = c->cap_end;
-		if (went_on > t_last + CUT_NS)
-			until[p] = went_on;
-		else if (c->cut_dreq && (c->cut_dreq[p] = orphan_dreq(c, (uint16_t)p, t_last)) != RT_TL_NONE)
-			until[p] = item_t(c, tl_item_pk(b, c->cut_dreq[p]));
+		struct cut *f = &c->cuts[p];
+		f->dreq = went_on > t_last + CUT_NS ? RT_TL_NONE : orphan_dreq(c, (uint16_t)p, t_last);
+		f->until = f->dreq != RT_TL_NONE ? item_t(c, tl_item_pk(b, f->dreq)) : went_on > t_last + CUT_NS ? went_on : 0;
+		if (!f->until)
+			continue;
+		/* what the capture says of the program after it */
+		f->t_stop = t_last;
+		f->last_pk = b->have_capture ? proc_last_packet(b, (uint16_t)p) : RT_TL_NONE;
+		if (f->last_pk == RT_TL_NONE)
+			continue;
+		f->t_pk = item_t(c, tl_item_pk(b, f->last_pk));
+		uint64_t unc = clocks_uncertainty(b, h, b->capture_host);
+		f->ran_on = unc != UINT64_MAX && f->t_pk > f->t_stop + unc + 1000000000ull;
 	}
 	free(last);
-	free(synced);
 	free(qps);
-	return until;
+	return 0;
 }
 
 /* Every process that crashed, was killed or ended without its exit handler,
@@ -8747,26 +8735,22 @@ static int process_ends(struct dctx *c)
 	size_t np = b->procs.n;
 	if (!np)
 		return 0;
-	uint64_t *until = cut_off_recordings(c);
-	c->proc_gone = calloc(np + 1, sizeof(uint64_t));
-	if (!until || !c->proc_gone) {
-		free(until);
+	int rc = cut_off_recordings(c);
+	if (rc < 0 || !(c->proc_gone = calloc(np + 1, sizeof(uint64_t))))
 		return -ENOMEM;
-	}
 	/* when each process ended, for its peers' findings */
 	for (size_t p = 0; p < np; p++) {
 		uint32_t end = proc_end_record(b, (uint16_t)p), lastrec;
 		const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
 		uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
-		if (end != RT_TL_NONE || salvaged_ns || until[p]) {
+		const struct cut *cut = cut_of(c, p);
+		if (end != RT_TL_NONE || salvaged_ns || cut) {
 			uint64_t te = proc_end_time(c, (uint16_t)p, end, &lastrec);
 			/* a recording cut off may have lost its last moments: the capture saw them; one
 			 * whose program ran on says nothing of its end */
-			struct cut_facts cf = until[p] && !salvaged_ns ? cut_off_facts(c, (uint16_t)p, te)
-								       : (struct cut_facts){.last_pk = RT_TL_NONE};
-			if (cf.last_pk != RT_TL_NONE && cf.t_pk > te)
-				te = cf.t_pk;
-			if (cf.ran_on)
+			if (cut && cut->last_pk != RT_TL_NONE && cut->t_pk > te)
+				te = cut->t_pk;
+			if (cut && cut->ran_on)
 				te = 0;
 			/* (an exit with status 0 is no finding) */
 			bool quiet = pe && !pe->signal && pe->how != RT_END_SIGNAL &&
@@ -8774,7 +8758,6 @@ static int process_ends(struct dctx *c)
 			c->proc_gone[p] = quiet ? 0 : te;
 		}
 	}
-	int rc = 0;
 	/* the exits with a status after the other ends: a peer's crash or kill
 	 * is a problem that may be why a process gave up */
 	for (int exits = 0; exits < 2 && !rc; exits++) {
@@ -8787,18 +8770,17 @@ static int process_ends(struct dctx *c)
 			const struct rt_ev_process_end *pe = end != RT_TL_NONE ? &tl_ev(b, end)->ev.u.process_end : NULL;
 			bool exited_0 = pe && pe->how == RT_END_EXIT && (!pe->has_code || !pe->code);
 			uint64_t salvaged_ns = p < b->proc_salvaged.n ? *TL_AT(&b->proc_salvaged, uint64_t, p) : 0;
-			if (exited_0 || (end == RT_TL_NONE && !salvaged_ns && !until[p]))
+			if (exited_0 || (end == RT_TL_NONE && !salvaged_ns && !cut_of(c, p)))
 				continue; /* it exited 0, or nothing says it did not */
 			if ((pe && pe->how == RT_END_EXIT) != (exits == 1))
 				continue;
 			uint32_t last = proc_last_record(b, (uint16_t)p, end);
 			bool salvaged = last != RT_TL_NONE && salvaged_ns && tl_ev(b, last)->raw_ns <= salvaged_ns;
-			if (end == RT_TL_NONE && !salvaged && (!until[p] || last == RT_TL_NONE))
+			if (end == RT_TL_NONE && !salvaged && (!cut_of(c, p) || last == RT_TL_NONE))
 				continue;
-			rc = proc_end_finding(c, (uint16_t)p, end, last, salvaged, others, until[p]);
+			rc = proc_end_finding(c, (uint16_t)p, end, last, salvaged, others);
 		}
 	}
-	free(until);
 	return rc;
 }
 
@@ -8882,9 +8864,9 @@ int tl_detect(struct tl_build *b)
 	free(c.explained);
 	free(c.pk_used);
 	free(c.qp_explained);
-	free(c.proc_rxe);
+	free(c.proc_flags);
 	free(c.proc_gone);
-	free(c.cut_dreq);
+	free(c.cuts);
 	free(c.freezes);
 	free(c.qp_captured);
 	free(c.qp_first_error);

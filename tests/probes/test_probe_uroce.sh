@@ -339,20 +339,32 @@ fi
 # finding says its peer had gone first.  Before, the server was no finding
 # and the client's peer "saw no error completion".
 CA=${A%.*}.$(( (${A##*.} % 250) + 3 ))
-CP=$((PORT + 40))
-UROCE_ADDR=$A setsid "$RDMATRACE" record -o "$T/cut/s" -- rping -s -a "$A" -p "$CP" -C 1000000 >"$T/cut.sout" 2>&1 &
-cut_spid=$!
-wait_listen
-UROCE_ADDR=$CA "$RDMATRACE" record --capture lo -o "$T/cut/c" -- rping -c -a "$A" -p "$CP" -C 1000000 >"$T/cut.cout" 2>&1 &
-cut_cpid=$!
-sleep 2
-kill -KILL -- "-$cut_spid" 2>/dev/null
-sleep 5
-kill -TERM "$cut_cpid" 2>/dev/null
-wait "$cut_cpid" "$cut_spid" 2>/dev/null
-tshark -r "$T/cut/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/cut/capture.pcapng" 2>/dev/null
-rm -f "$T/cut/c/capture.pcapng"
-"$RDMATRACE" diagnose --json "$T/cut" >"$T/cut.json" 2>"$T/cut.err"
+# rping_disturbed NAME PORT COUNT DELAY ACTION: rping -C COUNT on PORT, its
+# server on $A recorded in a session of its own, its client on $CA recorded
+# with a capture of lo; ACTION is run DELAY s after the client started, with
+# $srv_pid (the server's record, and its session), $srv_rping (the server's
+# rping) and $cli_pid (the client's record); then both are waited for, the
+# capture is cut to $A's packets in $T/NAME and the run diagnosed into
+# $T/NAME.json
+rping_disturbed() {
+	local name=$1 port=$2 count=$3 delay=$4 action=$5
+	UROCE_ADDR=$A setsid "$RDMATRACE" record -o "$T/$name/s" -- rping -s -a "$A" -p "$port" -C "$count" \
+		>"$T/$name.sout" 2>&1 &
+	srv_pid=$!
+	wait_listen
+	UROCE_ADDR=$CA timeout -k 2 60 "$RDMATRACE" record --capture lo -o "$T/$name/c" -- \
+		rping -c -a "$A" -p "$port" -C "$count" >"$T/$name.cout" 2>&1 &
+	cli_pid=$!
+	sleep "$delay"
+	srv_rping=$(pgrep -f "^rping -s -a $A -p $port" | head -1)
+	eval "$action"
+	wait "$cli_pid" "$srv_pid" 2>/dev/null
+	tshark -r "$T/$name/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/$name/capture.pcapng" 2>/dev/null
+	rm -f "$T/$name/c/capture.pcapng"
+	"$RDMATRACE" diagnose --json "$T/$name" >"$T/$name.json" 2>"$T/$name.err"
+}
+rping_disturbed cut $((PORT + 40)) 1000000 2 \
+	'kill -KILL -- "-$srv_pid" 2>/dev/null; sleep 5; kill -TERM "$cli_pid" 2>/dev/null'
 check "a recording cut off with its program: the server vanished, the client's peer had gone first" python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
@@ -371,21 +383,9 @@ assert len(gone) == 1 and len(waits) == 1, [x["severity"] + " " + x["kind"] + ":
 # process_frozen finding, and a Go-Back-N round names the freeze as why no
 # ACK came.  Before: such a round alone, "no ACK came ... within the local
 # ACK timeout", and nothing about the stop.
-FP=$((PORT + 41))
-UROCE_ADDR=$A "$RDMATRACE" record -o "$T/frz/s" -- rping -s -a "$A" -p "$FP" -C 20000 >"$T/frz.sout" 2>&1 &
-frz_spid=$!
-wait_listen
-UROCE_ADDR=$CA timeout -k 2 60 "$RDMATRACE" record --capture lo -o "$T/frz/c" -- rping -c -a "$A" -p "$FP" -C 20000 >"$T/frz.cout" 2>&1 &
-frz_cpid=$!
-sleep 1
-frz_rping=$(pgrep -f "^rping -s -a $A -p $FP" | head -1)
-kill -STOP "$frz_rping" 2>/dev/null
-sleep 4
-kill -CONT "$frz_rping" 2>/dev/null
-wait "$frz_cpid" "$frz_spid" 2>/dev/null
-tshark -r "$T/frz/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/frz/capture.pcapng" 2>/dev/null
-rm -f "$T/frz/c/capture.pcapng"
-"$RDMATRACE" diagnose --json "$T/frz" >"$T/frz.json" 2>"$T/frz.err"
+rping_disturbed frz $((PORT + 41)) 20000 1 \
+	'kill -STOP "$srv_rping" 2>/dev/null; sleep 4; kill -CONT "$srv_rping" 2>/dev/null'
+frz_rping=$srv_rping
 check "a process stopped 4 s: process_frozen names it, and an ACK-timer round the freeze" python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))["findings"]

@@ -73,6 +73,22 @@ rping_traced() {
 		--client "($3) & $REC -o $R/cli -- rping -c -a 10.9.0.1 -v -C $2 -S 4096" \
 		--server-name rping --client-name rping
 }
+# client_end_told RUN PATTERN...: the diagnosis of RUN has one process_ended
+# finding about the client's rping, an error, which matches each PATTERN (a
+# Python regular expression) and says how the server learnt of the end
+client_end_told() {
+	python3 - "$RDMATRACE" "$@" <<'PY'
+import json, re, subprocess, sys
+rt, run, pats = sys.argv[1], sys.argv[2], sys.argv[3:]
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+k = [x for x in d["findings"] if x["kind"] == "process_ended" and re.match(r"rping \(pid \d+\) on client ", x["text"])]
+assert len(k) == 1 and k[0]["severity"] == "error", [x["text"][:160] for x in d["findings"]]
+t = k[0]["text"]
+for p in pats + [r"Its peer QP 0x[0-9a-f]{6} on server learnt of it [0-9.]+ ms later: (an RDMA CM DISCONNECTED event|a [A-Z_]+_ERR completion)\."]:
+    assert re.search(p, t), (p, t)
+print("# " + t[:160])
+PY
+}
 rping_traced rping-killed 100000 "sleep 6; pkill -KILL -x rping"
 # (the server's rping exits 255 when one of its requests reached the
 # client's QP while the kernel tore it down: NAKed, seen with REM_OP_ERR and
@@ -84,37 +100,19 @@ assert json.load(open(r + "/cli/run.json"))["exit"].get("signal") == 9
 assert json.load(open(r + "/srv/run.json"))["exit"].get("code") in (0, 255)
 ' "$R"
 check "killed client: the kernel sent its DREQ" test "$(tcount "$R/capture.pcapng" 'ip.src == 10.9.0.2 && infiniband.mad.attributeid == 0x0015')" -ge 1
-check "killed client: the diagnosis names the kill, when the kernel had the process gone, and the server's DISCONNECTED" python3 -c '
-import json, re, subprocess, sys
-run, rt = sys.argv[1], sys.argv[2]
-pid = json.load(open(run + "/cli/run.json"))["root_pid"]
-d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
-k = [x for x in d["findings"] if x["kind"] == "process_ended" and re.match(r"rping \(pid \d+\) on client ", x["text"])]
-assert len(k) == 1 and k[0]["severity"] == "error", [x["text"][:120] for x in d["findings"]]
-t = k[0]["text"]
-assert t.startswith("rping (pid %d) on client was killed by SIGKILL" % pid), t
-assert re.search(r"after its last record \(.*\), and was gone [0-9.]+ ms after that record \(the kernel\x27s process events", t), t
-assert re.search(r"Its peer QP 0x[0-9a-f]{6} on server learnt of it [0-9.]+ ms later: (an RDMA CM DISCONNECTED event|a [A-Z_]+_ERR completion)\.", t), t
-print("# " + t[:160])
-' "$R" "$RDMATRACE"
+pid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["root_pid"])' "$R/cli/run.json" 2>/dev/null)
+check "killed client: the diagnosis names the kill, when the kernel had the process gone, and the server's DISCONNECTED" \
+	client_end_told "$R" "^rping \(pid ${pid:-none}\) on client was killed by SIGKILL" \
+	"after its last record \(.*\), and was gone [0-9.]+ ms after that record \(the kernel's process events"
 # ---- the client killed with its recorder: its trace just stops ----
 # SIGKILL to the client's rdmatrace record, then to its rping: no end record
 # (nothing was left to write one), but the kernel closes the dead process's
 # connection and sends its DREQ, with no rdma_disconnect in the trace.  The
 # diagnosis says it vanished, names that DREQ, and the server's DISCONNECTED.
 rping_traced rping-cut 100000 "sleep 6; pkill -KILL -f 'rdmatrace record'; pkill -KILL -x rping"
-check "client killed with its recorder: it vanished, the kernel's DREQ named, the server's DISCONNECTED" python3 -c '
-import json, re, subprocess, sys
-run, rt = sys.argv[1], sys.argv[2]
-d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
-k = [x for x in d["findings"] if x["kind"] == "process_ended" and re.match(r"rping \(pid \d+\) on client ", x["text"])]
-assert len(k) == 1 and k[0]["severity"] == "error", [x["text"][:160] for x in d["findings"]]
-t = k[0]["text"]
-assert re.match(r"rping \(pid \d+\) on client vanished after its last record", t), t
-assert re.search(r"the kernel sent a disconnect request \(DREQ, frame \d+\) for its connection, with no rdma_disconnect in its trace", t), t
-assert re.search(r"Its peer QP 0x[0-9a-f]{6} on server learnt of it [0-9.]+ ms later: (an RDMA CM DISCONNECTED event|a [A-Z_]+_ERR completion)\.", t), t
-print("# " + t[:160])
-' "$R" "$RDMATRACE"
+check "client killed with its recorder: it vanished, the kernel's DREQ named, the server's DISCONNECTED" \
+	client_end_told "$R" "^rping \(pid \d+\) on client vanished after its last record" \
+	"the kernel sent a disconnect request \(DREQ, frame \d+\) for its connection, with no rdma_disconnect in its trace"
 # ---- the client stopped 4 s (SIGSTOP), then on ----
 # The kernel's transport goes on answering while the program is stopped, but
 # the program polls and posts nothing: its trace has no record for 4 s, not

@@ -2370,6 +2370,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "requester, whose engine dropped it as it arrived%s",
 			   dups, atomic ? "an atomic ACK" : "responses", atomic ? "that atomic ACK" : "the response",
 			   tl_pk(b, rdropped)->frame, drop_reason_words(tl_ev(b, rxdrop)));
+		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic) && captured &&
+			 (sfz = engine_frozen(c, k0->send_qp, t_prev, t_first)))
+			tx(&t, "; %u of them asked for %s the capture already held in order, while the requester's process, "
+			       "which runs its engine (uroce), was frozen (from %.6f s for %.3f s: its own finding), and when "
+			       "it went on its ACK timer went off before it took %s in",
+			   dups, atomic ? "an atomic ACK" : "responses", (double)item_t(c, sfz->from) / 1e9,
+			   (double)(item_t(c, sfz->to) - item_t(c, sfz->from)) / 1e9, atomic ? "that atomic ACK" : "them");
 		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic))
 			tx(&t, "; %u of them asked for %s the capture already held in order (still on %s way to the "
 			       "requester, or lost after the capture point)",

@@ -395,8 +395,9 @@ fz = [x for x in f if x["kind"] == "process_frozen" and x["text"].startswith("rp
 assert len(fz) == 1 and 3.5 < float(fz[0]["text"].split(" froze for ")[1].split(" s")[0]) < 6, [x["kind"] + ": " + x["text"] for x in f]
 # (whether the client had a request outstanding when the server stopped is up to timing)
 # (a resend of the client while the server was stopped, or one of the server once it went on: its
-# timer went off before it took in the ACK that had come meanwhile)
+# timer went off before it took in the ACK or the READ response that had come meanwhile)
 assert all(x["kind"] == "process_frozen" or (x["kind"] == "go_back_n" and ("the receiver'"'"'s process, which runs its engine (uroce), was frozen from" in x["text"] or
-           "the sender'"'"'s process, which runs its engine (uroce), was frozen (from" in x["text"]))
+           "the sender'"'"'s process, which runs its engine (uroce), was frozen (from" in x["text"] or
+           "the requester'"'"'s process, which runs its engine (uroce), was frozen (from" in x["text"]))
            for x in f if x["severity"] != "info"), [x["kind"] + ": " + x["text"] for x in f]' "$T/frz.json" "$frz_rping"
 done_testing

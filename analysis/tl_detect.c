@@ -290,17 +290,25 @@ static int find_freezes(struct dctx *c)
 	return 0;
 }
 
-/* A freeze of the process of QP q, with its engine in it, that overlaps the
- * time from t0 to t1 (NULL none). */
-static const struct freeze *engine_frozen(struct dctx *c, uint32_t q, uint64_t t0, uint64_t t1)
+/* A freeze of the process of QP q that overlaps the time from t0 to t1
+ * (NULL none). */
+static const struct freeze *proc_frozen(struct dctx *c, uint32_t q, uint64_t t0, uint64_t t1)
 {
 	uint16_t p = q < c->b->qps.n ? tl_qp(c->b, q)->proc : UINT16_MAX;
 	for (size_t k = 0; k < c->nfreezes && p != UINT16_MAX; k++) {
 		const struct freeze *f = &c->freezes[k];
-		if (f->proc == p && (proc_flags(c, p) & PF_ENGINE) && item_t(c, f->from) < t1 && item_t(c, f->to) > t0)
+		if (f->proc == p && item_t(c, f->from) < t1 && item_t(c, f->to) > t0)
 			return f;
 	}
 	return NULL;
+}
+
+/* The same, only for a process with its engine in it (its transport froze
+ * with it). */
+static const struct freeze *engine_frozen(struct dctx *c, uint32_t q, uint64_t t0, uint64_t t1)
+{
+	const struct freeze *f = proc_frozen(c, q, t0, t1);
+	return f && (proc_flags(c, f->proc) & PF_ENGINE) ? f : NULL;
 }
 
 static int index_links(struct dctx *c)
@@ -2779,6 +2787,14 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		else
 			tx(&t, ") had no receive WR posted for PSN 0x%06x and answered %u RNR NAK%s with timer code %u (%.2f ms)",
 			   k->psn, n, n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0);
+		/* no receive because the program was stopped: it posted none while frozen */
+		const struct freeze *fz = ninj < n && depth <= 0 ? proc_frozen(c, responder, t_req, tend) : NULL;
+		if (fz)
+			tx(&t, ", while its process was frozen from %.6f s for %.3f s (its own finding): %s",
+			   (double)item_t(c, fz->from) / 1e9, (double)(item_t(c, fz->to) - item_t(c, fz->from)) / 1e9,
+			   proc_flags(c, fz->proc) & PF_ENGINE
+				   ? "it posted no receive in that time"
+				   : "the kernel's transport answered for it, but the program posted no receive in that time");
 		if (code == 0)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms)%s",
 			   ninj == n ? "" : " or post receives earlier");
@@ -2833,6 +2849,9 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			   near, near == 1 ? "" : "s", ms(tl_host(b, tl_qp(b, responder)->host)->uncertainty_ns));
 		if (next_post)
 			tx(&e, ", next receive posted %.3f ms after it", next_post > t_req ? ms(next_post - t_req) : 0.0);
+		if (fz)
+			tx(&e, ", the receiver's last record before its freeze at %.6f s, first after at %.6f s",
+			   (double)item_t(c, fz->from) / 1e9, (double)item_t(c, fz->to) / 1e9);
 		uint32_t req = k->answer;
 		uint32_t wr = req != RT_TL_NONE ? tl_pk(b, req)->wr : RT_TL_NONE;
 		if (wr != RT_TL_NONE) {

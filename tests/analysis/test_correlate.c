@@ -1056,6 +1056,60 @@ static void test_frozen_and_cut(void)
 	}
 }
 
+/* B's process is frozen (SIGSTOP) while A SENDs to it with no receive
+ * posted: the kernel's transport answers RNR NAKs, and B posts its receive
+ * only once it goes on.  The RNR stall names the freeze as why no receive
+ * was there; the same run without the freeze (a trace with no clock notes)
+ * does not. */
+static void test_frozen_receiver_rnr(void)
+{
+	for (int frozen = 0; frozen < 2; frozen++) {
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		c.heartbeat_b = frozen;
+		c.min_rnr_timer_b = 29; /* 245.76 ms */
+		const char *dir = rundir(frozen ? "frozen-receiver-rnr" : "receiver-rnr");
+		CHECK_EQ_U(sim_open(&s, dir, &c), 0);
+		uint64_t start = s.now + 1000000;
+		if (frozen)
+			s.c.freeze_b_at = start + 1000000000ull, s.c.freeze_b_ns = 3200000000ull;
+		struct sim_fault nf = SIM_NOFAULT, f = SIM_NOFAULT;
+		f.rnr_post_after_ns = 3000000000ll; /* after the freeze */
+		s.now = start;
+		sim_wr(&s, 1, 0, 4096, 1, &nf);
+		s.now = start + 1500000000ull;
+		sim_wr(&s, 2, 2, 2048, 1, &f);
+		sim_wr(&s, 3, 0, 4096, 1, &nf);
+		CHECK_EQ_U(sim_close(&s), 0);
+		struct rt_timeline *tl = correlate(dir);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned rnr = 0, told = 0, froze = 0, others = 0;
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *F = rt_tl_finding(tl, i);
+			const char *t = rt_tl_str(tl, F->text);
+			printf("#   F%u %s: %s | %s\n", F->id, rt_tl_finding_kind_name(F->kind), t, rt_tl_str(tl, F->evidence));
+			if (F->kind == RT_TLFK_RNR_STALL) {
+				rnr++;
+				told += contains(t, "had no receive WR posted for PSN") &&
+					contains(t, "), while its process was frozen from ") &&
+					contains(t, "(its own finding): the kernel's transport answered for it, but the program "
+						    "posted no receive in that time") &&
+					contains(rt_tl_str(tl, F->evidence), "the receiver's last record before its freeze at ");
+			} else if (F->kind == RT_TLFK_PROCESS_FROZEN)
+				froze += F->severity == RT_TLS_WARNING;
+			else
+				others += F->severity != RT_TLS_INFO;
+		}
+		CHECK_EQ_U(rnr, 1);
+		CHECK_EQ_U(told, (unsigned)frozen);
+		CHECK_EQ_U(froze, (unsigned)frozen);
+		CHECK_EQ_U(others, 0);
+		rt_timeline_free(tl);
+	}
+}
+
 /* The last packet of a WRITE, the only one that asks for an ACK, reaches
  * the capture with a bad ICRC: B drops it and acknowledges nothing, and A's
  * ACK timer resends the whole WRITE.  The Go-Back-N finding names that
@@ -2951,6 +3005,7 @@ int main(void)
 	RUN(test_cm_damaged);
 	RUN(test_cm_silent_peer);
 	RUN(test_frozen_and_cut);
+	RUN(test_frozen_receiver_rnr);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

@@ -164,6 +164,26 @@ assert not bad, bad  # (a wall clock set during the run is told, and no reason f
 h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h
 ' "$R5" "$RDMATRACE"
+# ---- perftest RNR from a receiver stopped 4 s (SIGSTOP) ----
+# The server of ib_send_bw -D 14 is stopped mid-run: its rxe answers the
+# client's SENDs with RNR NAKs once its posted receives are used up, and its
+# program reposts none until it goes on.  The server's freeze is a finding of
+# its own, and the RNR stall says the receiver was frozen.
+R6=$VM_TMP/ptfrz
+PERFTEST_SERVER_PRE="(sleep 6; pkill -STOP -x ib_send_bw; sleep 4; pkill -CONT -x ib_send_bw) & " \
+	perftest_run "$R6" "ib_send_bw -d rxe0 -F -D 14 -s 4096"
+check "ib_send_bw with its server stopped 4 s: the freeze found, and named in the RNR stall it caused" python3 -c '
+import json, subprocess, sys
+run, rt = sys.argv[1], sys.argv[2]
+c = dict(l.split() for l in open(run + "/logs/server-hw_counters.txt") if len(l.split()) == 2)
+assert int(c["send_rnr_err"]) > 0, "no RNR NAK: the test did not test"
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+fz = [f for f in d["findings"] if f["kind"] == "process_frozen"]
+assert len(fz) == 1 and fz[0]["text"].startswith("ib_send_bw (pid ") and " on server froze for " in fz[0]["text"], [f["text"][:200] for f in d["findings"]]
+assert "which the kernel\x27s transport answered, but the program polled no completion" in fz[0]["text"], fz[0]["text"]
+told = [f for f in d["findings"] if f["kind"] == "rnr_stall" and "while its process was frozen from " in f["text"]]
+assert told and all("the program posted no receive in that time" in f["text"] for f in told), [f["text"][:300] for f in d["findings"]]
+' "$R6" "$RDMATRACE"
 # clean_rping RUNDIR CLIENT_IP SERVER_IP: diagnose finds no problem in an
 # rping run, each side's QP has its address and sent WRs and packets, and
 # both guests' clocks are bounded.

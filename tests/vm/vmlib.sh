@@ -40,14 +40,15 @@ vm_run_once_more() {
 # perftest giving up (a transfer that failed: status 17) once is run again,
 # once, with what it printed kept in the output: a TCG machine the host held
 # up for half a second runs out of rxe's retries, which is no fault of the
-# recording (the first attempt stays in RUNDIR.first).
+# recording (the first attempt stays in RUNDIR.first).  PERFTEST_SERVER_PRE,
+# when set, goes before the server's command (a job started beside it).
 perftest_run() {
 	local dir=$1 cmd=$2 rec="$PWD/$RDMATRACE record"
 	shift 2
 	local name=${cmd%% *}
 	vm_run_once_more "$dir" "$name exited with status 17" "$cmd: perftest gave up" \
 		--scenario "perftest-$name" "$@" \
-		--server "$rec -o $dir/srv -- $cmd" --client "$rec -o $dir/cli -- $cmd 10.9.0.1" \
+		--server "${PERFTEST_SERVER_PRE:-}$rec -o $dir/srv -- $cmd" --client "$rec -o $dir/cli -- $cmd 10.9.0.1" \
 		--server-name "$name" --client-name "$name"
 	if [ "$VM_RC" -eq 0 ]; then ok "$cmd under record in both VMs exits 0$VM_AGAIN"; else not_ok "$cmd under record: lab-vm exited $VM_RC$VM_AGAIN"; sed 's/^/#   /' "$dir.stderr" | tail -20; tail -n 4 "$dir"/logs/*-"$name".err 2>/dev/null | sed 's/^/#   /'; fi
 }

@@ -959,6 +959,15 @@ static bool asked_between(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t
 	return false;
 }
 
+/* Whether packet `a` was sent after packet `o` from the same address, by
+ * their IPv4 identifications (a sender's counter: a few steps on). */
+static bool ids_sent_after(struct tl_build *b, const struct tl_pk *a, const struct tl_pk *o)
+{
+	const struct tl_ep *src = a->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, a->src_ep) : NULL;
+	uint16_t d = (uint16_t)(a->ip_id - o->ip_id);
+	return src && src->ver == 4 && a->src_ep == o->src_ep && d >= 1 && d <= 64;
+}
+
 /* The READ response with this PSN that responder s sent before the one of
  * the PSN before it (*follows), searched from packet `from` backwards down to
  * `stop`: the requester, still waiting for that one (held back), discarded
@@ -977,13 +986,78 @@ static uint32_t read_response_early(struct tl_build *b, uint32_t s, uint32_t psn
 		if (p->psn == rt_psn_add(psn, -1) && prev == RT_TL_NONE)
 			prev = j;
 		else if (p->psn == psn) {
-			if (prev == RT_TL_NONE || !tl_engine_held(b, tl_pk(b, prev)))
+			if (prev == RT_TL_NONE ||
+			    (!tl_engine_held(b, tl_pk(b, prev)) && !ids_sent_after(b, p, tl_pk(b, prev))))
 				return RT_TL_NONE;
 			*follows = prev;
 			return j;
 		}
 	}
 	return RT_TL_NONE;
+}
+
+/* A request to QP s captured after request `lost` and before packet `to`,
+ * with a PSN before lost's, that was sent before it: held back on the way
+ * (tl_pk.late) or so numbered (IPv4 identifications, ids_sent_after).
+ * `lost` overtook it, and the receiver, still waiting for that PSN, dropped
+ * `lost` as out of sequence.  The first such; RT_TL_NONE. */
+static uint32_t request_overtaken(struct tl_build *b, uint32_t s, uint32_t lost, uint32_t to)
+{
+	const struct tl_pk *k = tl_pk(b, lost);
+	for (uint32_t j = lost + 1; j < to && j - lost < 4096; j++) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if (!p->is_request || p->recv_qp != s || p->wire_copy || p->icrc == RT_ICRC_BAD ||
+		    rt_psn_diff(p->psn, k->psn) >= 0)
+			continue;
+		if (p->late || ids_sent_after(b, k, p))
+			return j;
+	}
+	return RT_TL_NONE;
+}
+
+/* The READ response with this PSN that responder s sent, captured after
+ * the latest request covering it before packet `to` and before a response
+ * of the PSN before it that was sent before it (*follows): the two were
+ * reordered on the way, and the requester, still waiting for the earlier
+ * PSN, dropped this one as out of sequence.  Sent before: by their IPv4
+ * identifications (*by_ids), else because that request is the only one
+ * that asked for the earlier PSN whose answer the capture does not hold
+ * before it (the responder answers a request in PSN order).  RT_TL_NONE. */
+static uint32_t read_response_overtaking(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t to, uint32_t *follows,
+					 bool *by_ids)
+{
+	uint32_t req = RT_TL_NONE, ahead = RT_TL_NONE, behind = RT_TL_NONE;
+	uint32_t before = rt_psn_add(psn, -1);
+	for (uint32_t j = to, n = 0; j-- > 0 && n < 4096; n++) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if (request_covers(b, p, s, psn)) {
+			req = j;
+			break;
+		}
+		if (!p->is_response || p->send_qp != s || p->op_class != RT_CLASS_READ_RESP || p->icrc == RT_ICRC_BAD)
+			continue;
+		if (p->psn == before)
+			behind = j; /* (the earliest after the request, as the walk goes back) */
+		else if (p->psn == psn)
+			ahead = j;
+	}
+	if (req == RT_TL_NONE || ahead == RT_TL_NONE || behind == RT_TL_NONE || behind < ahead ||
+	    !request_covers(b, tl_pk(b, req), s, before))
+		return RT_TL_NONE;
+	*by_ids = ids_sent_after(b, tl_pk(b, ahead), tl_pk(b, behind));
+	if (!*by_ids) {
+		/* the earlier requests for that PSN, each answered before this one */
+		unsigned asked = 0, answered = 0;
+		for (uint32_t j = req, n = 0; j-- > 0 && n < 4096; n++) {
+			const struct tl_pk *p = tl_pk(b, j);
+			asked += request_covers(b, p, s, before);
+			answered += p->is_response && p->send_qp == s && p->op_class == RT_CLASS_READ_RESP && p->psn == before;
+		}
+		if (asked != answered)
+			return RT_TL_NONE;
+	}
+	*follows = behind;
+	return ahead;
 }
 
 /* The response with this PSN that the requester saw missing and asked for
@@ -1456,6 +1530,22 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	}
 	tx(t, ": the sender's engine dropped that %s as it arrived%s and never acted on it", what,
 	   drop_reason_words(tl_ev(b, drop)));
+}
+
+/* When the requester's ACK timer last started before the round that begins
+ * with request k0 (packet `first`): at the transmission it repeats (packet
+ * `prev`), or at the latest response or ACK to it captured after that
+ * (an answer that leaves requests outstanding restarts the timer). */
+static uint64_t timer_start(struct dctx *c, const struct tl_pk *k0, uint32_t prev, uint32_t first)
+{
+	struct tl_build *b = c->b;
+	for (uint32_t j = first; j-- > prev + 1 && first - j < 4096;) {
+		const struct tl_pk *p = tl_pk(b, j);
+		if ((p->is_response || p->op_class == RT_CLASS_ACK) && p->send_qp == k0->recv_qp &&
+		    p->recv_qp == k0->send_qp && p->icrc != RT_ICRC_BAD)
+			return item_t(c, tl_item_pk(b, j));
+	}
+	return item_t(c, tl_item_pk(b, prev));
 }
 
 /* No request of stream s was captured between packets from and to: the
@@ -2009,6 +2099,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE, rlate = RT_TL_NONE, after1 = RT_TL_NONE, after2 = RT_TL_NONE;
 		/* rearly: the response captured before the one it follows (rfollows), which came late */
 		uint32_t rearly = RT_TL_NONE, rfollows = RT_TL_NONE;
+		/* an ACK-timer round: the response of its PSN that came before the earlier one (rbehind),
+		 * reordered on the way (read_response_overtaking) */
+		uint32_t rahead = RT_TL_NONE, rbehind = RT_TL_NONE;
+		uint32_t overtook = RT_TL_NONE; /* a NAK's round: the request the NAKed packet overtook */
 		if (rgap) {
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
 					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
@@ -2137,7 +2231,18 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else
 					tx(&t, "it still waited for an earlier PSN");
 				tx(&t, ", and discarded it as out of sequence");
-			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
+			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE &&
+				   (overtook = request_overtaken(b, k0->recv_qp, lostpk, u->trigger)) != RT_TL_NONE)
+			{
+				tx(&t, "that packet (frame %u) came before PSN 0x%06x (frame %u), which was sent before it ",
+				   tl_pk(b, lostpk)->frame, tl_pk(b, overtook)->psn, tl_pk(b, overtook)->frame);
+				if (ids_sent_after(b, tl_pk(b, lostpk), tl_pk(b, overtook)))
+					tx(&t, "(as their IPv4 identifications show): reordered on the way");
+				else
+					tx(&t, "and held back %s", held_where(b, overtook));
+				tx(&t, ", and the receiver, still waiting for that one, dropped it as out of sequence");
+			}
+			else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else if (late_after != RT_TL_NONE) {
 				latepk = late_after;
@@ -2255,9 +2360,21 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 						 drop_reason_words(tl_ev(b, lostdrop)));
 				else
 					snprintf(lostw, sizeof(lostw), "lost before the capture point");
-				tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response %s for PSN 0x%06x"
-									  : ": no ACK %s for PSN 0x%06x",
-				   ack != RT_TL_NONE ? "reached the sender" : "came", u->round_psn);
+				bool by_ids = false;
+				if (k0->op_class == RT_CLASS_READ_REQ && captured)
+					rahead = read_response_overtaking(b, u->stream, u->round_psn, u->first, &rbehind, &by_ids);
+				if (rahead != RT_TL_NONE)
+					tx(&t, ": the READ response for PSN 0x%06x (frame %u) came before the one of PSN 0x%06x "
+					       "(frame %u), which was sent before it (%s): reordered on the way; the requester, "
+					       "still waiting for that one, dropped it as out of sequence and took no response for "
+					       "PSN 0x%06x",
+					   u->round_psn, tl_pk(b, rahead)->frame, tl_pk(b, rbehind)->psn, tl_pk(b, rbehind)->frame,
+					   by_ids ? "as their IPv4 identifications show" : "the responder answers a request in PSN order",
+					   u->round_psn);
+				else
+					tx(&t, k0->op_class == RT_CLASS_READ_REQ ? ": no READ response %s for PSN 0x%06x"
+										  : ": no ACK %s for PSN 0x%06x",
+					   ack != RT_TL_NONE ? "reached the sender" : "came", u->round_psn);
 				/* less than the whole timeout after this packet (less a tenth for the
 				 * timer's granularity): the timer ran already when it was sent */
 				uint64_t timeout = 2 * half;
@@ -2274,9 +2391,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, " before the local ACK timeout expired");
 				/* whole timeouts beyond the first: rounds whose resend never reached
 				 * the capture (each restarts the timer; a tenth for its granularity) */
+				uint64_t timed = captured ? t_first - timer_start(c, k0, u->prev, u->first) : 0;
 				unsigned unseen_rounds = captured && !running && timeout &&
 							 stream_silent(b, u->stream, u->prev, u->first)
-								 ? (unsigned)((waited + timeout / 10) / timeout) - 1 : 0;
+								 ? (unsigned)((timed + timeout / 10) / timeout) - 1 : 0;
 				if (unseen_rounds)
 					tx(&t, " (%.3f ms after it was sent: %u ACK timeouts, the sender's resend%s after the "
 					       "first lost before the capture point)",
@@ -2408,6 +2526,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		else if (rearly != RT_TL_NONE)
 			tx(&e, ", early response frame %u, late response frame %u", tl_pk(b, rearly)->frame,
 			   tl_pk(b, rfollows)->frame);
+		else if (rahead != RT_TL_NONE)
+			tx(&e, ", response dropped as out of sequence frame %u, the response it overtook frame %u",
+			   tl_pk(b, rahead)->frame, tl_pk(b, rbehind)->frame);
+		if (overtook != RT_TL_NONE)
+			tx(&e, ", the request it overtook frame %u", tl_pk(b, overtook)->frame);
 		if (rfix != RT_TL_NONE && after2 == RT_TL_NONE && rfix != rlate)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
@@ -2469,6 +2592,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), rlate);
 		evidence_pk(b, FI(b, f), rearly);
 		evidence_pk(b, FI(b, f), rfollows);
+		evidence_pk(b, FI(b, f), rahead);
+		evidence_pk(b, FI(b, f), rbehind);
+		evidence_pk(b, FI(b, f), overtook);
 		evidence_pk(b, FI(b, f), after2);
 		evidence_pk(b, FI(b, f), after1);
 		evidence_pk(b, FI(b, f), rfix);

@@ -2559,21 +2559,44 @@ static void test_congestion(void)
 	rt_timeline_free(tl);
 }
 
-/* One READ request, or one response of a READ (with an AETH on its first
- * and last), on the wire of the read-pipeline run. */
-static void read_pipeline_packet(struct sim *s, uint64_t t, int a_to_b, uint8_t opcode, uint32_t psn, uint32_t len)
+/* A's signaled WRITE or READ (ibv_wr_opcode) of len bytes at offset off of
+ * B's MR, posted at t in a hand-made run. */
+static void post_signaled(struct sim *s, uint64_t t, uint64_t wr_id, uint8_t opcode, uint32_t len, uint64_t off)
+{
+	struct rt_event e = sim_ev(s, 0, t, RT_EV_WR_POST, s->c.qpn_a);
+	e.u.wr.wr_id = wr_id;
+	e.u.wr.length = len;
+	e.u.wr.opcode = opcode;
+	e.u.wr.queue = RT_WRQ_SEND;
+	e.u.wr.num_sge = 1;
+	e.u.wr.remote_addr = s->mr_va + off;
+	e.u.wr.rkey = s->mr_rkey;
+	e.u.wr.flags = RT_WRF_SIGNALED;
+	sim_emit(s, 0, &e);
+}
+
+/* One packet on the wire of a hand-made run: from A (a_to_b) a READ
+ * request for len bytes, or a WRITE packet (its RETH for len bytes, a path
+ * MTU of payload, AckReq on the last); from B a READ response (a path MTU of
+ * payload, an AETH on its first and last).  With this IPv4 identification
+ * (0: none). */
+static void wire_packet(struct sim *s, uint64_t t, int a_to_b, uint8_t opcode, uint32_t psn, uint32_t len, uint16_t ip_id)
 {
 	static const uint8_t data[1024];
 	struct synth p;
 	memset(&p, 0, sizeof(p));
 	p.opcode = opcode;
 	p.psn = psn;
+	p.ip_id = ip_id;
 	if (a_to_b) {
+		bool read = opcode == RT_OP_RC_READ_REQUEST;
 		p.dqpn = s->c.qpn_b;
-		p.va = s->mr_va + (uint64_t)rt_psn_diff(psn, s->c.psn_a) * s->c.mtu;
+		p.va = s->mr_va + (read ? (uint64_t)rt_psn_diff(psn, s->c.psn_a) * s->c.mtu : 0);
 		p.rkey = s->mr_rkey;
 		p.dmalen = len;
-		p.ackreq = true;
+		p.ackreq = read || opcode == RT_OP_RC_WRITE_LAST;
+		p.payload = read ? NULL : data;
+		p.payload_len = read ? 0 : s->c.mtu;
 	} else {
 		p.dqpn = s->c.qpn_a;
 		p.syndrome = 0x1f; /* ACK, credits 31 (unused by the responses without an AETH) */
@@ -2600,27 +2623,18 @@ static void test_read_pipeline_nak(void)
 	const uint32_t P = c.psn_a, span = 4, len = span * c.mtu;
 	uint64_t t = s.now, L = c.link_ns;
 	for (uint32_t r = 0; r < 4; r++) { /* four READs of 4 KiB posted at once */
-		struct rt_event e = sim_ev(&s, 0, t + r * 100, RT_EV_WR_POST, c.qpn_a);
-		e.u.wr.wr_id = 700 + r;
-		e.u.wr.length = len;
-		e.u.wr.opcode = 4; /* IBV_WR_RDMA_READ */
-		e.u.wr.queue = RT_WRQ_SEND;
-		e.u.wr.num_sge = 1;
-		e.u.wr.remote_addr = s.mr_va + r * len;
-		e.u.wr.rkey = s.mr_rkey;
-		e.u.wr.flags = RT_WRF_SIGNALED;
-		sim_emit(&s, 0, &e);
+		post_signaled(&s, t + r * 100, 700 + r, 4 /* IBV_WR_RDMA_READ */, len, r * len);
 	}
 	t += 1000;
 	/* the requests; READ 2's never reaches the capture point */
 	for (uint32_t r = 0; r < 4; r++)
 		if (r != 1)
-			read_pipeline_packet(&s, t + r * 1000 + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, (int32_t)(r * span)), len);
+			wire_packet(&s, t + r * 1000 + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, (int32_t)(r * span)), len, 0);
 	/* READ 1's responses, the second lost before the capture point; then the NAK for READ 2's PSN */
 	uint64_t tb = t + 2 * L + 1000;
-	read_pipeline_packet(&s, tb + L, 0, RT_OP_RC_READ_RESPONSE_FIRST, P, 0);
-	read_pipeline_packet(&s, tb + 2000 + L, 0, RT_OP_RC_READ_RESPONSE_MIDDLE, rt_psn_add(P, 2), 0);
-	read_pipeline_packet(&s, tb + 3000 + L, 0, RT_OP_RC_READ_RESPONSE_LAST, rt_psn_add(P, 3), 0);
+	wire_packet(&s, tb + L, 0, RT_OP_RC_READ_RESPONSE_FIRST, P, 0, 0);
+	wire_packet(&s, tb + 2000 + L, 0, RT_OP_RC_READ_RESPONSE_MIDDLE, rt_psn_add(P, 2), 0, 0);
+	wire_packet(&s, tb + 3000 + L, 0, RT_OP_RC_READ_RESPONSE_LAST, rt_psn_add(P, 3), 0, 0);
 	struct synth nak;
 	memset(&nak, 0, sizeof(nak));
 	sim_ack(&nak, rt_psn_add(P, (int32_t)span), 0x60, 1); /* NAK PSN sequence error */
@@ -2628,9 +2642,9 @@ static void test_read_pipeline_nak(void)
 	sim_wire(&s, tb + 4000 + L, 0, &nak);
 	/* the requester asks again from the response it missed, then for READs 2-4 */
 	uint64_t ta = tb + 4000 + 2 * L + 20000;
-	read_pipeline_packet(&s, ta + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, 1), len - c.mtu);
+	wire_packet(&s, ta + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, 1), len - c.mtu, 0);
 	for (uint32_t r = 1; r < 4; r++)
-		read_pipeline_packet(&s, ta + r * 1000 + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, (int32_t)(r * span)), len);
+		wire_packet(&s, ta + r * 1000 + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, (int32_t)(r * span)), len, 0);
 	/* and every response comes */
 	uint64_t tr = ta + 4000 + 2 * L;
 	for (uint32_t q = 1; q < 4 * span; q++) {
@@ -2638,7 +2652,7 @@ static void test_read_pipeline_nak(void)
 		uint8_t op = q == 1 || in == 0 ? RT_OP_RC_READ_RESPONSE_FIRST
 			   : in == span - 1 ? RT_OP_RC_READ_RESPONSE_LAST
 					    : RT_OP_RC_READ_RESPONSE_MIDDLE;
-		read_pipeline_packet(&s, tr + q * 1000 + L, 0, op, rt_psn_add(P, (int32_t)q), 0);
+		wire_packet(&s, tr + q * 1000 + L, 0, op, rt_psn_add(P, (int32_t)q), 0, 0);
 	}
 	for (uint32_t r = 0; r < 4; r++)
 		sim_completion(&s, 0, tr + 4 * span * 1000 + 2 * L + r * 100, 700 + r, 0, 2 /* IBV_WC_RDMA_READ */, len);
@@ -2664,6 +2678,152 @@ static void test_read_pipeline_nak(void)
 	}
 	CHECK_EQ_U(rounds, 1);
 	CHECK_EQ_U(gap, 1);
+	rt_timeline_free(tl);
+}
+
+/* A READ's responses reordered on the way: the second passes the capture
+ * point before the first, and the requester, which takes responses in PSN
+ * order, drops it (and the rest), then asks again from it when its ACK
+ * timer goes off.  The round says the response came, early, and why it was
+ * dropped (not "no READ response came"): by the responses' IPv4
+ * identifications (the kernel's numbers), and without them (uroce's are 0)
+ * because the READ's one request asked for both. */
+static void test_read_response_reordered(void)
+{
+	for (int ids = 0; ids < 2; ids++) {
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		const char *dir = rundir(ids ? "read-reordered-ids" : "read-reordered");
+		CHECK(sim_open(&s, dir, &c) == 0);
+		const uint32_t P = c.psn_a, span = 4, len = span * c.mtu;
+		uint64_t t = s.now, L = c.link_ns;
+		post_signaled(&s, t, 800, 4 /* IBV_WR_RDMA_READ */, len, 0);
+		wire_packet(&s, t + 1000 + L, 1, RT_OP_RC_READ_REQUEST, P, len, 0);
+		/* sent in PSN order (identifications 101 to 104), captured P+1 first */
+		static const uint32_t order[] = {1, 0, 2, 3};
+		uint64_t tb = t + 1000 + 2 * L + 1000;
+		for (int k = 0; k < 4; k++) {
+			uint32_t q = order[k];
+			uint8_t op = q == 0 ? RT_OP_RC_READ_RESPONSE_FIRST
+				     : q == span - 1 ? RT_OP_RC_READ_RESPONSE_LAST : RT_OP_RC_READ_RESPONSE_MIDDLE;
+			wire_packet(&s, tb + (uint64_t)k * 100, 0, op, rt_psn_add(P, (int32_t)q), 0,
+				    ids ? (uint16_t)(101 + q) : 0);
+		}
+		/* the ACK timer (timeout 14, 67.11 ms) asks again from P+1 */
+		uint64_t ta = t + 1000 + L + 70000000ull;
+		wire_packet(&s, ta + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, 1), len - c.mtu, 0);
+		for (uint32_t q = 1; q < span; q++)
+			wire_packet(&s, ta + 2 * L + 1000 + q * 100, 0,
+				    q == 1 ? RT_OP_RC_READ_RESPONSE_FIRST
+				    : q == span - 1 ? RT_OP_RC_READ_RESPONSE_LAST : RT_OP_RC_READ_RESPONSE_MIDDLE,
+				    rt_psn_add(P, (int32_t)q), 0, ids ? (uint16_t)(104 + q) : 0);
+		sim_completion(&s, 0, ta + 2 * L + 5000, 800, 0, 2 /* IBV_WC_RDMA_READ */, len);
+		s.now = ta + 2 * L + 20000;
+		s.a_psn = rt_psn_add(P, (int32_t)span);
+		CHECK(sim_close(&s) == 0);
+		struct rt_timeline *tl = correlate(dir);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		unsigned rounds = 0, told = 0, others = 0;
+		char want[200];
+		snprintf(want, sizeof(want), "the READ response for PSN 0x%06x (frame 5) came before the one of PSN 0x%06x "
+			 "(frame 6), which was sent before it (%s): reordered on the way", rt_psn_add(P, 1), P,
+			 ids ? "as their IPv4 identifications show" : "the responder answers a request in PSN order");
+		for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+			const char *text = rt_tl_str(tl, f->text);
+			printf("#   F%u %s: %s | %s\n", f->id, rt_tl_finding_kind_name(f->kind), text, rt_tl_str(tl, f->evidence));
+			if (f->kind != RT_TLFK_GO_BACK_N) {
+				others += f->severity >= RT_TLS_WARNING;
+				continue;
+			}
+			rounds++;
+			told += contains(text, want) && contains(text, "dropped it as out of sequence") &&
+				!contains(text, "no READ response came");
+		}
+		CHECK_EQ_U(rounds, 1);
+		CHECK_EQ_U(told, 1);
+		CHECK_EQ_U(others, 0);
+		rt_timeline_free(tl);
+	}
+}
+
+/* The opcode of packet i of a 6-packet WRITE. */
+static uint8_t write_opcode(uint32_t i)
+{
+	return i == 0 ? RT_OP_RC_WRITE_FIRST : i == 5 ? RT_OP_RC_WRITE_LAST : RT_OP_RC_WRITE_MIDDLE;
+}
+
+/* A WRITE's packets reordered on the way, as under netem reordering: P+2
+ * passes the capture point before P and P+1, which were sent before it
+ * (their IPv4 identifications are lower), then P+4 before P+3.  B, waiting
+ * for P, NAKs P and drops P+2; it takes P and P+1, and when P+4 comes it
+ * NAKs P+2.  The round of that NAK says P+2 came before P, which was sent
+ * before it, and was dropped as out of sequence (a previous release: "was
+ * lost after the capture point or arrived late"). */
+static void test_write_request_reordered(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	c.ip_ids = 1; /* A numbers its datagrams, as the kernel does */
+	const char *dir = rundir("write-reordered");
+	CHECK(sim_open(&s, dir, &c) == 0);
+	/* two WRITEs in order first: the identifications are seen to count up */
+	struct sim_fault nf = SIM_NOFAULT;
+	for (uint64_t w = 1; w <= 2; w++)
+		sim_wr(&s, w, 0, 6 * c.mtu, 1, &nf);
+	const uint32_t P = s.a_psn;
+	const uint16_t id0 = (uint16_t)(s.ip_id_a + 1);
+	uint64_t t = s.now, L = c.link_ns;
+	post_signaled(&s, t, 900, 0 /* IBV_WR_RDMA_WRITE */, 6 * c.mtu, 0);
+	uint64_t t1 = t + 1000 + L;
+	static const uint32_t order[] = {2, 0, 1, 4, 5, 3}; /* sent 0 to 5, identifications id0 to id0 + 5 */
+	struct synth nak;
+	for (int k = 0; k < 6; k++) {
+		wire_packet(&s, t1 + (uint64_t)k * 100, 1, write_opcode(order[k]), rt_psn_add(P, (int32_t)order[k]),
+			    6 * c.mtu, (uint16_t)(id0 + order[k]));
+		if (k == 0 || k == 3) { /* B's NAK for the PSN it waits for */
+			memset(&nak, 0, sizeof(nak));
+			sim_ack(&nak, rt_psn_add(P, k == 0 ? 0 : 2), 0x60, 0);
+			nak.dqpn = c.qpn_a;
+			sim_wire(&s, t1 + (uint64_t)k * 100 + 50, 0, &nak);
+		}
+	}
+	/* A goes back to P on the first NAK; B acknowledges the WRITE */
+	uint64_t t2 = t1 + 600 + 2 * L + 1000;
+	for (uint32_t i = 0; i < 6; i++)
+		wire_packet(&s, t2 + i * 100, 1, write_opcode(i), rt_psn_add(P, (int32_t)i), 6 * c.mtu,
+			    (uint16_t)(id0 + 6 + i));
+	struct synth ack;
+	memset(&ack, 0, sizeof(ack));
+	sim_ack(&ack, rt_psn_add(P, 5), 0x1f, 1);
+	ack.dqpn = c.qpn_a;
+	sim_wire(&s, t2 + 600 + 50, 0, &ack);
+	sim_completion(&s, 0, t2 + 600 + 2 * L + 1000, 900, 0, 1 /* IBV_WC_RDMA_WRITE */, 6 * c.mtu);
+	s.now = t2 + 600 + 2 * L + 20000;
+	s.a_psn = rt_psn_add(P, 6);
+	s.ip_id_a = (uint16_t)(id0 + 11);
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(dir);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned told = 0, lost = 0;
+	char want[400];
+	snprintf(want, sizeof(want), "the receiver NAKed PSN 0x%06x (PSN sequence error) because that packet (frame 18) came "
+		 "before PSN 0x%06x (frame 20), which was sent before it (as their IPv4 identifications show): "
+		 "reordered on the way, and the receiver, still waiting for that one, dropped it as out of sequence",
+		 rt_psn_add(P, 2), P);
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		const char *text = rt_tl_str(tl, f->text);
+		printf("#   F%u %s: %s | %s\n", f->id, rt_tl_finding_kind_name(f->kind), text, rt_tl_str(tl, f->evidence));
+		told += f->kind == RT_TLFK_GO_BACK_N && contains(text, want);
+		lost += contains(text, "lost before the capture point") || contains(text, "lost after the capture point");
+	}
+	CHECK_EQ_U(told, 1);
+	CHECK_EQ_U(lost, 0); /* (nothing was) */
 	rt_timeline_free(tl);
 }
 
@@ -3020,6 +3180,8 @@ int main(void)
 	RUN(test_killed_open_wrs);
 	RUN(test_congestion);
 	RUN(test_read_pipeline_nak);
+	RUN(test_read_response_reordered);
+	RUN(test_write_request_reordered);
 	RUN(test_unreliable_loss);
 	RUN(test_ud_receiver_drop);
 	RUN(test_ud_lost_unseen);

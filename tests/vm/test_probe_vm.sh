@@ -165,12 +165,13 @@ h = {x["name"]: x for x in d["hosts"]}
 assert h["client"]["uncertainty_ns"] is not None and h["server"]["uncertainty_ns"] is not None, h
 ' "$R5" "$RDMATRACE"
 # ---- perftest RNR from a receiver stopped 4 s (SIGSTOP) ----
-# The server of ib_send_bw -D 14 is stopped mid-run: its rxe answers the
+# The server of ib_send_bw -D 14 is stopped mid-run (once its rxe had 15000
+# packets, some 2 s into the transfer): its rxe answers the
 # client's SENDs with RNR NAKs once its posted receives are used up, and its
 # program reposts none until it goes on.  The server's freeze is a finding of
 # its own, and the RNR stall says the receiver was frozen.
 R6=$VM_TMP/ptfrz
-PERFTEST_SERVER_PRE="(sleep 6; pkill -STOP -x ib_send_bw; sleep 4; pkill -CONT -x ib_send_bw) & " \
+PERFTEST_SERVER_PRE="($(rxe_after_pkts 15000); pkill -STOP -x ib_send_bw; sleep 4; pkill -CONT -x ib_send_bw) & " \
 	perftest_run "$R6" "ib_send_bw -d rxe0 -F -D 14 -s 4096"
 check "ib_send_bw with its server stopped 4 s: the freeze found, and named in the RNR stall it caused" python3 -c '
 import json, subprocess, sys

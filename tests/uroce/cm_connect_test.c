@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 #include <rdma/rsocket.h>
@@ -595,6 +596,58 @@ static void test_api_errors(void)
 	rdma_destroy_event_channel(ch);
 }
 
+/* A thread in rdma_get_cm_event on a channel: whether it came back. */
+struct reader {
+	struct rdma_event_channel *ch;
+	volatile int returned;
+};
+
+static void *read_event(void *arg)
+{
+	struct reader *r = arg;
+	struct rdma_cm_event *ev;
+	(void)rdma_get_cm_event(r->ch, &ev);
+	r->returned = 1;
+	return NULL;
+}
+
+static void start_reader(struct reader *r)
+{
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, read_event, r) == 0);
+	pthread_detach(th);
+}
+
+/* An application thread still reading a channel the program destroys (as
+ * rping's event thread does while main tears down): it stays blocked, as a
+ * read of librdmacm's fd does, whether it was waiting already or comes
+ * after; before, one that came after failed with EBADF (rping then exits
+ * 255).  A non-blocking read of a destroyed channel fails with EBADF. */
+static void test_destroy_while_reading(void)
+{
+	static struct reader waiting, late; /* (their threads stay blocked until the test ends) */
+	struct timespec ms50 = {0, 50000000};
+
+	waiting.ch = rdma_create_event_channel();
+	CHECK(waiting.ch != NULL);
+	start_reader(&waiting);
+	nanosleep(&ms50, NULL);
+	rdma_destroy_event_channel(waiting.ch);
+	late.ch = waiting.ch;
+	start_reader(&late);
+	nanosleep(&ms50, NULL);
+	nanosleep(&ms50, NULL);
+	CHECK(!waiting.returned);
+	CHECK(!late.returned);
+
+	struct rdma_event_channel *nb = rdma_create_event_channel();
+	struct rdma_cm_event *ev;
+	CHECK(nb != NULL);
+	fcntl(nb->fd, F_SETFL, fcntl(nb->fd, F_GETFL) | O_NONBLOCK);
+	rdma_destroy_event_channel(nb);
+	CHECK(rdma_get_cm_event(nb, &ev) == -1 && errno == EBADF);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned r;
@@ -626,6 +679,7 @@ int main(int argc, char **argv)
 	alarm(150); /* a hang must not outlive the test run */
 #define RUN_SEL(fn) do { const char *o = getenv("CM_TEST_ONLY"); if (!o || strstr(#fn, o)) RUN(fn); } while (0)
 	RUN_SEL(test_api_errors);
+	RUN_SEL(test_destroy_while_reading);
 	RUN_SEL(test_connect_write_read);
 	RUN_SEL(test_reject_private_data);
 	RUN_SEL(test_no_listener);

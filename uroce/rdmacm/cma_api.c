@@ -57,7 +57,7 @@ CMA_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 CMA_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	if (channel)
-		cma_channel_free((struct cma_channel *)channel);
+		cma_channel_destroy((struct cma_channel *)channel);
 }
 
 static struct cma_id *id_new(struct rdma_event_channel *channel, void *context, enum rdma_port_space ps,

@@ -8,6 +8,7 @@
 #include "cma_priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,56 @@ void cma_channel_free(struct cma_channel *ch)
 	free(ch);
 }
 
+/* The destroyed channels (cma_channel_destroy), kept reachable. */
+static struct cma_channel *g_dead;
+static pthread_mutex_t g_dead_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* An application thread may still be in rdma_get_cm_event on the channel
+ * it destroys (rping's event thread, when main tears down after its last
+ * event): with librdmacm that read either stays blocked, or, when it starts
+ * after the close, fails with EBADF, which rping takes as an error.  Here a
+ * destroyed channel is never freed: its queued events go, its fd is closed
+ * once no thread reads it (so the number is never reused under a reader),
+ * and a read of it blocks for good (a non-blocking one fails with EBADF). */
+void cma_channel_destroy(struct cma_channel *ch)
+{
+	struct cma_event *e, *n;
+
+	pthread_mutex_lock(&ch->lock);
+	for (e = ch->head; e; e = n) {
+		n = e->next;
+		free(e);
+	}
+	ch->head = ch->tail = NULL;
+	int fl = fcntl(ch->ch.fd, F_GETFL);
+	ch->dead_nonblock = fl >= 0 && (fl & O_NONBLOCK);
+	ch->dead = true;
+	if (!ch->readers) {
+		close(ch->ch.fd);
+		ch->ch.fd = -1;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	pthread_mutex_lock(&g_dead_lock);
+	ch->dead_next = g_dead;
+	g_dead = ch;
+	pthread_mutex_unlock(&g_dead_lock);
+}
+
+/* A read of destroyed channel ch (its lock held, released here). */
+static int dead_channel_read(struct cma_channel *ch)
+{
+	bool nonblock = ch->dead_nonblock;
+	if (!ch->readers && ch->ch.fd >= 0) {
+		close(ch->ch.fd);
+		ch->ch.fd = -1;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	if (nonblock)
+		return -EBADF;
+	for (;;)
+		pause();
+}
+
 static struct cma_event *g_last; /* under cma_lock: the event cma_post_event just queued */
 
 void cma_post_event(struct cma_id *id, struct cma_id *listen, enum rdma_cm_event_type type,
@@ -78,14 +129,21 @@ void cma_post_event(struct cma_id *id, struct cma_id *listen, enum rdma_cm_event
 		}
 	}
 	pthread_mutex_lock(&ch->lock);
+	if (ch->dead) { /* (the application destroyed the channel before this id) */
+		pthread_mutex_unlock(&ch->lock);
+		g_last = NULL;
+		free(e);
+		return;
+	}
 	if (ch->tail)
 		ch->tail->next = e;
 	else
 		ch->head = e;
 	ch->tail = e;
-	pthread_mutex_unlock(&ch->lock);
+	/* (under the lock: cma_channel_destroy closes the fd under it) */
 	if (write(ch->ch.fd, &one, sizeof(one)) != sizeof(one))
 		cma_warn("event channel write failed: %s", strerror(errno));
+	pthread_mutex_unlock(&ch->lock);
 }
 
 struct cma_event *cma_event_last(struct cma_id *id)
@@ -99,13 +157,23 @@ int cma_channel_get(struct cma_channel *ch, struct rdma_cm_event **out)
 	uint64_t v;
 
 	for (;;) {
-		ssize_t n = read(ch->ch.fd, &v, sizeof(v));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
 		pthread_mutex_lock(&ch->lock);
+		if (ch->dead)
+			return dead_channel_read(ch);
+		ch->readers++;
+		pthread_mutex_unlock(&ch->lock);
+		ssize_t n = read(ch->ch.fd, &v, sizeof(v));
+		int err = errno;
+		pthread_mutex_lock(&ch->lock);
+		ch->readers--;
+		if (ch->dead)
+			return dead_channel_read(ch);
+		if (n < 0) {
+			pthread_mutex_unlock(&ch->lock);
+			if (err == EINTR)
+				continue;
+			return -err;
+		}
 		e = ch->head;
 		if (e) {
 			ch->head = e->next;

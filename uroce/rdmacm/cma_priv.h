@@ -55,6 +55,12 @@ struct cma_channel {
 	pthread_mutex_t lock;
 	struct cma_event *head, *tail;
 	bool sync;                    /* private channel of a synchronous id */
+	/* rdma_destroy_event_channel while another thread may still read it
+	 * (cma_channel_destroy): under lock */
+	unsigned readers;             /* threads inside cma_channel_get */
+	bool dead;                    /* destroyed: kept, never read again */
+	bool dead_nonblock;           /* its fd was O_NONBLOCK then */
+	struct cma_channel *dead_next; /* the destroyed channels, kept reachable */
 };
 
 struct cma_id {
@@ -166,6 +172,9 @@ void cma_dev_rd_atom(uint8_t *responder_resources, uint8_t *initiator_depth);
 /* cma_event.c: channels, event queueing and delivery, tracing. */
 struct cma_channel *cma_channel_new(bool sync);
 void cma_channel_free(struct cma_channel *ch);
+/* rdma_destroy_event_channel: a channel the application may still be
+ * reading from another thread is closed and kept, never freed. */
+void cma_channel_destroy(struct cma_channel *ch);
 /* Queue an event for id (under cma_lock).  pd/len: private data to copy. */
 void cma_post_event(struct cma_id *id, struct cma_id *listen, enum rdma_cm_event_type type,
 		    int status, const void *pd, size_t len);

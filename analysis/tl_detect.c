@@ -1548,6 +1548,17 @@ static uint64_t timer_start(struct dctx *c, const struct tl_pk *k0, uint32_t pre
 	return item_t(c, tl_item_pk(b, prev));
 }
 
+/* How well the clock of QP q's host is known (tl_host.uncertainty_ns), 0
+ * when it is not bounded or not known. */
+static uint64_t sender_uncertainty(struct dctx *c, uint32_t q)
+{
+	struct tl_build *b = c->b;
+	if (q >= b->qps.n || tl_qp(b, q)->host >= b->hosts.n)
+		return 0;
+	uint64_t u = tl_host(b, tl_qp(b, q)->host)->uncertainty_ns;
+	return u == UINT64_MAX ? 0 : u;
+}
+
 /* No request of stream s was captured between packets from and to: the
  * sender sent nothing on it while it waited. */
 static bool stream_silent(struct tl_build *b, uint32_t s, uint32_t from, uint32_t to)
@@ -2485,11 +2496,22 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "(from %.6f s for %.3f s: its own finding), and when it went on its ACK timer went off before "
 			       "it took that ACK in", dups, tl_pk(b, ack)->frame, ms(t_first - item_t(c, tl_item_pk(b, ack))),
 			   (double)item_t(c, sfz->from) / 1e9, (double)(item_t(c, sfz->to) - item_t(c, sfz->from)) / 1e9);
-		else if (ack != RT_TL_NONE)
+		else if (ack != RT_TL_NONE) {
+			uint64_t gap = t_first - item_t(c, tl_item_pk(b, ack));
+			/* the way from the capture point to the sender and back, as far as the
+			 * clock alignment knows it: an ACK that passed within it may have
+			 * reached the sender after the resend left */
+			uint64_t unc = sender_uncertainty(c, k0->send_qp);
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) passed the capture point %.3f ms "
-			       "before the resend, so it was lost after it, on its way to the sender%s",
-			   dups, tl_pk(b, ack)->frame, ms(t_first - item_t(c, tl_item_pk(b, ack))),
-			   t_first - item_t(c, tl_item_pk(b, ack)) < 1000000 ? ", or was still on its way when the timer went off" : "");
+			       "before the resend, so it was lost after it, on its way to the sender",
+			   dups, tl_pk(b, ack)->frame, ms(gap));
+			if (gap < 1000000)
+				tx(&t, ", or was still on its way when the timer went off");
+			else if (unc && gap < 2 * unc)
+				tx(&t, ", or reached the sender only after the resend had left it (the sender's clock is known to "
+				       "+-%.3f ms: between it and the capture point, there and back, may lie up to %.3f ms)",
+				   ms(unc), ms(2 * unc));
+		}
 		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic) &&
 			 (rxdrop = response_rx_drop(c, k0, u->first, &rdropped)) != RT_TL_NONE)
 			tx(&t, "; %u of them asked for %s the capture already held in order: %s (frame %u) reached the "

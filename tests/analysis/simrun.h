@@ -68,6 +68,7 @@ struct sim_fault {
 	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
 	int lose_nak_after;       /* B's first NAK or RNR NAK is lost after the capture point: A's ACK timer goes off */
 	int lose_ack_before;      /* B's first ACK of the faulty WR is lost before the capture point */
+	int lose_ack_after;       /* B's first ACK of the faulty WR is lost after the capture point */
 	uint32_t recv_room;       /* SEND: B's receive holds this many bytes (0: enough); past them B answers
 				   * NAK remote operational error and completes the receive with LOC_QP_OP_ERR
 				   * (opcode 0: an error completion's opcode is undefined), as rxe does */
@@ -585,6 +586,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		 * response at all */
 		unsigned type = rt_aeth_type(resp.syndrome), val = rt_aeth_value(resp.syndrome);
 		int ack_lost = answered && f->lose_ack_before && !ack_gone && type == RT_AETH_ACK;
+		int ack_after = answered && f->lose_ack_after && !ack_gone && type == RT_AETH_ACK;
 		int nak_lost = answered && f->lose_nak_after && !nak_gone && type != RT_AETH_ACK;
 		if (answered) {
 			resp.dqpn = s->c.qpn_a;
@@ -600,13 +602,13 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				sim_wire(s, (tb_seq > tb_resp ? tb_seq : tb_resp + 1) + L, 0, &q);
 			}
 		}
-		ack_gone |= ack_lost;
+		ack_gone |= ack_lost || ack_after;
 		if (nak_lost) {
 			nak_gone = 1;
 			if (type == RT_AETH_RNR_NAK && f->rnr_post_after_ns >= 0)
 				rnr_post_at = tb_resp - 2000 + (uint64_t)f->rnr_post_after_ns; /* B posts as planned */
 		}
-		if (!answered || ack_lost || nak_lost) {
+		if (!answered || ack_lost || ack_after || nak_lost) {
 			/* local ACK timeout */
 			uint64_t to = rt_ack_timeout_us(s->c.timeout) * 1000;
 			t += to;

@@ -445,6 +445,36 @@ static void test_rnr_then_ack_lost(void)
 	rt_timeline_free(tl);
 }
 
+/* The ACK of a WRITE passes the capture point and never reaches A, whose
+ * ACK timer (timeout 10, 4.19 ms) resends the WRITE.  Near the capture
+ * point (5 us away) that ACK was lost after it.  With 1.5 ms between each
+ * host and the capture point, A's clock is known only to about that, and
+ * the ACK passed 1.2 ms before the resend: it may have reached A after the
+ * resend left, and the round says so too. */
+static void test_ack_lost_after_far(void)
+{
+	for (int far = 0; far < 2; far++) {
+		struct sim_cfg c = base_cfg();
+		c.timeout = 10;
+		c.link_ns = far ? 1500000 : 0;
+		struct sim_fault f = SIM_NOFAULT;
+		f.lose_ack_after = 1;
+		struct rt_timeline *tl = fault_run(far ? "ack-lost-after-far" : "ack-lost-after", 0, &f, 1, &c);
+		CHECK(tl != NULL);
+		if (!tl)
+			continue;
+		const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+		if (F) {
+			const char *t = rt_tl_str(tl, F->text);
+			printf("#   %s\n", t);
+			CHECK(contains(t, "passed the capture point") && contains(t, "before the resend, so it was lost after it"));
+			CHECK((strstr(t, ", or reached the sender only after the resend had left it (the sender's clock is "
+					 "known to +-") != NULL) == far);
+		}
+		rt_timeline_free(tl);
+	}
+}
+
 static void test_ack_timeout(void)
 {
 	struct sim_fault f = SIM_NOFAULT;
@@ -3166,6 +3196,7 @@ int main(void)
 	RUN(test_cm_silent_peer);
 	RUN(test_frozen_and_cut);
 	RUN(test_frozen_receiver_rnr);
+	RUN(test_ack_lost_after_far);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);
 	RUN(test_teardown_not_a_finding);

@@ -5144,7 +5144,8 @@ static uint32_t stream_request_before(struct tl_build *b, uint32_t i)
 
 /* One finding per stream (receiving QP) with late requests (b->lates,
  * tl_link.c stray_request): the network, or the sender's stack, reorders
- * packets, which a RoCE receiver takes for loss. */
+ * packets, which a RoCE receiver takes for loss (UC streams aside: their
+ * late packets are lost, unreliable_loss). */
 static int late_requests(struct dctx *c)
 {
 	struct tl_build *b = c->b;
@@ -5159,6 +5160,8 @@ static int late_requests(struct dctx *c)
 		if (!count[q])
 			continue;
 		const struct tl_pk *k = tl_pk(b, first[q]);
+		if (rt_opcode_transport(k->opcode) == RT_TRANSPORT_UC)
+			continue; /* (no NAK, no resend: unreliable_loss tells what its receiver dropped) */
 		uint32_t before = stream_request_before(b, first[q]);
 		struct text t = {.n = 0}, e = {.n = 0};
 		tx(&t, "%u request%s from ", count[q], count[q] == 1 ? "" : "s");
@@ -7155,7 +7158,28 @@ struct uloss {
 	uint8_t transport;        /* RT_TRANSPORT_UC / _UD */
 	/* wire streams: */
 	uint32_t last_psn, src_ep, dst_ep, dqpn;
+	uint64_t max_u;           /* the highest PSN seen, unwrapped */
+	uint32_t late;            /* of count: UC packets that came after later PSNs */
 };
+
+/* A UC or UD packet on a wire stream (unreliable_loss): its stream, its PSN
+ * unwrapped against the stream's highest so far, its packet item. */
+struct wire_seen {
+	uint64_t u;
+	uint32_t stream, item, psn;
+	uint8_t opcode;
+	bool late;                /* a UC MIDDLE or LAST that came after later PSNs: its message is dropped */
+};
+
+static int wire_seen_cmp(const void *a, const void *b)
+{
+	const struct wire_seen *x = a, *y = b;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->u != y->u)
+		return x->u < y->u ? -1 : 1;
+	return x->item < y->item ? -1 : x->item > y->item;
+}
 
 static bool unreliable_data(uint8_t opcode, uint32_t dqpn)
 {
@@ -7173,6 +7197,26 @@ static void uloss_add(struct uloss *l, uint32_t item, uint32_t psn, uint32_t n, 
 	l->count += n;
 	if (l->nev < sizeof(l->ev) / sizeof(l->ev[0]))
 		l->ev[l->nev++] = item;
+}
+
+/* The PSNs of a UC or UD stream that never passed the capture point (seen
+ * sorted by stream and PSN): a packet that came after later PSNs
+ * (reordered on the way) is no such hole.  A UD receiver takes datagrams
+ * in any order, so only the holes are lost; a UC receiver takes a late
+ * FIRST or ONLY as a new message, and drops the message of a late MIDDLE
+ * or LAST (those are counted apart: uloss.late). */
+static void wire_holes(struct tl_vec *streams, struct wire_seen *seen, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct wire_seen *p = i ? &seen[i - 1] : NULL, *x = &seen[i];
+		struct uloss *S = TL_AT(streams, struct uloss, x->stream);
+		if (p && x->stream == p->stream && x->u > p->u + 1)
+			uloss_add(S, x->item, rt_psn_add(p->psn, 1), (uint32_t)(x->u - p->u - 1), x->opcode);
+		if (x->late) {
+			uloss_add(S, x->item, x->psn, 1, x->opcode);
+			S->late++;
+		}
+	}
 }
 
 /* Who saw a UC/UD loss: the sending engine (its own drops), the receiving
@@ -7217,8 +7261,18 @@ static int uloss_finding(struct dctx *c, const struct uloss *l, uint32_t q, enum
 		ep_words(b, l->src_ep, &t);
 		tx(&t, " to QP 0x%06x on ", l->dqpn);
 		ep_words(b, l->dst_ep, &t);
-		tx(&t, ": %u lost, the first PSN 0x%06x (a PSN gap on the wire, unless the capture missed %s). ", l->count,
-		   l->first_psn, one ? "it" : "them");
+		if (l->late == l->count)
+			tx(&t, ": %u lost, the first PSN 0x%06x: %s after later PSNs (reordered on the way), and a UC "
+			       "receiver drops the message of a middle or last packet that comes out of sequence, as it "
+			       "does that of a lost one. ", l->count, l->first_psn, one ? "it came" : "they came");
+		else if (l->late)
+			tx(&t, ": %u lost, the first PSN 0x%06x (%u never passed the capture point, a PSN gap on the wire, "
+			       "unless the capture missed them; %u, middle or last packets of their messages, came after later "
+			       "PSNs, reordered on the way, which a UC receiver drops too). ", l->count, l->first_psn,
+			   l->count - l->late, l->late);
+		else
+			tx(&t, ": %u lost, the first PSN 0x%06x (a PSN gap on the wire, unless the capture missed %s). ", l->count,
+			   l->first_psn, one ? "it" : "them");
 		tx(&e, "PSN gap before frame %u", tl_pk(b, l->first_item - tl_nev(b))->frame);
 	}
 	tx(&t, "%s", ud ? "UD does not retransmit: a lost datagram never reaches the receiver, nothing reports it to either side and the sender's completion says success."
@@ -7243,9 +7297,10 @@ static int unreliable_loss(struct dctx *c)
 	size_t nq = b->qps.n, nev = tl_nev(b), npk = tl_npk(b);
 	struct uloss *L = calloc(2 * (nq + 1), sizeof(*L)); /* per sending QP; [nq]: unknown */
 	struct uloss *R = L ? L + nq + 1 : NULL;             /* per receiving QP */
-	struct tl_vec streams;
+	struct tl_vec streams, seen;
 	struct tl_hash idx;
 	tl_vec_init(&streams, sizeof(struct uloss));
+	tl_vec_init(&seen, sizeof(struct wire_seen));
 	if (!L || tl_hash_init(&idx, 64) < 0) {
 		free(L);
 		return -ENOMEM;
@@ -7274,25 +7329,41 @@ static int unreliable_loss(struct dctx *c)
 		uint64_t key = tl_hash_mix(((uint64_t)k->src_ep << 32) | k->dst_ep) ^ (((uint64_t)k->src_qp << 24) | k->dqpn);
 		if (key == UINT64_MAX)
 			key = 0;
-		uint32_t *v = tl_hash_get(&idx, key);
+		uint32_t *v = tl_hash_get(&idx, key), sidx = v ? *v : (uint32_t)streams.n;
 		if (!v) {
 			struct uloss *n = tl_vec_push(&streams);
-			if (!n || tl_hash_put(&idx, key, (uint32_t)(streams.n - 1)) < 0) {
+			if (!n || tl_hash_put(&idx, key, sidx) < 0) {
 				rc = -ENOMEM;
 				break;
 			}
 			n->last_psn = k->psn;
+			n->max_u = 1ull << 40; /* (a start that PSNs before it cannot take below 0) */
 			n->src_ep = k->src_ep;
 			n->dst_ep = k->dst_ep;
 			n->dqpn = k->dqpn;
-			continue;
 		}
-		struct uloss *S = TL_AT(&streams, struct uloss, *v);
+		struct uloss *S = TL_AT(&streams, struct uloss, sidx);
 		int32_t d = rt_psn_diff(k->psn, S->last_psn);
-		if (d > 1)
-			uloss_add(S, tl_item_pk(b, i), rt_psn_add(S->last_psn, 1), (uint32_t)d - 1, k->opcode);
-		if (d > 0)
+		/* (its holes are counted once every packet is in: wire_holes) */
+		struct wire_seen *x = tl_vec_push(&seen);
+		if (!x) {
+			rc = -ENOMEM;
+			break;
+		}
+		*x = (struct wire_seen){.u = S->max_u + (uint64_t)(int64_t)d, .stream = sidx, .item = tl_item_pk(b, i),
+					.psn = k->psn, .opcode = k->opcode};
+		/* a UC receiver takes a late FIRST or ONLY as a new message, but drops the
+		 * message of a late MIDDLE or LAST */
+		x->late = d < 0 && k->late && !k->wire_copy && rt_opcode_transport(k->opcode) == RT_TRANSPORT_UC &&
+			  (k->position == RT_POS_MIDDLE || k->position == RT_POS_LAST);
+		if (d > 0) {
 			S->last_psn = k->psn;
+			S->max_u += (uint64_t)d;
+		}
+	}
+	if (!rc && seen.n) {
+		qsort(seen.p, seen.n, sizeof(struct wire_seen), wire_seen_cmp);
+		wire_holes(&streams, seen.p, seen.n);
 	}
 	for (size_t q = 0; q <= nq && !rc; q++) {
 		if (L[q].count)
@@ -7309,6 +7380,7 @@ static int unreliable_loss(struct dctx *c)
 	}
 	tl_hash_free(&idx);
 	tl_vec_free(&streams);
+	tl_vec_free(&seen);
 	free(L);
 	return rc;
 }

@@ -2519,7 +2519,13 @@ static int wire_streams(struct lctx *c)
 			uint32_t lt = RT_TL_NONE;
 			if (out_of_step && (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
 				lt = f;
-			if (out_of_step && (owed_repeat || stray_request(b, S, k, i, pu, lt))) {
+			/* UC never resends: a PSN a little below the latest sent, never captured
+			 * before, came late (one far below is another stream's, as a QP
+			 * number used again) */
+			int32_t back = rt_psn_diff(k->psn, S->last_sent);
+			bool uc_late = rt_opcode_transport(k->opcode) == RT_TRANSPORT_UC && lt == RT_TL_NONE && back < 0 &&
+				       back > -256;
+			if (out_of_step && (owed_repeat || uc_late || stray_request(b, S, k, i, pu, lt))) {
 				k->late = true;
 				mark_past_completion(c, i);
 				k->flags |= RT_TLF_OUT_OF_ORDER;

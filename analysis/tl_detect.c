@@ -917,6 +917,13 @@ static uint32_t engine_send_before(struct dctx *c, uint32_t q, uint32_t psn, siz
 	return RT_TL_NONE;
 }
 
+/* Whether packet p is a response of class cls (READ response, atomic ACK)
+ * that responder s sent. */
+static bool response_from(const struct tl_pk *p, uint32_t s, uint8_t cls)
+{
+	return p->is_response && p->send_qp == s && p->op_class == cls;
+}
+
 /* The READ response with this PSN that responder s sent, searched from
  * packet `from` backwards down to `stop` (dir < 0) or forwards (dir > 0):
  * the one lost after the capture point before a re-request, or the one that
@@ -931,7 +938,7 @@ static uint32_t read_response(struct tl_build *b, uint32_t s, uint32_t psn, uint
 		if (dir < 0 ? j-- <= stop : ++j >= npk)
 			break;
 		const struct tl_pk *p = tl_pk(b, j);
-		if (!p->is_response || p->send_qp != s || p->op_class != cls)
+		if (!response_from(p, s, cls))
 			continue;
 		if (p->psn == psn)
 			return (uint32_t)j;
@@ -981,7 +988,7 @@ static uint32_t read_response_early(struct tl_build *b, uint32_t s, uint32_t psn
 	uint32_t prev = RT_TL_NONE; /* the nearest response of the PSN before, passed on the way back */
 	for (uint32_t j = from, n = 0; j-- > stop && n < 200000; n++) {
 		const struct tl_pk *p = tl_pk(b, j);
-		if (!p->is_response || p->send_qp != s || p->op_class != cls)
+		if (!response_from(p, s, cls))
 			continue;
 		if (p->psn == rt_psn_add(psn, -1) && prev == RT_TL_NONE)
 			prev = j;
@@ -1034,7 +1041,7 @@ static uint32_t read_response_overtaking(struct tl_build *b, uint32_t s, uint32_
 			req = j;
 			break;
 		}
-		if (!p->is_response || p->send_qp != s || p->op_class != RT_CLASS_READ_RESP || p->icrc == RT_ICRC_BAD)
+		if (!response_from(p, s, RT_CLASS_READ_RESP) || p->icrc == RT_ICRC_BAD)
 			continue;
 		if (p->psn == before)
 			behind = j; /* (the earliest after the request, as the walk goes back) */
@@ -1051,7 +1058,7 @@ static uint32_t read_response_overtaking(struct tl_build *b, uint32_t s, uint32_
 		for (uint32_t j = req, n = 0; j-- > 0 && n < 4096; n++) {
 			const struct tl_pk *p = tl_pk(b, j);
 			asked += request_covers(b, p, s, before);
-			answered += p->is_response && p->send_qp == s && p->op_class == RT_CLASS_READ_RESP && p->psn == before;
+			answered += response_from(p, s, RT_CLASS_READ_RESP) && p->psn == before;
 		}
 		if (asked != answered)
 			return RT_TL_NONE;
@@ -1092,7 +1099,7 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 			owed++;
 			continue;
 		}
-		if (!p->is_response || p->send_qp != s || p->op_class != cls)
+		if (!response_from(p, s, cls))
 			continue;
 		/* (two sends of it, one held back by its engine, are no copy) */
 		bool held = tl_engine_held(b, p);
@@ -2243,8 +2250,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, "it still waited for an earlier PSN");
 				tx(&t, ", and discarded it as out of sequence");
 			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE &&
-				   (overtook = request_overtaken(b, k0->recv_qp, lostpk, u->trigger)) != RT_TL_NONE)
-			{
+				   (overtook = request_overtaken(b, k0->recv_qp, lostpk, u->trigger)) != RT_TL_NONE) {
 				tx(&t, "that packet (frame %u) came before PSN 0x%06x (frame %u), which was sent before it ",
 				   tl_pk(b, lostpk)->frame, tl_pk(b, overtook)->psn, tl_pk(b, overtook)->frame);
 				if (ids_sent_after(b, tl_pk(b, lostpk), tl_pk(b, overtook)))
@@ -2252,8 +2258,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else
 					tx(&t, "and held back %s", held_where(b, overtook));
 				tx(&t, ", and the receiver, still waiting for that one, dropped it as out of sequence");
-			}
-			else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
+			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
 			else if (late_after != RT_TL_NONE) {
 				latepk = late_after;

@@ -2513,18 +2513,16 @@ static int wire_streams(struct lctx *c)
 			 * PSNs lost before the capture), or repeats an owed resend: its
 			 * PSN's latest transmission, and whether it is held back, not
 			 * resent */
-			bool out_of_step = !is_read && (rt_psn_diff(k->psn, S->last_sent) < 0 ||
-							(rt_psn_diff(k->psn, S->last_sent) > 1 && pu < S->max_u) || owed_repeat ||
-							among_late);
+			int32_t step = rt_psn_diff(k->psn, S->last_sent);
+			bool out_of_step = !is_read && (step < 0 || (step > 1 && pu < S->max_u) || owed_repeat || among_late);
 			uint32_t lt = RT_TL_NONE;
 			if (out_of_step && (lt = psn_map_get(&last, s, k->psn)) == RT_TL_NONE)
 				lt = f;
 			/* UC never resends: a PSN a little below the latest sent, never captured
 			 * before, came late (one far below is another stream's, as a QP
 			 * number used again) */
-			int32_t back = rt_psn_diff(k->psn, S->last_sent);
-			bool uc_late = rt_opcode_transport(k->opcode) == RT_TRANSPORT_UC && lt == RT_TL_NONE && back < 0 &&
-				       back > -256;
+			bool uc_late = rt_opcode_transport(k->opcode) == RT_TRANSPORT_UC && lt == RT_TL_NONE && step < 0 &&
+				       step > -256;
 			if (out_of_step && (owed_repeat || uc_late || stray_request(b, S, k, i, pu, lt))) {
 				k->late = true;
 				mark_past_completion(c, i);

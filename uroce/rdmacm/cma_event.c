@@ -32,16 +32,23 @@ struct cma_channel *cma_channel_new(bool sync)
 	return ch;
 }
 
-void cma_channel_free(struct cma_channel *ch)
+/* Free the events queued on ch (its lock held, or no other user). */
+static void drop_events(struct cma_channel *ch)
 {
 	struct cma_event *e, *n;
 
-	if (!ch)
-		return;
 	for (e = ch->head; e; e = n) {
 		n = e->next;
 		free(e);
 	}
+	ch->head = ch->tail = NULL;
+}
+
+void cma_channel_free(struct cma_channel *ch)
+{
+	if (!ch)
+		return;
+	drop_events(ch);
 	close(ch->ch.fd);
 	pthread_mutex_destroy(&ch->lock);
 	free(ch);
@@ -58,23 +65,23 @@ static pthread_mutex_t g_dead_lock = PTHREAD_MUTEX_INITIALIZER;
  * destroyed channel is never freed: its queued events go, its fd is closed
  * once no thread reads it (so the number is never reused under a reader),
  * and a read of it blocks for good (a non-blocking one fails with EBADF). */
-void cma_channel_destroy(struct cma_channel *ch)
+/* Close destroyed channel ch's fd once no thread reads it (its lock held). */
+static void close_unread(struct cma_channel *ch)
 {
-	struct cma_event *e, *n;
-
-	pthread_mutex_lock(&ch->lock);
-	for (e = ch->head; e; e = n) {
-		n = e->next;
-		free(e);
-	}
-	ch->head = ch->tail = NULL;
-	int fl = fcntl(ch->ch.fd, F_GETFL);
-	ch->dead_nonblock = fl >= 0 && (fl & O_NONBLOCK);
-	ch->dead = true;
-	if (!ch->readers) {
+	if (!ch->readers && ch->ch.fd >= 0) {
 		close(ch->ch.fd);
 		ch->ch.fd = -1;
 	}
+}
+
+void cma_channel_destroy(struct cma_channel *ch)
+{
+	pthread_mutex_lock(&ch->lock);
+	drop_events(ch);
+	int fl = fcntl(ch->ch.fd, F_GETFL);
+	ch->dead_nonblock = fl >= 0 && (fl & O_NONBLOCK);
+	ch->dead = true;
+	close_unread(ch);
 	pthread_mutex_unlock(&ch->lock);
 	pthread_mutex_lock(&g_dead_lock);
 	ch->dead_next = g_dead;
@@ -86,10 +93,7 @@ void cma_channel_destroy(struct cma_channel *ch)
 static int dead_channel_read(struct cma_channel *ch)
 {
 	bool nonblock = ch->dead_nonblock;
-	if (!ch->readers && ch->ch.fd >= 0) {
-		close(ch->ch.fd);
-		ch->ch.fd = -1;
-	}
+	close_unread(ch);
 	pthread_mutex_unlock(&ch->lock);
 	if (nonblock)
 		return -EBADF;

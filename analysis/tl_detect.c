@@ -142,6 +142,7 @@ struct dctx {
 	uint32_t *qp_first_error; /* per QP: its first move to ERROR (event), RT_TL_NONE; NULL until asked */
 	uint64_t cap_end;         /* capture_end(): the time of the capture's last packet */
 	struct rq_posts *rq;      /* receive WR posts per QP (recv_depth); NULL until asked */
+	struct tl_vec rounds_told;/* struct round_told: each Go-Back-N finding, what it says started it */
 };
 
 /* The receive WR posts of each QP, in event order (CSR: QP q's are ev[off[q]]
@@ -506,6 +507,43 @@ struct burst {
 	bool peer_error;          /* its finding says the peer QP was in ERROR (emit_bursts) */
 	uint8_t stated;           /* the retry cause its finding states (emit_bursts), 0 none */
 };
+
+/* What a Go-Back-N round's finding says started it, in the few classes a
+ * storm of rounds is summed up by (retransmission_storms). */
+enum round_why {
+	WHY_LOST_BEFORE,          /* a packet or its answer lost before the capture point */
+	WHY_LOST_AFTER,           /* lost after the capture point (or late) */
+	WHY_NO_ANSWER,            /* captured, and no answer came */
+	WHY_REORDERED,            /* a packet came after later ones: reordered or held back on the way */
+	WHY_DAMAGED,              /* a bad ICRC */
+	WHY_DROPPED,              /* an engine dropped it (injected, busy) */
+	WHY_EARLY_TIMER,          /* an ACK timer that went off early with nothing lost */
+	WHY_UNSEEN_NAK,           /* a NAK the capture does not hold, or an early timer */
+	WHY_FROZEN,               /* a process that runs an engine was frozen */
+	WHY_PEER_ERROR,           /* the peer QP was in ERROR */
+	WHY_TRACED_NAK,           /* outside the capture: its engine traced a retry after a NAK */
+	WHY_TRACED_TIMEOUT,       /* ... after its ACK timer went off */
+	WHY_TRACED_IMPLIED,       /* ... after an implied NAK */
+	WHY_COUNT_
+};
+
+/* A Go-Back-N finding as a storm of them is summed up (retransmission_storms). */
+struct round_told {
+	uint32_t finding;         /* index into b->findings */
+	uint8_t why;              /* enum round_why */
+	uint32_t packets;         /* the resends the capture holds */
+	uint32_t first, last;     /* its first and last item (a resent packet, or its engine's retry event) */
+};
+
+/* Note Go-Back-N finding f for the storms. */
+static int round_told(struct dctx *c, long f, uint8_t why, uint32_t packets, uint32_t first, uint32_t last)
+{
+	struct round_told *r = tl_vec_push(&c->rounds_told);
+	if (!r)
+		return -ENOMEM;
+	*r = (struct round_told){(uint32_t)f, why, packets, first, last};
+	return 0;
+}
 
 /* Request k counted in round u: a packet resent, its bytes (a READ's: the
  * data asked again), and whether the receiver had it already. */
@@ -2215,6 +2253,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 						 * timed-out round went back to */
 		uint64_t t_early = t_start > 1000000 ? t_start - 1000000 : 0; /* where they are looked for from */
 		uint32_t rdropped = RT_TL_NONE; /* the response a requester's engine dropped (response_rx_drop) */
+		uint8_t why = WHY_LOST_BEFORE; /* what the text says started the round (enum round_why) */
 		tx(&t, "Go-Back-N on ");
 		qp_name(b, u->requester, &t);
 		if (nak) {
@@ -2276,6 +2315,21 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   drop_reason_words(tl_ev(b, lostdrop)));
 			else
 				tx(&t, "that packet was lost before the capture point");
+			/* (the story told above, in the order it was chosen) */
+			if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->icrc == RT_ICRC_BAD)
+				why = WHY_DAMAGED;
+			else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late)
+				why = WHY_REORDERED;
+			else if (rxdrop != RT_TL_NONE)
+				why = WHY_DROPPED;
+			else if (order >= 0 || overtook != RT_TL_NONE)
+				why = WHY_REORDERED;
+			else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
+				why = WHY_LOST_AFTER;
+			else if (late_after != RT_TL_NONE || nak_acked != RT_TL_NONE)
+				why = WHY_REORDERED;
+			else if (lostdrop != RT_TL_NONE)
+				why = WHY_DROPPED;
 			tx(&t, ", so the sender resent ");
 			resent_words(packets, bytes, &t);
 			tx(&t, " from PSN 0x%06x", npsn);
@@ -2312,6 +2366,15 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   held_where(b, rfollows));
 			else
 				tx(&t, "was lost before the capture point");
+			/* (the story told above, in the order it was chosen) */
+			if (rlost != RT_TL_NONE && tl_pk(b, rlost)->icrc == RT_ICRC_BAD)
+				why = WHY_DAMAGED;
+			else if (rxdrop != RT_TL_NONE || lostdrop != RT_TL_NONE)
+				why = WHY_DROPPED;
+			else if (rlost != RT_TL_NONE)
+				why = WHY_LOST_AFTER;
+			else if (rlate != RT_TL_NONE || after2 != RT_TL_NONE || rearly != RT_TL_NONE)
+				why = WHY_REORDERED;
 			if (tr->op_class == rcls)
 				tx(&t, ", so the next response (PSN 0x%06x, frame %u) was out of sequence", tr->psn, tr->frame);
 			else
@@ -2332,6 +2395,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
 			bool early = burst_early(c, u, &waited);
 			uint32_t rpsn = early ? u->psn : u->round_psn;
+			if (ecause || early)
+				why = !early ? WHY_REORDERED
+				      : ecause == RT_RETRY_ACK_TIMEOUT || (!ecause && b->capture_lossless) ? WHY_EARLY_TIMER
+				      : WHY_UNSEEN_NAK;
 			if (!early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x, its first packet held back on the way (it passed the "
 				       "capture point after the later ones): its engine traced that retry after %s",
@@ -2451,6 +2518,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				if (perr != RT_TL_NONE)
 					tx(&t, "; its peer QP had moved to the ERROR state at %.6f s (its trace), and a QP in ERROR "
 					       "answers no request", (double)item_t(c, perr) / 1e9);
+				why = rahead != RT_TL_NONE || held != RT_TL_NONE ? WHY_REORDERED
+				      : lostdrop != RT_TL_NONE || ndrops ? WHY_DROPPED
+				      : perr != RT_TL_NONE ? WHY_PEER_ERROR
+				      : captured && rpsn == u->psn ? WHY_NO_ANSWER : WHY_LOST_BEFORE;
 				nb += unseen_rounds + engine_unseen;
 			}
 			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
@@ -2468,6 +2539,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "; the receiver's process, which runs its engine (uroce), was frozen from %.6f s for "
 				       "%.3f s (its own finding): nothing answered", (double)item_t(c, fz->from) / 1e9,
 				   (double)(item_t(c, fz->to) - item_t(c, fz->from)) / 1e9);
+			/* (what the clause above told of the transmission repeated says more) */
+			if ((captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD) || dmg != RT_TL_NONE)
+				why = WHY_DAMAGED;
+			else if (rxdrop != RT_TL_NONE)
+				why = WHY_DROPPED;
+			else if (fz)
+				why = WHY_FROZEN;
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
 			else {
@@ -2487,21 +2565,26 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
 			       "complete the WR with RETRY_EXC_ERR after 7 retries");
 		uint32_t badack = ack != RT_TL_NONE && tl_pk(b, ack)->icrc == RT_ICRC_BAD ? ack : RT_TL_NONE;
-		if (badack != RT_TL_NONE)
+		uint8_t ack_why = why; /* what became of the answer to packets the receiver had (told below) */
+		if (badack != RT_TL_NONE) {
 			tx(&t, "; %u of them had already been received (their ACK, frame %u, had a bad ICRC and the "
 			       "requester dropped it)", dups, tl_pk(b, badack)->frame);
-		else if (ack != RT_TL_NONE && ack == nak_acked)
+			ack_why = WHY_DAMAGED;
+		} else if (ack != RT_TL_NONE && ack == nak_acked) {
 			tx(&t, "; %u of them had already been received (that ACK came too late to spare them)", dups);
-		else if (ack != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, ack)->recv_qp, ack)) != RT_TL_NONE)
+		} else if (ack != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, ack)->recv_qp, ack)) != RT_TL_NONE) {
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) reached the sender, whose engine "
 			       "dropped it as it arrived%s", dups, tl_pk(b, ack)->frame, drop_reason_words(tl_ev(b, rxdrop)));
-		else if (ack != RT_TL_NONE && (sfz = engine_frozen(c, k0->send_qp, item_t(c, tl_item_pk(b, ack)), t_first)))
+			ack_why = WHY_DROPPED;
+		} else if (ack != RT_TL_NONE && (sfz = engine_frozen(c, k0->send_qp, item_t(c, tl_item_pk(b, ack)), t_first))) {
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) passed the capture point %.3f ms "
 			       "before the resend, while the sender's process, which runs its engine (uroce), was frozen "
 			       "(from %.6f s for %.3f s: its own finding), and when it went on its ACK timer went off before "
 			       "it took that ACK in", dups, tl_pk(b, ack)->frame, ms(t_first - item_t(c, tl_item_pk(b, ack))),
 			   (double)item_t(c, sfz->from) / 1e9, (double)(item_t(c, sfz->to) - item_t(c, sfz->from)) / 1e9);
-		else if (ack != RT_TL_NONE) {
+			ack_why = WHY_FROZEN;
+		} else if (ack != RT_TL_NONE) {
+			ack_why = WHY_LOST_AFTER;
 			uint64_t gap = t_first - item_t(c, tl_item_pk(b, ack));
 			/* the way from the capture point to the sender and back, as far as the
 			 * clock alignment knows it: an ACK that passed within it may have
@@ -2516,28 +2599,34 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, ", or reached the sender only after the resend had left it (the sender's clock is known to "
 				       "+-%.3f ms: between it and the capture point, there and back, may lie up to %.3f ms)",
 				   ms(unc), ms(2 * unc));
-		}
-		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic) &&
-			 (rxdrop = response_rx_drop(c, k0, u->first, &rdropped)) != RT_TL_NONE)
+		} else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic) &&
+			   (rxdrop = response_rx_drop(c, k0, u->first, &rdropped)) != RT_TL_NONE) {
 			tx(&t, "; %u of them asked for %s the capture already held in order: %s (frame %u) reached the "
 			       "requester, whose engine dropped it as it arrived%s",
 			   dups, atomic ? "an atomic ACK" : "responses", atomic ? "that atomic ACK" : "the response",
 			   tl_pk(b, rdropped)->frame, drop_reason_words(tl_ev(b, rxdrop)));
-		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic) && captured &&
-			 (sfz = engine_frozen(c, k0->send_qp, t_prev, t_first)))
+			ack_why = WHY_DROPPED;
+		} else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic) && captured &&
+			   (sfz = engine_frozen(c, k0->send_qp, t_prev, t_first))) {
 			tx(&t, "; %u of them asked for %s the capture already held in order, while the requester's process, "
 			       "which runs its engine (uroce), was frozen (from %.6f s for %.3f s: its own finding), and when "
 			       "it went on its ACK timer went off before it took %s in",
 			   dups, atomic ? "an atomic ACK" : "responses", (double)item_t(c, sfz->from) / 1e9,
 			   (double)(item_t(c, sfz->to) - item_t(c, sfz->from)) / 1e9, atomic ? "that atomic ACK" : "them");
-		else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic))
+			ack_why = WHY_FROZEN;
+		} else if (dups && (k0->op_class == RT_CLASS_READ_REQ || atomic)) {
 			tx(&t, "; %u of them asked for %s the capture already held in order (still on %s way to the "
 			       "requester, or lost after the capture point)",
 			   dups, atomic ? "an atomic ACK" : "responses", atomic ? "its" : "their");
-		else if (dups && dmg != RT_TL_NONE)
+			ack_why = WHY_LOST_AFTER;
+		} else if (dups && dmg != RT_TL_NONE) {
 			tx(&t, "; %u of them had already been received", dups); /* (no ACK: said above) */
-		else if (dups)
+		} else if (dups) {
 			tx(&t, "; %u of them had already been received (their ACK was lost or late)", dups);
+		}
+		/* a round the text puts down to no answer: what became of that answer says more */
+		if (why == WHY_NO_ANSWER || why == WHY_LOST_BEFORE)
+			why = ack_why;
 		tx(&t, overlaps ? "; %.3f ms lost on top of the earlier retransmissions on this QP." : "; %.3f ms lost.", ms(lost));
 		tx(&e, "first retransmission frame %u", k0->frame);
 		if (nb > 1 || z->last != u->first)
@@ -2591,7 +2680,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint8_t stated = !nak && !rgap && ecause ? ecause : u->cause;
 		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_start, u->requester != RT_TL_NONE ? u->requester : u->stream,
 				 lost, bytes, &t, &e);
-		if (f < 0) {
+		if (f < 0 || round_told(c, f, why, packets, tl_item_pk(b, u->first), tl_item_pk(b, z->last)) < 0) {
 			free(covered);
 			free(before);
 			free(eng);
@@ -8065,7 +8154,10 @@ static int retry_events(struct dctx *c)
 		if (orig != RT_TL_NONE)
 			tx(&ev, ", the engine's first transmission at %.6f s", (double)t_start / 1e9);
 		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_start, q, lost, 0, &t, &ev);
-		if (f < 0) {
+		uint8_t why = drop == RT_TL_NONE ? (r->cause == RT_RETRY_NAK_SEQ ? WHY_TRACED_NAK
+						    : r->cause == RT_RETRY_ACK_TIMEOUT ? WHY_TRACED_TIMEOUT : WHY_TRACED_IMPLIED)
+			      : traced_icrc_drop(&tl_ev(b, drop)->ev) ? WHY_DAMAGED : WHY_DROPPED;
+		if (f < 0 || round_told(c, f, why, 0, G->first, G->last) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -8075,6 +8167,194 @@ static int retry_events(struct dctx *c)
 	}
 	tl_hash_free(&idx);
 	tl_vec_free(&groups);
+	return rc;
+}
+
+/* ---- retransmission storms ---- */
+
+/* A QP with this many Go-Back-N findings gets one more that sums them up. */
+#define STORM_FINDINGS 10
+
+/* What started a round, as the storm's sentence counts it. */
+static const char *const round_why_words[WHY_COUNT_] = {
+	[WHY_LOST_BEFORE] = "a packet or its answer lost before the capture point",
+	[WHY_LOST_AFTER] = "a packet or its answer lost after the capture point (or late)",
+	[WHY_NO_ANSWER] = "a packet the capture holds that nothing answered",
+	[WHY_REORDERED] = "a packet that came after later ones (reordered or held back on the way)",
+	[WHY_DAMAGED] = "a packet with a bad ICRC",
+	[WHY_DROPPED] = "a packet an engine dropped",
+	[WHY_EARLY_TIMER] = "an ACK timer that went off early with nothing lost",
+	[WHY_UNSEEN_NAK] = "a NAK the capture does not hold, or an ACK timer that went off early",
+	[WHY_FROZEN] = "a frozen process",
+	[WHY_PEER_ERROR] = "a peer QP in the ERROR state",
+	[WHY_TRACED_NAK] = "a NAK its engine traced",
+	[WHY_TRACED_TIMEOUT] = "an ACK timeout its engine traced",
+	[WHY_TRACED_IMPLIED] = "an implied NAK its engine traced",
+};
+
+/* One QP's Go-Back-N findings, summed. */
+struct storm {
+	uint32_t findings, packets;
+	uint32_t why[WHY_COUNT_];
+	uint64_t bytes, lost;
+	uint64_t t_first, t_end;  /* the first finding's start, the latest end of one */
+	const struct round_told *first, *costliest, *last; /* the first to start, the one that lost the
+							     * most time, the one that ended last */
+};
+
+/* The request packets QP q sent (first transmissions and resends) and when
+ * the first and the last of them passed the capture point. */
+static uint32_t qp_requests(struct dctx *c, uint32_t q, uint32_t *resent, uint64_t *t0, uint64_t *t1)
+{
+	struct tl_build *b = c->b;
+	uint32_t n = 0;
+	*resent = 0;
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	for (size_t i = 0; i < tl_npk(b); i++) {
+		const struct tl_pk *k = tl_pk(b, i);
+		if (!k->is_request || k->send_qp != q)
+			continue;
+		uint64_t t = item_t(c, tl_item_pk(b, (uint32_t)i));
+		*t0 = t < *t0 ? t : *t0;
+		*t1 = t > *t1 ? t : *t1;
+		n++;
+		*resent += k->retrans > 0;
+	}
+	return n;
+}
+
+/* The sentence's end: what most rounds had in common, when one cause is
+ * more than half of them, and what it means for a reliable connection. */
+static void storm_conclusion(struct dctx *c, uint32_t q, const struct storm *S, struct text *t)
+{
+	uint32_t lost = S->why[WHY_LOST_BEFORE] + S->why[WHY_LOST_AFTER] + S->why[WHY_NO_ANSWER];
+	uint32_t half = S->findings / 2;
+	if (S->why[WHY_REORDERED] > half)
+		tx(t, "; most of them were reordering, not loss: a reliable connection takes a packet that comes after "
+		      "later PSNs as lost, its receiver drops the later ones and its sender goes back and resends "
+		      "everything from the missing PSN on, so a path that reorders costs as much as one that loses");
+	else if (lost > half)
+		tx(t, "; most of them were loss: each lost packet or answer costs a round in which the sender resends "
+		      "everything from the missing PSN on");
+	else if (S->why[WHY_EARLY_TIMER] > half)
+		tx(t, "; most of them resent packets nothing had lost: the sender's ACK timer went off early%s",
+		   qp_on_rxe(c, q) ? ", armed for an earlier packet and still running (the kernel's SoftRoCE does not stop it "
+				     "when everything is acknowledged)" : "");
+	else if (S->why[WHY_DAMAGED] > half)
+		tx(t, "; most of them were packets damaged on the way (bad ICRC), which the receiver drops");
+	else if (S->why[WHY_DROPPED] > half)
+		tx(t, "; most of them were packets an engine dropped");
+}
+
+/* Item i in an evidence list: "frame N" for a packet, else "the trace
+ * event at T s". */
+static void item_words(struct dctx *c, uint32_t i, struct text *t)
+{
+	struct tl_build *b = c->b;
+	if (i >= tl_nev(b) && i < tl_nev(b) + tl_npk(b))
+		tx(t, "frame %u", tl_pk(b, i - (uint32_t)tl_nev(b))->frame);
+	else
+		tx(t, "the trace event at %.6f s", (double)item_t(c, i) / 1e9);
+}
+
+static int storm_finding(struct dctx *c, uint32_t q, const struct storm *S)
+{
+	struct tl_build *b = c->b;
+	struct text t = {.n = 0}, e = {.n = 0};
+	uint32_t resent, sent;
+	uint64_t t0, t1;
+	sent = qp_requests(c, q, &resent, &t0, &t1);
+	tx(&t, "Retransmission storm on ");
+	qp_name(b, q, &t);
+	tx(&t, ": %u Go-Back-N findings from %.6f s to %.6f s", S->findings, (double)S->t_first / 1e9,
+	   (double)S->t_end / 1e9);
+	if (S->packets) {
+		tx(&t, " resent ");
+		resent_words(S->packets, S->bytes, &t);
+	}
+	if (sent && resent <= sent)
+		tx(&t, "; of the %u request packets it sent, %u (%.1f%%) were resends%s", sent, resent,
+		   100.0 * resent / sent, resent > sent - resent ? ", more than its first transmissions" : "");
+	tx(&t, "; %.3f ms lost in all", ms(S->lost));
+	/* (a round's time runs until the answer to its resend) */
+	t0 = S->t_first < t0 ? S->t_first : t0;
+	t1 = S->t_end > t1 ? S->t_end : t1;
+	if (sent && t1 > t0)
+		tx(&t, " (%.0f%% of the %.3f ms from its first request to its last answer)",
+		   100.0 * (double)S->lost / (double)(t1 - t0), ms(t1 - t0));
+	tx(&t, ". What started them:");
+	/* the causes, most frequent first */
+	bool told[WHY_COUNT_] = {false};
+	for (unsigned n = 0; n < WHY_COUNT_; n++) {
+		unsigned best = WHY_COUNT_;
+		for (unsigned w = 0; w < WHY_COUNT_; w++)
+			if (!told[w] && S->why[w] && (best == WHY_COUNT_ || S->why[w] > S->why[best]))
+				best = w;
+		if (best == WHY_COUNT_)
+			break;
+		told[best] = true;
+		tx(&t, "%s %u %s", n ? "," : "", S->why[best], round_why_words[best]);
+		if (best >= WHY_TRACED_NAK && b->have_capture)
+			tx(&t, " (a round the capture does not hold)");
+	}
+	storm_conclusion(c, q, S, &t);
+	tx(&t, ". Each round is told in its own go_back_n finding.");
+	tx(&e, "the first round's first resend ");
+	item_words(c, S->first->first, &e);
+	tx(&e, ", the costliest round's (%.3f ms lost) ", ms(FI(b, S->costliest->finding)->time_lost_ns));
+	item_words(c, S->costliest->first, &e);
+	tx(&e, ", the last resend ");
+	item_words(c, S->last->last, &e);
+	long f = finding(b, RT_TLFK_RETRANS_STORM, RT_TLS_WARNING, S->t_first, q, S->lost, S->bytes, &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), S->first->first);
+	tl_finding_evidence(b, FI(b, f), S->costliest->first);
+	tl_finding_evidence(b, FI(b, f), S->last->last);
+	return 0;
+}
+
+/* One finding per QP whose Go-Back-N findings are many (STORM_FINDINGS),
+ * summing them up: what they resent, the time they cost, what started them
+ * (in the words of enum round_why) and what most of them had in common.  A
+ * user with thousands of rounds reads this one first (it ranks by the time
+ * they lost together). */
+static int retransmission_storms(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	struct storm *S = calloc(nq + 1, sizeof(*S));
+	if (!S)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->rounds_told.n; i++) {
+		const struct round_told *r = TL_AT(&c->rounds_told, const struct round_told, i);
+		const struct rt_tl_finding *f = FI(b, r->finding);
+		if (f->qp >= nq)
+			continue;
+		struct storm *s = &S[f->qp];
+		uint64_t end = f->t_ns + f->time_lost_ns;
+		if (!s->findings || f->t_ns < s->t_first) {
+			s->t_first = f->t_ns;
+			s->first = r;
+		}
+		if (!s->findings || f->time_lost_ns > FI(b, s->costliest->finding)->time_lost_ns)
+			s->costliest = r;
+		if (!s->findings || end >= s->t_end) {
+			s->t_end = end;
+			s->last = r;
+		}
+		s->findings++;
+		s->packets += r->packets;
+		s->why[r->why < WHY_COUNT_ ? r->why : WHY_LOST_BEFORE]++;
+		s->bytes += f->bytes;
+		s->lost += f->time_lost_ns;
+	}
+	int rc = 0;
+	for (uint32_t q = 0; q < nq && !rc; q++)
+		if (S[q].findings >= STORM_FINDINGS)
+			rc = storm_finding(c, q, &S[q]);
+	free(S);
 	return rc;
 }
 
@@ -9043,6 +9323,7 @@ int tl_detect(struct tl_build *b)
 	c.cap_end = capture_end(b);
 	struct tl_vec bursts;
 	tl_vec_init(&bursts, sizeof(struct burst));
+	tl_vec_init(&c.rounds_told, sizeof(struct round_told));
 	int rc = index_links(&c);
 	if (!rc)
 		unseen_first_transmissions(&c);
@@ -9064,6 +9345,8 @@ int tl_detect(struct tl_build *b)
 		rc = error_completions(&c, &bursts);
 	if (!rc)
 		rc = retry_events(&c);
+	if (!rc)
+		rc = retransmission_storms(&c);
 	if (!rc)
 		rc = wire_anomalies(&c);
 	if (!rc)
@@ -9111,6 +9394,7 @@ int tl_detect(struct tl_build *b)
 	if (!rc)
 		rc = tl_stats_start(b, &c.li); /* takes the link index */
 	tl_vec_free(&bursts);
+	tl_vec_free(&c.rounds_told);
 	tl_link_index_free(&c.li);
 	free(c.explained);
 	free(c.pk_used);

@@ -55,7 +55,7 @@ const char *rt_tl_finding_kind_name(unsigned k)
 					"duplicate", "psn_gap", "bad_icrc", "congestion", "missing_input",
 					"clock", "cm_reject", "lost_events", "unreliable_loss", "cm_lost", "post_failed",
 					"call_failed", "process_ended", "async_error", "qp_setup", "held_back",
-					"process_frozen"};
+					"process_frozen", "retransmission_storm"};
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "unknown";
 }
 

@@ -245,6 +245,8 @@ enum rt_tl_finding_kind {
 	RT_TLFK_HELD_BACK = 21,   /* packets an engine held back (injected delay, reordering) */
 	RT_TLFK_PROCESS_FROZEN = 22, /* a traced process stopped for seconds, then went on (SIGSTOP, a
 				      * debugger, a paused machine) */
+	RT_TLFK_RETRANS_STORM = 23, /* a QP's many Go-Back-N findings summed up: what they resent and cost,
+				     * what started them */
 };
 
 struct rt_tl_finding {

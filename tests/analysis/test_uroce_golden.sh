@@ -26,7 +26,10 @@ run() {
 expect() {
 	python3 - "$@" <<'PY'
 import json, sys
+sys.path.insert(0, "tests/analysis")
+from run_records import without_storms
 d = json.load(open(sys.argv[1])); kind, n, text = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+d["findings"] = without_storms(d["findings"])
 allowed = {kind, *sys.argv[5:]}
 f = [x for x in d["findings"] if x["kind"] == kind and text in x["text"]]
 other = [x for x in d["findings"] if x["kind"] not in allowed and x["severity"] != "info"]
@@ -43,8 +46,9 @@ exactly() {
 	RDMATRACE="$RDMATRACE" python3 - "$@" <<'PY'
 import json, os, sys
 sys.path.insert(0, "tests/analysis")
-from run_records import without_held_back
+from run_records import without_held_back, without_storms
 d = json.load(open(sys.argv[1]))
+d["findings"] = without_storms(d["findings"])
 want = {}
 for a in sys.argv[2:]:
     k, t = a.split("=", 1)
@@ -69,11 +73,12 @@ retries_match() {
 	python3 - "$1" "$RDMATRACE" "$2" "$3" "$4" <<'PY'
 import collections, re, sys
 sys.path.insert(0, "tests/analysis")
-from run_records import diagnosis, trace_events, without_held_back
+from run_records import diagnosis, trace_events, without_held_back, without_storms
 run, rt = sys.argv[1], sys.argv[2]
 least, matched_min, extra_max = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 want = collections.Counter((e["first_psn"], e["cause"]) for e in trace_events(run, rt, "retry"))
 d = diagnosis(run, rt)
+d["findings"] = without_storms(d["findings"])
 assert not [n for n in d["notes"] if "says it dropped" in n], d["notes"]
 f = without_held_back(run, rt, [x for x in d["findings"] if x["severity"] != "info"])
 assert all(x["kind"] in ("go_back_n", "psn_gap", "cm_lost") for x in f), [x["kind"] + ": " + x["text"] for x in f]
@@ -777,7 +782,9 @@ for f in glob.glob(run + "/traces/*.rtr"):
                 unseen.add((e["psn"], cause))  # that round never reached the capture
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
 got = set()
-for f in d["findings"]:
+sys.path.insert(0, "tests/analysis")
+from run_records import without_storms
+for f in without_storms(d["findings"]):
     assert f["kind"] in ("go_back_n", "rnr_stall", "cm_lost") or f["severity"] == "info", f["kind"] + ": " + f["text"]
     assert "PSN gap" not in f["text"], f["text"]
     if f["kind"] == "go_back_n":
@@ -869,7 +876,10 @@ if command -v editcap >/dev/null && editcap -A "2037-01-01 00:00:00" "$tmp/loss/
 	check "capture without the run's packets: said so, and each engine retry (QP, PSN, cause) is a Go-Back-N finding" \
 		python3 - "$tmp/lossnocap.json" "$RDMATRACE" "$tmp"/loss/traces/*.rtr <<'PY'
 import json, re, subprocess, sys
+sys.path.insert(0, "tests/analysis")
+from run_records import without_storms
 d, rt = json.load(open(sys.argv[1])), sys.argv[2]
+d["findings"] = without_storms(d["findings"])
 want = set()
 for f in sys.argv[3:]:
     for l in subprocess.run([rt, "dump", "--json", "--kind", "retry", f], capture_output=True, text=True, check=True).stdout.splitlines():
@@ -934,7 +944,10 @@ PY
 run loss "$tmp/nocap" --size 1M --count 8 --loss 5 --no-capture >/dev/null
 check "5% loss, no capture: Go-Back-N from the retry events, each with its time lost" python3 - "$tmp/nocap.json" <<'PY'
 import json, sys
+sys.path.insert(0, "tests/analysis")
+from run_records import without_storms
 d = json.load(open(sys.argv[1]))
+d["findings"] = without_storms(d["findings"])
 g = [f for f in d["findings"] if f["kind"] == "go_back_n"]
 assert g and all("after that PSN was first sent" in f["text"] and f["time_lost_ns"] > 0 for f in g), [f["text"] for f in g]
 other = [f["kind"] for f in d["findings"] if f["kind"] != "go_back_n" and f["severity"] != "info"]

@@ -396,7 +396,7 @@ assert len(fz) == 1 and 3.5 < float(fz[0]["text"].split(" froze for ")[1].split(
 # (whether the client had a request outstanding when the server stopped is up to timing)
 # (a resend of the client while the server was stopped, or one of the server once it went on: its
 # timer went off before it took in the ACK or the READ response that had come meanwhile)
-assert all(x["kind"] == "process_frozen" or (x["kind"] == "go_back_n" and ("the receiver'"'"'s process, which runs its engine (uroce), was frozen from" in x["text"] or
+assert all(x["kind"] in ("process_frozen", "retransmission_storm") or (x["kind"] == "go_back_n" and ("the receiver'"'"'s process, which runs its engine (uroce), was frozen from" in x["text"] or
            "the sender'"'"'s process, which runs its engine (uroce), was frozen (from" in x["text"] or
            "the requester'"'"'s process, which runs its engine (uroce), was frozen (from" in x["text"]))
            for x in f if x["severity"] != "info"), [x["kind"] + ": " + x["text"] for x in f]' "$T/frz.json" "$frz_rping"

@@ -132,7 +132,8 @@ assert f[0]["severity"] == "info" or "which the kernel\x27s transport answered, 
 # (rxe leaves its ACK timer running when all is acknowledged: a pause longer than its 2.1 s
 # timeout may end in a spurious Go-Back-N round, which says so)
 assert not [x for x in d["findings"] if x["kind"] != "process_frozen" and x["severity"] != "info" and
-            not (x["kind"] == "go_back_n" and "a spurious timeout" in x["text"])], [x["text"][:400] for x in d["findings"]]
+            not (x["kind"] == "go_back_n" and "a spurious timeout" in x["text"]) and
+            not (x["kind"] == "retransmission_storm" and "went off early with nothing lost" in x["text"])], [x["text"][:400] for x in d["findings"]]
 print("# " + t[:160])
 ' "$R" "$RDMATRACE"
 done_testing

@@ -5,6 +5,7 @@
  * latency percentiles.  Correlates first when the timeline is missing or
  * stale.  Exit: 0 no problems, 1 problems, 2 error.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -186,20 +187,57 @@ static void json_summary(const struct rt_timeline *tl, const struct finding_grou
 	printf("]");
 }
 
+/* The findings left out by --limit, by kind, in the order the first of each
+ * ranks: "3362 go_back_n, 1 duplicate". */
+static void print_left_out(const struct rt_timeline *tl, size_t from)
+{
+	enum { KINDS = 64 };
+	size_t nf = rt_tl_finding_count(tl), count[KINDS] = {0}, other = 0;
+	unsigned order[KINDS], nkinds = 0;
+	for (size_t i = from; i < nf; i++) {
+		unsigned kind = rt_tl_finding(tl, i)->kind;
+		if (kind >= KINDS) {
+			other++;
+			continue;
+		}
+		if (!count[kind]++)
+			order[nkinds++] = kind;
+	}
+	printf("\n... %zu more finding%s not shown (", nf - from, nf - from == 1 ? "" : "s");
+	for (unsigned k = 0; k < nkinds; k++)
+		printf("%s%zu %s", k ? ", " : "", count[order[k]], rt_tl_finding_kind_name(order[k]));
+	if (other)
+		printf("%s%zu of other kinds", nkinds ? ", " : "", other);
+	printf("); --limit 0 shows them all\n");
+}
+
 static int run(int argc, char **argv)
 {
 	int json = 0;
-	static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+	size_t limit = 0; /* 0: every finding */
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"limit", required_argument, NULL, 'n'},
+					     {NULL, 0, NULL, 0}};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (c == 'j')
+	while ((c = getopt_long(argc, argv, "jn:", opts, NULL)) != -1) {
+		if (c == 'j') {
 			json = 1;
-		else
+		} else if (c == 'n') {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v > SIZE_MAX) {
+				fprintf(stderr, "rdmatrace diagnose: --limit needs a number of findings (0: all), not '%s'\n",
+					optarg);
+				return 2;
+			}
+			limit = (size_t)v;
+		} else {
 			return 2;
+		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: rdmatrace diagnose [--json] RUNDIR\n");
+		fprintf(stderr, "usage: rdmatrace diagnose [--json] [--limit N] RUNDIR\n");
 		return 2;
 	}
 	const char *dir = argv[optind];
@@ -219,6 +257,7 @@ static int run(int argc, char **argv)
 	collect_latency(tl, lat);
 	struct finding_group *groups;
 	size_t ngroups = finding_groups(tl, &groups);
+	size_t shown = limit && limit < nf ? limit : nf; /* the first findings, most time lost first */
 	if (json) {
 		printf("{\"run\":");
 		rt_tl_json_string(stdout, dir);
@@ -241,7 +280,7 @@ static int run(int argc, char **argv)
 			       H->drift_ppb);
 		}
 		printf("],\"findings\":[");
-		for (size_t i = 0; i < nf; i++) {
+		for (size_t i = 0; i < shown; i++) {
 			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
 			printf("%s{\"id\":\"F%u\",\"kind\":\"%s\",\"severity\":\"%s\",\"t_ns\":%" PRIu64 ",\"time_lost_ns\":%" PRIu64
 			       ",\"bytes\":%" PRIu64 ",\"text\":",
@@ -273,6 +312,8 @@ static int run(int argc, char **argv)
 			printf("]}");
 		}
 		printf("]");
+		if (shown < nf)
+			printf(",\"findings_left_out\":%zu", nf - shown);
 		json_summary(tl, groups, ngroups);
 		printf(",\"qps\":[");
 		for (size_t q = 0; q < rt_tl_qp_count(tl); q++) {
@@ -341,13 +382,15 @@ static int run(int argc, char **argv)
 				printf("  clock: %s offset %+.6f s +- %.3f ms\n", rt_tl_str(tl, H->name), (double)H->offset_ns / 1e9,
 				       (double)H->uncertainty_ns / 1e6);
 		}
-		for (size_t i = 0; i < nf; i++) {
+		for (size_t i = 0; i < shown; i++) {
 			const struct rt_tl_finding *f = rt_tl_finding(tl, i);
 			printf("\nF%u [%s] %s", f->id, rt_tl_severity_name(f->severity), rt_tl_finding_kind_name(f->kind));
 			if (f->time_lost_ns)
 				printf(", %.3f ms lost", (double)f->time_lost_ns / 1e6);
 			printf("\n  %s\n  evidence: %s\n", rt_tl_str(tl, f->text), rt_tl_str(tl, f->evidence));
 		}
+		if (shown < nf)
+			print_left_out(tl, shown);
 		print_summary(tl, groups, ngroups);
 		if (rt_tl_qp_count(tl)) {
 			printf("\n%-10s %-10s %-16s %7s %7s %9s %11s %7s %5s %5s %8s %10s %10s %10s %9s\n", "QP", "peer", "host",
@@ -416,14 +459,16 @@ const struct rt_command rt_cmd_diagnose = {
 	.name = "diagnose",
 	.builds_timelines = 1,
 	.summary = "explain a run: retransmissions, RNR stalls, NAKs, error completions",
-	.usage = "usage: rdmatrace diagnose [--json] RUNDIR\n"
+	.usage = "usage: rdmatrace diagnose [--json] [--limit N] RUNDIR\n"
 		 "\n"
 		 "Prints the run's findings ranked by the time they cost, each in one sentence\n"
 		 "with its evidence (frame numbers, WR ids), a summary by kind and QP when some\n"
 		 "repeat, then per-QP statistics and WR latency percentiles per opcode.  Runs\n"
 		 "`rdmatrace correlate` first when the timeline is missing or older than its\n"
 		 "inputs.  docs/diagnose.md explains every finding.\n"
-		 "  --json   one JSON object instead of text\n"
+		 "  --json      one JSON object instead of text\n"
+		 "  --limit N   only the first N findings (the summary by kind and QP, the exit\n"
+		 "              status and the statistics still count them all); 0, the default: all\n"
 		 "Exit status: 0 no problems, 1 problems found (a warning or error finding), 2 error.\n",
 	.run = run,
 };

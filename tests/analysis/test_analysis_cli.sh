@@ -251,6 +251,25 @@ m = re.search(r"^Summary of the findings \(by kind and QP, most time lost first\
 assert m and int(m.group(1)) == big["count"] and abs(float(m.group(2)) * 1e6 - big["time_lost_ns"]) < 1e3, text[:800]
 ' "$tmp/readpipe" "$RDMATRACE" "$tmp/readpipe.txt"
 check "findings that do not repeat: no summary" bash -c "! grep -q '^Summary' '$tmp/loss.txt' '$tmp/rkey.txt'"
+# --limit N: the first N findings, then a line saying how many more of each
+# kind; the summary, the exit status and --json's "summary" still count them all
+"$RDMATRACE" diagnose --limit 2 "$tmp/readpipe" >"$tmp/readpipe-2.txt" 2>&1; rc=$?
+check "diagnose --limit 2: two findings, the rest counted by kind, the summary whole, exit 1" python3 -c '
+import json, re, subprocess, sys
+rt, run, text, rc = sys.argv[1], sys.argv[2], open(sys.argv[3]).read(), sys.argv[4]
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+assert rc == "1" and re.findall(r"^F(\d+) ", text, re.M) == ["1", "2"], text[:600]
+rest = {}
+for x in d["findings"][2:]:
+    rest[x["kind"]] = rest.get(x["kind"], 0) + 1
+m = re.search(r"^\.\.\. (\d+) more findings not shown \((.*)\); --limit 0 shows them all$", text, re.M)
+assert m and int(m.group(1)) == len(d["findings"]) - 2, text[:900]
+assert dict((k, int(n)) for n, k in re.findall(r"(\d+) ([a-z_]+)", m.group(2))) == rest, (m.group(2), rest)
+assert text.count("\n  ") - 2 * 2 >= len(d["summary"]) and "Summary of the findings" in text
+j = json.loads(subprocess.run([rt, "diagnose", "--json", "--limit", "2", run], capture_output=True, text=True).stdout)
+assert len(j["findings"]) == 2 and j["findings_left_out"] == len(d["findings"]) - 2 and j["summary"] == d["summary"], j
+' "$RDMATRACE" "$tmp/readpipe" "$tmp/readpipe-2.txt" "$rc"
+check_fails "diagnose --limit needs a number" "$RDMATRACE" diagnose --limit many "$tmp/readpipe"
 # ib_write_lat (no -R) on the kernel's SoftRoCE with no loss at all, cut to
 # 96 bytes, with both recordings: the server went back 0.8-5 ms after a send
 # four times (its rxe counted 4 retries) with no NAK: rxe's ACK timer, armed

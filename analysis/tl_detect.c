@@ -2902,6 +2902,39 @@ static unsigned injected_rnrs(struct dctx *c, uint32_t q, uint32_t psn, uint64_t
 	return n;
 }
 
+/* The timer codes an episode's RNR NAKs carried, in the order they first
+ * came (a responder may change its QP's min_rnr_timer between them). */
+struct rnr_codes {
+	unsigned n;               /* distinct codes */
+	uint8_t order[32];
+	uint32_t count[32];       /* per code */
+};
+
+static void rnr_code_count(struct rnr_codes *r, unsigned code)
+{
+	code &= 31;
+	if (!r->count[code]++)
+		r->order[r->n++] = (uint8_t)code;
+}
+
+/* " with timer code 0 (655.36 ms)", or with several: " with timer code 0
+ * (655.36 ms) (1 of them), then code 1 (0.01 ms) (2127)". */
+static void rnr_codes_words(const struct rnr_codes *r, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (unsigned k = 0; k < r->n && o < len; k++) {
+		unsigned c = r->order[k];
+		int w = snprintf(buf + o, len - o, k ? ", then code %u (%.2f ms)" : " with timer code %u (%.2f ms)", c,
+				 rt_rnr_timer_us(c) / 1000.0);
+		o += w > 0 ? (size_t)w : 0;
+		if (r->n > 1 && o < len) {
+			w = snprintf(buf + o, len - o, k ? " (%u)" : " (%u of them)", r->count[c]);
+			o += w > 0 ? (size_t)w : 0;
+		}
+	}
+}
+
 static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -2914,10 +2947,12 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		/* the episode: RNR NAKs for this PSN on this connection until the PSN gets through */
 		uint32_t requester = k->recv_qp, responder = k->send_qp;
 		uint32_t n = 0, lastnak = (uint32_t)i, resolved = RT_TL_NONE, nseq = 0, firstseq = RT_TL_NONE;
+		struct rnr_codes codes = {.n = 0};
 		for (size_t j = i; j < npk; j++) {
 			struct tl_pk *o = tl_pk(b, j);
 			if (o->op_class == RT_CLASS_ACK && o->recv_qp == requester && o->send_qp == responder) {
 				if (o->aeth_type == RT_AETH_RNR_NAK && o->psn == k->psn) {
+					rnr_code_count(&codes, o->aeth_value);
 					n++;
 					lastnak = (uint32_t)j;
 					c->pk_used[j] = 1;
@@ -3009,26 +3044,27 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (ninj > n)
 			ninj = n;
 		struct text t = {.n = 0}, e = {.n = 0};
+		char with[400]; /* " with timer code 0 (655.36 ms)", or the codes in the order they came */
+		rnr_codes_words(&codes, with, sizeof(with));
 		tx(&t, "RNR stall on ");
 		qp_name(b, requester, &t);
 		tx(&t, ": the receiver (");
 		qp_name(b, responder, &t);
 		if (ninj == n && depth > 0)
-			tx(&t, ") had %ld receive WR%s posted for PSN 0x%06x, yet answered %u RNR NAK%s with timer code %u (%.2f ms): "
+			tx(&t, ") had %ld receive WR%s posted for PSN 0x%06x, yet answered %u RNR NAK%s%s: "
 			       "%s its engine's fault injection made up (a uroce rnr rule), no receive shortage", depth,
-			   depth == 1 ? "" : "s", k->psn, n, n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0,
-			   n == 1 ? "one" : "ones");
+			   depth == 1 ? "" : "s", k->psn, n, n == 1 ? "" : "s", with, n == 1 ? "one" : "ones");
 		else if (ninj == n)
-			tx(&t, ") answered PSN 0x%06x with %u RNR NAK%s with timer code %u (%.2f ms) that its engine's fault "
+			tx(&t, ") answered PSN 0x%06x with %u RNR NAK%s%s that its engine's fault "
 			       "injection made up (a uroce rnr rule), not for want of a receive WR", k->psn, n, n == 1 ? "" : "s",
-			   code, rt_rnr_timer_us(code) / 1000.0);
+			   with);
 		else if (ninj)
-			tx(&t, ") answered PSN 0x%06x with %u RNR NAKs with timer code %u (%.2f ms), %u of them made up by its "
-			       "engine's fault injection (a uroce rnr rule), the others for want of a receive WR", k->psn, n, code,
-			   rt_rnr_timer_us(code) / 1000.0, ninj);
+			tx(&t, ") answered PSN 0x%06x with %u RNR NAKs%s, %u of them made up by its "
+			       "engine's fault injection (a uroce rnr rule), the others for want of a receive WR", k->psn, n, with,
+			   ninj);
 		else
-			tx(&t, ") had no receive WR posted for PSN 0x%06x and answered %u RNR NAK%s with timer code %u (%.2f ms)",
-			   k->psn, n, n == 1 ? "" : "s", code, rt_rnr_timer_us(code) / 1000.0);
+			tx(&t, ") had no receive WR posted for PSN 0x%06x and answered %u RNR NAK%s%s", k->psn, n,
+			   n == 1 ? "" : "s", with);
 		/* no receive because the program was stopped: it posted none while frozen */
 		const struct freeze *fz = ninj < n && depth <= 0 ? proc_frozen(c, responder, t_req, tend) : NULL;
 		if (fz)
@@ -3037,9 +3073,12 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			   proc_flags(c, fz->proc) & PF_ENGINE
 				   ? "it posted no receive in that time"
 				   : "the kernel's transport answered for it, but the program posted no receive in that time");
-		if (code == 0)
+		if (code == 0 && codes.n == 1)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms)%s",
 			   ninj == n ? "" : " or post receives earlier");
+		else if (codes.n > 1)
+			tx(&t, " - the responder's QP changed its min_rnr_timer meanwhile (an RNR NAK carries the code its QP "
+			       "has when it leaves)%s", codes.count[0] ? "; code 0 means the LONGEST wait, 655.36 ms, not zero" : "");
 		/* the sender's engine dropped the (last) RNR NAK on arrival: no resend after the timer */
 		uint32_t nakdrop = late != RT_TL_NONE ? traced_rx_drop(c, requester, lastnak) : RT_TL_NONE;
 		bool unheard = nakdrop != RT_TL_NONE && n == 1; /* its only RNR NAK never reached the sender */
@@ -9058,6 +9097,9 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	char words[900];
 	if (pe && pe->how != RT_END_SIGNAL && !pe->signal &&
 	    tl_program_output_words((const char *)b->strs.p + P->trace_file, words, sizeof(words)))
+		tx(&t, "%s", words);
+	else if (pe && (stop_signal(pe->signal) || pe->signal == SIGKILL) &&
+		 tl_program_stop_words((const char *)b->strs.p + P->trace_file, words, sizeof(words)))
 		tx(&t, "%s", words);
 	if (pe)
 		tx(&e, "%sprocess_end record (%s) at %.6f s", e.n ? "; " : "", rt_end_how_name(pe->how),

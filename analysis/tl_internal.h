@@ -569,11 +569,15 @@ bool tl_program_output_words(const char *trace, char *words, size_t len);
  * trace file trace_name (traces/NAME; "@SIDE" for the side of a lab's
  * run.json). */
 bool tl_run_json_output_words(const char *dir, const char *json, const char *trace_name, char *words, size_t len);
+/* tl_output.c: who stopped the program whose trace that is, when the tool
+ * that ran it says (the lab's time limit, `timeout N` in the VM lab): " The
+ * lab stopped it: ..." into words; false when nothing says so. */
+bool tl_program_stop_words(const char *trace, char *words, size_t len);
 /* dir/run.json, whole (up to 1 MiB), into *json (NULL when there is none; the
  * caller frees it) and its length; 0, or -ENOMEM. */
 int tl_run_json_read(const char *dir, char **json, size_t *len);
 /* Which tool wrote a run.json: `rdmatrace record`, the lab, or another. */
-enum tl_run_tool { TL_RUN_OTHER, TL_RUN_RECORD, TL_RUN_LAB };
+enum tl_run_tool { TL_RUN_OTHER, TL_RUN_RECORD, TL_RUN_LAB, TL_RUN_VM };
 enum tl_run_tool tl_run_json_tool(const char *json);
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields

@@ -2909,15 +2909,27 @@ static int engine_match(struct lctx *c)
 		return -ENOMEM;
 	}
 	int rc = 0;
+/* (sending QP, PSN, response) as a hash key: the PSN in bits 1-24, the QP
+ * index in bits 26-43; OKEY_TXD (bit 25) marks an engine's count of its own
+ * transmissions, OCC() an occurrence number in bits 44-63.  QPs and
+ * occurrences past those fields are not matched (an occurrence number in 8
+ * bits, as before, made the 257th transmission of a PSN the first's key: a
+ * sender retrying one PSN 2128 times after RNR NAKs had its receiver's
+ * events matched to copies 2 s later, and the clock called inconsistent) */
 #define OKEY(q, psn, resp) ((uint64_t)(q) << 26 | (uint64_t)(psn) << 1 | (resp))
+#define OKEY_QPS (1u << 18)
+#define OKEY_TXD (1ull << 25)
+#define OKEY_OCCS (1u << 20)
+#define OCC(n) ((uint64_t)(n) << 44)
 	for (size_t i = 0; i < npk; i++) {
 		struct tl_pk *k = tl_pk(b, i);
-		if (k->is_cm || k->send_qp == RT_TL_NONE || (!k->is_request && !k->is_response))
+		if (k->is_cm || k->send_qp >= OKEY_QPS || (!k->is_request && !k->is_response))
 			continue;
 		uint64_t ok = OKEY(k->send_qp, k->psn, k->is_response);
 		uint32_t *o = tl_hash_get(&occ, ok);
 		uint32_t n = o ? *o + 1 : 0;
-		if ((rc = tl_hash_put(&occ, ok, n)) < 0 || (rc = tl_hash_put(&wire, ok ^ ((uint64_t)n << 56), (uint32_t)i)) < 0)
+		if ((rc = tl_hash_put(&occ, ok, n)) < 0 ||
+		    (n < OKEY_OCCS && (rc = tl_hash_put(&wire, ok | OCC(n), (uint32_t)i)) < 0))
 			goto out;
 	}
 	/* matching by occurrence is only trusted when both sides saw the same number
@@ -2934,29 +2946,31 @@ static int engine_match(struct lctx *c)
 	}
 	for (size_t i = 0; i < nev && rc >= 0; i++) {
 		struct epkt x;
-		if (!engine_pkt(b, i, &x) || x.sender == RT_TL_NONE || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
+		if (!engine_pkt(b, i, &x) || x.sender >= OKEY_QPS || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
 			continue;
-		uint64_t ok = OKEY(x.sender, x.p->psn, x.resp) | (x.txd ? 1ull << 55 : 0);
+		uint64_t ok = OKEY(x.sender, x.p->psn, x.resp) | (x.txd ? OKEY_TXD : 0);
 		uint32_t *o = tl_hash_get(&etot, ok);
 		rc = tl_hash_put(&etot, ok, o ? *o + 1 : 0);
 	}
 	for (size_t i = 0; i < nev && rc >= 0; i++) {
 		struct epkt x;
-		if (!engine_pkt(b, i, &x) || x.sender == RT_TL_NONE || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
+		if (!engine_pkt(b, i, &x) || x.sender >= OKEY_QPS || (x.txd && (x.p->flags & RT_PKTF_DROPPED)))
 			continue;
 		const struct rt_ev_packet *p = x.p;
-		uint64_t ok = OKEY(x.sender, p->psn, x.resp) | (x.txd ? 1ull << 55 : 0);
+		uint64_t ok = OKEY(x.sender, p->psn, x.resp) | (x.txd ? OKEY_TXD : 0);
 		uint32_t *o = tl_hash_get(&occ, ok);
 		uint32_t n = o ? *o + 1 : 0;
 		if ((rc = tl_hash_put(&occ, ok, n)) < 0)
 			break;
-		uint64_t base = OKEY(x.sender, p->psn, x.resp) ^ ((uint64_t)n << 56);
+		if (n >= OKEY_OCCS)
+			continue; /* (past what the key holds: not matched) */
+		uint64_t base = OKEY(x.sender, p->psn, x.resp) | OCC(n);
 		uint32_t *wc = tl_hash_get(&wocc, OKEY(x.sender, p->psn, x.resp)), *ec = tl_hash_get(&etot, ok);
 		uint32_t *w = wc && ec && *wc == *ec ? tl_hash_get(&wire, base) : NULL;
 		/* a receiver's: only when the sender's engine, if traced, sent as many
 		 * (a capture that started late and an injected drop on the way can
 		 * leave the capture and the receiver with as many, shifted by one) */
-		uint32_t *sc = !x.txd ? tl_hash_get(&etot, OKEY(x.sender, p->psn, x.resp) | 1ull << 55) : NULL;
+		uint32_t *sc = !x.txd ? tl_hash_get(&etot, OKEY(x.sender, p->psn, x.resp) | OKEY_TXD) : NULL;
 		if (w && sc && *sc != *wc)
 			w = NULL;
 		if (w) {
@@ -2968,12 +2982,16 @@ static int engine_match(struct lctx *c)
 			rc = tl_hash_put(&tx, base, (uint32_t)i);
 		} else {
 			uint32_t *t = tl_hash_get(&tx, base);
-			uint32_t *tc = tl_hash_get(&etot, OKEY(x.sender, p->psn, x.resp) | 1ull << 55);
+			uint32_t *tc = tl_hash_get(&etot, OKEY(x.sender, p->psn, x.resp) | OKEY_TXD);
 			if (t && tc && ec && *tc == *ec)
 				c->ev_tx[i] = *t;
 		}
 	}
 #undef OKEY
+#undef OKEY_QPS
+#undef OKEY_TXD
+#undef OKEY_OCCS
+#undef OCC
 	tl_hash_free(&wocc);
 	tl_hash_free(&etot);
 out:

@@ -12,6 +12,11 @@
  * (two, the error and what the program made of it), else the last line of
  * the output.  Only the recording's own run.json is read, and only log
  * paths inside the recording's directory.
+ *
+ * Also who stopped a program killed by a signal, when the tool that ran it
+ * says: the lab's time limit (its side's exit status 124), the VM lab's
+ * (result "stopped"), or a `timeout N` its command ran under there (status
+ * 124 in scripts/lab-vm's run.json, in the directory above the recording).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -185,6 +190,8 @@ enum tl_run_tool tl_run_json_tool(const char *json)
 		return TL_RUN_RECORD;
 	if (tool && !strncmp(tool + 9, "rdmatrace lab\"", 14))
 		return TL_RUN_LAB;
+	if (tool && !strncmp(tool + 9, "rdmatrace scripts/lab-vm\"", 25))
+		return TL_RUN_VM;
 	return TL_RUN_OTHER;
 }
 
@@ -213,4 +220,103 @@ bool tl_run_json_output_words(const char *dir, const char *json, const char *tra
 		return true;
 	}
 	return false;
+}
+
+/* The integer after key in [from, to), or def. */
+static long long int_after(const char *from, const char *to, const char *key, long long def)
+{
+	const char *p = strstr(from, key);
+	return p && p < to ? strtoll(p + strlen(key), NULL, 10) : def;
+}
+
+/* The VM lab's process entry (scripts/lab-vm's run.json, in json) whose
+ * command records into the directory named base (`rdmatrace record -o
+ * .../base -- ...`): its start in *from and end in *to. */
+static bool vm_process_of(const char *json, const char *base, const char **from, const char **to)
+{
+	const char *procs = strstr(json, "\"processes\": [");
+	const char *end = procs ? strstr(procs, "\n  ]") : NULL;
+	for (const char *e = procs ? strstr(procs, "{\"host\": ") : NULL; e && e < end;) {
+		const char *next = strstr(e + 1, "{\"host\": ");
+		const char *stop = next && next < end ? next : end;
+		const char *cmd = strstr(e, "\"command\": \"");
+		/* "-o PATH" whose last component is base, then a space */
+		for (const char *o = cmd && cmd < stop ? strstr(cmd, " -o ") : NULL; o && o < stop; o = strstr(o + 1, " -o ")) {
+			const char *path = o + 4, *sp = strchr(path, ' ');
+			if (!sp || sp >= stop)
+				break;
+			size_t n = strlen(base);
+			if ((size_t)(sp - path) >= n && !strncmp(sp - n, base, n) && (sp - n == path || sp[-(long)n - 1] == '/')) {
+				*from = e;
+				*to = stop;
+				return true;
+			}
+		}
+		e = next;
+	}
+	return false;
+}
+
+bool tl_program_stop_words(const char *trace, char *words, size_t len)
+{
+	char dir[4096], *json;
+	size_t n;
+	if (!trace || len < 16 || !recording_dir(trace, dir, sizeof(dir)) || tl_run_json_read(dir, &json, &n) < 0 || !json)
+		return false;
+	bool found = false;
+	enum tl_run_tool tool = tl_run_json_tool(json);
+	if (tool == TL_RUN_LAB) {
+		/* the side whose record lists the trace: its exit status comes first in it */
+		char key[600];
+		const char *name = strrchr(trace, '/') + 1;
+		const char *tr = snprintf(key, sizeof(key), "\"trace\": \"traces/%s\"", name) < (int)sizeof(key)
+					 ? strstr(json, key) : NULL;
+		const char *side = tr ? last_before(json, tr, "\"exit_status\": ") : NULL;
+		if (side && strtoll(side + 15, NULL, 10) == 124) {
+			snprintf(words, len, " The lab stopped it: its side of the run had not ended within the lab's time "
+					     "limit (--timeout; run.json: exit status 124).");
+			found = true;
+		}
+	} else if (tool == TL_RUN_RECORD) {
+		/* a recording the VM lab made: its run.json is in the directory above */
+		char parent[4200], *vm;
+		size_t vn;
+		for (size_t k = strlen(dir); k > 1 && dir[k - 1] == '/'; k--)
+			dir[k - 1] = 0; /* (recording_dir keeps the slash before traces/) */
+		const char *slash = strrchr(dir, '/');
+		const char *base = slash ? slash + 1 : dir;
+		snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - dir) : 1, slash ? dir : ".");
+		const char *from, *to;
+		if (*base && tl_run_json_read(parent, &vm, &vn) == 0 && vm) {
+			if (tl_run_json_tool(vm) == TL_RUN_VM && vm_process_of(vm, base, &from, &to)) {
+				const char *res = strstr(from, "\"result\": \"stopped\"");
+				const char *cmd = strstr(from, "\"command\": \"timeout ");
+				long long status = int_after(from, to, "\"exit_status\": ", -1);
+				if (res && res < to) {
+					snprintf(words, len, " The VM lab stopped it: the run outlived its --timeout, or its --grace "
+							     "after the other side had ended (run.json: result \"stopped\").");
+					found = true;
+				} else if (cmd && cmd < to && status == 124) {
+					/* its duration: the first word after "timeout" that starts with a digit */
+					char limit[32] = "";
+					for (const char *c = cmd + 20; *c && *c != '"' && !limit[0]; c++) {
+						if (c[-1] != ' ' || *c < '0' || *c > '9')
+							continue;
+						int k = 0;
+						while (k + 1 < (int)sizeof(limit) && c[k] && c[k] != ' ' && c[k] != '"') {
+							limit[k] = c[k];
+							k++;
+						}
+						limit[k] = 0;
+					}
+					snprintf(words, len, " Its command ran under `timeout %s` in the VM lab, which stopped it "
+							     "when that time ran out (run.json: exit status 124).", limit[0] ? limit : "N");
+					found = true;
+				}
+			}
+			free(vm);
+		}
+	}
+	free(json);
+	return found;
 }

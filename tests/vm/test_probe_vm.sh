@@ -312,6 +312,10 @@ f = [x for x in d["findings"] if x["kind"] == "qp_setup" and " on client was mov
 assert len(f) == 1 and f[0]["severity"] == "error", d["findings"]
 assert "its path MTU 4096 is above port 1\x27s active MTU 1024" in f[0]["text"], f[0]
 assert "The send WR posted on it never reached the capture and never completed: wr_id 2 (SEND, 4096 bytes)." in f[0]["text"], f[0]
+# (both waited until `timeout 8` stopped them: their ends say so)
+p = [x["text"] for x in d["findings"] if x["kind"] == "process_ended"]
+assert len(p) == 2 and all(" Its command ran under `timeout 8` in the VM lab, which stopped it when that time ran out "
+                           "(run.json: exit status 124)." in x for x in p), p
 ' "$MT.json"
 # the server on GID index 0 (rxe: the IPv6 link-local address), the client on
 # its IPv4 one: the server's RTR is refused

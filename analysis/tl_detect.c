@@ -3065,8 +3065,10 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		else
 			tx(&t, ") had no receive WR posted for PSN 0x%06x and answered %u RNR NAK%s%s", k->psn, n,
 			   n == 1 ? "" : "s", with);
-		/* no receive because the program was stopped: it posted none while frozen */
-		const struct freeze *fz = ninj < n && depth <= 0 ? proc_frozen(c, responder, t_req, tend) : NULL;
+		/* no receive because the program was stopped: it posted none while frozen (whatever
+		 * the depth reckoned from its posts says: a receive whose consumer the pairing
+		 * could not name counts as still posted) */
+		const struct freeze *fz = ninj < n ? proc_frozen(c, responder, t_req, tend) : NULL;
 		if (fz)
 			tx(&t, ", while its process was frozen from %.6f s for %.3f s (its own finding): %s",
 			   (double)item_t(c, fz->from) / 1e9, (double)(item_t(c, fz->to) - item_t(c, fz->from)) / 1e9,

@@ -8285,7 +8285,8 @@ static void storm_conclusion(struct dctx *c, uint32_t q, const struct storm *S, 
 	else if (S->why[WHY_DAMAGED] > half)
 		tx(t, "; most of them were packets damaged on the way (bad ICRC), which the receiver drops");
 	else if (S->why[WHY_DROPPED] > half)
-		tx(t, "; most of them were packets an engine dropped");
+		tx(t, "; most of them were packets an engine dropped (a fault rule it was given, or an engine too busy "
+		      "to take them), not the network");
 }
 
 /* Item i in an evidence list: "frame N" for a packet, else "the trace

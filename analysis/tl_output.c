@@ -229,32 +229,84 @@ static long long int_after(const char *from, const char *to, const char *key, lo
 	return p && p < to ? strtoll(p + strlen(key), NULL, 10) : def;
 }
 
-/* The VM lab's process entry (scripts/lab-vm's run.json, in json) whose
- * command records into the directory named base (`rdmatrace record -o
- * .../base -- ...`): its start in *from and end in *to. */
-static bool vm_process_of(const char *json, const char *base, const char **from, const char **to)
+/* The VM lab's process entry (scripts/lab-vm's run.json, in json) that
+ * is the one match() accepts (its [from, to) and arg): its start in *from
+ * and end in *to. */
+static bool vm_process(const char *json, bool (*match)(const char *from, const char *to, const char *arg),
+		       const char *arg, const char **from, const char **to)
 {
 	const char *procs = strstr(json, "\"processes\": [");
 	const char *end = procs ? strstr(procs, "\n  ]") : NULL;
 	for (const char *e = procs ? strstr(procs, "{\"host\": ") : NULL; e && e < end;) {
 		const char *next = strstr(e + 1, "{\"host\": ");
 		const char *stop = next && next < end ? next : end;
-		const char *cmd = strstr(e, "\"command\": \"");
-		/* "-o PATH" whose last component is base, then a space */
-		for (const char *o = cmd && cmd < stop ? strstr(cmd, " -o ") : NULL; o && o < stop; o = strstr(o + 1, " -o ")) {
-			const char *path = o + 4, *sp = strchr(path, ' ');
-			if (!sp || sp >= stop)
-				break;
-			size_t n = strlen(base);
-			if ((size_t)(sp - path) >= n && !strncmp(sp - n, base, n) && (sp - n == path || sp[-(long)n - 1] == '/')) {
-				*from = e;
-				*to = stop;
-				return true;
-			}
+		if (match(e, stop, arg)) {
+			*from = e;
+			*to = stop;
+			return true;
 		}
 		e = next;
 	}
 	return false;
+}
+
+/* A VM lab process entry whose command records into the directory named
+ * base (`rdmatrace record -o .../base -- ...`). */
+static bool records_into(const char *from, const char *to, const char *base)
+{
+	const char *cmd = strstr(from, "\"command\": \"");
+	for (const char *o = cmd && cmd < to ? strstr(cmd, " -o ") : NULL; o && o < to; o = strstr(o + 1, " -o ")) {
+		const char *path = o + 4, *sp = strchr(path, ' ');
+		if (!sp || sp >= to)
+			break;
+		size_t n = strlen(base);
+		if ((size_t)(sp - path) >= n && !strncmp(sp - n, base, n) && (sp - n == path || sp[-(long)n - 1] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* A VM lab process entry of the host (VM) named host. */
+static bool runs_on(const char *from, const char *to, const char *host)
+{
+	size_t n = strlen(host);
+	return (size_t)(to - from) > 10 + n && !strncmp(from + 10, host, n) && from[10 + n] == '"';
+}
+
+/* What a VM lab process entry [from, to) of run.json vm says stopped it:
+ * the lab itself (result "stopped": the whole run's time limit, or the
+ * grace it gives one side once the other has ended), or a `timeout N` its
+ * command ran under (status 124). */
+static bool vm_stop_words(const char *vm, const char *from, const char *to, char *words, size_t len)
+{
+	const char *res = strstr(from, "\"result\": \"stopped\"");
+	const char *cmd = strstr(from, "\"command\": \"timeout ");
+	if (res && res < to) {
+		if (strstr(vm, "\"timed_out\": true"))
+			snprintf(words, len, " The VM lab stopped it: the run outlived its --timeout (run.json: result "
+					     "\"stopped\", timed_out).");
+		else
+			snprintf(words, len, " The VM lab stopped it: it went on after the other side had ended, for "
+					     "longer than the lab's --grace (run.json: result \"stopped\").");
+		return true;
+	}
+	if (!cmd || cmd >= to || int_after(from, to, "\"exit_status\": ", -1) != 124)
+		return false;
+	/* its duration: the first word after "timeout" that starts with a digit */
+	char limit[32] = "";
+	for (const char *c = cmd + 20; c < to && *c != '"' && !limit[0]; c++) {
+		if (c[-1] != ' ' || *c < '0' || *c > '9')
+			continue;
+		int k = 0;
+		while (k + 1 < (int)sizeof(limit) && c[k] && c[k] != ' ' && c[k] != '"') {
+			limit[k] = c[k];
+			k++;
+		}
+		limit[k] = 0;
+	}
+	snprintf(words, len, " Its command ran under `timeout %s` in the VM lab, which stopped it when that time ran "
+			     "out (run.json: exit status 124).", limit[0] ? limit : "N");
+	return true;
 }
 
 bool tl_program_stop_words(const char *trace, char *words, size_t len)
@@ -264,18 +316,27 @@ bool tl_program_stop_words(const char *trace, char *words, size_t len)
 	if (!trace || len < 16 || !recording_dir(trace, dir, sizeof(dir)) || tl_run_json_read(dir, &json, &n) < 0 || !json)
 		return false;
 	bool found = false;
+	const char *from, *to;
 	enum tl_run_tool tool = tl_run_json_tool(json);
 	if (tool == TL_RUN_LAB) {
-		/* the side whose record lists the trace: its exit status comes first in it */
+		/* the side whose record lists the trace: the last side to start before it */
 		char key[600];
 		const char *name = strrchr(trace, '/') + 1;
 		const char *tr = snprintf(key, sizeof(key), "\"trace\": \"traces/%s\"", name) < (int)sizeof(key)
 					 ? strstr(json, key) : NULL;
-		const char *side = tr ? last_before(json, tr, "\"exit_status\": ") : NULL;
-		if (side && strtoll(side + 15, NULL, 10) == 124) {
+		const char *srv = tr ? last_before(json, tr, "\"server\": {\"exit_status\": ") : NULL;
+		const char *cli = tr ? last_before(json, tr, "\"client\": {\"exit_status\": ") : NULL;
+		const char *side = cli > srv ? cli : srv;
+		/* a VM backend's run: the VM lab's own run.json is in the lab's, as "vm" */
+		const char *vm = strstr(json, "\"vm\": {");
+		if (vm && !strstr(vm, "\"tool\": \"rdmatrace scripts/lab-vm\""))
+			vm = NULL;
+		if (side && int_after(side, tr, "\"exit_status\": ", -1) == 124) {
 			snprintf(words, len, " The lab stopped it: its side of the run had not ended within the lab's time "
 					     "limit (--timeout; run.json: exit status 124).");
 			found = true;
+		} else if (side && vm && vm_process(vm, runs_on, side == cli ? "client" : "server", &from, &to)) {
+			found = vm_stop_words(vm, from, to, words, len);
 		}
 	} else if (tool == TL_RUN_RECORD) {
 		/* a recording the VM lab made: its run.json is in the directory above */
@@ -286,34 +347,9 @@ bool tl_program_stop_words(const char *trace, char *words, size_t len)
 		const char *slash = strrchr(dir, '/');
 		const char *base = slash ? slash + 1 : dir;
 		snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - dir) : 1, slash ? dir : ".");
-		const char *from, *to;
 		if (*base && tl_run_json_read(parent, &vm, &vn) == 0 && vm) {
-			if (tl_run_json_tool(vm) == TL_RUN_VM && vm_process_of(vm, base, &from, &to)) {
-				const char *res = strstr(from, "\"result\": \"stopped\"");
-				const char *cmd = strstr(from, "\"command\": \"timeout ");
-				long long status = int_after(from, to, "\"exit_status\": ", -1);
-				if (res && res < to) {
-					snprintf(words, len, " The VM lab stopped it: the run outlived its --timeout, or its --grace "
-							     "after the other side had ended (run.json: result \"stopped\").");
-					found = true;
-				} else if (cmd && cmd < to && status == 124) {
-					/* its duration: the first word after "timeout" that starts with a digit */
-					char limit[32] = "";
-					for (const char *c = cmd + 20; *c && *c != '"' && !limit[0]; c++) {
-						if (c[-1] != ' ' || *c < '0' || *c > '9')
-							continue;
-						int k = 0;
-						while (k + 1 < (int)sizeof(limit) && c[k] && c[k] != ' ' && c[k] != '"') {
-							limit[k] = c[k];
-							k++;
-						}
-						limit[k] = 0;
-					}
-					snprintf(words, len, " Its command ran under `timeout %s` in the VM lab, which stopped it "
-							     "when that time ran out (run.json: exit status 124).", limit[0] ? limit : "N");
-					found = true;
-				}
-			}
+			if (tl_run_json_tool(vm) == TL_RUN_VM && vm_process(vm, records_into, base, &from, &to))
+				found = vm_stop_words(vm, from, to, words, len);
 			free(vm);
 		}
 	}

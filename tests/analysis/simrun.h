@@ -33,6 +33,8 @@ struct sim_cfg {
 	unsigned mtu;             /* bytes */
 	uint8_t timeout;          /* ACK timeout exponent of A */
 	uint8_t retry_cnt, rnr_retry, min_rnr_timer_b;
+	uint8_t min_rnr_timer_b2;  /* B's min_rnr_timer from rnr_timer_b2_at on (true time; 0: never) */
+	uint64_t rnr_timer_b2_at;
 	int psn_valid;            /* the probe predicted PSNs in WR_POST */
 	int no_capture, no_trace_a, no_trace_b;
 	uint64_t link_ns;         /* one-way delay host <-> capture point */
@@ -563,7 +565,9 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				if (s->rq_head == s->rq_n) {
 					answered = 1;
 					tb_resp = tb + 2000;
-					sim_ack(&resp, psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, s->c.min_rnr_timer_b), s->b_msn);
+					unsigned code = s->c.rnr_timer_b2_at && tb >= s->c.rnr_timer_b2_at ? s->c.min_rnr_timer_b2
+													    : s->c.min_rnr_timer_b;
+					sim_ack(&resp, psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, code), s->b_msn);
 					continue;
 				}
 			}

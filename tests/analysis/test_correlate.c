@@ -1140,6 +1140,44 @@ static void test_frozen_receiver_rnr(void)
 	}
 }
 
+/* A receiver whose program changes its QP's min_rnr_timer during an RNR
+ * stall (the lab's sendrecv sets it to 1 once connected, while its peer may
+ * already send): its RNR NAKs carry code 29 (245.76 ms), then code 1.  The
+ * stall counts them by code in the order they came (a previous release named
+ * the first's code for all, and advised against code 0 when only one NAK of
+ * 2128 had it). */
+static void test_rnr_codes_change(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	c.min_rnr_timer_b = 29; /* 245.76 ms */
+	c.min_rnr_timer_b2 = 1; /* 0.01 ms */
+	const char *dir = rundir("rnr-codes");
+	CHECK_EQ_U(sim_open(&s, dir, &c), 0);
+	uint64_t start = s.now + 1000000;
+	s.c.rnr_timer_b2_at = start + 300000000ull; /* after the first two NAKs (0 and 245.76 ms) */
+	struct sim_fault nf = SIM_NOFAULT, f = SIM_NOFAULT;
+	f.rnr_post_after_ns = 492000000ll; /* just after the third */
+	s.now = start;
+	sim_wr(&s, 1, 2, 2048, 1, &f);
+	sim_wr(&s, 2, 0, 4096, 1, &nf);
+	CHECK_EQ_U(sim_close(&s), 0);
+	struct rt_timeline *tl = correlate(dir);
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_RNR_STALL);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		printf("#   %s\n", t);
+		CHECK(contains(t, " RNR NAKs with timer code 29 (245.76 ms) (2 of them), then code 1 (0.01 ms) ("));
+		CHECK(contains(t, " - the responder's QP changed its min_rnr_timer meanwhile (an RNR NAK carries the code its "
+				  "QP has when it leaves)"));
+		CHECK(!strstr(t, "min_rnr_timer 0 means"));
+	}
+	rt_timeline_free(tl);
+}
+
 /* The last packet of a WRITE, the only one that asks for an ACK, reaches
  * the capture with a bad ICRC: B drops it and acknowledges nothing, and A's
  * ACK timer resends the whole WRITE.  The Go-Back-N finding names that
@@ -3320,6 +3358,7 @@ int main(void)
 	RUN(test_cm_silent_peer);
 	RUN(test_frozen_and_cut);
 	RUN(test_frozen_receiver_rnr);
+	RUN(test_rnr_codes_change);
 	RUN(test_ack_lost_after_far);
 	RUN(test_access_refusal);
 	RUN(test_retry_exceeded);

@@ -72,6 +72,23 @@ check "lab sendrecv under netem duplicate: the copies are told as such" \
 	grep -q 'were on the wire twice: .*the copy is the same IPv4 datagram' "$R/logs/diagnose.txt"
 check "lab sendrecv under netem duplicate: nothing called lost, reordered or resent by a timer" bash -c \
 	"! grep -Eq 'lost before the capture point|not in the capture|lost after the capture point|psn_gap|go_back_n' '$R/logs/diagnose.txt'"
+# A server that posts its receives 60 s late: its client gives up after 3 s
+# of no completion and exits 1; the VM lab stops the server once its grace
+# after the client's end (20 s) is over, and the diagnosis of the server's
+# end says so (the VM lab's run.json, kept in the lab's as "vm")
+R=$VM_TMP/lab-grace
+timeout 600 "$RDMATRACE" lab sendrecv --backend vm -o "$R" -- --post-delay-ms 60000 --timeout-ms 3000 >"$R.out" 2>&1
+check "lab sendrecv with a server that never posts in time: the VM lab's stop is told in its end" python3 -c '
+import json, subprocess, sys
+rt, run = sys.argv[1:3]
+sides = json.load(open(run + "/run.json"))["sides"]
+assert sides["client"]["exit_status"] == 1 and sides["server"]["exit_status"] == 143, sides
+pid = sides["server"]["record"]["processes"][0]["pid"]
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+f = [x["text"] for x in d["findings"] if x["kind"] == "process_ended" and x["text"].startswith("rt-lab-sendrecv (pid %d) " % pid)]
+assert len(f) == 1 and " was stopped by SIGTERM " in f[0] and " The VM lab stopped it: it went on after the other side had ended, " \
+    "for longer than the lab\x27s --grace (run.json: result \"stopped\")." in f[0], [x["text"] for x in d["findings"]]
+' "$RDMATRACE" "$R"
 # More WRs in one post than the send queue holds: the client asks for 6, rxe
 # makes 7 (2^n - 1), and the probe records what the provider granted, so the
 # diagnosis judges the queue full at 7 (it recorded the 6 asked for before)

@@ -340,9 +340,11 @@ PY
 # held_once RUN KIND: a held_back finding for each packet its engine traced
 # as held back (of opcode class KIND, one per process: each applies the rule
 # on its own), and nothing else of warning or more; each names its packet
-# by PSN and a hold of 5 ms (the rule's), within 4.9-20 ms at the capture
+# by PSN and a hold of 5 ms (the rule's), within 4.9-500 ms at the capture
 # point (it includes what the engine took to make the packet, and a loaded
-# machine wakes the engine's timer late; 5.0-5.4 ms seen here)
+# machine wakes the engine's timer late: 5.0-5.4 ms seen here, 100.7 ms once
+# in a CI run beside the other tests; a hold told from the wrong packets
+# would be off by an ACK timeout, seconds)
 held_once() {
 	python3 - "$1" "$RDMATRACE" "$2" <<'PY'
 import re, sys
@@ -355,8 +357,8 @@ f = [x for x in diagnosis(run, rt)["findings"] if x["severity"] != "info"]
 assert len(f) == len(held) and all(x["kind"] == "held_back" for x in f), [x["kind"] + ": " + x["text"] for x in f]
 for x in f:
     m = re.search(r"of PSN 0x([0-9a-f]+) \(frame \d+\) passed the capture point ([0-9.]+) ms after", x["text"])
-    assert m and int(m.group(1), 16) in [e["psn"] for e in held] and 4.9 <= float(m.group(2)) <= 20, x["text"]
-    assert 4.9e6 <= x["time_lost_ns"] <= 20e6, x
+    assert m and int(m.group(1), 16) in [e["psn"] for e in held] and 4.9 <= float(m.group(2)) <= 500, x["text"]
+    assert 4.9e6 <= x["time_lost_ns"] <= 500e6, x
 PY
 }
 # one packet held back 5 ms that reorders nothing (the ACK of the minimal

@@ -183,7 +183,7 @@ fz = [f for f in d["findings"] if f["kind"] == "process_frozen"]
 assert len(fz) == 1 and fz[0]["text"].startswith("ib_send_bw (pid ") and " on server froze for " in fz[0]["text"], [f["text"][:200] for f in d["findings"]]
 assert "which the kernel\x27s transport answered, but the program polled no completion" in fz[0]["text"], fz[0]["text"]
 told = [f for f in d["findings"] if f["kind"] == "rnr_stall" and "while its process was frozen from " in f["text"]]
-# (when not, what the stall and the freeze were: their times, the stall's evidence, the clocks)
+# (when not, what the stall and the freeze were: their times, the evidence of the stall, the clocks)
 why = [(f["kind"], f["t_ns"], f["time_lost_ns"], f["text"][:300], f["evidence"][:400]) for f in d["findings"]] + [d["hosts"]]
 assert told and all("the program posted no receive in that time" in f["text"] for f in told), why
 ' "$R6" "$RDMATRACE"

@@ -579,6 +579,9 @@ int tl_run_json_read(const char *dir, char **json, size_t *len);
 /* Which tool wrote a run.json: `rdmatrace record`, the lab, or another. */
 enum tl_run_tool { TL_RUN_OTHER, TL_RUN_RECORD, TL_RUN_LAB, TL_RUN_VM };
 enum tl_run_tool tl_run_json_tool(const char *json);
+/* tl_output.c: the integer after key ("\"code\": ") in [from, to) of a
+ * tool's run.json, or def. */
+long long tl_json_int(const char *from, const char *to, const char *key, long long def);
 /* tl_stats.c: the per-QP statistics run on a thread of their own while the
  * rows are built.  They read the build and write only the statistics fields
  * of the QPs, so until tl_stats_join() nothing may add to or move the build's

@@ -222,8 +222,7 @@ bool tl_run_json_output_words(const char *dir, const char *json, const char *tra
 	return false;
 }
 
-/* The integer after key in [from, to), or def. */
-static long long int_after(const char *from, const char *to, const char *key, long long def)
+long long tl_json_int(const char *from, const char *to, const char *key, long long def)
 {
 	const char *p = strstr(from, key);
 	return p && p < to ? strtoll(p + strlen(key), NULL, 10) : def;
@@ -290,7 +289,7 @@ static bool vm_stop_words(const char *vm, const char *from, const char *to, char
 					     "longer than the lab's --grace (run.json: result \"stopped\").");
 		return true;
 	}
-	if (!cmd || cmd >= to || int_after(from, to, "\"exit_status\": ", -1) != 124)
+	if (!cmd || cmd >= to || tl_json_int(from, to, "\"exit_status\": ", -1) != 124)
 		return false;
 	/* its duration: the first word after "timeout" that starts with a digit */
 	char limit[32] = "";
@@ -331,7 +330,7 @@ bool tl_program_stop_words(const char *trace, char *words, size_t len)
 		const char *vm = strstr(json, "\"vm\": {");
 		if (vm && !strstr(vm, "\"tool\": \"rdmatrace scripts/lab-vm\""))
 			vm = NULL;
-		if (side && int_after(side, tr, "\"exit_status\": ", -1) == 124) {
+		if (side && tl_json_int(side, tr, "\"exit_status\": ", -1) == 124) {
 			snprintf(words, len, " The lab stopped it: its side of the run had not ended within the lab's time "
 					     "limit (--timeout; run.json: exit status 124).");
 			found = true;

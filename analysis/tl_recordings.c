@@ -21,13 +21,6 @@
 #include "rdmatrace/trace_print.h"
 #include "tl_internal.h"
 
-/* The integer after key in [p, end), or def. */
-static long long json_int(const char *p, const char *end, const char *key, long long def)
-{
-	const char *k = strstr(p, key);
-	return k && k < end ? strtoll(k + strlen(key), NULL, 10) : def;
-}
-
 /* The string after key ("\"name\": \"") in [p, end) into out (printable, no escapes kept). */
 static bool json_text(const char *p, const char *end, const char *key, char *out, size_t len)
 {
@@ -59,7 +52,7 @@ static int record_finding(struct tl_build *b, const char *json, const char *p, c
 	const char *exit = strstr(p, "\"exit\": {");
 	if (!exit || exit >= end)
 		return 0;
-	long long code = json_int(exit, end, "\"code\": ", -1), sig = json_int(exit, end, "\"signal\": ", 0);
+	long long code = tl_json_int(exit, end, "\"code\": ", -1), sig = tl_json_int(exit, end, "\"signal\": ", 0);
 	if (code == 0 || (code < 0 && sig <= 0))
 		return 0;
 	char prog[256] = "the program", host[128] = "?", words[900] = "";
@@ -70,8 +63,8 @@ static int record_finding(struct tl_build *b, const char *json, const char *p, c
 			memmove(prog, slash + 1, strlen(slash + 1) + 1);
 	}
 	json_text(p, end, "\"name\": \"", host, sizeof(host));
-	long long pid = json_int(p, end, "\"root_pid\": ", 0);
-	uint64_t t = (uint64_t)json_int(p, end, "\"end_ns\": ", 0);
+	long long pid = tl_json_int(p, end, "\"root_pid\": ", 0);
+	uint64_t t = (uint64_t)tl_json_int(p, end, "\"end_ns\": ", 0);
 	tl_run_json_output_words(dir, json, name, words, sizeof(words));
 	char text[2048], pidtxt[40] = "";
 	if (pid > 0)

@@ -2258,27 +2258,33 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		qp_name(b, u->requester, &t);
 		if (nak) {
 			tx(&t, ": the receiver NAKed PSN 0x%06x (PSN sequence error) because ", npsn);
-			if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->icrc == RT_ICRC_BAD)
+			if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->icrc == RT_ICRC_BAD) {
 				tx(&t, "that packet (frame %u) had a bad ICRC and the receiver dropped it", tl_pk(b, lostpk)->frame);
-			else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late)
+				why = WHY_DAMAGED;
+			} else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late) {
 				tx(&t, "that packet (frame %u) came after later PSNs: it was held back %s", tl_pk(b, lostpk)->frame,
 				   held_where(b, lostpk));
-			else if (lostpk != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, lostpk)->recv_qp, lostpk)) != RT_TL_NONE)
+				why = WHY_REORDERED;
+			} else if (lostpk != RT_TL_NONE &&
+				   (rxdrop = traced_rx_drop(c, tl_pk(b, lostpk)->recv_qp, lostpk)) != RT_TL_NONE) {
 				tx(&t, "that packet (frame %u) reached the receiver, whose engine dropped it as it arrived%s",
 				   tl_pk(b, lostpk)->frame, drop_reason_words(tl_ev(b, rxdrop)));
-			else if (lostpk != RT_TL_NONE && (order = rx_before_nak(c, lostpk, u->trigger, &rxev, &nakev)) == 0)
+				why = WHY_DROPPED;
+			} else if (lostpk != RT_TL_NONE && (order = rx_before_nak(c, lostpk, u->trigger, &rxev, &nakev)) == 0) {
 				tx(&t, "that packet (frame %u) arrived late: the receiver's engine traced it arriving %.3f ms after "
 				       "it sent the NAK (%s)",
 				   tl_pk(b, lostpk)->frame, ms(tl_ev(b, rxev)->raw_ns - tl_ev(b, nakev)->raw_ns),
 				   (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD)
 					   ? "a NAK that engine had held back, by injected delay or reordering, and made before"
 					   : "it takes packets in turn, and this one still waited");
-			else if (order == 1 && (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD))
+				why = WHY_REORDERED;
+			} else if (order == 1 && (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD)) {
 				tx(&t, "that packet (frame %u) reached the receiver, as its engine traced, before the NAK (frame %u) "
 				       "left: that NAK was held back by the engine that sent it (injected delay or reordering), and "
 				       "the sender acted on it when it came",
 				   tl_pk(b, lostpk)->frame, tl_pk(b, u->trigger)->frame);
-			else if (order == 1) {
+				why = WHY_REORDERED;
+			} else if (order == 1) {
 				uint32_t w = awaited_request(b, u->stream, lostpk, u->trigger);
 				tx(&t, "that packet (frame %u) reached the receiver, as its engine traced, while ", tl_pk(b, lostpk)->frame);
 				if (w != RT_TL_NONE)
@@ -2288,6 +2294,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else
 					tx(&t, "it still waited for an earlier PSN");
 				tx(&t, ", and discarded it as out of sequence");
+				why = WHY_REORDERED;
 			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE &&
 				   (overtook = request_overtaken(b, k0->recv_qp, lostpk, u->trigger)) != RT_TL_NONE) {
 				tx(&t, "that packet (frame %u) came before PSN 0x%06x (frame %u), which was sent before it ",
@@ -2297,56 +2304,51 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				else
 					tx(&t, "and held back %s", held_where(b, overtook));
 				tx(&t, ", and the receiver, still waiting for that one, dropped it as out of sequence");
-			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
+				why = WHY_REORDERED;
+			} else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE) {
 				tx(&t, "that packet (frame %u) was lost after the capture point or arrived late", tl_pk(b, lostpk)->frame);
-			else if (late_after != RT_TL_NONE) {
+				why = WHY_LOST_AFTER;
+			} else if (late_after != RT_TL_NONE) {
 				latepk = late_after;
 				tx(&t, "that packet came late: held back %s, it passed the capture point %.3f ms after the NAK "
 				       "(frame %u)",
 				   held_where(b, latepk), ms(item_t(c, tl_item_pk(b, latepk)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   tl_pk(b, latepk)->frame);
-			} else if (nak_acked != RT_TL_NONE)
+				why = WHY_REORDERED;
+			} else if (nak_acked != RT_TL_NONE) {
 				tx(&t, "that packet reached it late: the receiver acknowledged it (frame %u) %.3f ms after the "
 				       "NAK, when the sender had been told to go back (held back or delayed on the way)",
 				   tl_pk(b, nak_acked)->frame,
 				   ms(item_t(c, tl_item_pk(b, nak_acked)) - item_t(c, tl_item_pk(b, u->trigger))));
-			else if ((lostdrop = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE)
+				why = WHY_REORDERED;
+			} else if ((lostdrop = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE) {
 				tx(&t, "that packet never left the sender: its engine dropped it as it sent it%s",
 				   drop_reason_words(tl_ev(b, lostdrop)));
-			else
+				why = WHY_DROPPED;
+			} else
 				tx(&t, "that packet was lost before the capture point");
-			/* (the story told above, in the order it was chosen) */
-			if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->icrc == RT_ICRC_BAD)
-				why = WHY_DAMAGED;
-			else if (lostpk != RT_TL_NONE && tl_pk(b, lostpk)->late)
-				why = WHY_REORDERED;
-			else if (rxdrop != RT_TL_NONE)
-				why = WHY_DROPPED;
-			else if (order >= 0 || overtook != RT_TL_NONE)
-				why = WHY_REORDERED;
-			else if (lostpk != RT_TL_NONE && late_after == RT_TL_NONE)
-				why = WHY_LOST_AFTER;
-			else if (late_after != RT_TL_NONE || nak_acked != RT_TL_NONE)
-				why = WHY_REORDERED;
-			else if (lostdrop != RT_TL_NONE)
-				why = WHY_DROPPED;
 			tx(&t, ", so the sender resent ");
 			resent_words(packets, bytes, &t);
 			tx(&t, " from PSN 0x%06x", npsn);
 		} else if (rgap) {
 			const struct tl_pk *tr = tl_pk(b, u->trigger);
 			tx(&t, atomic ? ": the atomic ACK for PSN 0x%06x " : ": the RDMA READ response PSN 0x%06x ", u->psn);
-			if (rlost != RT_TL_NONE && tl_pk(b, rlost)->icrc == RT_ICRC_BAD)
+			if (rlost != RT_TL_NONE && tl_pk(b, rlost)->icrc == RT_ICRC_BAD) {
 				tx(&t, "(frame %u) had a bad ICRC and the requester dropped it", tl_pk(b, rlost)->frame);
-			else if (rlost != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, rlost)->recv_qp, rlost)) != RT_TL_NONE)
+				why = WHY_DAMAGED;
+			} else if (rlost != RT_TL_NONE &&
+				   (rxdrop = traced_rx_drop(c, tl_pk(b, rlost)->recv_qp, rlost)) != RT_TL_NONE) {
 				tx(&t, "(frame %u) reached the requester, whose engine dropped it as it arrived%s",
 				   tl_pk(b, rlost)->frame, drop_reason_words(tl_ev(b, rxdrop)));
-			else if (rlost != RT_TL_NONE)
+				why = WHY_DROPPED;
+			} else if (rlost != RT_TL_NONE) {
 				tx(&t, "(frame %u) was lost after the capture point or arrived late", tl_pk(b, rlost)->frame);
-			else if (rlate != RT_TL_NONE)
+				why = WHY_LOST_AFTER;
+			} else if (rlate != RT_TL_NONE) {
 				tx(&t, "came late (frame %u), after later responses%s: held back %s", tl_pk(b, rlate)->frame,
 				   rlate > u->first ? " and after the requester asked for it again" : "", held_where(b, rlate));
-			else if (after2 != RT_TL_NONE)
+				why = WHY_REORDERED;
+			} else if (after2 != RT_TL_NONE) {
 				tx(&t, "came late, after the requester asked for it again: held back %s; after "
 				       "that request the capture holds two copies of it (frames %u and %u, %.3f and %.3f ms after "
 				       "the response that skipped it), its answer and the late one, and before it every other "
@@ -2355,26 +2357,20 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   tl_pk(b, after1)->frame, tl_pk(b, after2)->frame,
 				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
-			else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE) {
+				why = WHY_REORDERED;
+			} else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE) {
 				tx(&t, "never left the responder: its engine dropped it as it sent it%s",
 				   drop_reason_words(tl_ev(b, lostdrop)));
 				rearly = rfollows = RT_TL_NONE; /* (not the story told) */
-			} else if (rearly != RT_TL_NONE)
+				why = WHY_DROPPED;
+			} else if (rearly != RT_TL_NONE) {
 				tx(&t, "(frame %u) came before the one of PSN 0x%06x (frame %u), held back %s: the requester, "
 				       "still waiting for that one, discarded it as out of sequence",
 				   tl_pk(b, rearly)->frame, tl_pk(b, rfollows)->psn, tl_pk(b, rfollows)->frame,
 				   held_where(b, rfollows));
-			else
-				tx(&t, "was lost before the capture point");
-			/* (the story told above, in the order it was chosen) */
-			if (rlost != RT_TL_NONE && tl_pk(b, rlost)->icrc == RT_ICRC_BAD)
-				why = WHY_DAMAGED;
-			else if (rxdrop != RT_TL_NONE || lostdrop != RT_TL_NONE)
-				why = WHY_DROPPED;
-			else if (rlost != RT_TL_NONE)
-				why = WHY_LOST_AFTER;
-			else if (rlate != RT_TL_NONE || after2 != RT_TL_NONE || rearly != RT_TL_NONE)
 				why = WHY_REORDERED;
+			} else
+				tx(&t, "was lost before the capture point");
 			if (tr->op_class == rcls)
 				tx(&t, ", so the next response (PSN 0x%06x, frame %u) was out of sequence", tr->psn, tr->frame);
 			else
@@ -2395,18 +2391,16 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
 			bool early = burst_early(c, u, &waited);
 			uint32_t rpsn = early ? u->psn : u->round_psn;
-			if (ecause || early)
-				why = !early ? WHY_REORDERED
-				      : ecause == RT_RETRY_ACK_TIMEOUT || (!ecause && b->capture_lossless) ? WHY_EARLY_TIMER
-				      : WHY_UNSEEN_NAK;
 			if (!early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x, its first packet held back on the way (it passed the "
 				       "capture point after the later ones): its engine traced that retry after %s",
 				   u->psn, retry_cause_words(ecause));
+				why = WHY_REORDERED;
 			} else if (early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK "
 				       "timeout (timeout=%u, %.2f ms) could expire: its engine traced that retry after %s",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0, retry_cause_words(ecause));
+				why = ecause == RT_RETRY_ACK_TIMEOUT ? WHY_EARLY_TIMER : WHY_UNSEEN_NAK;
 			} else if (early && b->capture_lossless) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, with no NAK in the capture "
 				       "that asked for it, which dropped nothing: its ACK timer (timeout=%u, %.2f ms) went off "
@@ -2414,12 +2408,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "when it is not running and does not stop it when everything is acknowledged: a spurious "
 				       "timeout)",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
+				why = WHY_EARLY_TIMER;
 			} else if (early) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK timeout "
 				       "(timeout=%u, %.2f ms) could expire: a NAK the capture does not hold made it do so, or its ACK "
 				       "timer went off early, armed for an earlier packet and still running (the kernel's SoftRoCE "
 				       "does not stop it when everything is acknowledged)",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0);
+				why = WHY_UNSEEN_NAK;
 			} else {
 				/* the drops, as the engines sent them, the ACK timer went off for; the
 				 * sender's of the packet the round went back to is told where the text
@@ -2524,28 +2520,28 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				      : captured && rpsn == u->psn ? WHY_NO_ANSWER : WHY_LOST_BEFORE;
 				nb += unseen_rounds + engine_unseen;
 			}
-			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD)
+			/* (what these clauses tell of the transmission repeated says more of
+			 * why the round started than what was told before) */
+			if (captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD) {
 				tx(&t, "; the transmission it repeats (frame %u) had a bad ICRC and the receiver dropped it",
 				   tl_pk(b, u->prev)->frame);
-			else if (u->cause == RT_RETRY_ACK_TIMEOUT &&
-				 (dmg = damaged_ackreq(b, u->first, u->psn, packets)) != RT_TL_NONE)
+				why = WHY_DAMAGED;
+			} else if (u->cause == RT_RETRY_ACK_TIMEOUT &&
+				   (dmg = damaged_ackreq(b, u->first, u->psn, packets)) != RT_TL_NONE) {
 				tx(&t, "; the request that asked for its ACK (frame %u, PSN 0x%06x, AckReq) had a bad ICRC: the "
 				       "receiver dropped it and sent no ACK", tl_pk(b, dmg)->frame, tl_pk(b, dmg)->psn);
-			else if (captured && (rxdrop = traced_rx_drop(c, tl_pk(b, u->prev)->recv_qp, u->prev)) != RT_TL_NONE)
+				why = WHY_DAMAGED;
+			} else if (captured && (rxdrop = traced_rx_drop(c, tl_pk(b, u->prev)->recv_qp, u->prev)) != RT_TL_NONE) {
 				tx(&t, "; the transmission it repeats (frame %u) reached the receiver, whose engine dropped it "
 				       "as it arrived%s", tl_pk(b, u->prev)->frame, drop_reason_words(tl_ev(b, rxdrop)));
-			else if (u->cause == RT_RETRY_ACK_TIMEOUT && captured &&
-				 (fz = engine_frozen(c, tl_pk(b, u->prev)->recv_qp, t_prev, t_first)) != NULL)
+				why = WHY_DROPPED;
+			} else if (u->cause == RT_RETRY_ACK_TIMEOUT && captured &&
+				   (fz = engine_frozen(c, tl_pk(b, u->prev)->recv_qp, t_prev, t_first)) != NULL) {
 				tx(&t, "; the receiver's process, which runs its engine (uroce), was frozen from %.6f s for "
 				       "%.3f s (its own finding): nothing answered", (double)item_t(c, fz->from) / 1e9,
 				   (double)(item_t(c, fz->to) - item_t(c, fz->from)) / 1e9);
-			/* (what the clause above told of the transmission repeated says more) */
-			if ((captured && tl_pk(b, u->prev)->icrc == RT_ICRC_BAD) || dmg != RT_TL_NONE)
-				why = WHY_DAMAGED;
-			else if (rxdrop != RT_TL_NONE)
-				why = WHY_DROPPED;
-			else if (fz)
 				why = WHY_FROZEN;
+			}
 			if (k0->op_class == RT_CLASS_READ_REQ)
 				tx(&t, ", so the requester asked again for %" PRIu64 " bytes", bytes);
 			else {

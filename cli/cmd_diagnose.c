@@ -18,6 +18,7 @@
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/tl_export.h"
 #include "rdmatrace/trace_print.h"
+#include "number_arg.h"
 
 static int u64cmp(const void *a, const void *b)
 {
@@ -223,10 +224,8 @@ static int run(int argc, char **argv)
 		if (c == 'j') {
 			json = 1;
 		} else if (c == 'n') {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || v > SIZE_MAX) {
+			uint64_t v;
+			if (rt_parse_number_arg(optarg, 10, SIZE_MAX, &v) < 0) {
 				fprintf(stderr, "rdmatrace diagnose: --limit needs a number of findings (0: all), not '%s'\n",
 					optarg);
 				return 2;

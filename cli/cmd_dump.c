@@ -16,6 +16,7 @@
 #include "rdmatrace/trace_print.h"
 #include "rdmatrace/trace_reader.h"
 #include "rdmatrace/tracer.h"
+#include "number_arg.h"
 
 static const char usage[] =
 	"usage: rdmatrace dump [OPTIONS] FILE...\n"
@@ -134,12 +135,12 @@ static int run(int argc, char **argv)
 				return 2;
 			break;
 		case 'q': {
-			char *end;
-			qpn = strtoul(optarg, &end, 0);
-			if (*end || qpn > 0xffffff) {
+			uint64_t v;
+			if (rt_parse_number_arg(optarg, 0, 0xffffff, &v) < 0) {
 				fprintf(stderr, "rdmatrace dump: bad QP number '%s'\n", optarg);
 				return 2;
 			}
+			qpn = (unsigned long)v;
 			have_qpn = 1;
 			break;
 		}

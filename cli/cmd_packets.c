@@ -18,6 +18,7 @@
 #include "rdmatrace/qp_stats.h"
 #include "rdmatrace/roce_decode.h"
 #include "rdmatrace/roce_format.h"
+#include "number_arg.h"
 
 #define MAX_PORTS 16
 
@@ -103,17 +104,6 @@ static bool wanted(const struct packets_opts *o, const struct rt_pkt *p)
 	return true;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "send,write", or an opcode by number (0x11) or kernel name (RC_ACKNOWLEDGE). */
 static int parse_opcode_arg(struct packets_opts *o, const char *arg)
 {
@@ -128,7 +118,7 @@ static int parse_opcode_arg(struct packets_opts *o, const char *arg)
 			}
 		if (!found) {
 			uint64_t v;
-			if (parse_u64(tok, 255, &v) == 0) {
+			if (rt_parse_number_arg(tok, 0, 255, &v) == 0) {
 				o->opcode = (int)v;
 				found = true;
 			}
@@ -155,7 +145,7 @@ static int parse_ports(struct packets_opts *o, const char *arg)
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
-		if (parse_u64(tok, 65535, &v) < 0 || v == 0 || o->nports >= MAX_PORTS) {
+		if (rt_parse_number_arg(tok, 0, 65535, &v) < 0 || v == 0 || o->nports >= MAX_PORTS) {
 			fprintf(stderr, "rdmatrace packets: bad --port '%s'\n", tok);
 			return -1;
 		}
@@ -192,7 +182,7 @@ static int parse_args(int argc, char **argv, struct packets_opts *o)
 		case 'j': o->json = true; break;
 		case 's': o->stats = true; break;
 		case 'q':
-			if (parse_u64(optarg, 0xFFFFFF, &v) < 0) {
+			if (rt_parse_number_arg(optarg, 0, 0xFFFFFF, &v) < 0) {
 				fprintf(stderr, "rdmatrace packets: bad --qp '%s' (a 24-bit number, 17 or 0x11)\n", optarg);
 				return -1;
 			}
@@ -214,7 +204,7 @@ static int parse_args(int argc, char **argv, struct packets_opts *o)
 		case 'M': o->backend = RT_CAPFILE_MMAP; break;
 		case 'I': o->no_icrc = true; break;
 		case 'c':
-			if (parse_u64(optarg, UINT64_MAX, &o->limit) < 0) {
+			if (rt_parse_number_arg(optarg, 0, UINT64_MAX, &o->limit) < 0) {
 				fprintf(stderr, "rdmatrace packets: bad --count '%s'\n", optarg);
 				return -1;
 			}

@@ -12,6 +12,7 @@
 
 #include "command.h"
 #include "rdmatrace/collector.h"
+#include "number_arg.h"
 
 static const char usage[] =
 	"usage: rdmatrace salvage [-o FILE] [--keep] [--force] PID|SEGMENT\n"
@@ -102,12 +103,11 @@ static int run(int argc, char **argv)
 	}
 	const char *arg = argv[optind];
 	struct pick p = {.want = arg};
-	char *end;
-	long pid = strtol(arg, &end, 10);
-	if (!*end && pid > 0) {
+	uint64_t pid;
+	if (rt_parse_number_arg(arg, 10, INT32_MAX, &pid) == 0 && pid > 0) {
 		if (rt_collector_find_segment((int)pid, p.name, sizeof(p.name)) < 0) {
 			fprintf(stderr, "rdmatrace salvage: no tracer segment in /dev/shm for process %ld "
-					"(rdmatrace salvage --list shows them)\n", pid);
+					"(rdmatrace salvage --list shows them)\n", (long)pid);
 			return 1;
 		}
 		p.pid = (int)pid;

@@ -11,6 +11,7 @@
 
 #include "command.h"
 #include "rdmatrace/collector.h"
+#include "number_arg.h"
 
 static const char usage[] =
 	"usage: rdmatrace snapshot [--reason TEXT] [--timeout SECONDS] PID\n"
@@ -64,16 +65,15 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "rdmatrace snapshot: give exactly one PID\n%s", usage);
 		return 2;
 	}
-	char *end;
-	long pid = strtol(argv[optind], &end, 10);
-	if (*end || pid <= 0 || pid > 0x7fffffff) {
+	uint64_t pid;
+	if (rt_parse_number_arg(argv[optind], 10, INT32_MAX, &pid) < 0 || pid == 0) {
 		fprintf(stderr, "rdmatrace snapshot: bad PID '%s'\n", argv[optind]);
 		return 2;
 	}
 	char name[256], out[512] = "", err[512] = "";
 	if (rt_collector_find_segment((int)pid, name, sizeof(name)) < 0) {
 		fprintf(stderr, "rdmatrace snapshot: process %ld is not traced (no tracer segment in /dev/shm names it)\n",
-			pid);
+			(long)pid);
 		return 1;
 	}
 	int rc = rt_collector_request_snapshot(name, reason, (unsigned)(timeout * 1000), out, sizeof(out), err,

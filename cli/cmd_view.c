@@ -4,6 +4,7 @@
  * the model, the screens and the terminal live in viewer/.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "../viewer/batch.h"
 #include "../viewer/open.h"
 #include "../viewer/ui.h"
+#include "number_arg.h"
 
 extern const struct rt_command rt_cmd_view;
 
@@ -59,11 +61,12 @@ static int run_view(int argc, char **argv)
 			bo.keys = optarg;
 			break;
 		case 'n':
-			bo.frames = atoi(optarg);
-			if (bo.frames < 1) {
+			uint64_t v;
+			if (rt_parse_number_arg(optarg, 10, INT_MAX, &v) < 0 || v < 1) {
 				fprintf(stderr, "rdmatrace view: --frames needs a positive number\n");
 				return 2;
 			}
+			bo.frames = (int)v;
 			break;
 		case 's':
 			if (parse_size(optarg, &bo.cols, &bo.rows) < 0) {

@@ -11,6 +11,7 @@
 
 #include "command.h"
 #include "wireshark_files.h"
+#include "number_arg.h"
 
 static int on_path(const char *prog)
 {
@@ -38,12 +39,12 @@ static int cmd_wireshark(int argc, char **argv)
 	int print_only = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--frame") == 0 && i + 1 < argc) {
-			char *end;
-			frame = strtol(argv[++i], &end, 10);
-			if (*end || frame < 1) {
+			uint64_t v;
+			if (rt_parse_number_arg(argv[++i], 10, UINT32_MAX, &v) < 0 || v < 1) {
 				fprintf(stderr, "rdmatrace wireshark: --frame needs a frame number, not '%s'\n", argv[i]);
 				return 2;
 			}
+			frame = (long)v;
 		} else if (strcmp(argv[i], "--print") == 0) {
 			print_only = 1;
 		} else if (argv[i][0] == '-') {

@@ -54,4 +54,31 @@ if command -v strace >/dev/null && ! sanitizer_build; then
 else
 	skip "main heap for timeline commands" "no strace, or a sanitizer build (its own allocator)"
 fi
+# Numbers given on the command line (cli/number_arg.c): nothing, a sign,
+# white space, trailing characters and values out of range are refused with
+# a usage error (status 2) that names what was given; good ones are taken
+number_refused() { # number_refused DESC ARG... : status 2 and the bad value named
+	local desc=$1 bad=${*: -1} rc=0 err
+	shift
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	if [ "$rc" = 2 ] && grep -qF -- "'$bad'" <<<"$err"; then ok "$desc"; else
+		not_ok "$desc (status $rc)"; printf '%s\n' "$err" | sed 's/^/#   /' | head -5; fi
+}
+for bad in "" "-1" "+3" " 3" "3x" "0x1000000" "99999999999999999999999"; do
+	number_refused "dump --qpn '$bad' refused" "$RDMATRACE" dump /dev/null --qpn "$bad"
+	number_refused "packets --qp '$bad' refused" "$RDMATRACE" packets /dev/null --qp "$bad"
+done
+for bad in "" "-2" " 2" "2x" "18446744073709551616"; do
+	number_refused "diagnose --limit '$bad' refused" "$RDMATRACE" diagnose "$tmp" --limit "$bad"
+	number_refused "wireshark --frame '$bad' refused" "$RDMATRACE" wireshark --frame "$bad"
+done
+for bad in "0" "5x" "-5" "99999999999"; do
+	number_refused "snapshot '$bad' refused" "$RDMATRACE" snapshot -- "$bad"
+	err=$("$RDMATRACE" view --frames "$bad" "$tmp" 2>&1 >/dev/null)
+	check "view --frames '$bad' refused" grep -q -- "--frames needs a positive number" <<<"$err"
+done
+err=$("$RDMATRACE" dump --qpn 0x11 /dev/null 2>&1 >/dev/null)
+check "dump --qpn 0x11 taken (the file is what it complains of)" bash -c "! grep -q 'bad QP number' <<<\"\$1\"" _ "$err"
+err=$("$RDMATRACE" diagnose --limit 3 "$tmp/none" 2>&1 >/dev/null)
+check "diagnose --limit 3 taken" bash -c "! grep -q 'needs a number' <<<\"\$1\"" _ "$err"
 done_testing

@@ -94,6 +94,11 @@ check_fails "unknown backend" "$RDMATRACE" lab minimal --backend nowhere -o "$T/
 check "--netem is for the vm backend, and says so" bash -c "! '$RDMATRACE' lab minimal --netem 'duplicate 5%' -o '$T/x' >'$T/netem.out' 2>&1 && grep -q -- '--netem is for the vm backend' '$T/netem.out'"
 check "--netem with --loss is refused, and says so" bash -c "! '$RDMATRACE' lab minimal --backend vm --netem 'duplicate 5%' --loss 3 -o '$T/x' >'$T/netem2.out' 2>&1 && grep -q -- '--netem and --loss together' '$T/netem2.out'"
 check_fails "a non-number option" "$RDMATRACE" lab minimal --count lots -o "$T/x"
+: >"$T/afile"
+"$RDMATRACE" lab minimal -o "$T/afile/run" >"$T/nodir.out" 2>&1
+rc=$?
+check "a run directory that cannot be made is refused (status 2), the reason said once" \
+	bash -c "[ $rc = 2 ] && grep -q 'cannot create $T/afile/run' '$T/nodir.out' && [ \$(grep -c 'Not a directory' '$T/nodir.out') = 1 ]"
 timeout 60 "$RDMATRACE" lab minimal -o "$T/dies" -- --size not-a-size >"$T/dies.out" 2>&1
 rc=$?
 check "a program that dies fails the run" test $rc -ne 0 -a $rc -ne 124

@@ -143,6 +143,8 @@ struct dctx {
 	uint64_t cap_end;         /* capture_end(): the time of the capture's last packet */
 	struct rq_posts *rq;      /* receive WR posts per QP (recv_depth); NULL until asked */
 	struct tl_vec rounds_told;/* struct round_told: each Go-Back-N finding, what it says started it */
+	struct tl_vec rnr_timer_sets; /* uint32_t: the modifies that set a min_rnr_timer (min_rnr_timer_sets) */
+	bool rnr_timer_sets_read; /* ... collected */
 };
 
 /* The receive WR posts of each QP, in event order (CSR: QP q's are ev[off[q]]
@@ -2931,6 +2933,33 @@ static void rnr_codes_words(const struct rnr_codes *r, char *buf, size_t len)
 	}
 }
 
+/* The traced modifies of QP q that set its min_rnr_timer between the
+ * aligned times from and to: up to max of them in out[], in the order its
+ * process made them; their number.  (They are collected from all events
+ * the first time one is asked for.) */
+static unsigned min_rnr_timer_sets(struct dctx *c, uint32_t q, uint64_t from, uint64_t to, uint32_t *out,
+				   unsigned max)
+{
+	struct tl_build *b = c->b;
+	if (!c->rnr_timer_sets_read) {
+		c->rnr_timer_sets_read = true;
+		for (size_t j = 0; j < tl_nev(b); j++) {
+			const struct tl_evrec *e = tl_ev(b, j);
+			if (e->ev.kind == RT_EV_QP_STATE && !e->ev.u.qp_state.result && !(e->ev.flags & RT_EVF_ERROR) &&
+			    (e->ev.u.qp_state.attr_mask & RT_QPA_MIN_RNR_TIMER) && !b->ev_shadow[j] &&
+			    tl_vec_push_u32(&c->rnr_timer_sets, (uint32_t)j) < 0)
+				break; /* (out of memory: fewer named) */
+		}
+	}
+	unsigned n = 0;
+	for (size_t x = 0; x < c->rnr_timer_sets.n && n < max; x++) {
+		uint32_t j = *TL_AT(&c->rnr_timer_sets, uint32_t, x);
+		if (b->ev_qp[j] == q && item_t(c, j) >= from && item_t(c, j) <= to)
+			out[n++] = j;
+	}
+	return n;
+}
+
 static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 {
 	struct tl_build *b = c->b;
@@ -3074,9 +3103,28 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (code == 0 && codes.n == 1)
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms)%s",
 			   ninj == n ? "" : " or post receives earlier");
-		else if (codes.n > 1)
+		/* the receiver's modifies that changed it, from the first RNR NAK to the last
+		 * (widened by its clock's uncertainty) */
+		uint32_t sets[3];
+		unsigned nsets = 0;
+		if (codes.n > 1 && responder < b->qps.n && tl_qp(b, responder)->host < b->hosts.n) {
+			uint64_t unc = tl_host(b, tl_qp(b, responder)->host)->uncertainty_ns;
+			uint64_t t_last = item_t(c, tl_item_pk(b, lastnak));
+			unc = unc == UINT64_MAX ? 0 : unc;
+			nsets = min_rnr_timer_sets(c, responder, t0 > unc ? t0 - unc : 0, t_last + unc, sets, 3);
+		}
+		if (codes.n > 1) {
 			tx(&t, " - the responder's QP changed its min_rnr_timer meanwhile (an RNR NAK carries the code its QP "
-			       "has when it leaves)%s", codes.count[0] ? "; code 0 means the LONGEST wait, 655.36 ms, not zero" : "");
+			       "has when it leaves)");
+			for (unsigned m = 0; m < nsets; m++) {
+				const struct rt_ev_qp_state *q = &tl_ev(b, sets[m])->ev.u.qp_state;
+				tx(&t, "%s to %u (%.2f ms) with ibv_modify_qp (%s to %s) at %.6f s (its trace)",
+				   m ? ", then" : ": its program set it", q->min_rnr_timer, rt_rnr_timer_us(q->min_rnr_timer) / 1000.0,
+				   rt_qp_state_name(q->from_state), rt_qp_state_name(q->to_state), (double)item_t(c, sets[m]) / 1e9);
+			}
+			if (codes.count[0])
+				tx(&t, "; code 0 means the LONGEST wait, 655.36 ms, not zero");
+		}
 		/* the sender's engine dropped the (last) RNR NAK on arrival: no resend after the timer */
 		uint32_t nakdrop = late != RT_TL_NONE ? traced_rx_drop(c, requester, lastnak) : RT_TL_NONE;
 		bool unheard = nakdrop != RT_TL_NONE && n == 1; /* its only RNR NAK never reached the sender */
@@ -3131,6 +3179,9 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		if (fz)
 			tx(&e, ", the receiver's last record before its freeze at %.6f s, first after at %.6f s",
 			   (double)item_t(c, fz->from) / 1e9, (double)item_t(c, fz->to) / 1e9);
+		for (unsigned m = 0; m < nsets; m++)
+			tx(&e, ", the receiver's modify that set min_rnr_timer %u at %.6f s", tl_ev(b, sets[m])->ev.u.qp_state.min_rnr_timer,
+			   (double)item_t(c, sets[m]) / 1e9);
 		uint32_t req = k->answer;
 		uint32_t wr = req != RT_TL_NONE ? tl_pk(b, req)->wr : RT_TL_NONE;
 		if (wr != RT_TL_NONE) {
@@ -3148,6 +3199,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		evidence_pk(b, FI(b, f), req);
 		tl_finding_evidence(b, FI(b, f), wr);
 		tl_finding_evidence(b, FI(b, f), nakdrop);
+		for (unsigned m = 0; m < nsets; m++)
+			tl_finding_evidence(b, FI(b, f), sets[m]);
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
@@ -9365,6 +9418,7 @@ int tl_detect(struct tl_build *b)
 	struct tl_vec bursts;
 	tl_vec_init(&bursts, sizeof(struct burst));
 	tl_vec_init(&c.rounds_told, sizeof(struct round_told));
+	tl_vec_init(&c.rnr_timer_sets, sizeof(uint32_t));
 	int rc = index_links(&c);
 	if (!rc)
 		unseen_first_transmissions(&c);
@@ -9436,6 +9490,7 @@ int tl_detect(struct tl_build *b)
 		rc = tl_stats_start(b, &c.li); /* takes the link index */
 	tl_vec_free(&bursts);
 	tl_vec_free(&c.rounds_told);
+	tl_vec_free(&c.rnr_timer_sets);
 	tl_link_index_free(&c.li);
 	free(c.explained);
 	free(c.pk_used);

@@ -22,17 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdmatrace/qp_rules.h"
 #include "tl_hash.h"
 #include "tl_internal.h"
-
-#define IBV_QP_PATH_MTU (1u << 8)
-#define IBV_QP_TIMEOUT (1u << 9)
-#define IBV_QP_RETRY_CNT (1u << 10)
-#define IBV_QP_RNR_RETRY (1u << 11)
-#define IBV_QP_MIN_RNR_TIMER (1u << 15)
-#define IBV_QP_RQ_PSN (1u << 12)
-#define IBV_QP_SQ_PSN (1u << 16)
-#define IBV_QP_DEST_QPN (1u << 20)
 
 struct wkey {                 /* a wire QP: address + QPN */
 	uint32_t ep, qpn;
@@ -363,17 +355,17 @@ static int trace_qps(struct lctx *c)
 			const struct rt_ev_qp_state *s = &ev->u.qp_state;
 			if (s->result)
 				continue;
-			if ((s->attr_mask & IBV_QP_DEST_QPN) && s->dest_qpn)
+			if ((s->attr_mask & RT_QPA_DEST_QPN) && s->dest_qpn)
 				Q->peer_qpn = s->dest_qpn;
-			if ((s->attr_mask & IBV_QP_PATH_MTU) && s->path_mtu)
+			if ((s->attr_mask & RT_QPA_PATH_MTU) && s->path_mtu)
 				Q->mtu = s->path_mtu;
-			if (s->attr_mask & IBV_QP_TIMEOUT)
+			if (s->attr_mask & RT_QPA_TIMEOUT)
 				Q->timeout = s->timeout;
-			if (s->attr_mask & IBV_QP_RETRY_CNT)
+			if (s->attr_mask & RT_QPA_RETRY_CNT)
 				Q->retry_cnt = s->retry_cnt;
-			if (s->attr_mask & IBV_QP_RNR_RETRY)
+			if (s->attr_mask & RT_QPA_RNR_RETRY)
 				Q->rnr_retry = s->rnr_retry;
-			if (s->attr_mask & IBV_QP_MIN_RNR_TIMER)
+			if (s->attr_mask & RT_QPA_MIN_RNR_TIMER)
 				Q->min_rnr_timer = s->min_rnr_timer;
 			if (s->qp_type)
 				Q->qp_type = s->qp_type;
@@ -602,9 +594,9 @@ static int trace_psns(struct lctx *c)
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
 		struct qp_psns *p = &c->tq_psn[q];
 		if (ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result) {
-			if (p->sq < 0 && (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN))
+			if (p->sq < 0 && (ev->u.qp_state.attr_mask & RT_QPA_SQ_PSN))
 				p->sq = ev->u.qp_state.sq_psn & RT_PSN_MASK;
-			if (p->rq < 0 && (ev->u.qp_state.attr_mask & IBV_QP_RQ_PSN))
+			if (p->rq < 0 && (ev->u.qp_state.attr_mask & RT_QPA_RQ_PSN))
 				p->rq = ev->u.qp_state.rq_psn & RT_PSN_MASK;
 		} else if (ev->kind == RT_EV_WR_POST && p->sq < 0 && (ev->u.wr.flags & RT_WRF_PSN_VALID)) {
 			p->sq = ev->u.wr.first_psn & RT_PSN_MASK;
@@ -994,7 +986,7 @@ static int wr_ranges(struct lctx *c)
 		uint32_t q = b->ev_qp[i];
 		if (q == RT_TL_NONE || b->ev_shadow[i])
 			continue;
-		if (ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result && (ev->u.qp_state.attr_mask & IBV_QP_SQ_PSN)) {
+		if (ev->kind == RT_EV_QP_STATE && !ev->u.qp_state.result && (ev->u.qp_state.attr_mask & RT_QPA_SQ_PSN)) {
 			next[q] = ev->u.qp_state.sq_psn & RT_PSN_MASK;
 			have[q] = 1;
 			continue;

@@ -35,6 +35,8 @@ struct sim_cfg {
 	uint8_t retry_cnt, rnr_retry, min_rnr_timer_b;
 	uint8_t min_rnr_timer_b2;  /* B's min_rnr_timer from rnr_timer_b2_at on (true time; 0: never) */
 	uint64_t rnr_timer_b2_at;
+	int rnr_timer_b2_traced;  /* B's trace has the RTS -> RTS modify that made that change, at
+				   * rnr_timer_b2_at (written with B's first RNR NAK after it) */
 	int psn_valid;            /* the probe predicted PSNs in WR_POST */
 	int no_capture, no_trace_a, no_trace_b;
 	uint64_t link_ns;         /* one-way delay host <-> capture point */
@@ -113,6 +115,7 @@ struct sim {
 	uint32_t mad_psn[2];      /* sim_cfg.mad_psns: QP 1's next PSN, B's and A's */
 	struct sim_frame *frames; /* sim_cfg.time_order: the frames, written sorted at sim_close */
 	size_t nframes, frames_cap;
+	int rnr_timer_b2_told;    /* the modify of sim_cfg.rnr_timer_b2_traced written */
 };
 
 struct sim_frame {
@@ -567,6 +570,15 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 					tb_resp = tb + 2000;
 					unsigned code = s->c.rnr_timer_b2_at && tb >= s->c.rnr_timer_b2_at ? s->c.min_rnr_timer_b2
 													    : s->c.min_rnr_timer_b;
+					if (code == s->c.min_rnr_timer_b2 && s->c.rnr_timer_b2_traced && !s->rnr_timer_b2_told) {
+						struct rt_event m = sim_ev(s, 1, s->c.rnr_timer_b2_at, RT_EV_QP_STATE, s->c.qpn_b);
+						m.u.qp_state.from_state = m.u.qp_state.to_state = 3;
+						m.u.qp_state.qp_type = 2;
+						m.u.qp_state.attr_mask = 1u << 15; /* IBV_QP_MIN_RNR_TIMER */
+						m.u.qp_state.min_rnr_timer = s->c.min_rnr_timer_b2;
+						sim_emit(s, 1, &m);
+						s->rnr_timer_b2_told = 1;
+					}
 					sim_ack(&resp, psn, rt_aeth_syndrome(RT_AETH_RNR_NAK, code), s->b_msn);
 					continue;
 				}

@@ -1146,16 +1146,17 @@ static void test_frozen_receiver_rnr(void)
  * stall counts them by code in the order they came (a previous release named
  * the first's code for all, and advised against code 0 when only one NAK of
  * 2128 had it). */
-static void test_rnr_codes_change(void)
+static void rnr_codes_change(int traced)
 {
 	struct sim s;
 	struct sim_cfg c = base_cfg();
 	c.min_rnr_timer_b = 29; /* 245.76 ms */
 	c.min_rnr_timer_b2 = 1; /* 0.01 ms */
-	const char *dir = rundir("rnr-codes");
+	const char *dir = rundir(traced ? "rnr-codes-traced" : "rnr-codes");
 	CHECK_EQ_U(sim_open(&s, dir, &c), 0);
 	uint64_t start = s.now + 1000000;
 	s.c.rnr_timer_b2_at = start + 300000000ull; /* after the first two NAKs (0 and 245.76 ms) */
+	s.c.rnr_timer_b2_traced = traced;
 	struct sim_fault nf = SIM_NOFAULT, f = SIM_NOFAULT;
 	f.rnr_post_after_ns = 492000000ll; /* just after the third */
 	s.now = start;
@@ -1174,8 +1175,29 @@ static void test_rnr_codes_change(void)
 		CHECK(contains(t, " - the responder's QP changed its min_rnr_timer meanwhile (an RNR NAK carries the code its "
 				  "QP has when it leaves)"));
 		CHECK(!strstr(t, "min_rnr_timer 0 means"));
+		/* the modify that changed it, when B's trace has it: named, with the code it set */
+		if (traced) {
+			CHECK(contains(t, "(an RNR NAK carries the code its QP has when it leaves): its program set it to 1 "
+					  "(0.01 ms) with ibv_modify_qp (RTS to RTS) at "));
+			CHECK(contains(rt_tl_str(tl, F->evidence), ", the receiver's modify that set min_rnr_timer 1 at "));
+			const struct rt_tl_link *l;
+			size_t nl = rt_tl_links(tl, F->row, &l), named = 0;
+			for (size_t x = 0; x < nl; x++) {
+				const struct rt_tl_row *r = rt_tl_row(tl, l[x].row);
+				named += r->kind == RT_EV_QP_STATE && rt_tl_event(tl, l[x].row)->u.qp_state.min_rnr_timer == 1;
+			}
+			CHECK_EQ_U(named, 1);
+		} else {
+			CHECK(!strstr(t, "its program set it"));
+		}
 	}
 	rt_timeline_free(tl);
+}
+
+static void test_rnr_codes_change(void)
+{
+	rnr_codes_change(0);
+	rnr_codes_change(1);
 }
 
 /* The last packet of a WRITE, the only one that asks for an ACK, reaches

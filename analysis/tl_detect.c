@@ -2935,10 +2935,11 @@ static void rnr_codes_words(const struct rnr_codes *r, char *buf, size_t len)
 
 /* The traced modifies of QP q that set its min_rnr_timer between the
  * aligned times from and to: up to max of them in out[], in the order its
- * process made them; their number.  (They are collected from all events
- * the first time one is asked for.) */
+ * process made them; their number; the latest of all in *last (when not
+ * NULL; RT_TL_NONE for none).  (They are collected from all events the
+ * first time one is asked for.) */
 static unsigned min_rnr_timer_sets(struct dctx *c, uint32_t q, uint64_t from, uint64_t to, uint32_t *out,
-				   unsigned max)
+				   unsigned max, uint32_t *last)
 {
 	struct tl_build *b = c->b;
 	if (!c->rnr_timer_sets_read) {
@@ -2952,12 +2953,48 @@ static unsigned min_rnr_timer_sets(struct dctx *c, uint32_t q, uint64_t from, ui
 		}
 	}
 	unsigned n = 0;
-	for (size_t x = 0; x < c->rnr_timer_sets.n && n < max; x++) {
+	if (last)
+		*last = RT_TL_NONE;
+	for (size_t x = 0; x < c->rnr_timer_sets.n; x++) {
 		uint32_t j = *TL_AT(&c->rnr_timer_sets, uint32_t, x);
-		if (b->ev_qp[j] == q && item_t(c, j) >= from && item_t(c, j) <= to)
+		if (b->ev_qp[j] != q || item_t(c, j) < from || item_t(c, j) > to)
+			continue;
+		if (last)
+			*last = j;
+		if (n < max)
 			out[n++] = j;
 	}
 	return n;
+}
+
+/* Where the min_rnr_timer 0 of an RNR stall's responder QP came from, in
+ * words: RDMA CM's move to RTR when the QP was connected through it, else
+ * the latest traced modify that set it before t0 (widened by the
+ * responder's clock uncertainty), when that set 0.  Returns that modify
+ * (for the evidence), or RT_TL_NONE. */
+static uint32_t rnr_zero_source_words(struct dctx *c, uint32_t responder, uint64_t t0, struct text *t)
+{
+	struct tl_build *b = c->b;
+	if (responder >= b->qps.n)
+		return RT_TL_NONE;
+	const struct rt_tl_qp *Q = tl_qp(b, responder);
+	if (Q->flags & RT_TLQ_CM) {
+		tx(t, "; the receiver's QP was connected through RDMA CM, which gives a QP min_rnr_timer 0 when it moves it to RTR "
+		      "(rdma_accept, or rdma_connect once the reply comes) and has no option to choose another: change it "
+		      "once connected, with an RTS to RTS ibv_modify_qp of IBV_QP_MIN_RNR_TIMER");
+		return RT_TL_NONE;
+	}
+	if (Q->host >= b->hosts.n)
+		return RT_TL_NONE;
+	uint64_t unc = tl_host(b, Q->host)->uncertainty_ns;
+	uint32_t set;
+	min_rnr_timer_sets(c, responder, 0, t0 + (unc == UINT64_MAX ? 0 : unc), NULL, 0, &set);
+	if (set == RT_TL_NONE || tl_ev(b, set)->ev.u.qp_state.min_rnr_timer != 0)
+		return RT_TL_NONE;
+	const struct rt_ev_qp_state *q = &tl_ev(b, set)->ev.u.qp_state;
+	tx(t, "; the receiver's program set that 0 itself, with ibv_modify_qp (%s to %s) at %.6f s (its trace)",
+	   rt_qp_state_name(q->from_state), rt_qp_state_name(q->to_state), (double)item_t(c, set) / 1e9);
+	return set;
 }
 
 static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
@@ -3100,18 +3137,20 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			   proc_flags(c, fz->proc) & PF_ENGINE
 				   ? "it posted no receive in that time"
 				   : "the kernel's transport answered for it, but the program posted no receive in that time");
-		if (code == 0 && codes.n == 1)
-			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms)%s",
-			   ninj == n ? "" : " or post receives earlier");
-		/* the receiver's modifies that changed it, from the first RNR NAK to the last
-		 * (widened by its clock's uncertainty) */
-		uint32_t sets[3];
+		/* the receiver's modifies that changed min_rnr_timer from the first RNR NAK
+		 * to the last (widened by its clock's uncertainty) */
+		uint32_t sets[3], zero = RT_TL_NONE;
 		unsigned nsets = 0;
 		if (codes.n > 1 && responder < b->qps.n && tl_qp(b, responder)->host < b->hosts.n) {
 			uint64_t unc = tl_host(b, tl_qp(b, responder)->host)->uncertainty_ns;
-			uint64_t t_last = item_t(c, tl_item_pk(b, lastnak));
 			unc = unc == UINT64_MAX ? 0 : unc;
-			nsets = min_rnr_timer_sets(c, responder, t0 > unc ? t0 - unc : 0, t_last + unc, sets, 3);
+			nsets = min_rnr_timer_sets(c, responder, t0 > unc ? t0 - unc : 0,
+						   item_t(c, tl_item_pk(b, lastnak)) + unc, sets, 3, NULL);
+		}
+		if (code == 0 && codes.n == 1) {
+			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms)%s",
+			   ninj == n ? "" : " or post receives earlier");
+			zero = rnr_zero_source_words(c, responder, t0, &t);
 		}
 		if (codes.n > 1) {
 			tx(&t, " - the responder's QP changed its min_rnr_timer meanwhile (an RNR NAK carries the code its QP "
@@ -3182,6 +3221,8 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		for (unsigned m = 0; m < nsets; m++)
 			tx(&e, ", the receiver's modify that set min_rnr_timer %u at %.6f s", tl_ev(b, sets[m])->ev.u.qp_state.min_rnr_timer,
 			   (double)item_t(c, sets[m]) / 1e9);
+		if (zero != RT_TL_NONE)
+			tx(&e, ", the receiver's modify that set min_rnr_timer 0 at %.6f s", (double)item_t(c, zero) / 1e9);
 		uint32_t req = k->answer;
 		uint32_t wr = req != RT_TL_NONE ? tl_pk(b, req)->wr : RT_TL_NONE;
 		if (wr != RT_TL_NONE) {
@@ -3201,6 +3242,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		tl_finding_evidence(b, FI(b, f), nakdrop);
 		for (unsigned m = 0; m < nsets; m++)
 			tl_finding_evidence(b, FI(b, f), sets[m]);
+		tl_finding_evidence(b, FI(b, f), zero);
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
@@ -3244,16 +3286,22 @@ static int rnr_events(struct dctx *c)
 		qp_name(b, q, &t);
 		tx(&t, ": %u RNR NAK%s for PSN 0x%06x with timer code %u (%.2f ms)", n, n == 1 ? "" : "s", psn, code,
 		   rt_rnr_timer_us(code) / 1000.0);
-		if (code == 0)
+		uint32_t zero = RT_TL_NONE;
+		if (code == 0) {
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero");
+			zero = rnr_zero_source_words(c, q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE, t0, &t);
+		}
 		tx(&t, "; about %.3f ms lost", ms(lost));
 		capture_edge_words(c, q, t0, &t);
 		tx(&t, ".");
 		tx(&ev, "RNR events of the engine, first at %.6f s", (double)t0 / 1e9);
+		if (zero != RT_TL_NONE)
+			tx(&ev, ", the receiver's modify that set min_rnr_timer 0 at %.6f s", (double)item_t(c, zero) / 1e9);
 		long f = finding(b, RT_TLFK_RNR_STALL, RT_TLS_WARNING, t0, q, lost, 0, &t, &ev);
 		if (f < 0)
 			return -ENOMEM;
 		tl_finding_evidence(b, FI(b, f), (uint32_t)i);
+		tl_finding_evidence(b, FI(b, f), zero);
 	}
 	return 0;
 }

@@ -39,6 +39,8 @@ struct sim_cfg {
 				   * rnr_timer_b2_at (written with B's first RNR NAK after it) */
 	int psn_valid;            /* the probe predicted PSNs in WR_POST */
 	int no_capture, no_trace_a, no_trace_b;
+	int no_cm;                /* the QPs connected without RDMA CM (QPNs exchanged out of band):
+				   * no CM events, no CM MADs */
 	uint64_t link_ns;         /* one-way delay host <-> capture point */
 	int engine_pkts;          /* A's engine traces the requests it sends (RT_EV_PACKET); a packet lost
 				   * before the capture point is then one its engine dropped */
@@ -324,27 +326,37 @@ static inline int sim_open(struct sim *s, const char *dir, const struct sim_cfg 
 	s->mr_rkey = 0x297;
 	s->mr_va = 0x7fc27c70b010ull;
 	uint64_t L = s->c.link_ns, t = s->now;
-	/* connection setup: A resolves, REQ, B CONNECT_REQUEST, B RTR/RTS + REP, A RTR/RTS + RTU, both ESTABLISHED */
-	sim_cm_event(s, 0, t, 0, 0);
-	sim_cm_event(s, 0, t + 1000, 2, 0);
+	/* connection setup: A resolves, REQ, B CONNECT_REQUEST, B RTR/RTS + REP, A RTR/RTS + RTU, both ESTABLISHED
+	 * (without RDMA CM: the modifies alone) */
+	int cm = !s->c.no_cm;
+	if (cm) {
+		sim_cm_event(s, 0, t, 0, 0);
+		sim_cm_event(s, 0, t + 1000, 2, 0);
+	}
 	t += 2000;
-	sim_cm(s, t + L, 1, RT_CM_REQ, 0x1111, 0, s->c.qpn_a);
+	if (cm)
+		sim_cm(s, t + L, 1, RT_CM_REQ, 0x1111, 0, s->c.qpn_a);
 	t += 2 * L;
-	sim_cm_event(s, 1, t + 1000, 4, 0);
+	if (cm)
+		sim_cm_event(s, 1, t + 1000, 4, 0);
 	sim_qp_state(s, 1, t + 2000, 1, s->c.qpn_b, 0, 0, 0);
 	sim_qp_state(s, 1, t + 3000, 2, s->c.qpn_b, s->c.qpn_a, 0, s->c.psn_a);
 	sim_qp_state(s, 1, t + 4000, 3, s->c.qpn_b, 0, s->c.psn_b, 0);
 	t += 5000;
-	sim_cm(s, t + L, 0, RT_CM_REP, 0x2222, 0x1111, s->c.qpn_b);
+	if (cm)
+		sim_cm(s, t + L, 0, RT_CM_REP, 0x2222, 0x1111, s->c.qpn_b);
 	t += 2 * L;
 	sim_qp_state(s, 0, t + 1000, 1, s->c.qpn_a, 0, 0, 0);
 	sim_qp_state(s, 0, t + 2000, 2, s->c.qpn_a, s->c.qpn_b, 0, s->c.psn_b);
 	sim_qp_state(s, 0, t + 3000, 3, s->c.qpn_a, 0, s->c.psn_a, 0);
 	t += 4000;
-	sim_cm_event(s, 0, t, 9, s->c.qpn_a);
-	sim_cm(s, t + L, 1, RT_CM_RTU, 0x1111, 0x2222, 0);
+	if (cm) {
+		sim_cm_event(s, 0, t, 9, s->c.qpn_a);
+		sim_cm(s, t + L, 1, RT_CM_RTU, 0x1111, 0x2222, 0);
+	}
 	t += 2 * L;
-	sim_cm_event(s, 1, t + 1000, 9, s->c.qpn_b);
+	if (cm)
+		sim_cm_event(s, 1, t + 1000, 9, s->c.qpn_b);
 	s->now = t + 10000;
 	return 0;
 }

@@ -874,13 +874,14 @@ static void test_single_packet_engine_drop(void)
 	single_packet_engine_drop("single-engine-drop-twice", 1);
 }
 
-static void test_rnr_min_timer_zero(void)
+static void rnr_min_timer_zero(int no_cm)
 {
 	struct sim_cfg c = base_cfg();
 	c.min_rnr_timer_b = 0;
+	c.no_cm = no_cm;
 	struct sim_fault f = SIM_NOFAULT;
 	f.rnr_post_after_ns = 1000000; /* the receiver posts 1 ms after the first RNR NAK */
-	struct rt_timeline *tl = fault_run("rnr", 2, &f, 0, &c);
+	struct rt_timeline *tl = fault_run(no_cm ? "rnr-no-cm" : "rnr", 2, &f, 0, &c);
 	CHECK(tl != NULL);
 	if (!tl)
 		return;
@@ -892,8 +893,22 @@ static void test_rnr_min_timer_zero(void)
 		CHECK(contains(t, "1 RNR NAK "));
 		CHECK(F->time_lost_ns >= 655000000 && F->time_lost_ns < 660000000);
 		CHECK(contains(rt_tl_str(tl, F->evidence), "receive queue depth when the request arrived: 0"));
+		/* where the 0 came from: RDMA CM's move to RTR (B's QP connected through
+		 * it: its REP, its trace's events), or B's own modify to RTR */
+		const char *cm_words = "; the receiver's QP was connected through RDMA CM, which gives a QP min_rnr_timer 0 when it "
+				       "moves it to RTR (rdma_accept, or rdma_connect once the reply comes)";
+		const char *own_words = "; the receiver's program set that 0 itself, with ibv_modify_qp (INIT to RTR) at ";
+		CHECK(contains(t, no_cm ? own_words : cm_words));
+		CHECK(!strstr(t, no_cm ? cm_words : own_words));
+		CHECK(no_cm == !!strstr(rt_tl_str(tl, F->evidence), ", the receiver's modify that set min_rnr_timer 0 at "));
 	}
 	rt_timeline_free(tl);
+}
+
+static void test_rnr_min_timer_zero(void)
+{
+	rnr_min_timer_zero(0);
+	rnr_min_timer_zero(1);
 }
 
 /* The packets sent behind an RNR-NAKed SEND get NAK PSN sequence error (as

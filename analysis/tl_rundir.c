@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rdmatrace/capfile.h"
 #include "tl_internal.h"
 
 struct inputs {
@@ -86,7 +87,8 @@ static int add_sub_run(struct inputs *in, const char *rundir, const char *name)
 	return add_traces_of(in, rundir, sub);
 }
 
-/* The capture: capture.pcapng, else wire.pcap(ng), else the only other capture file. */
+/* The capture: capture.pcapng, else capture.* (such as capture.pcapng.gz),
+ * else wire.pcap(ng)(.gz), else the only other capture file. */
 static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t errlen)
 {
 	memset(in, 0, sizeof(*in));
@@ -108,7 +110,7 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 				break;
 			continue;
 		}
-		if (!ends_with(n, ".pcapng") && !ends_with(n, ".pcap")) {
+		if (!rt_capfile_name_is_capture(n)) {
 			/* traces/, and the run directories `rdmatrace record -o` made on
 			 * each host, put side by side in this one (the VM lab's
 			 * layout): their traces/ */
@@ -184,6 +186,17 @@ static uint64_t input_stamp(const char *rundir, const struct inputs *in)
 	for (size_t i = 0; i < in->ntraces; i++)
 		h = stamp_file(h, rundir, in->traces[i]);
 	return h ? h : 1;
+}
+
+int rt_timeline_capture_of(const char *rundir, char *path, size_t len)
+{
+	struct inputs in;
+	char err[256];
+	if (find_inputs(rundir, &in, err, sizeof(err)) < 0)
+		return -ENOENT;
+	int rc = !in.capture ? -ENOENT : (size_t)snprintf(path, len, "%s", in.capture) >= len ? -ENAMETOOLONG : 0;
+	inputs_free(&in);
+	return rc;
 }
 
 int rt_timeline_stale(const char *rundir)

@@ -1,9 +1,9 @@
 /*
  * Capture-file front end: picks the backend (our own parser in
  * capfile_parse.c, over a file's window or a buffer, or libpcap), opens
- * files and buffers, and runs the
- * libpcap backend itself (pcap_open_offline_with_tstamp_precision at
- * nanosecond precision, fmemopen for buffers).
+ * files and buffers (a gzip-compressed one inflated first, capfile_gzip.c),
+ * and runs the libpcap backend itself (pcap_open_offline_with_tstamp_precision
+ * at nanosecond precision, fmemopen for buffers).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +132,59 @@ static int start_parser(struct rt_capfile *f, const char *path, char *err, size_
 	return rc;
 }
 
+/* f reads the inflated bytes of the gzip stream gz[gz_len] (NAME names it in
+ * messages): our parser over them, or libpcap when asked for or when ours
+ * does not know the format inside. */
+static int open_inflated(struct rt_capfile *f, const uint8_t *gz, size_t gz_len, const char *name,
+			 enum rt_capfile_backend backend, char *err, size_t errlen)
+{
+	size_t n = 0;
+	int rc = capfile_gunzip(gz, gz_len, &f->inflated, &n, f->gz_damage, sizeof(f->gz_damage));
+	if (rc == -ENOMEM || !n) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", name, rc ? f->gz_damage : "gzip: nothing inside");
+		return rc == -ENOMEM ? rc : -EBADMSG;
+	}
+	if (backend != RT_CAPFILE_LIBPCAP && (backend == RT_CAPFILE_MMAP || capfile_parse_recognises(f->inflated, n))) {
+		f->base = f->inflated;
+		f->len = n;
+		rc = start_parser(f, name, err, errlen);
+	} else {
+		rc = open_libpcap(f, NULL, f->inflated, n, err, errlen);
+	}
+	if (rc < 0 && f->gz_damage[0] && err && errlen) {
+		size_t l = strlen(err);
+		snprintf(err + l, errlen - l, " (%s)", f->gz_damage);
+	}
+	return rc;
+}
+
+/* The regular file fd (len bytes, a gzip stream) read whole and inflated
+ * for f; fd is closed. */
+static int open_gzip_file(struct rt_capfile *f, int fd, size_t len, const char *path, enum rt_capfile_backend backend,
+			  char *err, size_t errlen)
+{
+	uint8_t *gz = malloc(len);
+	int rc = gz ? 0 : -ENOMEM;
+	for (size_t got = 0; !rc && got < len;) {
+		ssize_t r = pread(fd, gz + got, len - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		rc = r < 0 ? -errno : r == 0 ? -EIO : 0; /* (0: the file shrank while read) */
+		got += r > 0 ? (size_t)r : 0;
+	}
+	close(fd);
+	if (rc < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, rc == -EIO ? "the file shrank while it was read" : strerror(-rc));
+		free(gz);
+		return rc;
+	}
+	rc = open_inflated(f, gz, len, path, backend, err, errlen);
+	free(gz);
+	return rc;
+}
+
 int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt_capfile **out, char *err,
 		    size_t errlen)
 {
@@ -142,16 +195,31 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (backend != RT_CAPFILE_LIBPCAP && strcmp(path, "-") != 0) {
+	if (strcmp(path, "-") != 0) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
+		if (fd < 0 && backend != RT_CAPFILE_LIBPCAP) {
 			rc = -errno;
 			if (err && errlen)
 				snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto fail;
 		}
 		struct stat st = { 0 };
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		uint8_t magic[2];
+		bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+		if (regular && pread(fd, magic, 2, 0) == 2 && capfile_is_gzip(magic, 2)) {
+			/* compressed (for either backend: libpcap reads no gzip) */
+			if ((rc = open_gzip_file(f, fd, (size_t)st.st_size, path, backend, err, errlen)) < 0)
+				goto fail;
+			*out = f;
+			return 0;
+		}
+		if (fd >= 0 && backend == RT_CAPFILE_LIBPCAP) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0) {
+			/* libpcap opens it */
+		} else if (regular) {
 			if ((rc = capfile_window_open(f, fd, (size_t)st.st_size)) < 0) {
 				if (err && errlen)
 					snprintf(err, errlen, "%s: %s", path, f->err);
@@ -195,7 +263,9 @@ int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend bac
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_parse_recognises(buf, len))) {
+	if (capfile_is_gzip(buf, len))
+		rc = open_inflated(f, buf, len, "buffer", backend, err, errlen);
+	else if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_parse_recognises(buf, len))) {
 		f->base = buf;
 		f->len = len;
 		rc = start_parser(f, NULL, err, errlen);
@@ -216,7 +286,17 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec)
 		return -EINVAL;
 	if (f->status)
 		return f->status > 0 ? 0 : f->status;
-	return f->backend == RT_CAPFILE_MMAP ? capfile_parse_next(f, rec) : next_libpcap(f, rec);
+	int rc = f->backend == RT_CAPFILE_MMAP ? capfile_parse_next(f, rec) : next_libpcap(f, rec);
+	if (rc <= 0 && f->gz_damage[0]) {
+		/* a damaged gzip stream: its records end here, whatever the parser
+		 * made of the end of what inflated */
+		char was[sizeof(f->err)];
+		snprintf(was, sizeof(was), "%s", rc < 0 ? f->err : "");
+		f->status = 0;
+		rc = capfile_fail(f, EBADMSG, "after frame %llu: %s%s%s%s", (unsigned long long)f->frame, f->gz_damage,
+				  was[0] ? " (" : "", was, was[0] ? ")" : "");
+	}
+	return rc;
 }
 
 const char *rt_capfile_error(const struct rt_capfile *f)
@@ -224,8 +304,22 @@ const char *rt_capfile_error(const struct rt_capfile *f)
 	return f ? f->err : "";
 }
 
+int rt_capfile_name_is_capture(const char *name)
+{
+	static const char *const ends[] = {".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz"};
+	size_t n = name ? strlen(name) : 0;
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		size_t e = strlen(ends[i]);
+		if (n > e && !strcmp(name + n - e, ends[i]))
+			return 1;
+	}
+	return 0;
+}
+
 const char *rt_capfile_format(const struct rt_capfile *f)
 {
+	if (f && f->inflated)
+		return f->pcapng ? "pcapng (gzip)" : "pcap (gzip)";
 	return f && f->pcapng ? "pcapng" : "pcap";
 }
 
@@ -285,5 +379,6 @@ void rt_capfile_close(struct rt_capfile *f)
 		fclose(f->memf);
 	capfile_window_close(f);
 	free(f->ifs);
+	free(f->inflated);
 	free(f);
 }

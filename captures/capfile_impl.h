@@ -1,7 +1,8 @@
 /*
  * State shared by the capture-file front end (capfile.c, libpcap backend),
- * our own pcap/pcapng parser (capfile_parse.c) and the window it reads a
- * file through (capfile_window.c).  Private to captures/.
+ * our own pcap/pcapng parser (capfile_parse.c), the window it reads a
+ * file through (capfile_window.c) and the inflating of gzip-compressed
+ * captures (capfile_gzip.c).  Private to captures/.
  */
 #ifndef RDMATRACE_CAPTURES_CAPFILE_IMPL_H
 #define RDMATRACE_CAPTURES_CAPFILE_IMPL_H
@@ -48,6 +49,11 @@ struct rt_capfile {
 	/* libpcap backend */
 	pcap_t *pc;
 	FILE *memf;
+	/* a gzip-compressed capture: read from its inflated bytes (base, or
+	 * libpcap's memf over them) */
+	uint8_t *inflated;        /* owned, freed at close; NULL when not compressed */
+	char gz_damage[200];      /* how the gzip stream was damaged ("" when whole): told when the
+				   * records inflated before the damage have been read */
 };
 
 /* to += from, counter by counter. */
@@ -76,6 +82,15 @@ int capfile_parse_start(struct rt_capfile *f);
 int capfile_parse_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* True when the first bytes are a pcap or pcapng header this parser reads. */
 bool capfile_parse_recognises(const uint8_t *p, size_t len);
+/* True when the first bytes are a gzip header. */
+bool capfile_is_gzip(const uint8_t *p, size_t len);
+
+/* Inflate the gzip stream in[in_len] (one or more members) into a new
+ * buffer *out of *out_len bytes (the caller frees it).  0; -EBADMSG when
+ * the stream is damaged or cut short, with what inflated before the damage
+ * in *out and why saying where; -ENOMEM (nothing in *out). */
+int capfile_gunzip(const uint8_t *in, size_t in_len, uint8_t **out, size_t *out_len, char *why, size_t whylen);
+
 /* Record an error message in f->err (printf style) and return -code. */
 int capfile_fail(struct rt_capfile *f, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

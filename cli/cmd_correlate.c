@@ -3,8 +3,10 @@
  * the annotated capture and the annotation sidecar.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "command.h"
 #include "rdmatrace/timeline.h"
@@ -33,7 +35,12 @@ static int run(int argc, char **argv)
 	}
 	const char *dir = argv[optind];
 	char err[512];
-	if (!force && !rt_timeline_stale(dir)) {
+	/* current, with its annotated capture when the run has a capture and that is asked for */
+	char cap[4096], ann[4200];
+	snprintf(ann, sizeof(ann), "%s/annotated.pcapng", dir);
+	bool annotated_missing = !(flags & RT_TL_CORRELATE_NO_ANNOTATED) &&
+				 rt_timeline_capture_of(dir, cap, sizeof(cap)) == 0 && access(ann, F_OK) != 0;
+	if (!force && !annotated_missing && !rt_timeline_stale(dir)) {
 		if (!quiet)
 			printf("%s/%s is up to date\n", dir, RT_TL_FILE_NAME);
 		return 0;

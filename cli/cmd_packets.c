@@ -427,9 +427,10 @@ const struct rt_command rt_cmd_packets = {
 	.usage =
 		"usage: rdmatrace packets FILE [--json] [--stats] [filters]\n"
 		"\n"
-		"Decodes every RoCEv2 packet (UDP 4791) of FILE (pcap or pcapng, any link type\n"
-		"libpcap knows: Ethernet with VLAN tags, Linux cooked, raw IP) and prints one line\n"
-		"each: frame, time, source > destination, opcode, destination QP, PSN, flags\n"
+		"Decodes every RoCEv2 packet (UDP 4791) of FILE (pcap or pcapng, also gzipped as\n"
+		"*.gz; any link type libpcap knows: Ethernet with VLAN tags, Linux cooked, raw IP)\n"
+		"and prints one line each: frame, time, source > destination, opcode, destination\n"
+		"QP, PSN, flags\n"
 		"(A = AckReq, SE, FECN, BECN, CE), the AETH in words (ACK, RNR NAK 655.36 ms,\n"
 		"NAK PSN sequence error), RETH, AtomicETH, immediate, DETH, MSN, payload length,\n"
 		"CM messages with their key fields, and the ICRC status (good, BAD, unverified\n"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "datadir.h"
+#include "rdmatrace/timeline.h"
 #include "wireshark_files.h"
 
 static int is_dir(const char *p)
@@ -46,13 +47,13 @@ static time_t mtime_of(const char *p)
 	return stat(p, &st) == 0 ? st.st_mtime : 0;
 }
 
-/* Newest modification time of the run's inputs (captures and traces). */
+/* Newest modification time of the run's inputs (its capture and traces). */
 static time_t run_inputs_mtime(const char *rundir)
 {
-	static const char *const inputs[] = { "capture.pcapng", "capture.pcap", "wire.pcap", "traces", "run.json" };
-	time_t newest = 0;
+	static const char *const inputs[] = { "traces", "run.json" };
+	char p[PATH_MAX];
+	time_t newest = rt_timeline_capture_of(rundir, p, sizeof(p)) == 0 ? mtime_of(p) : 0;
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
-		char p[PATH_MAX];
 		time_t t = rt_path_join(p, sizeof(p), rundir, inputs[i]) == 0 ? mtime_of(p) : 0;
 		if (t > newest)
 			newest = t;
@@ -109,13 +110,10 @@ int ws_resolve_capture(const char *target, char *path, size_t len, int *annotate
 		*annotated = 1;
 		return 0;
 	}
-	static const char *const raw[] = { "capture.pcapng", "capture.pcap", "wire.pcap" };
-	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
-		if (rt_path_join(path, len, target, raw[i]) == 0 && is_file(path))
-			return 0;
-	}
-	snprintf(err, errlen, "%s: the run has no capture (looked for annotated.pcapng, capture.pcapng, capture.pcap, wire.pcap)",
-		 target);
+	if (rt_timeline_capture_of(target, path, len) == 0)
+		return 0;
+	snprintf(err, errlen, "%s: the run has no capture (annotated.pcapng, capture.pcapng, or another *.pcap, "
+		 "*.pcapng, *.pcap.gz, *.pcapng.gz)", target);
 	return -ENOENT;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rdmatrace/capfile.h"
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/trace_format.h"
 #include "rdmatrace/trace_print.h"
@@ -46,7 +47,7 @@ static uint64_t inputs_signature(const char *rundir)
 		while ((de = readdir(dir))) {
 			struct stat st;
 			const char *dot = strrchr(de->d_name, '.');
-			if (!dot || (strcmp(dot, ".rtr") && strcmp(dot, ".pcapng") && strcmp(dot, ".pcap")) ||
+			if (!dot || (strcmp(dot, ".rtr") && !rt_capfile_name_is_capture(de->d_name)) ||
 			    !strcmp(de->d_name, "annotated.pcapng"))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/%s", rundir, subdirs[d], de->d_name);
@@ -521,9 +522,7 @@ int vw_open(const char *path, const struct vw_open_opts *o, struct vw_source *s,
 	}
 	if (S_ISDIR(st.st_mode)) {
 		snprintf(cap, sizeof(cap), "%s/annotated.pcapng", path);
-		if (access(cap, R_OK) != 0)
-			snprintf(cap, sizeof(cap), "%s/capture.pcapng", path);
-		if (access(cap, R_OK) == 0)
+		if (access(cap, R_OK) == 0 || rt_timeline_capture_of(path, cap, sizeof(cap)) == 0)
 			snprintf(s->capture, sizeof(s->capture), "%s", cap);
 		rc = rt_timeline_open_rundir(path, o && o->no_rebuild ? 0 : RT_TL_OPEN_REBUILD_STALE, &tl, msg,
 					     sizeof(msg));
@@ -540,7 +539,8 @@ int vw_open(const char *path, const struct vw_open_opts *o, struct vw_source *s,
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if (is_capture(magic)) {
+	/* (a gzip-compressed capture by its name: gzip can hold anything) */
+	if (is_capture(magic) || (magic[0] == 0x1f && magic[1] == 0x8b && rt_capfile_name_is_capture(path))) {
 		struct rt_tl_inputs in = { .capture = path };
 		snprintf(s->capture, sizeof(s->capture), "%s", path);
 		rc = rt_timeline_build(&in, &tl, msg, sizeof(msg));

@@ -12,9 +12,13 @@
  *                       nanosecond precision); also reads pipes and "-"
  *   RT_CAPFILE_AUTO     ours for regular files it recognises, else libpcap
  *
- * Damage (a truncated record, a block length that cannot be right) ends the
- * reading with -EBADMSG and a message saying where; every record before the
- * damage has been returned.  Nothing is ever read past the file's end.
+ * A gzip-compressed file or buffer (one or more gzip members) is inflated
+ * into memory first and read from there by either backend.
+ *
+ * Damage (a truncated record, a block length that cannot be right, a gzip
+ * stream damaged or cut short) ends the reading with -EBADMSG and a message
+ * saying where; every record before the damage has been returned.  Nothing
+ * is ever read past the file's end.
  */
 #ifndef RDMATRACE_CAPFILE_H
 #define RDMATRACE_CAPFILE_H
@@ -58,7 +62,12 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* The error message of the last failure ("" when none). */
 const char *rt_capfile_error(const struct rt_capfile *f);
 
-/* "pcap" or "pcapng", and which backend is reading it ("mmap": ours, "libpcap"). */
+/* Nonzero when a file NAME is a capture's: *.pcap, *.pcapng, or either
+ * gzip-compressed (*.pcap.gz, *.pcapng.gz). */
+int rt_capfile_name_is_capture(const char *name);
+
+/* "pcap" or "pcapng" ("pcapng (gzip)" when compressed), and which backend
+ * is reading it ("mmap": ours, "libpcap"). */
 const char *rt_capfile_format(const struct rt_capfile *f);
 const char *rt_capfile_backend_name(const struct rt_capfile *f);
 

@@ -298,6 +298,11 @@ enum rt_tl_correlate_flags {
 int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timeline **out, char *err,
 			     size_t errlen);
 
+/* The capture correlate reads in RUNDIR (capture.pcapng, else capture.*,
+ * else wire.*, else the only other *.pcap / *.pcapng, each also gzipped as
+ * *.gz): its path into path.  0, -ENOENT when the run has none. */
+int rt_timeline_capture_of(const char *rundir, char *path, size_t len);
+
 /* 1 when RUNDIR's timeline is missing, of another version, or older than
  * one of its inputs; 0 when current. */
 int rt_timeline_stale(const char *rundir);

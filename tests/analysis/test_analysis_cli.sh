@@ -679,4 +679,29 @@ check "packets --stats: the flows of the copied capture are the original's" \
 	diff <(head -n -1 "$tmp/orig-stats.txt") <(head -n -1 "$tmp/copies-stats.txt")
 check_grep "packets --stats: the copies are counted apart" "$nroce copies of a packet captured on another interface left out" \
 	"$tmp/copies-stats.txt"
+# The same run with its capture gzip-compressed (capture.pcapng.gz, as
+# captures are often kept): found in the run directory, read as the same
+# capture, the same diagnosis; the annotated capture made from it; a
+# correlate that finds the timeline current but the annotated capture
+# gone makes it again (wireshark RUNDIR asks for it); a damaged gzip says so.
+mkdir -p "$tmp/gz/traces" && gzip -c tests/analysis/data/rxe-timer-running.pcapng >"$tmp/gz/capture.pcapng.gz"
+cp "$tmp/running/traces/"*.rtr "$tmp/gz/traces/"
+"$RDMATRACE" diagnose "$tmp/gz" >"$tmp/gz.txt" 2>&1
+check "a gzip-compressed capture: the same diagnosis as uncompressed" \
+	diff <(sed "s|$tmp/running|RUN|g" "$tmp/running.txt") <(sed "s|$tmp/gz|RUN|g; s|capture.pcapng.gz|capture.pcapng|g" "$tmp/gz.txt")
+check "... and its annotated capture holds every frame" \
+	test "$(tshark -r "$tmp/gz/annotated.pcapng" 2>/dev/null | wc -l)" = "$(tshark -r tests/analysis/data/rxe-timer-running.pcapng 2>/dev/null | wc -l)"
+rm -f "$tmp/gz/annotated.pcapng"
+"$RDMATRACE" correlate "$tmp/gz" >"$tmp/gz-again.txt" 2>&1
+check "correlate makes a missing annotated capture again, though the timeline is current" \
+	bash -c "test -s '$tmp/gz/annotated.pcapng' && ! grep -q 'up to date' '$tmp/gz-again.txt'"
+"$RDMATRACE" correlate "$tmp/gz" >"$tmp/gz-again.txt" 2>&1
+check_grep "... and then finds it all current" "timeline.rtl is up to date" "$tmp/gz-again.txt"
+check "packets: a gzip-compressed capture reads as the same packets" \
+	diff <("$RDMATRACE" packets tests/analysis/data/rxe-timer-running.pcapng 2>&1) <("$RDMATRACE" packets "$tmp/gz/capture.pcapng.gz" 2>&1)
+head -c $(($(stat -c %s "$tmp/gz/capture.pcapng.gz") / 2)) "$tmp/gz/capture.pcapng.gz" >"$tmp/cut.pcapng.gz"
+"$RDMATRACE" packets "$tmp/cut.pcapng.gz" >"$tmp/cut.txt" 2>&1; rc=$?
+check "packets: a gzip capture cut short reads up to the cut, then says so (exit 1)" bash -c "test $rc = 1 &&
+	grep -q 'cut.pcapng.gz: after frame [0-9]*: gzip: compressed data cut short' '$tmp/cut.txt' &&
+	grep -q '^# [1-9][0-9]* frames' '$tmp/cut.txt'"
 done_testing

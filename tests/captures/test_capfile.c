@@ -8,10 +8,15 @@
  * read through a window (capfile_window.c): with windows from one byte up,
  * it must read exactly as the same bytes in a buffer, and a file that
  * shrinks while it is read gives an error after the records before.
+ * gzip-compressed files and buffers (one member or several) read as the
+ * same capture uncompressed, with both backends; cut at every offset or
+ * damaged, they give an error naming gzip after the records before.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/pcapng_write.h"
@@ -597,6 +602,108 @@ static void test_window_shrinks(void)
 	capfile_window_size = saved;
 }
 
+/* b[len] gzip-compressed into a new buffer (*out_len bytes). */
+static uint8_t *gzip_of(const uint8_t *b, size_t len, size_t *out_len)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	uLong cap = compressBound((uLong)len) + 64;
+	uint8_t *out = malloc(cap);
+	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = (Bytef *)(uintptr_t)b;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	*out_len = cap - z.avail_out;
+	deflateEnd(&z);
+	return out;
+}
+
+static void test_gzip(void)
+{
+	char plain[256], gz[256], two[256], cut[256], err[256];
+	const enum rt_capfile_backend bes[] = { RT_CAPFILE_MMAP, RT_CAPFILE_LIBPCAP, RT_CAPFILE_AUTO };
+	for (int ng = 0; ng < 2; ng++) {
+		path_of(plain, sizeof(plain), ng ? "z.pcapng" : "z.pcap");
+		path_of(gz, sizeof(gz), ng ? "z.pcapng.gz" : "z.pcap.gz");
+		path_of(two, sizeof(two), ng ? "two.pcapng.gz" : "two.pcap.gz");
+		path_of(cut, sizeof(cut), ng ? "cut.pcapng.gz" : "cut.pcap.gz");
+		if (ng)
+			write_pcapng(plain);
+		else
+			write_pcap(plain, true);
+		size_t len, zlen, h1, h2;
+		uint8_t *b = slurp(plain, &len);
+		uint8_t *z = gzip_of(b, len, &zlen);
+		spit(gz, z, zlen);
+		/* two members, the file split in the middle of a record (`cat a.gz b.gz`) */
+		uint8_t *z1 = gzip_of(b, len / 2, &h1), *z2 = gzip_of(b + len / 2, len - len / 2, &h2);
+		uint8_t *cat = malloc(h1 + h2);
+		memcpy(cat, z1, h1);
+		memcpy(cat + h1, z2, h2);
+		spit(two, cat, h1 + h2);
+		CHECK(rt_capfile_name_is_capture(gz) && rt_capfile_name_is_capture(plain) && !rt_capfile_name_is_capture("x.gz"));
+		for (size_t k = 0; k < 3; k++) {
+			int n;
+			if (ng && bes[k] == RT_CAPFILE_LIBPCAP)
+				continue; /* (libpcap reads no pcapng whose interfaces differ in link type: write_pcapng's) */
+			CHECK_EQ_U(read_all(gz, bes[k], &n, err, sizeof(err), !ng, 1), 0);
+			CHECK_EQ_U(n, NPKT);
+			CHECK_EQ_U(read_all(two, bes[k], &n, err, sizeof(err), !ng, 1), 0);
+			CHECK_EQ_U(n, NPKT);
+		}
+		struct rt_capfile *f;
+		CHECK(rt_capfile_open(gz, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
+		CHECK_STR(rt_capfile_format(f), ng ? "pcapng (gzip)" : "pcap (gzip)");
+		CHECK(rt_capfile_data_stable(f));
+		rt_capfile_close(f);
+		CHECK(rt_capfile_open_mem(z, zlen, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
+		struct rt_caprec rec;
+		int n = 0, rc;
+		while ((rc = rt_capfile_next(f, &rec)) > 0)
+			n++;
+		CHECK_EQ_U(rc, 0);
+		CHECK_EQ_U(n, NPKT);
+		rt_capfile_close(f);
+		/* cut at every offset: an error (naming gzip once something inflated),
+		 * never more packets than the whole, and more as more is kept */
+		int last = 0, bad = 0;
+		for (size_t c = 0; c < zlen; c++) {
+			spit(cut, z, c);
+			int got = 0;
+			err[0] = 0;
+			rc = read_all(cut, RT_CAPFILE_MMAP, &got, err, sizeof(err), false, 1);
+			if (rc >= 0 || got > NPKT || got < last || (c > 20 && !strstr(err, "gzip")))
+				bad++;
+			if (bad == 1 && (rc >= 0 || got > NPKT || got < last || (c > 20 && !strstr(err, "gzip")))) {
+				printf("#   cut at %zu: rc %d, %d packets (before: %d): %s\n", c, rc, got, last, err);
+				bad++;
+			}
+			last = got;
+		}
+		CHECK_EQ_U(bad, 0);
+		CHECK_EQ_U(last, NPKT); /* (the data is whole without its 8-byte trailer) */
+		/* damaged in the middle: an error naming gzip after the packets before */
+		uint8_t *d = malloc(zlen);
+		memcpy(d, z, zlen);
+		for (size_t i = zlen / 2; i < zlen / 2 + 8; i++)
+			d[i] ^= 0x5a;
+		spit(cut, d, zlen);
+		int got = 0;
+		CHECK(read_all(cut, RT_CAPFILE_AUTO, &got, err, sizeof(err), false, 1) < 0);
+		CHECK(strstr(err, "gzip") != NULL);
+		CHECK(got < NPKT);
+		printf("#   %s damaged: %d packets, then: %s\n", ng ? "pcapng" : "pcap", got, err);
+		free(d);
+		free(cat);
+		free(z1);
+		free(z2);
+		free(z);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rt-capfile-XXXXXX");
@@ -610,6 +717,7 @@ int main(void)
 	RUN(test_corrupt_lengths);
 	RUN(test_window);
 	RUN(test_window_shrinks);
+	RUN(test_gzip);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

@@ -123,6 +123,10 @@ check "random key sequences: all $i replays exit 0" test "$bad" -eq 0
 view "$T/run/capture.pcapng" --batch >"$T/cap.txt"; rc=$?
 check "capture alone opens" test $rc -eq 0
 check_grep "capture alone shows wire rows" ' wire .* WIRE +frame 1 ' "$T/cap.txt"
+gzip -c "$T/run/capture.pcapng" >"$T/cap.pcapng.gz"
+view "$T/cap.pcapng.gz" --batch >"$T/capgz.txt"; rc=$?
+check "a gzip-compressed capture alone opens, the same rows" \
+	bash -c "test $rc -eq 0 && diff <(tail -n +2 '$T/cap.txt') <(tail -n +2 '$T/capgz.txt')"
 view "$T/run/traces/client-1100-rdma-app.rtr" --batch >"$T/trc.txt"; rc=$?
 check "trace file alone opens" test $rc -eq 0
 check_grep "trace file alone shows its events" ' client .*DEVICE' "$T/trc.txt"

@@ -46,7 +46,11 @@ static int open_libpcap(struct rt_capfile *f, const char *path, const void *buf,
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *pc;
 	uint8_t magic[4] = { 0 };
-	if (path && strcmp(path, "-") != 0) {
+	struct stat st;
+	/* a pipe (or another file that cannot be read twice) goes to libpcap as
+	 * it is, unopened: its format is then told as "pcap" */
+	bool once = path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	if (path && strcmp(path, "-") != 0 && !once) {
 		/* Open it ourselves to see the magic: libpcap does not say pcap or pcapng. */
 		f->memf = fopen(path, "rb");
 		if (!f->memf) {
@@ -195,7 +199,12 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (strcmp(path, "-") != 0) {
+	struct stat pst;
+	/* libpcap opens what is not a regular file itself: a pipe is opened once */
+	int sr = stat(path, &pst);
+	bool by_libpcap = (backend == RT_CAPFILE_LIBPCAP && sr != 0) ||
+			  (backend != RT_CAPFILE_MMAP && sr == 0 && !S_ISREG(pst.st_mode));
+	if (strcmp(path, "-") != 0 && !by_libpcap) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 && backend != RT_CAPFILE_LIBPCAP) {
 			rc = -errno;

@@ -2986,15 +2986,21 @@ static uint32_t rnr_zero_source_words(struct dctx *c, uint32_t responder, uint64
 	}
 	if (Q->host >= b->hosts.n)
 		return RT_TL_NONE;
-	uint64_t unc = tl_host(b, Q->host)->uncertainty_ns;
 	uint32_t set;
-	min_rnr_timer_sets(c, responder, 0, t0 + (unc == UINT64_MAX ? 0 : unc), NULL, 0, &set);
+	min_rnr_timer_sets(c, responder, 0, t0 + sender_uncertainty(c, responder), NULL, 0, &set);
 	if (set == RT_TL_NONE || tl_ev(b, set)->ev.u.qp_state.min_rnr_timer != 0)
 		return RT_TL_NONE;
 	const struct rt_ev_qp_state *q = &tl_ev(b, set)->ev.u.qp_state;
 	tx(t, "; the receiver's program set that 0 itself, with ibv_modify_qp (%s to %s) at %.6f s (its trace)",
 	   rt_qp_state_name(q->from_state), rt_qp_state_name(q->to_state), (double)item_t(c, set) / 1e9);
 	return set;
+}
+
+/* ", the receiver's modify that set min_rnr_timer N at T s" for modify j. */
+static void rnr_timer_set_evidence(struct dctx *c, uint32_t j, struct text *e)
+{
+	tx(e, ", the receiver's modify that set min_rnr_timer %u at %.6f s", tl_ev(c->b, j)->ev.u.qp_state.min_rnr_timer,
+	   (double)item_t(c, j) / 1e9);
 }
 
 static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
@@ -3139,18 +3145,20 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 				   : "the kernel's transport answered for it, but the program posted no receive in that time");
 		/* the receiver's modifies that changed min_rnr_timer from the first RNR NAK
 		 * to the last (widened by its clock's uncertainty) */
-		uint32_t sets[3], zero = RT_TL_NONE;
+		uint32_t sets[3];
 		unsigned nsets = 0;
 		if (codes.n > 1 && responder < b->qps.n && tl_qp(b, responder)->host < b->hosts.n) {
-			uint64_t unc = tl_host(b, tl_qp(b, responder)->host)->uncertainty_ns;
-			unc = unc == UINT64_MAX ? 0 : unc;
+			uint64_t unc = sender_uncertainty(c, responder);
 			nsets = min_rnr_timer_sets(c, responder, t0 > unc ? t0 - unc : 0,
 						   item_t(c, tl_item_pk(b, lastnak)) + unc, sets, 3, NULL);
 		}
 		if (code == 0 && codes.n == 1) {
 			tx(&t, " - min_rnr_timer 0 means the LONGEST wait, 655.36 ms, not zero; set min_rnr_timer to a small code such as 1 (0.01 ms)%s",
 			   ninj == n ? "" : " or post receives earlier");
-			zero = rnr_zero_source_words(c, responder, t0, &t);
+			/* (the modify that set the 0, named: evidence like the ones above) */
+			uint32_t zero = rnr_zero_source_words(c, responder, t0, &t);
+			if (zero != RT_TL_NONE)
+				sets[nsets++] = zero;
 		}
 		if (codes.n > 1) {
 			tx(&t, " - the responder's QP changed its min_rnr_timer meanwhile (an RNR NAK carries the code its QP "
@@ -3219,10 +3227,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", the receiver's last record before its freeze at %.6f s, first after at %.6f s",
 			   (double)item_t(c, fz->from) / 1e9, (double)item_t(c, fz->to) / 1e9);
 		for (unsigned m = 0; m < nsets; m++)
-			tx(&e, ", the receiver's modify that set min_rnr_timer %u at %.6f s", tl_ev(b, sets[m])->ev.u.qp_state.min_rnr_timer,
-			   (double)item_t(c, sets[m]) / 1e9);
-		if (zero != RT_TL_NONE)
-			tx(&e, ", the receiver's modify that set min_rnr_timer 0 at %.6f s", (double)item_t(c, zero) / 1e9);
+			rnr_timer_set_evidence(c, sets[m], &e);
 		uint32_t req = k->answer;
 		uint32_t wr = req != RT_TL_NONE ? tl_pk(b, req)->wr : RT_TL_NONE;
 		if (wr != RT_TL_NONE) {
@@ -3242,7 +3247,6 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 		tl_finding_evidence(b, FI(b, f), nakdrop);
 		for (unsigned m = 0; m < nsets; m++)
 			tl_finding_evidence(b, FI(b, f), sets[m]);
-		tl_finding_evidence(b, FI(b, f), zero);
 		/* the RNR retransmission bursts belong to this finding */
 		for (size_t j = 0; j < bursts->n; j++) {
 			struct burst *u = TL_AT(bursts, struct burst, j);
@@ -3296,7 +3300,7 @@ static int rnr_events(struct dctx *c)
 		tx(&t, ".");
 		tx(&ev, "RNR events of the engine, first at %.6f s", (double)t0 / 1e9);
 		if (zero != RT_TL_NONE)
-			tx(&ev, ", the receiver's modify that set min_rnr_timer 0 at %.6f s", (double)item_t(c, zero) / 1e9);
+			rnr_timer_set_evidence(c, zero, &ev);
 		long f = finding(b, RT_TLFK_RNR_STALL, RT_TLS_WARNING, t0, q, lost, 0, &t, &ev);
 		if (f < 0)
 			return -ENOMEM;

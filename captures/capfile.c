@@ -40,17 +40,16 @@ static int libpcap_start(struct rt_capfile *f, pcap_t *pc)
 	return 0;
 }
 
-static int open_libpcap(struct rt_capfile *f, const char *path, const void *buf, size_t len, char *err,
+/* libpcap reads path (by_name: libpcap opens it itself, for "-" and a pipe,
+ * which can be read only once: its format is then told as "pcap"), or
+ * buf[len]. */
+static int open_libpcap(struct rt_capfile *f, const char *path, bool by_name, const void *buf, size_t len, char *err,
 			size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *pc;
 	uint8_t magic[4] = { 0 };
-	struct stat st;
-	/* a pipe (or another file that cannot be read twice) goes to libpcap as
-	 * it is, unopened: its format is then told as "pcap" */
-	bool once = path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-	if (path && strcmp(path, "-") != 0 && !once) {
+	if (path && !by_name) {
 		/* Open it ourselves to see the magic: libpcap does not say pcap or pcapng. */
 		f->memf = fopen(path, "rb");
 		if (!f->memf) {
@@ -154,7 +153,7 @@ static int open_inflated(struct rt_capfile *f, const uint8_t *gz, size_t gz_len,
 		f->len = n;
 		rc = start_parser(f, name, err, errlen);
 	} else {
-		rc = open_libpcap(f, NULL, f->inflated, n, err, errlen);
+		rc = open_libpcap(f, NULL, false, f->inflated, n, err, errlen);
 	}
 	if (rc < 0 && f->gz_damage[0] && err && errlen) {
 		size_t l = strlen(err);
@@ -199,12 +198,12 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
+	/* "-", and what is not a regular file (a pipe, read only once), libpcap
+	 * opens itself; our reader takes only regular files (asked for by name,
+	 * it opens the others to refuse them) */
 	struct stat pst;
-	/* libpcap opens what is not a regular file itself: a pipe is opened once */
-	int sr = stat(path, &pst);
-	bool by_libpcap = (backend == RT_CAPFILE_LIBPCAP && sr != 0) ||
-			  (backend != RT_CAPFILE_MMAP && sr == 0 && !S_ISREG(pst.st_mode));
-	if (strcmp(path, "-") != 0 && !by_libpcap) {
+	bool by_name = !strcmp(path, "-") || (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode));
+	if (!by_name || (backend == RT_CAPFILE_MMAP && strcmp(path, "-") != 0)) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 && backend != RT_CAPFILE_LIBPCAP) {
 			rc = -errno;
@@ -215,19 +214,17 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 		struct stat st = { 0 };
 		uint8_t magic[2];
 		bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-		if (regular && pread(fd, magic, 2, 0) == 2 && capfile_is_gzip(magic, 2)) {
+		if (regular && pread(fd, magic, 2, 0) == 2 && rt_capfile_is_gzip(magic, 2)) {
 			/* compressed (for either backend: libpcap reads no gzip) */
 			if ((rc = open_gzip_file(f, fd, (size_t)st.st_size, path, backend, err, errlen)) < 0)
 				goto fail;
 			*out = f;
 			return 0;
 		}
-		if (fd >= 0 && backend == RT_CAPFILE_LIBPCAP) {
-			close(fd);
-			fd = -1;
-		}
 		if (fd < 0) {
-			/* libpcap opens it */
+			/* (libpcap says why) */
+		} else if (backend == RT_CAPFILE_LIBPCAP) {
+			close(fd);
 		} else if (regular) {
 			if ((rc = capfile_window_open(f, fd, (size_t)st.st_size)) < 0) {
 				if (err && errlen)
@@ -253,7 +250,7 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 			}
 		}
 	}
-	if ((rc = open_libpcap(f, path, NULL, 0, err, errlen)) < 0)
+	if ((rc = open_libpcap(f, path, by_name, NULL, 0, err, errlen)) < 0)
 		goto fail;
 	*out = f;
 	return 0;
@@ -272,14 +269,14 @@ int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend bac
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (capfile_is_gzip(buf, len))
+	if (rt_capfile_is_gzip(buf, len))
 		rc = open_inflated(f, buf, len, "buffer", backend, err, errlen);
 	else if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_parse_recognises(buf, len))) {
 		f->base = buf;
 		f->len = len;
 		rc = start_parser(f, NULL, err, errlen);
 	} else {
-		rc = open_libpcap(f, NULL, buf, len, err, errlen);
+		rc = open_libpcap(f, NULL, false, buf, len, err, errlen);
 	}
 	if (rc < 0) {
 		rt_capfile_close(f);

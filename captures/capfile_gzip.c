@@ -14,8 +14,9 @@
 
 #include "capfile_impl.h"
 
-bool capfile_is_gzip(const uint8_t *p, size_t len)
+int rt_capfile_is_gzip(const void *buf, size_t len)
 {
+	const uint8_t *p = buf;
 	return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
@@ -88,7 +89,7 @@ int capfile_gunzip(const uint8_t *in, size_t in_len, uint8_t **out, size_t *out_
 			/* another member may follow; trailing zeros (padding) end it */
 			while (used < in_len && in[used] == 0)
 				used++;
-			if (used < in_len && !capfile_is_gzip(in + used, in_len - used)) {
+			if (used < in_len && !rt_capfile_is_gzip(in + used, in_len - used)) {
 				snprintf(why, whylen, "gzip: %zu bytes after the compressed data are not gzip; ignored",
 					 in_len - used);
 				rc = -EBADMSG;

@@ -82,9 +82,6 @@ int capfile_parse_start(struct rt_capfile *f);
 int capfile_parse_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* True when the first bytes are a pcap or pcapng header this parser reads. */
 bool capfile_parse_recognises(const uint8_t *p, size_t len);
-/* True when the first bytes are a gzip header. */
-bool capfile_is_gzip(const uint8_t *p, size_t len);
-
 /* Inflate the gzip stream in[in_len] (one or more members) into a new
  * buffer *out of *out_len bytes (the caller frees it).  0; -EBADMSG when
  * the stream is damaged or cut short, with what inflated before the damage

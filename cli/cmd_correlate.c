@@ -38,8 +38,8 @@ static int run(int argc, char **argv)
 	/* current, with its annotated capture when the run has a capture and that is asked for */
 	char cap[4096], ann[4200];
 	snprintf(ann, sizeof(ann), "%s/annotated.pcapng", dir);
-	bool annotated_missing = !(flags & RT_TL_CORRELATE_NO_ANNOTATED) &&
-				 rt_timeline_capture_of(dir, cap, sizeof(cap)) == 0 && access(ann, F_OK) != 0;
+	bool annotated_missing = !force && !(flags & RT_TL_CORRELATE_NO_ANNOTATED) && access(ann, F_OK) != 0 &&
+				 rt_timeline_capture_of(dir, cap, sizeof(cap)) == 0;
 	if (!force && !annotated_missing && !rt_timeline_stale(dir)) {
 		if (!quiet)
 			printf("%s/%s is up to date\n", dir, RT_TL_FILE_NAME);

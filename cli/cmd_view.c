@@ -4,8 +4,8 @@
  * the model, the screens and the terminal live in viewer/.
  */
 #include <errno.h>
-#include <limits.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +60,7 @@ static int run_view(int argc, char **argv)
 		case 'k':
 			bo.keys = optarg;
 			break;
-		case 'n':
+		case 'n': {
 			uint64_t v;
 			if (rt_parse_number_arg(optarg, 10, INT_MAX, &v) < 0 || v < 1) {
 				fprintf(stderr, "rdmatrace view: --frames needs a positive number\n");
@@ -68,6 +68,7 @@ static int run_view(int argc, char **argv)
 			}
 			bo.frames = (int)v;
 			break;
+		}
 		case 's':
 			if (parse_size(optarg, &bo.cols, &bo.rows) < 0) {
 				fprintf(stderr, "rdmatrace view: --size wants COLSxROWS (at least 20x4), not '%s'\n", optarg);

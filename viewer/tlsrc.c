@@ -540,7 +540,7 @@ int vw_open(const char *path, const struct vw_open_opts *o, struct vw_source *s,
 		return rc;
 	}
 	/* (a gzip-compressed capture by its name: gzip can hold anything) */
-	if (is_capture(magic) || (magic[0] == 0x1f && magic[1] == 0x8b && rt_capfile_name_is_capture(path))) {
+	if (is_capture(magic) || (rt_capfile_is_gzip(magic, 8) && rt_capfile_name_is_capture(path))) {
 		struct rt_tl_inputs in = { .capture = path };
 		snprintf(s->capture, sizeof(s->capture), "%s", path);
 		rc = rt_timeline_build(&in, &tl, msg, sizeof(msg));

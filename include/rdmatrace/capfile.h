@@ -62,6 +62,10 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* The error message of the last failure ("" when none). */
 const char *rt_capfile_error(const struct rt_capfile *f);
 
+/* Nonzero when buf[len] starts with the gzip magic (1f 8b): a compressed
+ * file, which these functions inflate. */
+int rt_capfile_is_gzip(const void *buf, size_t len);
+
 /* Nonzero when a file NAME is a capture's: *.pcap, *.pcapng, or either
  * gzip-compressed (*.pcap.gz, *.pcapng.gz). */
 int rt_capfile_name_is_capture(const char *name);

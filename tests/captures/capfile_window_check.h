@@ -42,7 +42,7 @@ static inline int capfile_window_differs(const uint8_t *bytes, size_t len, size_
 		diff++;
 	}
 	/* (a gzip-compressed file is read whole, inflated: in memory like a buffer) */
-	bool gz = len >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
+	bool gz = rt_capfile_is_gzip(bytes, len);
 	if (a && b && rt_capfile_data_stable(a) != gz)
 		snprintf(why, whylen, "a file read through a window says its data is%s stable", gz ? " not" : ""), diff++;
 	while (a && b && !diff) {

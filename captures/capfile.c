@@ -1,9 +1,10 @@
 /*
  * Capture-file front end: picks the backend (our own parser in
  * capfile_parse.c, over a file's window or a buffer, or libpcap), opens
- * files and buffers (a gzip-compressed one inflated first, capfile_gzip.c),
- * and runs the libpcap backend itself (pcap_open_offline_with_tstamp_precision
- * at nanosecond precision, fmemopen for buffers).
+ * files and buffers (a gzip-compressed one inflated as it is read,
+ * capfile_gzip.c), and runs the libpcap backend itself
+ * (pcap_open_offline_with_tstamp_precision at nanosecond precision, fmemopen
+ * for buffers, fopencookie for a gzip stream).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,55 +41,73 @@ static int libpcap_start(struct rt_capfile *f, pcap_t *pc)
 	return 0;
 }
 
+/* The first four bytes of a pcapng file (its section header's type). */
+static bool is_pcapng_magic(const uint8_t *m)
+{
+	return m[0] == 0x0A && m[1] == 0x0D && m[2] == 0x0D && m[3] == 0x0A;
+}
+
+static int libpcap_refused(const char *name, const char *ebuf, char *err, size_t errlen)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s%s%s", name ? name : "", name ? ": " : "", ebuf[0] ? ebuf : "cannot read capture");
+	return -EINVAL;
+}
+
+/* libpcap reads the stream s (taken: pcap_close closes it); NAME, or NULL,
+ * names it in messages. */
+static int open_libpcap_stream(struct rt_capfile *f, FILE *s, const char *name, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *pc = pcap_fopen_offline_with_tstamp_precision(s, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	if (!pc) {
+		fclose(s);
+		return libpcap_refused(name, ebuf, err, errlen);
+	}
+	return libpcap_start(f, pc);
+}
+
 /* libpcap reads path (by_name: libpcap opens it itself, for "-" and a pipe,
  * which can be read only once: its format is then told as "pcap"), or
  * buf[len]. */
 static int open_libpcap(struct rt_capfile *f, const char *path, bool by_name, const void *buf, size_t len, char *err,
 			size_t errlen)
 {
-	char ebuf[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *pc;
+	if (path && by_name) {
+		char ebuf[PCAP_ERRBUF_SIZE] = "";
+		pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+		return pc ? libpcap_start(f, pc) : libpcap_refused(path, ebuf, err, errlen);
+	}
+	FILE *s;
 	uint8_t magic[4] = { 0 };
-	if (path && !by_name) {
+	if (path) {
 		/* Open it ourselves to see the magic: libpcap does not say pcap or pcapng. */
-		f->memf = fopen(path, "rb");
-		if (!f->memf) {
+		s = fopen(path, "rb");
+		if (!s) {
 			int e = errno;
 			if (err && errlen)
 				snprintf(err, errlen, "%s: %s", path, strerror(e));
 			return -e;
 		}
-		if (fread(magic, 1, 4, f->memf) != 4)
+		if (fread(magic, 1, 4, s) != 4)
 			memset(magic, 0, 4);
-		rewind(f->memf);
-	} else if (path) {
-		pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
-		goto opened;
+		rewind(s);
 	} else {
 		/* fmemopen refuses a zero-length buffer: give it one byte it never reads */
 		static const char empty[1];
 		if (len >= 4)
 			memcpy(magic, buf, 4);
-		f->memf = fmemopen(len ? (void *)buf : (void *)empty, len ? len : 1, "rb");
-		if (!f->memf) {
-			set_err(err, errlen, strerror(errno));
-			return -errno;
+		s = fmemopen(len ? (void *)buf : (void *)empty, len ? len : 1, "rb");
+		if (!s) {
+			int e = errno;
+			set_err(err, errlen, strerror(e));
+			return -e;
 		}
 		if (!len)
-			fgetc(f->memf);
+			fgetc(s);
 	}
-	f->pcapng = magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A;
-	pc = pcap_fopen_offline_with_tstamp_precision(f->memf, PCAP_TSTAMP_PRECISION_NANO, ebuf);
-	if (pc)
-		f->memf = NULL; /* pcap_close closes it */
-opened:
-	if (!pc) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s%s%s", path ? path : "", path ? ": " : "",
-				 ebuf[0] ? ebuf : "cannot read capture");
-		return -EINVAL;
-	}
-	return libpcap_start(f, pc);
+	f->pcapng = is_pcapng_magic(magic);
+	return open_libpcap_stream(f, s, path, err, errlen);
 }
 
 static int next_libpcap(struct rt_capfile *f, struct rt_caprec *rec)
@@ -135,56 +154,63 @@ static int start_parser(struct rt_capfile *f, const char *path, char *err, size_
 	return rc;
 }
 
-/* f reads the inflated bytes of the gzip stream gz[gz_len] (NAME names it in
- * messages): our parser over them, or libpcap when asked for or when ours
- * does not know the format inside. */
-static int open_inflated(struct rt_capfile *f, const uint8_t *gz, size_t gz_len, const char *name,
-			 enum rt_capfile_backend backend, char *err, size_t errlen)
+/* How the gzip stream of f was damaged, when that is where reading
+ * stopped: our parser asked for bytes past the end of what inflated (so
+ * whatever the window's size), or libpcap (which reads ahead on its own)
+ * stopped; else NULL. */
+static const char *gz_damage_reached(const struct rt_capfile *f)
 {
-	size_t n = 0;
-	int rc = capfile_gunzip(gz, gz_len, &f->inflated, &n, f->gz_damage, sizeof(f->gz_damage));
-	if (rc == -ENOMEM || !n) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", name, rc ? f->gz_damage : "gzip: nothing inside");
-		return rc == -ENOMEM ? rc : -EBADMSG;
-	}
-	if (backend != RT_CAPFILE_LIBPCAP && (backend == RT_CAPFILE_MMAP || capfile_parse_recognises(f->inflated, n))) {
-		f->base = f->inflated;
-		f->len = n;
-		rc = start_parser(f, name, err, errlen);
-	} else {
-		rc = open_libpcap(f, NULL, false, f->inflated, n, err, errlen);
-	}
-	if (rc < 0 && f->gz_damage[0] && err && errlen) {
-		size_t l = strlen(err);
-		snprintf(err + l, errlen - l, " (%s)", f->gz_damage);
-	}
-	return rc;
+	const char *damage = capfile_gz_damage(f->gz);
+	return damage[0] && (f->backend != RT_CAPFILE_MMAP || f->at_end) ? damage : NULL;
 }
 
-/* The regular file fd (len bytes, a gzip stream) read whole and inflated
- * for f; fd is closed. */
-static int open_gzip_file(struct rt_capfile *f, int fd, size_t len, const char *path, enum rt_capfile_backend backend,
-			  char *err, size_t errlen)
+/* libpcap's stream of a gzip capture: its inflated bytes, in order. */
+static ssize_t gz_cookie_read(void *cookie, char *buf, size_t n)
 {
-	uint8_t *gz = malloc(len);
-	int rc = gz ? 0 : -ENOMEM;
-	for (size_t got = 0; !rc && got < len;) {
-		ssize_t r = pread(fd, gz + got, len - got, (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		rc = r < 0 ? -errno : r == 0 ? -EIO : 0; /* (0: the file shrank while read) */
-		got += r > 0 ? (size_t)r : 0;
+	return (ssize_t)capfile_gz_read(cookie, (uint8_t *)buf, n);
+}
+
+/* f reads the gzip stream (fd of len bytes, taken, or mem[len]) as it
+ * inflates it (NAME names it in messages): our parser through its window,
+ * or libpcap when asked for or when ours does not know the format inside. */
+static int open_gzip(struct rt_capfile *f, int fd, const uint8_t *mem, size_t len, const char *name,
+		     enum rt_capfile_backend backend, char *err, size_t errlen)
+{
+	f->gz = capfile_gz_open(fd, mem, len);
+	if (!f->gz) {
+		if (fd >= 0)
+			close(fd);
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	close(fd);
-	if (rc < 0) {
+	int rc = capfile_window_open_gz(f);
+	const char *damage = capfile_gz_damage(f->gz);
+	if (rc < 0 || (!f->win_len && damage[0])) { /* (nothing inflated: the gzip's fault alone) */
 		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", path, rc == -EIO ? "the file shrank while it was read" : strerror(-rc));
-		free(gz);
-		return rc;
+			snprintf(err, errlen, "%s: %s", name, rc < 0 ? f->err : damage);
+		return rc < 0 ? rc : -EBADMSG;
 	}
-	rc = open_inflated(f, gz, len, path, backend, err, errlen);
-	free(gz);
+	if (backend != RT_CAPFILE_LIBPCAP &&
+	    (backend == RT_CAPFILE_MMAP || capfile_parse_recognises(f->win, f->win_len))) {
+		rc = start_parser(f, name, err, errlen);
+	} else {
+		/* libpcap reads the stream from its start, through a FILE of ours */
+		f->pcapng = f->win_len >= 4 && is_pcapng_magic(f->win);
+		capfile_window_close(f);
+		f->windowed = false;
+		capfile_gz_rewind(f->gz);
+		FILE *s = fopencookie(f->gz, "rb", (cookie_io_functions_t){ .read = gz_cookie_read });
+		if (!s) {
+			rc = -errno;
+			set_err(err, errlen, strerror(errno));
+		} else {
+			rc = open_libpcap_stream(f, s, name, err, errlen);
+		}
+	}
+	if (rc < 0 && (damage = gz_damage_reached(f)) && err && errlen) {
+		size_t l = strlen(err);
+		snprintf(err + l, errlen - l, " (%s)", damage);
+	}
 	return rc;
 }
 
@@ -216,7 +242,7 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 		bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 		if (regular && pread(fd, magic, 2, 0) == 2 && rt_capfile_is_gzip(magic, 2)) {
 			/* compressed (for either backend: libpcap reads no gzip) */
-			if ((rc = open_gzip_file(f, fd, (size_t)st.st_size, path, backend, err, errlen)) < 0)
+			if ((rc = open_gzip(f, fd, NULL, (size_t)st.st_size, path, backend, err, errlen)) < 0)
 				goto fail;
 			*out = f;
 			return 0;
@@ -270,7 +296,7 @@ int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend bac
 	if (rc < 0)
 		return rc;
 	if (rt_capfile_is_gzip(buf, len))
-		rc = open_inflated(f, buf, len, "buffer", backend, err, errlen);
+		rc = open_gzip(f, -1, buf, len, "buffer", backend, err, errlen);
 	else if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_parse_recognises(buf, len))) {
 		f->base = buf;
 		f->len = len;
@@ -293,13 +319,14 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec)
 	if (f->status)
 		return f->status > 0 ? 0 : f->status;
 	int rc = f->backend == RT_CAPFILE_MMAP ? capfile_parse_next(f, rec) : next_libpcap(f, rec);
-	if (rc <= 0 && f->gz_damage[0]) {
+	const char *damage = gz_damage_reached(f);
+	if (rc <= 0 && damage) {
 		/* a damaged gzip stream: its records end here, whatever the parser
 		 * made of the end of what inflated */
 		char was[sizeof(f->err)];
 		snprintf(was, sizeof(was), "%s", rc < 0 ? f->err : "");
 		f->status = 0;
-		rc = capfile_fail(f, EBADMSG, "after frame %llu: %s%s%s%s", (unsigned long long)f->frame, f->gz_damage,
+		rc = capfile_fail(f, EBADMSG, "after frame %llu: %s%s%s%s", (unsigned long long)f->frame, damage,
 				  was[0] ? " (" : "", was, was[0] ? ")" : "");
 	}
 	return rc;
@@ -324,7 +351,7 @@ int rt_capfile_name_is_capture(const char *name)
 
 const char *rt_capfile_format(const struct rt_capfile *f)
 {
-	if (f && f->inflated)
+	if (f && f->gz)
 		return f->pcapng ? "pcapng (gzip)" : "pcap (gzip)";
 	return f && f->pcapng ? "pcapng" : "pcap";
 }
@@ -336,7 +363,7 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f)
 
 int rt_capfile_data_stable(const struct rt_capfile *f)
 {
-	return f && f->backend == RT_CAPFILE_MMAP && f->fd < 0;
+	return f && f->backend == RT_CAPFILE_MMAP && !f->windowed;
 }
 
 void capfile_stats_add(struct rt_capfile_stats *to, const struct rt_capfile_stats *from)
@@ -381,10 +408,8 @@ void rt_capfile_close(struct rt_capfile *f)
 		return;
 	if (f->pc)
 		pcap_close(f->pc);
-	if (f->memf)
-		fclose(f->memf);
 	capfile_window_close(f);
+	capfile_gz_close(f->gz); /* (after pcap_close: libpcap's stream reads it) */
 	free(f->ifs);
-	free(f->inflated);
 	free(f);
 }

@@ -73,8 +73,9 @@ bool capfile_parse_recognises(const uint8_t *p, size_t len)
 
 static int start_pcap(struct rt_capfile *f)
 {
-	if (f->len < 24)
-		return capfile_fail(f, EBADMSG, "pcap file header truncated (%zu of 24 bytes)", f->len);
+	size_t left = capfile_left(f, 24);
+	if (left < 24)
+		return capfile_fail(f, EBADMSG, "pcap file header truncated (%zu of 24 bytes)", left);
 	const uint8_t *h = capfile_at(f, 24);
 	if (!h)
 		return f->status;
@@ -98,7 +99,7 @@ static int start_pcap(struct rt_capfile *f)
 
 static int next_pcap(struct rt_capfile *f, struct rt_caprec *rec)
 {
-	size_t left = f->len - f->pos;
+	size_t left = capfile_left(f, 16);
 	if (left == 0)
 		return f->status = 1, 0;
 	if (left < 16)
@@ -109,10 +110,11 @@ static int next_pcap(struct rt_capfile *f, struct rt_caprec *rec)
 		return f->status;
 	uint32_t sec = rd32(f, h), frac = rd32(f, h + 4);
 	uint32_t incl = rd32(f, h + 8), orig = rd32(f, h + 12);
-	uint32_t limit = f->snaplen > 262144 ? f->snaplen : 262144;
+	uint32_t limit = f->snaplen > 262144 ? (f->snaplen < MAX_RECORD ? f->snaplen : MAX_RECORD) : 262144;
 	if (incl > limit)
 		return capfile_fail(f, EBADMSG, "record at offset %zu claims %u captured bytes (limit %u): file damaged",
 				    f->pos, incl, limit);
+	left = capfile_left(f, 16 + (size_t)incl);
 	if (left - 16 < incl)
 		return capfile_fail(f, EBADMSG, "truncated packet data at offset %zu (%zu of %u bytes) in frame %llu",
 				    f->pos, left - 16, incl, (unsigned long long)f->frame + 1);
@@ -134,7 +136,7 @@ static int next_pcap(struct rt_capfile *f, struct rt_caprec *rec)
 /* pcapng: the block at f->pos, checked; returns its type, body and body length. */
 static int pcapng_block(struct rt_capfile *f, uint32_t *type, const uint8_t **body, uint32_t *body_len)
 {
-	size_t left = f->len - f->pos;
+	size_t left = capfile_left(f, 12);
 	if (left < 12)
 		return capfile_fail(f, EBADMSG, "truncated block header at offset %zu (%zu bytes left) after frame %llu",
 				    f->pos, left, (unsigned long long)f->frame);
@@ -161,7 +163,7 @@ static int pcapng_block(struct rt_capfile *f, uint32_t *type, const uint8_t **bo
 	uint32_t total = rd32(f, b + 4);
 	if (total < 12 || total % 4 != 0 || total > MAX_RECORD)
 		return capfile_fail(f, EBADMSG, "block at offset %zu has an impossible length %u: file damaged", f->pos, total);
-	if (total > left)
+	if ((left = capfile_left(f, total)) < total)
 		return capfile_fail(f, EBADMSG, "truncated block at offset %zu (%zu of %u bytes) after frame %llu",
 				    f->pos, left, total, (unsigned long long)f->frame);
 	if (!(b = capfile_at(f, total)))
@@ -375,7 +377,7 @@ static int pcapng_isb(struct rt_capfile *f, const uint8_t *body, uint32_t len)
 static int next_pcapng(struct rt_capfile *f, struct rt_caprec *rec)
 {
 	for (;;) {
-		if (f->pos == f->len)
+		if (capfile_left(f, 1) == 0)
 			return f->status = 1, 0;
 		uint32_t type = 0, len = 0;
 		const uint8_t *body = NULL;
@@ -409,8 +411,9 @@ static int next_pcapng(struct rt_capfile *f, struct rt_caprec *rec)
 
 int capfile_parse_start(struct rt_capfile *f)
 {
-	if (f->len < 4)
-		return capfile_fail(f, EBADMSG, "file too short to be a capture (%zu bytes)", f->len);
+	size_t left = capfile_left(f, 28);
+	if (left < 4)
+		return capfile_fail(f, EBADMSG, "file too short to be a capture (%zu bytes)", left);
 	const uint8_t *h = capfile_at(f, 4);
 	if (!h)
 		return f->status;
@@ -419,8 +422,8 @@ int capfile_parse_start(struct rt_capfile *f)
 		f->pos = 0;
 		/* The first block must be a section header: check it now so a
 		 * wrong file fails at open, not at the first read. */
-		if (f->len < 28)
-			return capfile_fail(f, EBADMSG, "pcapng section header truncated (%zu bytes)", f->len);
+		if (left < 28)
+			return capfile_fail(f, EBADMSG, "pcapng section header truncated (%zu bytes)", left);
 		return 0;
 	}
 	if (!capfile_parse_recognises(h, 4))

@@ -1,15 +1,17 @@
 /*
  * Our capture parser reads a regular file through a window: a buffer of
  * about a megabyte, reused, that pread() fills with the bytes the parser
- * asks for next.  Mapping the whole file instead costs a page fault (or,
- * on a virtual machine, a hypervisor exit) for every 4 KiB of it the first
- * time it is read, and unmapping it at the end; reading it is a copy the
- * kernel makes into memory that is already there.  A record's bytes stay
- * valid until the next record is asked for (rt_capfile_data_stable() says
- * so).  A block larger than the window grows it (the parser refuses
- * blocks over 256 MiB before asking).
+ * asks for next (for a gzip-compressed capture, its inflating fills it, in
+ * order: capfile_gzip.c).  Mapping the whole file instead costs a page
+ * fault (or, on a virtual machine, a hypervisor exit) for every 4 KiB of it
+ * the first time it is read, and unmapping it at the end; reading it is a
+ * copy the kernel makes into memory that is already there.  A record's
+ * bytes stay valid until the next record is asked for
+ * (rt_capfile_data_stable() says so).  A block larger than the window grows
+ * it (the parser refuses blocks over 256 MiB before asking).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,14 +26,46 @@ int capfile_window_open(struct rt_capfile *f, int fd, size_t len)
 	f->len = len;
 	f->pos = 0;
 	f->win_off = f->win_len = 0;
+	f->windowed = true;
 	/* the headers capfile_parse_start() reads */
 	return capfile_window_at(f, 0, len < 28 ? len : 28) ? 0 : f->status;
 }
 
+int capfile_window_open_gz(struct rt_capfile *f)
+{
+	capfile_gz_rewind(f->gz);
+	f->fd = -1;
+	f->len = SIZE_MAX; /* until the stream's end is reached */
+	f->pos = 0;
+	f->win_off = f->win_len = 0;
+	f->windowed = true;
+	capfile_left(f, 28); /* its first bytes, for the format */
+	return f->status < 0 ? f->status : 0;
+}
+
+/* The gzip stream's next bytes into the window, until it holds at least n
+ * from win_off (as many more as fit): the stream is read in order, and its
+ * end, when reached, gives the data's length. */
+static int fill_gz(struct rt_capfile *f, size_t n)
+{
+	uint64_t at = f->win_off + f->win_len;
+	if (capfile_gz_offset(f->gz) != at) /* (our parser reads forward, every byte) */
+		return capfile_fail(f, EINVAL, "offset %zu of a gzip stream asked for out of order", (size_t)at);
+	while (f->win_len < n && f->len == SIZE_MAX) {
+		size_t got = capfile_gz_read(f->gz, f->win + f->win_len, f->win_cap - f->win_len);
+		f->win_len += got;
+		if (f->win_len < f->win_cap)
+			f->len = f->win_off + f->win_len; /* the end (whole or damaged) */
+	}
+	return 0;
+}
+
 /* Reads until the window holds at least n bytes from win_off (and as many
- * more as fit, up to the file's end). */
+ * more as fit, up to the data's end). */
 static int fill(struct rt_capfile *f, size_t n)
 {
+	if (f->gz)
+		return fill_gz(f, n);
 	size_t end = f->len - f->win_off; /* bytes of the file from win_off */
 	size_t want = f->win_cap < end ? f->win_cap : end;
 	while (f->win_len < n) {
@@ -49,11 +83,10 @@ static int fill(struct rt_capfile *f, size_t n)
 	return 0;
 }
 
-const uint8_t *capfile_window_at(struct rt_capfile *f, size_t off, size_t n)
+/* The window moved to start at off, keeping what it holds from there, with
+ * room for n bytes: 0, or -ENOMEM with f->err set. */
+static int move(struct rt_capfile *f, size_t off, size_t n)
 {
-	if (off >= f->win_off && off - f->win_off <= f->win_len && n <= f->win_len - (off - f->win_off))
-		return f->win + (off - f->win_off);
-	/* keep what the window holds from off on, move it to the front */
 	size_t keep = 0;
 	if (off >= f->win_off && off - f->win_off < f->win_len) {
 		keep = f->win_len - (off - f->win_off);
@@ -66,14 +99,41 @@ const uint8_t *capfile_window_at(struct rt_capfile *f, size_t off, size_t n)
 		while (cap < n)
 			cap *= 2;
 		uint8_t *w = realloc(f->win, cap);
-		if (!w) {
-			capfile_fail(f, ENOMEM, "out of memory for a block of %zu bytes at offset %zu", n, off);
-			return NULL;
-		}
+		if (!w)
+			return capfile_fail(f, ENOMEM, "out of memory for a block of %zu bytes at offset %zu", n, off);
 		f->win = w;
 		f->win_cap = cap;
 	}
-	return fill(f, n) < 0 ? NULL : f->win;
+	return 0;
+}
+
+static bool in_window(const struct rt_capfile *f, size_t off, size_t n)
+{
+	return off >= f->win_off && off - f->win_off <= f->win_len && n <= f->win_len - (off - f->win_off);
+}
+
+const uint8_t *capfile_window_at(struct rt_capfile *f, size_t off, size_t n)
+{
+	if (in_window(f, off, n))
+		return f->win + (off - f->win_off);
+	if (move(f, off, n) < 0 || fill(f, n) < 0)
+		return NULL;
+	if (f->win_len < n) { /* (a gzip stream that ended; the parser asks capfile_left first) */
+		capfile_fail(f, EBADMSG, "the data ends at offset %zu, before the %zu bytes asked for",
+			     f->win_off + f->win_len, n);
+		return NULL;
+	}
+	return f->win;
+}
+
+size_t capfile_left(struct rt_capfile *f, size_t n)
+{
+	if (f->len == SIZE_MAX && !in_window(f, f->pos, n) && f->status == 0 && move(f, f->pos, n) == 0)
+		fill(f, n);
+	size_t left = f->len - f->pos;
+	if (left < n)
+		f->at_end = true;
+	return left < n ? left : n;
 }
 
 void capfile_window_close(struct rt_capfile *f)

@@ -51,7 +51,8 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 		    char *err, size_t errlen);
 
 /* Read from a caller's buffer (kept by the caller until close).  Our
- * reader parses it in place; libpcap reads it through fmemopen. */
+ * reader parses it in place; libpcap reads it through fmemopen.  A
+ * gzip-compressed buffer is inflated as it is read, like a file. */
 int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend backend,
 			struct rt_capfile **out, char *err, size_t errlen);
 
@@ -63,7 +64,7 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec);
 const char *rt_capfile_error(const struct rt_capfile *f);
 
 /* Nonzero when buf[len] starts with the gzip magic (1f 8b): a compressed
- * file, which these functions inflate. */
+ * file, which these functions inflate as they read it. */
 int rt_capfile_is_gzip(const void *buf, size_t len);
 
 /* Nonzero when a file NAME is a capture's: *.pcap, *.pcapng, or either
@@ -77,7 +78,7 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f);
 
 /* Nonzero when every record's data stays valid until close (our reader
  * over a caller's buffer hands records out in place), not only until the
- * next record (a file read through a window, libpcap). */
+ * next record (a file or a gzip stream read through a window, libpcap). */
 int rt_capfile_data_stable(const struct rt_capfile *f);
 
 /* The capture's own counters: pcapng interface statistics blocks (the last

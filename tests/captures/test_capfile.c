@@ -9,8 +9,10 @@
  * it must read exactly as the same bytes in a buffer, and a file that
  * shrinks while it is read gives an error after the records before.
  * gzip-compressed files and buffers (one member or several) read as the
- * same capture uncompressed, with both backends; cut at every offset or
- * damaged, they give an error naming gzip after the records before.
+ * same capture uncompressed, with both backends and windows from one byte
+ * up, inflated as they are read (the peak memory of a 64 MiB one); cut at
+ * every offset or damaged, they give an error naming gzip after the
+ * records before.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -620,6 +622,77 @@ static uint8_t *gzip_of(const uint8_t *b, size_t len, size_t *out_len)
 	return out;
 }
 
+/* The peak resident memory since the last reset_peak(), in KiB. */
+static long peak_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kib = atol(line + 6);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+static bool reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	bool ok = f && fputs("5", f) >= 0;
+	if (f)
+		ok = fclose(f) == 0 && ok;
+	return ok;
+}
+
+/* A gzip capture is inflated as it is read, not whole: reading one that
+ * inflates to 64 MiB raises the peak resident memory by about a window,
+ * not by its size. */
+static void test_gzip_streams(void)
+{
+	char path[256];
+	path_of(path, sizeof(path), "big.pcap.gz");
+	gzFile z = gzopen(path, "wb1");
+	CHECK(z != NULL);
+	if (!z)
+		return;
+	uint8_t hdr[24] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0 }, rec[16 + 1000];
+	memset(hdr + 8, 0, 16);
+	hdr[16] = 0xff, hdr[17] = 0xff; /* snaplen 65535 */
+	hdr[20] = 1;                      /* Ethernet */
+	memset(rec, 0x5a, sizeof(rec));
+	uint32_t len = 1000;
+	memset(rec + 4, 0, 4); /* microseconds */
+	memcpy(rec + 8, &len, 4);
+	memcpy(rec + 12, &len, 4);
+	CHECK(gzwrite(z, hdr, sizeof(hdr)) == (int)sizeof(hdr));
+	const int n = 64 * 1024 * 1024 / (int)sizeof(rec);
+	for (int i = 0; i < n; i++) {
+		uint32_t sec = (uint32_t)i;
+		memcpy(rec, &sec, 4);
+		CHECK(gzwrite(z, rec, sizeof(rec)) == (int)sizeof(rec));
+	}
+	CHECK(gzclose(z) == Z_OK);
+	if (!reset_peak()) {
+		printf("# cannot reset the peak resident memory: streaming not measured\n");
+		return;
+	}
+	long before = peak_kib();
+	char err[256];
+	struct rt_capfile *f;
+	CHECK(rt_capfile_open(path, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
+	struct rt_caprec r;
+	int got = 0, rc;
+	while ((rc = rt_capfile_next(f, &r)) > 0)
+		got += r.caplen == 1000 && r.ts_ns == (uint64_t)got * 1000000000u;
+	CHECK_EQ_U(rc, 0);
+	CHECK_EQ_U(got, n);
+	rt_capfile_close(f);
+	long after = peak_kib();
+	printf("# %d records, 64 MiB inflated: peak resident memory %ld -> %ld KiB\n", n, before, after);
+	CHECK(before > 0 && after - before < 16 * 1024);
+}
+
 static void test_gzip(void)
 {
 	char plain[256], gz[256], two[256], cut[256], err[256];
@@ -656,8 +729,23 @@ static void test_gzip(void)
 		struct rt_capfile *f;
 		CHECK(rt_capfile_open(gz, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
 		CHECK_STR(rt_capfile_format(f), ng ? "pcapng (gzip)" : "pcap (gzip)");
-		CHECK(rt_capfile_data_stable(f));
+		CHECK(!rt_capfile_data_stable(f)); /* (inflated into a window as it is read) */
 		rt_capfile_close(f);
+		/* windows from one byte up (every record across an edge, the magic of
+		 * the second member across the compressed input's edge): the same */
+		size_t saved = capfile_window_size;
+		const size_t windows[] = { 1, 3, 64, 4096 };
+		for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+			capfile_window_size = windows[w];
+			for (size_t k = 0; k < 3; k++) {
+				int n;
+				if (ng && bes[k] == RT_CAPFILE_LIBPCAP)
+					continue;
+				CHECK_EQ_U(read_all(two, bes[k], &n, err, sizeof(err), !ng, 1), 0);
+				CHECK_EQ_U(n, NPKT);
+			}
+		}
+		capfile_window_size = saved;
 		CHECK(rt_capfile_open_mem(z, zlen, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
 		struct rt_caprec rec;
 		int n = 0, rc;
@@ -684,6 +772,14 @@ static void test_gzip(void)
 		}
 		CHECK_EQ_U(bad, 0);
 		CHECK_EQ_U(last, NPKT); /* (the data is whole without its 8-byte trailer) */
+		/* and with libpcap reading the stream: the records before, then the error */
+		if (!ng) {
+			spit(cut, z, zlen - 12);
+			int got = 0;
+			CHECK(read_all(cut, RT_CAPFILE_LIBPCAP, &got, err, sizeof(err), false, 1) < 0);
+			CHECK(strstr(err, "gzip: compressed data cut short") != NULL);
+			CHECK(got > 0 && got <= NPKT);
+		}
 		/* damaged in the middle: an error naming gzip after the packets before */
 		uint8_t *d = malloc(zlen);
 		memcpy(d, z, zlen);
@@ -718,6 +814,7 @@ int main(void)
 	RUN(test_window);
 	RUN(test_window_shrinks);
 	RUN(test_gzip);
+	RUN(test_gzip_streams);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

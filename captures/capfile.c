@@ -1,10 +1,10 @@
 /*
  * Capture-file front end: picks the backend (our own parser in
  * capfile_parse.c, over a file's window or a buffer, or libpcap), opens
- * files and buffers (a gzip-compressed one inflated as it is read,
- * capfile_gzip.c), and runs the libpcap backend itself
+ * files and buffers (a compressed one decompressed as it is read,
+ * capfile_compressed.c), and runs the libpcap backend itself
  * (pcap_open_offline_with_tstamp_precision at nanosecond precision, fmemopen
- * for buffers, fopencookie for a gzip stream).
+ * for buffers, fopencookie for a compressed stream).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -154,38 +154,38 @@ static int start_parser(struct rt_capfile *f, const char *path, char *err, size_
 	return rc;
 }
 
-/* How the gzip stream of f was damaged, when that is where reading
+/* How the compressed stream of f was damaged, when that is where reading
  * stopped: our parser asked for bytes past the end of what inflated (so
  * whatever the window's size), or libpcap (which reads ahead on its own)
  * stopped; else NULL. */
-static const char *gz_damage_reached(const struct rt_capfile *f)
+static const char *z_damage_reached(const struct rt_capfile *f)
 {
-	const char *damage = capfile_gz_damage(f->gz);
+	const char *damage = capfile_z_damage(f->z);
 	return damage[0] && (f->backend != RT_CAPFILE_MMAP || f->at_end) ? damage : NULL;
 }
 
-/* libpcap's stream of a gzip capture: its inflated bytes, in order. */
-static ssize_t gz_cookie_read(void *cookie, char *buf, size_t n)
+/* libpcap's stream of a compressed capture: its decompressed bytes, in order. */
+static ssize_t z_cookie_read(void *cookie, char *buf, size_t n)
 {
-	return (ssize_t)capfile_gz_read(cookie, (uint8_t *)buf, n);
+	return (ssize_t)capfile_z_read(cookie, (uint8_t *)buf, n);
 }
 
-/* f reads the gzip stream (fd of len bytes, taken, or mem[len]) as it
+/* f reads the compressed stream (fd of len bytes, taken, or mem[len]) as it
  * inflates it (NAME names it in messages): our parser through its window,
  * or libpcap when asked for or when ours does not know the format inside. */
-static int open_gzip(struct rt_capfile *f, int fd, const uint8_t *mem, size_t len, const char *name,
-		     enum rt_capfile_backend backend, char *err, size_t errlen)
+static int open_compressed(struct rt_capfile *f, int fd, const uint8_t *mem, size_t len, const uint8_t *magic,
+			   size_t magic_len, const char *name, enum rt_capfile_backend backend, char *err, size_t errlen)
 {
-	f->gz = capfile_gz_open(fd, mem, len);
-	if (!f->gz) {
+	f->z = capfile_z_open(fd, mem, len, magic, magic_len);
+	if (!f->z) {
 		if (fd >= 0)
 			close(fd);
 		set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	int rc = capfile_window_open_gz(f);
-	const char *damage = capfile_gz_damage(f->gz);
-	if (rc < 0 || (!f->win_len && damage[0])) { /* (nothing inflated: the gzip's fault alone) */
+	int rc = capfile_window_open_z(f);
+	const char *damage = capfile_z_damage(f->z);
+	if (rc < 0 || (!f->win_len && damage[0])) { /* (nothing decompressed: the stream's fault alone) */
 		if (err && errlen)
 			snprintf(err, errlen, "%s: %s", name, rc < 0 ? f->err : damage);
 		return rc < 0 ? rc : -EBADMSG;
@@ -198,8 +198,8 @@ static int open_gzip(struct rt_capfile *f, int fd, const uint8_t *mem, size_t le
 		f->pcapng = f->win_len >= 4 && is_pcapng_magic(f->win);
 		capfile_window_close(f);
 		f->windowed = false;
-		capfile_gz_rewind(f->gz);
-		FILE *s = fopencookie(f->gz, "rb", (cookie_io_functions_t){ .read = gz_cookie_read });
+		capfile_z_rewind(f->z);
+		FILE *s = fopencookie(f->z, "rb", (cookie_io_functions_t){ .read = z_cookie_read });
 		if (!s) {
 			rc = -errno;
 			set_err(err, errlen, strerror(errno));
@@ -207,7 +207,8 @@ static int open_gzip(struct rt_capfile *f, int fd, const uint8_t *mem, size_t le
 			rc = open_libpcap_stream(f, s, name, err, errlen);
 		}
 	}
-	if (rc < 0 && (damage = gz_damage_reached(f)) && err && errlen) {
+	snprintf(f->format, sizeof(f->format), "%s (%s)", f->pcapng ? "pcapng" : "pcap", capfile_z_codec(f->z));
+	if (rc < 0 && (damage = z_damage_reached(f)) && err && errlen) {
 		size_t l = strlen(err);
 		snprintf(err + l, errlen - l, " (%s)", damage);
 	}
@@ -238,11 +239,13 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 			goto fail;
 		}
 		struct stat st = { 0 };
-		uint8_t magic[2];
+		uint8_t magic[4];
 		bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-		if (regular && pread(fd, magic, 2, 0) == 2 && rt_capfile_is_gzip(magic, 2)) {
-			/* compressed (for either backend: libpcap reads no gzip) */
-			if ((rc = open_gzip(f, fd, NULL, (size_t)st.st_size, path, backend, err, errlen)) < 0)
+		ssize_t nmagic = regular ? pread(fd, magic, sizeof(magic), 0) : 0;
+		if (nmagic > 0 && rt_capfile_compression(magic, (size_t)nmagic)) {
+			/* compressed (for either backend: libpcap decompresses nothing) */
+			if ((rc = open_compressed(f, fd, NULL, (size_t)st.st_size, magic, (size_t)nmagic, path, backend, err,
+						  errlen)) < 0)
 				goto fail;
 			*out = f;
 			return 0;
@@ -295,8 +298,8 @@ int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend bac
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (rt_capfile_is_gzip(buf, len))
-		rc = open_gzip(f, -1, buf, len, "buffer", backend, err, errlen);
+	if (rt_capfile_compression(buf, len))
+		rc = open_compressed(f, -1, buf, len, buf, len, "buffer", backend, err, errlen);
 	else if (backend == RT_CAPFILE_MMAP || (backend == RT_CAPFILE_AUTO && capfile_parse_recognises(buf, len))) {
 		f->base = buf;
 		f->len = len;
@@ -319,9 +322,9 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec)
 	if (f->status)
 		return f->status > 0 ? 0 : f->status;
 	int rc = f->backend == RT_CAPFILE_MMAP ? capfile_parse_next(f, rec) : next_libpcap(f, rec);
-	const char *damage = gz_damage_reached(f);
+	const char *damage = z_damage_reached(f);
 	if (rc <= 0 && damage) {
-		/* a damaged gzip stream: its records end here, whatever the parser
+		/* a damaged compressed stream: its records end here, whatever the parser
 		 * made of the end of what inflated */
 		char was[sizeof(f->err)];
 		snprintf(was, sizeof(was), "%s", rc < 0 ? f->err : "");
@@ -339,7 +342,8 @@ const char *rt_capfile_error(const struct rt_capfile *f)
 
 int rt_capfile_name_is_capture(const char *name)
 {
-	static const char *const ends[] = {".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz"};
+	static const char *const ends[] = {".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz", ".pcap.zst", ".pcapng.zst",
+					   ".pcap.lz4", ".pcapng.lz4"};
 	size_t n = name ? strlen(name) : 0;
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		size_t e = strlen(ends[i]);
@@ -351,8 +355,8 @@ int rt_capfile_name_is_capture(const char *name)
 
 const char *rt_capfile_format(const struct rt_capfile *f)
 {
-	if (f && f->gz)
-		return f->pcapng ? "pcapng (gzip)" : "pcap (gzip)";
+	if (f && f->format[0])
+		return f->format;
 	return f && f->pcapng ? "pcapng" : "pcap";
 }
 
@@ -409,7 +413,7 @@ void rt_capfile_close(struct rt_capfile *f)
 	if (f->pc)
 		pcap_close(f->pc);
 	capfile_window_close(f);
-	capfile_gz_close(f->gz); /* (after pcap_close: libpcap's stream reads it) */
+	capfile_z_close(f->z); /* (after pcap_close: libpcap's stream reads it) */
 	free(f->ifs);
 	free(f);
 }

@@ -1,8 +1,9 @@
 /*
  * State shared by the capture-file front end (capfile.c, libpcap backend),
  * our own pcap/pcapng parser (capfile_parse.c), the window it reads a
- * file or a gzip stream through (capfile_window.c) and the inflating of
- * gzip-compressed captures (capfile_gzip.c).  Private to captures/.
+ * file or a decompressed stream through (capfile_window.c) and the
+ * decompressing of compressed captures (capfile_compressed.c).  Private to
+ * captures/.
  */
 #ifndef RDMATRACE_CAPTURES_CAPFILE_IMPL_H
 #define RDMATRACE_CAPTURES_CAPFILE_IMPL_H
@@ -31,11 +32,11 @@ struct rt_capfile {
 	char err[256];
 
 	/* our own parser (RT_CAPFILE_MMAP): over a caller's buffer (base), or
-	 * over a regular file or a gzip stream read through a window
+	 * over a regular file or a compressed stream read through a window
 	 * (capfile_window.c) */
 	const uint8_t *base;      /* the buffer (!windowed) */
 	size_t len, pos;          /* the whole file's, buffer's or stream's length; the parser's offset */
-	int fd;                   /* the file, -1 for a buffer or a gzip stream */
+	int fd;                   /* the file, -1 for a buffer or a compressed stream */
 	uint8_t *win;             /* the data's bytes [win_off, win_off + win_len) */
 	size_t win_off, win_len, win_cap;
 	bool swapped;             /* pcap: file byte order differs from ours */
@@ -49,11 +50,12 @@ struct rt_capfile {
 
 	/* libpcap backend */
 	pcap_t *pc;
-	/* a gzip-compressed capture (capfile_gzip.c), inflated as it is read:
+	/* a compressed capture (capfile_compressed.c), decompressed as it is read:
 	 * through the window by our parser (len is SIZE_MAX until the stream's
 	 * end is reached), or by libpcap through a stream of ours */
-	struct capfile_gz *gz;
-	bool windowed;            /* our parser reads through the window (a file, or gz) */
+	struct capfile_z *z;
+	char format[24];          /* "pcapng (zstd)" ... for a compressed capture */
+	bool windowed;            /* our parser reads through the window (a file, or z) */
 	bool at_end;              /* our parser asked for bytes past the data's end (capfile_left) */
 };
 
@@ -65,13 +67,13 @@ extern size_t capfile_window_size;
 /* Reads the file fd of len bytes through a window from now on: 0, or
  * -errno with f->err set (its first bytes could not be read). */
 int capfile_window_open(struct rt_capfile *f, int fd, size_t len);
-/* Reads the gzip stream f->gz through a window from now on, from its first
- * byte: 0, or -ENOMEM with f->err set. */
-int capfile_window_open_gz(struct rt_capfile *f);
+/* Reads the compressed stream f->z through a window from now on, from its
+ * first byte: 0, or -ENOMEM with f->err set. */
+int capfile_window_open_z(struct rt_capfile *f);
 /* The n bytes at offset off of the data (off + n <= f->len), read into the
  * window when they are not there yet; valid until the next call.  NULL
  * with f->err and f->status set when they cannot be read (the file shrank,
- * an I/O error, no memory, the gzip stream ended before them). */
+ * an I/O error, no memory, the compressed stream ended before them). */
 const uint8_t *capfile_window_at(struct rt_capfile *f, size_t off, size_t n);
 void capfile_window_close(struct rt_capfile *f);
 /* The n bytes at the parser's offset (n <= f->len - f->pos): in place in a
@@ -86,23 +88,27 @@ int capfile_parse_start(struct rt_capfile *f);
 int capfile_parse_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* True when the first bytes are a pcap or pcapng header this parser reads. */
 bool capfile_parse_recognises(const uint8_t *p, size_t len);
-/* A gzip stream (one or more members) inflated as it is read: its
- * compressed bytes are the file fd (taken: closed by capfile_gz_close) of
- * len bytes, or mem[len] when fd < 0.  NULL when out of memory. */
-struct capfile_gz *capfile_gz_open(int fd, const uint8_t *mem, size_t len);
-/* Up to n inflated bytes into dst: fewer only where the stream ends, whole
- * or damaged (capfile_gz_damage() says which). */
-size_t capfile_gz_read(struct capfile_gz *g, uint8_t *dst, size_t n);
-/* The inflated bytes read so far. */
-uint64_t capfile_gz_offset(const struct capfile_gz *g);
+/* A compressed stream (gzip, zstd or lz4: one or more members or frames)
+ * decompressed as it is read: its compressed bytes are the file fd (taken:
+ * closed by capfile_z_close) of len bytes, or mem[len] when fd < 0; the
+ * codec is the one whose magic starts magic[magic_len].  NULL when out of
+ * memory or no codec's. */
+struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const uint8_t *magic, size_t magic_len);
+/* Up to n decompressed bytes into dst: fewer only where the stream ends,
+ * whole or damaged (capfile_z_damage() says which). */
+size_t capfile_z_read(struct capfile_z *g, uint8_t *dst, size_t n);
+/* The decompressed bytes read so far. */
+uint64_t capfile_z_offset(const struct capfile_z *g);
 /* Back to the stream's first byte. */
-void capfile_gz_rewind(struct capfile_gz *g);
+void capfile_z_rewind(struct capfile_z *g);
+/* "gzip", "zstd" or "lz4". */
+const char *capfile_z_codec(const struct capfile_z *g);
 /* "" while the stream is whole, else how it ended early ("gzip: compressed
  * data cut short ..."). */
-const char *capfile_gz_damage(const struct capfile_gz *g);
-void capfile_gz_close(struct capfile_gz *g);
+const char *capfile_z_damage(const struct capfile_z *g);
+void capfile_z_close(struct capfile_z *g);
 /* The bytes from the parser's offset to the end of the data, or n when
- * there are at least n: for a gzip stream, whose end is known only once
+ * there are at least n: for a compressed stream, whose end is known only once
  * it is inflated, it inflates as far as that first. */
 size_t capfile_left(struct rt_capfile *f, size_t n);
 

@@ -1,8 +1,8 @@
 /*
  * Our capture parser reads a regular file through a window: a buffer of
  * about a megabyte, reused, that pread() fills with the bytes the parser
- * asks for next (for a gzip-compressed capture, its inflating fills it, in
- * order: capfile_gzip.c).  Mapping the whole file instead costs a page
+ * asks for next (for a compressed capture, its decompressing fills it, in
+ * order: capfile_compressed.c).  Mapping the whole file instead costs a page
  * fault (or, on a virtual machine, a hypervisor exit) for every 4 KiB of it
  * the first time it is read, and unmapping it at the end; reading it is a
  * copy the kernel makes into memory that is already there.  A record's
@@ -31,9 +31,9 @@ int capfile_window_open(struct rt_capfile *f, int fd, size_t len)
 	return capfile_window_at(f, 0, len < 28 ? len : 28) ? 0 : f->status;
 }
 
-int capfile_window_open_gz(struct rt_capfile *f)
+int capfile_window_open_z(struct rt_capfile *f)
 {
-	capfile_gz_rewind(f->gz);
+	capfile_z_rewind(f->z);
 	f->fd = -1;
 	f->len = SIZE_MAX; /* until the stream's end is reached */
 	f->pos = 0;
@@ -43,16 +43,16 @@ int capfile_window_open_gz(struct rt_capfile *f)
 	return f->status < 0 ? f->status : 0;
 }
 
-/* The gzip stream's next bytes into the window, until it holds at least n
+/* The compressed stream's next bytes into the window, until it holds at least n
  * from win_off (as many more as fit): the stream is read in order, and its
  * end, when reached, gives the data's length. */
-static int fill_gz(struct rt_capfile *f, size_t n)
+static int fill_z(struct rt_capfile *f, size_t n)
 {
 	uint64_t at = f->win_off + f->win_len;
-	if (capfile_gz_offset(f->gz) != at) /* (our parser reads forward, every byte) */
-		return capfile_fail(f, EINVAL, "offset %zu of a gzip stream asked for out of order", (size_t)at);
+	if (capfile_z_offset(f->z) != at) /* (our parser reads forward, every byte) */
+		return capfile_fail(f, EINVAL, "offset %zu of a compressed stream asked for out of order", (size_t)at);
 	while (f->win_len < n && f->len == SIZE_MAX) {
-		size_t got = capfile_gz_read(f->gz, f->win + f->win_len, f->win_cap - f->win_len);
+		size_t got = capfile_z_read(f->z, f->win + f->win_len, f->win_cap - f->win_len);
 		f->win_len += got;
 		if (f->win_len < f->win_cap)
 			f->len = f->win_off + f->win_len; /* the end (whole or damaged) */
@@ -64,8 +64,8 @@ static int fill_gz(struct rt_capfile *f, size_t n)
  * more as fit, up to the data's end). */
 static int fill(struct rt_capfile *f, size_t n)
 {
-	if (f->gz)
-		return fill_gz(f, n);
+	if (f->z)
+		return fill_z(f, n);
 	size_t end = f->len - f->win_off; /* bytes of the file from win_off */
 	size_t want = f->win_cap < end ? f->win_cap : end;
 	while (f->win_len < n) {
@@ -118,7 +118,7 @@ const uint8_t *capfile_window_at(struct rt_capfile *f, size_t off, size_t n)
 		return f->win + (off - f->win_off);
 	if (move(f, off, n) < 0 || fill(f, n) < 0)
 		return NULL;
-	if (f->win_len < n) { /* (a gzip stream that ended; the parser asks capfile_left first) */
+	if (f->win_len < n) { /* (a compressed stream that ended; the parser asks capfile_left first) */
 		capfile_fail(f, EBADMSG, "the data ends at offset %zu, before the %zu bytes asked for",
 			     f->win_off + f->win_len, n);
 		return NULL;

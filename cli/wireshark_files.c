@@ -113,7 +113,7 @@ int ws_resolve_capture(const char *target, char *path, size_t len, int *annotate
 	if (rt_timeline_capture_of(target, path, len) == 0)
 		return 0;
 	snprintf(err, errlen, "%s: the run has no capture (annotated.pcapng, capture.pcapng, or another *.pcap, "
-		 "*.pcapng, *.pcap.gz, *.pcapng.gz)", target);
+		 "*.pcapng, either also .gz, .zst or .lz4)", target);
 	return -ENOENT;
 }
 

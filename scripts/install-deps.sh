@@ -9,9 +9,9 @@
 set -eu
 
 core="gcc make libc6-dev pkg-config bc libibverbs-dev librdmacm-dev rdma-core ibverbs-utils
-rdmacm-utils perftest libpcap-dev zlib1g-dev tshark libncurses-dev clang libclang-rt-14-dev lua5.4 tmux
+rdmacm-utils perftest libpcap-dev zlib1g-dev libzstd-dev liblz4-dev zstd lz4 tshark libncurses-dev clang libclang-rt-14-dev lua5.4 tmux
 iproute2 procps psmisc openssh-client openssh-server ethtool"
-vm="qemu-system-x86 linux-image-amd64 busybox-static cpio kmod zstd"
+vm="qemu-system-x86 linux-image-amd64 busybox-static cpio kmod"
 bench="liblttng-ust-dev lttng-tools"
 
 want="$core"

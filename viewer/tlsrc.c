@@ -539,8 +539,8 @@ int vw_open(const char *path, const struct vw_open_opts *o, struct vw_source *s,
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	/* (a gzip-compressed capture by its name: gzip can hold anything) */
-	if (is_capture(magic) || (rt_capfile_is_gzip(magic, 8) && rt_capfile_name_is_capture(path))) {
+	/* (a compressed capture by its name: a compressed file can hold anything) */
+	if (is_capture(magic) || (rt_capfile_compression(magic, 8) && rt_capfile_name_is_capture(path))) {
 		struct rt_tl_inputs in = { .capture = path };
 		snprintf(s->capture, sizeof(s->capture), "%s", path);
 		rc = rt_timeline_build(&in, &tl, msg, sizeof(msg));

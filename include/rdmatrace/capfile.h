@@ -52,7 +52,7 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 
 /* Read from a caller's buffer (kept by the caller until close).  Our
  * reader parses it in place; libpcap reads it through fmemopen.  A
- * gzip-compressed buffer is inflated as it is read, like a file. */
+ * compressed buffer is decompressed as it is read, like a file. */
 int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend backend,
 			struct rt_capfile **out, char *err, size_t errlen);
 
@@ -63,22 +63,24 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec);
 /* The error message of the last failure ("" when none). */
 const char *rt_capfile_error(const struct rt_capfile *f);
 
-/* Nonzero when buf[len] starts with the gzip magic (1f 8b): a compressed
- * file, which these functions inflate as they read it. */
-int rt_capfile_is_gzip(const void *buf, size_t len);
+/* "gzip", "zstd" or "lz4" when buf[len] starts with that compressor's
+ * magic (gzip 1f 8b, a zstd frame or skippable frame, an LZ4 frame), the
+ * three Wireshark reads; these functions decompress them as they read.
+ * NULL when it is none of them. */
+const char *rt_capfile_compression(const void *buf, size_t len);
 
 /* Nonzero when a file NAME is a capture's: *.pcap, *.pcapng, or either
- * gzip-compressed (*.pcap.gz, *.pcapng.gz). */
+ * compressed (*.pcap.gz, *.pcapng.zst, *.pcap.lz4 ...). */
 int rt_capfile_name_is_capture(const char *name);
 
-/* "pcap" or "pcapng" ("pcapng (gzip)" when compressed), and which backend
+/* "pcap" or "pcapng" ("pcapng (gzip)", "pcap (zstd)" ... when compressed), and which backend
  * is reading it ("mmap": ours, "libpcap"). */
 const char *rt_capfile_format(const struct rt_capfile *f);
 const char *rt_capfile_backend_name(const struct rt_capfile *f);
 
 /* Nonzero when every record's data stays valid until close (our reader
  * over a caller's buffer hands records out in place), not only until the
- * next record (a file or a gzip stream read through a window, libpcap). */
+ * next record (a file or a compressed stream read through a window, libpcap). */
 int rt_capfile_data_stable(const struct rt_capfile *f);
 
 /* The capture's own counters: pcapng interface statistics blocks (the last

@@ -699,6 +699,12 @@ check "correlate makes a missing annotated capture again, though the timeline is
 check_grep "... and then finds it all current" "timeline.rtl is up to date" "$tmp/gz-again.txt"
 check "packets: a gzip-compressed capture reads as the same packets" \
 	diff <("$RDMATRACE" packets tests/analysis/data/rxe-timer-running.pcapng 2>&1) <("$RDMATRACE" packets "$tmp/gz/capture.pcapng.gz" 2>&1)
+# compressed by zstd (capture.pcapng.zst): found, and the same diagnosis
+mkdir -p "$tmp/zst/traces" && zstd -q -c tests/analysis/data/rxe-timer-running.pcapng >"$tmp/zst/capture.pcapng.zst"
+cp "$tmp/running/traces/"*.rtr "$tmp/zst/traces/"
+"$RDMATRACE" diagnose "$tmp/zst" >"$tmp/zst.txt" 2>&1
+check "a zstd-compressed capture: the same diagnosis as uncompressed" \
+	diff <(sed "s|$tmp/running|RUN|g" "$tmp/running.txt") <(sed "s|$tmp/zst|RUN|g; s|capture.pcapng.zst|capture.pcapng|g" "$tmp/zst.txt")
 head -c $(($(stat -c %s "$tmp/gz/capture.pcapng.gz") / 2)) "$tmp/gz/capture.pcapng.gz" >"$tmp/cut.pcapng.gz"
 "$RDMATRACE" packets "$tmp/cut.pcapng.gz" >"$tmp/cut.txt" 2>&1; rc=$?
 check "packets: a gzip capture cut short reads up to the cut, then says so (exit 1)" bash -c "test $rc = 1 &&

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <lz4frame.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "rdmatrace/capfile.h"
 #include "rdmatrace/pcapng_write.h"
@@ -161,6 +163,23 @@ static int read_all(const char *path, enum rt_capfile_backend be, int *count, ch
 			CHECK_EQ_U(rec.ts_ns, (ts0 + (uint64_t)*count * 1000) / ts_unit * ts_unit);
 		(*count)++;
 	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", rt_capfile_error(f));
+	rt_capfile_close(f);
+	return rc;
+}
+
+/* The records of path (whatever their bytes) into *count: the end's code. */
+static int count_records(const char *path, int *count, char *err, size_t errlen)
+{
+	struct rt_capfile *f;
+	*count = 0;
+	int rc = rt_capfile_open(path, RT_CAPFILE_AUTO, &f, err, errlen);
+	if (rc < 0)
+		return rc;
+	struct rt_caprec rec;
+	while ((rc = rt_capfile_next(f, &rec)) > 0)
+		(*count)++;
 	if (rc < 0)
 		snprintf(err, errlen, "%s", rt_capfile_error(f));
 	rt_capfile_close(f);
@@ -604,21 +623,41 @@ static void test_window_shrinks(void)
 	capfile_window_size = saved;
 }
 
-/* b[len] gzip-compressed into a new buffer (*out_len bytes). */
-static uint8_t *gzip_of(const uint8_t *b, size_t len, size_t *out_len)
+enum codec { GZIP, ZSTD, LZ4, NCODECS };
+static const char *const codec_name[] = { "gzip", "zstd", "lz4" };
+static const char *const codec_ext[] = { "gz", "zst", "lz4" };
+
+/* b[len] compressed with codec c into a new buffer (*out_len bytes), with
+ * the checksum each format can carry (the zstd and lz4 tools write one). */
+static uint8_t *compress_of(enum codec c, const uint8_t *b, size_t len, size_t *out_len)
 {
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	uLong cap = compressBound((uLong)len) + 64;
+	size_t cap = (c == GZIP ? compressBound((uLong)len) : c == ZSTD ? ZSTD_compressBound(len)
+								       : LZ4F_compressFrameBound(len, NULL)) + 64;
 	uint8_t *out = malloc(cap);
-	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-	z.next_in = (Bytef *)(uintptr_t)b;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
-	*out_len = cap - z.avail_out;
-	deflateEnd(&z);
+	if (c == GZIP) {
+		z_stream z;
+		memset(&z, 0, sizeof(z));
+		CHECK(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+		z.next_in = (Bytef *)(uintptr_t)b;
+		z.avail_in = (uInt)len;
+		z.next_out = out;
+		z.avail_out = (uInt)cap;
+		CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+		*out_len = cap - z.avail_out;
+		deflateEnd(&z);
+	} else if (c == ZSTD) {
+		ZSTD_CCtx *cc = ZSTD_createCCtx();
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+		*out_len = ZSTD_compress2(cc, out, cap, b, len);
+		CHECK(!ZSTD_isError(*out_len));
+		ZSTD_freeCCtx(cc);
+	} else {
+		LZ4F_preferences_t prefs;
+		memset(&prefs, 0, sizeof(prefs));
+		prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+		*out_len = LZ4F_compressFrame(out, cap, b, len, &prefs);
+		CHECK(!LZ4F_isError(*out_len));
+	}
 	return out;
 }
 
@@ -693,43 +732,53 @@ static void test_gzip_streams(void)
 	CHECK(before > 0 && after - before < 16 * 1024);
 }
 
-static void test_gzip(void)
+static void test_compressed(void)
 {
-	char plain[256], gz[256], two[256], cut[256], err[256];
+	char plain[256], zp[256], two[256], cut[256], err[256], fmt[32];
 	const enum rt_capfile_backend bes[] = { RT_CAPFILE_MMAP, RT_CAPFILE_LIBPCAP, RT_CAPFILE_AUTO };
+	for (int cc = 0; cc < NCODECS; cc++)
 	for (int ng = 0; ng < 2; ng++) {
+		enum codec c = (enum codec)cc;
+		const char *ext = codec_ext[c], *name = codec_name[c];
 		path_of(plain, sizeof(plain), ng ? "z.pcapng" : "z.pcap");
-		path_of(gz, sizeof(gz), ng ? "z.pcapng.gz" : "z.pcap.gz");
-		path_of(two, sizeof(two), ng ? "two.pcapng.gz" : "two.pcap.gz");
-		path_of(cut, sizeof(cut), ng ? "cut.pcapng.gz" : "cut.pcap.gz");
+		char leaf[64];
+		snprintf(leaf, sizeof(leaf), "z.%s.%s", ng ? "pcapng" : "pcap", ext);
+		path_of(zp, sizeof(zp), leaf);
+		snprintf(leaf, sizeof(leaf), "two.%s.%s", ng ? "pcapng" : "pcap", ext);
+		path_of(two, sizeof(two), leaf);
+		snprintf(leaf, sizeof(leaf), "cut.%s.%s", ng ? "pcapng" : "pcap", ext);
+		path_of(cut, sizeof(cut), leaf);
+		printf("# %s, %s\n", name, ng ? "pcapng" : "pcap");
 		if (ng)
 			write_pcapng(plain);
 		else
 			write_pcap(plain, true);
 		size_t len, zlen, h1, h2;
 		uint8_t *b = slurp(plain, &len);
-		uint8_t *z = gzip_of(b, len, &zlen);
-		spit(gz, z, zlen);
-		/* two members, the file split in the middle of a record (`cat a.gz b.gz`) */
-		uint8_t *z1 = gzip_of(b, len / 2, &h1), *z2 = gzip_of(b + len / 2, len - len / 2, &h2);
+		uint8_t *z = compress_of(c, b, len, &zlen);
+		spit(zp, z, zlen);
+		/* two members or frames, the file split in the middle of a record (`cat a.gz b.gz`) */
+		uint8_t *z1 = compress_of(c, b, len / 2, &h1), *z2 = compress_of(c, b + len / 2, len - len / 2, &h2);
 		uint8_t *cat = malloc(h1 + h2);
 		memcpy(cat, z1, h1);
 		memcpy(cat + h1, z2, h2);
 		spit(two, cat, h1 + h2);
-		CHECK(rt_capfile_name_is_capture(gz) && rt_capfile_name_is_capture(plain) && !rt_capfile_name_is_capture("x.gz"));
+		CHECK(rt_capfile_name_is_capture(zp) && rt_capfile_name_is_capture(plain) && !rt_capfile_name_is_capture("x.gz"));
+		CHECK_STR(rt_capfile_compression(z, zlen), name);
 		for (size_t k = 0; k < 3; k++) {
 			int n;
 			if (ng && bes[k] == RT_CAPFILE_LIBPCAP)
 				continue; /* (libpcap reads no pcapng whose interfaces differ in link type: write_pcapng's) */
-			CHECK_EQ_U(read_all(gz, bes[k], &n, err, sizeof(err), !ng, 1), 0);
+			CHECK_EQ_U(read_all(zp, bes[k], &n, err, sizeof(err), !ng, 1), 0);
 			CHECK_EQ_U(n, NPKT);
 			CHECK_EQ_U(read_all(two, bes[k], &n, err, sizeof(err), !ng, 1), 0);
 			CHECK_EQ_U(n, NPKT);
 		}
 		struct rt_capfile *f;
-		CHECK(rt_capfile_open(gz, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
-		CHECK_STR(rt_capfile_format(f), ng ? "pcapng (gzip)" : "pcap (gzip)");
-		CHECK(!rt_capfile_data_stable(f)); /* (inflated into a window as it is read) */
+		CHECK(rt_capfile_open(zp, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
+		snprintf(fmt, sizeof(fmt), "%s (%s)", ng ? "pcapng" : "pcap", name);
+		CHECK_STR(rt_capfile_format(f), fmt);
+		CHECK(!rt_capfile_data_stable(f)); /* (decompressed into a window as it is read) */
 		rt_capfile_close(f);
 		/* windows from one byte up (every record across an edge, the magic of
 		 * the second member across the compressed input's edge): the same */
@@ -754,43 +803,43 @@ static void test_gzip(void)
 		CHECK_EQ_U(rc, 0);
 		CHECK_EQ_U(n, NPKT);
 		rt_capfile_close(f);
-		/* cut at every offset: an error (naming gzip once something inflated),
-		 * never more packets than the whole, and more as more is kept */
+		/* cut at every offset: an error (naming the codec once something
+		 * was decompressed), never more packets than the whole, and more as
+		 * more is kept */
 		int last = 0, bad = 0;
-		for (size_t c = 0; c < zlen; c++) {
-			spit(cut, z, c);
+		for (size_t k = 0; k < zlen; k++) {
+			spit(cut, z, k);
 			int got = 0;
 			err[0] = 0;
 			rc = read_all(cut, RT_CAPFILE_MMAP, &got, err, sizeof(err), false, 1);
-			if (rc >= 0 || got > NPKT || got < last || (c > 20 && !strstr(err, "gzip")))
-				bad++;
-			if (bad == 1 && (rc >= 0 || got > NPKT || got < last || (c > 20 && !strstr(err, "gzip")))) {
-				printf("#   cut at %zu: rc %d, %d packets (before: %d): %s\n", c, rc, got, last, err);
-				bad++;
-			}
+			bool wrong = rc >= 0 || got > NPKT || got < last || (k > 20 && !strstr(err, name));
+			if (wrong && bad++ == 0)
+				printf("#   cut at %zu: rc %d, %d packets (before: %d): %s\n", k, rc, got, last, err);
 			last = got;
 		}
 		CHECK_EQ_U(bad, 0);
-		CHECK_EQ_U(last, NPKT); /* (the data is whole without its 8-byte trailer) */
+		if (c == GZIP)
+			CHECK_EQ_U(last, NPKT); /* (the data is whole without its 8-byte trailer) */
 		/* and with libpcap reading the stream: the records before, then the error */
 		if (!ng) {
 			spit(cut, z, zlen - 12);
 			int got = 0;
 			CHECK(read_all(cut, RT_CAPFILE_LIBPCAP, &got, err, sizeof(err), false, 1) < 0);
-			CHECK(strstr(err, "gzip: compressed data cut short") != NULL);
-			CHECK(got > 0 && got <= NPKT);
+			snprintf(fmt, sizeof(fmt), "%s: compressed data", name);
+			CHECK(strstr(err, fmt) != NULL);
+			CHECK(got <= NPKT);
 		}
-		/* damaged in the middle: an error naming gzip after the packets before */
+		/* damaged in the middle: an error naming the codec after the packets before */
 		uint8_t *d = malloc(zlen);
 		memcpy(d, z, zlen);
 		for (size_t i = zlen / 2; i < zlen / 2 + 8; i++)
 			d[i] ^= 0x5a;
 		spit(cut, d, zlen);
 		int got = 0;
-		CHECK(read_all(cut, RT_CAPFILE_AUTO, &got, err, sizeof(err), false, 1) < 0);
-		CHECK(strstr(err, "gzip") != NULL);
+		CHECK(count_records(cut, &got, err, sizeof(err)) < 0);
+		CHECK(strstr(err, name) != NULL);
 		CHECK(got < NPKT);
-		printf("#   %s damaged: %d packets, then: %s\n", ng ? "pcapng" : "pcap", got, err);
+		printf("#   %s %s damaged: %d packets, then: %s\n", name, ng ? "pcapng" : "pcap", got, err);
 		free(d);
 		free(cat);
 		free(z1);
@@ -813,7 +862,7 @@ int main(void)
 	RUN(test_corrupt_lengths);
 	RUN(test_window);
 	RUN(test_window_shrinks);
-	RUN(test_gzip);
+	RUN(test_compressed);
 	RUN(test_gzip_streams);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);

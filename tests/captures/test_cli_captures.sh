@@ -216,16 +216,19 @@ check_fails "capture without -i is a usage error" "$RDMATRACE" capture --duratio
 check "capture --buffer 0 is a usage error that names the range" bash -c \
 	"'$RDMATRACE' capture -i lo --buffer 0 --duration 0.1 2>&1 >/dev/null | grep -q '1..1024 MiB' && test \${PIPESTATUS[0]} = 2"
 # A named pipe, read by libpcap (the default backend hands it over unopened,
-# so that it is read once): the same packets as the file, and gzip-compressed
-# files the same packets too, with either backend
+# so that it is read once): the same packets as the file, and the file
+# compressed by gzip, zstd and lz4 (Wireshark reads the three) the same
+# packets too, with either backend
 mkfifo "$tmp/pipe"
 "$RDMATRACE" packets "$tmp/cov.pcap" >"$tmp/file.txt" 2>&1
 for be in "" --libpcap; do
 	(cat "$tmp/cov.pcap" >"$tmp/pipe" &)
 	timeout 20 "$RDMATRACE" packets $be "$tmp/pipe" >"$tmp/pipe.txt" 2>&1
 	check "packets ${be:-(default)} on a named pipe: the file's packets" diff "$tmp/file.txt" "$tmp/pipe.txt"
-	gzip -c "$tmp/cov.pcap" >"$tmp/cov.pcap.gz"
-	"$RDMATRACE" packets $be "$tmp/cov.pcap.gz" >"$tmp/gz.txt" 2>&1
-	check "packets ${be:-(default)} on the file gzipped: the same packets" diff "$tmp/file.txt" "$tmp/gz.txt"
+	for z in gzip zstd lz4; do
+		$z -q -c "$tmp/cov.pcap" >"$tmp/cov.pcap.z"
+		"$RDMATRACE" packets $be "$tmp/cov.pcap.z" >"$tmp/z.txt" 2>&1
+		check "packets ${be:-(default)} on the file compressed by $z: the same packets" diff "$tmp/file.txt" "$tmp/z.txt"
+	done
 done
 done_testing

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -666,17 +665,19 @@ struct cap_job {
  * to tell its bytes per packet. */
 #define CAP_RESERVE_AFTER 16384
 
-/* The packet and header-byte arrays reserved for the capture of file_len
- * bytes, from what its first consumed bytes gave (an eighth more, for a
- * capture whose packets get smaller), and handed to cap_fault_in.  Memory
- * reserved and never used is never touched; a capture that gives more
- * grows the arrays as before. */
-static void cap_reserve(struct cap_job *j, uint64_t file_len, uint64_t consumed)
+/* The packet and header-byte arrays reserved for the whole capture, from
+ * what its first bytes gave (rt_capfile_progress: `done` of `total` bytes
+ * as stored, compressed or not; an eighth more, for a capture whose
+ * packets get smaller), and handed to cap_fault_in.  Memory reserved and
+ * never used is never touched; a capture that gives more grows the arrays
+ * as before. */
+static void cap_reserve(struct cap_job *j, const struct rt_capfile *f)
 {
 	struct tl_build *b = j->b;
-	if (!file_len || !consumed || consumed >= file_len)
+	uint64_t done, total;
+	if (rt_capfile_progress(f, &done, &total) < 0 || !done || done >= total)
 		return;
-	double scale = (double)file_len / (double)consumed * 1.125;
+	double scale = (double)total / (double)done * 1.125;
 	size_t pk = (size_t)((double)b->pk.n * scale) + 1024, blob = (size_t)((double)b->blob.n * scale) + 65536;
 	if ((pk > b->pk.cap && vec_resize(&b->pk, pk) < 0) || (blob > b->blob.cap && vec_resize(&b->blob, blob) < 0))
 		return; /* they grow as they go */
@@ -713,15 +714,11 @@ static void *cap_run(void *arg)
 		j->opened = true;
 		struct rt_caprec rec;
 		struct rt_pkt p;
-		struct stat st;
-		uint64_t file_len = stat(j->path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-		uint64_t consumed = 0; /* about: each record's bytes and a pcap record header */
 		bool reserved = false;
 		while ((rc = rt_capfile_next(f, &rec)) > 0) {
-			consumed += rec.caplen + 16;
 			if (!reserved && b->pk.n == CAP_RESERVE_AFTER) {
 				reserved = true;
-				cap_reserve(j, file_len, consumed);
+				cap_reserve(j, f);
 			}
 			if (rec.ts_ns && (!b->capture_first_ns || rec.ts_ns < b->capture_first_ns))
 				b->capture_first_ns = rec.ts_ns;

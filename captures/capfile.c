@@ -365,6 +365,17 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f)
 	return f && f->backend == RT_CAPFILE_MMAP ? "mmap" : "libpcap";
 }
 
+int rt_capfile_progress(const struct rt_capfile *f, uint64_t *done, uint64_t *total)
+{
+	if (f && f->z)
+		return capfile_z_progress(f->z, done, total), 0;
+	if (!f || f->backend != RT_CAPFILE_MMAP)
+		return -1;
+	*done = f->pos;
+	*total = f->len;
+	return 0;
+}
+
 int rt_capfile_data_stable(const struct rt_capfile *f)
 {
 	return f && f->backend == RT_CAPFILE_MMAP && !f->windowed;

@@ -297,6 +297,12 @@ uint64_t capfile_z_offset(const struct capfile_z *g)
 	return g->out;
 }
 
+void capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *total)
+{
+	*done = g->used;
+	*total = g->in_len;
+}
+
 void capfile_z_rewind(struct capfile_z *g)
 {
 	if (g->codec == CODEC_GZIP && g->in_unit)

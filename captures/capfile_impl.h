@@ -99,6 +99,8 @@ struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const u
 size_t capfile_z_read(struct capfile_z *g, uint8_t *dst, size_t n);
 /* The decompressed bytes read so far. */
 uint64_t capfile_z_offset(const struct capfile_z *g);
+/* The compressed bytes consumed so far, of *total. */
+void capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *total);
 /* Back to the stream's first byte. */
 void capfile_z_rewind(struct capfile_z *g);
 /* "gzip", "zstd" or "lz4". */

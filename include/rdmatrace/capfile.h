@@ -83,6 +83,11 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f);
  * next record (a file or a compressed stream read through a window, libpcap). */
 int rt_capfile_data_stable(const struct rt_capfile *f);
 
+/* How far reading has got: *done of the *total bytes of the data as
+ * stored (of a compressed capture, its compressed bytes), for estimates of
+ * what is still to come.  0, or -1 when not known (libpcap reading). */
+int rt_capfile_progress(const struct rt_capfile *f, uint64_t *done, uint64_t *total);
+
 /* The capture's own counters: pcapng interface statistics blocks (the last
  * one of each interface, summed over interfaces and sections).  Each block
  * counts from the start of the capture, so they are complete only once the

@@ -798,11 +798,27 @@ static void test_compressed(void)
 		CHECK(rt_capfile_open_mem(z, zlen, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
 		struct rt_caprec rec;
 		int n = 0, rc;
+		uint64_t done = 0, total = 0;
 		while ((rc = rt_capfile_next(f, &rec)) > 0)
 			n++;
 		CHECK_EQ_U(rc, 0);
 		CHECK_EQ_U(n, NPKT);
+		/* the progress is told in compressed bytes: all of them at the end */
+		CHECK(rt_capfile_progress(f, &done, &total) == 0 && done == zlen && total == zlen);
 		rt_capfile_close(f);
+		/* and of the plain file in its bytes, half-way and at the end; libpcap tells none */
+		CHECK(rt_capfile_open(plain, RT_CAPFILE_MMAP, &f, err, sizeof(err)) == 0);
+		CHECK(rt_capfile_next(f, &rec) == 1);
+		CHECK(rt_capfile_progress(f, &done, &total) == 0 && done > 0 && done < total && total == len);
+		while (rt_capfile_next(f, &rec) > 0)
+			;
+		CHECK(rt_capfile_progress(f, &done, &total) == 0 && done == len);
+		rt_capfile_close(f);
+		if (!ng) { /* (libpcap reads no pcapng of write_pcapng's) */
+			CHECK(rt_capfile_open(plain, RT_CAPFILE_LIBPCAP, &f, err, sizeof(err)) == 0);
+			CHECK(rt_capfile_progress(f, &done, &total) < 0);
+			rt_capfile_close(f);
+		}
 		/* cut at every offset: an error (naming the codec once something
 		 * was decompressed), never more packets than the whole, and more as
 		 * more is kept */

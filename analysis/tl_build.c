@@ -555,7 +555,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 					  .remote_cm_timeout = p->cm.remote_cm_timeout,
 					  .local_cm_timeout = p->cm.local_cm_timeout,
 					  .max_cm_retries = p->cm.max_cm_retries, .has_cma = p->cm.has_cma_hdr,
-					  .cma_src_port = p->cm.cma_src_port};
+					  .cma_src_port = p->cm.cma_src_port,
+					  .service_port = p->cm.ip_service ? p->cm.port : 0};
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}

@@ -4123,6 +4123,105 @@ static const char *cm_reject_meaning(unsigned reason)
 	}
 }
 
+/* The rdma_destroy_id call that ended the listening of listen call i
+ * before time t, or RT_TL_NONE when it was still listening then. */
+static uint32_t listen_ended(struct dctx *c, uint32_t i, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, i);
+	uint64_t ti = item_t(c, i);
+	for (size_t y = 0; y < b->cm_evs.n; y++) {
+		uint32_t d = *TL_AT(&b->cm_evs, uint32_t, y);
+		const struct tl_evrec *de = tl_ev(b, d);
+		if (de->proc == e->proc && de->ev.u.cm.event == RT_CM_CALL_DESTROY_ID && de->ev.u.cm.cm_id == e->ev.u.cm.cm_id &&
+		    item_t(c, d) >= ti && item_t(c, d) <= t)
+			return d;
+	}
+	return RT_TL_NONE;
+}
+
+/* For a REJ of reason 8 (nobody listened for the service the REQ asked
+ * for): what the traced listeners at the address the REQ went to (IPv4
+ * ip, network order) say of the port it asked for at time t, in words
+ * after the sentence so far: a listener on that port that came only after
+ * (the connection was asked for too early: a client started before its
+ * server was ready), one whose cm_id was destroyed before, or listeners
+ * there on other ports only (the wrong port asked for).  Nothing when a
+ * listener on the port was up (the reason lies elsewhere) or no listener
+ * is traced.  Returns the call named, for the evidence, or RT_TL_NONE. */
+static uint32_t listener_words(struct dctx *c, uint32_t ip, uint16_t port, uint64_t t, struct text *out)
+{
+	struct tl_build *b = c->b;
+	uint32_t later = RT_TL_NONE, gone = RT_TL_NONE, gone_by = RT_TL_NONE, other = RT_TL_NONE;
+	uint16_t ports[3];
+	unsigned nports = 0;
+	bool more_ports = false;
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
+		const struct rt_ev_cm *cm = &tl_ev(b, i)->ev.u.cm;
+		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || cm->family != 2 || b->ev_shadow[i] ||
+		    (cm->local_ip4 && cm->local_ip4 != ip))
+			continue;
+		uint64_t ti = item_t(c, i);
+		if (ti > t) { /* not yet listening */
+			if (cm->local_port == port && (later == RT_TL_NONE || ti < item_t(c, later)))
+				later = i;
+			continue;
+		}
+		uint32_t ended = listen_ended(c, i, t);
+		if (cm->local_port == port && ended == RT_TL_NONE)
+			return RT_TL_NONE; /* it was listening: the reason lies elsewhere */
+		if (cm->local_port == port) {
+			gone = i;
+			gone_by = ended;
+		} else if (ended == RT_TL_NONE) {
+			bool seen = false;
+			for (unsigned k = 0; k < nports; k++)
+				seen |= ports[k] == cm->local_port;
+			if (!seen && nports < 3)
+				ports[nports++] = cm->local_port;
+			else if (!seen)
+				more_ports = true;
+			if (other == RT_TL_NONE)
+				other = i;
+		}
+	}
+	uint32_t named = later != RT_TL_NONE ? later : gone != RT_TL_NONE ? gone : other;
+	if (named == RT_TL_NONE)
+		return RT_TL_NONE;
+	const struct tl_evrec *e = tl_ev(b, named);
+	const struct rt_tl_proc *P = e->proc < b->procs.n ? TL_AT(&b->procs, struct rt_tl_proc, e->proc) : NULL;
+	char who[160];
+	if (P)
+		snprintf(who, sizeof(who), "%s (pid %d) on %s", (const char *)b->strs.p + P->program, P->pid,
+			 host_name(b, P->host));
+	else
+		snprintf(who, sizeof(who), "a traced process");
+	uint64_t tn = item_t(c, named);
+	if (later != RT_TL_NONE) {
+		tx(out, "; %s began listening on port %u only %.3f ms after this REJ (rdma_listen at %.6f s): the "
+			"connection was asked for before its server listened (start the server first, or connect again "
+			"on REJECTED)",
+		   who, port, ms(tn - t), (double)tn / 1e9);
+	} else if (gone != RT_TL_NONE) {
+		uint64_t td = item_t(c, gone_by);
+		tx(out, "; %s had listened on port %u (rdma_listen at %.6f s) but destroyed that cm_id %.3f ms before "
+			"this REJ (rdma_destroy_id at %.6f s)",
+		   who, port, (double)tn / 1e9, ms(t - td), (double)td / 1e9);
+	} else if (nports == 1) {
+		tx(out, "; at that address %s listens on port %u (rdma_listen at %.6f s), not on %u: the connection "
+			"asked for the wrong port",
+		   who, ports[0], (double)tn / 1e9, port);
+	} else {
+		tx(out, "; at that address the traced listeners listen on ports ");
+		for (unsigned k = 0; k < nports; k++)
+			tx(out, "%s%u", k ? (k + 1 == nports && !more_ports ? " and " : ", ") : "", ports[k]);
+		tx(out, "%s (the first: %s, rdma_listen at %.6f s), not on %u: the connection asked for the wrong port",
+		   more_ports ? " and more" : "", who, (double)tn / 1e9, port);
+	}
+	return named;
+}
+
 /* The REQs (by communication ID) and the REJs (by both IDs) seen so far. */
 struct cm_seen {
 	struct tl_hash reqs, rejs;
@@ -4192,10 +4291,21 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 		tx(&t, ", %s", meaning);
 	if (req && k->raw_ns >= req->raw_ns)
 		tx(&t, "; %.3f ms after the REQ", ms(k->raw_ns - req->raw_ns));
+	/* nobody listened for the port asked for: what the traced listeners say */
+	const struct tl_cm_info *asked = req ? tl_cm_info(b, req_i) : NULL;
+	const struct tl_ep *to = req && req->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, req->dst_ep) : NULL;
+	uint32_t listen = RT_TL_NONE;
+	if (rej->reason == 8 && !active && asked && asked->service_port && to && to->ver == 4) {
+		uint32_t ip;
+		memcpy(&ip, to->ip, 4);
+		listen = listener_words(c, ip, asked->service_port, tk, &t);
+	}
 	tx(&t, ".");
 	tx(&e, "REJ frame %u", k->frame);
 	if (req)
 		tx(&e, ", REQ frame %u", req->frame);
+	if (listen != RT_TL_NONE)
+		tx(&e, ", rdma_listen at %.6f s", (double)item_t(c, listen) / 1e9);
 	long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, item_t(c, tl_item_pk(b, i)), req ? req->send_qp : RT_TL_NONE,
 			 0, 0, &t, &e);
 	if (f < 0)
@@ -4203,6 +4313,8 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 	tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
 	if (req)
 		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req_i));
+	if (listen != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, f), listen);
 	return 0;
 }
 
@@ -4255,12 +4367,19 @@ static int traced_rejects(struct dctx *c)
 		tx(&t, " rejected (its rdma_cm reported REJECTED): reason %u (%s)", reason, name ? name : "unknown");
 		if (meaning)
 			tx(&t, ", %s", meaning);
-		tx(&t, "; %s.", b->have_capture ? "the capture holds no REJ for it" : "there is no capture to show the REJ");
+		tx(&t, "; %s", b->have_capture ? "the capture holds no REJ for it" : "there is no capture to show the REJ");
+		uint32_t listen = reason == 8 && cm->family == 2 ? listener_words(c, cm->peer_ip4, cm->peer_port, when, &t)
+								 : RT_TL_NONE;
+		tx(&t, ".");
 		tx(&ev, "REJECTED event at %.6f s, cm_id %u", (double)when / 1e9, cm->cm_id);
+		if (listen != RT_TL_NONE)
+			tx(&ev, ", rdma_listen at %.6f s", (double)item_t(c, listen) / 1e9);
 		long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, when, b->ev_qp[i], 0, 0, &t, &ev);
 		if (f < 0)
 			return -ENOMEM;
 		tl_finding_evidence(b, FI(b, f), i);
+		if (listen != RT_TL_NONE)
+			tl_finding_evidence(b, FI(b, f), listen);
 	}
 	return 0;
 }

@@ -224,6 +224,7 @@ struct tl_cm_info {
 	uint8_t max_cm_retries;   /* REQ: how often each side sends a message again */
 	bool has_cma;             /* REQ, SIDR_REQ: an RDMA CM header named the active side's port */
 	uint16_t cma_src_port;    /* its port (the active id's local port, the passive's peer port) */
+	uint16_t service_port;    /* REQ: the port of an RDMA CM service ID (the port asked for), else 0 */
 };
 
 struct tl_ep {                /* an IP address seen on the wire or in CM events */

@@ -347,6 +347,8 @@ check "a rejected connection: one error, its QP's flush explained by the REJECTE
 	grep -q '^F2 .info. qp_error' '$tmp/rej.txt' &&
 	grep -q 'QP 0x000011 on client was moved to the ERROR state and 1 outstanding WR was flushed (WR_FLUSH_ERR) because its RDMA CM connection failed: librdmacm moves the QP to ERROR when it takes the REJECTED event (status 8)' '$tmp/rej.txt' &&
 	test \$(grep -c '^F[0-9]' '$tmp/rej.txt') = 2"
+check_grep "... the client asked for port 7999 while the traced server listens on 7174: the wrong port, with the rdma_listen named" \
+	"at that address rping \\(pid 158\\) on server listens on port 7174 \\(rdma_listen at [0-9.]+ s\\), not on 7999: the connection asked for the wrong port\\." "$tmp/rej.txt"
 # The lab's imm on the VM lab under netem "delay 1ms reorder 20% 50%" (both
 # traces): the kernel's SoftRoCE numbers its datagrams in the order it sends
 # them (IPv4 identification), so a request numbered below one captured before

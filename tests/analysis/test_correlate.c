@@ -2086,6 +2086,100 @@ static void test_cm_reject(void)
 	rt_timeline_free(tl);
 }
 
+/* A REQ for port `port` of the RDMA CM's TCP port space, from A to B. */
+static void cm_req_for_port(struct sim *s, uint64_t t, uint32_t comm, uint16_t port)
+{
+	uint8_t mad[RT_MAD_LEN];
+	synth_cm_mad(mad, RT_CM_REQ, &s->rng, 4);
+	synth_be32(mad + 24, comm);
+	synth_be64(mad + 24 + 8, 0x0000000001060000ull | port);
+	sim_mad(s, t, 1, mad);
+}
+
+/* A CM call event of B's at t: what it did (RT_CM_CALL_*), on cm_id id,
+ * bound to B's address and port. */
+static void cm_call_b(struct sim *s, uint64_t t, unsigned what, uint32_t id, uint16_t port)
+{
+	struct rt_event e = sim_ev(s, 1, t, RT_EV_CM_EVENT, 0);
+	e.u.cm.event = (uint8_t)what;
+	e.u.cm.family = 2;
+	uint8_t b[4] = {10, 9, 0, 1};
+	memcpy(&e.u.cm.local_ip4, b, 4);
+	e.u.cm.local_port = port;
+	e.u.cm.cm_id = id;
+	sim_emit(s, 1, &e);
+}
+
+/* REJ reason 8 (nobody listens for the service asked for): what B's traced
+ * listeners say of the port A asked for.  B listens on 7471 all along and
+ * A asks for 7999 (the wrong port); B begins listening on 7480 only after
+ * A asked for it (too early); B listened on 7490 but destroyed that cm_id
+ * before A asked; B listens on 7471 when A asks for it, and is refused
+ * for another reason: nothing said of listeners. */
+static void test_cm_reject_listener(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("cm-reject-listener"), &c) == 0);
+	uint64_t t = s.now;
+	cm_call_b(&s, t, RT_CM_CALL_LISTEN, 7, 7471);
+	cm_call_b(&s, t + 1000, RT_CM_CALL_LISTEN, 8, 7490);
+	cm_call_b(&s, t + 2000, RT_CM_CALL_DESTROY_ID, 8, 7490);
+	t += 1000000;
+	cm_req_for_port(&s, t, 0x3333, 7999);
+	sim_cm_rej(&s, t + 50000, 0, 0x5555, 0x3333, 0, 8);
+	cm_req_for_port(&s, t + 1000000, 0x4444, 7480);
+	sim_cm_rej(&s, t + 1050000, 0, 0x6666, 0x4444, 0, 8);
+	cm_call_b(&s, t + 6050000, RT_CM_CALL_LISTEN, 9, 7480);
+	cm_req_for_port(&s, t + 7000000, 0x7777, 7490);
+	sim_cm_rej(&s, t + 7050000, 0, 0x8888, 0x7777, 0, 8);
+	cm_req_for_port(&s, t + 8000000, 0x9999, 7471);
+	sim_cm_rej(&s, t + 8050000, 0, 0xaaaa, 0x9999, 0, 8);
+	s.now = t + 9000000;
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("cm-reject-listener"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned n = 0, wrong = 0, early = 0, gone = 0, quiet = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		if (f->kind != RT_TLFK_CM_REJECT)
+			continue;
+		const char *txt = rt_tl_str(tl, f->text);
+		n++;
+		CHECK(contains(txt, "reason 8 (invalid service ID)"));
+		if (strstr(txt, "not on 7999")) {
+			wrong++;
+			CHECK(contains(txt, "at that address server (pid 200) on hostB listens on port 7471 (rdma_listen at "));
+			CHECK(contains(txt, ": the connection asked for the wrong port."));
+		} else if (strstr(txt, "began listening on port 7480")) {
+			early++;
+			CHECK(contains(txt, "only 5.000 ms after this REJ"));
+			CHECK(contains(txt, "the connection was asked for before its server listened"));
+		} else if (strstr(txt, "had listened on port 7490")) {
+			gone++;
+			CHECK(contains(txt, "but destroyed that cm_id 8.048 ms before this REJ"));
+		} else {
+			quiet++;
+			CHECK(!contains(txt, "rdma_listen"));
+		}
+		/* the listen call named is evidence */
+		bool named = strstr(txt, "rdma_listen at") != NULL, linked = false;
+		const struct rt_tl_link *l;
+		size_t nl = rt_tl_links(tl, f->row, &l);
+		for (size_t k = 0; k < nl; k++) {
+			const struct rt_event *ev = rt_tl_event(tl, l[k].row);
+			linked |= l[k].type == RT_TLL_FINDING && ev && ev->kind == RT_EV_CM_EVENT &&
+				  ev->u.cm.event == RT_CM_CALL_LISTEN;
+		}
+		CHECK(named == linked);
+	}
+	CHECK_EQ_U(n, 4);
+	CHECK(wrong == 1 && early == 1 && gone == 1 && quiet == 1);
+	rt_timeline_free(tl);
+}
+
 static void test_golden_rxe_write_wire_only(void)
 {
 	const char *sd = shared_dir();
@@ -3426,6 +3520,7 @@ int main(void)
 	RUN(test_file_and_search);
 	RUN(test_golden_rxe_write);
 	RUN(test_cm_reject);
+	RUN(test_cm_reject_listener);
 	RUN(test_golden_rxe_write_wire_only);
 	RUN(test_golden_rxe_rping);
 	int rc = test_done();

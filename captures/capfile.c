@@ -155,9 +155,9 @@ static int start_parser(struct rt_capfile *f, const char *path, char *err, size_
 }
 
 /* How the compressed stream of f was damaged, when that is where reading
- * stopped: our parser asked for bytes past the end of what inflated (so
- * whatever the window's size), or libpcap (which reads ahead on its own)
- * stopped; else NULL. */
+ * stopped: our parser asked for bytes past the end of what was
+ * decompressed (so whatever the window's size), or libpcap (which reads
+ * ahead on its own) stopped; else NULL. */
 static const char *z_damage_reached(const struct rt_capfile *f)
 {
 	const char *damage = capfile_z_damage(f->z);
@@ -170,9 +170,10 @@ static ssize_t z_cookie_read(void *cookie, char *buf, size_t n)
 	return (ssize_t)capfile_z_read(cookie, (uint8_t *)buf, n);
 }
 
-/* f reads the compressed stream (fd of len bytes, taken, or mem[len]) as it
- * inflates it (NAME names it in messages): our parser through its window,
- * or libpcap when asked for or when ours does not know the format inside. */
+/* f reads the compressed stream (fd of len bytes, taken, or mem[len];
+ * magic[magic_len] its first bytes) as it decompresses it (NAME names it in
+ * messages): our parser through its window, or libpcap when asked for or
+ * when ours does not know the format inside. */
 static int open_compressed(struct rt_capfile *f, int fd, const uint8_t *mem, size_t len, const uint8_t *magic,
 			   size_t magic_len, const char *name, enum rt_capfile_backend backend, char *err, size_t errlen)
 {
@@ -325,7 +326,7 @@ int rt_capfile_next(struct rt_capfile *f, struct rt_caprec *rec)
 	const char *damage = z_damage_reached(f);
 	if (rc <= 0 && damage) {
 		/* a damaged compressed stream: its records end here, whatever the parser
-		 * made of the end of what inflated */
+		 * made of the end of what was decompressed */
 		char was[sizeof(f->err)];
 		snprintf(was, sizeof(was), "%s", rc < 0 ? f->err : "");
 		f->status = 0;

@@ -110,8 +110,8 @@ const char *capfile_z_codec(const struct capfile_z *g);
 const char *capfile_z_damage(const struct capfile_z *g);
 void capfile_z_close(struct capfile_z *g);
 /* The bytes from the parser's offset to the end of the data, or n when
- * there are at least n: for a compressed stream, whose end is known only once
- * it is inflated, it inflates as far as that first. */
+ * there are at least n: for a compressed stream, whose end is known only
+ * once it is decompressed, it decompresses as far as that first. */
 size_t capfile_left(struct rt_capfile *f, size_t n);
 
 /* Record an error message in f->err (printf style) and return -code. */

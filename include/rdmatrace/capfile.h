@@ -12,11 +12,12 @@
  *                       nanosecond precision); also reads pipes and "-"
  *   RT_CAPFILE_AUTO     ours for regular files it recognises, else libpcap
  *
- * A gzip-compressed file or buffer (one or more gzip members) is inflated
- * into memory first and read from there by either backend.
+ * A compressed file or buffer (gzip, zstd or lz4 frames, one or more
+ * members or frames) is decompressed as it is read, by either backend, in
+ * the memory of a plain one.
  *
- * Damage (a truncated record, a block length that cannot be right, a gzip
- * stream damaged or cut short) ends the reading with -EBADMSG and a message
+ * Damage (a truncated record, a block length that cannot be right, a
+ * compressed stream damaged or cut short) ends the reading with -EBADMSG and a message
  * saying where; every record before the damage has been returned.  Nothing
  * is ever read past the file's end.
  */

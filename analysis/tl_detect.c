@@ -4140,16 +4140,32 @@ static uint32_t listen_ended(struct dctx *c, uint32_t i, uint64_t t)
 	return RT_TL_NONE;
 }
 
+/* Whether a listener bound to address l listens at address ip of IP
+ * version ver (4: ip[0..3]): l is that address, or any (0.0.0.0, or ::
+ * which takes both versions), or ip mapped into IPv6. */
+static bool listens_at(const struct tl_cm_addr *l, unsigned ver, const uint8_t *ip)
+{
+	static const uint8_t any[16];
+	if (l->family == 2)
+		return !memcmp(l->ip, any, 4) || (ver == 4 && !memcmp(l->ip, ip, 4));
+	if (l->family != 10)
+		return false;
+	if (!memcmp(l->ip, any, 16))
+		return true;
+	return ver == 6 ? !memcmp(l->ip, ip, 16) : tl_ip_v4_mapped(l->ip) && !memcmp(l->ip + 12, ip, 4);
+}
+
 /* For a REJ of reason 8 (nobody listened for the service the REQ asked
- * for): what the traced listeners at the address the REQ went to (IPv4
- * ip, network order) say of the port it asked for at time t, in words
+ * for): what the traced listeners at the address the REQ went to (IP
+ * version ver, address ip) say of the port it asked for at time t, in words
  * after the sentence so far: a listener on that port that came only after
  * (the connection was asked for too early: a client started before its
  * server was ready), one whose cm_id was destroyed before, or listeners
  * there on other ports only (the wrong port asked for).  Nothing when a
  * listener on the port was up (the reason lies elsewhere) or no listener
  * is traced.  Returns the call named, for the evidence, or RT_TL_NONE. */
-static uint32_t listener_words(struct dctx *c, uint32_t ip, uint16_t port, uint64_t t, struct text *out)
+static uint32_t listener_words(struct dctx *c, unsigned ver, const uint8_t *ip, uint16_t port, uint64_t t,
+			       struct text *out)
 {
 	struct tl_build *b = c->b;
 	uint32_t later = RT_TL_NONE, gone = RT_TL_NONE, gone_by = RT_TL_NONE, other = RT_TL_NONE;
@@ -4159,8 +4175,11 @@ static uint32_t listener_words(struct dctx *c, uint32_t ip, uint16_t port, uint6
 	for (size_t x = 0; x < b->cm_evs.n; x++) {
 		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
 		const struct rt_ev_cm *cm = &tl_ev(b, i)->ev.u.cm;
-		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || cm->family != 2 || b->ev_shadow[i] ||
-		    (cm->local_ip4 && cm->local_ip4 != ip))
+		struct tl_cm_addr local, peer;
+		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || b->ev_shadow[i])
+			continue;
+		tl_cm_record_addr(b, i, &local, &peer); /* (false for a listener: it has no peer) */
+		if (!listens_at(&local, ver, ip))
 			continue;
 		uint64_t ti = item_t(c, i);
 		if (ti > t) { /* not yet listening */
@@ -4295,11 +4314,8 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 	const struct tl_cm_info *asked = req ? tl_cm_info(b, req_i) : NULL;
 	const struct tl_ep *to = req && req->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, req->dst_ep) : NULL;
 	uint32_t listen = RT_TL_NONE;
-	if (rej->reason == 8 && !active && asked && asked->service_port && to && to->ver == 4) {
-		uint32_t ip;
-		memcpy(&ip, to->ip, 4);
-		listen = listener_words(c, ip, asked->service_port, tk, &t);
-	}
+	if (rej->reason == 8 && !active && asked && asked->service_port && to)
+		listen = listener_words(c, to->ver, to->ip, asked->service_port, tk, &t);
 	tx(&t, ".");
 	tx(&e, "REJ frame %u", k->frame);
 	if (req)
@@ -4368,8 +4384,13 @@ static int traced_rejects(struct dctx *c)
 		if (meaning)
 			tx(&t, ", %s", meaning);
 		tx(&t, "; %s", b->have_capture ? "the capture holds no REJ for it" : "there is no capture to show the REJ");
-		uint32_t listen = reason == 8 && cm->family == 2 ? listener_words(c, cm->peer_ip4, cm->peer_port, when, &t)
-								 : RT_TL_NONE;
+		struct tl_cm_addr local, peer;
+		uint32_t listen = RT_TL_NONE;
+		if (reason == 8 && tl_cm_record_addr(b, i, &local, &peer)) {
+			bool v4 = peer.family == 2 || tl_ip_v4_mapped(peer.ip);
+			listen = listener_words(c, v4 ? 4 : 6, peer.family == 2 || !v4 ? peer.ip : peer.ip + 12, peer.port,
+						when, &t);
+		}
 		tx(&t, ".");
 		tx(&ev, "REJECTED event at %.6f s, cm_id %u", (double)when / 1e9, cm->cm_id);
 		if (listen != RT_TL_NONE)

@@ -2111,8 +2111,9 @@ static void cm_call_b(struct sim *s, uint64_t t, unsigned what, uint32_t id, uin
 }
 
 /* REJ reason 8 (nobody listens for the service asked for): what B's traced
- * listeners say of the port A asked for.  B listens on 7471 all along and
- * A asks for 7999 (the wrong port); B begins listening on 7480 only after
+ * listeners say of the port A asked for.  B listens on 7471 (at its
+ * address) and 7500 (at IPv6's any address) all along and A asks for 7999
+ * (the wrong port); B begins listening on 7480 only after
  * A asked for it (too early); B listened on 7490 but destroyed that cm_id
  * before A asked; B listens on 7471 when A asks for it, and is refused
  * for another reason: nothing said of listeners. */
@@ -2123,6 +2124,17 @@ static void test_cm_reject_listener(void)
 	CHECK(sim_open(&s, rundir("cm-reject-listener"), &c) == 0);
 	uint64_t t = s.now;
 	cm_call_b(&s, t, RT_CM_CALL_LISTEN, 7, 7471);
+	{ /* and on :: port 7500 (IPv6's any address, which takes IPv4 too) */
+		struct rt_event e = sim_ev(&s, 1, t + 500, RT_EV_CM_EVENT, 0);
+		e.u.cm.event = RT_CM_CALL_LISTEN;
+		e.u.cm.family = 10;
+		e.u.cm.local_port = 7500;
+		e.u.cm.cm_id = 6;
+		sim_emit(&s, 1, &e);
+		struct rt_event a = sim_ev(&s, 1, t + 500, RT_EV_CM_ADDR6, 0);
+		a.u.cm_addr6.cm_id = 6;
+		sim_emit(&s, 1, &a);
+	}
 	cm_call_b(&s, t + 1000, RT_CM_CALL_LISTEN, 8, 7490);
 	cm_call_b(&s, t + 2000, RT_CM_CALL_DESTROY_ID, 8, 7490);
 	t += 1000000;
@@ -2151,7 +2163,8 @@ static void test_cm_reject_listener(void)
 		CHECK(contains(txt, "reason 8 (invalid service ID)"));
 		if (strstr(txt, "not on 7999")) {
 			wrong++;
-			CHECK(contains(txt, "at that address server (pid 200) on hostB listens on port 7471 (rdma_listen at "));
+			CHECK(contains(txt, "at that address the traced listeners listen on ports 7471 and 7500 (the first: "
+					    "server (pid 200) on hostB, rdma_listen at "));
 			CHECK(contains(txt, ": the connection asked for the wrong port."));
 		} else if (strstr(txt, "began listening on port 7480")) {
 			early++;

@@ -198,7 +198,6 @@ static int open_compressed(struct rt_capfile *f, int fd, const uint8_t *mem, siz
 		/* libpcap reads the stream from its start, through a FILE of ours */
 		f->pcapng = f->win_len >= 4 && is_pcapng_magic(f->win);
 		capfile_window_close(f);
-		f->windowed = false;
 		capfile_z_rewind(f->z);
 		FILE *s = fopencookie(f->z, "rb", (cookie_io_functions_t){ .read = z_cookie_read });
 		if (!s) {

@@ -67,8 +67,8 @@ extern size_t capfile_window_size;
 /* Reads the file fd of len bytes through a window from now on: 0, or
  * -errno with f->err set (its first bytes could not be read). */
 int capfile_window_open(struct rt_capfile *f, int fd, size_t len);
-/* Reads the compressed stream f->z through a window from now on, from its
- * first byte: 0, or -ENOMEM with f->err set. */
+/* Reads the compressed stream f->z (not read yet) through a window from
+ * now on: 0, or -ENOMEM with f->err set. */
 int capfile_window_open_z(struct rt_capfile *f);
 /* The n bytes at offset off of the data (off + n <= f->len), read into the
  * window when they are not there yet; valid until the next call.  NULL

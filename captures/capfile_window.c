@@ -33,7 +33,6 @@ int capfile_window_open(struct rt_capfile *f, int fd, size_t len)
 
 int capfile_window_open_z(struct rt_capfile *f)
 {
-	capfile_z_rewind(f->z);
 	f->fd = -1;
 	f->len = SIZE_MAX; /* until the stream's end is reached */
 	f->pos = 0;
@@ -143,4 +142,5 @@ void capfile_window_close(struct rt_capfile *f)
 	f->fd = -1;
 	free(f->win);
 	f->win = NULL;
+	f->windowed = false;
 }

@@ -67,17 +67,9 @@ static int open_libpcap_stream(struct rt_capfile *f, FILE *s, const char *name, 
 	return libpcap_start(f, pc);
 }
 
-/* libpcap reads path (by_name: libpcap opens it itself, for "-" and a pipe,
- * which can be read only once: its format is then told as "pcap"), or
- * buf[len]. */
-static int open_libpcap(struct rt_capfile *f, const char *path, bool by_name, const void *buf, size_t len, char *err,
-			size_t errlen)
+/* libpcap reads the regular file path, or buf[len]. */
+static int open_libpcap(struct rt_capfile *f, const char *path, const void *buf, size_t len, char *err, size_t errlen)
 {
-	if (path && by_name) {
-		char ebuf[PCAP_ERRBUF_SIZE] = "";
-		pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
-		return pc ? libpcap_start(f, pc) : libpcap_refused(path, ebuf, err, errlen);
-	}
 	FILE *s;
 	uint8_t magic[4] = { 0 };
 	if (path) {
@@ -164,10 +156,108 @@ static const char *z_damage_reached(const struct rt_capfile *f)
 	return damage[0] && (f->backend != RT_CAPFILE_MMAP || f->at_end) ? damage : NULL;
 }
 
-/* libpcap's stream of a compressed capture: its decompressed bytes, in order. */
-static ssize_t z_cookie_read(void *cookie, char *buf, size_t n)
+/* What libpcap reads through a FILE of ours (fopencookie): the first bytes
+ * of the capture, already read to see what it is (head), then the rest:
+ * decompressed from z, or read from the pipe fd. */
+struct stream_cookie {
+	uint8_t head[4];
+	size_t head_n, head_at;
+	struct capfile_z *z;      /* (the capfile's: closed by rt_capfile_close) */
+	int fd;                   /* (ours: closed with the FILE) */
+};
+
+static ssize_t stream_cookie_read(void *cookie, char *buf, size_t n)
 {
-	return (ssize_t)capfile_z_read(cookie, (uint8_t *)buf, n);
+	struct stream_cookie *c = cookie;
+	size_t got = 0;
+	while (got < n && c->head_at < c->head_n)
+		buf[got++] = (char)c->head[c->head_at++];
+	if (got == n)
+		return (ssize_t)got;
+	if (c->z)
+		return (ssize_t)(got + capfile_z_read(c->z, (uint8_t *)buf + got, n - got));
+	ssize_t r;
+	while ((r = read(c->fd, buf + got, n - got)) < 0 && errno == EINTR)
+		;
+	return r < 0 ? (got ? (ssize_t)got : -1) : (ssize_t)got + r;
+}
+
+static int stream_cookie_close(void *cookie)
+{
+	struct stream_cookie *c = cookie;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+	return 0;
+}
+
+/* libpcap reads the stream of cookie c (taken); its first bytes (c->head,
+ * or from c->z when it has none yet) say pcap or pcapng. */
+static int open_cookie_stream(struct rt_capfile *f, struct stream_cookie *c, const char *name, char *err, size_t errlen)
+{
+	if (c->z && !c->head_n) {
+		size_t got;
+		while (c->head_n < sizeof(c->head) &&
+		       (got = capfile_z_read(c->z, c->head + c->head_n, sizeof(c->head) - c->head_n)) > 0)
+			c->head_n += got;
+	}
+	f->pcapng = c->head_n == sizeof(c->head) && is_pcapng_magic(c->head);
+	FILE *s = fopencookie(c, "rb", (cookie_io_functions_t){ .read = stream_cookie_read, .close = stream_cookie_close });
+	if (!s) {
+		int e = errno;
+		stream_cookie_close(c);
+		set_err(err, errlen, strerror(e));
+		return -e;
+	}
+	return open_libpcap_stream(f, s, name, err, errlen);
+}
+
+/* A new cookie over z or fd; NULL (fd closed) when out of memory. */
+static struct stream_cookie *new_cookie(struct capfile_z *z, int fd, const uint8_t *head, size_t head_n)
+{
+	struct stream_cookie *c = calloc(1, sizeof(*c));
+	if (!c) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	c->z = z;
+	c->fd = fd;
+	if (head_n)
+		memcpy(c->head, head, head_n);
+	c->head_n = head_n;
+	return c;
+}
+
+/* Reads up to n bytes of fd into buf, as many as it has before its end:
+ * their count, or -errno. */
+static ssize_t read_head(int fd, uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* Opening f's compressed stream ended with rc: its format names the codec,
+ * and a failure says how the stream was damaged, when it was. */
+static int z_opened(struct rt_capfile *f, int rc, char *err, size_t errlen)
+{
+	snprintf(f->format, sizeof(f->format), "%s (%s)", f->pcapng ? "pcapng" : "pcap", capfile_z_codec(f->z));
+	const char *damage;
+	if (rc < 0 && (damage = z_damage_reached(f)) && err && errlen) {
+		size_t l = strlen(err);
+		snprintf(err + l, errlen - l, " (%s)", damage);
+	}
+	return rc;
 }
 
 /* f reads the compressed stream (fd of len bytes, taken, or mem[len];
@@ -196,23 +286,53 @@ static int open_compressed(struct rt_capfile *f, int fd, const uint8_t *mem, siz
 		rc = start_parser(f, name, err, errlen);
 	} else {
 		/* libpcap reads the stream from its start, through a FILE of ours */
-		f->pcapng = f->win_len >= 4 && is_pcapng_magic(f->win);
 		capfile_window_close(f);
 		capfile_z_rewind(f->z);
-		FILE *s = fopencookie(f->z, "rb", (cookie_io_functions_t){ .read = z_cookie_read });
-		if (!s) {
-			rc = -errno;
-			set_err(err, errlen, strerror(errno));
+		struct stream_cookie *c = new_cookie(f->z, -1, NULL, 0);
+		if (!c) {
+			rc = -ENOMEM;
+			set_err(err, errlen, "out of memory");
 		} else {
-			rc = open_libpcap_stream(f, s, name, err, errlen);
+			rc = open_cookie_stream(f, c, name, err, errlen);
 		}
 	}
-	snprintf(f->format, sizeof(f->format), "%s (%s)", f->pcapng ? "pcapng" : "pcap", capfile_z_codec(f->z));
-	if (rc < 0 && (damage = z_damage_reached(f)) && err && errlen) {
-		size_t l = strlen(err);
-		snprintf(err + l, errlen - l, " (%s)", damage);
+	return z_opened(f, rc, err, errlen);
+}
+
+/* f reads "-" (standard input) or path, which is not a regular file (a
+ * pipe, read only once, as it comes): libpcap reads it through a FILE of
+ * ours, decompressed first when it is compressed. */
+static int open_pipe(struct rt_capfile *f, const char *path, char *err, size_t errlen)
+{
+	int fd = !strcmp(path, "-") ? fcntl(0, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int e = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+	uint8_t head[4];
+	ssize_t n = e ? 0 : read_head(fd, head, sizeof(head));
+	if (!e && n < 0)
+		e = (int)-n;
+	if (e) {
+		if (fd >= 0)
+			close(fd);
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
 	}
-	return rc;
+	struct stream_cookie *c;
+	if (!rt_capfile_compression(head, (size_t)n)) {
+		if (!(c = new_cookie(NULL, fd, head, (size_t)n))) {
+			set_err(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		return open_cookie_stream(f, c, path, err, errlen);
+	}
+	if (!(f->z = capfile_z_open_pipe(fd, head, (size_t)n)) || !(c = new_cookie(f->z, -1, NULL, 0))) {
+		if (!f->z)
+			close(fd);
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return z_opened(f, open_cookie_stream(f, c, path, err, errlen), err, errlen);
 }
 
 int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt_capfile **out, char *err,
@@ -226,60 +346,64 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 	if (rc < 0)
 		return rc;
 	/* "-", and what is not a regular file (a pipe, read only once), libpcap
-	 * opens itself; our reader takes only regular files (asked for by name,
-	 * it opens the others to refuse them) */
+	 * reads; our reader takes only regular files (asked for by name, it
+	 * opens the others to refuse them) */
 	struct stat pst;
-	bool by_name = !strcmp(path, "-") || (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode));
-	if (!by_name || (backend == RT_CAPFILE_MMAP && strcmp(path, "-") != 0)) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 && backend != RT_CAPFILE_LIBPCAP) {
-			rc = -errno;
-			if (err && errlen)
-				snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	bool pipe = !strcmp(path, "-") || (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode));
+	if (pipe && (backend != RT_CAPFILE_MMAP || !strcmp(path, "-"))) {
+		if ((rc = open_pipe(f, path, err, errlen)) < 0)
 			goto fail;
+		*out = f;
+		return 0;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && backend != RT_CAPFILE_LIBPCAP) {
+		rc = -errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	struct stat st = { 0 };
+	uint8_t magic[4];
+	bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	ssize_t nmagic = regular ? pread(fd, magic, sizeof(magic), 0) : 0;
+	if (nmagic > 0 && rt_capfile_compression(magic, (size_t)nmagic)) {
+		/* compressed (for either backend: libpcap decompresses nothing) */
+		if ((rc = open_compressed(f, fd, NULL, (size_t)st.st_size, magic, (size_t)nmagic, path, backend, err,
+					  errlen)) < 0)
+			goto fail;
+		*out = f;
+		return 0;
+	}
+	if (fd < 0) {
+		/* (libpcap says why) */
+	} else if (backend == RT_CAPFILE_LIBPCAP) {
+		close(fd);
+	} else if (regular) {
+		if ((rc = capfile_window_open(f, fd, (size_t)st.st_size)) < 0) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s: %s", path, f->err);
+			goto fail; /* closes fd */
 		}
-		struct stat st = { 0 };
-		uint8_t magic[4];
-		bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-		ssize_t nmagic = regular ? pread(fd, magic, sizeof(magic), 0) : 0;
-		if (nmagic > 0 && rt_capfile_compression(magic, (size_t)nmagic)) {
-			/* compressed (for either backend: libpcap decompresses nothing) */
-			if ((rc = open_compressed(f, fd, NULL, (size_t)st.st_size, magic, (size_t)nmagic, path, backend, err,
-						  errlen)) < 0)
+		if (capfile_parse_recognises(f->win, f->win_len) || backend == RT_CAPFILE_MMAP) {
+			if ((rc = start_parser(f, path, err, errlen)) < 0)
 				goto fail;
 			*out = f;
 			return 0;
 		}
-		if (fd < 0) {
-			/* (libpcap says why) */
-		} else if (backend == RT_CAPFILE_LIBPCAP) {
-			close(fd);
-		} else if (regular) {
-			if ((rc = capfile_window_open(f, fd, (size_t)st.st_size)) < 0) {
-				if (err && errlen)
-					snprintf(err, errlen, "%s: %s", path, f->err);
-				goto fail; /* closes fd */
-			}
-			if (capfile_parse_recognises(f->win, f->win_len) || backend == RT_CAPFILE_MMAP) {
-				if ((rc = start_parser(f, path, err, errlen)) < 0)
-					goto fail;
-				*out = f;
-				return 0;
-			}
-			capfile_window_close(f); /* closes fd */
-		} else {
-			close(fd);
-			if (backend == RT_CAPFILE_MMAP) {
-				rc = -EINVAL;
-				if (err && errlen)
-					snprintf(err, errlen, "%s: %s", path,
-						 S_ISREG(st.st_mode) ? "empty file: not a capture"
-								     : "not a regular file (use the libpcap backend)");
-				goto fail;
-			}
+		capfile_window_close(f); /* closes fd */
+	} else {
+		close(fd);
+		if (backend == RT_CAPFILE_MMAP) {
+			rc = -EINVAL;
+			if (err && errlen)
+				snprintf(err, errlen, "%s: %s", path,
+					 S_ISREG(st.st_mode) ? "empty file: not a capture"
+							     : "not a regular file (use the libpcap backend)");
+			goto fail;
 		}
 	}
-	if ((rc = open_libpcap(f, path, by_name, NULL, 0, err, errlen)) < 0)
+	if ((rc = open_libpcap(f, path, NULL, 0, err, errlen)) < 0)
 		goto fail;
 	*out = f;
 	return 0;
@@ -305,7 +429,7 @@ int rt_capfile_open_mem(const void *buf, size_t len, enum rt_capfile_backend bac
 		f->len = len;
 		rc = start_parser(f, NULL, err, errlen);
 	} else {
-		rc = open_libpcap(f, NULL, false, buf, len, err, errlen);
+		rc = open_libpcap(f, NULL, buf, len, err, errlen);
 	}
 	if (rc < 0) {
 		rt_capfile_close(f);

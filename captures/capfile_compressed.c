@@ -4,8 +4,10 @@
  * (*.lz4), the three Wireshark reads.  Our parser's window
  * (capfile_window.c) or libpcap's stream asks for the next bytes, and only
  * those are decompressed, so a capture of any size is read in the memory of
- * a plain one.  The compressed bytes come from a buffer or from a file,
- * read a window's size at a time.  Concatenated members or frames (`cat
+ * a plain one.  The compressed bytes come from a buffer, from a file read
+ * a window's size at a time, or from a pipe (`zcat`-like: `ssh host cat
+ * c.pcap.gz | rdmatrace packets -`), read as it comes, its length known
+ * only at its end.  Concatenated members or frames (`cat
  * a.gz b.gz`) are one stream.  A stream damaged or cut short ends where the
  * damage is, and says where, so that the records before it are still read.
  */
@@ -36,8 +38,10 @@ struct capfile_z {
 	bool in_unit;             /* a member or frame started and not ended */
 	bool ended;               /* the stream ended (whole, damaged or cut short) */
 	uint64_t out;             /* bytes decompressed so far */
-	/* the compressed input: a caller's buffer (fd < 0), or a file read into buf */
+	/* the compressed input: a caller's buffer (fd < 0), or a file or a pipe
+	 * read into buf */
 	int fd;
+	bool pipe;                /* fd is read in order with read(); in_len is SIZE_MAX until its end */
 	const uint8_t *mem;
 	size_t in_len;            /* compressed bytes in all */
 	size_t used;              /* compressed bytes consumed */
@@ -92,6 +96,25 @@ struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const u
 	return g;
 }
 
+static bool buf_room(struct capfile_z *g, size_t n);
+
+struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len)
+{
+	struct capfile_z *g = capfile_z_open(fd, NULL, SIZE_MAX, head, head_len);
+	if (!g)
+		return NULL;
+	g->pipe = true;
+	size_t cap = capfile_window_size > head_len ? capfile_window_size : head_len;
+	if (!buf_room(g, cap)) {
+		g->fd = -1; /* (the caller closes it) */
+		capfile_z_close(g);
+		return NULL;
+	}
+	memcpy(g->buf, head, head_len);
+	g->buf_n = head_len;
+	return g;
+}
+
 void capfile_z_close(struct capfile_z *g)
 {
 	if (!g)
@@ -129,6 +152,71 @@ static void end_damaged(struct capfile_z *g, const char *fmt, ...)
 	g->ended = true;
 }
 
+/* " of N" (the compressed bytes in all) for messages, "" while a pipe's
+ * length is unknown. */
+static const char *of_total(const struct capfile_z *g, char *buf, size_t n)
+{
+	if (g->in_len == SIZE_MAX)
+		return "";
+	snprintf(buf, n, " of %zu", g->in_len);
+	return buf;
+}
+
+/* buf grown to hold at least n bytes; false (the stream ended, damaged)
+ * when out of memory. */
+static bool buf_room(struct capfile_z *g, size_t n)
+{
+	if (n <= g->buf_cap)
+		return true;
+	uint8_t *b = realloc(g->buf, n);
+	if (!b) {
+		end_damaged(g, "out of memory reading the compressed input");
+		return false;
+	}
+	g->buf = b;
+	g->buf_cap = n;
+	return true;
+}
+
+/* The compressed bytes of a pipe held in buf from g->used on. */
+static size_t pipe_held(const struct capfile_z *g)
+{
+	return g->buf_off + g->buf_n - g->used;
+}
+
+/* input() from a pipe: reads until at least `least` bytes are held (as
+ * many as one read gives), or the pipe ends (then its length is known). */
+static ssize_t pipe_input(struct capfile_z *g, const uint8_t **p, size_t least)
+{
+	size_t have = pipe_held(g);
+	if (have < least && g->in_len == SIZE_MAX) {
+		/* what is left to the buffer's start, room after it */
+		memmove(g->buf, g->buf + (g->used - g->buf_off), have);
+		g->buf_off = g->used;
+		g->buf_n = have;
+		if (!buf_room(g, least))
+			return -1;
+		while (g->buf_n < least) {
+			ssize_t r = read(g->fd, g->buf + g->buf_n, g->buf_cap - g->buf_n);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				end_damaged(g, "reading the compressed stream at byte %zu: %s", g->buf_off + g->buf_n,
+					    strerror(errno));
+				return -1;
+			}
+			if (r == 0) {
+				g->in_len = g->buf_off + g->buf_n; /* its end */
+				break;
+			}
+			g->buf_n += (size_t)r;
+		}
+		have = g->buf_n;
+	}
+	*p = g->buf + (g->used - g->buf_off);
+	return (ssize_t)have;
+}
+
 /* The compressed bytes from g->used on, at least `least` of them when the
  * input has that many: their count (0: the input is all used), or -1 when
  * the file could not be read (the stream then ends, damaged). */
@@ -136,6 +224,8 @@ static ssize_t input(struct capfile_z *g, const uint8_t **p, size_t least)
 {
 	if (g->used >= g->in_len)
 		return 0;
+	if (g->pipe)
+		return pipe_input(g, p, least);
 	if (g->fd < 0) {
 		*p = g->mem + g->used;
 		return (ssize_t)(g->in_len - g->used);
@@ -145,15 +235,8 @@ static ssize_t input(struct capfile_z *g, const uint8_t **p, size_t least)
 		size_t want = capfile_window_size > least ? capfile_window_size : least;
 		if (want > g->in_len - g->used)
 			want = g->in_len - g->used;
-		if (want > g->buf_cap) {
-			uint8_t *b = realloc(g->buf, want);
-			if (!b) {
-				end_damaged(g, "out of memory reading the compressed file");
-				return -1;
-			}
-			g->buf = b;
-			g->buf_cap = want;
-		}
+		if (!buf_room(g, want))
+			return -1;
 		size_t got = 0;
 		while (got < want) {
 			ssize_t r = pread(g->fd, g->buf + got, want - got, (off_t)(g->used + got));
@@ -199,8 +282,12 @@ static void next_unit(struct capfile_z *g)
 		return;
 	}
 	if (g->used > 0 && codec_of(p, (size_t)a) != (int)g->codec) {
-		end_damaged(g, "%zu bytes after the compressed data are not %s; ignored", g->in_len - g->used,
-			    codec_name[g->codec]);
+		if (g->in_len == SIZE_MAX) /* (a pipe's rest is not read) */
+			end_damaged(g, "the bytes from byte %zu on, after the compressed data, are not %s; ignored", g->used,
+				    codec_name[g->codec]);
+		else
+			end_damaged(g, "%zu bytes after the compressed data are not %s; ignored", g->in_len - g->used,
+				    codec_name[g->codec]);
 		return;
 	}
 	if (g->codec == CODEC_GZIP) {
@@ -232,8 +319,10 @@ static int step(struct capfile_z *g, const uint8_t *in, size_t *in_n, uint8_t *o
 		if (zr == Z_OK || zr == Z_BUF_ERROR) /* (no progress at all: the caller's to judge) */
 			return 0;
 		const char *msg = g->gz.msg;
+		char total[40];
 		if (zr != Z_STREAM_END)
-			end_damaged(g, "compressed data damaged near byte %zu of %zu (%s)", g->used + *in_n, g->in_len,
+			end_damaged(g, "compressed data damaged near byte %zu%s (%s)", g->used + *in_n,
+				    of_total(g, total, sizeof(total)),
 				    zr == Z_MEM_ERROR ? "out of memory" : msg ? msg : "inflate failed");
 		inflateEnd(&g->gz);
 		return zr == Z_STREAM_END ? 1 : -1;
@@ -245,8 +334,9 @@ static int step(struct capfile_z *g, const uint8_t *in, size_t *in_n, uint8_t *o
 		*in_n = zi.pos;
 		*out_n = zo.pos;
 		if (ZSTD_isError(r)) {
-			end_damaged(g, "compressed data damaged in the frame from byte %zu of %zu (%s)", g->unit_start,
-				    g->in_len, ZSTD_getErrorName(r));
+			char total[40];
+			end_damaged(g, "compressed data damaged in the frame from byte %zu%s (%s)", g->unit_start,
+				    of_total(g, total, sizeof(total)), ZSTD_getErrorName(r));
 			return -1;
 		}
 		return r == 0;
@@ -254,8 +344,9 @@ static int step(struct capfile_z *g, const uint8_t *in, size_t *in_n, uint8_t *o
 	case CODEC_LZ4: {
 		size_t r = LZ4F_decompress(g->lz, out, out_n, in, in_n, NULL);
 		if (LZ4F_isError(r)) {
-			end_damaged(g, "compressed data damaged in the frame from byte %zu of %zu (%s)", g->unit_start,
-				    g->in_len, LZ4F_getErrorName(r));
+			char total[40];
+			end_damaged(g, "compressed data damaged in the frame from byte %zu%s (%s)", g->unit_start,
+				    of_total(g, total, sizeof(total)), LZ4F_getErrorName(r));
 			return -1;
 		}
 		return r == 0;
@@ -268,6 +359,10 @@ size_t capfile_z_read(struct capfile_z *g, uint8_t *dst, size_t n)
 {
 	size_t got = 0;
 	while (got < n && !g->ended) {
+		/* from a pipe, what it has given so far rather than waiting for more
+		 * (a capture still being written flows on) */
+		if (g->pipe && got > 0 && pipe_held(g) == 0)
+			break;
 		if (!g->in_unit) {
 			next_unit(g);
 			continue;
@@ -297,14 +392,19 @@ uint64_t capfile_z_offset(const struct capfile_z *g)
 	return g->out;
 }
 
-void capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *total)
+int capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *total)
 {
+	if (g->in_len == SIZE_MAX)
+		return -1;
 	*done = g->used;
 	*total = g->in_len;
+	return 0;
 }
 
 void capfile_z_rewind(struct capfile_z *g)
 {
+	if (g->pipe)
+		return; /* (never asked for: a pipe is read once) */
 	if (g->codec == CODEC_GZIP && g->in_unit)
 		inflateEnd(&g->gz);
 	if (g->zs)

@@ -94,13 +94,19 @@ bool capfile_parse_recognises(const uint8_t *p, size_t len);
  * codec is the one whose magic starts magic[magic_len].  NULL when out of
  * memory or no codec's. */
 struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const uint8_t *magic, size_t magic_len);
+/* The same for a pipe fd (taken), read in order as it comes: head[head_len]
+ * are its first bytes, already read from it (the codec's magic).  It is
+ * read once: it cannot be rewound. */
+struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len);
 /* Up to n decompressed bytes into dst: fewer only where the stream ends,
- * whole or damaged (capfile_z_damage() says which). */
+ * whole or damaged (capfile_z_damage() says which), or, from a pipe, when
+ * what it has given so far is all decompressed (at least one byte then). */
 size_t capfile_z_read(struct capfile_z *g, uint8_t *dst, size_t n);
 /* The decompressed bytes read so far. */
 uint64_t capfile_z_offset(const struct capfile_z *g);
-/* The compressed bytes consumed so far, of *total. */
-void capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *total);
+/* The compressed bytes consumed so far, of *total; -1 while a pipe's
+ * length is unknown. */
+int capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *total);
 /* Back to the stream's first byte. */
 void capfile_z_rewind(struct capfile_z *g);
 /* "gzip", "zstd" or "lz4". */

@@ -12,9 +12,9 @@
  *                       nanosecond precision); also reads pipes and "-"
  *   RT_CAPFILE_AUTO     ours for regular files it recognises, else libpcap
  *
- * A compressed file or buffer (gzip, zstd or lz4 frames, one or more
- * members or frames) is decompressed as it is read, by either backend, in
- * the memory of a plain one.
+ * A compressed file, buffer or pipe (gzip, zstd or lz4 frames, one or
+ * more members or frames) is decompressed as it is read, by either
+ * backend, in the memory of a plain one.
  *
  * Damage (a truncated record, a block length that cannot be right, a
  * compressed stream damaged or cut short) ends the reading with -EBADMSG and a message
@@ -86,7 +86,8 @@ int rt_capfile_data_stable(const struct rt_capfile *f);
 
 /* How far reading has got: *done of the *total bytes of the data as
  * stored (of a compressed capture, its compressed bytes), for estimates of
- * what is still to come.  0, or -1 when not known (libpcap reading). */
+ * what is still to come.  0, or -1 when not known (libpcap reading a
+ * plain file or pipe, a compressed pipe before its end). */
 int rt_capfile_progress(const struct rt_capfile *f, uint64_t *done, uint64_t *total);
 
 /* The capture's own counters: pcapng interface statistics blocks (the last

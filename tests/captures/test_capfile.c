@@ -12,11 +12,19 @@
  * same capture uncompressed, with both backends and windows from one byte
  * up, inflated as they are read (the peak memory of a 64 MiB one); cut at
  * every offset or damaged, they give an error naming gzip after the
- * records before.
+ * records before.  Through a pipe (a FIFO, or "-" for standard input),
+ * plain or compressed, the same records; a compressed stream that stops
+ * for a while gives the records it has sent before it goes on; one cut
+ * short, the records before and an error naming the codec.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <lz4frame.h>
 #include <zlib.h>
@@ -865,6 +873,202 @@ static void test_compressed(void)
 	}
 }
 
+/* What a writer thread sends into a pipe: part[0], then, once the reader
+ * has read a record (or after 10 s, when it never does), part[1]. */
+struct pipe_writer {
+	const char *fifo;         /* path of the FIFO, or NULL: fd */
+	int fd;
+	const uint8_t *part[2];
+	size_t part_len[2];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool record_read;         /* set by the reader */
+	bool resumed;             /* part[1] is being written */
+};
+
+static void write_whole(int fd, const uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w <= 0)
+			return; /* (the reader gave up: EPIPE) */
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void *pipe_writer_run(void *arg)
+{
+	struct pipe_writer *w = arg;
+	int fd = w->fifo ? open(w->fifo, O_WRONLY) : w->fd;
+	if (fd < 0)
+		return NULL;
+	write_whole(fd, w->part[0], w->part_len[0]);
+	if (w->part_len[1]) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 10;
+		pthread_mutex_lock(&w->mu);
+		while (!w->record_read && pthread_cond_timedwait(&w->cv, &w->mu, &until) == 0)
+			;
+		w->resumed = true;
+		pthread_mutex_unlock(&w->mu);
+		write_whole(fd, w->part[1], w->part_len[1]);
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Reads what the writer w sends through the FIFO at path (or "-") as a
+ * capture: its records into *n, and whether the first came before the
+ * writer resumed into *early; the end's code (err: its message). */
+static int read_pipe(const char *path, struct pipe_writer *w, int *n, bool *early, char *err, size_t errlen)
+{
+	pthread_t th;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->record_read = w->resumed = false;
+	*n = 0;
+	*early = false;
+	CHECK(pthread_create(&th, NULL, pipe_writer_run, w) == 0);
+	struct rt_capfile *f;
+	err[0] = 0;
+	int rc = rt_capfile_open(path, RT_CAPFILE_AUTO, &f, err, errlen);
+	if (rc == 0) {
+		struct rt_caprec rec;
+		while ((rc = rt_capfile_next(f, &rec)) > 0) {
+			if ((*n)++ == 0) {
+				pthread_mutex_lock(&w->mu);
+				*early = !w->resumed;
+				w->record_read = true;
+				pthread_cond_signal(&w->cv);
+				pthread_mutex_unlock(&w->mu);
+			}
+		}
+		if (rc < 0)
+			snprintf(err, errlen, "%s", rt_capfile_error(f));
+		rt_capfile_close(f);
+	}
+	pthread_mutex_lock(&w->mu);
+	w->record_read = true; /* (the writer goes on whatever happened) */
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(th, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	return rc;
+}
+
+/* b[len] as gzip, sync-flushed after its first `first` bytes (what a
+ * compressor writing a capture as it comes sends): *cut is where the
+ * flushed part ends. */
+static uint8_t *gzip_flushed(const uint8_t *b, size_t len, size_t first, size_t *out_len, size_t *cut)
+{
+	size_t cap = compressBound((uLong)len) + 128;
+	uint8_t *out = malloc(cap);
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	z.next_in = (Bytef *)(uintptr_t)b;
+	z.avail_in = (uInt)first;
+	CHECK(deflate(&z, Z_SYNC_FLUSH) == Z_OK);
+	*cut = cap - z.avail_out;
+	z.avail_in = (uInt)(len - first);
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	*out_len = cap - z.avail_out;
+	deflateEnd(&z);
+	return out;
+}
+
+static void test_pipes(void)
+{
+	char plain[256], fifo[256], err[256];
+	path_of(plain, sizeof(plain), "pipe-src.pcap");
+	path_of(fifo, sizeof(fifo), "fifo");
+	write_pcap(plain, true);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	signal(SIGPIPE, SIG_IGN);
+	size_t len;
+	uint8_t *b = slurp(plain, &len);
+	int n;
+	bool early;
+	size_t saved = capfile_window_size;
+	/* whole, plain and in each codec, in two members or frames, with the
+	 * pipe's compressed input kept a few bytes at a time */
+	for (int c = -1; c < NCODECS; c++) {
+		size_t h1 = len / 2, h2 = len - len / 2;
+		uint8_t *z1 = c < 0 ? (uint8_t *)b : compress_of((enum codec)c, b, len / 2, &h1);
+		uint8_t *z2 = c < 0 ? (uint8_t *)b + len / 2 : compress_of((enum codec)c, b + len / 2, len - len / 2, &h2);
+		for (size_t win = 0; win < 2; win++) {
+			capfile_window_size = win ? 3 : saved;
+			struct pipe_writer w = {.fifo = fifo, .part = {z1, z2}, .part_len = {h1, h2}};
+			/* (the writer goes on only after a record, as the first half holds some) */
+			CHECK_EQ_U(read_pipe(fifo, &w, &n, &early, err, sizeof(err)), 0);
+			CHECK_EQ_U(n, NPKT);
+			if (c >= 0)
+				CHECK(early); /* the records of the first member, before the second was sent */
+		}
+		capfile_window_size = saved;
+		struct rt_capfile *f;
+		struct pipe_writer w = {.fifo = fifo, .part = {z1, z2}, .part_len = {h1, h2}};
+		pthread_t th;
+		w.record_read = true;
+		pthread_mutex_init(&w.mu, NULL);
+		pthread_cond_init(&w.cv, NULL);
+		CHECK(pthread_create(&th, NULL, pipe_writer_run, &w) == 0);
+		CHECK(rt_capfile_open(fifo, RT_CAPFILE_AUTO, &f, err, sizeof(err)) == 0);
+		char fmt[64];
+		snprintf(fmt, sizeof(fmt), c < 0 ? "pcap" : "pcap (%s)", c < 0 ? "" : codec_name[c]);
+		CHECK_STR(rt_capfile_format(f), fmt);
+		struct rt_caprec rec;
+		while (rt_capfile_next(f, &rec) > 0)
+			;
+		rt_capfile_close(f);
+		pthread_join(th, NULL);
+		if (c >= 0) {
+			free(z1);
+			free(z2);
+		}
+	}
+	/* a gzip stream that stops after a flush: the records before it come first */
+	size_t zlen, cut;
+	uint8_t *z = gzip_flushed(b, len, len / 2, &zlen, &cut);
+	struct pipe_writer w = {.fifo = fifo, .part = {z, z + cut}, .part_len = {cut, zlen - cut}};
+	CHECK_EQ_U(read_pipe(fifo, &w, &n, &early, err, sizeof(err)), 0);
+	CHECK_EQ_U(n, NPKT);
+	CHECK(early);
+	/* standard input ("-") */
+	int fds[2], saved_in = dup(0);
+	CHECK(pipe(fds) == 0 && saved_in >= 0);
+	CHECK(dup2(fds[0], 0) == 0);
+	close(fds[0]);
+	struct pipe_writer wi = {.fd = fds[1], .part = {z, z + cut}, .part_len = {cut, zlen - cut}};
+	CHECK_EQ_U(read_pipe("-", &wi, &n, &early, err, sizeof(err)), 0);
+	CHECK_EQ_U(n, NPKT);
+	CHECK(dup2(saved_in, 0) == 0);
+	close(saved_in);
+	/* cut short: the records before, then an error naming gzip */
+	for (size_t keep = cut; keep < zlen; keep += (zlen - cut) / 3) {
+		struct pipe_writer wc = {.fifo = fifo, .part = {z, NULL}, .part_len = {keep, 0}};
+		CHECK(read_pipe(fifo, &wc, &n, &early, err, sizeof(err)) < 0);
+		CHECK(n >= NPKT / 2 - 1 && n <= NPKT); /* (all of them when only the trailer is cut) */
+		CHECK(strstr(err, "gzip: compressed data cut short") != NULL);
+		if (keep == cut)
+			printf("# gzip cut short in a pipe: %d records, then: %s\n", n, err);
+	}
+	/* damaged: an error naming gzip, without the stream's length (unknown) */
+	z[cut + (zlen - cut) / 2] ^= 0x5a;
+	z[cut + (zlen - cut) / 2 + 1] ^= 0x5a;
+	struct pipe_writer wd = {.fifo = fifo, .part = {z, NULL}, .part_len = {zlen, 0}};
+	CHECK(read_pipe(fifo, &wd, &n, &early, err, sizeof(err)) < 0);
+	CHECK(n <= NPKT && strstr(err, "gzip:") != NULL && !strstr(err, " of "));
+	printf("# gzip damaged in a pipe: %d records, then: %s\n", n, err);
+	free(z);
+	free(b);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rt-capfile-XXXXXX");
@@ -880,6 +1084,7 @@ int main(void)
 	RUN(test_window_shrinks);
 	RUN(test_compressed);
 	RUN(test_gzip_streams);
+	RUN(test_pipes);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

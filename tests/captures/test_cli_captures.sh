@@ -215,10 +215,10 @@ fi
 check_fails "capture without -i is a usage error" "$RDMATRACE" capture --duration 1
 check "capture --buffer 0 is a usage error that names the range" bash -c \
 	"'$RDMATRACE' capture -i lo --buffer 0 --duration 0.1 2>&1 >/dev/null | grep -q '1..1024 MiB' && test \${PIPESTATUS[0]} = 2"
-# A named pipe, read by libpcap (the default backend hands it over unopened,
-# so that it is read once): the same packets as the file, and the file
-# compressed by gzip, zstd and lz4 (Wireshark reads the three) the same
-# packets too, with either backend
+# A named pipe, read by libpcap (read once, through a stream of ours): the
+# same packets as the file, and the file compressed by gzip, zstd and lz4
+# (Wireshark reads the three) the same packets too, with either backend,
+# from the file and from standard input
 mkfifo "$tmp/pipe"
 "$RDMATRACE" packets "$tmp/cov.pcap" >"$tmp/file.txt" 2>&1
 for be in "" --libpcap; do
@@ -229,6 +229,8 @@ for be in "" --libpcap; do
 		$z -q -c "$tmp/cov.pcap" >"$tmp/cov.pcap.z"
 		"$RDMATRACE" packets $be "$tmp/cov.pcap.z" >"$tmp/z.txt" 2>&1
 		check "packets ${be:-(default)} on the file compressed by $z: the same packets" diff "$tmp/file.txt" "$tmp/z.txt"
+		$z -q -c "$tmp/cov.pcap" | "$RDMATRACE" packets $be - >"$tmp/z.txt" 2>&1
+		check "packets ${be:-(default)} on standard input compressed by $z: the same packets" diff "$tmp/file.txt" "$tmp/z.txt"
 	done
 done
 done_testing

@@ -477,6 +477,22 @@ const struct tl_cm_info *tl_cm_info(const struct tl_build *b, uint32_t pk)
 	return NULL;
 }
 
+/* A REJ's private data (the rejecting application's, rdma_reject's), the
+ * zeros that pad it to its fixed size left out, into ci. */
+static void keep_rej_private(struct tl_cm_info *ci, const struct rt_caprec *rec, const struct rt_cm *cm)
+{
+	size_t off = cm->user_private_off, n = cm->user_private_len;
+	if (off >= rec->caplen)
+		return;
+	if (n > rec->caplen - off)
+		n = rec->caplen - off;
+	const uint8_t *d = rec->data + off;
+	while (n > 0 && d[n - 1] == 0)
+		n--;
+	ci->private_n = (uint8_t)(n > 255 ? 255 : n);
+	memcpy(ci->private_data, d, n < TL_REJ_PRIVATE_KEPT ? n : TL_REJ_PRIVATE_KEPT);
+}
+
 /* A decoded packet; its header bytes go to blob (the record's bytes are
  * valid only until the next record is read). */
 static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const struct rt_pkt *p)
@@ -557,6 +573,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 					  .max_cm_retries = p->cm.max_cm_retries, .has_cma = p->cm.has_cma_hdr,
 					  .cma_src_port = p->cm.cma_src_port,
 					  .service_port = p->cm.ip_service ? p->cm.port : 0};
+		if (p->cm.attr_id == RT_CM_REJ)
+			keep_rej_private(ci, rec, &p->cm);
 	} else if (p->flags & RT_PKT_MAD) {
 		k->is_cm = true;
 	}

@@ -4123,6 +4123,34 @@ static const char *cm_reject_meaning(unsigned reason)
 	}
 }
 
+/* "; the REJ carries private data "busy"" (or its bytes in hex when they
+ * are not text): what a rejecting application passed to rdma_reject,
+ * often its reason.  d[kept] are its first bytes, of n (trailing zeros
+ * left out; n_known false: n is not known, only that there are more);
+ * nothing when there are none. */
+static void private_words(const uint8_t *d, size_t kept, size_t n, bool n_known, bool from_reject, struct text *t)
+{
+	if (!n)
+		return;
+	bool text = true;
+	for (size_t i = 0; i < kept; i++)
+		text = text && d[i] >= 0x20 && d[i] < 0x7f && d[i] != '"' && d[i] != '\\';
+	tx(t, from_reject ? "; the private data it gave rdma_reject (carried by the REJ): " : "; the REJ carries private data ");
+	if (text) {
+		tx(t, "\"%.*s%s\"", (int)kept, (const char *)d, kept < n ? "..." : "");
+	} else {
+		tx(t, "0x");
+		for (size_t i = 0; i < kept && i < 16; i++)
+			tx(t, "%02x", d[i]);
+		if (n > 16)
+			tx(t, "...");
+	}
+	if (n_known)
+		tx(t, " (%zu byte%s)", n, n == 1 ? "" : "s");
+	else
+		tx(t, " (its first %zu bytes)", kept);
+}
+
 /* The rdma_destroy_id call that ended the listening of listen call i
  * before time t, or RT_TL_NONE when it was still listening then. */
 static uint32_t listen_ended(struct dctx *c, uint32_t i, uint64_t t)
@@ -4308,6 +4336,10 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 		   tc > tk ? "after" : "before");
 	else if (meaning)
 		tx(&t, ", %s", meaning);
+	const struct tl_cm_info *info = tl_cm_info(b, i);
+	if (info)
+		private_words(info->private_data, info->private_n < TL_REJ_PRIVATE_KEPT ? info->private_n : TL_REJ_PRIVATE_KEPT,
+			      info->private_n, true, what == RT_CM_CALL_REJECT, &t);
 	if (req && k->raw_ns >= req->raw_ns)
 		tx(&t, "; %.3f ms after the REQ", ms(k->raw_ns - req->raw_ns));
 	/* nobody listened for the port asked for: what the traced listeners say */
@@ -4383,6 +4415,13 @@ static int traced_rejects(struct dctx *c)
 		tx(&t, " rejected (its rdma_cm reported REJECTED): reason %u (%s)", reason, name ? name : "unknown");
 		if (meaning)
 			tx(&t, ", %s", meaning);
+		/* the REJ's private data as the event gave it (its first bytes) */
+		size_t kept = cm->private_copied < sizeof(cm->private_data) ? cm->private_copied : sizeof(cm->private_data);
+		size_t n = kept;
+		while (n > 0 && !cm->private_data[n - 1])
+			n--;
+		bool more = n == kept && cm->private_len > kept; /* (not copied: how many of them are zeros is not known) */
+		private_words(cm->private_data, n, more ? n + 1 : n, !more, false, &t);
 		tx(&t, "; %s", b->have_capture ? "the capture holds no REJ for it" : "there is no capture to show the REJ");
 		struct tl_cm_addr local, peer;
 		uint32_t listen = RT_TL_NONE;

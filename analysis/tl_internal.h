@@ -209,6 +209,8 @@ static inline bool tl_class_response(unsigned cls)
 /* What the build keeps of a CM message beyond its tl_pk: few packets are
  * CM messages, so a side list in packet order (tl_cm_info()) rather than
  * six more bytes in every packet. */
+#define TL_REJ_PRIVATE_KEPT 32
+
 struct tl_cm_info {
 	uint32_t pk;              /* packet index */
 	uint8_t ack_timeout;      /* REQ: primary local ACK timeout */
@@ -225,6 +227,10 @@ struct tl_cm_info {
 	bool has_cma;             /* REQ, SIDR_REQ: an RDMA CM header named the active side's port */
 	uint16_t cma_src_port;    /* its port (the active id's local port, the passive's peer port) */
 	uint16_t service_port;    /* REQ: the port of an RDMA CM service ID (the port asked for), else 0 */
+	/* REJ: its private data without the zeros that pad it to the field's
+	 * 148 bytes: private_n bytes, the first TL_REJ_PRIVATE_KEPT of them kept */
+	uint8_t private_n;
+	uint8_t private_data[TL_REJ_PRIVATE_KEPT];
 };
 
 struct tl_ep {                /* an IP address seen on the wire or in CM events */

@@ -48,6 +48,8 @@ static void usage(const char *scenario, const char *extra, int status)
 		"      --uc               unreliable connected QP\n"
 		"      --tos N            IP type of service of the connection 0..255 (DSCP << 2 | ECN;\n"
 		"                         2 = ECN-capable, ECT(0)): RDMA CM's RDMA_OPTION_ID_TOS\n"
+		"      --reject TEXT      server: refuse the connection request (rdma_reject) with TEXT\n"
+		"                         as its private data (up to 147 bytes), then exit 1\n"
 		"%s",
 		scenario, extra ? extra : "");
 	exit(status);
@@ -87,7 +89,7 @@ static int parse_int(const char *s, int lo, int hi, const char *what, const char
 void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *scenario, const char *extra_usage)
 {
 	enum { OPT_SEED = 256, OPT_TIMEOUT, OPT_MIN_RNR, OPT_RNR_RETRY, OPT_RETRY, OPT_ACK_TIMEOUT, OPT_UC,
-	       OPT_TOS, OPT_SERVER, OPT_CLIENT };
+	       OPT_TOS, OPT_SERVER, OPT_CLIENT, OPT_REJECT };
 	static const struct option longopts[] = {
 		{ "server", no_argument, 0, OPT_SERVER },
 		{ "client", no_argument, 0, OPT_CLIENT },
@@ -107,6 +109,7 @@ void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *sc
 		{ "ack-timeout", required_argument, 0, OPT_ACK_TIMEOUT },
 		{ "uc", no_argument, 0, OPT_UC },
 		{ "tos", required_argument, 0, OPT_TOS },
+		{ "reject", required_argument, 0, OPT_REJECT },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -139,6 +142,14 @@ void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *sc
 		case OPT_ACK_TIMEOUT: o->ack_timeout = parse_int(optarg, 0, 31, "--ack-timeout", scenario); break;
 		case OPT_UC: o->uc = true; break;
 		case OPT_TOS: o->tos = parse_int(optarg, 0, 255, "--tos", scenario); break;
+		case OPT_REJECT:
+			/* (a REJ holds 148 bytes of private data: the text and its NUL) */
+			if (strlen(optarg) > 147) {
+				fprintf(stderr, "rt-lab-%s: --reject takes up to 147 bytes of text\n", scenario);
+				exit(2);
+			}
+			o->reject = optarg;
+			break;
 		case 'h': usage(scenario, extra_usage, 0); break;
 		default: usage(scenario, extra_usage, 2);
 		}
@@ -156,6 +167,19 @@ void lab_parse_options(int argc, char **argv, struct lab_opts *o, const char *sc
 }
 
 /* Wait for the next CM event of the expected type; 0 or -errno with a message. */
+/* The peer's REJ carried private data: its text when it is some. */
+static void peer_rejected(const void *data, size_t len)
+{
+	const char *d = data;
+	size_t n = strnlen(d, len), i = 0;
+	while (i < n && d[i] >= 0x20 && d[i] < 0x7f)
+		i++;
+	if (n > 0 && i == n)
+		fprintf(stderr, "lab: the peer rejected the connection: \"%.*s\"\n", (int)n, d);
+	else
+		fprintf(stderr, "lab: the peer rejected the connection\n");
+}
+
 int lab_wait_event(struct lab_conn *c, enum rdma_cm_event_type want, int timeout_ms,
 		      struct rdma_cm_event **out)
 {
@@ -178,7 +202,7 @@ int lab_wait_event(struct lab_conn *c, enum rdma_cm_event_type want, int timeout
 		fprintf(stderr, "lab: expected %s, got %s (status %d)\n", rdma_event_str(want),
 			rdma_event_str(ev->event), ev->status);
 		if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data_len)
-			fprintf(stderr, "lab: the peer rejected the connection\n");
+			peer_rejected(ev->param.conn.private_data, ev->param.conn.private_data_len);
 		rdma_ack_cm_event(ev);
 		return -ECONNREFUSED;
 	}
@@ -406,6 +430,15 @@ int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct
 	c->id = ev->id;
 	keep_peer_private(c, ev);
 	rdma_ack_cm_event(ev);
+	if (o->reject) {
+		lab_phase("refusing the connection: \"%s\"", o->reject);
+		if (rdma_reject(c->id, o->reject, (uint8_t)(strlen(o->reject) + 1)) != 0) {
+			perror("lab: rdma_reject");
+			return -errno;
+		}
+		fprintf(stderr, "lab: refused the connection (--reject)\n");
+		return -ECONNREFUSED;
+	}
 
 	uint8_t priv[LAB_PRIVATE_MAX] = { 0 };
 	struct rdma_conn_param param;

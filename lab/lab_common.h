@@ -40,6 +40,7 @@ struct lab_opts {
 	int ack_timeout;        /* -1: default */
 	bool uc;                /* use an unreliable-connected QP where the scenario allows */
 	int tos;                /* -1: default; else the connection's IP type of service (DSCP and ECN bits) */
+	const char *reject;     /* server: refuse the connection (rdma_reject) with this text as private data */
 };
 
 /* Whether the scenario runs in variant mode (--mode MODE). */

@@ -250,10 +250,11 @@ static inline void sim_cm(struct sim *s, uint64_t t, int a_to_b, uint16_t attr, 
 	sim_mad(s, t, a_to_b, mad);
 }
 
-/* A CM REJ of message msg (0 REQ, 1 REP) with a reason; comm is the
- * sender's communication ID, rcomm the other side's (0 when unknown). */
-static inline void sim_cm_rej(struct sim *s, uint64_t t, int a_to_b, uint32_t comm, uint32_t rcomm, unsigned msg,
-			      unsigned reason)
+/* A CM REJ of message msg (0 REQ, 1 REP) with a reason and private data
+ * pd[pd_len] (at most 148 bytes); comm is the sender's communication ID,
+ * rcomm the other side's (0 when unknown). */
+static inline void sim_cm_rej_data(struct sim *s, uint64_t t, int a_to_b, uint32_t comm, uint32_t rcomm, unsigned msg,
+				   unsigned reason, const void *pd, size_t pd_len)
 {
 	uint8_t mad[RT_MAD_LEN];
 	synth_cm_mad(mad, RT_CM_REJ, &s->rng, 4);
@@ -261,7 +262,15 @@ static inline void sim_cm_rej(struct sim *s, uint64_t t, int a_to_b, uint32_t co
 	synth_be32(mad + 28, rcomm);
 	mad[24 + 8] = (uint8_t)(msg << 6);
 	synth_be16(mad + 24 + 10, (uint16_t)reason);
+	if (pd_len)
+		memcpy(mad + 24 + 84, pd, pd_len);
 	sim_mad(s, t, a_to_b, mad);
+}
+
+static inline void sim_cm_rej(struct sim *s, uint64_t t, int a_to_b, uint32_t comm, uint32_t rcomm, unsigned msg,
+			      unsigned reason)
+{
+	sim_cm_rej_data(s, t, a_to_b, comm, rcomm, msg, reason, NULL, 0);
 }
 
 static inline void sim_qp_state(struct sim *s, int host_b, uint64_t t, unsigned to, uint32_t qpn, uint32_t dest, uint32_t sq_psn,

@@ -2193,6 +2193,86 @@ static void test_cm_reject_listener(void)
 	rt_timeline_free(tl);
 }
 
+/* A REJ's private data (what a rejecting application gave rdma_reject,
+ * often its reason): text quoted, cut after 32 bytes; other bytes in hex;
+ * nothing without; from a traced REJECTED event whose REJ the capture does
+ * not hold, its first 16 bytes. */
+static void test_cm_reject_private(void)
+{
+	struct sim s;
+	struct sim_cfg c = base_cfg();
+	CHECK(sim_open(&s, rundir("cm-reject-private"), &c) == 0);
+	uint64_t t = s.now;
+	static const char full[] = "server full", longer[] = "the server holds 64 connections already; try 10.9.0.7 later";
+	static const uint8_t code[] = {1, 0, 0, 42};
+	sim_cm(&s, t, 1, RT_CM_REQ, 0x3333, 0, c.qpn_a + 1);
+	sim_cm_rej_data(&s, t + 50000, 0, 0x5555, 0x3333, 0, 28, full, sizeof(full));
+	cm_call_b(&s, t + 60000, RT_CM_CALL_REJECT, 3, 7471);
+	t += 3000000000ull;
+	sim_cm(&s, t, 1, RT_CM_REQ, 0x4444, 0, c.qpn_a + 2);
+	sim_cm_rej_data(&s, t + 50000, 0, 0x6666, 0x4444, 0, 28, code, sizeof(code));
+	t += 3000000000ull;
+	sim_cm(&s, t, 1, RT_CM_REQ, 0x7777, 0, c.qpn_a + 3);
+	sim_cm_rej_data(&s, t + 50000, 0, 0x8888, 0x7777, 0, 28, longer, sizeof(longer));
+	t += 3000000000ull;
+	sim_cm(&s, t, 1, RT_CM_REQ, 0x9999, 0, c.qpn_a + 4);
+	sim_cm_rej(&s, t + 50000, 0, 0xaaaa, 0x9999, 0, 28);
+	/* A's rdma_cm reports two more connections REJECTED, their REJs not captured */
+	for (int k = 0; k < 2; k++) {
+		t += 3000000000ull;
+		struct rt_event e = sim_ev(&s, 0, t, RT_EV_CM_EVENT, c.qpn_a + 5 + (uint32_t)k);
+		e.u.cm.event = RT_CM_EV_REJECTED;
+		e.u.cm.status = 28;
+		e.u.cm.family = 2;
+		e.u.cm.cm_id = 20 + (uint32_t)k;
+		uint8_t peer[4] = {10, 9, 0, 1};
+		memcpy(&e.u.cm.peer_ip4, peer, 4);
+		e.u.cm.peer_port = 7471;
+		e.u.cm.private_len = 148;
+		e.u.cm.private_copied = 16;
+		memcpy(e.u.cm.private_data, k ? "0123456789abcdefgh" : "busy", k ? 16 : 5);
+		sim_emit(&s, 0, &e);
+	}
+	s.now = t + 1000000;
+	CHECK(sim_close(&s) == 0);
+	struct rt_timeline *tl = correlate(rundir("cm-reject-private"));
+	CHECK(tl != NULL);
+	if (!tl)
+		return;
+	unsigned n = 0, seen = 0;
+	for (size_t i = 0; i < rt_tl_finding_count(tl); i++) {
+		const struct rt_tl_finding *f = rt_tl_finding(tl, i);
+		if (f->kind != RT_TLFK_CM_REJECT)
+			continue;
+		const char *txt = rt_tl_str(tl, f->text);
+		n++;
+		if (strstr(txt, "server full")) {
+			seen |= 1;
+			CHECK(contains(txt, "it called rdma_reject"));
+			CHECK(contains(txt, "; the private data it gave rdma_reject (carried by the REJ): \"server full\" (11 bytes)"));
+		} else if (strstr(txt, "0x0100002a")) {
+			seen |= 2;
+			CHECK(contains(txt, "; the REJ carries private data 0x0100002a (4 bytes)"));
+		} else if (strstr(txt, "the server holds")) {
+			seen |= 4;
+			CHECK(contains(txt, "; the REJ carries private data \"the server holds 64 connections ...\" (59 bytes)"));
+		} else if (strstr(txt, "\"busy\"")) {
+			seen |= 8;
+			CHECK(contains(txt, "rejected (its rdma_cm reported REJECTED): reason 28"));
+			CHECK(contains(txt, "; the REJ carries private data \"busy\" (4 bytes)"));
+		} else if (strstr(txt, "0123456789abcdef")) {
+			seen |= 16;
+			CHECK(contains(txt, "; the REJ carries private data \"0123456789abcdef...\" (its first 16 bytes)"));
+		} else {
+			seen |= 32;
+			CHECK(!contains(txt, "private data"));
+		}
+	}
+	CHECK_EQ_U(n, 6);
+	CHECK_EQ_U(seen, 63);
+	rt_timeline_free(tl);
+}
+
 static void test_golden_rxe_write_wire_only(void)
 {
 	const char *sd = shared_dir();
@@ -3534,6 +3614,7 @@ int main(void)
 	RUN(test_golden_rxe_write);
 	RUN(test_cm_reject);
 	RUN(test_cm_reject_listener);
+	RUN(test_cm_reject_private);
 	RUN(test_golden_rxe_write_wire_only);
 	RUN(test_golden_rxe_rping);
 	int rc = test_done();

@@ -619,6 +619,18 @@ assert len(lost) == 2 and all("the copy before it was dropped by the sender'"'"'
 assert sum("connection request (REQ)" in x["text"] for x in lost) == 1, [x["text"] for x in lost]
 rj = [x["text"] for x in w if x["kind"] == "cm_reject"]
 assert len(rj) == 2 and all("destroyed its cm_id (rdma_destroy_id" in x and "its CM library sent the REJ" in x for x in rj), rj' "$tmp/cmfirst.json"
+# the server refuses the connection (rdma_reject with a text, --reject):
+# the REJ's private data is said with the rdma_reject call, nothing else
+# is an error or a warning
+run minimal "$tmp/reject" -- --reject "server full" >/dev/null
+check "a connection refused by rdma_reject with private data: the REJ's text is said" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["findings"] if x["severity"] != "info"]
+assert len(w) == 1 and w[0]["kind"] == "cm_reject", [x["kind"] + ": " + x["text"] for x in w]
+t = w[0]["text"]
+assert "reason 28 (consumer defined), the application refused the connection: it called rdma_reject" in t, t
+assert "; the private data it gave rdma_reject (carried by the REJ): \"server full\" (11 bytes)" in t, t' "$tmp/reject.json"
 # a run whose connection failed has no WR and no QP packet to align its
 # clocks by, only the CM's datagrams: the engines' records of them, matched
 # to the capture by PSN, bound the clock (a previous release: +-6145 ms).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lab on the real kernel: minimal, rnr, loss, herd, sendrecv under netem
-# duplicate and overflow run by `rdmatrace lab
+# duplicate, overflow and a refused connection run by `rdmatrace lab
 # --backend vm` between two SoftRoCE VMs with Debian's rdma-core, the
 # programs traced inside the guests by the probe.  Each scenario checks its
 # own results (data verified; RNR NAKs on the wire; retransmissions found by
@@ -121,4 +121,21 @@ fi
 check "lab overflow: the queue rxe granted recorded, and found full at it" bash -c \
 	"'$RDMATRACE' dump '$R'/traces/client-*.rtr | grep -m1 qp_create | grep -q ' max_send_wr=7 ' &&
 	 grep -q 'its send queue was full: 7 WRs were posted and not yet completed (polled), and it holds 7 (max_send_wr)' '$R/logs/diagnose.txt'"
+# The server refuses the connection with rdma_reject and a text (--reject,
+# an argument with a space that must reach the guests whole): the kernel's
+# REJ carries it, reason 28, and the diagnosis says it with the call
+R=$VM_TMP/lab-reject
+timeout 600 "$RDMATRACE" lab minimal --backend vm -o "$R" -- --reject "server full" >"$R.out" 2>&1
+check "lab minimal --reject on the kernel's SoftRoCE: the REJ's text said with the rdma_reject call" python3 -c '
+import json, subprocess, sys
+rt, run = sys.argv[1:3]
+sides = json.load(open(run + "/run.json"))["sides"]
+assert sides["client"]["exit_status"] == 1 and sides["server"]["exit_status"] == 1, sides
+d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
+w = [x for x in d["findings"] if x["severity"] != "info"]
+assert len(w) == 1 and w[0]["kind"] == "cm_reject", [x["kind"] + ": " + x["text"] for x in w]
+t = w[0]["text"]
+assert "reason 28 (consumer defined), the application refused the connection: it called rdma_reject" in t, t
+assert "; the private data it gave rdma_reject (carried by the REJ): \"server full\" (11 bytes)" in t, t
+' "$RDMATRACE" "$R"
 done_testing

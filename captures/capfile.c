@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -164,7 +165,23 @@ struct stream_cookie {
 	size_t head_n, head_at;
 	struct capfile_z *z;      /* (the capfile's: closed by rt_capfile_close) */
 	int fd;                   /* (ours: closed with the FILE) */
+	const struct capfile_wait *wait; /* the capfile's, for the pipe fd */
 };
+
+void capfile_before_wait(int fd, const struct capfile_wait *w)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	if (w && w->fn && poll(&p, 1, 0) == 0)
+		w->fn(w->arg);
+}
+
+void rt_capfile_on_wait(struct rt_capfile *f, void (*fn)(void *arg), void *arg)
+{
+	if (f) {
+		f->wait.fn = fn;
+		f->wait.arg = arg;
+	}
+}
 
 static ssize_t stream_cookie_read(void *cookie, char *buf, size_t n)
 {
@@ -176,10 +193,13 @@ static ssize_t stream_cookie_read(void *cookie, char *buf, size_t n)
 		return (ssize_t)got;
 	if (c->z)
 		return (ssize_t)(got + capfile_z_read(c->z, (uint8_t *)buf + got, n - got));
+	if (got) /* (what is here first: the rest may have to be waited for) */
+		return (ssize_t)got;
+	capfile_before_wait(c->fd, c->wait);
 	ssize_t r;
-	while ((r = read(c->fd, buf + got, n - got)) < 0 && errno == EINTR)
+	while ((r = read(c->fd, buf, n)) < 0 && errno == EINTR)
 		;
-	return r < 0 ? (got ? (ssize_t)got : -1) : (ssize_t)got + r;
+	return r < 0 ? -1 : r;
 }
 
 static int stream_cookie_close(void *cookie)
@@ -324,9 +344,10 @@ static int open_pipe(struct rt_capfile *f, const char *path, char *err, size_t e
 			set_err(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
+		c->wait = &f->wait;
 		return open_cookie_stream(f, c, path, err, errlen);
 	}
-	if (!(f->z = capfile_z_open_pipe(fd, head, (size_t)n)) || !(c = new_cookie(f->z, -1, NULL, 0))) {
+	if (!(f->z = capfile_z_open_pipe(fd, head, (size_t)n, &f->wait)) || !(c = new_cookie(f->z, -1, NULL, 0))) {
 		if (!f->z)
 			close(fd);
 		set_err(err, errlen, "out of memory");

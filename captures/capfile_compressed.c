@@ -42,6 +42,7 @@ struct capfile_z {
 	 * read into buf */
 	int fd;
 	bool pipe;                /* fd is read in order with read(); in_len is SIZE_MAX until its end */
+	const struct capfile_wait *wait; /* a pipe's: told before a read of it waits */
 	const uint8_t *mem;
 	size_t in_len;            /* compressed bytes in all */
 	size_t used;              /* compressed bytes consumed */
@@ -98,12 +99,13 @@ struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const u
 
 static bool buf_room(struct capfile_z *g, size_t n);
 
-struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len)
+struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len, const struct capfile_wait *wait)
 {
 	struct capfile_z *g = capfile_z_open(fd, NULL, SIZE_MAX, head, head_len);
 	if (!g)
 		return NULL;
 	g->pipe = true;
+	g->wait = wait;
 	size_t cap = capfile_window_size > head_len ? capfile_window_size : head_len;
 	if (!buf_room(g, cap)) {
 		g->fd = -1; /* (the caller closes it) */
@@ -197,6 +199,7 @@ static ssize_t pipe_input(struct capfile_z *g, const uint8_t **p, size_t least)
 		if (!buf_room(g, least))
 			return -1;
 		while (g->buf_n < least) {
+			capfile_before_wait(g->fd, g->wait);
 			ssize_t r = read(g->fd, g->buf + g->buf_n, g->buf_cap - g->buf_n);
 			if (r < 0 && errno == EINTR)
 				continue;

@@ -24,6 +24,15 @@ struct capfile_iface {
 	struct rt_capfile_stats isb; /* its last statistics block (blocks 0 or 1) */
 };
 
+/* Whom to tell when reading a pipe is about to wait for more of it. */
+struct capfile_wait {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+/* Tells w's caller when fd has nothing to read at once (the next read waits). */
+void capfile_before_wait(int fd, const struct capfile_wait *w);
+
 struct rt_capfile {
 	int backend;              /* RT_CAPFILE_MMAP or RT_CAPFILE_LIBPCAP */
 	bool pcapng;
@@ -57,6 +66,7 @@ struct rt_capfile {
 	char format[24];          /* "pcapng (zstd)" ... for a compressed capture */
 	bool windowed;            /* our parser reads through the window (a file, or z) */
 	bool at_end;              /* our parser asked for bytes past the data's end (capfile_left) */
+	struct capfile_wait wait; /* rt_capfile_on_wait()'s */
 };
 
 /* to += from, counter by counter. */
@@ -95,9 +105,10 @@ bool capfile_parse_recognises(const uint8_t *p, size_t len);
  * memory or no codec's. */
 struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const uint8_t *magic, size_t magic_len);
 /* The same for a pipe fd (taken), read in order as it comes: head[head_len]
- * are its first bytes, already read from it (the codec's magic).  It is
- * read once: it cannot be rewound. */
-struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len);
+ * are its first bytes, already read from it (the codec's magic); wait (kept,
+ * not copied) is told before a read of it waits.  It is read once: it
+ * cannot be rewound. */
+struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len, const struct capfile_wait *wait);
 /* Up to n decompressed bytes into dst: fewer only where the stream ends,
  * whole or damaged (capfile_z_damage() says which), or, from a pipe, when
  * what it has given so far is all decompressed (at least one byte then). */

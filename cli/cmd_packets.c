@@ -328,6 +328,26 @@ static void print_capture_drops(const struct rt_capfile *f)
 			(unsigned long long)st.osdrop);
 }
 
+/* The lines formatted and not yet written. */
+struct pending_out {
+	char buf[1 << 16]; /* small enough to stay in the L2 cache */
+	size_t used;
+};
+
+static void write_pending(struct pending_out *o)
+{
+	fwrite(o->buf, 1, o->used, stdout);
+	o->used = 0;
+}
+
+/* A pipe's reader is about to wait for more of it: what was read so far is
+ * shown now (a capture still being written is followed as it comes). */
+static void show_pending(void *arg)
+{
+	write_pending(arg);
+	fflush(stdout);
+}
+
 static int run_packets(int argc, char **argv)
 {
 	struct packets_opts o;
@@ -347,8 +367,8 @@ static int run_packets(int argc, char **argv)
 		return 1;
 	}
 	struct rt_decode_opts dopts = { o.nports ? o.ports : NULL, o.nports, o.no_icrc, false };
-	static char out[1 << 16]; /* small enough to stay in the L2 cache */
-	size_t used = 0;
+	static struct pending_out out;
+	rt_capfile_on_wait(f, show_pending, &out);
 	struct counts n;
 	memset(&n, 0, sizeof(n));
 	static struct rt_fmt_cache addr_cache;
@@ -390,21 +410,20 @@ static int run_packets(int argc, char **argv)
 			}
 			continue;
 		}
-		if (sizeof(out) - used < RT_FMT_JSON_MAX) {
-			fwrite(out, 1, used, stdout);
-			used = 0;
-		}
+		if (sizeof(out.buf) - out.used < RT_FMT_JSON_MAX)
+			write_pending(&out);
 		ctx.frame = rec.frame;
 		ctx.ts_ns = rec.ts_ns;
-		used += o.json ? rt_pkt_format_json(&pkt, &ctx, out + used, sizeof(out) - used)
-			       : rt_pkt_format_line(&pkt, &ctx, out + used, sizeof(out) - used);
+		char *at = out.buf + out.used;
+		size_t room = sizeof(out.buf) - out.used;
+		out.used += o.json ? rt_pkt_format_json(&pkt, &ctx, at, room) : rt_pkt_format_line(&pkt, &ctx, at, room);
 	}
-	fwrite(out, 1, used, stdout);
+	write_pending(&out);
 	if (stats)
 		print_stats(stats, &n, o.json);
 	int status = 0;
+	fflush(stdout); /* (the lines before what stderr says next, when both go to one file) */
 	if (rc < 0) {
-		fflush(stdout);
 		fprintf(stderr, "rdmatrace packets: %s: %s\n", o.path, rt_capfile_error(f));
 		status = 1;
 	}

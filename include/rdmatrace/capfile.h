@@ -84,6 +84,12 @@ const char *rt_capfile_backend_name(const struct rt_capfile *f);
  * next record (a file or a compressed stream read through a window, libpcap). */
 int rt_capfile_data_stable(const struct rt_capfile *f);
 
+/* fn(arg) is called whenever reading a pipe or standard input is about to
+ * wait for more of it (a capture still being written, as `tcpdump -U -w -`
+ * writes it): the moment to show what was read so far, e.g. to flush the
+ * output.  Not called for files. */
+void rt_capfile_on_wait(struct rt_capfile *f, void (*fn)(void *arg), void *arg);
+
 /* How far reading has got: *done of the *total bytes of the data as
  * stored (of a compressed capture, its compressed bytes), for estimates of
  * what is still to come.  0, or -1 when not known (libpcap reading a

@@ -233,4 +233,30 @@ for be in "" --libpcap; do
 		check "packets ${be:-(default)} on standard input compressed by $z: the same packets" diff "$tmp/file.txt" "$tmp/z.txt"
 	done
 done
+# A capture still being written, plain or gzip (flushed after its first ten
+# records, as `tcpdump -U -w - | gzip` would send them): their packets (less
+# than a buffer of output) are shown while the writer waits for them (up to
+# 10 s), not at its end
+for z in plain gzip; do
+	python3 - "$tmp/cov.pcap" "$z" "$tmp/live.txt" <<'PY' | "$RDMATRACE" packets - >"$tmp/live.txt" 2>/dev/null
+import os, sys, time, zlib
+data, mode, out = open(sys.argv[1], "rb").read(), sys.argv[2], sys.argv[3]
+half = 24
+for _ in range(10):
+    half += 16 + int.from_bytes(data[half + 8:half + 12], "little")
+w = sys.stdout.buffer
+c = zlib.compressobj(6, zlib.DEFLATED, 31) if mode == "gzip" else None
+w.write(c.compress(data[:half]) + c.flush(zlib.Z_SYNC_FLUSH) if c else data[:half]); w.flush()
+for _ in range(200):
+    if os.path.exists(out) and os.path.getsize(out) > 0:
+        break
+    time.sleep(0.05)
+sys.stderr.write("shown before the rest: %d bytes\n" % (os.path.getsize(out) if os.path.exists(out) else 0))
+open(out + ".early", "w").write(str(os.path.getsize(out) if os.path.exists(out) else 0))
+w.write(c.compress(data[half:]) + c.flush() if c else data[half:]); w.flush()
+PY
+	check "packets on a $z capture still being written: its first packets shown before the rest came" \
+		test "$(cat "$tmp/live.txt.early")" -gt 0
+	check "packets on a $z capture still being written: then all of them" diff <(grep -v '^#' "$tmp/file.txt") "$tmp/live.txt"
+done
 done_testing

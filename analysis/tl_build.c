@@ -1032,8 +1032,11 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	if ((rc = trc) < 0 || (rc = tl_read_recordings(&b, in->rundir)) < 0)
 		goto fail;
 	if (!b.have_capture && !b.have_traces && !b.untraced.n) {
-		snprintf(err, errlen, "no readable input: %s",
-			 b.notes.n ? (const char *)b.strs.p + ((uint32_t *)b.notes.p)[0] : "no trace files and no capture");
+		/* what each input said (an unreadable trace, an unreadable capture ...) */
+		int at = snprintf(err, errlen, "no readable input: %s", b.notes.n ? "" : "no trace files and no capture");
+		for (size_t k = 0; k < b.notes.n && at >= 0 && (size_t)at < errlen; k++)
+			at += snprintf(err + at, errlen - (size_t)at, "%s%s", k ? "; " : "",
+				       (const char *)b.strs.p + ((uint32_t *)b.notes.p)[k]);
 		rc = -ENOENT;
 		goto fail;
 	}

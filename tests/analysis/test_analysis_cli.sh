@@ -170,6 +170,13 @@ check "diagnose: empty run directory exits 2" test "$rc" = 2
 check_grep "and says what is missing" 'no trace files' "$tmp/err.txt"
 "$RDMATRACE" diagnose "$tmp/does-not-exist" >/dev/null 2>&1; rc=$?
 check "diagnose: missing run directory exits 2" test "$rc" = 2
+# nothing readable (a trace and a capture that are not ones): each is named with why
+mkdir -p "$tmp/unreadable/traces"
+printf "not a trace %.0s" $(seq 200) >"$tmp/unreadable/traces/a.rtr"
+printf "not a capture %.0s" $(seq 200) >"$tmp/unreadable/capture.pcap"
+"$RDMATRACE" correlate "$tmp/unreadable" >/dev/null 2>"$tmp/err.txt"; rc=$?
+check "correlate: nothing readable exits 2 and names the trace and the capture with why" bash -c "test $rc = 2 &&
+	grep -q 'no readable input: trace .*/a.rtr unreadable: .*not an rdmatrace trace file.*; capture .*/capture.pcap unreadable: .*unknown file format' '$tmp/err.txt'"
 # one host's trace missing: the capture shows its address, the diagnosis says so
 "$GEN" "$tmp/onehost" 3000 >/dev/null && rm "$tmp"/onehost/traces/hostB-*.rtr
 "$RDMATRACE" diagnose "$tmp/onehost" >"$tmp/onehost.txt"; rc=$?

@@ -4081,10 +4081,30 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 
 /* ---- wire anomalies: PSN gaps never repaired, bad ICRC, congestion, CM rejects ---- */
 
+/* Whether rdma_destroy_id call d sent no REJ: its process had rejected
+ * that cm_id's connection before (rdma_reject: the REJ was the reject's),
+ * or the cm_id was a listener (it had no connection). */
+static bool destroy_sent_no_rej(struct dctx *c, uint32_t d)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *de = tl_ev(b, d);
+	for (size_t n = 0; n < b->cm_evs.n; n++) {
+		uint32_t x = *TL_AT(&b->cm_evs, uint32_t, n);
+		const struct tl_evrec *e = tl_ev(b, x);
+		unsigned what = e->ev.u.cm.event;
+		if (e->proc == de->proc && !b->ev_shadow[x] && (what == RT_CM_CALL_REJECT || what == RT_CM_CALL_LISTEN) &&
+		    e->ev.u.cm.cm_id == de->ev.u.cm.cm_id && item_t(c, x) <= item_t(c, d))
+			return true;
+	}
+	return false;
+}
+
 /* The rdma_reject or rdma_destroy_id call of the process that sent REJ
  * packet k (index i), nearest the REJ from a second before to 10 ms after it
  * (its probe records a call as it returns, after the REJ left), or
- * RT_TL_NONE when that process or such a call is not known. */
+ * RT_TL_NONE when that process or such a call is not known.  The destroy of
+ * a cm_id rejected before, or of a listener, is not one (the reject can be
+ * the farther of the two when the host's clock is known only to a few ms). */
 static uint32_t rej_call(struct dctx *c, const struct tl_pk *k, size_t i)
 {
 	struct tl_build *b = c->b;
@@ -4098,6 +4118,8 @@ static uint32_t rej_call(struct dctx *c, const struct tl_pk *k, size_t i)
 		const struct tl_evrec *e = tl_ev(b, x);
 		if (e->proc != src->proc || b->ev_shadow[x] ||
 		    (e->ev.u.cm.event != RT_CM_CALL_REJECT && e->ev.u.cm.event != RT_CM_CALL_DESTROY_ID))
+			continue;
+		if (e->ev.u.cm.event == RT_CM_CALL_DESTROY_ID && destroy_sent_no_rej(c, x))
 			continue;
 		uint64_t te = item_t(c, x), d = te > t ? te - t : t - te;
 		if ((te > t ? d <= 10000000ull : d <= 1000000000ull) && d < best_d) {

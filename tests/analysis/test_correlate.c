@@ -2196,7 +2196,8 @@ static void test_cm_reject_listener(void)
 /* A REJ's private data (what a rejecting application gave rdma_reject,
  * often its reason): text quoted, cut after 32 bytes; other bytes in hex;
  * nothing without; from a traced REJECTED event whose REJ the capture does
- * not hold, its first 16 bytes. */
+ * not hold, its first 16 bytes.  The REJ is the rdma_reject's even when
+ * the destroys of that cm_id and of the listener are nearer it. */
 static void test_cm_reject_private(void)
 {
 	struct sim s;
@@ -2205,9 +2206,15 @@ static void test_cm_reject_private(void)
 	uint64_t t = s.now;
 	static const char full[] = "server full", longer[] = "the server holds 64 connections already; try 10.9.0.7 later";
 	static const uint8_t code[] = {1, 0, 0, 42};
-	sim_cm(&s, t, 1, RT_CM_REQ, 0x3333, 0, c.qpn_a + 1);
-	sim_cm_rej_data(&s, t + 50000, 0, 0x5555, 0x3333, 0, 28, full, sizeof(full));
-	cm_call_b(&s, t + 60000, RT_CM_CALL_REJECT, 3, 7471);
+	/* B listens (cm_id 2), rejects the REQ's cm_id 3 (its probe's record
+	 * 0.4 ms before the REJ: a host's clock is known to a few ms), then
+	 * destroys both, nearer the REJ: neither destroy sent it */
+	cm_call_b(&s, t, RT_CM_CALL_LISTEN, 2, 7471);
+	sim_cm(&s, t + 1000000, 1, RT_CM_REQ, 0x3333, 0, c.qpn_a + 1);
+	cm_call_b(&s, t + 1600000, RT_CM_CALL_REJECT, 3, 7471);
+	cm_call_b(&s, t + 1800000, RT_CM_CALL_DESTROY_ID, 3, 7471);
+	cm_call_b(&s, t + 1900000, RT_CM_CALL_DESTROY_ID, 2, 7471);
+	sim_cm_rej_data(&s, t + 2000000, 0, 0x5555, 0x3333, 0, 28, full, sizeof(full));
 	t += 3000000000ull;
 	sim_cm(&s, t, 1, RT_CM_REQ, 0x4444, 0, c.qpn_a + 2);
 	sim_cm_rej_data(&s, t + 50000, 0, 0x6666, 0x4444, 0, 28, code, sizeof(code));
@@ -2248,7 +2255,8 @@ static void test_cm_reject_private(void)
 		n++;
 		if (strstr(txt, "server full")) {
 			seen |= 1;
-			CHECK(contains(txt, "it called rdma_reject"));
+			CHECK(contains(txt, "it called rdma_reject (0.400 ms before the REJ)"));
+			CHECK(contains(txt, "1.000 ms after the REQ"));
 			CHECK(contains(txt, "; the private data it gave rdma_reject (carried by the REJ): \"server full\" (11 bytes)"));
 		} else if (strstr(txt, "0x0100002a")) {
 			seen |= 2;

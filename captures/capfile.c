@@ -158,14 +158,12 @@ static const char *z_damage_reached(const struct rt_capfile *f)
 }
 
 /* What libpcap reads through a FILE of ours (fopencookie): the first bytes
- * of the capture, already read to see what it is (head), then the rest:
- * decompressed from z, or read from the pipe fd. */
+ * of the capture, which our window read to see what it is (head), then the
+ * rest of the stream z (a compressed file or buffer, or a pipe). */
 struct stream_cookie {
-	uint8_t head[4];
-	size_t head_n, head_at;
 	struct capfile_z *z;      /* (the capfile's: closed by rt_capfile_close) */
-	int fd;                   /* (ours: closed with the FILE) */
-	const struct capfile_wait *wait; /* the capfile's, for the pipe fd */
+	size_t head_n, head_at;
+	uint8_t head[];
 };
 
 void capfile_before_wait(int fd, const struct capfile_wait *w)
@@ -186,67 +184,16 @@ void rt_capfile_on_wait(struct rt_capfile *f, void (*fn)(void *arg), void *arg)
 static ssize_t stream_cookie_read(void *cookie, char *buf, size_t n)
 {
 	struct stream_cookie *c = cookie;
-	size_t got = 0;
-	while (got < n && c->head_at < c->head_n)
-		buf[got++] = (char)c->head[c->head_at++];
-	if (got == n)
-		return (ssize_t)got;
-	if (c->z)
-		return (ssize_t)(got + capfile_z_read(c->z, (uint8_t *)buf + got, n - got));
-	if (got) /* (what is here first: the rest may have to be waited for) */
-		return (ssize_t)got;
-	capfile_before_wait(c->fd, c->wait);
-	ssize_t r;
-	while ((r = read(c->fd, buf, n)) < 0 && errno == EINTR)
-		;
-	return r < 0 ? -1 : r;
+	size_t got = c->head_n - c->head_at < n ? c->head_n - c->head_at : n;
+	memcpy(buf, c->head + c->head_at, got);
+	c->head_at += got;
+	return (ssize_t)(got + (got < n ? capfile_z_read(c->z, (uint8_t *)buf + got, n - got) : 0));
 }
 
 static int stream_cookie_close(void *cookie)
 {
-	struct stream_cookie *c = cookie;
-	if (c->fd >= 0)
-		close(c->fd);
-	free(c);
+	free(cookie);
 	return 0;
-}
-
-/* libpcap reads the stream of cookie c (taken); its first bytes (c->head,
- * or from c->z when it has none yet) say pcap or pcapng. */
-static int open_cookie_stream(struct rt_capfile *f, struct stream_cookie *c, const char *name, char *err, size_t errlen)
-{
-	if (c->z && !c->head_n) {
-		size_t got;
-		while (c->head_n < sizeof(c->head) &&
-		       (got = capfile_z_read(c->z, c->head + c->head_n, sizeof(c->head) - c->head_n)) > 0)
-			c->head_n += got;
-	}
-	f->pcapng = c->head_n == sizeof(c->head) && is_pcapng_magic(c->head);
-	FILE *s = fopencookie(c, "rb", (cookie_io_functions_t){ .read = stream_cookie_read, .close = stream_cookie_close });
-	if (!s) {
-		int e = errno;
-		stream_cookie_close(c);
-		set_err(err, errlen, strerror(e));
-		return -e;
-	}
-	return open_libpcap_stream(f, s, name, err, errlen);
-}
-
-/* A new cookie over z or fd; NULL (fd closed) when out of memory. */
-static struct stream_cookie *new_cookie(struct capfile_z *z, int fd, const uint8_t *head, size_t head_n)
-{
-	struct stream_cookie *c = calloc(1, sizeof(*c));
-	if (!c) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	c->z = z;
-	c->fd = fd;
-	if (head_n)
-		memcpy(c->head, head, head_n);
-	c->head_n = head_n;
-	return c;
 }
 
 /* Reads up to n bytes of fd into buf, as many as it has before its end:
@@ -267,11 +214,13 @@ static ssize_t read_head(int fd, uint8_t *buf, size_t n)
 	return (ssize_t)got;
 }
 
-/* Opening f's compressed stream ended with rc: its format names the codec,
- * and a failure says how the stream was damaged, when it was. */
+/* Opening f's stream ended with rc: its format names the codec, and a
+ * failure says how the stream was damaged, when it was. */
 static int z_opened(struct rt_capfile *f, int rc, char *err, size_t errlen)
 {
-	snprintf(f->format, sizeof(f->format), "%s (%s)", f->pcapng ? "pcapng" : "pcap", capfile_z_codec(f->z));
+	const char *codec = capfile_z_codec(f->z);
+	if (codec)
+		snprintf(f->format, sizeof(f->format), "%s (%s)", f->pcapng ? "pcapng" : "pcap", codec);
 	const char *damage;
 	if (rc < 0 && (damage = z_damage_reached(f)) && err && errlen) {
 		size_t l = strlen(err);
@@ -280,10 +229,45 @@ static int z_opened(struct rt_capfile *f, int rc, char *err, size_t errlen)
 	return rc;
 }
 
+/* f reads its stream f->z (a compressed file or buffer, or a pipe), NAME
+ * in messages: our parser through its window, or libpcap when asked for or
+ * when ours does not know the format inside.  The window's first bytes
+ * say which; libpcap is then given them first, then the rest of the
+ * stream (which is read once, in order). */
+static int open_z(struct rt_capfile *f, const char *name, enum rt_capfile_backend backend, char *err, size_t errlen)
+{
+	int rc = capfile_window_open_z(f);
+	const char *damage = capfile_z_damage(f->z);
+	if (rc < 0 || (!f->win_len && damage[0])) { /* (nothing decompressed: the stream's fault alone) */
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", name, rc < 0 ? f->err : damage);
+		return rc < 0 ? rc : -EBADMSG;
+	}
+	if (backend != RT_CAPFILE_LIBPCAP &&
+	    (backend == RT_CAPFILE_MMAP || capfile_parse_recognises(f->win, f->win_len)))
+		return z_opened(f, start_parser(f, name, err, errlen), err, errlen);
+	struct stream_cookie *c = calloc(1, sizeof(*c) + f->win_len);
+	if (!c) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	c->z = f->z;
+	memcpy(c->head, f->win, f->win_len); /* (the stream's first bytes: the window starts at 0) */
+	c->head_n = f->win_len;
+	f->pcapng = c->head_n >= 4 && is_pcapng_magic(c->head);
+	capfile_window_close(f);
+	FILE *s = fopencookie(c, "rb", (cookie_io_functions_t){ .read = stream_cookie_read, .close = stream_cookie_close });
+	if (!s) {
+		rc = -errno;
+		free(c);
+		set_err(err, errlen, strerror(-rc));
+		return rc;
+	}
+	return z_opened(f, open_libpcap_stream(f, s, name, err, errlen), err, errlen);
+}
+
 /* f reads the compressed stream (fd of len bytes, taken, or mem[len];
- * magic[magic_len] its first bytes) as it decompresses it (NAME names it in
- * messages): our parser through its window, or libpcap when asked for or
- * when ours does not know the format inside. */
+ * magic[magic_len] its first bytes) as it decompresses it (open_z). */
 static int open_compressed(struct rt_capfile *f, int fd, const uint8_t *mem, size_t len, const uint8_t *magic,
 			   size_t magic_len, const char *name, enum rt_capfile_backend backend, char *err, size_t errlen)
 {
@@ -294,35 +278,14 @@ static int open_compressed(struct rt_capfile *f, int fd, const uint8_t *mem, siz
 		set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	int rc = capfile_window_open_z(f);
-	const char *damage = capfile_z_damage(f->z);
-	if (rc < 0 || (!f->win_len && damage[0])) { /* (nothing decompressed: the stream's fault alone) */
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", name, rc < 0 ? f->err : damage);
-		return rc < 0 ? rc : -EBADMSG;
-	}
-	if (backend != RT_CAPFILE_LIBPCAP &&
-	    (backend == RT_CAPFILE_MMAP || capfile_parse_recognises(f->win, f->win_len))) {
-		rc = start_parser(f, name, err, errlen);
-	} else {
-		/* libpcap reads the stream from its start, through a FILE of ours */
-		capfile_window_close(f);
-		capfile_z_rewind(f->z);
-		struct stream_cookie *c = new_cookie(f->z, -1, NULL, 0);
-		if (!c) {
-			rc = -ENOMEM;
-			set_err(err, errlen, "out of memory");
-		} else {
-			rc = open_cookie_stream(f, c, name, err, errlen);
-		}
-	}
-	return z_opened(f, rc, err, errlen);
+	return open_z(f, name, backend, err, errlen);
 }
 
 /* f reads "-" (standard input) or path, which is not a regular file (a
- * pipe, read only once, as it comes): libpcap reads it through a FILE of
- * ours, decompressed first when it is compressed. */
-static int open_pipe(struct rt_capfile *f, const char *path, char *err, size_t errlen)
+ * pipe, read only once, as it comes): its first four bytes are read to see
+ * whether it is compressed, then it is read as a stream (open_z). */
+static int open_pipe(struct rt_capfile *f, const char *path, enum rt_capfile_backend backend, char *err,
+		     size_t errlen)
 {
 	int fd = !strcmp(path, "-") ? fcntl(0, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -338,22 +301,12 @@ static int open_pipe(struct rt_capfile *f, const char *path, char *err, size_t e
 			snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	struct stream_cookie *c;
-	if (!rt_capfile_compression(head, (size_t)n)) {
-		if (!(c = new_cookie(NULL, fd, head, (size_t)n))) {
-			set_err(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		c->wait = &f->wait;
-		return open_cookie_stream(f, c, path, err, errlen);
-	}
-	if (!(f->z = capfile_z_open_pipe(fd, head, (size_t)n, &f->wait)) || !(c = new_cookie(f->z, -1, NULL, 0))) {
-		if (!f->z)
-			close(fd);
+	if (!(f->z = capfile_z_open_pipe(fd, head, (size_t)n, &f->wait))) {
+		close(fd);
 		set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return z_opened(f, open_cookie_stream(f, c, path, err, errlen), err, errlen);
+	return open_z(f, path, backend, err, errlen);
 }
 
 int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt_capfile **out, char *err,
@@ -366,13 +319,11 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 	int rc = alloc_file(&f, err, errlen);
 	if (rc < 0)
 		return rc;
-	/* "-", and what is not a regular file (a pipe, read only once), libpcap
-	 * reads; our reader takes only regular files (asked for by name, it
-	 * opens the others to refuse them) */
+	/* "-", and what is not a regular file (a pipe, read only once), is read
+	 * as a stream; a regular file through a window, or by libpcap */
 	struct stat pst;
-	bool pipe = !strcmp(path, "-") || (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode));
-	if (pipe && (backend != RT_CAPFILE_MMAP || !strcmp(path, "-"))) {
-		if ((rc = open_pipe(f, path, err, errlen)) < 0)
+	if (!strcmp(path, "-") || (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode))) {
+		if ((rc = open_pipe(f, path, backend, err, errlen)) < 0)
 			goto fail;
 		*out = f;
 		return 0;
@@ -420,7 +371,7 @@ int rt_capfile_open(const char *path, enum rt_capfile_backend backend, struct rt
 			if (err && errlen)
 				snprintf(err, errlen, "%s: %s", path,
 					 S_ISREG(st.st_mode) ? "empty file: not a capture"
-							     : "not a regular file (use the libpcap backend)");
+							     : "not a regular file");
 			goto fail;
 		}
 	}

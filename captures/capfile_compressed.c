@@ -7,8 +7,9 @@
  * a plain one.  The compressed bytes come from a buffer, from a file read
  * a window's size at a time, or from a pipe (`zcat`-like: `ssh host cat
  * c.pcap.gz | rdmatrace packets -`), read as it comes, its length known
- * only at its end.  Concatenated members or frames (`cat
- * a.gz b.gz`) are one stream.  A stream damaged or cut short ends where the
+ * only at its end.  A plain pipe's bytes pass through the same way (codec
+ * "none"), so that our parser reads any pipe as it reads a compressed
+ * file.  Concatenated members or frames (`cat a.gz b.gz`) are one stream.  A stream damaged or cut short ends where the
  * damage is, and says where, so that the records before it are still read.
  */
 #include <errno.h>
@@ -24,11 +25,11 @@
 
 #include "capfile_impl.h"
 
-enum codec { CODEC_GZIP, CODEC_ZSTD, CODEC_LZ4 };
+enum codec { CODEC_GZIP, CODEC_ZSTD, CODEC_LZ4, CODEC_NONE /* a plain pipe's bytes, as they are */ };
 
-static const char *const codec_name[] = { "gzip", "zstd", "lz4" };
+static const char *const codec_name[] = { "gzip", "zstd", "lz4", "pipe" };
 /* what one compressed unit is called (several make one stream) */
-static const char *const unit_name[] = { "member", "frame", "frame" };
+static const char *const unit_name[] = { "member", "frame", "frame", "stream" };
 
 struct capfile_z {
 	enum codec codec;
@@ -78,13 +79,13 @@ const char *rt_capfile_compression(const void *buf, size_t len)
 	return c < 0 ? NULL : codec_name[c];
 }
 
-struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const uint8_t *magic, size_t magic_len)
+/* A new stream of codec c over fd or mem[len]; NULL when out of memory. */
+static struct capfile_z *z_new(enum codec c, int fd, const uint8_t *mem, size_t len)
 {
-	int c = codec_of(magic, magic_len);
-	struct capfile_z *g = c < 0 ? NULL : calloc(1, sizeof(*g));
+	struct capfile_z *g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
-	g->codec = (enum codec)c;
+	g->codec = c;
 	g->fd = fd;
 	g->mem = mem;
 	g->in_len = len;
@@ -97,11 +98,18 @@ struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const u
 	return g;
 }
 
+struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const uint8_t *magic, size_t magic_len)
+{
+	int c = codec_of(magic, magic_len);
+	return c < 0 ? NULL : z_new((enum codec)c, fd, mem, len);
+}
+
 static bool buf_room(struct capfile_z *g, size_t n);
 
 struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len, const struct capfile_wait *wait)
 {
-	struct capfile_z *g = capfile_z_open(fd, NULL, SIZE_MAX, head, head_len);
+	int c = codec_of(head, head_len);
+	struct capfile_z *g = z_new(c < 0 ? CODEC_NONE : (enum codec)c, fd, NULL, SIZE_MAX);
 	if (!g)
 		return NULL;
 	g->pipe = true;
@@ -134,7 +142,12 @@ void capfile_z_close(struct capfile_z *g)
 
 const char *capfile_z_codec(const struct capfile_z *g)
 {
-	return codec_name[g->codec];
+	return g->codec == CODEC_NONE ? NULL : codec_name[g->codec];
+}
+
+bool capfile_z_ended(const struct capfile_z *g)
+{
+	return g->ended;
 }
 
 const char *capfile_z_damage(const struct capfile_z *g)
@@ -204,7 +217,7 @@ static ssize_t pipe_input(struct capfile_z *g, const uint8_t **p, size_t least)
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0) {
-				end_damaged(g, "reading the compressed stream at byte %zu: %s", g->buf_off + g->buf_n,
+				end_damaged(g, "reading the stream at byte %zu: %s", g->buf_off + g->buf_n,
 					    strerror(errno));
 				return -1;
 			}
@@ -280,11 +293,11 @@ static void next_unit(struct capfile_z *g)
 		return;
 	if (a == 0) {
 		g->ended = true;
-		if (!g->out)
+		if (!g->out && g->codec != CODEC_NONE)
 			end_damaged(g, "nothing inside");
 		return;
 	}
-	if (g->used > 0 && codec_of(p, (size_t)a) != (int)g->codec) {
+	if (g->used > 0 && g->codec != CODEC_NONE && codec_of(p, (size_t)a) != (int)g->codec) {
 		if (g->in_len == SIZE_MAX) /* (a pipe's rest is not read) */
 			end_damaged(g, "the bytes from byte %zu on, after the compressed data, are not %s; ignored", g->used,
 				    codec_name[g->codec]);
@@ -344,6 +357,12 @@ static int step(struct capfile_z *g, const uint8_t *in, size_t *in_n, uint8_t *o
 		}
 		return r == 0;
 	}
+	case CODEC_NONE: {
+		size_t k = *in_n < *out_n ? *in_n : *out_n;
+		memcpy(out, in, k);
+		*in_n = *out_n = k;
+		return 0; /* (one unit: the stream ends with its input) */
+	}
 	case CODEC_LZ4: {
 		size_t r = LZ4F_decompress(g->lz, out, out_n, in, in_n, NULL);
 		if (LZ4F_isError(r)) {
@@ -383,7 +402,12 @@ size_t capfile_z_read(struct capfile_z *g, uint8_t *dst, size_t n)
 			g->in_unit = false; /* (ended: the next unit, or damaged) */
 			continue;
 		}
-		if (!in_n && !out_n) /* no progress: the input ended inside the unit */
+		if (in_n || out_n)
+			continue;
+		/* no progress: the input ended inside the unit (a plain pipe's end) */
+		if (g->codec == CODEC_NONE)
+			g->ended = true;
+		else
 			end_damaged(g, "compressed data cut short (the %s from byte %zu ends early)", unit_name[g->codec],
 				    g->unit_start);
 	}
@@ -402,19 +426,4 @@ int capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *tota
 	*done = g->used;
 	*total = g->in_len;
 	return 0;
-}
-
-void capfile_z_rewind(struct capfile_z *g)
-{
-	if (g->pipe)
-		return; /* (never asked for: a pipe is read once) */
-	if (g->codec == CODEC_GZIP && g->in_unit)
-		inflateEnd(&g->gz);
-	if (g->zs)
-		ZSTD_DCtx_reset(g->zs, ZSTD_reset_session_only);
-	if (g->lz)
-		LZ4F_resetDecompressionContext(g->lz);
-	g->in_unit = g->ended = false;
-	g->out = g->used = g->unit_start = 0;
-	g->damage[0] = 0;
 }

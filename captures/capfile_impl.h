@@ -59,9 +59,9 @@ struct rt_capfile {
 
 	/* libpcap backend */
 	pcap_t *pc;
-	/* a compressed capture (capfile_compressed.c), decompressed as it is read:
-	 * through the window by our parser (len is SIZE_MAX until the stream's
-	 * end is reached), or by libpcap through a stream of ours */
+	/* a compressed capture or a pipe (capfile_compressed.c), read as a
+	 * stream: through the window by our parser (len is SIZE_MAX until the
+	 * stream's end is reached), or by libpcap through a FILE of ours */
 	struct capfile_z *z;
 	char format[24];          /* "pcapng (zstd)" ... for a compressed capture */
 	bool windowed;            /* our parser reads through the window (a file, or z) */
@@ -77,8 +77,8 @@ extern size_t capfile_window_size;
 /* Reads the file fd of len bytes through a window from now on: 0, or
  * -errno with f->err set (its first bytes could not be read). */
 int capfile_window_open(struct rt_capfile *f, int fd, size_t len);
-/* Reads the compressed stream f->z (not read yet) through a window from
- * now on: 0, or -ENOMEM with f->err set. */
+/* Reads the stream f->z (compressed, or a pipe; not read yet) through a
+ * window from now on: 0, or -ENOMEM with f->err set. */
 int capfile_window_open_z(struct rt_capfile *f);
 /* The n bytes at offset off of the data (off + n <= f->len), read into the
  * window when they are not there yet; valid until the next call.  NULL
@@ -105,9 +105,9 @@ bool capfile_parse_recognises(const uint8_t *p, size_t len);
  * memory or no codec's. */
 struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const uint8_t *magic, size_t magic_len);
 /* The same for a pipe fd (taken), read in order as it comes: head[head_len]
- * are its first bytes, already read from it (the codec's magic); wait (kept,
- * not copied) is told before a read of it waits.  It is read once: it
- * cannot be rewound. */
+ * are its first bytes, already read from it, whose magic names the codec
+ * (none: the pipe's bytes pass as they are); wait (kept, not copied) is
+ * told before a read of it waits. */
 struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len, const struct capfile_wait *wait);
 /* Up to n decompressed bytes into dst: fewer only where the stream ends,
  * whole or damaged (capfile_z_damage() says which), or, from a pipe, when
@@ -118,10 +118,10 @@ uint64_t capfile_z_offset(const struct capfile_z *g);
 /* The compressed bytes consumed so far, of *total; -1 while a pipe's
  * length is unknown. */
 int capfile_z_progress(const struct capfile_z *g, uint64_t *done, uint64_t *total);
-/* Back to the stream's first byte. */
-void capfile_z_rewind(struct capfile_z *g);
-/* "gzip", "zstd" or "lz4". */
+/* "gzip", "zstd" or "lz4"; NULL for a plain pipe's bytes. */
 const char *capfile_z_codec(const struct capfile_z *g);
+/* Whether the stream has ended (whole or damaged): nothing more to read. */
+bool capfile_z_ended(const struct capfile_z *g);
 /* "" while the stream is whole, else how it ended early ("gzip: compressed
  * data cut short ..."). */
 const char *capfile_z_damage(const struct capfile_z *g);

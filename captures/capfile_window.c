@@ -1,8 +1,8 @@
 /*
  * Our capture parser reads a regular file through a window: a buffer of
  * about a megabyte, reused, that pread() fills with the bytes the parser
- * asks for next (for a compressed capture, its decompressing fills it, in
- * order: capfile_compressed.c).  Mapping the whole file instead costs a page
+ * asks for next (for a compressed capture or a pipe, its stream fills it,
+ * in order: capfile_compressed.c).  Mapping the whole file instead costs a page
  * fault (or, on a virtual machine, a hypervisor exit) for every 4 KiB of it
  * the first time it is read, and unmapping it at the end; reading it is a
  * copy the kernel makes into memory that is already there.  A record's
@@ -42,18 +42,20 @@ int capfile_window_open_z(struct rt_capfile *f)
 	return f->status < 0 ? f->status : 0;
 }
 
-/* The compressed stream's next bytes into the window, until it holds at least n
- * from win_off (as many more as fit): the stream is read in order, and its
- * end, when reached, gives the data's length. */
+/* The stream's next bytes (decompressed, or a pipe's) into the window,
+ * until it holds at least n from win_off (as many more as fit, or as a
+ * pipe has given): the stream is read in order, and its end, when
+ * reached, gives the data's length. */
 static int fill_z(struct rt_capfile *f, size_t n)
 {
 	uint64_t at = f->win_off + f->win_len;
 	if (capfile_z_offset(f->z) != at) /* (our parser reads forward, every byte) */
-		return capfile_fail(f, EINVAL, "offset %zu of a compressed stream asked for out of order", (size_t)at);
+		return capfile_fail(f, EINVAL, "offset %zu of a stream asked for out of order", (size_t)at);
 	while (f->win_len < n && f->len == SIZE_MAX) {
+		/* (from a pipe, fewer than asked for: what it has given so far) */
 		size_t got = capfile_z_read(f->z, f->win + f->win_len, f->win_cap - f->win_len);
 		f->win_len += got;
-		if (f->win_len < f->win_cap)
+		if (!got || capfile_z_ended(f->z))
 			f->len = f->win_off + f->win_len; /* the end (whole or damaged) */
 	}
 	return 0;
@@ -117,7 +119,7 @@ const uint8_t *capfile_window_at(struct rt_capfile *f, size_t off, size_t n)
 		return f->win + (off - f->win_off);
 	if (move(f, off, n) < 0 || fill(f, n) < 0)
 		return NULL;
-	if (f->win_len < n) { /* (a compressed stream that ended; the parser asks capfile_left first) */
+	if (f->win_len < n) { /* (a stream that ended; the parser asks capfile_left first) */
 		capfile_fail(f, EBADMSG, "the data ends at offset %zu, before the %zu bytes asked for",
 			     f->win_off + f->win_len, n);
 		return NULL;

@@ -473,7 +473,7 @@ const struct rt_command rt_cmd_packets = {
 		"  --abs-time        UTC date and time instead of seconds since the first frame\n"
 		"  --no-icrc         do not verify ICRCs\n"
 		"  --libpcap         read through libpcap (default: our own reader,\n"
-		"                    libpcap for pipes, - and formats it does not know)\n"
+		"                    libpcap for formats it does not know)\n"
 		"\n"
 		"Exit status: 0, 1 when the file cannot be read or is damaged (every packet before\n"
 		"the damage is still printed), 2 for a usage error.\n"

@@ -6,11 +6,12 @@
  * Two backends give the same records:
  *   RT_CAPFILE_MMAP     our own reader (named for the memory-mapped file
  *                       it once read): a regular file is read through a
- *                       reused 1 MiB window with pread(), a caller's
+ *                       reused 1 MiB window with pread(), a pipe or "-"
+ *                       through the same window as it comes, a caller's
  *                       buffer in place; the fast path
  *   RT_CAPFILE_LIBPCAP  libpcap (pcap_open_offline_with_tstamp_precision,
- *                       nanosecond precision); also reads pipes and "-"
- *   RT_CAPFILE_AUTO     ours for regular files it recognises, else libpcap
+ *                       nanosecond precision)
+ *   RT_CAPFILE_AUTO     ours for what it recognises, else libpcap
  *
  * A compressed file, buffer or pipe (gzip, zstd or lz4 frames, one or
  * more members or frames) is decompressed as it is read, by either

@@ -13,9 +13,10 @@
  * up, inflated as they are read (the peak memory of a 64 MiB one); cut at
  * every offset or damaged, they give an error naming gzip after the
  * records before.  Through a pipe (a FIFO, or "-" for standard input),
- * plain or compressed, the same records; a compressed stream that stops
- * for a while gives the records it has sent before it goes on; one cut
- * short, the records before and an error naming the codec.
+ * plain or compressed, the same records (a pcapng with two link types,
+ * comments and statistics too, which libpcap refuses); a compressed stream
+ * that stops for a while gives the records it has sent before it goes on;
+ * one cut short, the records before and an error naming the codec.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -884,6 +885,9 @@ struct pipe_writer {
 	pthread_cond_t cv;
 	bool record_read;         /* set by the reader */
 	bool resumed;             /* part[1] is being written */
+	enum rt_capfile_backend be; /* the reader's */
+	int comments;             /* records with a comment, read */
+	unsigned stats_blocks;    /* rt_capfile_stats().blocks at the end */
 };
 
 static void write_whole(int fd, const uint8_t *p, size_t n)
@@ -933,10 +937,12 @@ static int read_pipe(const char *path, struct pipe_writer *w, int *n, bool *earl
 	CHECK(pthread_create(&th, NULL, pipe_writer_run, w) == 0);
 	struct rt_capfile *f;
 	err[0] = 0;
-	int rc = rt_capfile_open(path, RT_CAPFILE_AUTO, &f, err, errlen);
+	int rc = rt_capfile_open(path, w->be, &f, err, errlen);
+	w->comments = 0;
 	if (rc == 0) {
 		struct rt_caprec rec;
 		while ((rc = rt_capfile_next(f, &rec)) > 0) {
+			w->comments += rec.comment != NULL;
 			if ((*n)++ == 0) {
 				pthread_mutex_lock(&w->mu);
 				*early = !w->resumed;
@@ -947,6 +953,9 @@ static int read_pipe(const char *path, struct pipe_writer *w, int *n, bool *earl
 		}
 		if (rc < 0)
 			snprintf(err, errlen, "%s", rt_capfile_error(f));
+		struct rt_capfile_stats st;
+		rt_capfile_stats(f, &st);
+		w->stats_blocks = st.blocks;
 		rt_capfile_close(f);
 	}
 	pthread_mutex_lock(&w->mu);
@@ -1066,6 +1075,32 @@ static void test_pipes(void)
 	CHECK(n <= NPKT && strstr(err, "gzip:") != NULL && !strstr(err, " of "));
 	printf("# gzip damaged in a pipe: %d records, then: %s\n", n, err);
 	free(z);
+	free(b);
+	/* pcapng with two link types, comments and a statistics block: our
+	 * reader takes it from a pipe, plain or compressed, with all of them
+	 * (libpcap refuses a second link type) */
+	char ng[256];
+	path_of(ng, sizeof(ng), "pipe-src.pcapng");
+	write_pcapng(ng);
+	b = slurp(ng, &len);
+	const enum rt_capfile_backend bes[] = { RT_CAPFILE_AUTO, RT_CAPFILE_MMAP };
+	for (int c = -1; c < NCODECS; c++) {
+		size_t zl = len;
+		uint8_t *zb = c < 0 ? b : compress_of((enum codec)c, b, len, &zl);
+		for (size_t k = 0; k < 2; k++) {
+			struct pipe_writer wn = {.fifo = fifo, .part = {zb, NULL}, .part_len = {zl, 0}, .be = bes[k]};
+			CHECK_EQ_U(read_pipe(fifo, &wn, &n, &early, err, sizeof(err)), 0);
+			CHECK_EQ_U(n, NPKT);
+			CHECK_EQ_U(wn.comments, 3);
+			CHECK_EQ_U(wn.stats_blocks, 1);
+		}
+		struct pipe_writer wl = {.fifo = fifo, .part = {zb, NULL}, .part_len = {zl, 0}, .be = RT_CAPFILE_LIBPCAP};
+		CHECK(read_pipe(fifo, &wl, &n, &early, err, sizeof(err)) < 0);
+		if (c < 0)
+			printf("# libpcap on that pcapng from a pipe: %s\n", err);
+		if (c >= 0)
+			free(zb);
+	}
 	free(b);
 }
 

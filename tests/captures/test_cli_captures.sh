@@ -215,10 +215,10 @@ fi
 check_fails "capture without -i is a usage error" "$RDMATRACE" capture --duration 1
 check "capture --buffer 0 is a usage error that names the range" bash -c \
 	"'$RDMATRACE' capture -i lo --buffer 0 --duration 0.1 2>&1 >/dev/null | grep -q '1..1024 MiB' && test \${PIPESTATUS[0]} = 2"
-# A named pipe, read by libpcap (read once, through a stream of ours): the
-# same packets as the file, and the file compressed by gzip, zstd and lz4
-# (Wireshark reads the three) the same packets too, with either backend,
-# from the file and from standard input
+# A named pipe, read once as a stream (by our reader, or by libpcap through
+# a FILE of ours): the same packets as the file, and the file compressed by
+# gzip, zstd and lz4 (Wireshark reads the three) the same packets too, with
+# either backend, from the file and from standard input
 mkfifo "$tmp/pipe"
 "$RDMATRACE" packets "$tmp/cov.pcap" >"$tmp/file.txt" 2>&1
 for be in "" --libpcap; do

@@ -2,7 +2,7 @@
 # annotations, exports) and the correlate / diagnose / export commands.
 LIB_SRCS += analysis/tl_build.c analysis/tl_link.c analysis/tl_cm_peer.c analysis/tl_ud.c analysis/tl_uc.c analysis/tl_recv_counter.c analysis/tl_clock.c analysis/tl_detect.c analysis/tl_create_reason.c analysis/tl_output.c \
 	analysis/tl_qp_av.c analysis/tl_recordings.c analysis/tl_access.c \
-	analysis/tl_stats.c analysis/tl_prefault.c analysis/tl_annotate.c analysis/tl_format.c analysis/tl_file.c analysis/tl_rundir.c \
+	analysis/tl_stats.c analysis/tl_prefault.c analysis/tl_annotate.c analysis/tl_format.c analysis/tl_file.c analysis/tl_rundir.c analysis/tl_open_path.c \
 	analysis/tl_export.c
 CLI_SRCS += cli/cmd_correlate.c cli/cmd_diagnose.c cli/cmd_export.c
 TEST_PROGS += tests/analysis/test_correlate.c

@@ -1,14 +1,30 @@
 /*
- * `rdmatrace export RUNDIR --format pcapng|perfetto|jsonl [-o FILE]`: the
- * run's timeline in another tool's format.
+ * `rdmatrace export RUNDIR|FILE --format pcapng|perfetto|jsonl [-o OUT]`:
+ * the run's timeline in another tool's format.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "command.h"
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/tl_export.h"
+
+/* The annotated pcapng's default path: RUNDIR/annotated.pcapng, or for a
+ * file given instead, beside it: x.pcapng.gz -> x.annotated.pcapng. */
+static void default_pcapng(const char *in, char *out, size_t len)
+{
+	struct stat st;
+	if (stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(out, len, "%s/annotated.pcapng", in);
+		return;
+	}
+	const char *base = strrchr(in, '/'), *ext;
+	base = base ? base + 1 : in;
+	size_t keep = (ext = strstr(base, ".pcap")) || (ext = strstr(base, ".rt")) ? (size_t)(ext - in) : strlen(in);
+	snprintf(out, len, "%.*s.annotated.pcapng", (int)keep, in);
+}
 
 static int run(int argc, char **argv)
 {
@@ -27,20 +43,20 @@ static int run(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !format ||
 	    (strcmp(format, "pcapng") && strcmp(format, "perfetto") && strcmp(format, "jsonl"))) {
-		fprintf(stderr, "usage: rdmatrace export RUNDIR --format pcapng|perfetto|jsonl [-o FILE]\n");
+		fprintf(stderr, "usage: rdmatrace export RUNDIR|FILE --format pcapng|perfetto|jsonl [-o OUT]\n");
 		return 2;
 	}
 	const char *dir = argv[optind];
 	char err[512], def[4096];
 	struct rt_timeline *tl;
-	if (rt_timeline_open_rundir(dir, RT_TL_OPEN_REBUILD_STALE, &tl, err, sizeof(err)) < 0) {
+	if (rt_timeline_open_path(dir, RT_TL_OPEN_REBUILD_STALE, &tl, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdmatrace export: %s\n", err);
 		return 2;
 	}
 	int rc;
 	if (!strcmp(format, "pcapng")) {
 		if (!outp) {
-			snprintf(def, sizeof(def), "%s/annotated.pcapng", dir);
+			default_pcapng(dir, def, sizeof(def));
 			outp = def;
 		}
 		rc = rt_tl_export_pcapng(tl, outp, NULL, err, sizeof(err));
@@ -67,9 +83,12 @@ const struct rt_command rt_cmd_export = {
 	.name = "export",
 	.builds_timelines = 1,
 	.summary = "export a run's timeline: annotated pcapng, Perfetto JSON, JSON Lines",
-	.usage = "usage: rdmatrace export RUNDIR --format pcapng|perfetto|jsonl [-o FILE]\n"
+	.usage = "usage: rdmatrace export RUNDIR|FILE --format pcapng|perfetto|jsonl [-o OUT]\n"
 		 "\n"
-		 "  pcapng    the capture with one comment per RoCE packet (default RUNDIR/annotated.pcapng)\n"
+		 "FILE instead of a run directory: a capture (pcap, pcapng, also compressed), a trace\n"
+		 "file or a saved timeline, correlated on its own in memory.\n"
+		 "  pcapng    the capture with one comment per RoCE packet (default RUNDIR/annotated.pcapng;\n"
+		 "            for FILE x.pcapng.gz, x.annotated.pcapng beside it)\n"
 		 "  perfetto  Chrome trace-event JSON for ui.perfetto.dev: hosts and QPs as tracks, WRs as\n"
 		 "            slices, packets, CM events and findings as instants (default stdout)\n"
 		 "  jsonl     one JSON object per timeline row (default stdout)\n"

@@ -480,37 +480,11 @@ static int empty_source(struct vw_source *s, const char *msg)
 	return 0;
 }
 
-static int file_magic(const char *path, uint8_t magic[8])
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	memset(magic, 0, 8);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, magic, 8);
-	close(fd);
-	return n < 0 ? -EIO : (int)n;
-}
-
-static int is_capture(const uint8_t m[8])
-{
-	static const uint8_t pcap[][4] = {
-		{ 0xd4, 0xc3, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0xc3, 0xd4 }, { 0x4d, 0x3c, 0xb2, 0xa1 },
-		{ 0xa1, 0xb2, 0x3c, 0x4d }, { 0x0a, 0x0d, 0x0d, 0x0a },
-	};
-	for (size_t i = 0; i < sizeof(pcap) / sizeof(pcap[0]); i++)
-		if (!memcmp(m, pcap[i], 4))
-			return 1;
-	return 0;
-}
-
 int vw_open(const char *path, const struct vw_open_opts *o, struct vw_source *s, char *err, size_t errlen)
 {
 	struct rt_timeline *tl = NULL;
 	struct stat st;
-	char msg[512], cap[4096];
-	uint8_t magic[8];
+	char msg[640], cap[4096];
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -534,30 +508,11 @@ int vw_open(const char *path, const struct vw_open_opts *o, struct vw_source *s,
 		s->live = o && o->live;
 		return vw_source_from_timeline(s, tl, path);
 	}
-	rc = file_magic(path, magic);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	/* (a compressed capture by its name: a compressed file can hold anything) */
-	if (is_capture(magic) || (rt_capfile_compression(magic, 8) && rt_capfile_name_is_capture(path))) {
-		struct rt_tl_inputs in = { .capture = path };
-		snprintf(s->capture, sizeof(s->capture), "%s", path);
-		rc = rt_timeline_build(&in, &tl, msg, sizeof(msg));
-	} else if (!memcmp(magic, RT_FILE_MAGIC, 8)) {
-		const char *traces[1] = { path };
-		struct rt_tl_inputs in = { .traces = traces, .ntraces = 1 };
-		rc = rt_timeline_build(&in, &tl, msg, sizeof(msg));
-	} else {
-		/* a saved timeline, or something we cannot read: the loader says which */
-		rc = rt_timeline_load(path, &tl, msg, sizeof(msg));
-		if (rc < 0 && rc != -ENOMEM) {
-			char m2[600];
-			snprintf(m2, sizeof(m2), "%s: not a run directory, timeline, trace file or capture (%s)", path, msg);
-			return empty_source(s, m2);
-		}
-	}
+	/* a capture, a trace file or a saved timeline (or what none of them is: said in the view) */
+	rc = rt_timeline_open_path(path, 0, &tl, msg, sizeof(msg));
 	if (rc < 0)
 		return empty_source(s, msg);
+	if (!strcmp(rt_tl_capture_path(tl), path)) /* (a capture file: the packets' own) */
+		snprintf(s->capture, sizeof(s->capture), "%s", path);
 	return vw_source_from_timeline(s, tl, NULL);
 }

@@ -315,6 +315,13 @@ enum rt_tl_open_flags {
 int rt_timeline_open_rundir(const char *rundir, unsigned flags, struct rt_timeline **out, char *err,
 			    size_t errlen);
 
+/* Open what PATH is: a run directory (as rt_timeline_open_rundir, with
+ * flags), or a single file correlated on its own in memory: a capture
+ * (pcap, pcapng, also compressed), a trace file, or a saved timeline file.
+ * 0, or -errno with err set ("PATH: not a run directory, timeline, trace
+ * file or capture (...)"). */
+int rt_timeline_open_path(const char *path, unsigned flags, struct rt_timeline **out, char *err, size_t errlen);
+
 /* Save to / map from an explicit path. */
 int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, size_t errlen);
 int rt_timeline_load(const char *path, struct rt_timeline **out, char *err, size_t errlen);

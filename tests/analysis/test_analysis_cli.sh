@@ -356,6 +356,27 @@ check "a rejected connection: one error, its QP's flush explained by the REJECTE
 	test \$(grep -c '^F[0-9]' '$tmp/rej.txt') = 2"
 check_grep "... the client asked for port 7999 while the traced server listens on 7174: the wrong port, with the rdma_listen named" \
 	"at that address rping \\(pid 158\\) on server listens on port 7174 \\(rdma_listen at [0-9.]+ s\\), not on 7999: the connection asked for the wrong port\\." "$tmp/rej.txt"
+# A single file instead of a run directory, correlated on its own: the
+# capture gives what a run directory holding only it gives, a trace file
+# its own findings, the saved timeline the run's; the annotated copy of a
+# capture goes beside it; anything else is refused, naming what it is not
+mkdir -p "$tmp/rejcap" && cp "$tmp/rej/capture.pcapng" "$tmp/rejcap/" && gzip -c "$tmp/rej/capture.pcapng" >"$tmp/rejcap.pcapng.gz"
+"$RDMATRACE" diagnose --json "$tmp/rejcap" | python3 -c 'import json,sys; print(json.dumps([(f["kind"], f["text"]) for f in json.load(sys.stdin)["findings"] if f["kind"] != "missing_input"]))' >"$tmp/rejcap.dir.json"
+"$RDMATRACE" diagnose --json "$tmp/rejcap.pcapng.gz" | python3 -c 'import json,sys; print(json.dumps([(f["kind"], f["text"]) for f in json.load(sys.stdin)["findings"] if f["kind"] != "missing_input"]))' >"$tmp/rejcap.file.json"
+check "diagnose on a capture file: the findings of a run directory holding only it" bash -c \
+	"grep -q cm_reject '$tmp/rejcap.dir.json' && diff '$tmp/rejcap.dir.json' '$tmp/rejcap.file.json'"
+"$RDMATRACE" diagnose "$tmp/rej/cli/traces/client-154-rping.rtr" >"$tmp/rejtrace.txt" 2>&1; rc=$?
+check "diagnose on a trace file: its REJECTED event told from the trace alone" bash -c \
+	"test $rc = 1 && grep -q 'rping (pid 154) on client had its connection .* rejected (its rdma_cm reported REJECTED): reason 8' '$tmp/rejtrace.txt'"
+"$RDMATRACE" diagnose "$tmp/rej/timeline.rtl" >"$tmp/rejtl.txt" 2>&1
+check "diagnose on a saved timeline: the run's findings" bash -c \
+	"grep -v '^Run ' '$tmp/rej.txt' >'$tmp/a' && grep -v '^Run ' '$tmp/rejtl.txt' >'$tmp/b' && diff '$tmp/a' '$tmp/b'"
+"$RDMATRACE" export "$tmp/rejcap.pcapng.gz" --format pcapng
+check "export --format pcapng of a capture file: the annotated copy beside it" \
+	bash -c "tshark -r '$tmp/rejcap.annotated.pcapng' -T fields -e frame.comment 2>/dev/null | grep -q 'rdmatrace: '"
+"$RDMATRACE" diagnose tests/analysis/test_analysis_cli.sh >/dev/null 2>"$tmp/err.txt"; rc=$?
+check "diagnose on a file that is none of them: exit 2, saying what it is not" bash -c \
+	"test $rc = 2 && grep -q 'test_analysis_cli.sh: not a run directory, timeline, trace file or capture' '$tmp/err.txt'"
 # The lab's imm on the VM lab under netem "delay 1ms reorder 20% 50%" (both
 # traces): the kernel's SoftRoCE numbers its datagrams in the order it sends
 # them (IPv4 identification), so a request numbered below one captured before

@@ -2,13 +2,16 @@
  * What a user names on the command line, opened as a timeline: a run
  * directory (its saved timeline, correlated first when stale), or a single
  * file correlated on its own in memory: a capture (pcap or pcapng, also
- * compressed), a trace file (.rtr), or a saved timeline (.rtl).  The
- * viewer, `diagnose` and `export` all take any of them, so a capture from
- * a colleague is diagnosed without making a run directory for it.
+ * compressed), a trace file (.rtr), or a saved timeline (.rtl); or several
+ * files, a capture and trace files, correlated together.  The viewer,
+ * `diagnose` and `export` take them, so a capture from a colleague, or the
+ * files copied from each host, are diagnosed without making a run
+ * directory for them.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +47,69 @@ static bool capture_magic(const uint8_t m[8])
 	return false;
 }
 
+/* What a file is, by its first bytes (a compressed capture by its name too:
+ * a compressed file can hold anything). */
+enum file_kind { FILE_OTHER, FILE_CAPTURE, FILE_TRACE };
+
+static enum file_kind file_kind(const char *path, const uint8_t magic[8])
+{
+	if (capture_magic(magic) || (rt_capfile_compression(magic, 8) && rt_capfile_name_is_capture(path)))
+		return FILE_CAPTURE;
+	return memcmp(magic, RT_FILE_MAGIC, 8) ? FILE_OTHER : FILE_TRACE;
+}
+
+/* Several files correlated together: one capture at most, the others trace
+ * files. */
+static int open_files(const char *const *paths, size_t n, struct rt_timeline **out, char *err, size_t errlen)
+{
+	const char **traces = calloc(n, sizeof(*traces));
+	if (!traces) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	struct rt_tl_inputs in = { .traces = traces };
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct stat st;
+		uint8_t magic[8];
+		if (stat(paths[i], &st) < 0 || !S_ISREG(st.st_mode) || (rc = file_magic(paths[i], magic)) < 0) {
+			rc = rc < 0 ? rc : -EINVAL;
+			snprintf(err, errlen, "%s: %s", paths[i],
+				 rc == -EINVAL ? "not a regular file (several files: a capture and trace files)"
+					       : strerror(-rc));
+			break;
+		}
+		enum file_kind k = file_kind(paths[i], magic);
+		if (k == FILE_TRACE) {
+			traces[in.ntraces++] = paths[i];
+		} else if (k == FILE_CAPTURE && !in.capture) {
+			in.capture = paths[i];
+		} else {
+			rc = -EINVAL;
+			snprintf(err, errlen, k == FILE_CAPTURE ? "%s: a second capture (one is correlated with the traces: %s)"
+								: "%s: neither a capture nor a trace file%s",
+				 paths[i], k == FILE_CAPTURE ? in.capture : "");
+		}
+	}
+	if (rc == 0)
+		rc = rt_timeline_build(&in, out, err, errlen);
+	free(traces);
+	return rc;
+}
+
+int rt_timeline_open_paths(const char *const *paths, size_t n, unsigned flags, struct rt_timeline **out, char *err,
+			   size_t errlen)
+{
+	*out = NULL;
+	if (n == 1)
+		return rt_timeline_open_path(paths[0], flags, out, err, errlen);
+	if (n == 0) {
+		snprintf(err, errlen, "nothing to open");
+		return -EINVAL;
+	}
+	return open_files(paths, n, out, err, errlen);
+}
+
 int rt_timeline_open_path(const char *path, unsigned flags, struct rt_timeline **out, char *err, size_t errlen)
 {
 	struct stat st;
@@ -65,16 +131,8 @@ int rt_timeline_open_path(const char *path, unsigned flags, struct rt_timeline *
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	/* (a compressed capture by its name too: a compressed file can hold anything) */
-	if (capture_magic(magic) || (rt_capfile_compression(magic, 8) && rt_capfile_name_is_capture(path))) {
-		struct rt_tl_inputs in = { .capture = path };
-		return rt_timeline_build(&in, out, err, errlen);
-	}
-	if (!memcmp(magic, RT_FILE_MAGIC, 8)) {
-		const char *traces[1] = { path };
-		struct rt_tl_inputs in = { .traces = traces, .ntraces = 1 };
-		return rt_timeline_build(&in, out, err, errlen);
-	}
+	if (file_kind(path, magic) != FILE_OTHER)
+		return open_files(&path, 1, out, err, errlen);
 	/* a saved timeline, or something we cannot read: the loader says which */
 	char msg[512];
 	rc = rt_timeline_load(path, out, msg, sizeof(msg));

@@ -1,5 +1,5 @@
 /*
- * `rdmatrace diagnose RUNDIR|FILE [--json]`: the run's findings ranked by the
+ * `rdmatrace diagnose RUNDIR|FILE... [--json]`: the run's findings ranked by the
  * time they cost, each one sentence with its evidence, a summary by kind
  * and QP when some repeat, then per-QP statistics and per-opcode WR
  * latency percentiles.  Correlates first when the timeline is missing or
@@ -235,14 +235,19 @@ static int run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "usage: rdmatrace diagnose [--json] [--limit N] RUNDIR|FILE\n");
+	if (optind >= argc) {
+		fprintf(stderr, "usage: rdmatrace diagnose [--json] [--limit N] RUNDIR|FILE...\n");
 		return 2;
 	}
-	const char *dir = argv[optind];
+	/* the run's name: its directory, or the files given */
+	char dir[4096];
+	size_t at = 0;
+	for (int i = optind; i < argc && at < sizeof(dir); i++)
+		at += (size_t)snprintf(dir + at, sizeof(dir) - at, "%s%s", i > optind ? " " : "", argv[i]);
 	char err[512];
 	struct rt_timeline *tl;
-	if (rt_timeline_open_path(dir, RT_TL_OPEN_REBUILD_STALE, &tl, err, sizeof(err)) < 0) {
+	if (rt_timeline_open_paths((const char *const *)argv + optind, (size_t)(argc - optind), RT_TL_OPEN_REBUILD_STALE,
+				   &tl, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdmatrace diagnose: %s\n", err);
 		return 2;
 	}
@@ -458,14 +463,15 @@ const struct rt_command rt_cmd_diagnose = {
 	.name = "diagnose",
 	.builds_timelines = 1,
 	.summary = "explain a run: retransmissions, RNR stalls, NAKs, error completions",
-	.usage = "usage: rdmatrace diagnose [--json] [--limit N] RUNDIR|FILE\n"
+	.usage = "usage: rdmatrace diagnose [--json] [--limit N] RUNDIR|FILE...\n"
 		 "\n"
 		 "Prints the run's findings ranked by the time they cost, each in one sentence\n"
 		 "with its evidence (frame numbers, WR ids), a summary by kind and QP when some\n"
 		 "repeat, then per-QP statistics and WR latency percentiles per opcode.  Runs\n"
 		 "`rdmatrace correlate` first when the timeline is missing or older than its\n"
 		 "inputs.  FILE instead of a run directory: a capture (pcap, pcapng, also\n"
-		 "compressed), a trace file or a saved timeline, correlated on its own in memory.\n"
+		 "compressed), a trace file or a saved timeline, correlated on its own in memory;\n"
+		 "several: a capture and trace files (from each host), correlated together.\n"
 		 "docs/diagnose.md explains every finding.\n"
 		 "  --json      one JSON object instead of text\n"
 		 "  --limit N   only the first N findings (the summary by kind and QP, the exit\n"

@@ -1,5 +1,5 @@
 /*
- * `rdmatrace export RUNDIR|FILE --format pcapng|perfetto|jsonl [-o OUT]`:
+ * `rdmatrace export RUNDIR|FILE... --format pcapng|perfetto|jsonl [-o OUT]`:
  * the run's timeline in another tool's format.
  */
 #include <getopt.h>
@@ -11,8 +11,8 @@
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/tl_export.h"
 
-/* The annotated pcapng's default path: RUNDIR/annotated.pcapng, or for a
- * file given instead, beside it: x.pcapng.gz -> x.annotated.pcapng. */
+/* The annotated pcapng's default path: RUNDIR/annotated.pcapng, or beside
+ * the capture given instead: x.pcapng.gz -> x.annotated.pcapng. */
 static void default_pcapng(const char *in, char *out, size_t len)
 {
 	struct stat st;
@@ -41,22 +41,23 @@ static int run(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (optind != argc - 1 || !format ||
+	if (optind >= argc || !format ||
 	    (strcmp(format, "pcapng") && strcmp(format, "perfetto") && strcmp(format, "jsonl"))) {
-		fprintf(stderr, "usage: rdmatrace export RUNDIR|FILE --format pcapng|perfetto|jsonl [-o OUT]\n");
+		fprintf(stderr, "usage: rdmatrace export RUNDIR|FILE... --format pcapng|perfetto|jsonl [-o OUT]\n");
 		return 2;
 	}
 	const char *dir = argv[optind];
 	char err[512], def[4096];
 	struct rt_timeline *tl;
-	if (rt_timeline_open_path(dir, RT_TL_OPEN_REBUILD_STALE, &tl, err, sizeof(err)) < 0) {
+	if (rt_timeline_open_paths((const char *const *)argv + optind, (size_t)(argc - optind), RT_TL_OPEN_REBUILD_STALE,
+				   &tl, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdmatrace export: %s\n", err);
 		return 2;
 	}
 	int rc;
 	if (!strcmp(format, "pcapng")) {
 		if (!outp) {
-			default_pcapng(dir, def, sizeof(def));
+			default_pcapng(argc - optind == 1 ? dir : rt_tl_capture_path(tl), def, sizeof(def));
 			outp = def;
 		}
 		rc = rt_tl_export_pcapng(tl, outp, NULL, err, sizeof(err));
@@ -83,10 +84,11 @@ const struct rt_command rt_cmd_export = {
 	.name = "export",
 	.builds_timelines = 1,
 	.summary = "export a run's timeline: annotated pcapng, Perfetto JSON, JSON Lines",
-	.usage = "usage: rdmatrace export RUNDIR|FILE --format pcapng|perfetto|jsonl [-o OUT]\n"
+	.usage = "usage: rdmatrace export RUNDIR|FILE... --format pcapng|perfetto|jsonl [-o OUT]\n"
 		 "\n"
 		 "FILE instead of a run directory: a capture (pcap, pcapng, also compressed), a trace\n"
-		 "file or a saved timeline, correlated on its own in memory.\n"
+		 "file or a saved timeline, correlated on its own in memory; several: a capture and\n"
+		 "trace files, correlated together.\n"
 		 "  pcapng    the capture with one comment per RoCE packet (default RUNDIR/annotated.pcapng;\n"
 		 "            for FILE x.pcapng.gz, x.annotated.pcapng beside it)\n"
 		 "  perfetto  Chrome trace-event JSON for ui.perfetto.dev: hosts and QPs as tracks, WRs as\n"

@@ -322,6 +322,11 @@ int rt_timeline_open_rundir(const char *rundir, unsigned flags, struct rt_timeli
  * file or capture (...)"). */
 int rt_timeline_open_path(const char *path, unsigned flags, struct rt_timeline **out, char *err, size_t errlen);
 
+/* The same for paths[n]: one path as rt_timeline_open_path(); several, a
+ * capture (one at most) and trace files, correlated together in memory. */
+int rt_timeline_open_paths(const char *const *paths, size_t n, unsigned flags, struct rt_timeline **out, char *err,
+			   size_t errlen);
+
 /* Save to / map from an explicit path. */
 int rt_timeline_save(const struct rt_timeline *tl, const char *path, char *err, size_t errlen);
 int rt_timeline_load(const char *path, struct rt_timeline **out, char *err, size_t errlen);

@@ -377,6 +377,20 @@ check "export --format pcapng of a capture file: the annotated copy beside it" \
 "$RDMATRACE" diagnose tests/analysis/test_analysis_cli.sh >/dev/null 2>"$tmp/err.txt"; rc=$?
 check "diagnose on a file that is none of them: exit 2, saying what it is not" bash -c \
 	"test $rc = 2 && grep -q 'test_analysis_cli.sh: not a run directory, timeline, trace file or capture' '$tmp/err.txt'"
+# Several files (each host's trace and the capture, as copied from the
+# hosts): the findings of the run directory; a second capture, or a
+# directory among them, refused
+"$RDMATRACE" diagnose --json "$tmp/rej/cli/traces/client-154-rping.rtr" "$tmp/rej/capture.pcapng" \
+	"$tmp/rej/srv/traces/server-158-rping.rtr" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["findings"]))' >"$tmp/loose.json"
+"$RDMATRACE" diagnose --json "$tmp/rej" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["findings"]))' >"$tmp/rejdir.json"
+check "diagnose on each host's trace and the capture: the findings of their run directory" bash -c \
+	"grep -q 'the connection asked for the wrong port' '$tmp/loose.json' && diff '$tmp/rejdir.json' '$tmp/loose.json'"
+"$RDMATRACE" diagnose "$tmp/rej/capture.pcapng" "$tmp/rejcap.pcapng.gz" >/dev/null 2>"$tmp/err.txt"; rc=$?
+check "diagnose on two captures: exit 2, one is correlated with the traces" bash -c \
+	"test $rc = 2 && grep -q 'a second capture (one is correlated with the traces: ' '$tmp/err.txt'"
+"$RDMATRACE" diagnose "$tmp/rej/capture.pcapng" "$tmp/rej" >/dev/null 2>"$tmp/err.txt"; rc=$?
+check "diagnose on a capture and a directory: exit 2, several files are a capture and traces" bash -c \
+	"test $rc = 2 && grep -q 'not a regular file (several files: a capture and trace files)' '$tmp/err.txt'"
 # The lab's imm on the VM lab under netem "delay 1ms reorder 20% 50%" (both
 # traces): the kernel's SoftRoCE numbers its datagrams in the order it sends
 # them (IPv4 identification), so a request numbered below one captured before

@@ -104,27 +104,6 @@ struct capfile_z *capfile_z_open(int fd, const uint8_t *mem, size_t len, const u
 	return c < 0 ? NULL : z_new((enum codec)c, fd, mem, len);
 }
 
-static bool buf_room(struct capfile_z *g, size_t n);
-
-struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len, const struct capfile_wait *wait)
-{
-	int c = codec_of(head, head_len);
-	struct capfile_z *g = z_new(c < 0 ? CODEC_NONE : (enum codec)c, fd, NULL, SIZE_MAX);
-	if (!g)
-		return NULL;
-	g->pipe = true;
-	g->wait = wait;
-	size_t cap = capfile_window_size > head_len ? capfile_window_size : head_len;
-	if (!buf_room(g, cap)) {
-		g->fd = -1; /* (the caller closes it) */
-		capfile_z_close(g);
-		return NULL;
-	}
-	memcpy(g->buf, head, head_len);
-	g->buf_n = head_len;
-	return g;
-}
-
 void capfile_z_close(struct capfile_z *g)
 {
 	if (!g)
@@ -191,6 +170,25 @@ static bool buf_room(struct capfile_z *g, size_t n)
 	g->buf = b;
 	g->buf_cap = n;
 	return true;
+}
+
+struct capfile_z *capfile_z_open_pipe(int fd, const uint8_t *head, size_t head_len, const struct capfile_wait *wait)
+{
+	int c = codec_of(head, head_len);
+	struct capfile_z *g = z_new(c < 0 ? CODEC_NONE : (enum codec)c, fd, NULL, SIZE_MAX);
+	if (!g)
+		return NULL;
+	g->pipe = true;
+	g->wait = wait;
+	size_t cap = capfile_window_size > head_len ? capfile_window_size : head_len;
+	if (!buf_room(g, cap)) {
+		g->fd = -1; /* (the caller closes it) */
+		capfile_z_close(g);
+		return NULL;
+	}
+	memcpy(g->buf, head, head_len);
+	g->buf_n = head_len;
+	return g;
 }
 
 /* The compressed bytes of a pipe held in buf from g->used on. */
@@ -317,6 +315,16 @@ static void next_unit(struct capfile_z *g)
 	g->unit_start = g->used;
 }
 
+/* The stream damaged in the current frame (zstd, lz4), `why` as its
+ * library says: -1. */
+static int frame_damaged(struct capfile_z *g, const char *why)
+{
+	char total[40];
+	end_damaged(g, "compressed data damaged in the frame from byte %zu%s (%s)", g->unit_start,
+		    of_total(g, total, sizeof(total)), why);
+	return -1;
+}
+
 /* One step of the codec over in[*in_n] into out[*out_n]; *in_n and *out_n
  * become the bytes consumed and made.  1 when the unit ended, 0 to go on,
  * -1 when damaged (g->damage set). */
@@ -349,12 +357,8 @@ static int step(struct capfile_z *g, const uint8_t *in, size_t *in_n, uint8_t *o
 		size_t r = ZSTD_decompressStream(g->zs, &zo, &zi);
 		*in_n = zi.pos;
 		*out_n = zo.pos;
-		if (ZSTD_isError(r)) {
-			char total[40];
-			end_damaged(g, "compressed data damaged in the frame from byte %zu%s (%s)", g->unit_start,
-				    of_total(g, total, sizeof(total)), ZSTD_getErrorName(r));
-			return -1;
-		}
+		if (ZSTD_isError(r))
+			return frame_damaged(g, ZSTD_getErrorName(r));
 		return r == 0;
 	}
 	case CODEC_NONE: {
@@ -365,12 +369,8 @@ static int step(struct capfile_z *g, const uint8_t *in, size_t *in_n, uint8_t *o
 	}
 	case CODEC_LZ4: {
 		size_t r = LZ4F_decompress(g->lz, out, out_n, in, in_n, NULL);
-		if (LZ4F_isError(r)) {
-			char total[40];
-			end_damaged(g, "compressed data damaged in the frame from byte %zu%s (%s)", g->unit_start,
-				    of_total(g, total, sizeof(total)), LZ4F_getErrorName(r));
-			return -1;
-		}
+		if (LZ4F_isError(r))
+			return frame_damaged(g, LZ4F_getErrorName(r));
 		return r == 0;
 	}
 	}

@@ -4081,22 +4081,29 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 
 /* ---- wire anomalies: PSN gaps never repaired, bad ICRC, congestion, CM rejects ---- */
 
+/* The first RDMA CM call w1 or w2 (RT_CM_CALL_*) of the process and
+ * cm_id of CM event i, from time lo to hi, or RT_TL_NONE. */
+static uint32_t id_call(struct dctx *c, uint32_t i, unsigned w1, unsigned w2, uint64_t lo, uint64_t hi)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, i);
+	for (size_t n = 0; n < b->cm_evs.n; n++) {
+		uint32_t x = *TL_AT(&b->cm_evs, uint32_t, n);
+		const struct tl_evrec *xe = tl_ev(b, x);
+		unsigned what = xe->ev.u.cm.event;
+		if (xe->proc == e->proc && (what == w1 || what == w2) && xe->ev.u.cm.cm_id == e->ev.u.cm.cm_id &&
+		    item_t(c, x) >= lo && item_t(c, x) <= hi)
+			return x;
+	}
+	return RT_TL_NONE;
+}
+
 /* Whether rdma_destroy_id call d sent no REJ: its process had rejected
  * that cm_id's connection before (rdma_reject: the REJ was the reject's),
  * or the cm_id was a listener (it had no connection). */
 static bool destroy_sent_no_rej(struct dctx *c, uint32_t d)
 {
-	struct tl_build *b = c->b;
-	const struct tl_evrec *de = tl_ev(b, d);
-	for (size_t n = 0; n < b->cm_evs.n; n++) {
-		uint32_t x = *TL_AT(&b->cm_evs, uint32_t, n);
-		const struct tl_evrec *e = tl_ev(b, x);
-		unsigned what = e->ev.u.cm.event;
-		if (e->proc == de->proc && !b->ev_shadow[x] && (what == RT_CM_CALL_REJECT || what == RT_CM_CALL_LISTEN) &&
-		    e->ev.u.cm.cm_id == de->ev.u.cm.cm_id && item_t(c, x) <= item_t(c, d))
-			return true;
-	}
-	return false;
+	return id_call(c, d, RT_CM_CALL_REJECT, RT_CM_CALL_LISTEN, 0, item_t(c, d)) != RT_TL_NONE;
 }
 
 /* The rdma_reject or rdma_destroy_id call of the process that sent REJ
@@ -4177,17 +4184,7 @@ static void private_words(const uint8_t *d, size_t kept, size_t n, bool n_known,
  * before time t, or RT_TL_NONE when it was still listening then. */
 static uint32_t listen_ended(struct dctx *c, uint32_t i, uint64_t t)
 {
-	struct tl_build *b = c->b;
-	const struct tl_evrec *e = tl_ev(b, i);
-	uint64_t ti = item_t(c, i);
-	for (size_t y = 0; y < b->cm_evs.n; y++) {
-		uint32_t d = *TL_AT(&b->cm_evs, uint32_t, y);
-		const struct tl_evrec *de = tl_ev(b, d);
-		if (de->proc == e->proc && de->ev.u.cm.event == RT_CM_CALL_DESTROY_ID && de->ev.u.cm.cm_id == e->ev.u.cm.cm_id &&
-		    item_t(c, d) >= ti && item_t(c, d) <= t)
-			return d;
-	}
-	return RT_TL_NONE;
+	return id_call(c, i, RT_CM_CALL_DESTROY_ID, RT_CM_CALL_DESTROY_ID, item_t(c, i), t);
 }
 
 /* Whether a listener bound to address l listens at address ip of IP

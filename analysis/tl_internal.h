@@ -206,11 +206,11 @@ static inline bool tl_class_response(unsigned cls)
 	return cls == RT_CLASS_ACK || cls == RT_CLASS_READ_RESP || cls == RT_CLASS_ATOMIC_ACK;
 }
 
+#define TL_REJ_PRIVATE_KEPT 32    /* bytes of a REJ's private data kept */
+
 /* What the build keeps of a CM message beyond its tl_pk: few packets are
  * CM messages, so a side list in packet order (tl_cm_info()) rather than
  * six more bytes in every packet. */
-#define TL_REJ_PRIVATE_KEPT 32
-
 struct tl_cm_info {
 	uint32_t pk;              /* packet index */
 	uint8_t ack_timeout;      /* REQ: primary local ACK timeout */

@@ -472,6 +472,11 @@ int rt_capfile_progress(const struct rt_capfile *f, uint64_t *done, uint64_t *to
 	return 0;
 }
 
+int rt_capfile_recognises(const void *buf, size_t len)
+{
+	return buf && capfile_parse_recognises(buf, len);
+}
+
 int rt_capfile_data_stable(const struct rt_capfile *f)
 {
 	return f && f->backend == RT_CAPFILE_MMAP && !f->windowed;

@@ -11,19 +11,20 @@
 #include "rdmatrace/timeline.h"
 #include "rdmatrace/tl_export.h"
 
-/* The annotated pcapng's default path: RUNDIR/annotated.pcapng, or beside
- * the capture given instead: x.pcapng.gz -> x.annotated.pcapng. */
-static void default_pcapng(const char *in, char *out, size_t len)
+/* The annotated pcapng's default path: RUNDIR/annotated.pcapng for a run
+ * directory (the one path given), else beside the capture given:
+ * x.pcapng.gz -> x.annotated.pcapng. */
+static void default_pcapng(const char *const *paths, size_t n, const struct rt_timeline *tl, char *out, size_t len)
 {
 	struct stat st;
-	if (stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(out, len, "%s/annotated.pcapng", in);
+	if (n == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(out, len, "%s/annotated.pcapng", paths[0]);
 		return;
 	}
-	const char *base = strrchr(in, '/'), *ext;
-	base = base ? base + 1 : in;
-	size_t keep = (ext = strstr(base, ".pcap")) || (ext = strstr(base, ".rt")) ? (size_t)(ext - in) : strlen(in);
-	snprintf(out, len, "%.*s.annotated.pcapng", (int)keep, in);
+	const char *cap = rt_tl_capture_path(tl), *base = strrchr(cap, '/'), *ext;
+	base = base ? base + 1 : cap;
+	size_t keep = (ext = strstr(base, ".pcap")) ? (size_t)(ext - cap) : strlen(cap);
+	snprintf(out, len, "%.*s.annotated.pcapng", (int)keep, cap);
 }
 
 static int run(int argc, char **argv)
@@ -46,7 +47,6 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "usage: rdmatrace export RUNDIR|FILE... --format pcapng|perfetto|jsonl [-o OUT]\n");
 		return 2;
 	}
-	const char *dir = argv[optind];
 	char err[512], def[4096];
 	struct rt_timeline *tl;
 	if (rt_timeline_open_paths((const char *const *)argv + optind, (size_t)(argc - optind), RT_TL_OPEN_REBUILD_STALE,
@@ -57,7 +57,7 @@ static int run(int argc, char **argv)
 	int rc;
 	if (!strcmp(format, "pcapng")) {
 		if (!outp) {
-			default_pcapng(argc - optind == 1 ? dir : rt_tl_capture_path(tl), def, sizeof(def));
+			default_pcapng((const char *const *)argv + optind, (size_t)(argc - optind), tl, def, sizeof(def));
 			outp = def;
 		}
 		rc = rt_tl_export_pcapng(tl, outp, NULL, err, sizeof(err));

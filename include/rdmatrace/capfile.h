@@ -80,6 +80,11 @@ int rt_capfile_name_is_capture(const char *name);
 const char *rt_capfile_format(const struct rt_capfile *f);
 const char *rt_capfile_backend_name(const struct rt_capfile *f);
 
+/* Nonzero when buf[len] starts as a pcap file (either byte order, micro-
+ * or nanoseconds) or a pcapng section does: what our reader reads.  A
+ * compressed one is told by rt_capfile_compression(). */
+int rt_capfile_recognises(const void *buf, size_t len);
+
 /* Nonzero when every record's data stays valid until close (our reader
  * over a caller's buffer hands records out in place), not only until the
  * next record (a file or a compressed stream read through a window, libpcap). */

@@ -1050,6 +1050,17 @@ int rt_timeline_build(const struct rt_tl_inputs *in, struct rt_timeline **out, c
 	}
 	if (!b.have_traces)
 		tl_note(&b, "no trace files: work requests and completions are not shown, diagnosis is from the wire only");
+	for (size_t i = 0; i < in->nunused_captures; i++) {
+		const char *u = in->unused_captures[i], *with = in->ntraces ? " with the trace files" : "",
+			   *traces = in->ntraces ? " TRACE.rtr ..." : "";
+		if (in->capture)
+			tl_note(&b, "capture %s not used: a timeline has one capture point (%s); to correlate that one "
+				    "instead, name it%s (rdmatrace diagnose %s%s)", u, in->capture, with, u, traces);
+		else
+			tl_note(&b, "capture %s not used: a timeline has one capture point, and the directories in this "
+				    "one hold several captures; to correlate one, name it%s (rdmatrace diagnose %s%s)",
+				u, with, u, traces);
+	}
 	if (!b.have_capture) {
 		/* the first traced host is the reference */
 		for (size_t i = 0; i < b.hosts.n; i++)

@@ -19,6 +19,9 @@ struct inputs {
 	char **traces;
 	size_t ntraces;
 	char *capture;
+	char **unused;            /* the other captures found (not correlated) */
+	int *unused_rank;         /* capture_rank() of each */
+	size_t nunused;
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -38,27 +41,38 @@ static void inputs_free(struct inputs *in)
 		free(in->traces[i]);
 	free(in->traces);
 	free(in->capture);
+	for (size_t i = 0; i < in->nunused; i++)
+		free(in->unused[i]);
+	free(in->unused);
+	free(in->unused_rank);
 	memset(in, 0, sizeof(*in));
+}
+
+/* dir/name appended to the list (*list, *n). */
+static int add_path(char ***list, size_t *n, const char *dir, const char *name)
+{
+	char **t = realloc(*list, (*n + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	*list = t;
+	size_t len = strlen(dir) + strlen(name) + 2;
+	if (!(t[*n] = malloc(len)))
+		return -ENOMEM;
+	snprintf(t[(*n)++], len, "%s/%s", dir, name);
+	return 0;
 }
 
 static int add_trace(struct inputs *in, const char *dir, const char *name)
 {
-	char **t = realloc(in->traces, (in->ntraces + 1) * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	in->traces = t;
-	size_t n = strlen(dir) + strlen(name) + 2;
-	if (!(t[in->ntraces] = malloc(n)))
-		return -ENOMEM;
-	snprintf(t[in->ntraces++], n, "%s/%s", dir, name);
-	return 0;
+	return add_path(&in->traces, &in->ntraces, dir, name);
 }
 
 static bool is_dir(const char *dir, const char *name)
 {
 	char path[4096];
 	struct stat st;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return false;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -79,16 +93,86 @@ static int add_traces_of(struct inputs *in, const char *dir, const char *sub)
 	return rc;
 }
 
-/* A host's run directory inside the run directory: the .rtr files of its traces/. */
+/* capture_rank() of a capture at the top of the run directory, at least. */
+enum { CAPTURE_RANK_TOP = 4 };
+
+/* How much a capture file named name is preferred as the run's capture:
+ * capture.pcapng, then capture.* (such as capture.pcapng.gz), then
+ * wire.*, then any other; one at the top of the run directory before one
+ * in a host's run directory inside it (`record --capture` on each host).
+ * -1: not a capture file. */
+static int capture_rank(const char *name, bool top)
+{
+	if (!rt_capfile_name_is_capture(name) || !strcmp(name, "annotated.pcapng") || name[0] == '.')
+		return -1;
+	int prio = !strcmp(name, "capture.pcapng") ? 3 : !strncmp(name, "capture.", 8) ? 2 : !strncmp(name, "wire.", 5) ? 1 : 0;
+	return top ? CAPTURE_RANK_TOP + prio : prio;
+}
+
+/* Capture dir/name of rank r, found: choose_capture() decides which is the run's. */
+static int add_capture(struct inputs *in, const char *dir, const char *name, int r)
+{
+	int *ranks = realloc(in->unused_rank, (in->nunused + 1) * sizeof(*ranks));
+	if (!ranks)
+		return -ENOMEM;
+	in->unused_rank = ranks;
+	ranks[in->nunused] = r;
+	return add_path(&in->unused, &in->nunused, dir, name);
+}
+
+/* Whether paths a and b are in the same directory. */
+static bool same_dir(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	return sa && sb && sa - a == sb - b && !strncmp(a, b, (size_t)(sa - a));
+}
+
+/* The run's capture, of those found: the highest ranked (the first by path
+ * of those alike: readdir's order is no order); the others stay listed as
+ * not used.  None when the best are in the hosts' directories and they are
+ * in more than one: two hosts' captures, or run directories side by side,
+ * are not told apart here, and a note names them all. */
+static void choose_capture(struct inputs *in)
+{
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < in->nunused; i++)
+		if (best == SIZE_MAX || in->unused_rank[i] > in->unused_rank[best] ||
+		    (in->unused_rank[i] == in->unused_rank[best] && strcmp(in->unused[i], in->unused[best]) < 0))
+			best = i;
+	if (best == SIZE_MAX)
+		return;
+	if (in->unused_rank[best] < CAPTURE_RANK_TOP)
+		for (size_t i = 0; i < in->nunused; i++)
+			if (!same_dir(in->unused[i], in->unused[best]))
+				return;
+	in->capture = in->unused[best];
+	in->unused[best] = in->unused[--in->nunused];
+	in->unused_rank[best] = in->unused_rank[in->nunused];
+}
+
+/* A host's run directory inside the run directory: the .rtr files of its
+ * traces/, and its captures. */
 static int add_sub_run(struct inputs *in, const char *rundir, const char *name)
 {
 	char sub[4096];
 	snprintf(sub, sizeof(sub), "%s/traces", name);
-	return add_traces_of(in, rundir, sub);
+	int rc = add_traces_of(in, rundir, sub);
+	snprintf(sub, sizeof(sub), "%s/%s", rundir, name);
+	DIR *d = rc < 0 ? NULL : opendir(sub);
+	if (!d)
+		return rc;
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		int r = capture_rank(de->d_name, false);
+		if (r >= 0 && !is_dir(sub, de->d_name))
+			rc = add_capture(in, sub, de->d_name, r);
+	}
+	closedir(d);
+	return rc;
 }
 
-/* The capture: capture.pcapng, else capture.* (such as capture.pcapng.gz),
- * else wire.pcap(ng)(.gz), else the only other capture file. */
+/* The trace files and the capture (choose_capture(); the other captures
+ * found are listed as not used). */
 static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t errlen)
 {
 	memset(in, 0, sizeof(*in));
@@ -99,7 +183,6 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 		return -e;
 	}
 	struct dirent *de;
-	int best = -1;
 	int rc = 0;
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
@@ -110,23 +193,18 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 				break;
 			continue;
 		}
-		if (!rt_capfile_name_is_capture(n)) {
+		int r = capture_rank(n, true);
+		if (r < 0 || is_dir(rundir, n)) {
 			/* traces/, and the run directories `rdmatrace record -o` made on
 			 * each host, put side by side in this one (the VM lab's
-			 * layout): their traces/ */
+			 * layout): their traces/ and captures */
 			if (is_dir(rundir, n) &&
 			    (rc = strcmp(n, "traces") ? add_sub_run(in, rundir, n) : add_traces_of(in, rundir, n)) < 0)
 				break;
 			continue;
 		}
-		int prio = !strcmp(n, "capture.pcapng") ? 3 : !strncmp(n, "capture.", 8) ? 2 : !strncmp(n, "wire.", 5) ? 1 : 0;
-		if (prio > best) {
-			char path[4096];
-			snprintf(path, sizeof(path), "%s/%s", rundir, n);
-			free(in->capture);
-			in->capture = strdup(path);
-			best = prio;
-		}
+		if ((rc = add_capture(in, rundir, n, r)) < 0)
+			break;
 	}
 	closedir(d);
 	if (rc < 0) {
@@ -135,6 +213,9 @@ static int find_inputs(const char *rundir, struct inputs *in, char *err, size_t 
 	}
 	if (in->ntraces > 1)
 		qsort(in->traces, in->ntraces, sizeof(char *), cmp_str);
+	choose_capture(in);
+	if (in->nunused > 1) /* (the ranks are not needed any more) */
+		qsort(in->unused, in->nunused, sizeof(char *), cmp_str);
 	if (!in->ntraces && !in->capture && !tl_rundir_has_untraced(rundir)) {
 		snprintf(err, errlen, "%s has no trace files (traces/*.rtr) and no capture (capture.pcapng)", rundir);
 		return -ENOENT;
@@ -185,6 +266,8 @@ static uint64_t input_stamp(const char *rundir, const struct inputs *in)
 		h = stamp_file(h, rundir, in->capture);
 	for (size_t i = 0; i < in->ntraces; i++)
 		h = stamp_file(h, rundir, in->traces[i]);
+	for (size_t i = 0; i < in->nunused; i++) /* (named in a note) */
+		h = stamp_file(h, rundir, in->unused[i]);
 	return h ? h : 1;
 }
 
@@ -257,6 +340,8 @@ int rt_timeline_correlate_ex(const char *rundir, unsigned flags, struct rt_timel
 		.annotations_jsonl = in.capture && ann ? jsonl : NULL,
 		.timeline_out = path,
 		.rundir = rundir,
+		.unused_captures = (const char *const *)in.unused,
+		.nunused_captures = in.nunused,
 	};
 	uint64_t stamp = input_stamp(rundir, &in);
 	struct rt_timeline *tl;

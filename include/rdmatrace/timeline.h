@@ -279,6 +279,9 @@ struct rt_tl_inputs {
 					that the save only copies (an optimisation only) */
 	const char *rundir;          /* the run directory, or NULL: its recordings' run.json say
 					how programs that left no trace ended */
+	const char *const *unused_captures; /* other captures the caller found and does not
+					correlate (one capture point a timeline): named in a note */
+	size_t nunused_captures;
 };
 
 struct rt_timeline;

@@ -391,6 +391,32 @@ check "diagnose on two captures: exit 2, one is correlated with the traces" bash
 "$RDMATRACE" diagnose "$tmp/rej/capture.pcapng" "$tmp/rej" >/dev/null 2>"$tmp/err.txt"; rc=$?
 check "diagnose on a capture and a directory: exit 2, several files are a capture and traces" bash -c \
 	"test $rc = 2 && grep -q 'not a regular file (several files: a capture and trace files)' '$tmp/err.txt'"
+# Each host's own run directory with its capture (`record -o RUNDIR/NAME
+# --capture IF` on each host, copied side by side): with none at the top,
+# a host's capture is the run's; with captures in two hosts' directories
+# (or run directories side by side) none is taken, and a note names each
+# with how to correlate it; of several at the top, the first (capture.pcapng
+# before others, then by path) and a note naming each other one
+findings_of() { # RUNDIR: its findings' kinds and texts, notes left out
+	"$RDMATRACE" diagnose --json "$1" | python3 -c 'import json,sys; print(json.dumps([(f["kind"], f["text"]) for f in json.load(sys.stdin)["findings"] if f["kind"] != "missing_input"]))'
+}
+mkdir -p "$tmp/subcap" && cp -r "$tmp/rej/cli" "$tmp/rej/srv" "$tmp/subcap/" && cp "$tmp/rej/capture.pcapng" "$tmp/subcap/srv/"
+findings_of "$tmp/rej" >"$tmp/rej.kt.json"
+findings_of "$tmp/subcap" >"$tmp/subcap.kt.json"
+check "a capture in a host's run directory inside the run: correlated as the run's" bash -c \
+	"grep -q cm_reject '$tmp/subcap.kt.json' && diff '$tmp/rej.kt.json' '$tmp/subcap.kt.json' &&
+	 \"$RDMATRACE\" diagnose '$tmp/subcap' | grep -q 'wrong port' && ! \"$RDMATRACE\" diagnose '$tmp/subcap' | grep -q 'not used'"
+cp "$tmp/rej/capture.pcapng" "$tmp/subcap/cli/"
+"$RDMATRACE" diagnose "$tmp/subcap" >"$tmp/subcap2.txt"
+check "... one in each host's: none taken, a note naming each and how to correlate it" bash -c \
+	"grep -q '^  note: no capture' '$tmp/subcap2.txt' &&
+	 grep -q '^  note: capture $tmp/subcap/cli/capture.pcapng not used: a timeline has one capture point, and the directories in this one hold several captures; to correlate one, name it with the trace files (rdmatrace diagnose $tmp/subcap/cli/capture.pcapng TRACE.rtr ...)' '$tmp/subcap2.txt' &&
+	 grep -q '^  note: capture $tmp/subcap/srv/capture.pcapng not used' '$tmp/subcap2.txt'"
+cp "$tmp/rej/capture.pcapng" "$tmp/subcap/z.pcapng" && cp "$tmp/rej/capture.pcapng" "$tmp/subcap/y.pcapng"
+"$RDMATRACE" diagnose "$tmp/subcap" >"$tmp/subcap3.txt"
+check "... two more at the top: the top's first by name, the three others named" bash -c \
+	"test \$(grep -c '^  note: capture .* not used: a timeline has one capture point ($tmp/subcap/y.pcapng)' '$tmp/subcap3.txt') = 3 &&
+	 grep -q 'capture $tmp/subcap/z.pcapng not used' '$tmp/subcap3.txt' && grep -q 'wrong port' '$tmp/subcap3.txt'"
 # The lab's imm on the VM lab under netem "delay 1ms reorder 20% 50%" (both
 # traces): the kernel's SoftRoCE numbers its datagrams in the order it sends
 # them (IPv4 identification), so a request numbered below one captured before

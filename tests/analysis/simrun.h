@@ -228,11 +228,18 @@ static inline void sim_mad(struct sim *s, uint64_t t, int a_to_b, uint8_t *mad)
 	sim_wire(s, t, a_to_b, &p);
 }
 
+/* A CM MAD of attribute attr (the rest as synth_cm_mad makes it) from the
+ * side whose communication ID is comm. */
+static inline void sim_cm_mad(struct sim *s, uint8_t *mad, uint16_t attr, uint32_t comm)
+{
+	synth_cm_mad(mad, attr, &s->rng, 4);
+	synth_be32(mad + 24, comm);
+}
+
 static inline void sim_cm(struct sim *s, uint64_t t, int a_to_b, uint16_t attr, uint32_t comm, uint32_t rcomm, uint32_t qpn)
 {
 	uint8_t mad[RT_MAD_LEN];
-	synth_cm_mad(mad, attr, &s->rng, 4);
-	synth_be32(mad + 24, comm);
+	sim_cm_mad(s, mad, attr, comm);
 	uint8_t *cm = mad + 24;
 	if (attr == RT_CM_REQ) {
 		synth_be24(cm + 32, qpn);
@@ -257,14 +264,23 @@ static inline void sim_cm_rej_data(struct sim *s, uint64_t t, int a_to_b, uint32
 				   unsigned reason, const void *pd, size_t pd_len)
 {
 	uint8_t mad[RT_MAD_LEN];
-	synth_cm_mad(mad, RT_CM_REJ, &s->rng, 4);
-	synth_be32(mad + 24, comm);
+	sim_cm_mad(s, mad, RT_CM_REJ, comm);
 	synth_be32(mad + 28, rcomm);
 	mad[24 + 8] = (uint8_t)(msg << 6);
 	synth_be16(mad + 24 + 10, (uint16_t)reason);
 	if (pd_len)
 		memcpy(mad + 24 + 84, pd, pd_len);
 	sim_mad(s, t, a_to_b, mad);
+}
+
+/* A REQ from A for port `port` of the RDMA CM's TCP port space (its
+ * service ID), its other fields as synth_cm_mad makes them. */
+static inline void sim_cm_req_port(struct sim *s, uint64_t t, uint32_t comm, uint16_t port)
+{
+	uint8_t mad[RT_MAD_LEN];
+	sim_cm_mad(s, mad, RT_CM_REQ, comm);
+	synth_be64(mad + 24 + 8, 0x0000000001060000ull | port);
+	sim_mad(s, t, 1, mad);
 }
 
 static inline void sim_cm_rej(struct sim *s, uint64_t t, int a_to_b, uint32_t comm, uint32_t rcomm, unsigned msg,
@@ -296,17 +312,38 @@ static inline void sim_qp_state(struct sim *s, int host_b, uint64_t t, unsigned 
 	sim_emit(s, host_b, &e);
 }
 
-static inline void sim_cm_event(struct sim *s, int host_b, uint64_t t, unsigned event, uint32_t qpn)
+/* An RDMA CM record of host A's or B's at t (an event or, RT_CM_CALL_*, a
+ * call) on cm_id id, bound to the host's own IPv4 address and local_port;
+ * no peer. */
+static inline struct rt_event sim_cm_record(struct sim *s, int host_b, uint64_t t, unsigned event, uint32_t qpn, uint32_t id,
+					    uint16_t local_port)
 {
 	struct rt_event e = sim_ev(s, host_b, t, RT_EV_CM_EVENT, qpn);
 	e.u.cm.event = (uint8_t)event;
 	e.u.cm.family = 2;
 	uint8_t a[4] = {10, 9, 0, 2}, b[4] = {10, 9, 0, 1};
 	memcpy(&e.u.cm.local_ip4, host_b ? b : a, 4);
+	e.u.cm.local_port = local_port;
+	e.u.cm.cm_id = id;
+	return e;
+}
+
+/* An event of the run's connection (cm_id 1 on A, 2 on B). */
+static inline void sim_cm_event(struct sim *s, int host_b, uint64_t t, unsigned event, uint32_t qpn)
+{
+	/* B listens on 7471, A connects from 50001 */
+	struct rt_event e = sim_cm_record(s, host_b, t, event, qpn, host_b ? 2 : 1, host_b ? 7471 : 50001);
+	uint8_t a[4] = {10, 9, 0, 2}, b[4] = {10, 9, 0, 1};
 	memcpy(&e.u.cm.peer_ip4, host_b ? a : b, 4);
-	e.u.cm.local_port = host_b ? 7471 : 50001; /* B listens on 7471, A connects from 50001 */
 	e.u.cm.peer_port = host_b ? 50001 : 7471;
-	e.u.cm.cm_id = host_b ? 2 : 1;
+	sim_emit(s, host_b, &e);
+}
+
+/* A CM call of host A's or B's at t: what it did (RT_CM_CALL_*), on cm_id
+ * id, bound to the host's address and port. */
+static inline void sim_cm_call(struct sim *s, int host_b, uint64_t t, unsigned what, uint32_t id, uint16_t port)
+{
+	struct rt_event e = sim_cm_record(s, host_b, t, what, 0, id, port);
 	sim_emit(s, host_b, &e);
 }
 

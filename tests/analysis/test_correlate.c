@@ -2038,30 +2038,6 @@ static void test_cm_reject(void)
 	rt_timeline_free(tl);
 }
 
-/* A REQ for port `port` of the RDMA CM's TCP port space, from A to B. */
-static void cm_req_for_port(struct sim *s, uint64_t t, uint32_t comm, uint16_t port)
-{
-	uint8_t mad[RT_MAD_LEN];
-	synth_cm_mad(mad, RT_CM_REQ, &s->rng, 4);
-	synth_be32(mad + 24, comm);
-	synth_be64(mad + 24 + 8, 0x0000000001060000ull | port);
-	sim_mad(s, t, 1, mad);
-}
-
-/* A CM call event of B's at t: what it did (RT_CM_CALL_*), on cm_id id,
- * bound to B's address and port. */
-static void cm_call_b(struct sim *s, uint64_t t, unsigned what, uint32_t id, uint16_t port)
-{
-	struct rt_event e = sim_ev(s, 1, t, RT_EV_CM_EVENT, 0);
-	e.u.cm.event = (uint8_t)what;
-	e.u.cm.family = 2;
-	uint8_t b[4] = {10, 9, 0, 1};
-	memcpy(&e.u.cm.local_ip4, b, 4);
-	e.u.cm.local_port = port;
-	e.u.cm.cm_id = id;
-	sim_emit(s, 1, &e);
-}
-
 /* REJ reason 8 (nobody listens for the service asked for): what B's traced
  * listeners say of the port A asked for.  B listens on 7471 (at its
  * address) and 7500 (at IPv6's any address) all along and A asks for 7999
@@ -2075,7 +2051,7 @@ static void test_cm_reject_listener(void)
 	struct sim_cfg c = base_cfg();
 	CHECK(sim_open(&s, rundir("cm-reject-listener"), &c) == 0);
 	uint64_t t = s.now;
-	cm_call_b(&s, t, RT_CM_CALL_LISTEN, 7, 7471);
+	sim_cm_call(&s, 1, t, RT_CM_CALL_LISTEN, 7, 7471);
 	{ /* and on :: port 7500 (IPv6's any address, which takes IPv4 too) */
 		struct rt_event e = sim_ev(&s, 1, t + 500, RT_EV_CM_EVENT, 0);
 		e.u.cm.event = RT_CM_CALL_LISTEN;
@@ -2087,17 +2063,17 @@ static void test_cm_reject_listener(void)
 		a.u.cm_addr6.cm_id = 6;
 		sim_emit(&s, 1, &a);
 	}
-	cm_call_b(&s, t + 1000, RT_CM_CALL_LISTEN, 8, 7490);
-	cm_call_b(&s, t + 2000, RT_CM_CALL_DESTROY_ID, 8, 7490);
+	sim_cm_call(&s, 1, t + 1000, RT_CM_CALL_LISTEN, 8, 7490);
+	sim_cm_call(&s, 1, t + 2000, RT_CM_CALL_DESTROY_ID, 8, 7490);
 	t += 1000000;
-	cm_req_for_port(&s, t, 0x3333, 7999);
+	sim_cm_req_port(&s, t, 0x3333, 7999);
 	sim_cm_rej(&s, t + 50000, 0, 0x5555, 0x3333, 0, 8);
-	cm_req_for_port(&s, t + 1000000, 0x4444, 7480);
+	sim_cm_req_port(&s, t + 1000000, 0x4444, 7480);
 	sim_cm_rej(&s, t + 1050000, 0, 0x6666, 0x4444, 0, 8);
-	cm_call_b(&s, t + 6050000, RT_CM_CALL_LISTEN, 9, 7480);
-	cm_req_for_port(&s, t + 7000000, 0x7777, 7490);
+	sim_cm_call(&s, 1, t + 6050000, RT_CM_CALL_LISTEN, 9, 7480);
+	sim_cm_req_port(&s, t + 7000000, 0x7777, 7490);
 	sim_cm_rej(&s, t + 7050000, 0, 0x8888, 0x7777, 0, 8);
-	cm_req_for_port(&s, t + 8000000, 0x9999, 7471);
+	sim_cm_req_port(&s, t + 8000000, 0x9999, 7471);
 	sim_cm_rej(&s, t + 8050000, 0, 0xaaaa, 0x9999, 0, 8);
 	s.now = t + 9000000;
 	struct rt_timeline *tl = finish_run(&s);
@@ -2158,11 +2134,11 @@ static void test_cm_reject_private(void)
 	/* B listens (cm_id 2), rejects the REQ's cm_id 3 (its probe's record
 	 * 0.4 ms before the REJ: a host's clock is known to a few ms), then
 	 * destroys both, nearer the REJ: neither destroy sent it */
-	cm_call_b(&s, t, RT_CM_CALL_LISTEN, 2, 7471);
+	sim_cm_call(&s, 1, t, RT_CM_CALL_LISTEN, 2, 7471);
 	sim_cm(&s, t + 1000000, 1, RT_CM_REQ, 0x3333, 0, c.qpn_a + 1);
-	cm_call_b(&s, t + 1600000, RT_CM_CALL_REJECT, 3, 7471);
-	cm_call_b(&s, t + 1800000, RT_CM_CALL_DESTROY_ID, 3, 7471);
-	cm_call_b(&s, t + 1900000, RT_CM_CALL_DESTROY_ID, 2, 7471);
+	sim_cm_call(&s, 1, t + 1600000, RT_CM_CALL_REJECT, 3, 7471);
+	sim_cm_call(&s, 1, t + 1800000, RT_CM_CALL_DESTROY_ID, 3, 7471);
+	sim_cm_call(&s, 1, t + 1900000, RT_CM_CALL_DESTROY_ID, 2, 7471);
 	sim_cm_rej_data(&s, t + 2000000, 0, 0x5555, 0x3333, 0, 28, full, sizeof(full));
 	t += 3000000000ull;
 	sim_cm(&s, t, 1, RT_CM_REQ, 0x4444, 0, c.qpn_a + 2);
@@ -3234,13 +3210,8 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 		sim_emit(&s, 1, &a);
 	}
 	for (int g = 0; multicast == 1 && g < 2; g++) {
-		struct rt_event j = sim_ev(&s, 1, t + (uint64_t)g, RT_EV_CM_EVENT, uqb);
-		j.u.cm.event = RT_CM_EV_MULTICAST_JOIN;
-		j.u.cm.family = 2;
-		uint8_t local[4] = {10, 9, 0, 1};
-		memcpy(&j.u.cm.local_ip4, local, 4);
+		struct rt_event j = sim_cm_record(&s, 1, t + (uint64_t)g, RT_CM_EV_MULTICAST_JOIN, uqb, 8 + (uint32_t)g, 0);
 		memcpy(&j.u.cm.peer_ip4, g ? group : other_group, 4);
-		j.u.cm.cm_id = 8 + (uint32_t)g;
 		sim_emit(&s, 1, &j);
 	}
 	bool counted = drop >= UD_DROP_LAST_COUNTED && drop <= UD_DROP_LAST_PORTS;

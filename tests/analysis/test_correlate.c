@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -72,6 +73,16 @@ static int start_run(struct sim *s, const char *dir, const struct sim_cfg *c)
 	return rc;
 }
 
+/* Begins run `name` of base_cfg() without a capture, for records made
+ * by hand: the time to begin them at (before the connection's). */
+static uint64_t start_records_run(struct sim *s, const char *name)
+{
+	struct sim_cfg c = base_cfg();
+	c.no_capture = 1;
+	CHECK(sim_open(s, rundir(name), &c) == 0);
+	return c.t0 + 100;
+}
+
 /* Ends run s (its capture and traces written) and correlates it, as
  * correlate() does; a run not written fails the test, with no timeline. */
 static struct rt_timeline *finish_run(struct sim *s)
@@ -93,30 +104,42 @@ enum show {
 /* A walk through the findings of tl (none for no timeline):
  *	for (struct walk w = findings(tl, SHOW_ALL); next_finding(&w);)
  * gives each (w.f) and its text (w.text), shown first as asked. */
+static const unsigned ANY_KIND = UINT_MAX; /* (no finding kind) */
+
 struct walk {
 	const struct rt_timeline *tl;
 	enum show show;
+	unsigned kind; /* findings_of(): those of this kind only (ANY_KIND: all) */
 	size_t i;
 	const struct rt_tl_finding *f;
 	const char *text;
 };
 
+/* A walk through the findings of kind `kind` (each shown as asked all the same). */
+static struct walk findings_of(const struct rt_timeline *tl, unsigned kind, enum show show)
+{
+	return (struct walk){.tl = tl, .show = show, .kind = kind};
+}
+
 static struct walk findings(const struct rt_timeline *tl, enum show show)
 {
-	return (struct walk){.tl = tl, .show = show};
+	return findings_of(tl, ANY_KIND, show);
 }
 
 static bool next_finding(struct walk *w)
 {
-	if (!w->tl || w->i >= rt_tl_finding_count(w->tl))
-		return false;
-	const struct rt_tl_finding *f = w->f = rt_tl_finding(w->tl, w->i++);
-	w->text = rt_tl_str(w->tl, f->text);
-	if (w->show == SHOW_EVIDENCE)
-		printf("#   F%u %s: %s | %s\n", f->id, rt_tl_finding_kind_name(f->kind), w->text, rt_tl_str(w->tl, f->evidence));
-	else if (w->show == SHOW_ALL || (w->show == SHOW_PROBLEMS && f->severity >= RT_TLS_WARNING))
-		printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), w->text);
-	return true;
+	while (w->tl && w->i < rt_tl_finding_count(w->tl)) {
+		const struct rt_tl_finding *f = w->f = rt_tl_finding(w->tl, w->i++);
+		w->text = rt_tl_str(w->tl, f->text);
+		if (w->show == SHOW_EVIDENCE)
+			printf("#   F%u %s: %s | %s\n", f->id, rt_tl_finding_kind_name(f->kind), w->text,
+			       rt_tl_str(w->tl, f->evidence));
+		else if (w->show == SHOW_ALL || (w->show == SHOW_PROBLEMS && f->severity >= RT_TLS_WARNING))
+			printf("#   F%u %s: %s\n", f->id, rt_tl_finding_kind_name(f->kind), w->text);
+		if (w->kind == ANY_KIND || f->kind == w->kind)
+			return true;
+	}
+	return false;
 }
 
 /* Count findings of a kind with severity >= warning; any other warning+ finding is reported. */
@@ -175,6 +198,17 @@ static int contains(const char *hay, const char *needle)
 	return 1;
 }
 
+/* How many of row's links are of type `type`. */
+static unsigned links_of(const struct rt_timeline *tl, size_t row, unsigned type)
+{
+	const struct rt_tl_link *l;
+	size_t nl = rt_tl_links(tl, row, &l);
+	unsigned n = 0;
+	for (size_t k = 0; k < nl; k++)
+		n += l[k].type == type;
+	return n;
+}
+
 static void clean_workload(struct sim *s, int nwr)
 {
 	struct sim_fault nf = SIM_NOFAULT;
@@ -200,23 +234,14 @@ static void test_clean_run(void)
 	size_t wrs = 0, covered = 0;
 	for (ssize_t i = rt_tl_next_match(tl, -1, RT_TLM_WR, 1); i >= 0; i = rt_tl_next_match(tl, i, RT_TLM_WR, 1)) {
 		const struct rt_tl_row *r = rt_tl_row(tl, (size_t)i);
-		const struct rt_tl_link *l;
-		size_t nl = rt_tl_links(tl, (size_t)i, &l);
-		unsigned pk = 0, ack = 0, comp = 0, cons = 0;
-		for (size_t k = 0; k < nl; k++) {
-			pk += l[k].type == RT_TLL_PACKET;
-			ack += l[k].type == RT_TLL_ACK;
-			comp += l[k].type == RT_TLL_COMPLETION;
-			cons += l[k].type == RT_TLL_CONSUMER;
-		}
 		if (r->flags & RT_TLF_RECV) {
-			CHECK_EQ_U(cons, 1);
+			CHECK_EQ_U(links_of(tl, (size_t)i, RT_TLL_CONSUMER), 1);
 			continue;
 		}
 		wrs++;
-		CHECK_EQ_U(pk, r->sub == 0 ? 8 : 3);
-		CHECK_EQ_U(ack, 1);
-		CHECK_EQ_U(comp, 1);
+		CHECK_EQ_U(links_of(tl, (size_t)i, RT_TLL_PACKET), r->sub == 0 ? 8 : 3);
+		CHECK_EQ_U(links_of(tl, (size_t)i, RT_TLL_ACK), 1);
+		CHECK_EQ_U(links_of(tl, (size_t)i, RT_TLL_COMPLETION), 1);
 		if (!(r->flags & RT_TLF_SIGNALED))
 			covered++;
 	}
@@ -647,6 +672,28 @@ static void ack_engine_send(struct sim *s, uint64_t t, uint32_t psn)
 	ack_engine_send_flags(s, t, psn, 0, 0x1f);
 }
 
+/* B's acknowledgement of psn (ACK, NAK or RNR NAK, as its AETH syndrome
+ * says) on the wire at t, in a hand-made run. */
+static void wire_ack(struct sim *s, uint64_t t, uint32_t psn, uint8_t syndrome, uint32_t msn)
+{
+	struct synth a;
+	memset(&a, 0, sizeof(a));
+	sim_ack(&a, psn, syndrome, msn);
+	a.dqpn = s->c.qpn_a;
+	sim_wire(s, t, 0, &a);
+}
+
+/* Host A's or B's program (pid 100 or 200) exited with status code at t. */
+static void program_exited(struct sim *s, int host_b, uint64_t t, int32_t code)
+{
+	struct rt_event e = sim_ev(s, host_b, t, RT_EV_PROCESS_END, 0);
+	e.u.process_end.pid = host_b ? 200 : 100;
+	e.u.process_end.how = RT_END_EXIT;
+	e.u.process_end.has_code = 1;
+	e.u.process_end.code = code;
+	sim_emit(s, host_b, &e);
+}
+
 /* A's signaled RDMA WRITE of len bytes to B's MR, posted at t. */
 static void post_write(struct sim *s, uint64_t t, uint64_t wr_id, uint32_t len)
 {
@@ -710,12 +757,8 @@ static void test_response_copy_engine(void)
 	uint64_t tb = t + 2000 + 2 * L + 1000;
 	ack_engine_send(&s, tb, rt_psn_add(P, 1));
 	ack_engine_send(&s, tb + 2, rt_psn_add(P, 1)); /* traced again: the same transmission */
-	struct synth a;
-	memset(&a, 0, sizeof(a));
-	sim_ack(&a, rt_psn_add(P, 1), 0x1f, 1);
-	a.dqpn = c.qpn_a;
-	sim_wire(&s, tb + L, 0, &a);
-	sim_wire(&s, tb + L + 300, 0, &a);
+	wire_ack(&s, tb + L, rt_psn_add(P, 1), 0x1f, 1);
+	wire_ack(&s, tb + L + 300, rt_psn_add(P, 1), 0x1f, 1); /* the same frame again */
 	sim_completion(&s, 0, tb + 2 * L + 1000, 900, 0, 1 /* IBV_WC_RDMA_WRITE */, 0);
 	s.now = tb + 2 * L + 10000;
 	s.a_psn = rt_psn_add(P, 2);
@@ -759,11 +802,7 @@ static struct rt_timeline *held_ack_run(const char *name, uint64_t hold_ns, uint
 	sim_wire(&s, t + 1000 + L, 1, &p);
 	uint64_t tb = t + 1000 + 2 * L + 2000 + hold_ns; /* the ACK leaves B after the hold */
 	ack_engine_send_flags(&s, tb, P, RT_PKTE_HELD, syndrome);
-	struct synth ack;
-	memset(&ack, 0, sizeof(ack));
-	sim_ack(&ack, P, syndrome, 1);
-	ack.dqpn = c.qpn_a;
-	sim_wire(&s, tb + L, 0, &ack);
+	wire_ack(&s, tb + L, P, syndrome, 1);
 	sim_completion(&s, 0, tb + 2 * L + 1000, 910, 0, 1 /* IBV_WC_RDMA_WRITE */, 0);
 	s.now = tb + 2 * L + 10000;
 	s.a_psn = rt_psn_add(P, 1);
@@ -1016,11 +1055,7 @@ static void test_cm_silent_peer(void)
 		sim_cm_event(&s, 1, t + 3000000, 10, c.qpn_b); /* DISCONNECTED */
 		if (talks)
 			sim_cm(&s, t + 5000000, 0, RT_CM_DREP, 0x4444, 0x3333, 0);
-		struct rt_event pe = sim_ev(&s, 1, t + 9000000, RT_EV_PROCESS_END, 0);
-		pe.u.process_end.pid = 200;
-		pe.u.process_end.how = RT_END_EXIT;
-		pe.u.process_end.has_code = 1;
-		sim_emit(&s, 1, &pe);
+		program_exited(&s, 1, t + 9000000, 0);
 		sim_cm(&s, t + every, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
 		sim_cm(&s, t + 2 * every, 1, RT_CM_DREQ, 0x1111, 0x2222, 0);
 		s.now = t + 2 * every + 1000000;
@@ -1218,9 +1253,7 @@ static void test_ackreq_damaged(void)
 	if (!tl)
 		return;
 	unsigned gbn = 0, told = 0;
-	for (struct walk w = findings(tl, SHOW_ALL); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_GO_BACK_N)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_GO_BACK_N, SHOW_ALL); next_finding(&w);) {
 		gbn++;
 		told += strstr(w.text, "no ACK came for PSN ") && strstr(w.text, "; the request that asked for its ACK (frame ") &&
 			strstr(w.text, ", AckReq) had a bad ICRC: the receiver dropped it and sent no ACK, so the sender resent "
@@ -1539,12 +1572,8 @@ static void test_partial_inputs(void)
 		CHECK_EQ_U(problems(tl, NULL), 0);
 		CHECK(clocks_recovered(tl, &c, c.off_a, 1));
 		size_t peer_links = 0;
-		for (size_t i = 0; i < rt_tl_row_count(tl); i++) {
-			const struct rt_tl_link *l = NULL;
-			size_t n = rt_tl_links(tl, i, &l);
-			for (size_t j = 0; j < n; j++)
-				peer_links += l[j].type == RT_TLL_CM_PEER;
-		}
+		for (size_t i = 0; i < rt_tl_row_count(tl); i++)
+			peer_links += links_of(tl, i, RT_TLL_CM_PEER);
 		/* ROUTE_RESOLVED <-> CONNECT_REQUEST, CONNECT_REQUEST <-> ESTABLISHED, both ways */
 		CHECK_EQ_U(peer_links, 4);
 		rt_timeline_free(tl);
@@ -1814,6 +1843,19 @@ static const char *shared_dir(void)
 	return NULL;
 }
 
+/* Run directory `name` made of the shared capture sd/<run>/wire.pcap,
+ * copied in as `as` ("": wire.pcap), with an empty traces/ when `traced`
+ * (for trace files to come); returns the directory. */
+static const char *golden_copy(const char *sd, const char *run, const char *name, const char *as, int traced)
+{
+	static char d[600];
+	char cmd[1400];
+	snprintf(d, sizeof(d), "%s", rundir(name));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s%s && cp %s/%s/wire.pcap %s/%s", d, traced ? "/traces" : "", sd, run, d, as);
+	CHECK(system(cmd) == 0);
+	return d;
+}
+
 /* client.log / server.log lines to trace events (the test's own probe). */
 static int log_to_trace(const char *log, const char *out, const char *host, int pid, const char *prog)
 {
@@ -1937,10 +1979,8 @@ static void test_golden_rxe_write(void)
 	const char *sd = shared_dir();
 	if (!sd)
 		SKIP("../shared/captures not present");
-	char d[600], cmd[1400], p[800];
-	snprintf(d, sizeof(d), "%s", rundir("rxe-write"));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/traces && cp %s/rxe-write/wire.pcap %s/capture.pcap", d, sd, d);
-	CHECK(system(cmd) == 0);
+	char cmd[1400], p[800];
+	const char *d = golden_copy(sd, "rxe-write", "rxe-write", "capture.pcap", 1);
 	snprintf(p, sizeof(p), "%s/traces/client-1-writer.rtr", d);
 	snprintf(cmd, sizeof(cmd), "%s/rxe-write/client.log", sd);
 	CHECK(log_to_trace(cmd, p, "client", 1, "writer") == 0);
@@ -1960,26 +2000,20 @@ static void test_golden_rxe_write(void)
 		wrs++;
 		const struct rt_tl_link *l;
 		size_t nl = rt_tl_links(tl, (size_t)i, &l);
-		unsigned pk = 0, comp = 0, ack = 0;
 		for (size_t k = 0; k < nl; k++) {
-			pk += l[k].type == RT_TLL_PACKET;
-			comp += l[k].type == RT_TLL_COMPLETION;
-			ack += l[k].type == RT_TLL_ACK;
+			const struct rt_tl_row *o = rt_tl_row(tl, l[k].row);
 			if (l[k].type == RT_TLL_PACKET) {
-				const struct rt_tl_row *o = rt_tl_row(tl, l[k].row);
 				CHECK(o->wr_id == r->wr_id);
 				CHECK(o->t_ns >= r->t_ns); /* aligned: posted before its packets */
 			}
 			if (l[k].type == RT_TLL_COMPLETION) {
-				const struct rt_tl_row *o = rt_tl_row(tl, l[k].row);
 				CHECK(o->wr_id == (r->wr_id + 3) / 4 * 4);
 				CHECK(o->t_ns >= r->t_ns);
 			}
 		}
-		CHECK_EQ_U(pk, 8);
-		CHECK_EQ_U(comp, 1);
+		CHECK_EQ_U(links_of(tl, (size_t)i, RT_TLL_PACKET), 8);
+		CHECK_EQ_U(links_of(tl, (size_t)i, RT_TLL_COMPLETION), 1);
 		covered += !(r->flags & RT_TLF_SIGNALED);
-		(void)ack;
 	}
 	CHECK_EQ_U(wrs, 20);
 	CHECK_EQ_U(covered, 15);
@@ -2019,9 +2053,7 @@ static void test_cm_reject(void)
 	if (!tl)
 		return;
 	unsigned n = 0;
-	for (struct walk w = findings(tl, SHOW_NONE); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_CM_REJECT)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_CM_REJECT, SHOW_NONE); next_finding(&w);) {
 		const char *txt = w.text;
 		n++;
 		if (strstr(txt, "reason 28")) {
@@ -2080,9 +2112,7 @@ static void test_cm_reject_listener(void)
 	if (!tl)
 		return;
 	unsigned n = 0, wrong = 0, early = 0, gone = 0, quiet = 0;
-	for (struct walk w = findings(tl, SHOW_NONE); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_CM_REJECT)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_CM_REJECT, SHOW_NONE); next_finding(&w);) {
 		const char *txt = w.text;
 		n++;
 		CHECK(contains(txt, "reason 8 (invalid service ID)"));
@@ -2170,9 +2200,7 @@ static void test_cm_reject_private(void)
 	if (!tl)
 		return;
 	unsigned n = 0, seen = 0;
-	for (struct walk w = findings(tl, SHOW_NONE); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_CM_REJECT)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_CM_REJECT, SHOW_NONE); next_finding(&w);) {
 		const char *txt = w.text;
 		n++;
 		if (strstr(txt, "server full")) {
@@ -2208,11 +2236,7 @@ static void test_golden_rxe_write_wire_only(void)
 	const char *sd = shared_dir();
 	if (!sd)
 		SKIP("../shared/captures not present");
-	char d[600], cmd[1400];
-	snprintf(d, sizeof(d), "%s", rundir("rxe-write-wire"));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/rxe-write/wire.pcap %s/capture.pcap", d, sd, d);
-	CHECK(system(cmd) == 0);
-	struct rt_timeline *tl = correlate(d);
+	struct rt_timeline *tl = correlate(golden_copy(sd, "rxe-write", "rxe-write-wire", "capture.pcap", 0));
 	if (!tl)
 		return;
 	unsigned qps = 0;
@@ -2235,11 +2259,7 @@ static void test_golden_rxe_rping(void)
 	const char *sd = shared_dir();
 	if (!sd)
 		SKIP("../shared/captures not present");
-	char d[600], cmd[1400];
-	snprintf(d, sizeof(d), "%s", rundir("rxe-rping"));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/rxe-rping/wire.pcap %s/", d, sd, d);
-	CHECK(system(cmd) == 0);
-	struct rt_timeline *tl = correlate(d);
+	struct rt_timeline *tl = correlate(golden_copy(sd, "rxe-rping", "rxe-rping", "", 0));
 	if (!tl)
 		return;
 	CHECK_EQ_U(problems(tl, NULL), 0);
@@ -2372,10 +2392,7 @@ static void test_post_refused(void)
 static void test_create_refused(void)
 {
 	struct sim s;
-	struct sim_cfg c = base_cfg();
-	c.no_capture = 1;
-	CHECK(sim_open(&s, rundir("create-refused"), &c) == 0);
-	uint64_t t = c.t0 + 100;
+	uint64_t t = start_records_run(&s, "create-refused");
 	struct rt_event caps = sim_ev(&s, 0, t, RT_EV_DEVICE_CAPS, 0);
 	caps.u.device_caps = (struct rt_ev_device_caps){.device_id = 1, .max_qp_wr = 4096, .max_cqe = 8192,
 							.max_srq_wr = 1024, .max_qp = 100, .max_sge = 4, .max_srq_sge = 2,
@@ -2421,9 +2438,7 @@ static void test_create_refused(void)
 		"ibv_create_srq on hostB failed with ENOMEM: the device's or the kernel's resources ran out.",
 	};
 	unsigned found[4] = {0}, failed = 0;
-	for (struct walk w = findings(tl, SHOW_ALL); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_CALL_FAILED)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_CALL_FAILED, SHOW_ALL); next_finding(&w);) {
 		failed++;
 		for (unsigned k = 0; k < 4; k++)
 			found[k] += !strcmp(w.text, want[k]);
@@ -2440,10 +2455,7 @@ static void test_create_refused(void)
 static void test_async_errors(void)
 {
 	struct sim s;
-	struct sim_cfg c = base_cfg();
-	c.no_capture = 1;
-	CHECK(sim_open(&s, rundir("async-errors"), &c) == 0);
-	uint64_t t = c.t0 + 100;
+	uint64_t t = start_records_run(&s, "async-errors");
 	struct rt_event e = sim_ev(&s, 0, t, RT_EV_CQ_CREATE, 0);
 	e.u.cq_create = (struct rt_ev_cq_create){.cq_id = 7, .cqe = 4};
 	sim_emit(&s, 0, &e);
@@ -2476,9 +2488,7 @@ static void test_async_errors(void)
 		"Port 1 on hostB had the asynchronous event PORT_ERR at ",
 	};
 	unsigned found[3] = {0}, n = 0, twice = 0;
-	for (struct walk w = findings(tl, SHOW_ALL); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_ASYNC_ERROR)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_ASYNC_ERROR, SHOW_ALL); next_finding(&w);) {
 		n++;
 		CHECK(w.f->severity == RT_TLS_ERROR);
 		for (unsigned k = 0; k < 3; k++)
@@ -2500,10 +2510,7 @@ static void test_async_errors(void)
 static void test_cm_call_in_progress(void)
 {
 	struct sim s;
-	struct sim_cfg c = base_cfg();
-	c.no_capture = 1;
-	CHECK(sim_open(&s, rundir("cm-in-progress"), &c) == 0);
-	uint64_t t = c.t0 + 100;
+	uint64_t t = start_records_run(&s, "cm-in-progress");
 	for (int host = 0; host < 2; host++) {
 		struct rt_event e = sim_ev(&s, host, t, RT_EV_CM_EVENT, 0);
 		e.flags = RT_EVF_ERROR;
@@ -2514,12 +2521,7 @@ static void test_cm_call_in_progress(void)
 	}
 	/* A's outcome: the run's connection's events on A are on id 1.  A then
 	 * exits with status 1: its started connect is not its first error */
-	struct rt_event end = sim_ev(&s, 0, s.now + 100000, RT_EV_PROCESS_END, 0);
-	end.u.process_end.pid = 100;
-	end.u.process_end.how = RT_END_EXIT;
-	end.u.process_end.has_code = 1;
-	end.u.process_end.code = 1;
-	sim_emit(&s, 0, &end);
+	program_exited(&s, 0, s.now + 100000, 1);
 	struct rt_timeline *tl = finish_run(&s);
 	if (!tl)
 		return;
@@ -2743,9 +2745,7 @@ static void test_congestion(void)
 	if (!tl)
 		return;
 	unsigned found = 0;
-	for (struct walk w = findings(tl, SHOW_ALL); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_CONGESTION)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_CONGESTION, SHOW_ALL); next_finding(&w);) {
 		found++;
 		CHECK(strstr(w.text, "Congestion: 5 ECN-marked packets (Congestion Experienced: a queue on the path was "
 				   "filling up): 3 from 10.9.0.2 to 10.9.0.1, 2 from 10.9.0.1 to 10.9.0.2. No CNP came back "
@@ -2832,11 +2832,7 @@ static void test_read_pipeline_nak(void)
 	wire_packet(&s, tb + L, 0, RT_OP_RC_READ_RESPONSE_FIRST, P, 0, 0);
 	wire_packet(&s, tb + 2000 + L, 0, RT_OP_RC_READ_RESPONSE_MIDDLE, rt_psn_add(P, 2), 0, 0);
 	wire_packet(&s, tb + 3000 + L, 0, RT_OP_RC_READ_RESPONSE_LAST, rt_psn_add(P, 3), 0, 0);
-	struct synth nak;
-	memset(&nak, 0, sizeof(nak));
-	sim_ack(&nak, rt_psn_add(P, (int32_t)span), 0x60, 1); /* NAK PSN sequence error */
-	nak.dqpn = c.qpn_a;
-	sim_wire(&s, tb + 4000 + L, 0, &nak);
+	wire_ack(&s, tb + 4000 + L, rt_psn_add(P, (int32_t)span), 0x60, 1); /* NAK PSN sequence error */
 	/* the requester asks again from the response it missed, then for READs 2-4 */
 	uint64_t ta = tb + 4000 + 2 * L + 20000;
 	wire_packet(&s, ta + L, 1, RT_OP_RC_READ_REQUEST, rt_psn_add(P, 1), len - c.mtu, 0);
@@ -2861,9 +2857,7 @@ static void test_read_pipeline_nak(void)
 	unsigned rounds = 0, gap = 0;
 	char want[64];
 	snprintf(want, sizeof(want), "asked again from PSN 0x%06x", rt_psn_add(P, 1));
-	for (struct walk w = findings(tl, SHOW_PROBLEMS); next_finding(&w);) {
-		if (w.f->kind != RT_TLFK_GO_BACK_N)
-			continue;
+	for (struct walk w = findings_of(tl, RT_TLFK_GO_BACK_N, SHOW_PROBLEMS); next_finding(&w);) {
 		rounds++;
 		gap += strstr(w.text, "was lost before the capture point, so the next response") != NULL && strstr(w.text, want) != NULL;
 	}
@@ -2959,27 +2953,18 @@ static uint32_t reordered_write(struct sim *s, const struct sim_cfg *c, uint64_t
 	post_signaled(s, t, wr_id, 0 /* IBV_WR_RDMA_WRITE */, 6 * c->mtu, 0);
 	uint64_t t1 = t + 1000 + L;
 	static const uint32_t order[] = {2, 0, 1, 4, 5, 3}; /* sent 0 to 5, identifications id0 to id0 + 5 */
-	struct synth nak;
 	for (int k = 0; k < 6; k++) {
 		wire_packet(s, t1 + (uint64_t)k * 100, 1, write_opcode(order[k]), rt_psn_add(P, (int32_t)order[k]),
 			    6 * c->mtu, (uint16_t)(id0 + order[k]));
-		if (k == 0 || k == 3) { /* B's NAK for the PSN it waits for */
-			memset(&nak, 0, sizeof(nak));
-			sim_ack(&nak, rt_psn_add(P, k == 0 ? 0 : 2), 0x60, 0);
-			nak.dqpn = c->qpn_a;
-			sim_wire(s, t1 + (uint64_t)k * 100 + 50, 0, &nak);
-		}
+		if (k == 0 || k == 3) /* B's NAK for the PSN it waits for */
+			wire_ack(s, t1 + (uint64_t)k * 100 + 50, rt_psn_add(P, k == 0 ? 0 : 2), 0x60, 0);
 	}
 	/* A goes back to P on the first NAK; B acknowledges the WRITE */
 	uint64_t t2 = t1 + 600 + 2 * L + 1000;
 	for (uint32_t i = 0; i < 6; i++)
 		wire_packet(s, t2 + i * 100, 1, write_opcode(i), rt_psn_add(P, (int32_t)i), 6 * c->mtu,
 			    (uint16_t)(id0 + 6 + i));
-	struct synth ack;
-	memset(&ack, 0, sizeof(ack));
-	sim_ack(&ack, rt_psn_add(P, 5), 0x1f, 1);
-	ack.dqpn = c->qpn_a;
-	sim_wire(s, t2 + 600 + 50, 0, &ack);
+	wire_ack(s, t2 + 600 + 50, rt_psn_add(P, 5), 0x1f, 1);
 	sim_completion(s, 0, t2 + 600 + 2 * L + 1000, wr_id, 0, 1 /* IBV_WC_RDMA_WRITE */, 6 * c->mtu);
 	s->now = t2 + 600 + 2 * L + 20000;
 	s->a_psn = rt_psn_add(P, 6);
@@ -3283,12 +3268,7 @@ static void write_ud_run(const char *dir, enum ud_drop drop, int multicast)
 		if (drop == UD_DROP_LAST_PORTS) /* port 2 counted none of them */
 			emit_recv_counter(&s, t + 300000000, 1000, 2);
 		emit_recv_counter(&s, t + 400000000, drop == UD_DROP_LAST_OTHERS ? 1010 : 1009, 1);
-		struct rt_event pe = sim_ev(&s, 1, t + 900000000, RT_EV_PROCESS_END, 0);
-		pe.u.process_end.pid = 200;
-		pe.u.process_end.how = RT_END_EXIT;
-		pe.u.process_end.has_code = 1;
-		pe.u.process_end.code = 0;
-		sim_emit(&s, 1, &pe);
+		program_exited(&s, 1, t + 900000000, 0);
 		t += 900000000;
 	}
 	if (drop == UD_LOST_ALL || drop == UD_LOST_ALL_UNLINKED || drop == UD_LOST_ALL_CM_ONLY)
@@ -3378,12 +3358,11 @@ static void check_ud_multicast(int how)
 		if (r->kind != RT_TLK_PACKET || r->peer_qpn != 0xFFFFFF)
 			continue;
 		datagrams++;
+		with_wr += links_of(tl, i, RT_TLL_WR);
 		const struct rt_tl_link *l;
 		size_t n = rt_tl_links(tl, i, &l);
-		for (size_t j = 0; j < n; j++) {
-			with_wr += l[j].type == RT_TLL_WR;
+		for (size_t j = 0; j < n; j++)
 			with_recv += l[j].type == RT_TLL_RECV_WR && rt_tl_row(tl, l[j].row)->qpn == 0x41;
-		}
 	}
 	CHECK_EQ_U(datagrams, 10);
 	CHECK_EQ_U(with_wr, 10);

@@ -66,7 +66,7 @@ bool capfile_parse_recognises(const uint8_t *p, size_t len)
 {
 	if (len < 4)
 		return false;
-	uint32_t le = le32(p), be = be32(p);
+	uint32_t le = le32(p), be = rt_get_be32(p);
 	return le == PCAP_MAGIC_US || le == PCAP_MAGIC_NS || be == PCAP_MAGIC_US || be == PCAP_MAGIC_NS ||
 	       le == PCAPNG_SHB;
 }

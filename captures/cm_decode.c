@@ -30,7 +30,7 @@ static void decode_cma_hdr(const uint8_t *pd, struct rt_cm *cm)
 	cm->has_cma_hdr = true;
 	cm->cma_version = pd[0];
 	cm->cma_ip_version = (uint8_t)ipv;
-	cm->cma_src_port = be16(pd + 2);
+	cm->cma_src_port = rt_get_be16(pd + 2);
 	memcpy(cm->cma_src_ip, pd + 4, 16);
 	memcpy(cm->cma_dst_ip, pd + 20, 16);
 	cm->user_private_off += RT_CMA_HDR_LEN;
@@ -51,9 +51,9 @@ static void decode_service(uint64_t service_id, struct rt_cm *cm)
 /* SIDR_REQ: request ID, P_Key, service ID, 216 bytes of private data. */
 static void decode_sidr_req(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
 {
-	cm->local_comm_id = be32(b);
-	cm->pkey = be16(b + 4);
-	decode_service(be64(b + 8), cm);
+	cm->local_comm_id = rt_get_be32(b);
+	cm->pkey = rt_get_be16(b + 4);
+	decode_service(rt_get_be64(b + 8), cm);
 	set_private(cm, frame_off, 16, 216);
 	if (cm->ip_service)
 		decode_cma_hdr(b + 16, cm);
@@ -63,41 +63,41 @@ static void decode_sidr_req(const uint8_t *b, struct rt_cm *cm, uint32_t frame_o
  * additional information (72 bytes), 136 bytes of private data. */
 static void decode_sidr_rep(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
 {
-	cm->local_comm_id = be32(b);
+	cm->local_comm_id = rt_get_be32(b);
 	cm->sidr_status = b[4];
-	cm->local_qpn = be24(b + 8);
-	decode_service(be64(b + 12), cm);
-	cm->local_qkey = be32(b + 20);
+	cm->local_qpn = rt_get_be24(b + 8);
+	decode_service(rt_get_be64(b + 12), cm);
+	cm->local_qkey = rt_get_be32(b + 20);
 	set_private(cm, frame_off, 96, 136);
 }
 
 static void decode_req(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
 {
-	cm->local_comm_id = be32(b);
-	decode_service(be64(b + 8), cm);
-	cm->local_ca_guid = be64(b + 16);
-	cm->local_qkey = be32(b + 28);
-	cm->local_qpn = be24(b + 32);
+	cm->local_comm_id = rt_get_be32(b);
+	decode_service(rt_get_be64(b + 8), cm);
+	cm->local_ca_guid = rt_get_be64(b + 16);
+	cm->local_qkey = rt_get_be32(b + 28);
+	cm->local_qpn = rt_get_be24(b + 32);
 	cm->responder_resources = b[35];
 	cm->initiator_depth = b[39];
 	cm->remote_cm_timeout = b[43] >> 3;
 	cm->transport_type = (b[43] >> 1) & 3;
 	cm->e2e_flow_control = b[43] & 1;
-	cm->starting_psn = be24(b + 44);
+	cm->starting_psn = rt_get_be24(b + 44);
 	cm->local_cm_timeout = b[47] >> 3;
 	cm->retry_count = b[47] & 7;
-	cm->pkey = be16(b + 48);
+	cm->pkey = rt_get_be16(b + 48);
 	cm->path_mtu = b[50] >> 4;
 	cm->rdc_exists = (b[50] >> 3) & 1;
 	cm->rnr_retry_count = b[50] & 7;
 	cm->max_cm_retries = b[51] >> 4;
 	cm->srq = (b[51] >> 3) & 1;
 	cm->ext_transport = b[51] & 7;
-	cm->prim_local_lid = be16(b + 52);
-	cm->prim_remote_lid = be16(b + 54);
+	cm->prim_local_lid = rt_get_be16(b + 52);
+	cm->prim_remote_lid = rt_get_be16(b + 54);
 	memcpy(cm->prim_local_gid, b + 56, 16);
 	memcpy(cm->prim_remote_gid, b + 72, 16);
-	uint32_t w = be32(b + 88);
+	uint32_t w = rt_get_be32(b + 88);
 	cm->prim_flow_label = w >> 12;
 	cm->prim_packet_rate = w & 0x3F;
 	cm->prim_traffic_class = b[92];
@@ -112,11 +112,11 @@ static void decode_req(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
 
 static void decode_rep(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
 {
-	cm->local_comm_id = be32(b);
-	cm->remote_comm_id = be32(b + 4);
-	cm->local_qkey = be32(b + 8);
-	cm->local_qpn = be24(b + 12);
-	cm->starting_psn = be24(b + 20);
+	cm->local_comm_id = rt_get_be32(b);
+	cm->remote_comm_id = rt_get_be32(b + 4);
+	cm->local_qkey = rt_get_be32(b + 8);
+	cm->local_qpn = rt_get_be24(b + 12);
+	cm->starting_psn = rt_get_be24(b + 20);
 	cm->responder_resources = b[24];
 	cm->initiator_depth = b[25];
 	cm->target_ack_delay = b[26] >> 3;
@@ -124,7 +124,7 @@ static void decode_rep(const uint8_t *b, struct rt_cm *cm, uint32_t frame_off)
 	cm->e2e_flow_control = b[26] & 1;
 	cm->rnr_retry_count = b[27] >> 5;
 	cm->srq = (b[27] >> 4) & 1;
-	cm->local_ca_guid = be64(b + 28);
+	cm->local_ca_guid = rt_get_be64(b + 28);
 	set_private(cm, frame_off, 36, 196);
 }
 
@@ -139,7 +139,7 @@ int rt_decode_cm(const uint8_t *mad, const uint8_t *end, uint32_t frame_off, str
 	uint8_t buf[RT_MAD_LEN];
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, mad, have < sizeof(buf) ? have : sizeof(buf));
-	cm->attr_id = be16(buf + 16);
+	cm->attr_id = rt_get_be16(buf + 16);
 	const uint8_t *b = buf + MAD_HDR;
 
 	switch (cm->attr_id) {
@@ -151,29 +151,29 @@ int rt_decode_cm(const uint8_t *mad, const uint8_t *end, uint32_t frame_off, str
 		break;
 	case RT_CM_RTU:
 	case RT_CM_DREP:
-		cm->local_comm_id = be32(b);
-		cm->remote_comm_id = be32(b + 4);
+		cm->local_comm_id = rt_get_be32(b);
+		cm->remote_comm_id = rt_get_be32(b + 4);
 		set_private(cm, frame_off, 8, 224);
 		break;
 	case RT_CM_MRA:
-		cm->local_comm_id = be32(b);
-		cm->remote_comm_id = be32(b + 4);
+		cm->local_comm_id = rt_get_be32(b);
+		cm->remote_comm_id = rt_get_be32(b + 4);
 		cm->msg_mraed = b[8] >> 6;
 		cm->service_timeout = b[9] >> 3;
 		set_private(cm, frame_off, 10, 222);
 		break;
 	case RT_CM_REJ:
-		cm->local_comm_id = be32(b);
-		cm->remote_comm_id = be32(b + 4);
+		cm->local_comm_id = rt_get_be32(b);
+		cm->remote_comm_id = rt_get_be32(b + 4);
 		cm->msg_rejected = b[8] >> 6;
 		cm->reject_info_len = b[9] >> 1;
-		cm->reason = be16(b + 10);
+		cm->reason = rt_get_be16(b + 10);
 		set_private(cm, frame_off, 84, 148);
 		break;
 	case RT_CM_DREQ:
-		cm->local_comm_id = be32(b);
-		cm->remote_comm_id = be32(b + 4);
-		cm->remote_qpn = be24(b + 8);
+		cm->local_comm_id = rt_get_be32(b);
+		cm->remote_comm_id = rt_get_be32(b + 4);
+		cm->remote_qpn = rt_get_be24(b + 8);
 		set_private(cm, frame_off, 12, 220);
 		break;
 	case RT_CM_SIDR_REQ:
@@ -184,7 +184,7 @@ int rt_decode_cm(const uint8_t *mad, const uint8_t *end, uint32_t frame_off, str
 		break;
 	default:
 		/* LAP, APR and vendor attributes: the header only. */
-		cm->local_comm_id = be32(b);
+		cm->local_comm_id = rt_get_be32(b);
 		break;
 	}
 	return 0;

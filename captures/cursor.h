@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdmatrace/roce_wire.h"
+
 struct cur {
 	const uint8_t *p;
 	const uint8_t *end;
@@ -30,27 +32,8 @@ static inline const uint8_t *cur_take(struct cur *c, size_t n)
 	return q;
 }
 
-/* Loads from a span already checked by cur_take (offsets within it). */
-static inline uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static inline uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
+/* Loads from a span already checked by cur_take (offsets within it): the
+ * big-endian ones are roce_wire.h's rt_get_be16() ... rt_get_be64(). */
 static inline uint16_t le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);

@@ -10,43 +10,6 @@
 
 #include "rdmatrace/roce_build.h"
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
 int rt_roce_build_transport(uint8_t *buf, size_t cap, const struct rt_roce_hdrs *h, size_t payload_len)
 {
 	const struct rt_opcode_info *oi = rt_opcode_info(h->opcode);
@@ -57,19 +20,19 @@ int rt_roce_build_transport(uint8_t *buf, size_t cap, const struct rt_roce_hdrs 
 	uint8_t *p = buf;
 	p[0] = h->opcode;
 	p[1] = (uint8_t)((h->se ? 0x80 : 0) | (h->migreq ? 0x40 : 0) | (rt_pad_for(payload_len) << 4));
-	put16(p + 2, h->pkey ? h->pkey : 0xFFFF);
+	rt_put_be16(p + 2, h->pkey ? h->pkey : 0xFFFF);
 	p[4] = (uint8_t)((h->fecn ? 0x80 : 0) | (h->becn ? 0x40 : 0));
-	put24(p + 5, h->dest_qpn);
+	rt_put_be24(p + 5, h->dest_qpn);
 	p[8] = h->ackreq ? 0x80 : 0;
-	put24(p + 9, h->psn & RT_PSN_MASK);
+	rt_put_be24(p + 9, h->psn & RT_PSN_MASK);
 	p += RT_BTH_LEN;
 	/* Wire order of the extended headers (IBTA): FETH, RETH, AETH, AtomicETH,
 	   AtomicAckETH, DETH, ImmDt, IETH; the table says which are present.  DETH
 	   precedes ImmDt, RETH precedes ImmDt, AETH precedes AtomicAckETH. */
 	if (oi->headers & RT_HDR_DETH) {
-		put32(p, h->deth_qkey);
+		rt_put_be32(p, h->deth_qkey);
 		p[4] = 0;
-		put24(p + 5, h->deth_src_qp);
+		rt_put_be24(p + 5, h->deth_src_qp);
 		p += RT_DETH_LEN;
 	}
 	if (oi->headers & RT_HDR_FETH) {
@@ -77,25 +40,25 @@ int rt_roce_build_transport(uint8_t *buf, size_t cap, const struct rt_roce_hdrs 
 		p += RT_FETH_LEN;
 	}
 	if (oi->headers & RT_HDR_RETH) {
-		put64(p, h->reth_va);
-		put32(p + 8, h->reth_rkey);
-		put32(p + 12, h->reth_len);
+		rt_put_be64(p, h->reth_va);
+		rt_put_be32(p + 8, h->reth_rkey);
+		rt_put_be32(p + 12, h->reth_len);
 		p += RT_RETH_LEN;
 	}
 	if (oi->headers & RT_HDR_AETH) {
 		p[0] = h->aeth_syndrome;
-		put24(p + 1, h->aeth_msn);
+		rt_put_be24(p + 1, h->aeth_msn);
 		p += RT_AETH_LEN;
 	}
 	if (oi->headers & RT_HDR_ATOMICETH) {
-		put64(p, h->atomic_va);
-		put32(p + 8, h->atomic_rkey);
-		put64(p + 12, h->atomic_swap_add);
-		put64(p + 20, h->atomic_compare);
+		rt_put_be64(p, h->atomic_va);
+		rt_put_be32(p + 8, h->atomic_rkey);
+		rt_put_be64(p + 12, h->atomic_swap_add);
+		rt_put_be64(p + 20, h->atomic_compare);
 		p += RT_ATOMICETH_LEN;
 	}
 	if (oi->headers & RT_HDR_ATOMICACKETH) {
-		put64(p, h->atomic_orig);
+		rt_put_be64(p, h->atomic_orig);
 		p += RT_ATOMICACKETH_LEN;
 	}
 	if (oi->headers & RT_HDR_IMMDT) {
@@ -103,7 +66,7 @@ int rt_roce_build_transport(uint8_t *buf, size_t cap, const struct rt_roce_hdrs 
 		p += RT_IMMDT_LEN;
 	}
 	if (oi->headers & RT_HDR_IETH) {
-		put32(p, h->ieth_rkey);
+		rt_put_be32(p, h->ieth_rkey);
 		p += RT_IETH_LEN;
 	}
 	if (oi->headers & RT_HDR_CNP) {
@@ -130,37 +93,37 @@ int rt_roce_parse_transport(const uint8_t *p, size_t len, struct rt_roce_hdrs *h
 	h->pkey = (uint16_t)(p[2] << 8 | p[3]);
 	h->fecn = p[4] & 0x80;
 	h->becn = p[4] & 0x40;
-	h->dest_qpn = get32(p + 4) & RT_PSN_MASK;
+	h->dest_qpn = rt_get_be32(p + 4) & RT_PSN_MASK;
 	h->ackreq = p[8] & 0x80;
-	h->psn = get32(p + 8) & RT_PSN_MASK;
+	h->psn = rt_get_be32(p + 8) & RT_PSN_MASK;
 	p += RT_BTH_LEN;
 	if (oi->headers & RT_HDR_DETH) {
-		h->deth_qkey = get32(p);
-		h->deth_src_qp = get32(p + 4) & RT_PSN_MASK;
+		h->deth_qkey = rt_get_be32(p);
+		h->deth_src_qp = rt_get_be32(p + 4) & RT_PSN_MASK;
 		p += RT_DETH_LEN;
 	}
 	if (oi->headers & RT_HDR_FETH)
 		p += RT_FETH_LEN;
 	if (oi->headers & RT_HDR_RETH) {
-		h->reth_va = get64(p);
-		h->reth_rkey = get32(p + 8);
-		h->reth_len = get32(p + 12);
+		h->reth_va = rt_get_be64(p);
+		h->reth_rkey = rt_get_be32(p + 8);
+		h->reth_len = rt_get_be32(p + 12);
 		p += RT_RETH_LEN;
 	}
 	if (oi->headers & RT_HDR_AETH) {
 		h->aeth_syndrome = p[0];
-		h->aeth_msn = get32(p) & RT_PSN_MASK;
+		h->aeth_msn = rt_get_be32(p) & RT_PSN_MASK;
 		p += RT_AETH_LEN;
 	}
 	if (oi->headers & RT_HDR_ATOMICETH) {
-		h->atomic_va = get64(p);
-		h->atomic_rkey = get32(p + 8);
-		h->atomic_swap_add = get64(p + 12);
-		h->atomic_compare = get64(p + 20);
+		h->atomic_va = rt_get_be64(p);
+		h->atomic_rkey = rt_get_be32(p + 8);
+		h->atomic_swap_add = rt_get_be64(p + 12);
+		h->atomic_compare = rt_get_be64(p + 20);
 		p += RT_ATOMICETH_LEN;
 	}
 	if (oi->headers & RT_HDR_ATOMICACKETH) {
-		h->atomic_orig = get64(p);
+		h->atomic_orig = rt_get_be64(p);
 		p += RT_ATOMICACKETH_LEN;
 	}
 	if (oi->headers & RT_HDR_IMMDT) {
@@ -168,7 +131,7 @@ int rt_roce_parse_transport(const uint8_t *p, size_t len, struct rt_roce_hdrs *h
 		p += RT_IMMDT_LEN;
 	}
 	if (oi->headers & RT_HDR_IETH) {
-		h->ieth_rkey = get32(p);
+		h->ieth_rkey = rt_get_be32(p);
 		p += RT_IETH_LEN;
 	}
 	if (oi->headers & RT_HDR_CNP)
@@ -189,8 +152,8 @@ static size_t write_ip_udp(uint8_t *p, const struct rt_roce_addr *a, size_t n, b
 	size_t iplen = ip_header_len(a->family);
 	if (a->family == AF_INET6) {
 		uint32_t w = 6u << 28 | (uint32_t)a->tos << 20 | (a->flow_label & 0xFFFFF);
-		put32(p, masked ? 0x6FFFFFFFu : w);
-		put16(p + 4, (uint16_t)(8 + n));
+		rt_put_be32(p, masked ? 0x6FFFFFFFu : w);
+		rt_put_be16(p + 4, (uint16_t)(8 + n));
 		p[6] = 17;
 		p[7] = masked ? 0xFF : ttl;
 		memcpy(p + 8, a->src, 16);
@@ -198,12 +161,12 @@ static size_t write_ip_udp(uint8_t *p, const struct rt_roce_addr *a, size_t n, b
 	} else {
 		p[0] = 0x45;
 		p[1] = masked ? 0xFF : a->tos;
-		put16(p + 2, (uint16_t)(20 + 8 + n));
-		put16(p + 4, a->ip_id);
-		put16(p + 6, a->ip_df ? 0x4000 : 0);
+		rt_put_be16(p + 2, (uint16_t)(20 + 8 + n));
+		rt_put_be16(p + 4, a->ip_id);
+		rt_put_be16(p + 6, a->ip_df ? 0x4000 : 0);
 		p[8] = masked ? 0xFF : ttl;
 		p[9] = 17;
-		put16(p + 10, masked ? 0xFFFF : 0);
+		rt_put_be16(p + 10, masked ? 0xFFFF : 0);
 		memcpy(p + 12, a->src, 4);
 		memcpy(p + 16, a->dst, 4);
 		if (!masked) {
@@ -212,14 +175,14 @@ static size_t write_ip_udp(uint8_t *p, const struct rt_roce_addr *a, size_t n, b
 				sum += (uint32_t)p[i] << 8 | p[i + 1];
 			while (sum >> 16)
 				sum = (sum & 0xFFFF) + (sum >> 16);
-			put16(p + 10, (uint16_t)~sum);
+			rt_put_be16(p + 10, (uint16_t)~sum);
 		}
 	}
 	uint8_t *u = p + iplen;
-	put16(u, a->sport);
-	put16(u + 2, dport);
-	put16(u + 4, (uint16_t)(8 + n));
-	put16(u + 6, masked ? 0xFFFF : 0);
+	rt_put_be16(u, a->sport);
+	rt_put_be16(u + 2, dport);
+	rt_put_be16(u + 4, (uint16_t)(8 + n));
+	rt_put_be16(u + 6, masked ? 0xFFFF : 0);
 	return iplen + 8;
 }
 
@@ -275,7 +238,7 @@ int rt_roce_build_packet(uint8_t *buf, size_t cap, const struct rt_roce_addr *a,
 		static const uint8_t dmac[6] = { 0x02, 0, 0, 0, 0, 0x02 }, smac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 		memcpy(p, dmac, 6);
 		memcpy(p + 6, smac, 6);
-		put16(p + 12, a->family == AF_INET6 ? 0x86DD : 0x0800);
+		rt_put_be16(p + 12, a->family == AF_INET6 ? 0x86DD : 0x0800);
 		p += 14;
 	}
 	p += write_ip_udp(p, a, udp_payload, false);

@@ -27,19 +27,19 @@ static int decode_ethernet(struct cur *c, struct rt_pkt *pkt)
 	memcpy(pkt->eth_dst, h, 6);
 	memcpy(pkt->eth_src, h + 6, 6);
 	pkt->flags |= RT_PKT_ETH;
-	uint16_t type = be16(h + 12);
+	uint16_t type = rt_get_be16(h + 12);
 	while (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ || type == ETHERTYPE_QINQ_OLD) {
 		const uint8_t *t = cur_take(c, 4);
 		if (!t)
 			return -1;
 		if (pkt->nvlans < 2) {
 			pkt->vlan_tpid[pkt->nvlans] = type;
-			pkt->vlan_tci[pkt->nvlans] = be16(t);
+			pkt->vlan_tci[pkt->nvlans] = rt_get_be16(t);
 		}
 		if (pkt->nvlans < 255)
 			pkt->nvlans++;
 		pkt->flags |= RT_PKT_VLAN;
-		type = be16(t + 2);
+		type = rt_get_be16(t + 2);
 	}
 	pkt->ethertype = type;
 	return 0;
@@ -53,12 +53,12 @@ static int decode_sll(struct cur *c, struct rt_pkt *pkt, bool v2)
 		return -1;
 	pkt->flags |= RT_PKT_SLL;
 	if (v2) {
-		pkt->ethertype = be16(h);
-		pkt->sll_ifindex = be32(h + 4);
+		pkt->ethertype = rt_get_be16(h);
+		pkt->sll_ifindex = rt_get_be32(h + 4);
 		pkt->sll_pkttype = h[10];
 	} else {
-		pkt->sll_pkttype = be16(h);
-		pkt->ethertype = be16(h + 14);
+		pkt->sll_pkttype = rt_get_be16(h);
+		pkt->ethertype = rt_get_be16(h + 14);
 	}
 	/* A cooked capture may keep a VLAN tag in the payload. */
 	while (pkt->ethertype == ETHERTYPE_VLAN || pkt->ethertype == ETHERTYPE_QINQ) {
@@ -67,11 +67,11 @@ static int decode_sll(struct cur *c, struct rt_pkt *pkt, bool v2)
 			return -1;
 		if (pkt->nvlans < 2) {
 			pkt->vlan_tpid[pkt->nvlans] = pkt->ethertype;
-			pkt->vlan_tci[pkt->nvlans] = be16(t);
+			pkt->vlan_tci[pkt->nvlans] = rt_get_be16(t);
 		}
 		pkt->nvlans++;
 		pkt->flags |= RT_PKT_VLAN;
-		pkt->ethertype = be16(t + 2);
+		pkt->ethertype = rt_get_be16(t + 2);
 	}
 	return 0;
 }
@@ -91,9 +91,9 @@ static int decode_null(struct cur *c, struct rt_pkt *pkt, bool big_endian)
 	const uint8_t *h = cur_take(c, 4);
 	if (!h)
 		return -1;
-	uint32_t af = big_endian ? be32(h) : le32(h);
+	uint32_t af = big_endian ? rt_get_be32(h) : le32(h);
 	if (!big_endian && af > 0xFFFF)
-		af = be32(h); /* written on a big-endian host */
+		af = rt_get_be32(h); /* written on a big-endian host */
 	if (af == 2)
 		pkt->ethertype = ETHERTYPE_IPV4;
 	else if (af == 10 || af == 24 || af == 28 || af == 30)
@@ -117,9 +117,9 @@ static int decode_ipv4(struct cur *c, struct rt_pkt *pkt, const uint8_t *frame)
 	pkt->flags |= RT_PKT_IPV4;
 	pkt->ip_hdr_len = ihl;
 	pkt->tos = h[1];
-	pkt->ip_len = be16(h + 2);
-	pkt->ip_id = be16(h + 4);
-	uint16_t frag = be16(h + 6);
+	pkt->ip_len = rt_get_be16(h + 2);
+	pkt->ip_id = rt_get_be16(h + 4);
+	uint16_t frag = rt_get_be16(h + 6);
 	pkt->ip_df = (frag & 0x4000) != 0;
 	pkt->ip_mf = (frag & 0x2000) != 0;
 	pkt->ip_frag_off = (uint16_t)((frag & 0x1FFF) * 8u);
@@ -151,10 +151,10 @@ static int decode_ipv6(struct cur *c, struct rt_pkt *pkt, const uint8_t *frame)
 		return -2;
 	}
 	pkt->flags |= RT_PKT_IPV6;
-	uint32_t w = be32(h);
+	uint32_t w = rt_get_be32(h);
 	pkt->tos = (uint8_t)(w >> 20);
 	pkt->flow_label = w & 0xFFFFF;
-	pkt->ip_len = 40u + be16(h + 4);
+	pkt->ip_len = 40u + rt_get_be16(h + 4);
 	pkt->ttl = h[7];
 	memcpy(pkt->src, h + 8, 16);
 	memcpy(pkt->dst, h + 24, 16);
@@ -174,10 +174,10 @@ static int decode_ipv6(struct cur *c, struct rt_pkt *pkt, const uint8_t *frame)
 			const uint8_t *e = cur_take(c, 8);
 			if (!e)
 				return -1;
-			uint16_t off = be16(e + 2);
+			uint16_t off = rt_get_be16(e + 2);
 			pkt->ip_frag_off = (uint16_t)(off & 0xFFF8);
 			pkt->ip_mf = (off & 1) != 0;
-			pkt->ip_id = (uint16_t)be32(e + 4);
+			pkt->ip_id = (uint16_t)rt_get_be32(e + 4);
 			pkt->flags |= RT_PKT_FRAGMENT;
 			nh = e[0];
 			hdr_len += 8;
@@ -222,22 +222,22 @@ static void decode_ext_headers(struct cur *c, struct rt_pkt *pkt, unsigned want)
 	if (want & RT_HDR_FETH) {
 		if (!(h = cur_take(c, RT_FETH_LEN)))
 			return;
-		pkt->feth = be32(h);
+		pkt->feth = rt_get_be32(h);
 		pkt->hdrs |= RT_HDR_FETH;
 	}
 	if (want & RT_HDR_DETH) {
 		if (!(h = cur_take(c, RT_DETH_LEN)))
 			return;
-		pkt->deth.qkey = be32(h);
-		pkt->deth.src_qpn = be24(h + 5);
+		pkt->deth.qkey = rt_get_be32(h);
+		pkt->deth.src_qpn = rt_get_be24(h + 5);
 		pkt->hdrs |= RT_HDR_DETH;
 	}
 	if (want & RT_HDR_RETH) {
 		if (!(h = cur_take(c, RT_RETH_LEN)))
 			return;
-		pkt->reth.va = be64(h);
-		pkt->reth.rkey = be32(h + 8);
-		pkt->reth.dmalen = be32(h + 12);
+		pkt->reth.va = rt_get_be64(h);
+		pkt->reth.rkey = rt_get_be32(h + 8);
+		pkt->reth.dmalen = rt_get_be32(h + 12);
 		pkt->hdrs |= RT_HDR_RETH;
 	}
 	if (want & RT_HDR_AETH) {
@@ -246,35 +246,35 @@ static void decode_ext_headers(struct cur *c, struct rt_pkt *pkt, unsigned want)
 		pkt->aeth.syndrome = h[0];
 		pkt->aeth.type = (uint8_t)rt_aeth_type(h[0]);
 		pkt->aeth.value = (uint8_t)rt_aeth_value(h[0]);
-		pkt->aeth.msn = be24(h + 1);
+		pkt->aeth.msn = rt_get_be24(h + 1);
 		pkt->aeth.rnr_us = pkt->aeth.type == RT_AETH_RNR_NAK ? rt_rnr_timer_us(pkt->aeth.value) : 0;
 		pkt->hdrs |= RT_HDR_AETH;
 	}
 	if (want & RT_HDR_ATOMICACKETH) {
 		if (!(h = cur_take(c, RT_ATOMICACKETH_LEN)))
 			return;
-		pkt->atomic_ack_orig = be64(h);
+		pkt->atomic_ack_orig = rt_get_be64(h);
 		pkt->hdrs |= RT_HDR_ATOMICACKETH;
 	}
 	if (want & RT_HDR_ATOMICETH) {
 		if (!(h = cur_take(c, RT_ATOMICETH_LEN)))
 			return;
-		pkt->atomic.va = be64(h);
-		pkt->atomic.rkey = be32(h + 8);
-		pkt->atomic.swap_add = be64(h + 12);
-		pkt->atomic.compare = be64(h + 20);
+		pkt->atomic.va = rt_get_be64(h);
+		pkt->atomic.rkey = rt_get_be32(h + 8);
+		pkt->atomic.swap_add = rt_get_be64(h + 12);
+		pkt->atomic.compare = rt_get_be64(h + 20);
 		pkt->hdrs |= RT_HDR_ATOMICETH;
 	}
 	if (want & RT_HDR_IMMDT) {
 		if (!(h = cur_take(c, RT_IMMDT_LEN)))
 			return;
-		pkt->immdt = be32(h);
+		pkt->immdt = rt_get_be32(h);
 		pkt->hdrs |= RT_HDR_IMMDT;
 	}
 	if (want & RT_HDR_IETH) {
 		if (!(h = cur_take(c, RT_IETH_LEN)))
 			return;
-		pkt->ieth_rkey = be32(h);
+		pkt->ieth_rkey = rt_get_be32(h);
 		pkt->hdrs |= RT_HDR_IETH;
 	}
 	if (want & RT_HDR_CNP) {
@@ -302,9 +302,9 @@ static void decode_mad(const uint8_t *frame, struct rt_pkt *pkt, uint32_t cap_en
 	pkt->mad_class = h[1];
 	pkt->mad_class_version = h[2];
 	pkt->mad_method = h[3];
-	pkt->mad_status = be16(h + 4);
-	pkt->mad_tid = be64(h + 8);
-	pkt->mad_attr_mod = be32(h + 20);
+	pkt->mad_status = rt_get_be16(h + 4);
+	pkt->mad_tid = rt_get_be64(h + 8);
+	pkt->mad_attr_mod = rt_get_be32(h + 20);
 	if (pkt->payload_len < RT_MAD_LEN && pkt->malformed == RT_MALFORMED_NONE) {
 		pkt->flags |= RT_PKT_MALFORMED;
 		pkt->malformed = RT_MALFORMED_MAD_LEN;
@@ -451,10 +451,10 @@ int rt_decode(const struct rt_decode_opts *opts, uint16_t linktype, const uint8_
 	if (!u)
 		goto short_frame;
 	pkt->udp_off = (uint32_t)(u - data);
-	pkt->sport = be16(u);
-	pkt->dport = be16(u + 2);
-	pkt->udp_len = be16(u + 4);
-	pkt->udp_csum = be16(u + 6);
+	pkt->sport = rt_get_be16(u);
+	pkt->dport = rt_get_be16(u + 2);
+	pkt->udp_len = rt_get_be16(u + 4);
+	pkt->udp_csum = rt_get_be16(u + 6);
 	pkt->flags |= RT_PKT_UDP;
 	if (!is_roce_port(opts, pkt->dport)) {
 		pkt->skip = RT_SKIP_NOT_ROCE_PORT;
@@ -486,14 +486,14 @@ int rt_decode(const struct rt_decode_opts *opts, uint16_t linktype, const uint8_
 	bth->mig = (b[1] & 0x40) != 0;
 	bth->pad = (b[1] >> 4) & 3;
 	bth->tver = b[1] & 0x0F;
-	bth->pkey = be16(b + 2);
+	bth->pkey = rt_get_be16(b + 2);
 	bth->fecn = (b[4] & 0x80) != 0;
 	bth->becn = (b[4] & 0x40) != 0;
 	bth->resv6a = b[4] & 0x3F;
-	bth->dqpn = be24(b + 5);
+	bth->dqpn = rt_get_be24(b + 5);
 	bth->ackreq = (b[8] & 0x80) != 0;
 	bth->resv7 = b[8] & 0x7F;
-	bth->psn = be24(b + 9);
+	bth->psn = rt_get_be24(b + 9);
 
 	/* The extended headers are bounded by the IB packet, not the frame. */
 	uint32_t cap_end = caplen;

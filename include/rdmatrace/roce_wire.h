@@ -264,6 +264,55 @@ static inline void rt_icrc_store(uint8_t *p, uint32_t crc)
 	p[3] = (uint8_t)(crc >> 24);
 }
 
+/* Network-order (big-endian) fields at p, as the headers and the CM MAD
+ * carry them: one definition for the parsers, the builder and uroce's CM. */
+static inline uint16_t rt_get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t rt_get_be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint32_t rt_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t rt_get_be64(const uint8_t *p)
+{
+	return (uint64_t)rt_get_be32(p) << 32 | rt_get_be32(p + 4);
+}
+
+static inline void rt_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void rt_put_be24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static inline void rt_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void rt_put_be64(uint8_t *p, uint64_t v)
+{
+	rt_put_be32(p, (uint32_t)(v >> 32));
+	rt_put_be32(p + 4, (uint32_t)v);
+}
+
 /* Plain CRC-32 (zlib-compatible) update: crc = rt_crc32(crc, p, n), start with 0. */
 uint32_t rt_crc32(uint32_t crc, const void *p, size_t n);
 

@@ -322,34 +322,50 @@ CMA_EXPORT int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **o
 	return 0;
 }
 
-CMA_EXPORT int rdma_connect(struct rdma_cm_id *rid, struct rdma_conn_param *param)
+/* One CM step on an id under cma_lock, for the calls that only take that step:
+ * 0 or -1 with errno. */
+static int id_step(struct rdma_cm_id *rid, int (*step)(struct cma_id *))
 {
-	struct cma_id *id = cma_of(rid);
 	int ret;
 
 	if (!rid)
 		return fail(-EINVAL);
-	ack_sync_event(id);
 	ret = enter();
 	if (ret)
 		return fail(ret);
-	ret = cma_start_connect(id, param);
+	ret = step(cma_of(rid));
 	leave();
-	return sync_result(id, ret, RDMA_CM_EVENT_ESTABLISHED);
+	return ret ? fail(ret) : 0;
+}
+
+/* The CM step of rdma_connect and rdma_accept: a synchronous id's last event
+ * acknowledged, then the step under cma_lock; 0 or a negative errno. */
+static int conn_step(struct cma_id *id, const struct rdma_conn_param *param,
+		     int (*step)(struct cma_id *, const struct rdma_conn_param *))
+{
+	int ret;
+
+	ack_sync_event(id);
+	ret = enter();
+	if (ret)
+		return ret;
+	ret = step(id, param);
+	leave();
+	return ret;
+}
+
+CMA_EXPORT int rdma_connect(struct rdma_cm_id *rid, struct rdma_conn_param *param)
+{
+	struct cma_id *id = cma_of(rid);
+
+	if (!rid)
+		return fail(-EINVAL);
+	return sync_result(id, conn_step(id, param, cma_start_connect), RDMA_CM_EVENT_ESTABLISHED);
 }
 
 CMA_EXPORT int rdma_establish(struct rdma_cm_id *rid)
 {
-	int ret;
-
-	if (!rid)
-		return fail(-EINVAL);
-	ret = enter();
-	if (ret)
-		return fail(ret);
-	ret = cma_do_establish(cma_of(rid));
-	leave();
-	return ret ? fail(ret) : 0;
+	return id_step(rid, cma_do_establish);
 }
 
 CMA_EXPORT int rdma_accept(struct rdma_cm_id *rid, struct rdma_conn_param *param)
@@ -359,12 +375,7 @@ CMA_EXPORT int rdma_accept(struct rdma_cm_id *rid, struct rdma_conn_param *param
 
 	if (!rid)
 		return fail(-EINVAL);
-	ack_sync_event(id);
-	ret = enter();
-	if (ret)
-		return fail(ret);
-	ret = cma_do_accept(id, param);
-	leave();
+	ret = conn_step(id, param, cma_do_accept);
 	if (ret || id->id.qp_type == IBV_QPT_UD)
 		return ret ? fail(ret) : 0;
 	return sync_result(id, 0, RDMA_CM_EVENT_ESTABLISHED);
@@ -413,16 +424,7 @@ CMA_EXPORT int rdma_notify(struct rdma_cm_id *rid, enum ibv_event_type event)
 
 CMA_EXPORT int rdma_disconnect(struct rdma_cm_id *rid)
 {
-	int ret;
-
-	if (!rid)
-		return fail(-EINVAL);
-	ret = enter();
-	if (ret)
-		return fail(ret);
-	ret = cma_do_disconnect(cma_of(rid));
-	leave();
-	return ret ? fail(ret) : 0;
+	return id_step(rid, cma_do_disconnect);
 }
 
 CMA_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)

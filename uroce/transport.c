@@ -804,17 +804,30 @@ static void finish_read_resps(struct uroce_qp *qp)
 			;
 }
 
-static void send_ack_pkt(struct uroce_qp *qp, uint32_t psn, uint8_t syndrome)
+/* The responder's packets with an AETH and no payload, an ACK/NAK or an
+   atomic ACK (orig: the atomic's original value, 0 for the others). */
+static void send_aeth_pkt(struct uroce_qp *qp, uint8_t opcode, uint32_t psn, uint8_t syndrome, uint64_t orig)
 {
 	finish_read_resps(qp);
 	struct rt_roce_hdrs h;
 	memset(&h, 0, sizeof(h));
-	h.opcode = RT_OP_RC_ACKNOWLEDGE;
+	h.opcode = opcode;
 	h.dest_qpn = qp->dest_qpn;
 	h.psn = psn;
 	h.aeth_syndrome = syndrome;
 	h.aeth_msn = qp->msn & RT_PSN_MASK;
+	h.atomic_orig = orig;
 	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, NULL, 0, 0, 0);
+}
+
+static void send_ack_pkt(struct uroce_qp *qp, uint32_t psn, uint8_t syndrome)
+{
+	send_aeth_pkt(qp, RT_OP_RC_ACKNOWLEDGE, psn, syndrome, 0);
+}
+
+static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint64_t orig)
+{
+	send_aeth_pkt(qp, RT_OP_RC_ATOMIC_ACKNOWLEDGE, psn, ACK_SYN, orig);
 }
 
 /* Any ACK up to psn covers the lazy one. */
@@ -943,6 +956,29 @@ static bool rq_empty(struct uroce_qp *qp)
 	return rq->tail == rq->head;
 }
 
+/* A WRITE packet's payload (RC and UC): placed where the message is up to. */
+static void write_place(struct uroce_qp *qp, const uint8_t *pay, uint32_t len)
+{
+	if (len) {
+		memcpy(qp->wr_ptr, pay, len);
+		qp->wr_ptr += len;
+		qp->wr_left -= len;
+	}
+}
+
+/* The last packet of a WRITE message (RC and UC): one with immediate data
+   consumes a receive WR. */
+static void write_done(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const struct rt_opcode_info *oi)
+{
+	if (oi->has_imm) {
+		struct uroce_rwqe *r = get_rwqe(qp);
+		complete_recv(qp, r, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, qp->wr_total, IBV_WC_WITH_IMM,
+		              h->imm_be, qp->dest_qpn, h->se);
+		qp->have_rwqe = false;
+	}
+	qp->in_msg = 0;
+}
+
 /* A request of PSN psn that needs a receive WR: answered with an RNR NAK
    (true) when the receive queue is empty, or when a fault rule says so while
    a receive WR is there (traced as injected); the rest of its message is then
@@ -1060,20 +1096,6 @@ bool uroce_pump_reads(struct uroce_ctx *ctx, unsigned budget)
 		}
 	}
 	return more;
-}
-
-static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint64_t orig)
-{
-	finish_read_resps(qp);
-	struct rt_roce_hdrs h;
-	memset(&h, 0, sizeof(h));
-	h.opcode = RT_OP_RC_ATOMIC_ACKNOWLEDGE;
-	h.dest_qpn = qp->dest_qpn;
-	h.psn = psn;
-	h.aeth_syndrome = ACK_SYN;
-	h.aeth_msn = qp->msn & RT_PSN_MASK;
-	h.atomic_orig = orig;
-	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, NULL, 0, 0, 0);
 }
 
 static void resp_duplicate(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const struct rt_opcode_info *oi)
@@ -1200,23 +1222,13 @@ static void resp_rc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 			resp_fatal(qp, h->psn, RT_NAK_INVALID_REQUEST);
 			return;
 		}
-		if (len) {
-			memcpy(qp->wr_ptr, pay, len);
-			qp->wr_ptr += len;
-			qp->wr_left -= len;
-		}
+		write_place(qp, pay, len);
 		if (pos == RT_POS_LAST || pos == RT_POS_ONLY) {
 			if (qp->wr_left) {
 				resp_fatal(qp, h->psn, RT_NAK_INVALID_REQUEST);
 				return;
 			}
-			if (oi->has_imm) {
-				struct uroce_rwqe *r = get_rwqe(qp);
-				complete_recv(qp, r, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, qp->wr_total, IBV_WC_WITH_IMM,
-				              h->imm_be, qp->dest_qpn, h->se);
-				qp->have_rwqe = false;
-			}
-			qp->in_msg = 0;
+			write_done(qp, h, oi);
 			qp->msn++;
 		} else {
 			qp->in_msg = RT_CLASS_WRITE;
@@ -1370,22 +1382,11 @@ static void resp_uc(struct uroce_qp *qp, const struct rt_roce_hdrs *h, const str
 		qp->in_msg = 0;
 		return;
 	}
-	if (len) {
-		memcpy(qp->wr_ptr, pay, len);
-		qp->wr_ptr += len;
-		qp->wr_left -= len;
-	}
-	if (pos == RT_POS_LAST || pos == RT_POS_ONLY) {
-		if (oi->has_imm) {
-			struct uroce_rwqe *r = get_rwqe(qp);
-			complete_recv(qp, r, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, qp->wr_total, IBV_WC_WITH_IMM,
-			              h->imm_be, qp->dest_qpn, h->se);
-			qp->have_rwqe = false;
-		}
-		qp->in_msg = 0;
-	} else {
+	write_place(qp, pay, len);
+	if (pos == RT_POS_LAST || pos == RT_POS_ONLY)
+		write_done(qp, h, oi);
+	else
 		qp->in_msg = RT_CLASS_WRITE;
-	}
 }
 
 /* The 40-byte GRH area of a UD receive: IPv4 = 20 zero bytes + the IPv4 header, IPv6 = its header. */

@@ -215,19 +215,6 @@ static void drop(struct rt_tls_state *t, unsigned cause)
 	t->limit = 0;
 }
 
-static struct rt_event *take_slot(struct rt_tls_state *t, uint16_t kind, uint32_t qpn)
-{
-	struct rt_event *ev = &t->slots[t->head & t->mask];
-	ev->ticks = rt_clock_ticks(t->source);
-	ev->seq = t->seq++;
-	ev->tid = t->tid;
-	ev->kind = kind;
-	ev->flags = 0;
-	ev->qpn = qpn;
-	memset(&ev->u, 0, sizeof(ev->u));
-	return ev;
-}
-
 static void publish(struct rt_tls_state *t)
 {
 	__atomic_store_n(t->head_ptr, ++t->head, __ATOMIC_RELEASE);
@@ -249,7 +236,7 @@ static void report_lost(struct rt_tls_state *t, uint64_t limit)
 		uint64_t n = atomic_exchange_explicit(&r->lost[c], 0, memory_order_acq_rel);
 		if (!n)
 			continue;
-		struct rt_event *ev = take_slot(t, RT_EV_LOST, 0);
+		struct rt_event *ev = rt_event_take_slot(t, RT_EV_LOST, 0);
 		ev->u.lost.count = n;
 		ev->u.lost.first_seq = first;
 		ev->u.lost.cause = (uint8_t)c;
@@ -323,7 +310,7 @@ struct rt_event *rt_event_begin_slow(uint16_t kind, uint32_t qpn)
 		goto out;
 	}
 	set_limit(t, limit);
-	return take_slot(t, kind, qpn); /* busy stays set until commit */
+	return rt_event_take_slot(t, kind, qpn); /* busy stays set until commit */
 out:
 	__asm__ volatile("" ::: "memory");
 	t->busy = 0;

@@ -116,6 +116,21 @@ void rt_event_commit_error(struct rt_event *ev);
  */
 extern _Atomic int rt_tracer_enabled;
 
+/* The thread's next ring slot with its header filled in, for the inline
+ * fast path below and the tracer's out-of-line one; not for direct use. */
+static inline struct rt_event *rt_event_take_slot(struct rt_tls_state *t, uint16_t kind, uint32_t qpn)
+{
+	struct rt_event *ev = &t->slots[t->head & t->mask];
+	ev->ticks = rt_clock_ticks(t->source);
+	ev->seq = t->seq++;
+	ev->tid = t->tid;
+	ev->kind = kind;
+	ev->flags = 0;
+	ev->qpn = qpn;
+	__builtin_memset(&ev->u, 0, sizeof(ev->u));
+	return ev;
+}
+
 static inline struct rt_event *rt_event_begin(uint16_t kind, uint32_t qpn)
 {
 	int e = atomic_load_explicit(&rt_tracer_enabled, memory_order_relaxed);
@@ -126,15 +141,7 @@ static inline struct rt_event *rt_event_begin(uint16_t kind, uint32_t qpn)
 		return rt_event_begin_slow(kind, qpn);
 	t->busy = 1;
 	__asm__ volatile("" ::: "memory"); /* a signal handler sees busy before the slot is taken */
-	struct rt_event *ev = &t->slots[t->head & t->mask];
-	ev->ticks = rt_clock_ticks(t->source);
-	ev->seq = t->seq++;
-	ev->tid = t->tid;
-	ev->kind = kind;
-	ev->flags = 0;
-	ev->qpn = qpn;
-	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	return ev;
+	return rt_event_take_slot(t, kind, qpn);
 }
 
 static inline void rt_event_commit(struct rt_event *ev)

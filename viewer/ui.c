@@ -195,22 +195,24 @@ static int a_time(struct vw_ui *ui, int arg)
 	return VW_RD_SCREEN;
 }
 
-static int p_search_fwd(struct vw_ui *ui, const char *text)
+/* The answer to a search prompt: a new search in the direction dir (+1, -1). */
+static int search_start(struct vw_ui *ui, const char *text, int dir)
 {
 	if (!*text)
 		return VW_RD_SCREEN;
 	remember(ui);
-	vw_model_search_start(&ui->m, text, +1);
+	vw_model_search_start(&ui->m, text, dir);
 	return VW_RD_SCREEN;
+}
+
+static int p_search_fwd(struct vw_ui *ui, const char *text)
+{
+	return search_start(ui, text, +1);
 }
 
 static int p_search_back(struct vw_ui *ui, const char *text)
 {
-	if (!*text)
-		return VW_RD_SCREEN;
-	remember(ui);
-	vw_model_search_start(&ui->m, text, -1);
-	return VW_RD_SCREEN;
+	return search_start(ui, text, -1);
 }
 
 static int a_search(struct vw_ui *ui, int arg)
@@ -238,12 +240,21 @@ static void set_filter(struct vw_ui *ui, const struct vw_filter *f)
 		status(ui, "filter: %s", d[0] ? d : "none");
 }
 
+/* The selected row, for the actions about it: 0, or -1 when no row is
+ * selected or it cannot be read. */
+static int selected_row(struct vw_ui *ui, struct vw_row *r)
+{
+	if (ui->m.sel == VW_NONE || ui->src->ops->row(ui->src->ctx, ui->m.sel, r) < 0)
+		return -1;
+	return 0;
+}
+
 /* The QP of the selected row (0 when none). */
 static uint32_t selected_qpn(struct vw_ui *ui)
 {
 	struct vw_row r;
 
-	if (ui->m.sel == VW_NONE || ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) < 0)
+	if (selected_row(ui, &r) < 0)
 		return 0;
 	return r.qpn;
 }
@@ -303,7 +314,7 @@ static int p_host(struct vw_ui *ui, const char *text)
 	}
 	if (!strcmp(text, ".")) {
 		struct vw_row r;
-		if (ui->m.sel == VW_NONE || ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) < 0 || r.host == VW_HOST_NONE) {
+		if (selected_row(ui, &r) < 0 || r.host == VW_HOST_NONE) {
 			status(ui, "the selected row has no host");
 			return VW_RD_SCREEN;
 		}
@@ -576,27 +587,38 @@ static int a_follow(struct vw_ui *ui, int arg)
 	return VW_RD_SCREEN;
 }
 
-static int a_tshark(struct vw_ui *ui, int arg)
+/* The capture frame of the selected row's packet, for tshark and Wireshark:
+ * 0, with the reason on the status line, when there is none. */
+static uint32_t selected_frame(struct vw_ui *ui)
 {
 	struct vw_row r;
+
+	if (selected_row(ui, &r) < 0 || !r.frame) {
+		status(ui, "the selected row is not a captured packet");
+		return 0;
+	}
+	if (!ui->src->capture[0]) {
+		status(ui, "this run has no capture");
+		return 0;
+	}
+	return r.frame;
+}
+
+static int a_tshark(struct vw_ui *ui, int arg)
+{
+	uint32_t frame = selected_frame(ui);
 	char *out = NULL;
 	size_t len = 0;
 	char err[256];
 
 	(void)arg;
-	if (ui->m.sel == VW_NONE || ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) < 0 || !r.frame) {
-		status(ui, "the selected row is not a captured packet");
+	if (!frame)
 		return VW_RD_SCREEN;
-	}
-	if (!ui->src->capture[0]) {
-		status(ui, "this run has no capture");
-		return VW_RD_SCREEN;
-	}
 	if (ui->no_external) {
 		status(ui, "tshark disabled");
 		return VW_RD_SCREEN;
 	}
-	if (vw_tshark_decode(ui->tshark, ui->src->capture, r.frame, &out, &len, err, sizeof(err)) < 0) {
+	if (vw_tshark_decode(ui->tshark, ui->src->capture, frame, &out, &len, err, sizeof(err)) < 0) {
 		status(ui, "%s", err);
 		free(out);
 		return VW_RD_SCREEN;
@@ -608,30 +630,24 @@ static int a_tshark(struct vw_ui *ui, int arg)
 	ui->text_lines = 0;
 	for (size_t i = 0; i < len; i++)
 		ui->text_lines += out[i] == '\n';
-	snprintf(ui->text_title, sizeof(ui->text_title), "tshark -V: frame %u", r.frame);
+	snprintf(ui->text_title, sizeof(ui->text_title), "tshark -V: frame %u", frame);
 	push(ui, VW_SCR_TEXT);
 	return VW_RD_SCREEN;
 }
 
 static int a_wireshark(struct vw_ui *ui, int arg)
 {
-	struct vw_row r;
+	uint32_t frame = selected_frame(ui);
 	char err[256];
 
 	(void)arg;
-	if (ui->m.sel == VW_NONE || ui->src->ops->row(ui->src->ctx, ui->m.sel, &r) < 0 || !r.frame) {
-		status(ui, "the selected row is not a captured packet");
+	if (!frame)
 		return VW_RD_SCREEN;
-	}
-	if (!ui->src->capture[0]) {
-		status(ui, "this run has no capture");
-		return VW_RD_SCREEN;
-	}
-	if (ui->no_external || vw_wireshark_open(ui->src->capture, r.frame, err, sizeof(err)) < 0) {
+	if (ui->no_external || vw_wireshark_open(ui->src->capture, frame, err, sizeof(err)) < 0) {
 		status(ui, "%s", ui->no_external ? "Wireshark disabled" : err);
 		return VW_RD_SCREEN;
 	}
-	status(ui, "Wireshark opened at frame %u", r.frame);
+	status(ui, "Wireshark opened at frame %u", frame);
 	return VW_RD_SCREEN;
 }
 

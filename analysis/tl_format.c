@@ -192,12 +192,19 @@ static void summary(const struct rt_timeline *tl, size_t i, struct tl_textbuf *o
 	}
 }
 
-size_t rt_tl_format_summary(const struct rt_timeline *tl, size_t row, char *buf, size_t len)
+/* The start of the row formatters: buf emptied (when it has room), and
+ * whether row is a row of tl to write there. */
+static bool row_to_format(const struct rt_timeline *tl, size_t row, char *buf, size_t len)
 {
 	if (!len)
-		return 0;
+		return false;
 	buf[0] = 0;
-	if (row >= tl->nrows)
+	return row < tl->nrows;
+}
+
+size_t rt_tl_format_summary(const struct rt_timeline *tl, size_t row, char *buf, size_t len)
+{
+	if (!row_to_format(tl, row, buf, len))
 		return 0;
 	struct tl_textbuf o = {buf, 0, len};
 	summary(tl, row, &o);
@@ -206,10 +213,7 @@ size_t rt_tl_format_summary(const struct rt_timeline *tl, size_t row, char *buf,
 
 size_t rt_tl_format_detail(const struct rt_timeline *tl, size_t row, char *buf, size_t len)
 {
-	if (!len)
-		return 0;
-	buf[0] = 0;
-	if (row >= tl->nrows)
+	if (!row_to_format(tl, row, buf, len))
 		return 0;
 	struct tl_textbuf o = {buf, 0, len};
 	const struct rt_tl_row *r = &tl->rows[row];

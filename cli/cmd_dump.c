@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "command.h"
+#include "json_str.h"
 #include "rdmatrace/trace_print.h"
 #include "rdmatrace/trace_reader.h"
 #include "rdmatrace/tracer.h"
@@ -46,21 +47,6 @@ static void fmt_time(uint64_t ns, char *buf, size_t len)
 	gmtime_r(&s, &tm);
 	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf + n, len - n, ".%09" PRIu64 "Z", ns % 1000000000u);
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }
 
 static int kind_selected(const char *list, unsigned kind)
@@ -195,11 +181,11 @@ static int run(int argc, char **argv)
 			rt_event_format_fields(ev, json, fields, sizeof(fields));
 			if (json) {
 				printf("{\"ns\":%" PRIu64 ",\"mono_ns\":%" PRIu64 ",\"file\":", rec.ns, rec.mono_ns);
-				json_str(stdout, rec.src->path);
+				rt_cli_json_str(stdout, rec.src->path);
 				printf(",\"offset\":%" PRIu64 ",\"host\":", rec.offset);
-				json_str(stdout, rec.src->host);
+				rt_cli_json_str(stdout, rec.src->host);
 				printf(",\"pid\":%d,\"program\":", rec.pid);
-				json_str(stdout, rec.program);
+				rt_cli_json_str(stdout, rec.program);
 				printf(",\"tid\":%u,\"seq\":%u,\"kind\":\"%s\",\"kind_id\":%u,\"qpn\":%u,\"flags\":%u%s%s}\n",
 				       ev->tid, ev->seq, rt_event_kind_name(ev->kind), ev->kind, ev->qpn, ev->flags,
 				       fields[0] ? "," : "", fields);

@@ -48,6 +48,7 @@
 
 #include "command.h"
 #include "datadir.h"
+#include "json_str.h"
 #include "rdmatrace/process_events.h"
 #include "rdmatrace/clock.h"
 #include "rdmatrace/collector.h"
@@ -487,21 +488,6 @@ static void collect_files(struct rec *r)
 	closedir(d);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void read_line(const char *path, char *out, size_t len)
 {
 	out[0] = '\0';
@@ -539,7 +525,7 @@ static int write_run_json(struct rec *r, const char *probe)
 	char boot[64];
 	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
 	fprintf(f, "{\n  \"tool\": \"rdmatrace record\",\n  \"version\": ");
-	json_str(f, RDMATRACE_VERSION);
+	rt_cli_json_str(f, RDMATRACE_VERSION);
 	fprintf(f, ",\n  \"backend\": \"host\",\n  \"mode\": \"%s\",\n",
 		r->flight_bytes ? "flight" : "stream");
 	const char *kb = getenv("RDMATRACE_RING_KB");
@@ -548,13 +534,13 @@ static int write_run_json(struct rec *r, const char *probe)
 	else
 		fprintf(f, "  \"ring_bytes\": %lu,\n", strtoul(kb && *kb ? kb : STREAM_RING_KB, NULL, 10) * 1024ul);
 	fprintf(f, "  \"hosts\": [{\"name\": ");
-	json_str(f, r->host);
+	rt_cli_json_str(f, r->host);
 	fprintf(f, ", \"boot_id\": ");
-	json_str(f, boot);
+	rt_cli_json_str(f, boot);
 	fprintf(f, ", \"kernel\": ");
-	json_str(f, u.release);
+	rt_cli_json_str(f, u.release);
 	fprintf(f, ", \"machine\": ");
-	json_str(f, u.machine);
+	rt_cli_json_str(f, u.machine);
 	fprintf(f, "}],\n  \"start_ns\": %llu,\n  \"end_ns\": %llu,\n",
 		(unsigned long long)r->start_real_ns, (unsigned long long)r->end_real_ns);
 	if (r->calib_ok)
@@ -568,7 +554,7 @@ static int write_run_json(struct rec *r, const char *probe)
 	for (int i = 0; i < r->argc; i++) {
 		if (i)
 			fputs(", ", f);
-		json_str(f, r->argv[i]);
+		rt_cli_json_str(f, r->argv[i]);
 	}
 	fprintf(f, "],\n  \"libraries\": {");
 	static const char *const libs[] = { "libibverbs.so.1", "librdmacm.so.1" };
@@ -579,14 +565,14 @@ static int write_run_json(struct rec *r, const char *probe)
 		if (!lp[0])
 			continue;
 		fprintf(f, "%s", first ? "" : ", ");
-		json_str(f, libs[i]);
+		rt_cli_json_str(f, libs[i]);
 		fputs(": ", f);
-		json_str(f, lp);
+		rt_cli_json_str(f, lp);
 		first = false;
 	}
 	fprintf(f, "%s", first ? "" : ", ");
 	fputs("\"probe\": ", f);
-	json_str(f, probe);
+	rt_cli_json_str(f, probe);
 	fprintf(f, "},\n  \"exit\": {");
 	if (WIFEXITED(r->status))
 		fprintf(f, "\"code\": %d", WEXITSTATUS(r->status));
@@ -597,22 +583,22 @@ static int write_run_json(struct rec *r, const char *probe)
 	char rel[PATH_MAX + 200];
 	const char *lb = strrchr(r->log_path, '/');
 	snprintf(rel, sizeof(rel), "logs/%s", lb ? lb + 1 : r->log_path);
-	json_str(f, rel);
+	rt_cli_json_str(f, rel);
 	if (r->err_log_path[0]) {
 		fprintf(f, ",\n  \"stderr_log\": ");
 		lb = strrchr(r->err_log_path, '/');
 		snprintf(rel, sizeof(rel), "logs/%s", lb ? lb + 1 : r->err_log_path);
-		json_str(f, rel);
+		rt_cli_json_str(f, rel);
 	}
 	fprintf(f, ",\n  \"processes\": [");
 	for (unsigned i = 0; i < r->nfiles; i++) {
 		const struct proc_file *p = &r->files[i];
 		fprintf(f, "%s\n    {\"pid\": %d, \"host\": ", i ? "," : "", p->pid);
-		json_str(f, r->host);
+		rt_cli_json_str(f, r->host);
 		fprintf(f, ", \"program\": ");
-		json_str(f, p->program);
+		rt_cli_json_str(f, p->program);
 		fprintf(f, ", \"trace\": ");
-		json_str(f, p->path);
+		rt_cli_json_str(f, p->path);
 		fprintf(f, ", \"salvaged\": %s", p->salvaged ? "true" : "false");
 		if (p->pid == r->child)
 			fprintf(f, ", \"root\": true");
@@ -626,17 +612,17 @@ static int write_run_json(struct rec *r, const char *probe)
 	if (r->events)
 		fprintf(f, "{\"lost\": %llu}", (unsigned long long)rt_proc_events_lost(r->events));
 	else
-		json_str(f, r->events_err);
+		rt_cli_json_str(f, r->events_err);
 	fprintf(f, ",\n  \"captures\": [");
 	if (r->live) {
 		fprintf(f, "{\"host\": ");
-		json_str(f, r->host);
+		rt_cli_json_str(f, r->host);
 		fprintf(f, ", \"iface\": ");
-		json_str(f, r->capture_iface);
+		rt_cli_json_str(f, r->capture_iface);
 		fprintf(f, ", \"file\": \"capture.pcapng\", \"packets\": %llu, \"kernel_drops\": %llu, "
 			   "\"filter\": ",
 			(unsigned long long)r->live_res.packets, (unsigned long long)r->live_res.ps_drop);
-		json_str(f, r->live_res.filter);
+		rt_cli_json_str(f, r->live_res.filter);
 		fputc('}', f);
 	}
 	fprintf(f, "]\n}\n");

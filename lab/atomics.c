@@ -44,10 +44,7 @@ static int run_server(const struct lab_opts *o)
 	bool ok = rc == 0 && s.counters[0] == o->count && s.counters[1] == o->count;
 	lab_result(o, ok, "fetch_add=%llu compare_swap=%llu expected=%u", (unsigned long long)s.counters[0],
 		   (unsigned long long)s.counters[1], o->count);
-	if (s.mr)
-		ibv_dereg_mr(s.mr);
-	lab_destroy(&c);
-	free(s.counters);
+	lab_release(&c, s.mr, s.counters);
 	return ok ? 0 : 1;
 }
 
@@ -105,10 +102,7 @@ static int run_client(const struct lab_opts *o)
 	lab_disconnect(&c, o->timeout_ms);
 out:
 	lab_result(o, ok, "operations=%u wrong_old_values=%u", 2 * i, wrong);
-	if (mr)
-		ibv_dereg_mr(mr);
-	lab_destroy(&c);
-	free(result);
+	lab_release(&c, mr, result);
 	return ok ? 0 : 1;
 }
 

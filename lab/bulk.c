@@ -31,18 +31,14 @@ static int rdma_server(const struct lab_opts *o)
 	struct lab_region s = { .len = o->size, .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
 	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
-	s.buf = calloc(1, s.len);
+	int rc = lab_accept_region(o, &c, &caps, &s);
 	if (!s.buf)
 		return 1;
-	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0)
 		rc = lab_wait_disconnect(&c, o->timeout_ms * 6);
 	long bad = lab_check_pattern(s.buf, s.len, o->seed);
 	lab_result(o, rc == 0 && bad < 0, "transport=rdma bytes=%zu first_bad_byte=%ld", s.len, bad);
-	if (s.mr)
-		ibv_dereg_mr(s.mr);
-	lab_destroy(&c);
-	free(s.buf);
+	lab_release(&c, s.mr, s.buf);
 	return rc == 0 && bad < 0 ? 0 : 1;
 }
 
@@ -100,10 +96,7 @@ static int rdma_client(const struct lab_opts *o)
 out:
 	lab_result(o, ok, "transport=rdma bytes=%llu chunks=%u completions=%u elapsed_ms=%llu MBps=%.1f",
 		   (unsigned long long)o->size, done, completions, (unsigned long long)elapsed, mb_per_s(o->size, elapsed));
-	if (mr)
-		ibv_dereg_mr(mr);
-	lab_destroy(&c);
-	free(buf);
+	lab_release(&c, mr, buf);
 	return ok ? 0 : 1;
 }
 

@@ -26,10 +26,9 @@ static int run_server(const struct lab_opts *o)
 	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
 	bool overflow = lab_mode_is(o, "overflow"); /* the client's WRITEs are good ones */
-	s.buf = calloc(1, s.len);
+	int rc = lab_accept_region(o, &c, &caps, &s);
 	if (!s.buf)
 		return 1;
-	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0)
 		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	/* Nothing may have been written: the bad WRITE is rejected before it touches memory. */
@@ -39,10 +38,7 @@ static int run_server(const struct lab_opts *o)
 		touched += bytes[i] != 0;
 	bool ok = rc == 0 && (overflow || touched == 0);
 	lab_result(o, ok, "bytes_changed=%zu", touched);
-	if (s.mr)
-		ibv_dereg_mr(s.mr);
-	lab_destroy(&c);
-	free(s.buf);
+	lab_release(&c, s.mr, s.buf);
 	return ok ? 0 : 1;
 }
 
@@ -135,10 +131,7 @@ static int run_client(const struct lab_opts *o)
 out:
 	lab_result(o, ok, "mode=%s remote_access_errors=%d flushed=%d other=%d",
 		   overflow ? "overflow" : bounds ? "bounds" : "rkey", access_err, flushed, other);
-	if (mr)
-		ibv_dereg_mr(mr);
-	lab_destroy(&c);
-	free(buf);
+	lab_release(&c, mr, buf);
 	return ok ? 0 : 1;
 }
 

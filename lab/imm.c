@@ -86,10 +86,7 @@ static int run_server(const struct lab_opts *o)
 		lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	bool ok = rc == 0 && bad == 0 && got == o->count;
 	lab_result(o, ok, "batches=%u bad=%u", got, bad);
-	if (s.mr)
-		ibv_dereg_mr(s.mr);
-	lab_destroy(&c);
-	free(s.buf);
+	lab_release(&c, s.mr, s.buf);
 	return ok ? 0 : 1;
 }
 
@@ -129,10 +126,7 @@ static int run_client(const struct lab_opts *o)
 	lab_disconnect(&c, o->timeout_ms);
 done:
 	lab_result(o, ok, "batches=%u", sent);
-	if (mr)
-		ibv_dereg_mr(mr);
-	lab_destroy(&c);
-	free(buf);
+	lab_release(&c, mr, buf);
 	return ok ? 0 : 1;
 }
 

@@ -489,6 +489,15 @@ int lab_offer_setup(struct lab_conn *c, void *region, void *priv, uint8_t *priv_
 	return r->mr ? 0 : -1;
 }
 
+int lab_accept_region(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
+		      struct lab_region *r)
+{
+	r->buf = calloc(1, r->len);
+	if (!r->buf)
+		return -ENOMEM;
+	return lab_server_accept(o, c, caps, lab_offer_setup, r);
+}
+
 int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint32_t *len)
 {
 	if (c->peer_private_len < sizeof(struct lab_cap)) {
@@ -554,6 +563,14 @@ void lab_destroy(struct lab_conn *c)
 	if (c->ec)
 		rdma_destroy_event_channel(c->ec);
 	c->ec = NULL;
+}
+
+void lab_release(struct lab_conn *c, struct ibv_mr *mr, void *buf)
+{
+	if (mr)
+		ibv_dereg_mr(mr);
+	lab_destroy(c);
+	free(buf);
 }
 
 struct ibv_mr *lab_reg_mr(struct lab_conn *c, void *buf, size_t len, int access)

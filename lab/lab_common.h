@@ -103,6 +103,10 @@ struct lab_region {
 	struct ibv_mr *mr;   /* set by lab_offer_setup */
 };
 int lab_offer_setup(struct lab_conn *c, void *region, void *priv, uint8_t *priv_len);
+/* Server: a zeroed buffer of r->len (r->buf stays NULL, -ENOMEM, when there
+ * is no memory), offered to the client (lab_offer_setup) while accepting it. */
+int lab_accept_region(const struct lab_opts *o, struct lab_conn *c, const struct lab_qp_caps *caps,
+		      struct lab_region *r);
 /* Client: the capability the server sent, or -EPROTO with a message. */
 int lab_peer_cap(const struct lab_conn *c, uint64_t *addr, uint32_t *rkey, uint32_t *len);
 
@@ -116,6 +120,9 @@ int lab_wait_disconnect(struct lab_conn *c, int timeout_ms);
 /* Client: disconnect and wait for the DISCONNECTED event. */
 int lab_disconnect(struct lab_conn *c, int timeout_ms);
 void lab_destroy(struct lab_conn *c);
+/* The end of a scenario with one registered buffer: mr (NULL: none)
+ * deregistered, the connection destroyed, buf freed. */
+void lab_release(struct lab_conn *c, struct ibv_mr *mr, void *buf);
 
 /* ibv_reg_mr with an error message; NULL on failure. */
 struct ibv_mr *lab_reg_mr(struct lab_conn *c, void *buf, size_t len, int access);

@@ -21,10 +21,9 @@ static int run_server(const struct lab_opts *o)
 				.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
 	struct lab_conn c = {0}; /* lab_destroy() after an early failure */
 	struct lab_qp_caps caps = { .send_wr = 4, .recv_wr = 4 };
-	s.buf = calloc(1, s.len);
+	int rc = lab_accept_region(o, &c, &caps, &s);
 	if (!s.buf)
 		return 1;
-	int rc = lab_server_accept(o, &c, &caps, lab_offer_setup, &s);
 	if (rc == 0) {
 		lab_phase("waiting for the client to finish");
 		rc = lab_wait_disconnect(&c, lab_run_limit_ms(o));
@@ -32,10 +31,7 @@ static int run_server(const struct lab_opts *o)
 	/* the client's last round wrote the pattern of seed + count - 1 */
 	long bad = lab_check_pattern(s.buf, s.len, o->seed + (o->count > 1 ? o->count - 1 : 0));
 	lab_result(o, rc == 0 && bad < 0, "bytes=%zu first_bad_byte=%ld", s.len, bad);
-	if (s.mr)
-		ibv_dereg_mr(s.mr);
-	lab_destroy(&c);
-	free(s.buf);
+	lab_release(&c, s.mr, s.buf);
 	return rc == 0 && bad < 0 ? 0 : 1;
 }
 
@@ -102,10 +98,7 @@ done:
 	lab_result(o, ok, "bytes=%llu read_back=%s", (unsigned long long)o->size, ok ? "match" : "mismatch");
 	if (out_mr)
 		ibv_dereg_mr(out_mr);
-	if (back_mr)
-		ibv_dereg_mr(back_mr);
-	lab_destroy(&c);
-	free(out);
+	lab_release(&c, back_mr, out);
 	free(back);
 	return ok ? 0 : 1;
 }

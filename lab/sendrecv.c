@@ -96,10 +96,7 @@ static int run_receiver(const struct lab_opts *o)
 		lab_wait_disconnect(&c, lab_run_limit_ms(o));
 	bool ok = rc == 0 && got == o->count && bad == 0;
 	lab_result(o, ok, "messages=%u bad=%u depth=%u", got, bad, o->depth);
-	if (r.mr)
-		ibv_dereg_mr(r.mr);
-	lab_destroy(&c);
-	free(r.bufs);
+	lab_release(&c, r.mr, r.bufs);
 	return ok ? 0 : 1;
 }
 
@@ -148,10 +145,7 @@ static int run_sender(const struct lab_opts *o)
 out:
 	lab_result(o, ok, "messages=%u elapsed_ms=%llu", done,
 		   (unsigned long long)(start ? lab_now_ms() - start : 0));
-	if (mr)
-		ibv_dereg_mr(mr);
-	lab_destroy(&c);
-	free(bufs);
+	lab_release(&c, mr, bufs);
 	return ok ? 0 : 1;
 }
 

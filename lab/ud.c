@@ -268,10 +268,7 @@ out:
 	lab_result(o, rc == 0 && bad == 0, "requests=%u bad=%u", served, bad);
 	for (unsigned i = 0; i < clients.nids; i++)
 		rdma_destroy_id(clients.ids[i]);
-	if (b.mr)
-		ibv_dereg_mr(b.mr);
-	lab_destroy(&c);
-	free(b.mem);
+	lab_release(&c, b.mr, b.mem);
 	return rc == 0 && bad == 0 ? 0 : 1;
 }
 
@@ -319,10 +316,7 @@ out:
 	lab_result(o, rc == 0 && bad == 0, "replies=%u bad=%u", done, bad);
 	if (ah)
 		ibv_destroy_ah(ah);
-	if (b.mr)
-		ibv_dereg_mr(b.mr);
-	lab_destroy(&c);
-	free(b.mem);
+	lab_release(&c, b.mr, b.mem);
 	return rc == 0 && bad == 0 ? 0 : 1;
 }
 

@@ -572,7 +572,8 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 					  .local_cm_timeout = p->cm.local_cm_timeout,
 					  .max_cm_retries = p->cm.max_cm_retries, .has_cma = p->cm.has_cma_hdr,
 					  .cma_src_port = p->cm.cma_src_port,
-					  .service_port = p->cm.ip_service ? p->cm.port : 0};
+					  .service_port = p->cm.ip_service ? p->cm.port : 0,
+					  .service_ps = p->cm.ip_service ? p->cm.port_space : 0};
 		if (p->cm.attr_id == RT_CM_REJ)
 			keep_rej_private(ci, rec, &p->cm);
 	} else if (p->flags & RT_PKT_MAD) {

@@ -4202,20 +4202,35 @@ static bool listens_at(const struct tl_cm_addr *l, unsigned ver, const uint8_t *
 	return ver == 6 ? !memcmp(l->ip, ip, 16) : tl_ip_v4_mapped(l->ip) && !memcmp(l->ip + 12, ip, 4);
 }
 
+/* An RDMA CM port space (enum rdma_port_space) in words. */
+static void port_space_words(uint16_t ps, struct text *out)
+{
+	switch (ps) {
+	case 0x106: tx(out, "the TCP port space (RDMA_PS_TCP)"); break;
+	case 0x111: tx(out, "the UDP port space (RDMA_PS_UDP)"); break;
+	case 0x13f: tx(out, "the IB port space (RDMA_PS_IB)"); break;
+	case 0x002: tx(out, "the IPoIB port space (RDMA_PS_IPOIB)"); break;
+	default: tx(out, "port space 0x%x", ps); break;
+	}
+}
+
 /* For a REJ of reason 8 (nobody listened for the service the REQ asked
  * for): what the traced listeners at the address the REQ went to (IP
- * version ver, address ip) say of the port it asked for at time t, in words
- * after the sentence so far: a listener on that port that came only after
- * (the connection was asked for too early: a client started before its
- * server was ready), one whose cm_id was destroyed before, or listeners
- * there on other ports only (the wrong port asked for).  Nothing when a
- * listener on the port was up (the reason lies elsewhere) or no listener
- * is traced.  Returns the call named, for the evidence, or RT_TL_NONE. */
-static uint32_t listener_words(struct dctx *c, unsigned ver, const uint8_t *ip, uint16_t port, uint64_t t,
-			       struct text *out)
+ * version ver, address ip) say of the port it asked for, in port space ps
+ * (0: not known), at time t, in words after the sentence so far: a listener
+ * on that port in another port space (the service ID is the two together),
+ * one that came only after (the connection was asked for too early: a
+ * client started before its server was ready), one whose cm_id was
+ * destroyed before, or listeners there on other ports only (the wrong port
+ * asked for).  Nothing when a listener on the port (in that port space, or
+ * one not known) was up (the reason lies elsewhere) or no listener is
+ * traced.  Returns the call named, for the evidence, or RT_TL_NONE. */
+static uint32_t listener_words(struct dctx *c, unsigned ver, const uint8_t *ip, uint16_t port, uint16_t ps,
+			       uint64_t t, struct text *out)
 {
 	struct tl_build *b = c->b;
-	uint32_t later = RT_TL_NONE, gone = RT_TL_NONE, gone_by = RT_TL_NONE, other = RT_TL_NONE;
+	uint32_t later = RT_TL_NONE, gone = RT_TL_NONE, gone_by = RT_TL_NONE, other = RT_TL_NONE,
+		 other_ps = RT_TL_NONE;
 	uint16_t ports[3];
 	unsigned nports = 0;
 	bool more_ports = false;
@@ -4235,8 +4250,14 @@ static uint32_t listener_words(struct dctx *c, unsigned ver, const uint8_t *ip, 
 			continue;
 		}
 		uint32_t ended = listen_ended(c, i, t);
-		if (cm->local_port == port && ended == RT_TL_NONE)
-			return RT_TL_NONE; /* it was listening: the reason lies elsewhere */
+		if (cm->local_port == port && ended == RT_TL_NONE) {
+			/* (a listen record holds its port space in peer_port, 0 not recorded) */
+			if (!ps || !cm->peer_port || cm->peer_port == ps)
+				return RT_TL_NONE; /* it was listening: the reason lies elsewhere */
+			if (other_ps == RT_TL_NONE)
+				other_ps = i;
+			continue;
+		}
 		if (cm->local_port == port) {
 			gone = i;
 			gone_by = ended;
@@ -4252,7 +4273,7 @@ static uint32_t listener_words(struct dctx *c, unsigned ver, const uint8_t *ip, 
 				other = i;
 		}
 	}
-	uint32_t named = later != RT_TL_NONE ? later : gone != RT_TL_NONE ? gone : other;
+	uint32_t named = other_ps != RT_TL_NONE ? other_ps : later != RT_TL_NONE ? later : gone != RT_TL_NONE ? gone : other;
 	if (named == RT_TL_NONE)
 		return RT_TL_NONE;
 	const struct tl_evrec *e = tl_ev(b, named);
@@ -4264,7 +4285,14 @@ static uint32_t listener_words(struct dctx *c, unsigned ver, const uint8_t *ip, 
 	else
 		snprintf(who, sizeof(who), "a traced process");
 	uint64_t tn = item_t(c, named);
-	if (later != RT_TL_NONE) {
+	if (other_ps != RT_TL_NONE) {
+		tx(out, "; at that address %s listens on port %u in ", who, port);
+		port_space_words(tl_ev(b, named)->ev.u.cm.peer_port, out);
+		tx(out, " (rdma_listen at %.6f s), and the request asked for port %u in ", (double)tn / 1e9, port);
+		port_space_words(ps, out);
+		tx(out, ": a service is a port in a port space, and the two sides' rdma_create_id calls chose different "
+			"ones");
+	} else if (later != RT_TL_NONE) {
 		tx(out, "; %s began listening on port %u only %.3f ms after this REJ (rdma_listen at %.6f s): the "
 			"connection was asked for before its server listened (start the server first, or connect again "
 			"on REJECTED)",
@@ -4366,7 +4394,7 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 	const struct tl_ep *to = req && req->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, req->dst_ep) : NULL;
 	uint32_t listen = RT_TL_NONE;
 	if (rej->reason == 8 && !active && asked && asked->service_port && to)
-		listen = listener_words(c, to->ver, to->ip, asked->service_port, tk, &t);
+		listen = listener_words(c, to->ver, to->ip, asked->service_port, asked->service_ps, tk, &t);
 	tx(&t, ".");
 	tx(&e, "REJ frame %u", k->frame);
 	if (req)
@@ -4446,8 +4474,11 @@ static int traced_rejects(struct dctx *c)
 		uint32_t listen = RT_TL_NONE;
 		if (reason == 8 && tl_cm_record_addr(b, i, &local, &peer)) {
 			bool v4 = peer.family == 2 || tl_ip_v4_mapped(peer.ip);
+			/* the port space the request asked in: its cm_id's, as rdma_create_id recorded it */
+			uint32_t made = id_call(c, i, RT_CM_CALL_CREATE_ID, RT_CM_CALL_CREATE_ID, 0, when);
+			uint16_t ps = made != RT_TL_NONE ? tl_ev(b, made)->ev.u.cm.peer_port : 0;
 			listen = listener_words(c, v4 ? 4 : 6, peer.family == 2 || !v4 ? peer.ip : peer.ip + 12, peer.port,
-						when, &t);
+						ps, when, &t);
 		}
 		tx(&t, ".");
 		tx(&ev, "REJECTED event at %.6f s, cm_id %u", (double)when / 1e9, cm->cm_id);

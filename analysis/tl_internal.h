@@ -227,6 +227,7 @@ struct tl_cm_info {
 	bool has_cma;             /* REQ, SIDR_REQ: an RDMA CM header named the active side's port */
 	uint16_t cma_src_port;    /* its port (the active id's local port, the passive's peer port) */
 	uint16_t service_port;    /* REQ: the port of an RDMA CM service ID (the port asked for), else 0 */
+	uint16_t service_ps;      /* REQ: that service ID's port space (RDMA_PS_*), else 0 */
 	/* REJ: its private data without the zeros that pad it to the field's
 	 * 148 bytes: private_n bytes, the first TL_REJ_PRIVATE_KEPT of them kept */
 	uint8_t private_n;

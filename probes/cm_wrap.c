@@ -65,6 +65,8 @@ static void emit_cm(unsigned code, struct rdma_cm_id *id, int status, const void
 		sock_fill(&id->route.addr.src_addr, &c->local_ip4, &c->local_port, l6, &fam);
 		sock_fill(&id->route.addr.dst_addr, &c->peer_ip4, &c->peer_port, p6, &fam2);
 		c->family = fam ? fam : fam2;
+		if (code == RT_CM_CALL_CREATE_ID || code == RT_CM_CALL_LISTEN)
+			c->peer_port = (uint16_t)id->ps; /* (they have no peer) */
 	}
 	if (pdata && plen) {
 		c->private_len = (uint8_t)(plen > 255 ? 255 : plen);

@@ -354,7 +354,10 @@ static void fmt_cm(struct out *o, const struct rt_ev_cm *c)
 		f_ip4(o, "peer", c->peer_ip4);
 	}
 	f_u(o, "local_port", c->local_port);
-	f_u(o, "peer_port", c->peer_port);
+	if (c->event == RT_CM_CALL_CREATE_ID || c->event == RT_CM_CALL_LISTEN)
+		f_x(o, "port_space", c->peer_port); /* (in peer_port: they have no peer) */
+	else
+		f_u(o, "peer_port", c->peer_port);
 	f_u(o, "private_len", c->private_len);
 	if (c->private_copied)
 		f_hex(o, "private_data", c->private_data,

@@ -259,7 +259,10 @@ struct rt_ev_cm {               /* RT_EV_CM_EVENT; header qpn = QP bound to the 
 	uint32_t local_ip4;     /* network order; see RT_EV_CM_ADDR6 for IPv6 */
 	uint32_t peer_ip4;
 	uint16_t local_port;    /* host order */
-	uint16_t peer_port;
+	uint16_t peer_port;     /* RT_CM_CALL_CREATE_ID and RT_CM_CALL_LISTEN (no peer): the
+				 * cm_id's port space instead (enum rdma_port_space: RDMA_PS_TCP
+				 * 0x106, RDMA_PS_UDP 0x111, RDMA_PS_IB 0x13f, RDMA_PS_IPOIB 0x2),
+				 * 0 when not recorded (older traces) */
 	uint8_t event;          /* enum rdma_cm_event_type */
 	uint8_t family;         /* AF_INET / AF_INET6 / 0 */
 	uint8_t private_len;    /* full private data length */

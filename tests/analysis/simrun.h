@@ -275,12 +275,19 @@ static inline void sim_cm_rej_data(struct sim *s, uint64_t t, int a_to_b, uint32
 
 /* A REQ from A for port `port` of the RDMA CM's TCP port space (its
  * service ID), its other fields as synth_cm_mad makes them. */
-static inline void sim_cm_req_port(struct sim *s, uint64_t t, uint32_t comm, uint16_t port)
+/* A REQ from A for an RDMA CM service: port in port_space (RDMA_PS_*,
+ * whose low byte the service ID carries). */
+static inline void sim_cm_req_service(struct sim *s, uint64_t t, uint32_t comm, uint16_t port_space, uint16_t port)
 {
 	uint8_t mad[RT_MAD_LEN];
 	sim_cm_mad(s, mad, RT_CM_REQ, comm);
-	synth_be64(mad + 24 + 8, 0x0000000001060000ull | port);
+	synth_be64(mad + 24 + 8, 0x0000000001000000ull | (uint64_t)(port_space & 0xff) << 16 | port);
 	sim_mad(s, t, 1, mad);
+}
+
+static inline void sim_cm_req_port(struct sim *s, uint64_t t, uint32_t comm, uint16_t port)
+{
+	sim_cm_req_service(s, t, comm, 0x106, port); /* RDMA_PS_TCP */
 }
 
 static inline void sim_cm_rej(struct sim *s, uint64_t t, int a_to_b, uint32_t comm, uint32_t rcomm, unsigned msg,

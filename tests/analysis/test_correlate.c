@@ -2076,14 +2076,20 @@ static void test_cm_reject(void)
  * (the wrong port); B begins listening on 7480 only after
  * A asked for it (too early); B listened on 7490 but destroyed that cm_id
  * before A asked; B listens on 7471 when A asks for it, and is refused
- * for another reason: nothing said of listeners. */
+ * for another reason: nothing said of listeners; A asks for 7471 in the IB
+ * port space, where B listens in the TCP one (its listen record says so):
+ * the two port spaces named. */
 static void test_cm_reject_listener(void)
 {
 	struct sim s;
 	struct sim_cfg c = base_cfg();
 	CHECK(sim_open(&s, rundir("cm-reject-listener"), &c) == 0);
 	uint64_t t = s.now;
-	sim_cm_call(&s, 1, t, RT_CM_CALL_LISTEN, 7, 7471);
+	{ /* (a listen record holds the cm_id's port space in peer_port) */
+		struct rt_event e = sim_cm_record(&s, 1, t, RT_CM_CALL_LISTEN, 0, 7, 7471);
+		e.u.cm.peer_port = 0x106; /* RDMA_PS_TCP */
+		sim_emit(&s, 1, &e);
+	}
 	{ /* and on :: port 7500 (IPv6's any address, which takes IPv4 too) */
 		struct rt_event e = sim_ev(&s, 1, t + 500, RT_EV_CM_EVENT, 0);
 		e.u.cm.event = RT_CM_CALL_LISTEN;
@@ -2107,11 +2113,13 @@ static void test_cm_reject_listener(void)
 	sim_cm_rej(&s, t + 7050000, 0, 0x8888, 0x7777, 0, 8);
 	sim_cm_req_port(&s, t + 8000000, 0x9999, 7471);
 	sim_cm_rej(&s, t + 8050000, 0, 0xaaaa, 0x9999, 0, 8);
-	s.now = t + 9000000;
+	sim_cm_req_service(&s, t + 9000000, 0xbbbb, 0x13f, 7471); /* RDMA_PS_IB */
+	sim_cm_rej(&s, t + 9050000, 0, 0xcccc, 0xbbbb, 0, 8);
+	s.now = t + 10000000;
 	struct rt_timeline *tl = finish_run(&s);
 	if (!tl)
 		return;
-	unsigned n = 0, wrong = 0, early = 0, gone = 0, quiet = 0;
+	unsigned n = 0, wrong = 0, early = 0, gone = 0, quiet = 0, space = 0;
 	for (struct walk w = findings_of(tl, RT_TLFK_CM_REJECT, SHOW_NONE); next_finding(&w);) {
 		const char *txt = w.text;
 		n++;
@@ -2128,6 +2136,13 @@ static void test_cm_reject_listener(void)
 		} else if (strstr(txt, "had listened on port 7490")) {
 			gone++;
 			CHECK(contains(txt, "but destroyed that cm_id 8.048 ms before this REJ"));
+		} else if (strstr(txt, "port space")) {
+			space++;
+			CHECK(contains(txt, "at that address server (pid 200) on hostB listens on port 7471 in the TCP port "
+					    "space (RDMA_PS_TCP) (rdma_listen at "));
+			CHECK(contains(txt, "), and the request asked for port 7471 in the IB port space (RDMA_PS_IB): a service "
+					    "is a port in a port space, and the two sides' rdma_create_id calls chose different "
+					    "ones."));
 		} else {
 			quiet++;
 			CHECK(!contains(txt, "rdma_listen"));
@@ -2143,8 +2158,8 @@ static void test_cm_reject_listener(void)
 		}
 		CHECK(named == linked);
 	}
-	CHECK_EQ_U(n, 4);
-	CHECK(wrong == 1 && early == 1 && gone == 1 && quiet == 1);
+	CHECK_EQ_U(n, 5);
+	CHECK(wrong == 1 && early == 1 && gone == 1 && quiet == 1 && space == 1);
 	rt_timeline_free(tl);
 }
 

@@ -377,6 +377,26 @@ gone = [x for x in pe if x["severity"] == "error" and "vanished after its last r
         "the program and what recorded it ended at once" in x["text"]]
 waits = [x for x in pe if "was stopped by SIGTERM" in x["text"] and "had gone first: rping (pid" in x["text"]]
 assert len(gone) == 1 and len(waits) == 1, [x["severity"] + " " + x["kind"] + ": " + x["text"] for x in f]' "$T/cut.json"
+# ---- a REQ for a port listened on in another port space ----
+# udaddy's server listens on 7174 (its port) in the UDP port space, rping's
+# client asks for 7174 in the TCP one: REJ 8 (invalid service ID: a service
+# is a port in a port space).  The probe records each cm_id's port space at
+# rdma_create_id and rdma_listen, and the finding names both, where it said
+# nothing more than "nobody listens" against a listener the trace shows.
+PA=${A%.*}.$(( (${A##*.} % 250) + 4 ))
+UROCE_ADDR=$A timeout -k 2 30 "$RDMATRACE" record -o "$T/ps/s" -- udaddy -b "$A" >"$T/ps.sout" 2>&1 &
+ps_pid=$!
+wait_listen
+UROCE_ADDR=$PA timeout -k 2 30 "$RDMATRACE" record --capture lo -o "$T/ps/c" -- rping -c -a "$A" -p 7174 -C 1 \
+	>"$T/ps.cout" 2>&1
+pkill -INT -f "^udaddy -b $A\$"
+wait "$ps_pid" 2>/dev/null
+"$RDMATRACE" dump "$T/ps/s/traces/"*.rtr >"$T/ps.dump" 2>&1
+check_grep "rdma_listen's record holds its cm_id's port space (RDMA_PS_UDP)" \
+	"event=call:listen status=0 .* local_port=7174 port_space=0x111 " "$T/ps.dump"
+"$RDMATRACE" diagnose "$T/ps" >"$T/ps.txt" 2>&1
+check_grep "a REQ for a port listened on in another port space: the REJ 8 names both port spaces" \
+	"reason 8 \(invalid service ID\).*listens on port 7174 in the UDP port space \(RDMA_PS_UDP\) \(rdma_listen at [0-9.]+ s\), and the request asked for port 7174 in the TCP port space \(RDMA_PS_TCP\): a service is a port in a port space" "$T/ps.txt"
 # ---- a process frozen: rping's server stopped 4 s (SIGSTOP), then on ----
 # uroce's engine runs in the program, so nothing answers what the client
 # sends meanwhile (its ACK timer, 2.1 s, resends a request), and an ACK

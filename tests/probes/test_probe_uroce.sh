@@ -397,6 +397,9 @@ check_grep "rdma_listen's record holds its cm_id's port space (RDMA_PS_UDP)" \
 "$RDMATRACE" diagnose "$T/ps" >"$T/ps.txt" 2>&1
 check_grep "a REQ for a port listened on in another port space: the REJ 8 names both port spaces" \
 	"reason 8 \(invalid service ID\).*listens on port 7174 in the UDP port space \(RDMA_PS_UDP\) \(rdma_listen at [0-9.]+ s\), and the request asked for port 7174 in the TCP port space \(RDMA_PS_TCP\): a service is a port in a port space" "$T/ps.txt"
+"$RDMATRACE" diagnose "$T/ps/s/traces/"*.rtr "$T/ps/c/traces/"*.rtr >"$T/ps-traces.txt" 2>&1
+check_grep "... from the traces alone (the REJECTED event): the request's port space is its cm_id's" \
+	"rejected \(its rdma_cm reported REJECTED\): reason 8 .*there is no capture to show the REJ; at that address udaddy \(pid [0-9]+\) on [a-z0-9]+ listens on port 7174 in the UDP port space \(RDMA_PS_UDP\) .*asked for port 7174 in the TCP port space" "$T/ps-traces.txt"
 # ---- a process frozen: rping's server stopped 4 s (SIGSTOP), then on ----
 # uroce's engine runs in the program, so nothing answers what the client
 # sends meanwhile (its ACK timer, 2.1 s, resends a request), and an ACK

@@ -15,6 +15,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "probe.h"
+#include "rdmatrace/cm_rules.h"
 
 static struct rt_objmap rt_probe_cm_ids;
 
@@ -46,7 +47,7 @@ static void sock_fill(const struct sockaddr *sa, uint32_t *ip4, uint16_t *port, 
 }
 
 static void emit_cm(unsigned code, struct rdma_cm_id *id, int status, const void *pdata,
-		    unsigned plen)
+		    unsigned plen, int backlog)
 {
 	uint8_t l6[16] = {0}, p6[16] = {0}, fam = 0, fam2 = 0;
 	uint32_t cm = cm_id_of(id);
@@ -68,6 +69,8 @@ static void emit_cm(unsigned code, struct rdma_cm_id *id, int status, const void
 		if (code == RT_CM_CALL_CREATE_ID || code == RT_CM_CALL_LISTEN)
 			c->peer_port = (uint16_t)id->ps; /* (they have no peer) */
 	}
+	if (code == RT_CM_CALL_LISTEN)
+		c->listen_backlog = rt_cm_listen_backlog(backlog); /* (a listen has no private data) */
 	if (pdata && plen) {
 		c->private_len = (uint8_t)(plen > 255 ? 255 : plen);
 		c->private_copied = (uint8_t)(plen < sizeof(c->private_data) ? plen : sizeof(c->private_data));
@@ -85,16 +88,23 @@ static void emit_cm(unsigned code, struct rdma_cm_id *id, int status, const void
 	}
 }
 
-/* Records a call: status is the result (0 or -1 with errno, as librdmacm returns). */
-static int call_done(unsigned code, struct rdma_cm_id *id, int rc, const void *pdata, unsigned plen)
+/* Records a call: status is the result (0 or -1 with errno, as librdmacm returns);
+ * backlog: rdma_listen's. */
+static int call_done_backlog(unsigned code, struct rdma_cm_id *id, int rc, const void *pdata, unsigned plen,
+			     int backlog)
 {
 	if (rt_probe_enter()) {
 		int err = errno;
-		emit_cm(code, id, rc == 0 ? 0 : -err, pdata, plen);
+		emit_cm(code, id, rc == 0 ? 0 : -err, pdata, plen, backlog);
 		rt_probe_leave();
 		errno = err;
 	}
 	return rc;
+}
+
+static int call_done(unsigned code, struct rdma_cm_id *id, int rc, const void *pdata, unsigned plen)
+{
+	return call_done_backlog(code, id, rc, pdata, plen, 0);
 }
 
 typedef int get_cm_event_fn(struct rdma_event_channel *, struct rdma_cm_event **);
@@ -163,7 +173,7 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 		pdata = e->param.conn.private_data;
 		plen = e->param.conn.private_data_len;
 	}
-	emit_cm((unsigned)e->event, e->id, e->status, pdata, plen);
+	emit_cm((unsigned)e->event, e->id, e->status, pdata, plen, 0);
 	rt_probe_leave();
 	errno = err;
 	return rc;
@@ -182,7 +192,7 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	REAL_OR_FAIL(rdma_destroy_id);
 	if (rt_probe_enter()) {
-		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0);
+		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0, 0);
 		rt_objmap_del(&rt_probe_cm_ids, id);
 		rt_probe_leave();
 	}
@@ -211,7 +221,7 @@ int rdma_resolve_route(struct rdma_cm_id *id, int ms)
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	REAL_OR_FAIL(rdma_listen);
-	return call_done(RT_CM_CALL_LISTEN, id, real_rdma_listen()(id, backlog), NULL, 0);
+	return call_done_backlog(RT_CM_CALL_LISTEN, id, real_rdma_listen()(id, backlog), NULL, 0, backlog);
 }
 
 int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
@@ -259,7 +269,7 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 	if (!real_rdma_destroy_qp())
 		return;
 	if (rt_probe_enter()) {
-		emit_cm(RT_CM_CALL_DESTROY_QP, id, 0, NULL, 0);
+		emit_cm(RT_CM_CALL_DESTROY_QP, id, 0, NULL, 0, 0);
 		rt_probe_leave();
 	}
 	real_rdma_destroy_qp()(id);
@@ -279,7 +289,7 @@ void rdma_destroy_ep(struct rdma_cm_id *id)
 	if (!real_rdma_destroy_ep())
 		return;
 	if (rt_probe_enter()) {
-		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0);
+		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0, 0);
 		rt_objmap_del(&rt_probe_cm_ids, id);
 		rt_probe_leave();
 	}

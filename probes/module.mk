@@ -66,6 +66,12 @@ $(PROBE_DLOPEN_PROG): tests/probes/dlopen_prog.c $(PROBE_PLUGIN)
 # the same program against the system libibverbs: runs over uroce
 $(PROBE_VERBS_PROG)_sys: tests/probes/verbs_prog.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< -libverbs $(ALL_LDFLAGS)
-ALL_TARGETS += $(PROBE_VERBS_PROG) $(PROBE_VERBS_PROG)_sys $(PROBE_DLOPEN_PROG)
+# many RDMA CM connections to one listener with a small backlog (librdmacm:
+# uroce or the kernel's), for test_probe_uroce.sh and the VM lab's tests
+PROBE_CM_CROWD := $(BUILD)/tests/probes/cm_crowd
+$(PROBE_CM_CROWD): tests/probes/cm_crowd.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lrdmacm -libverbs $(ALL_LDFLAGS)
+ALL_TARGETS += $(PROBE_VERBS_PROG) $(PROBE_VERBS_PROG)_sys $(PROBE_DLOPEN_PROG) $(PROBE_CM_CROWD)
 TEST_SCRIPTS += tests/probes/test_record.sh
 TEST_SCRIPTS += tests/probes/test_probe_uroce.sh

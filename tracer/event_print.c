@@ -359,7 +359,9 @@ static void fmt_cm(struct out *o, const struct rt_ev_cm *c)
 	else
 		f_u(o, "peer_port", c->peer_port);
 	f_u(o, "private_len", c->private_len);
-	if (c->private_copied)
+	if (c->event == RT_CM_CALL_LISTEN && c->listen_backlog)
+		f_u(o, "backlog", c->listen_backlog); /* (in private_data: a listen has none) */
+	else if (c->private_copied)
 		f_hex(o, "private_data", c->private_data,
 		      c->private_copied < sizeof(c->private_data) ? c->private_copied : sizeof(c->private_data));
 }

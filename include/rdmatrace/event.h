@@ -268,7 +268,15 @@ struct rt_ev_cm {               /* RT_EV_CM_EVENT; header qpn = QP bound to the 
 	uint8_t private_len;    /* full private data length */
 	uint8_t private_copied; /* bytes of it in private_data */
 	uint32_t cm_id;         /* tracer-assigned id of the rdma_cm_id */
-	uint8_t private_data[16];
+	union {
+		uint8_t private_data[16];
+		/* RT_CM_CALL_LISTEN (no private data): the listener's backlog as the
+		 * kernel applies it, the connection requests it holds until the
+		 * program takes them with rdma_get_cm_event (rdma_listen's
+		 * argument, or net.rdma_ucm.max_backlog when that is 0, negative
+		 * or larger), host order; 0 when not recorded (older traces) */
+		uint32_t listen_backlog;
+	};
 };
 
 struct rt_ev_cm_addr6 {         /* RT_EV_CM_ADDR6, follows an RT_EV_CM_EVENT */

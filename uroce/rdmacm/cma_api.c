@@ -7,6 +7,7 @@
  * -1 with errno.
  */
 #include "cma_priv.h"
+#include "rdmatrace/cm_rules.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -278,7 +279,7 @@ CMA_EXPORT int rdma_listen(struct rdma_cm_id *rid, int backlog)
 		ret = cma_listen_addrs(id);
 	if (!ret) {
 		id->state = CMA_LISTEN;
-		id->backlog = backlog;
+		id->backlog = (int)rt_cm_listen_backlog(backlog);
 	}
 	leave();
 	return ret ? fail(ret) : 0;

@@ -614,6 +614,20 @@ static struct cma_id *new_child(struct cma_id *listen, uint8_t gid_index, const 
 	return c;
 }
 
+/* Whether listener listen holds as many connection requests as its
+ * backlog: the kernel's RDMA CM then drops a request (REQ) without an
+ * answer, and refuses a UD one (SIDR REQ) with a SIDR REP of status
+ * REJECT (drivers/infiniband/core/ucma.c, cm.c). */
+static bool backlog_full(const struct cma_id *listen, const struct uroce_cm_msg *msg)
+{
+	if (listen->backlog > 0)
+		return false;
+	if (g_debug)
+		fprintf(stderr, "uroce-cm: %s dropped: the listener on port %u holds its backlog of requests\n",
+			rt_cm_attr_name(msg->attr_id), listen->port);
+	return true;
+}
+
 static void handle_req(uint8_t gid_index, const struct sockaddr *src, const struct uroce_cm_msg *msg)
 {
 	const struct uroce_cm_req *r = &msg->u.req;
@@ -640,11 +654,14 @@ static void handle_req(uint8_t gid_index, const struct sockaddr *src, const stru
 		reject_unknown(gid_index, src, msg->tid, r->local_comm_id, UROCE_REJ_INVALID_SERVICE_ID);
 		return;
 	}
+	if (backlog_full(listen, msg))
+		return; /* no answer: the requester sends its REQ again after its timeout */
 	c = new_child(listen, gid_index, src, &hdr);
 	if (!c) {
 		reject_unknown(gid_index, src, msg->tid, r->local_comm_id, UROCE_REJ_NO_RESOURCES);
 		return;
 	}
+	listen->backlog--;
 	c->state = CMA_REQ_RCVD;
 	c->tid = msg->tid;
 	c->remote_comm_id = r->local_comm_id;
@@ -689,17 +706,20 @@ static void handle_sidr_req(uint8_t gid_index, const struct sockaddr *src, const
 			return;
 		}
 	uroce_cm_service_split(r->service_id, &ps, &port);
+	bool full = false;
 	if (uroce_cma_hdr_decode(r->private_data, UROCE_CM_SIDR_REQ_PD, &hdr) ||
 	    !(listen = cma_find_listener(ps, port, (struct sockaddr *)&hdr.dst)) ||
-	    listen->id.qp_type != IBV_QPT_UD || !(c = new_child(listen, gid_index, src, &hdr))) {
+	    listen->id.qp_type != IBV_QPT_UD || (full = backlog_full(listen, msg)) ||
+	    !(c = new_child(listen, gid_index, src, &hdr))) {
 		struct uroce_cm_msg m = { .attr_id = RT_CM_SIDR_REP, .tid = msg->tid };
 		uint8_t buf[RT_MAD_LEN];
 		m.u.sidr_rep.request_id = r->request_id;
-		m.u.sidr_rep.status = UROCE_SIDR_UNSUPPORTED;
+		m.u.sidr_rep.status = full ? UROCE_SIDR_REJECT : UROCE_SIDR_UNSUPPORTED;
 		m.u.sidr_rep.service_id = r->service_id;
 		send_to(gid_index, src, &m, buf);
 		return;
 	}
+	listen->backlog--;
 	c->state = CMA_REQ_RCVD;
 	c->tid = msg->tid;
 	c->remote_comm_id = r->request_id;

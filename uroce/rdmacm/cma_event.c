@@ -192,6 +192,8 @@ int cma_channel_get(struct cma_channel *ch, struct rdma_cm_event **out)
 	e->next = NULL;
 	pthread_mutex_lock(&cma_lock);
 	e->owner->events_reported++;
+	if (e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST && e->ev.listen_id)
+		cma_of(e->ev.listen_id)->backlog++; /* taken: room for another request */
 	pthread_mutex_unlock(&cma_lock);
 	cma_trace_event(e);
 	*out = &e->ev;

@@ -82,7 +82,8 @@ struct cma_id {
 	/* listener / child */
 	struct cma_id *listen;        /* child: its listener (NULL once detached) */
 	bool child;                   /* made for an incoming request: shares its listener's port */
-	int backlog;
+	int backlog;                  /* listener: connection requests it may still hold (rt_cm_listen_backlog()
+				       * less those the program has not taken yet) */
 
 	/* connection */
 	uint32_t local_comm_id;

@@ -1,0 +1,233 @@
+/*
+ * A crowd of RDMA CM connections to one listener, for the tests of the
+ * listener backlog: the client asks for --conns RC connections at once
+ * (one cm_id each, one event channel); the server listens with --backlog,
+ * leaves the requests waiting for --hold ms before it first calls
+ * rdma_get_cm_event, then accepts each.  Requests beyond the backlog are
+ * dropped by the RDMA CM without an answer and come again after the
+ * client's CM response timeout.  Both sides end when every connection was
+ * established and disconnected (exit 0), or print why not (exit 1).
+ *
+ *   cm_crowd --server -a ADDR -p PORT [--conns N] [--backlog B] [--hold MS]
+ *   cm_crowd --client -a ADDR -p PORT [--conns N]
+ *
+ * Plain librdmacm: runs over uroce (LD_LIBRARY_PATH=build/uroce) and over
+ * the kernel's SoftRoCE in the VM lab.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+
+#define MAX_CONNS 64
+
+struct opts {
+	bool server;
+	const char *addr, *port;
+	int conns, backlog, hold_ms;
+};
+
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+
+static int usage(const char *argv0)
+{
+	fprintf(stderr,
+		"usage: %s --server -a ADDR -p PORT [--conns N] [--backlog B] [--hold MS]\n"
+		"       %s --client -a ADDR -p PORT [--conns N]\n",
+		argv0, argv0);
+	return 2;
+}
+
+/* The connection's QP, on the PD and CQ made for the first one. */
+static int make_qp(struct rdma_cm_id *id)
+{
+	if (!pd && !(pd = ibv_alloc_pd(id->verbs)))
+		return -1;
+	if (!cq && !(cq = ibv_create_cq(id->verbs, 2 * MAX_CONNS, NULL, NULL, 0)))
+		return -1;
+	struct ibv_qp_init_attr a = {.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				     .cap = {.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1}};
+	return rdma_create_qp(id, pd, &a);
+}
+
+/* What the loops need of an event (it is acknowledged at once). */
+struct cm_ev {
+	enum rdma_cm_event_type type;
+	struct rdma_cm_id *id;
+	int status;
+};
+
+/* The channel's next event, acknowledged. */
+static int next_event(struct rdma_event_channel *ch, struct cm_ev *out)
+{
+	struct rdma_cm_event *ev;
+	if (rdma_get_cm_event(ch, &ev) != 0) {
+		perror("cm_crowd: rdma_get_cm_event");
+		return -1;
+	}
+	*out = (struct cm_ev){ev->event, ev->id, ev->status};
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static int run_server(const struct opts *o, struct rdma_event_channel *ch)
+{
+	struct rdma_cm_id *listen_id;
+	struct rdma_addrinfo hints = {.ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP}, *res;
+	if (rdma_getaddrinfo(o->addr, o->port, &hints, &res) != 0) {
+		perror("cm_crowd: rdma_getaddrinfo");
+		return 1;
+	}
+	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) != 0 || rdma_bind_addr(listen_id, res->ai_src_addr) != 0 ||
+	    rdma_listen(listen_id, o->backlog) != 0) {
+		perror("cm_crowd: rdma_create_id/rdma_bind_addr/rdma_listen");
+		return 1;
+	}
+	rdma_freeaddrinfo(res);
+	printf("cm_crowd: listening on %s port %s, backlog %d; taking requests in %d ms\n", o->addr, o->port,
+	       o->backlog, o->hold_ms);
+	fflush(stdout);
+	struct timespec hold = {o->hold_ms / 1000, (long)(o->hold_ms % 1000) * 1000000L};
+	nanosleep(&hold, NULL);
+	struct rdma_cm_id *ids[MAX_CONNS];
+	int accepted = 0, established = 0, disconnected = 0;
+	while (disconnected < o->conns) {
+		struct cm_ev ev;
+		if (next_event(ch, &ev) != 0)
+			return 1;
+		struct rdma_cm_id *id = ev.id;
+		switch (ev.type) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST: {
+			struct rdma_conn_param p = {.responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
+			if (accepted == o->conns || make_qp(id) != 0 || rdma_accept(id, &p) != 0) {
+				perror("cm_crowd: accepting");
+				return 1;
+			}
+			ids[accepted++] = id;
+			break;
+		}
+		case RDMA_CM_EVENT_ESTABLISHED:
+			established++;
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+			rdma_disconnect(id);
+			disconnected++;
+			break;
+		default:
+			fprintf(stderr, "cm_crowd: unexpected event %s (status %d)\n", rdma_event_str(ev.type), ev.status);
+			return 1;
+		}
+	}
+	for (int i = 0; i < accepted; i++) {
+		rdma_destroy_qp(ids[i]);
+		rdma_destroy_id(ids[i]);
+	}
+	rdma_destroy_id(listen_id);
+	printf("cm_crowd: server: %d connections established and disconnected\n", established);
+	return established == o->conns ? 0 : 1;
+}
+
+static int run_client(const struct opts *o, struct rdma_event_channel *ch)
+{
+	struct rdma_addrinfo hints = {.ai_port_space = RDMA_PS_TCP}, *res;
+	if (rdma_getaddrinfo(o->addr, o->port, &hints, &res) != 0) {
+		perror("cm_crowd: rdma_getaddrinfo");
+		return 1;
+	}
+	struct rdma_cm_id *ids[MAX_CONNS];
+	for (int i = 0; i < o->conns; i++) {
+		if (rdma_create_id(ch, &ids[i], NULL, RDMA_PS_TCP) != 0 ||
+		    rdma_resolve_addr(ids[i], NULL, res->ai_dst_addr, 2000) != 0) {
+			perror("cm_crowd: rdma_create_id/rdma_resolve_addr");
+			return 1;
+		}
+	}
+	rdma_freeaddrinfo(res);
+	int established = 0, disconnected = 0;
+	while (disconnected < o->conns) {
+		struct cm_ev ev;
+		if (next_event(ch, &ev) != 0)
+			return 1;
+		struct rdma_cm_id *id = ev.id;
+		switch (ev.type) {
+		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			if (rdma_resolve_route(id, 2000) != 0) {
+				perror("cm_crowd: rdma_resolve_route");
+				return 1;
+			}
+			break;
+		case RDMA_CM_EVENT_ROUTE_RESOLVED: {
+			struct rdma_conn_param p = {.responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
+						    .rnr_retry_count = 7};
+			if (make_qp(id) != 0 || rdma_connect(id, &p) != 0) {
+				perror("cm_crowd: connecting");
+				return 1;
+			}
+			break;
+		}
+		case RDMA_CM_EVENT_ESTABLISHED:
+			if (++established == o->conns) /* all up: take them down */
+				for (int i = 0; i < o->conns; i++)
+					rdma_disconnect(ids[i]);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+			disconnected++;
+			break;
+		default:
+			fprintf(stderr, "cm_crowd: connection failed: %s (status %d)\n", rdma_event_str(ev.type), ev.status);
+			return 1;
+		}
+	}
+	for (int i = 0; i < o->conns; i++) {
+		rdma_destroy_qp(ids[i]);
+		rdma_destroy_id(ids[i]);
+	}
+	printf("cm_crowd: client: %d connections established and disconnected\n", established);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {.port = "7471", .conns = 3, .backlog = 1, .hold_ms = 0};
+	bool side = false;
+	static const struct option lo[] = {
+		{"server", no_argument, NULL, 's'}, {"client", no_argument, NULL, 'c'},
+		{"addr", required_argument, NULL, 'a'}, {"port", required_argument, NULL, 'p'},
+		{"conns", required_argument, NULL, 'n'}, {"backlog", required_argument, NULL, 'b'},
+		{"hold", required_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	int ch;
+	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:", lo, NULL)) != -1) {
+		switch (ch) {
+		case 's': o.server = true, side = true; break;
+		case 'c': o.server = false, side = true; break;
+		case 'a': o.addr = optarg; break;
+		case 'p': o.port = optarg; break;
+		case 'n': o.conns = atoi(optarg); break;
+		case 'b': o.backlog = atoi(optarg); break;
+		case 'h': o.hold_ms = atoi(optarg); break;
+		default: return usage(argv[0]);
+		}
+	}
+	if (!side || !o.addr || o.conns < 1 || o.conns > MAX_CONNS || o.hold_ms < 0 || optind != argc)
+		return usage(argv[0]);
+	struct rdma_event_channel *evch = rdma_create_event_channel();
+	if (!evch) {
+		perror("cm_crowd: rdma_create_event_channel");
+		return 1;
+	}
+	int rc = o.server ? run_server(&o, evch) : run_client(&o, evch);
+	if (pd) {
+		ibv_destroy_cq(cq);
+		ibv_dealloc_pd(pd);
+	}
+	rdma_destroy_event_channel(evch);
+	return rc;
+}

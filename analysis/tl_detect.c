@@ -7177,6 +7177,260 @@ static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char
 	return 0;
 }
 
+/* ---- connection requests dropped while their listener's backlog was full ---- */
+
+/* The traced listener REQ packet pk asked for: on the host it went to, on
+ * the port and in the port space of its service ID, listening at its
+ * address at time t, with its backlog recorded; RT_TL_NONE when none. */
+static uint32_t req_listener(struct dctx *c, uint32_t pk, uint64_t t)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, pk);
+	const struct tl_cm_info *m = tl_cm_info(b, pk);
+	const struct tl_ep *to = k->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->dst_ep) : NULL;
+	if (!m || !m->service_port || !to || to->host == UINT16_MAX)
+		return RT_TL_NONE;
+	uint32_t best = RT_TL_NONE;
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_cm *cm = &e->ev.u.cm;
+		struct tl_cm_addr local, peer;
+		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || b->ev_shadow[i] || e->host != to->host ||
+		    cm->local_port != m->service_port || !cm->listen_backlog ||
+		    (cm->peer_port && m->service_ps && cm->peer_port != m->service_ps) || item_t(c, i) > t)
+			continue;
+		tl_cm_record_addr(b, i, &local, &peer);
+		if (listens_at(&local, to->ver, to->ip) && listen_ended(c, i, t) == RT_TL_NONE &&
+		    (best == RT_TL_NONE || item_t(c, i) > item_t(c, best)))
+			best = i;
+	}
+	return best;
+}
+
+/* A min-heap of the times the held requests were taken. */
+struct take_heap {
+	uint64_t *v;
+	size_t n;
+};
+
+static void take_push(struct take_heap *h, uint64_t t)
+{
+	size_t i = h->n++;
+	for (; i && h->v[(i - 1) / 2] > t; i = (i - 1) / 2)
+		h->v[i] = h->v[(i - 1) / 2];
+	h->v[i] = t;
+}
+
+static void take_pop(struct take_heap *h)
+{
+	uint64_t last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t s = 2 * i + 1;
+		if (s >= h->n)
+			break;
+		if (s + 1 < h->n && h->v[s + 1] < h->v[s])
+			s++;
+		if (h->v[s] >= last)
+			break;
+		h->v[i] = h->v[s];
+		i = s;
+	}
+	if (h->n)
+		h->v[i] = last;
+}
+
+/* One REQ copy on its way to the listener. */
+struct req_arrival {
+	uint64_t t;
+	uint32_t group;           /* index in cm_retry_ctx.copies */
+	bool held;                /* its request's last copy before the program took it: the one held */
+};
+
+static int arrival_cmp(const void *a, const void *b)
+{
+	const struct req_arrival *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The copies of a group kept for the replay: the first ones and the last. */
+static size_t group_copies(const struct cm_copies *g, uint32_t *out)
+{
+	size_t n = 0;
+	for (uint32_t s = 0; s < g->nshown; s++)
+		out[n++] = g->shown[s];
+	if (g->count > g->nshown)
+		out[n++] = g->last;
+	return n;
+}
+
+/* How many of REQ group g's first copies came while listener `listen` (a
+ * listen call with its backlog B) held B connection requests its program
+ * had not taken with rdma_get_cm_event: the kernel's RDMA CM drops a REQ
+ * then, without an answer (drivers/infiniband/core/ucma.c), and the
+ * requester's CM sends it again after its response timeout.  Replays the
+ * REQs of every connection to that listener's port on its host in the
+ * order they came: the first copy that found room is held until its
+ * CONNECT_REQUEST event (never, when the program did not take it), and so is
+ * the last copy before that event in any case.
+ * *next_take: when the program took a held request after g's first copy
+ * (UINT64_MAX none); *held: g's first copy found room (the listener held
+ * it).  -ENOMEM. */
+static int cm_backlog_drops(struct dctx *c, struct cm_retry_ctx *r, const struct cm_copies *g, uint32_t listen,
+			    unsigned *ndropped, uint64_t *next_take, bool *held)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, g->first);
+	const struct tl_cm_info *m = tl_cm_info(b, g->first);
+	uint16_t host = TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host;
+	uint32_t backlog = tl_ev(b, listen)->ev.u.cm.listen_backlog;
+	size_t ngroups = r->copies.n, n = 0;
+	struct req_arrival *a = malloc((ngroups * 9 + 1) * sizeof(*a));
+	uint64_t *taken = malloc((ngroups + 1) * sizeof(*taken));
+	uint8_t *state = calloc(ngroups + 1, 1); /* 0 not yet held, 1 held or taken */
+	struct take_heap h = {malloc((ngroups + 1) * sizeof(uint64_t)), 0};
+	*ndropped = 0;
+	*next_take = UINT64_MAX;
+	*held = false;
+	if (!a || !taken || !state || !h.v) {
+		free(a), free(taken), free(state), free(h.v);
+		return -ENOMEM;
+	}
+	for (size_t x = 0; x < ngroups; x++) {
+		const struct cm_copies *G = TL_AT(&r->copies, struct cm_copies, x);
+		const struct tl_pk *q = tl_pk(b, G->first);
+		const struct tl_cm_info *qm = tl_cm_info(b, G->first);
+		if (q->cm_attr != RT_CM_REQ || !qm || qm->service_port != m->service_port ||
+		    qm->service_ps != m->service_ps || q->dst_ep >= b->eps.n ||
+		    TL_AT(&b->eps, struct tl_ep, q->dst_ep)->host != host)
+			continue;
+		uint32_t ev = first_link(c, tl_item_pk(b, G->first), RT_TLL_CM_EVENT);
+		taken[x] = ev != RT_TL_NONE && ev < tl_nev(b) ? item_t(c, ev) : UINT64_MAX;
+		uint32_t copies[9];
+		size_t nc = group_copies(G, copies), last = SIZE_MAX;
+		for (size_t s = 0; s < nc; s++) {
+			uint64_t ts = item_t(c, tl_item_pk(b, copies[s]));
+			if (ts <= taken[x] && (last == SIZE_MAX || ts >= a[last].t))
+				last = n;
+			a[n++] = (struct req_arrival){ts, (uint32_t)x, false};
+		}
+		if (last != SIZE_MAX && taken[x] != UINT64_MAX)
+			a[last].held = true;
+	}
+	qsort(a, n, sizeof(*a), arrival_cmp);
+	uint64_t t_listen = item_t(c, listen);
+	uint32_t gi = (uint32_t)(g - (const struct cm_copies *)r->copies.p);
+	bool dropped_first = false;
+	for (size_t s = 0; s < n; s++) {
+		while (h.n && h.v[0] <= a[s].t)
+			take_pop(&h);
+		if (a[s].t < t_listen || state[a[s].group])
+			continue; /* before this listener; a copy of a request already held */
+		/* (the copy the program took is held whatever the replay says: copies
+		 * microseconds apart are beyond the clocks' alignment) */
+		if (h.n < backlog || a[s].held) {
+			state[a[s].group] = 1;
+			take_push(&h, taken[a[s].group]);
+			if (a[s].group == gi) {
+				*held = !*ndropped;
+				break;
+			}
+			continue;
+		}
+		if (a[s].group != gi)
+			continue;
+		if (!*ndropped)
+			dropped_first = true, *next_take = h.v[0];
+		++*ndropped;
+	}
+	if (!dropped_first)
+		*ndropped = 0;
+	free(a), free(taken), free(state), free(h.v);
+	return 0;
+}
+
+/* "the listener it asked for (rping (pid 12) on server, port 7471, rdma_listen
+ * at 1.234567 s": listen call `listen`, its parenthesis left open. */
+static void asked_listener_words(struct dctx *c, uint32_t listen, struct text *t)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, listen);
+	const struct rt_tl_proc *P = e->proc < b->procs.n ? TL_AT(&b->procs, struct rt_tl_proc, e->proc) : NULL;
+	tx(t, "the listener it asked for (");
+	if (P)
+		tx(t, "%s (pid %d) on %s, ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
+	tx(t, "port %u, rdma_listen at %.6f s", e->ev.u.cm.local_port, (double)item_t(c, listen) / 1e9);
+}
+
+/* "; when the first copy came, the listener it asked for (...) already
+ * held ...": why the first ndropped copies of a REQ went unanswered, from
+ * cm_backlog_drops(). */
+static void cm_backlog_words(struct dctx *c, const struct cm_copies *g, uint32_t listen, unsigned ndropped,
+			     uint64_t next_take, struct text *t)
+{
+	struct tl_build *b = c->b;
+	uint32_t backlog = tl_ev(b, listen)->ev.u.cm.listen_backlog;
+	uint64_t t_first = item_t(c, tl_item_pk(b, g->first));
+	if (ndropped == 1)
+		tx(t, "; when the first copy came, ");
+	else if (ndropped < g->count)
+		tx(t, "; when the first %u copies came, ", ndropped);
+	else
+		tx(t, "; when %s came, ", g->count == 2 ? "both copies" : "every copy");
+	asked_listener_words(c, listen, t);
+	tx(t, ") already held %u connection request%s its program had not taken with rdma_get_cm_event, as many as "
+	      "its backlog (%u): an RDMA CM (the kernel's) drops a request that comes then, without an answer, so the "
+	      "requester's CM sends it again after its response timeout",
+	   backlog, backlog == 1 ? "" : "s", backlog);
+	if (next_take != UINT64_MAX && next_take > t_first)
+		tx(t, " (the program took the first waiting request %.3f ms after the first copy)", ms(next_take - t_first));
+	else if (next_take == UINT64_MAX)
+		tx(t, " (the program never took the waiting request%s)", backlog == 1 ? "" : "s");
+	tx(t, "; a larger backlog in rdma_listen (0 asks for net.rdma_ucm.max_backlog), or taking requests sooner, "
+	      "avoids the wait.");
+}
+
+/* The first MRA (message receipt acknowledgement) that answered REQ group
+ * g after its second copy: the kernel's CM sends one when a request it
+ * holds comes again (the RDMA CM asked for it, delayed, as it queued the
+ * request).  RT_TL_NONE when the capture has none. */
+static uint32_t cm_req_mra(struct tl_build *b, const struct cm_copies *g)
+{
+	const struct tl_pk *k = tl_pk(b, g->first);
+	uint32_t second = g->nshown > 1 ? g->shown[1] : g->last;
+	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
+		uint32_t i = TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk;
+		const struct tl_pk *m = tl_pk(b, i);
+		if (i > second && m->cm_attr == RT_CM_MRA && m->cm_remote_comm_id == k->cm_comm_id &&
+		    m->src_ep == k->dst_ep)
+			return i;
+	}
+	return RT_TL_NONE;
+}
+
+/* "; the first copy arrived and the listener ... held it until its
+ * program took it ...": a REQ sent again because the program that
+ * listened took it (event `taken`, its CONNECT_REQUEST) only after the
+ * requester's response timeout; mra: the MRA that answered a later copy
+ * (RT_TL_NONE none). */
+static void cm_held_words(struct dctx *c, const struct cm_copies *g, uint32_t listen, uint32_t taken, uint32_t mra,
+			  struct text *t)
+{
+	struct tl_build *b = c->b;
+	uint64_t t_first = item_t(c, tl_item_pk(b, g->first)), tt = item_t(c, taken);
+	tx(t, "; the first copy arrived, and ");
+	asked_listener_words(c, listen, t);
+	tx(t, ", backlog %u) held it until its program took it with rdma_get_cm_event %.3f ms later (its "
+	      "CONNECT_REQUEST event): the program was slow to take the connection request, and the requester's CM, "
+	      "without an answer, sent it again meanwhile",
+	   tl_ev(b, listen)->ev.u.cm.listen_backlog, ms(tt > t_first ? tt - t_first : 0));
+	if (mra != RT_TL_NONE)
+		tx(t, "; the listener's CM answered the copy that came again with an MRA (frame %u), which tells the "
+		      "requester to wait longer for the reply", tl_pk(b, mra)->frame);
+	tx(t, ".");
+}
+
 /* One finding for a CM message sent more than once, or whose first copies
  * never reached the capture (its call came half a CM response timeout or
  * more before the first copy the capture saw); copies that came too close
@@ -7265,6 +7519,24 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	if (got != RT_TL_NONE && (got >= tl_nev(b) || item_t(c, got) > item_t(c, tl_item_pk(b, g->shown[1]))))
 		got = RT_TL_NONE;
 	const struct tl_pk *dmg = g->damaged_answer != RT_TL_NONE ? tl_pk(b, g->damaged_answer) : NULL;
+	/* copies that came while the listener held its backlog of requests, or
+	 * a first copy it held until its program took it, late */
+	unsigned backlogged = 0;
+	uint64_t next_take = UINT64_MAX;
+	bool held = false;
+	uint32_t listen = k->cm_attr == RT_CM_REQ && g->count > 1 && got == RT_TL_NONE && !dmg
+				  ? req_listener(c, g->first, t_first) : RT_TL_NONE;
+	if (listen != RT_TL_NONE && cm_backlog_drops(c, r, g, listen, &backlogged, &next_take, &held) < 0)
+		return -ENOMEM;
+	uint32_t taken = held ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT) : RT_TL_NONE;
+	if (taken != RT_TL_NONE && taken >= tl_nev(b))
+		taken = RT_TL_NONE;
+	/* held, as far as the capture tells: an engine's CM (uroce) holds what
+	 * reached its host; a kernel's answers a held request that comes again
+	 * with an MRA (without one, the first copy may have gone astray there) */
+	uint32_t mra = taken != RT_TL_NONE ? cm_req_mra(b, g) : RT_TL_NONE;
+	if (taken != RT_TL_NONE && mra == RT_TL_NONE && !(proc_flags(c, tl_ev(b, listen)->proc) & PF_ENGINE))
+		taken = RT_TL_NONE;
 	uint32_t lastdrop = RT_TL_NONE;
 	int silent = 0;
 	/* (from 10 ms before the call's record: its probe records it as it returns,
@@ -7283,6 +7555,10 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 		tx(&t, "; its %s (frame %u) had a bad ICRC, and ", answer, dmg->frame);
 		ep_words(b, k->src_ep, &t);
 		tx(&t, " dropped it (corruption on the link or a broken sender).");
+	} else if (backlogged) {
+		cm_backlog_words(c, g, listen, backlogged, next_take, &t);
+	} else if (taken != RT_TL_NONE) {
+		cm_held_words(c, g, listen, taken, mra, &t);
 	} else if (got != RT_TL_NONE) {
 		const struct tl_evrec *ge = tl_ev(b, got);
 		tx(&t, "; the first copy arrived (%s had its %s event %.3f ms after it)", host_name(b, ge->host),
@@ -7333,6 +7609,11 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	tl_finding_evidence(b, FI(b, f), callev);
 	tl_finding_evidence(b, FI(b, f), accept);
 	tl_finding_evidence(b, FI(b, f), got);
+	if (backlogged || taken != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, f), listen);
+	tl_finding_evidence(b, FI(b, f), taken);
+	if (taken != RT_TL_NONE && mra != RT_TL_NONE)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, mra));
 	for (uint32_t s = 0; s < g->nshown; s++)
 		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, g->shown[s]));
 	if (g->count > g->nshown)

@@ -2163,6 +2163,71 @@ static void test_cm_reject_listener(void)
 	rt_timeline_free(tl);
 }
 
+/* Connection requests and a listener's backlog: B listens on 7471 with a
+ * backlog (the probe's listen record), two REQs come 0.1 ms apart, the
+ * program takes the first 200 ms later; the second REQ comes again after
+ * 500 ms and is taken then.  Backlog 1: the second's first copy was
+ * dropped for the backlog; 2, with B's CM answering the second copy with
+ * an MRA (as the kernel's does for a request it holds): it was held, taken
+ * late; 2 without the MRA (the first copy may have gone astray on B's
+ * host), or the backlog not recorded: neither is said. */
+static void test_cm_backlog(void)
+{
+	static const struct {
+		uint32_t backlog;
+		bool mra;
+	} variants[] = {{1, false}, {2, true}, {2, false}, {0, true}};
+	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+		uint32_t backlog = variants[v].backlog;
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		c.mad_psns = 1;
+		char name[64];
+		snprintf(name, sizeof(name), "cm-backlog-%u%s", backlog, variants[v].mra ? "-mra" : "");
+		CHECK(sim_open(&s, rundir(name), &c) == 0);
+		uint64_t t = s.now;
+		struct rt_event l = sim_cm_record(&s, 1, t, RT_CM_CALL_LISTEN, 0, 7, 7471);
+		l.u.cm.peer_port = 0x106; /* RDMA_PS_TCP */
+		l.u.cm.listen_backlog = backlog;
+		sim_emit(&s, 1, &l);
+		t += 1000000;
+		sim_cm_req_port(&s, t, 0x7101, 7471);
+		sim_cm_req_port(&s, t + 100000, 0x7202, 7471);
+		sim_cm_event(&s, 1, t + 200000000, RT_CM_EV_CONNECT_REQUEST, 0);
+		sim_cm(&s, t + 201000000, 0, RT_CM_REP, 0x7505, 0x7101, 0x11);
+		sim_cm(&s, t + 201100000, 1, RT_CM_RTU, 0x7101, 0x7505, 0);
+		sim_cm_req_port(&s, t + 500100000, 0x7202, 7471);
+		if (variants[v].mra)
+			sim_cm(&s, t + 500200000, 0, RT_CM_MRA, 0x7606, 0x7202, 0);
+		sim_cm_event(&s, 1, t + 510000000, RT_CM_EV_CONNECT_REQUEST, 0);
+		sim_cm(&s, t + 511000000, 0, RT_CM_REP, 0x7606, 0x7202, 0x12);
+		sim_cm(&s, t + 511100000, 1, RT_CM_RTU, 0x7202, 0x7606, 0);
+		s.now = t + 600000000;
+		struct rt_timeline *tl = finish_run(&s);
+		if (!tl)
+			continue;
+		unsigned lost = 0, full = 0, held = 0;
+		for (struct walk w = findings_of(tl, RT_TLFK_CM_LOST, SHOW_NONE); next_finding(&w);) {
+			lost++;
+			full += strstr(w.text, "; when the first copy came, the listener it asked for (server (pid 200) on "
+						 "hostB, port 7471, rdma_listen at ") &&
+				strstr(w.text, ") already held 1 connection request its program had not taken with "
+						 "rdma_get_cm_event, as many as its backlog (1): an RDMA CM (the kernel's) drops a "
+						 "request that comes then, without an answer") &&
+				strstr(w.text, "(the program took the first waiting request 199.900 ms after the first copy)");
+			held += strstr(w.text, "; the first copy arrived, and the listener it asked for (server (pid 200) on "
+						 "hostB, port 7471, rdma_listen at ") &&
+				strstr(w.text, ", backlog 2) held it until its program took it with rdma_get_cm_event "
+						 "509.900 ms later (its CONNECT_REQUEST event)") &&
+				strstr(w.text, "; the listener's CM answered the copy that came again with an MRA (frame ");
+		}
+		CHECK_EQ_U(lost, 1);
+		CHECK_EQ_U(full, backlog == 1);
+		CHECK_EQ_U(held, backlog == 2 && variants[v].mra);
+		rt_timeline_free(tl);
+	}
+}
+
 /* A REJ's private data (what a rejecting application gave rdma_reject,
  * often its reason): text quoted, cut after 32 bytes; other bytes in hex;
  * nothing without; from a traced REJECTED event whose REJ the capture does
@@ -3456,6 +3521,7 @@ int main(void)
 	RUN(test_golden_rxe_write);
 	RUN(test_cm_reject);
 	RUN(test_cm_reject_listener);
+	RUN(test_cm_backlog);
 	RUN(test_cm_reject_private);
 	RUN(test_golden_rxe_write_wire_only);
 	RUN(test_golden_rxe_rping);

@@ -392,8 +392,8 @@ UROCE_ADDR=$PA timeout -k 2 30 "$RDMATRACE" record --capture lo -o "$T/ps/c" -- 
 pkill -INT -f "^udaddy -b $A\$"
 wait "$ps_pid" 2>/dev/null
 "$RDMATRACE" dump "$T/ps/s/traces/"*.rtr >"$T/ps.dump" 2>&1
-check_grep "rdma_listen's record holds its cm_id's port space (RDMA_PS_UDP)" \
-	"event=call:listen status=0 .* local_port=7174 port_space=0x111 " "$T/ps.dump"
+check_grep "rdma_listen's record holds its cm_id's port space (RDMA_PS_UDP), and the backlog of its 0 (the maximum)" \
+	"event=call:listen status=0 .* local_port=7174 port_space=0x111 private_len=0 backlog=1024$" "$T/ps.dump"
 "$RDMATRACE" diagnose "$T/ps" >"$T/ps.txt" 2>&1
 check_grep "a REQ for a port listened on in another port space: the REJ 8 names both port spaces" \
 	"reason 8 \(invalid service ID\).*listens on port 7174 in the UDP port space \(RDMA_PS_UDP\) \(rdma_listen at [0-9.]+ s\), and the request asked for port 7174 in the TCP port space \(RDMA_PS_TCP\): a service is a port in a port space" "$T/ps.txt"
@@ -426,4 +426,51 @@ assert all(x["kind"] in ("process_frozen", "retransmission_storm") or (x["kind"]
            "the sender'"'"'s process, which runs its engine (uroce), was frozen (from" in x["text"] or
            "the requester'"'"'s process, which runs its engine (uroce), was frozen (from" in x["text"]))
            for x in f if x["severity"] != "info"), [x["kind"] + ": " + x["text"] for x in f]' "$T/frz.json" "$frz_rping"
+# ---- connection requests beyond a listener's backlog ----
+# tests/probes/cm_crowd: the client asks for 3 connections at once, the
+# server listens with backlog B and takes its first request 1.5 s later.
+# uroce's RDMA CM, as the kernel's, drops a REQ while the listener holds B
+# requests its program has not taken (no answer: the client's CM sends it
+# again after its timeout).  The probe records the backlog at rdma_listen;
+# the diagnosis replays the requests: with B = 1 two connections had their
+# first copies dropped for the backlog, and the first one was held, taken
+# late; with B = 3 all three were held (nothing dropped).
+crowd() {
+	local name=$1 backlog=$2 cport=$((PORT + 50 + $3))
+	UROCE_ADDR=$A timeout -k 2 40 "$RDMATRACE" record -o "$T/$name/s" -- "$BUILD/tests/probes/cm_crowd" --server \
+		-a "$A" -p "$cport" --conns 3 --backlog "$backlog" --hold 1500 >"$T/$name.sout" 2>&1 &
+	local spid=$!
+	wait_listen
+	UROCE_ADDR=$CA timeout -k 2 40 "$RDMATRACE" record --capture lo -o "$T/$name/c" -- \
+		"$BUILD/tests/probes/cm_crowd" --client -a "$A" -p "$cport" --conns 3 >"$T/$name.cout" 2>&1
+	wait "$spid"
+	tshark -r "$T/$name/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/$name/capture.pcapng" 2>/dev/null
+	rm -f "$T/$name/c/capture.pcapng"
+	"$RDMATRACE" dump "$T/$name/s/traces/"*.rtr >"$T/$name.dump" 2>&1
+	"$RDMATRACE" diagnose --json "$T/$name" >"$T/$name.json" 2>"$T/$name.err"
+}
+crowd crowd1 1 1
+check_grep "three connections to a listener of backlog 1 are all made in the end" \
+	"client: 3 connections established and disconnected" "$T/crowd1.cout"
+check_grep "rdma_listen's record holds the backlog" "event=call:listen status=0 .* backlog=1$" "$T/crowd1.dump"
+check "backlog 1: two REQs dropped for the backlog, the held one taken late" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+lost = [x for x in f if x["kind"] == "cm_lost"]
+full = [x for x in lost if "came, the listener it asked for (cm_crowd (pid " in x["text"] and
+        ") already held 1 connection request its program had not taken with rdma_get_cm_event, as many as its backlog (1): "
+        "an RDMA CM (the kernel'"'"'s) drops a request that comes then, without an answer" in x["text"] and
+        "(the program took the first waiting request " in x["text"]]
+late = [x for x in lost if "; the first copy arrived, and the listener it asked for (cm_crowd (pid " in x["text"] and
+        ", backlog 1) held it until its program took it with rdma_get_cm_event " in x["text"]]
+assert len(full) == 2 and len(late) == 1 and len(lost) == 3, [x["kind"] + ": " + x["text"] for x in f]' "$T/crowd1.json"
+crowd crowd3 3 2
+check_grep "backlog 3: the three connections are made" "client: 3 connections established and disconnected" \
+	"$T/crowd3.cout"
+check "backlog 3: nothing dropped, every REQ held until the program took it" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+lost = [x for x in f if x["kind"] == "cm_lost"]
+assert not [x for x in f if "as many as its backlog" in x["text"]], [x["text"] for x in f]
+assert len(lost) == 3 and all(", backlog 3) held it until its program took it" in x["text"] for x in lost), [x["kind"] + ": " + x["text"] for x in f]' "$T/crowd3.json"
 done_testing

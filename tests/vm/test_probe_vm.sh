@@ -11,8 +11,10 @@
 # mode (rxe's CQ_ERR), and ibv_xsrq_pingpong, which stops at XRC (rxe has
 # none).  Then rping over
 # IPv6 addresses (RoCEv2 with IPv6 GIDs) and on a VLAN (802.1Q-tagged
-# frames), traced and correlated; last, rstream (rsockets) with no problem
-# found, and mckey's UD multicast linked to the group member's receives.
+# frames), traced and correlated; rstream (rsockets) with no problem
+# found, mckey's UD multicast linked to the group member's receives, and
+# last, connection requests the kernel dropped for a listener's backlog,
+# and ones it held for a program slow to take them.
 . tests/lib.sh
 . tests/vm/vmlib.sh
 
@@ -362,4 +364,48 @@ for r in mc:
 d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=True, text=True).stdout)
 assert not d["findings"] and not [n for n in d["notes"] if "239.1.1.1" in n], (d["findings"], d["notes"])
 ' "$RDMATRACE" "$MK"
+# ---- connection requests beyond the listener's backlog (the kernel's rdma_ucm) ----
+# tests/probes/cm_crowd: three connections at once to a listener of backlog
+# 1 that takes its first request 4 s after it listens (the client VM starts
+# once the listener shows, and its requests come 1-3 s later under TCG; with
+# 1.5 s the server sometimes took the first before the third came).  The
+# kernel drops the two REQs that come while it holds one (no answer), the
+# client's CM sends them again after its response timeout (about 6.3 s),
+# and the diagnosis, from the listen record's backlog and the requests it
+# replays, says so.
+CR=$VM_TMP/crowd
+CROWD="$PWD/$BUILD/tests/probes/cm_crowd"
+vm_run "$CR" --scenario crowd \
+	--server "$REC -o $CR/srv -- $CROWD --server -a 10.9.0.1 -p 7990 --conns 3 --backlog 1 --hold 4000" \
+	--client "$REC -o $CR/cli -- $CROWD --client -a 10.9.0.1 -p 7990 --conns 3" \
+	--server-name cm_crowd --client-name cm_crowd
+if [ "$VM_RC" -eq 0 ]; then ok "cm_crowd: three connections to a listener of backlog 1 all made in the end"; else not_ok "lab-vm run (cm_crowd) exited $VM_RC"; sed 's/^/#   /' "$CR.stderr" | tail -20; fi
+"$RDMATRACE" diagnose --json "$CR" >"$CR.json" 2>"$CR.err"
+check "cm_crowd on the kernel: the two REQs beyond the backlog told as dropped for it" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+full = [x for x in f if x["kind"] == "cm_lost" and "the listener it asked for (cm_crowd (pid " in x["text"] and
+        ") already held 1 connection request its program had not taken with rdma_get_cm_event, as many as its backlog (1): " in x["text"]]
+assert len(full) == 2, [x["kind"] + ": " + x["text"] for x in f]
+assert all("when the first copy came" in x["text"] or "when the first 2 copies came" in x["text"] for x in full), [x["text"] for x in full]
+' "$CR.json"
+# ... and a listener of backlog 3 that takes its first request only after
+# 14 s: the client's CM sends each REQ again after its response timeout, the
+# kernel answers the copy of a request it holds with an MRA (wait longer),
+# and the diagnosis says the program was slow to take them.
+CH=$VM_TMP/crowd-held
+vm_run "$CH" --scenario crowd-held \
+	--server "$REC -o $CH/srv -- $CROWD --server -a 10.9.0.1 -p 7990 --conns 2 --backlog 3 --hold 14000" \
+	--client "$REC -o $CH/cli -- $CROWD --client -a 10.9.0.1 -p 7990 --conns 2" \
+	--server-name cm_crowd --client-name cm_crowd
+if [ "$VM_RC" -eq 0 ]; then ok "cm_crowd: two connections to a listener that takes them after 14 s"; else not_ok "lab-vm run (cm_crowd held) exited $VM_RC"; sed 's/^/#   /' "$CH.stderr" | tail -20; fi
+"$RDMATRACE" diagnose --json "$CH" >"$CH.json" 2>"$CH.err"
+check "cm_crowd on the kernel: both REQs held until the program took them, the MRA that answered each copy named" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+held = [x for x in f if x["kind"] == "cm_lost" and "; the first copy arrived, and the listener it asked for (cm_crowd (pid " in x["text"] and
+        ", backlog 3) held it until its program took it with rdma_get_cm_event " in x["text"] and
+        "; the listener'"'"'s CM answered the copy that came again with an MRA (frame " in x["text"]]
+assert len(held) == 2 and len(f) == 2, [x["kind"] + ": " + x["text"] for x in f]
+' "$CH.json"
 done_testing

@@ -7586,7 +7586,14 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 		   (double)(item_t(c, accept) - t_first) / 1e9, k->cm_attr == RT_CM_REQ ? "REPs" : "SIDR REPs");
 	}
 	tx(&t, " ");
-	if (g->answer != RT_TL_NONE)
+	/* a request held for a program slow to take it: the set-up waited for it
+	 * until the answer, however long after the last copy that came */
+	uint64_t t_answer = g->answer != RT_TL_NONE ? item_t(c, tl_item_pk(b, g->answer)) : 0;
+	uint64_t lost = taken != RT_TL_NONE && t_answer > t_last ? t_answer - t_start : t_last - t_start;
+	if (g->answer != RT_TL_NONE && lost != t_last - t_start)
+		tx(&t, "The %s waited %.3f s, from the first copy to the answer (%s) at frame %u.", waits,
+		   (double)lost / 1e9, rt_cm_attr_name(tl_pk(b, g->answer)->cm_attr), tl_pk(b, g->answer)->frame);
+	else if (g->answer != RT_TL_NONE)
 		tx(&t, "The %s waited %.3f s longer than one exchange takes; the answer (%s) came at frame %u.", waits,
 		   (double)(t_last - t_start) / 1e9, rt_cm_attr_name(tl_pk(b, g->answer)->cm_attr),
 		   tl_pk(b, g->answer)->frame);
@@ -7603,7 +7610,7 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	if (g->answer != RT_TL_NONE)
 		tx(&e, ", answer frame %u", tl_pk(b, g->answer)->frame);
 	uint32_t q = callev != RT_TL_NONE ? b->ev_qp[callev] : RT_TL_NONE;
-	long f = finding(b, RT_TLFK_CM_LOST, RT_TLS_WARNING, t_start, q, t_last - t_start, 0, &t, &e);
+	long f = finding(b, RT_TLFK_CM_LOST, RT_TLS_WARNING, t_start, q, lost, 0, &t, &e);
 	if (f < 0)
 		return -ENOMEM;
 	tl_finding_evidence(b, FI(b, f), callev);

@@ -2219,7 +2219,10 @@ static void test_cm_backlog(void)
 						 "hostB, port 7471, rdma_listen at ") &&
 				strstr(w.text, ", backlog 2) held it until its program took it with rdma_get_cm_event "
 						 "509.900 ms later (its CONNECT_REQUEST event)") &&
-				strstr(w.text, "; the listener's CM answered the copy that came again with an MRA (frame ");
+				strstr(w.text, "; the listener's CM answered the copy that came again with an MRA (frame ") &&
+				strstr(w.text, "The connection set-up waited 0.511 s, from the first copy to the answer (REP) at "
+					       "frame ") &&
+				w.f->time_lost_ns == 510900000;
 		}
 		CHECK_EQ_U(lost, 1);
 		CHECK_EQ_U(full, backlog == 1);

@@ -472,5 +472,7 @@ import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
 lost = [x for x in f if x["kind"] == "cm_lost"]
 assert not [x for x in f if "as many as its backlog" in x["text"]], [x["text"] for x in f]
-assert len(lost) == 3 and all(", backlog 3) held it until its program took it" in x["text"] for x in lost), [x["kind"] + ": " + x["text"] for x in f]' "$T/crowd3.json"
+assert len(lost) == 3 and all(", backlog 3) held it until its program took it" in x["text"] and
+                              "The connection set-up waited " in x["text"] and ", from the first copy to the answer (REP) at frame " in x["text"]
+                              for x in lost), [x["kind"] + ": " + x["text"] for x in f]' "$T/crowd3.json"
 done_testing

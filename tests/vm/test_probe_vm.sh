@@ -405,7 +405,8 @@ import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
 held = [x for x in f if x["kind"] == "cm_lost" and "; the first copy arrived, and the listener it asked for (cm_crowd (pid " in x["text"] and
         ", backlog 3) held it until its program took it with rdma_get_cm_event " in x["text"] and
-        "; the listener'"'"'s CM answered the copy that came again with an MRA (frame " in x["text"]]
+        "; the listener'"'"'s CM answered the copy that came again with an MRA (frame " in x["text"] and
+        ", from the first copy to the answer (REP) at frame " in x["text"] and x["time_lost_ns"] > 10e9]
 assert len(held) == 2 and len(f) == 2, [x["kind"] + ": " + x["text"] for x in f]
 ' "$CH.json"
 done_testing

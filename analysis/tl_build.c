@@ -565,7 +565,9 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 			return -ENOMEM;
 		*ci = (struct tl_cm_info){.pk = (uint32_t)(b->pk.n - 1), .ack_timeout = p->cm.prim_local_ack_timeout,
 					  .retry = p->cm.retry_count, .rnr_retry = p->cm.rnr_retry_count,
-					  .mtu = p->cm.path_mtu, .reason = (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason),
+					  .mtu = p->cm.path_mtu,
+					  .reason = p->cm.attr_id == RT_CM_SIDR_REP ? p->cm.sidr_status
+					  : (uint8_t)(p->cm.reason > 255 ? 255 : p->cm.reason),
 					  .msg_rejected = p->cm.msg_rejected, .remote_qpn = p->cm.remote_qpn,
 					  .start_psn = p->cm.starting_psn & RT_PSN_MASK,
 					  .remote_cm_timeout = p->cm.remote_cm_timeout,

@@ -4325,12 +4325,92 @@ struct cm_seen {
  * finding in words: who refused whose connection request, which message,
  * why, and how long after the request.  A MAD retry of a REJ already
  * explained is not explained again. */
+/* What a SIDR REP's status (not 0, the service's QP) means. */
+static const char *sidr_status_meaning(unsigned status)
+{
+	switch (status) {
+	case 1: return "no such service ID: nobody listens for that service (port) there";
+	case 2: return "rejected: the application refused it (rdma_reject), or the listener held as many requests as "
+		       "its backlog";
+	case 3: return "no QP available there";
+	case 4: return "redirected to another service";
+	case 5: return "the CM class version is not supported there";
+	default: return "unknown status";
+	}
+}
+
+/* A UD service request (SIDR REQ, rdma_connect of a UD QP, or udaddy's
+ * rdma_resolve of a service) refused: a SIDR REP, packet i, whose status
+ * is not 0; its requester's rdma_cm reports UNREACHABLE.  Told once per
+ * request, as a REJ is: who refused whose request, the status, and for a
+ * service nobody listened for, what the traced listeners say. */
+static int sidr_refused(struct dctx *c, struct cm_seen *seen, uint32_t i)
+{
+	struct tl_build *b = c->b;
+	const struct tl_pk *k = tl_pk(b, i), *req = NULL;
+	const struct tl_cm_info *rep = tl_cm_info(b, i);
+	uint64_t once = 0xFFFF000000000000ull | (uint64_t)(k->src_ep & 0xffff) << 32 | k->cm_comm_id;
+	if (!rep || !rep->reason || tl_hash_get(&seen->rejs, once))
+		return 0; /* the service's QP, or an answer to a request sent again */
+	if (tl_hash_put(&seen->rejs, once, i) < 0)
+		return -ENOMEM;
+	uint32_t req_i = RT_TL_NONE;
+	for (size_t ci = 0; ci < b->cm_info.n; ci++) {
+		uint32_t j = TL_AT(&b->cm_info, struct tl_cm_info, ci)->pk;
+		const struct tl_pk *q = tl_pk(b, j);
+		if (j >= i)
+			break;
+		if (q->cm_attr == RT_CM_SIDR_REQ && q->cm_comm_id == k->cm_comm_id && q->dst_ep == k->src_ep)
+			req_i = j; /* (its last copy before the answer) */
+	}
+	if (req_i != RT_TL_NONE)
+		req = tl_pk(b, req_i);
+	struct text t = {.n = 0}, e = {.n = 0};
+	ep_words(b, k->src_ep, &t);
+	tx(&t, " refused the UD service request (SIDR REQ) of ");
+	ep_words(b, k->dst_ep, &t);
+	tx(&t, ": status %u (%s)", rep->reason, sidr_status_meaning(rep->reason));
+	uint64_t tk = item_t(c, tl_item_pk(b, i));
+	uint32_t call = rep->reason == 2 ? rej_call(c, k, i) : RT_TL_NONE;
+	if (call != RT_TL_NONE && tl_ev(b, call)->ev.u.cm.event == RT_CM_CALL_REJECT) {
+		uint64_t tc = item_t(c, call);
+		tx(&t, "; the application called rdma_reject %.3f ms %s the SIDR REP", ms(tc > tk ? tc - tk : tk - tc),
+		   tc > tk ? "after" : "before");
+	} else {
+		call = RT_TL_NONE;
+	}
+	if (req && k->raw_ns >= req->raw_ns)
+		tx(&t, "; %.3f ms after the SIDR REQ", ms(k->raw_ns - req->raw_ns));
+	const struct tl_cm_info *asked = req ? tl_cm_info(b, req_i) : NULL;
+	const struct tl_ep *to = k->src_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, k->src_ep) : NULL;
+	uint32_t listen = RT_TL_NONE;
+	if (rep->reason == 1 && asked && asked->service_port && to)
+		listen = listener_words(c, to->ver, to->ip, asked->service_port, asked->service_ps, tk, &t);
+	tx(&t, ". The requester's rdma_cm reports RDMA_CM_EVENT_UNREACHABLE for it.");
+	tx(&e, "SIDR REP frame %u", k->frame);
+	if (req)
+		tx(&e, ", SIDR REQ frame %u", req->frame);
+	if (listen != RT_TL_NONE)
+		tx(&e, ", rdma_listen at %.6f s", (double)item_t(c, listen) / 1e9);
+	long f = finding(b, RT_TLFK_CM_REJECT, RT_TLS_ERROR, tk, RT_TL_NONE, 0, 0, &t, &e);
+	if (f < 0)
+		return -ENOMEM;
+	tl_finding_evidence(b, FI(b, f), tl_item_pk(b, i));
+	if (req)
+		tl_finding_evidence(b, FI(b, f), tl_item_pk(b, req_i));
+	tl_finding_evidence(b, FI(b, f), listen);
+	tl_finding_evidence(b, FI(b, f), call);
+	return 0;
+}
+
 static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 {
 	struct tl_build *b = c->b;
 	const struct tl_pk *k = tl_pk(b, i), *req = NULL;
 	if (k->cm_attr == RT_CM_REQ)
 		return tl_hash_put(&seen->reqs, k->cm_comm_id, i);
+	if (k->cm_attr == RT_CM_SIDR_REP)
+		return sidr_refused(c, seen, i);
 	const struct tl_cm_info *rej = tl_cm_info(b, i);
 	uint64_t both = (uint64_t)k->cm_comm_id << 32 | k->cm_remote_comm_id;
 	if (k->cm_attr != RT_CM_REJ || !rej || (both != UINT64_MAX && tl_hash_get(&seen->rejs, both)))
@@ -5024,7 +5104,7 @@ static int wire_anomalies(struct dctx *c)
 			if (firstcong == RT_TL_NONE)
 				firstcong = (uint32_t)i;
 		}
-		if (k->is_cm && (k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REJ) &&
+		if (k->is_cm && (k->cm_attr == RT_CM_REQ || k->cm_attr == RT_CM_REJ || k->cm_attr == RT_CM_SIDR_REP) &&
 		    cm_message(c, &cm, (uint32_t)i) < 0) {
 			free(gaps);
 			tl_hash_free(&cm.reqs);

@@ -217,7 +217,7 @@ struct tl_cm_info {
 	uint8_t retry;            /* REQ: retry count */
 	uint8_t rnr_retry;        /* REQ, REP: RNR retry count */
 	uint8_t mtu;              /* REQ: path MTU (enum ibv_mtu) */
-	uint8_t reason;           /* REJ: reason (255 for larger codes) */
+	uint8_t reason;           /* REJ: reason (255 for larger codes); SIDR REP: its status */
 	uint8_t msg_rejected;     /* REJ: 0 REQ, 1 REP, 2 other */
 	uint32_t remote_qpn;      /* DREQ: the receiver's QP */
 	uint32_t start_psn;       /* REQ, REP: the sender's starting PSN */

@@ -285,6 +285,24 @@ static inline void sim_cm_req_service(struct sim *s, uint64_t t, uint32_t comm, 
 	sim_mad(s, t, 1, mad);
 }
 
+/* A UD service request (SIDR REQ) from A for port in port_space, request
+ * ID id; and B's answer (SIDR REP) with a status (0: the service's QP). */
+static inline void sim_cm_sidr_req(struct sim *s, uint64_t t, uint32_t id, uint16_t port_space, uint16_t port)
+{
+	uint8_t mad[RT_MAD_LEN];
+	sim_cm_mad(s, mad, RT_CM_SIDR_REQ, id);
+	synth_be64(mad + 24 + 8, 0x0000000001000000ull | (uint64_t)(port_space & 0xff) << 16 | port);
+	sim_mad(s, t, 1, mad);
+}
+
+static inline void sim_cm_sidr_rep(struct sim *s, uint64_t t, uint32_t id, uint8_t status)
+{
+	uint8_t mad[RT_MAD_LEN];
+	sim_cm_mad(s, mad, RT_CM_SIDR_REP, id);
+	mad[24 + 4] = status;
+	sim_mad(s, t, 0, mad);
+}
+
 static inline void sim_cm_req_port(struct sim *s, uint64_t t, uint32_t comm, uint16_t port)
 {
 	sim_cm_req_service(s, t, comm, 0x106, port); /* RDMA_PS_TCP */

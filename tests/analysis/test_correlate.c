@@ -2115,16 +2115,31 @@ static void test_cm_reject_listener(void)
 	sim_cm_rej(&s, t + 8050000, 0, 0xaaaa, 0x9999, 0, 8);
 	sim_cm_req_service(&s, t + 9000000, 0xbbbb, 0x13f, 7471); /* RDMA_PS_IB */
 	sim_cm_rej(&s, t + 9050000, 0, 0xcccc, 0xbbbb, 0, 8);
+	/* a UD service request for 7471 in the UDP port space, refused (SIDR REP
+	 * status 1), sent twice: one finding */
+	sim_cm_sidr_req(&s, t + 9500000, 0xdddd, 0x111, 7471);
+	sim_cm_sidr_rep(&s, t + 9550000, 0xdddd, 1);
+	sim_cm_sidr_req(&s, t + 9600000, 0xdddd, 0x111, 7471);
+	sim_cm_sidr_rep(&s, t + 9650000, 0xdddd, 1);
 	s.now = t + 10000000;
 	struct rt_timeline *tl = finish_run(&s);
 	if (!tl)
 		return;
-	unsigned n = 0, wrong = 0, early = 0, gone = 0, quiet = 0, space = 0;
+	unsigned n = 0, wrong = 0, early = 0, gone = 0, quiet = 0, space = 0, sidr = 0;
 	for (struct walk w = findings_of(tl, RT_TLFK_CM_REJECT, SHOW_NONE); next_finding(&w);) {
 		const char *txt = w.text;
 		n++;
-		CHECK(contains(txt, "reason 8 (invalid service ID)"));
-		if (strstr(txt, "not on 7999")) {
+		bool ud = strstr(txt, "hostB (10.9.0.1) refused the UD service request (SIDR REQ) of hostA (10.9.0.2): ") != NULL;
+		CHECK(ud || contains(txt, "reason 8 (invalid service ID)"));
+		if (ud) {
+			sidr++;
+			CHECK(contains(txt, "status 1 (no such service ID: nobody listens for that service (port) there); "
+					    "0.050 ms after the SIDR REQ; at that address server (pid 200) on hostB listens on "
+					    "port 7471 in the TCP port space (RDMA_PS_TCP) (rdma_listen at "));
+			CHECK(contains(txt, "), and the request asked for port 7471 in the UDP port space (RDMA_PS_UDP): a "
+					    "service is a port in a port space"));
+			CHECK(contains(txt, ". The requester's rdma_cm reports RDMA_CM_EVENT_UNREACHABLE for it."));
+		} else if (strstr(txt, "not on 7999")) {
 			wrong++;
 			CHECK(contains(txt, "at that address the traced listeners listen on ports 7471 and 7500 (the first: "
 					    "server (pid 200) on hostB, rdma_listen at "));
@@ -2158,8 +2173,8 @@ static void test_cm_reject_listener(void)
 		}
 		CHECK(named == linked);
 	}
-	CHECK_EQ_U(n, 5);
-	CHECK(wrong == 1 && early == 1 && gone == 1 && quiet == 1 && space == 1);
+	CHECK_EQ_U(n, 6);
+	CHECK(wrong == 1 && early == 1 && gone == 1 && quiet == 1 && space == 1 && sidr == 1);
 	rt_timeline_free(tl);
 }
 

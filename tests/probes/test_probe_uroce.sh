@@ -400,6 +400,24 @@ check_grep "a REQ for a port listened on in another port space: the REJ 8 names 
 "$RDMATRACE" diagnose "$T/ps/s/traces/"*.rtr "$T/ps/c/traces/"*.rtr >"$T/ps-traces.txt" 2>&1
 check_grep "... from the traces alone (the REJECTED event): the request's port space is its cm_id's" \
 	"rejected \(its rdma_cm reported REJECTED\): reason 8 .*there is no capture to show the REJ; at that address udaddy \(pid [0-9]+\) on [a-z0-9]+ listens on port 7174 in the UDP port space \(RDMA_PS_UDP\) .*asked for port 7174 in the TCP port space" "$T/ps-traces.txt"
+# ---- a UD service request for a port listened on in another port space ----
+# the other way round: rping's server listens on 7174 in the TCP port space,
+# udaddy's client asks for 7174 in the UDP one: the SIDR REP says status 1
+# (no such service ID), udaddy gets RDMA_CM_EVENT_UNREACHABLE, and the
+# diagnosis, which said nothing of it (only that udaddy exited -22), names
+# both port spaces.
+UROCE_ADDR=$A timeout -k 2 30 "$RDMATRACE" record -o "$T/ps2/s" -- rping -s -a "$A" -p 7174 -C 1 >"$T/ps2.sout" 2>&1 &
+ps2_pid=$!
+wait_listen
+UROCE_ADDR=$PA timeout -k 2 30 "$RDMATRACE" record --capture lo -o "$T/ps2/c" -- udaddy -s "$A" >"$T/ps2.cout" 2>&1
+pkill -f "^rping -s -a $A -p 7174 -C 1\$"
+wait "$ps2_pid" 2>/dev/null
+tshark -r "$T/ps2/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/ps2/capture.pcapng" 2>/dev/null
+rm -f "$T/ps2/c/capture.pcapng"
+check_grep "udaddy's client to rping's server: unreachable" "RDMA_CM_EVENT_UNREACHABLE" "$T/ps2.cout"
+"$RDMATRACE" diagnose "$T/ps2" >"$T/ps2.txt" 2>&1
+check_grep "a UD service request refused (SIDR REP status 1): both port spaces named" \
+	"refused the UD service request \(SIDR REQ\) of .*: status 1 \(no such service ID: nobody listens for that service \(port\) there\); [0-9.]+ ms after the SIDR REQ; at that address rping \(pid [0-9]+\) on [a-z0-9]+ listens on port 7174 in the TCP port space \(RDMA_PS_TCP\) \(rdma_listen at [0-9.]+ s\), and the request asked for port 7174 in the UDP port space \(RDMA_PS_UDP\): a service is a port in a port space.*The requester's rdma_cm reports RDMA_CM_EVENT_UNREACHABLE for it\." "$T/ps2.txt"
 # ---- a process frozen: rping's server stopped 4 s (SIGSTOP), then on ----
 # uroce's engine runs in the program, so nothing answers what the client
 # sends meanwhile (its ACK timer, 2.1 s, resends a request), and an ACK

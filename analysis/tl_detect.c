@@ -4325,13 +4325,15 @@ struct cm_seen {
  * finding in words: who refused whose connection request, which message,
  * why, and how long after the request.  A MAD retry of a REJ already
  * explained is not explained again. */
+static uint32_t req_listener(struct dctx *c, uint32_t pk, uint64_t t, bool need_backlog);
+
 /* What a SIDR REP's status (not 0, the service's QP) means. */
 static const char *sidr_status_meaning(unsigned status)
 {
 	switch (status) {
 	case 1: return "no such service ID: nobody listens for that service (port) there";
-	case 2: return "rejected: the application refused it (rdma_reject), or the listener held as many requests as "
-		       "its backlog";
+	case 2: return "rejected: the application refused it (rdma_reject) or destroyed the listener or the "
+		       "request's cm_id first, or the listener held as many requests as its backlog";
 	case 3: return "no QP available there";
 	case 4: return "redirected to another service";
 	case 5: return "the CM class version is not supported there";
@@ -4376,6 +4378,19 @@ static int sidr_refused(struct dctx *c, struct cm_seen *seen, uint32_t i)
 		uint64_t tc = item_t(c, call);
 		tx(&t, "; the application called rdma_reject %.3f ms %s the SIDR REP", ms(tc > tk ? tc - tk : tk - tc),
 		   tc > tk ? "after" : "before");
+	} else if (rep->reason == 2 && req) {
+		/* the listener destroyed with the request still held: its CM refuses
+		 * what it held (rdma_destroy_id's record comes as the call returns) */
+		uint32_t l = req_listener(c, req_i, item_t(c, tl_item_pk(b, req_i)), false);
+		call = l != RT_TL_NONE && first_link(c, tl_item_pk(b, req_i), RT_TLL_CM_EVENT) == RT_TL_NONE
+			       ? listen_ended(c, l, tk + 10000000) : RT_TL_NONE;
+		if (call != RT_TL_NONE) {
+			uint64_t tc = item_t(c, call);
+			tx(&t, "; its program destroyed the listener (port %u) before it took the request with "
+			       "rdma_get_cm_event (rdma_destroy_id %.3f ms %s the SIDR REP), and its CM refused the "
+			       "requests the listener held",
+			   tl_ev(b, l)->ev.u.cm.local_port, ms(tc > tk ? tc - tk : tk - tc), tc > tk ? "after" : "before");
+		}
 	} else {
 		call = RT_TL_NONE;
 	}
@@ -7259,10 +7274,11 @@ static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char
 
 /* ---- connection requests dropped while their listener's backlog was full ---- */
 
-/* The traced listener REQ packet pk asked for: on the host it went to, on
- * the port and in the port space of its service ID, listening at its
- * address at time t, with its backlog recorded; RT_TL_NONE when none. */
-static uint32_t req_listener(struct dctx *c, uint32_t pk, uint64_t t)
+/* The traced listener request packet pk (a REQ or a SIDR REQ) asked for:
+ * on the host it went to, on the port and in the port space of its
+ * service ID, listening at its address at time t, with its backlog
+ * recorded when need_backlog; RT_TL_NONE when none. */
+static uint32_t req_listener(struct dctx *c, uint32_t pk, uint64_t t, bool need_backlog)
 {
 	struct tl_build *b = c->b;
 	const struct tl_pk *k = tl_pk(b, pk);
@@ -7277,7 +7293,7 @@ static uint32_t req_listener(struct dctx *c, uint32_t pk, uint64_t t)
 		const struct rt_ev_cm *cm = &e->ev.u.cm;
 		struct tl_cm_addr local, peer;
 		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || b->ev_shadow[i] || e->host != to->host ||
-		    cm->local_port != m->service_port || !cm->listen_backlog ||
+		    cm->local_port != m->service_port || (need_backlog && !cm->listen_backlog) ||
 		    (cm->peer_port && m->service_ps && cm->peer_port != m->service_ps) || item_t(c, i) > t)
 			continue;
 		tl_cm_record_addr(b, i, &local, &peer);
@@ -7605,7 +7621,7 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	uint64_t next_take = UINT64_MAX;
 	bool held = false;
 	uint32_t listen = k->cm_attr == RT_CM_REQ && g->count > 1 && got == RT_TL_NONE && !dmg
-				  ? req_listener(c, g->first, t_first) : RT_TL_NONE;
+				  ? req_listener(c, g->first, t_first, true) : RT_TL_NONE;
 	if (listen != RT_TL_NONE && cm_backlog_drops(c, r, g, listen, &backlogged, &next_take, &held) < 0)
 		return -ENOMEM;
 	uint32_t taken = held ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT) : RT_TL_NONE;

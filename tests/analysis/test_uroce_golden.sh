@@ -660,9 +660,11 @@ PY
 # librdmacm for the RTU, and the client gives up first (its SIDR exchange,
 # which the waiting server does not answer).  The client's ESTABLISHED is
 # only in its engine's trace (no event channel: the probe never sees it);
-# the failed rdma_accept is told with the DISCONNECTED that ended it
+# the failed rdma_accept is told with the DISCONNECTED that ended it; the
+# client's SIDR REQ, which the server's UD listener held untaken, is refused
+# (SIDR REP status 2) when the server, giving up, destroys that listener
 UROCE_FAULTS="drop:qp=1,nth=2" run herd "$tmp/herdrtu" -- --timeout-ms 1500 >/dev/null
-check "a synchronous rdma_accept waiting for a lost RTU: the RTU and the failed accept told, nothing else" python3 -c '
+check "a synchronous rdma_accept waiting for a lost RTU: the RTU, the failed accept and the UD request its teardown refused told, nothing else" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 w = [x for x in d["findings"] if x["severity"] != "info"]
@@ -670,7 +672,10 @@ rtu = [x for x in w if x["kind"] == "cm_lost" and "no ready-to-use (RTU)" in x["
        "rdma_accept, waiting for that RTU, failed with EINVAL" in x["text"]]
 acc = [x for x in w if x["kind"] == "call_failed" and "it waited for the connection of QP" in x["text"] and
        "its DISCONNECTED event came" in x["text"]]
-assert len(rtu) == 1 and len(acc) == 1 and len(w) == 2, [x["kind"] + ": " + x["text"] for x in w]' "$tmp/herdrtu.json"
+ud = [x for x in w if x["kind"] == "cm_reject" and "refused the UD service request (SIDR REQ) of " in x["text"] and
+      "status 2 (rejected: " in x["text"] and "; its program destroyed the listener (port " in x["text"] and
+      ") before it took the request with rdma_get_cm_event (rdma_destroy_id " in x["text"]]
+assert len(rtu) == 1 and len(acc) == 1 and len(ud) == 1 and len(w) == 3, [x["kind"] + ": " + x["text"] for x in w]' "$tmp/herdrtu.json"
 # an atomic request, then an atomic ACK, dropped by the receiving engine on
 # arrival: the ACK-timeout rounds name the captured packet and the drop
 UROCE_FAULTS="drop:op=atomic,dir=rx,nth=3" run atomics "$tmp/atomrx" >/dev/null

@@ -7417,7 +7417,6 @@ static int cm_backlog_drops(struct dctx *c, struct cm_retry_ctx *r, const struct
 	qsort(a, n, sizeof(*a), arrival_cmp);
 	uint64_t t_listen = item_t(c, listen);
 	uint32_t gi = (uint32_t)(g - (const struct cm_copies *)r->copies.p);
-	bool dropped_first = false;
 	for (size_t s = 0; s < n; s++) {
 		while (h.n && h.v[0] <= a[s].t)
 			take_pop(&h);
@@ -7437,11 +7436,9 @@ static int cm_backlog_drops(struct dctx *c, struct cm_retry_ctx *r, const struct
 		if (a[s].group != gi)
 			continue;
 		if (!*ndropped)
-			dropped_first = true, *next_take = h.v[0];
+			*next_take = h.v[0];
 		++*ndropped;
 	}
-	if (!dropped_first)
-		*ndropped = 0;
 	free(a), free(taken), free(state), free(h.v);
 	return 0;
 }
@@ -7609,11 +7606,14 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	tx(&t, ": the CM sends a message again when no answer came within its response timeout");
 	if (every_ns)
 		tx(&t, " (%.3f s here)", (double)every_ns / 1e9);
-	/* the first copy arrived when it caused its CM event on the receiver before the next copy */
-	uint32_t got = g->count > 1 && k->icrc != RT_ICRC_BAD ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT)
-							     : RT_TL_NONE;
-	if (got != RT_TL_NONE && (got >= tl_nev(b) || item_t(c, got) > item_t(c, tl_item_pk(b, g->shown[1]))))
-		got = RT_TL_NONE;
+	/* the CM event the first copy is linked to (its request's, whichever copy
+	 * made it); the first copy arrived when that came before the next copy */
+	uint32_t ev1 = g->count > 1 ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT) : RT_TL_NONE;
+	if (ev1 != RT_TL_NONE && ev1 >= tl_nev(b))
+		ev1 = RT_TL_NONE;
+	uint32_t got = ev1 != RT_TL_NONE && k->icrc != RT_ICRC_BAD &&
+				       item_t(c, ev1) <= item_t(c, tl_item_pk(b, g->shown[1]))
+			       ? ev1 : RT_TL_NONE;
 	const struct tl_pk *dmg = g->damaged_answer != RT_TL_NONE ? tl_pk(b, g->damaged_answer) : NULL;
 	/* copies that came while the listener held its backlog of requests, or
 	 * a first copy it held until its program took it, late */
@@ -7624,9 +7624,7 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 				  ? req_listener(c, g->first, t_first, true) : RT_TL_NONE;
 	if (listen != RT_TL_NONE && cm_backlog_drops(c, r, g, listen, &backlogged, &next_take, &held) < 0)
 		return -ENOMEM;
-	uint32_t taken = held ? first_link(c, tl_item_pk(b, g->first), RT_TLL_CM_EVENT) : RT_TL_NONE;
-	if (taken != RT_TL_NONE && taken >= tl_nev(b))
-		taken = RT_TL_NONE;
+	uint32_t taken = held ? ev1 : RT_TL_NONE;
 	/* held, as far as the capture tells: an engine's CM (uroce) holds what
 	 * reached its host; a kernel's answers a held request that comes again
 	 * with an MRA (without one, the first copy may have gone astray there) */

@@ -3,8 +3,8 @@
  * program takes from rdma_get_cm_event() (with addresses and the first 16
  * bytes of private data) and the calls that drive a connection (create_id,
  * resolve, listen, connect, accept, reject, disconnect, create/destroy QP,
- * create_ep, destroy_id), recorded as RT_EV_CM_EVENT with the call codes of
- * enum rt_cm_call.  IPv6 endpoints get an RT_EV_CM_ADDR6 record right after.
+ * create_ep, destroy_id) or set its options (set_option), recorded as
+ * RT_EV_CM_EVENT with the call codes of enum rt_cm_call.  IPv6 endpoints get an RT_EV_CM_ADDR6 record right after.
  * librdmacm creates and modifies QPs through libibverbs, so those QPs are
  * tracked by the verbs wrappers and hooks like any other.
  */
@@ -46,8 +46,16 @@ static void sock_fill(const struct sockaddr *sa, uint32_t *ip4, uint16_t *port, 
 	}
 }
 
+/* What a call record holds in place of private data: rdma_listen's backlog,
+ * rdma_set_option's option. */
+struct cm_call_extra {
+	int backlog;
+	int level, name;
+	uint32_t value, optlen;
+};
+
 static void emit_cm(unsigned code, struct rdma_cm_id *id, int status, const void *pdata,
-		    unsigned plen, int backlog)
+		    unsigned plen, const struct cm_call_extra *x)
 {
 	uint8_t l6[16] = {0}, p6[16] = {0}, fam = 0, fam2 = 0;
 	uint32_t cm = cm_id_of(id);
@@ -69,8 +77,14 @@ static void emit_cm(unsigned code, struct rdma_cm_id *id, int status, const void
 		if (code == RT_CM_CALL_CREATE_ID || code == RT_CM_CALL_LISTEN)
 			c->peer_port = (uint16_t)id->ps; /* (they have no peer) */
 	}
-	if (code == RT_CM_CALL_LISTEN)
-		c->listen_backlog = rt_cm_listen_backlog(backlog); /* (a listen has no private data) */
+	if (code == RT_CM_CALL_LISTEN && x)
+		c->listen_backlog = rt_cm_listen_backlog(x->backlog); /* (a listen has no private data) */
+	if (code == RT_CM_CALL_SET_OPTION && x) { /* (nor has an option) */
+		c->option.level = x->level;
+		c->option.name = x->name;
+		c->option.value = x->value;
+		c->option.optlen = x->optlen;
+	}
 	if (pdata && plen) {
 		c->private_len = (uint8_t)(plen > 255 ? 255 : plen);
 		c->private_copied = (uint8_t)(plen < sizeof(c->private_data) ? plen : sizeof(c->private_data));
@@ -89,13 +103,13 @@ static void emit_cm(unsigned code, struct rdma_cm_id *id, int status, const void
 }
 
 /* Records a call: status is the result (0 or -1 with errno, as librdmacm returns);
- * backlog: rdma_listen's. */
-static int call_done_backlog(unsigned code, struct rdma_cm_id *id, int rc, const void *pdata, unsigned plen,
-			     int backlog)
+ * x: what a listen or set_option record holds (NULL: nothing). */
+static int call_done_extra(unsigned code, struct rdma_cm_id *id, int rc, const void *pdata, unsigned plen,
+			   const struct cm_call_extra *x)
 {
 	if (rt_probe_enter()) {
 		int err = errno;
-		emit_cm(code, id, rc == 0 ? 0 : -err, pdata, plen, backlog);
+		emit_cm(code, id, rc == 0 ? 0 : -err, pdata, plen, x);
 		rt_probe_leave();
 		errno = err;
 	}
@@ -104,7 +118,7 @@ static int call_done_backlog(unsigned code, struct rdma_cm_id *id, int rc, const
 
 static int call_done(unsigned code, struct rdma_cm_id *id, int rc, const void *pdata, unsigned plen)
 {
-	return call_done_backlog(code, id, rc, pdata, plen, 0);
+	return call_done_extra(code, id, rc, pdata, plen, NULL);
 }
 
 typedef int get_cm_event_fn(struct rdma_event_channel *, struct rdma_cm_event **);
@@ -123,6 +137,7 @@ typedef void destroy_qp_fn(struct rdma_cm_id *);
 typedef int create_ep_fn(struct rdma_cm_id **, struct rdma_addrinfo *, struct ibv_pd *,
 			 struct ibv_qp_init_attr *);
 typedef void destroy_ep_fn(struct rdma_cm_id *);
+typedef int set_option_fn(struct rdma_cm_id *, int, int, void *, size_t);
 
 RT_PROBE_REAL(get_cm_event_fn, rdma_get_cm_event)
 RT_PROBE_REAL(create_id_fn, rdma_create_id)
@@ -140,6 +155,7 @@ RT_PROBE_REAL(create_qp_ex_fn, rdma_create_qp_ex)
 RT_PROBE_REAL(destroy_qp_fn, rdma_destroy_qp)
 RT_PROBE_REAL(create_ep_fn, rdma_create_ep)
 RT_PROBE_REAL(destroy_ep_fn, rdma_destroy_ep)
+RT_PROBE_REAL(set_option_fn, rdma_set_option)
 
 #define REAL_OR_FAIL(fn)                  \
 	do {                              \
@@ -173,7 +189,7 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 		pdata = e->param.conn.private_data;
 		plen = e->param.conn.private_data_len;
 	}
-	emit_cm((unsigned)e->event, e->id, e->status, pdata, plen, 0);
+	emit_cm((unsigned)e->event, e->id, e->status, pdata, plen, NULL);
 	rt_probe_leave();
 	errno = err;
 	return rc;
@@ -192,7 +208,7 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	REAL_OR_FAIL(rdma_destroy_id);
 	if (rt_probe_enter()) {
-		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0, 0);
+		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0, NULL);
 		rt_objmap_del(&rt_probe_cm_ids, id);
 		rt_probe_leave();
 	}
@@ -221,7 +237,8 @@ int rdma_resolve_route(struct rdma_cm_id *id, int ms)
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	REAL_OR_FAIL(rdma_listen);
-	return call_done_backlog(RT_CM_CALL_LISTEN, id, real_rdma_listen()(id, backlog), NULL, 0, backlog);
+	struct cm_call_extra x = {.backlog = backlog};
+	return call_done_extra(RT_CM_CALL_LISTEN, id, real_rdma_listen()(id, backlog), NULL, 0, &x);
 }
 
 int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
@@ -252,16 +269,50 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	return call_done(RT_CM_CALL_DISCONNECT, id, real_rdma_disconnect()(id), NULL, 0);
 }
 
+/* librdmacm's rdma_create_qp calls rdma_create_qp_ex through its exported
+ * name: the one call is recorded once, by the outer wrapper. */
+static __thread int creating_qp;
+
 int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	REAL_OR_FAIL(rdma_create_qp);
-	return call_done(RT_CM_CALL_CREATE_QP, id, real_rdma_create_qp()(id, pd, attr), NULL, 0);
+	creating_qp++;
+	int rc = real_rdma_create_qp()(id, pd, attr);
+	creating_qp--;
+	return call_done(RT_CM_CALL_CREATE_QP, id, rc, NULL, 0);
 }
 
 int rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 {
 	REAL_OR_FAIL(rdma_create_qp_ex);
-	return call_done(RT_CM_CALL_CREATE_QP, id, real_rdma_create_qp_ex()(id, attr), NULL, 0);
+	int rc = real_rdma_create_qp_ex()(id, attr);
+	return creating_qp ? rc : call_done(RT_CM_CALL_CREATE_QP, id, rc, NULL, 0);
+}
+
+/* The option's value as the program gave it: one byte for TOS and
+ * ACK_TIMEOUT, an int for REUSEADDR and AFONLY (others: 0). */
+static uint32_t option_value(int level, int name, const void *val, size_t len)
+{
+	if (!val || level != RDMA_OPTION_ID)
+		return 0;
+	if ((name == RDMA_OPTION_ID_TOS || name == RDMA_OPTION_ID_ACK_TIMEOUT) && len >= 1)
+		return *(const uint8_t *)val;
+	if ((name == RDMA_OPTION_ID_REUSEADDR || name == RDMA_OPTION_ID_AFONLY) && len >= sizeof(int)) {
+		int v;
+		memcpy(&v, val, sizeof(v));
+		return (uint32_t)v;
+	}
+	return 0;
+}
+
+int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+{
+	REAL_OR_FAIL(rdma_set_option);
+	int rc = real_rdma_set_option()(id, level, optname, optval, optlen);
+	struct cm_call_extra x = {.level = level, .name = optname,
+				  .value = option_value(level, optname, optval, optlen),
+				  .optlen = (uint32_t)optlen};
+	return call_done_extra(RT_CM_CALL_SET_OPTION, id, rc, NULL, 0, &x);
 }
 
 void rdma_destroy_qp(struct rdma_cm_id *id)
@@ -289,7 +340,7 @@ void rdma_destroy_ep(struct rdma_cm_id *id)
 	if (!real_rdma_destroy_ep())
 		return;
 	if (rt_probe_enter()) {
-		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0, 0);
+		emit_cm(RT_CM_CALL_DESTROY_ID, id, 0, NULL, 0, NULL);
 		rt_objmap_del(&rt_probe_cm_ids, id);
 		rt_probe_leave();
 	}

@@ -62,10 +62,21 @@ const char *rt_cm_event_name(unsigned event)
 	static const char *const calls[] = {
 		"call:create_id", "call:bind_addr", "call:resolve_addr", "call:resolve_route", "call:listen",
 		"call:connect", "call:accept", "call:reject", "call:disconnect", "call:create_qp",
-		"call:destroy_qp", "call:create_ep", "call:destroy_id"};
+		"call:destroy_qp", "call:create_ep", "call:destroy_id", "call:set_option"};
 	if (event >= RT_CM_CALL_CREATE_ID)
 		return NAME(calls, event - RT_CM_CALL_CREATE_ID);
 	return NAME(n, event);
+}
+
+const char *rt_cm_option_name(int level, int name)
+{
+	static const char *const id[] = {"RDMA_OPTION_ID_TOS", "RDMA_OPTION_ID_REUSEADDR", "RDMA_OPTION_ID_AFONLY",
+					 "RDMA_OPTION_ID_ACK_TIMEOUT"};
+	if (level == RT_CM_OPT_LEVEL_ID && name >= 0 && name < (int)(sizeof(id) / sizeof(id[0])))
+		return id[name];
+	if (level == RT_CM_OPT_LEVEL_IB && name == RT_CM_OPT_IB_PATH)
+		return "RDMA_OPTION_IB_PATH";
+	return "unknown";
 }
 
 const char *rt_errno_name(int err)
@@ -361,7 +372,16 @@ static void fmt_cm(struct out *o, const struct rt_ev_cm *c)
 	f_u(o, "private_len", c->private_len);
 	if (c->event == RT_CM_CALL_LISTEN && c->listen_backlog)
 		f_u(o, "backlog", c->listen_backlog); /* (in private_data: a listen has none) */
-	else if (c->private_copied)
+	else if (c->event == RT_CM_CALL_SET_OPTION) {
+		const char *name = rt_cm_option_name(c->option.level, c->option.name);
+		f_s(o, "option", name);
+		if (!strcmp(name, "unknown")) {
+			f_i(o, "level", c->option.level);
+			f_i(o, "optname", c->option.name);
+		}
+		f_u(o, "value", c->option.value);
+		f_u(o, "optlen", c->option.optlen);
+	} else if (c->private_copied)
 		f_hex(o, "private_data", c->private_data,
 		      c->private_copied < sizeof(c->private_data) ? c->private_copied : sizeof(c->private_data));
 }

@@ -252,6 +252,18 @@ enum rt_cm_call {
 	RT_CM_CALL_DESTROY_QP = 0x8a,
 	RT_CM_CALL_CREATE_EP = 0x8b,
 	RT_CM_CALL_DESTROY_ID = 0x8c,
+	RT_CM_CALL_SET_OPTION = 0x8d, /* rdma_set_option: struct rt_ev_cm.option */
+};
+
+/* rdma_set_option's levels and RDMA_OPTION_ID names (rdma_cma.h's values). */
+enum rt_cm_option {
+	RT_CM_OPT_LEVEL_ID = 0,         /* RDMA_OPTION_ID */
+	RT_CM_OPT_LEVEL_IB = 1,         /* RDMA_OPTION_IB */
+	RT_CM_OPT_TOS = 0,              /* RDMA_OPTION_ID_TOS: uint8_t */
+	RT_CM_OPT_REUSEADDR = 1,        /* RDMA_OPTION_ID_REUSEADDR: int */
+	RT_CM_OPT_AFONLY = 2,           /* RDMA_OPTION_ID_AFONLY: int */
+	RT_CM_OPT_ACK_TIMEOUT = 3,      /* RDMA_OPTION_ID_ACK_TIMEOUT: uint8_t exponent */
+	RT_CM_OPT_IB_PATH = 1,          /* RDMA_OPTION_IB_PATH (level RDMA_OPTION_IB) */
 };
 
 struct rt_ev_cm {               /* RT_EV_CM_EVENT; header qpn = QP bound to the id, 0 if none */
@@ -276,6 +288,14 @@ struct rt_ev_cm {               /* RT_EV_CM_EVENT; header qpn = QP bound to the 
 		 * argument, or net.rdma_ucm.max_backlog when that is 0, negative
 		 * or larger), host order; 0 when not recorded (older traces) */
 		uint32_t listen_backlog;
+		/* RT_CM_CALL_SET_OPTION (no private data): the option asked for */
+		struct {
+			int32_t level;    /* enum rt_cm_option: RDMA_OPTION_ID, RDMA_OPTION_IB */
+			int32_t name;     /* the optname */
+			uint32_t value;   /* the value: a uint8_t option's byte, an int
+					   * option's int (REUSEADDR, AFONLY); others 0 */
+			uint32_t optlen;  /* the optlen given */
+		} option;
 	};
 };
 

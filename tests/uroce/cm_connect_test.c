@@ -582,6 +582,12 @@ static void test_api_errors(void)
 	CHECK(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &v, 1) == 0);
 	CHECK(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &v, 1) == 0);
 	CHECK(rdma_set_option(id, RDMA_OPTION_ID, 77, &v, 1) == -1 && errno == ENOSYS);
+	{ /* an ACK timeout is for RC ids only, as the kernel's */
+		struct rdma_cm_id *ud;
+		CHECK(rdma_create_id(ch, &ud, NULL, RDMA_PS_UDP) == 0);
+		CHECK(rdma_set_option(ud, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &v, 1) == -1 && errno == EINVAL);
+		CHECK(rdma_destroy_id(ud) == 0);
+	}
 	inet_pton(AF_INET, "224.0.0.5", &mc.sin_addr);
 	CHECK(rdma_join_multicast(id, (struct sockaddr *)&mc, NULL) == -1 && errno == ENOSYS);
 	CHECK(rsocket(AF_INET, SOCK_STREAM, 0) == -1 && errno == ENOSYS);

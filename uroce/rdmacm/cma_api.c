@@ -249,6 +249,7 @@ CMA_EXPORT int rdma_resolve_route(struct rdma_cm_id *rid, int timeout_ms)
 	}
 	/* RoCE: the path is the GID pair, one hop, nothing to ask a subnet manager */
 	id->state = CMA_ROUTE_RESOLVED;
+	id->req_ack_timeout = cma_req_ack_timeout(id);
 	rid->route.num_paths = 0;
 	rid->route.path_rec = NULL;
 	cma_post_event(id, NULL, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
@@ -721,8 +722,12 @@ CMA_EXPORT int rdma_set_option(struct rdma_cm_id *rid, int level, int optname, v
 			if (optlen != sizeof(int)) { ret = -EINVAL; break; }
 			id->afonly = *(int *)optval ? 1 : 0;
 			break;
-		case RDMA_OPTION_ID_ACK_TIMEOUT:
-			if (optlen != sizeof(uint8_t) || *(uint8_t *)optval > 31) { ret = -EINVAL; break; }
+		case RDMA_OPTION_ID_ACK_TIMEOUT: /* (the kernel's: for RC ids only) */
+			if (optlen != sizeof(uint8_t) || *(uint8_t *)optval > 31 ||
+			    (rid->qp_type != IBV_QPT_RC && rid->qp_type != IBV_QPT_XRC_SEND)) {
+				ret = -EINVAL;
+				break;
+			}
 			id->ack_timeout = *(uint8_t *)optval;
 			id->ack_timeout_set = true;
 			break;
@@ -738,8 +743,10 @@ CMA_EXPORT int rdma_set_option(struct rdma_cm_id *rid, int level, int optname, v
 		/* a path record set by the user: on RoCE the GIDs already are the path */
 		if (optlen % sizeof(struct ibv_path_data))
 			ret = -EINVAL;
-		else if (id->state == CMA_ADDR_BOUND && id->id.route.addr.dst_addr.sa_family != AF_UNSPEC)
+		else if (id->state == CMA_ADDR_BOUND && id->id.route.addr.dst_addr.sa_family != AF_UNSPEC) {
 			id->state = CMA_ROUTE_RESOLVED;
+			id->req_ack_timeout = cma_req_ack_timeout(id);
+		}
 	} else {
 		cma_warn("rdma_set_option: level %d option %d is not supported", level, optname);
 		ret = -ENOSYS;

@@ -251,6 +251,25 @@ static uint8_t ibv_mtu_min(uint8_t a, uint8_t b)
 	return a < b ? a : b;
 }
 
+/*
+ * The local ACK timeout id's REQ asks of the peer, as the kernel's RDMA CM
+ * fixes it when the route is resolved: the route's packet lifetime is the
+ * ACK timeout asked for on the id by then, less one, else 18
+ * (CMA_IBOE_PACKET_LIFETIME), and the REQ carries 2 x lifetime + the CA's
+ * ACK delay, in 4.096 us x 2^n: the larger exponent, one more when the two
+ * are within one of each other (19 for 18; 16 for an ACK timeout of 15).
+ */
+uint8_t cma_req_ack_timeout(const struct cma_id *id)
+{
+	int life = id->ack_timeout_set ? (id->ack_timeout ? id->ack_timeout - 1 : 0) : CMA_IBOE_PACKET_LIFETIME;
+	int t = life + 1;
+	if (t >= CMA_CA_ACK_DELAY)
+		t += CMA_CA_ACK_DELAY >= t - 1;
+	else
+		t = CMA_CA_ACK_DELAY + (t >= CMA_CA_ACK_DELAY - 1);
+	return (uint8_t)(t > 31 ? 31 : t);
+}
+
 int cma_qp_attr(struct cma_id *id, struct ibv_qp_attr *attr, int *mask)
 {
 	bool connected = id->state >= CMA_REQ_SENT && id->state != CMA_LISTEN && id->remote_qpn;
@@ -442,8 +461,10 @@ int cma_start_connect(struct cma_id *id, const struct rdma_conn_param *param)
 	id->peer_rnr_retry = param->rnr_retry_count > 7 ? 7 : param->rnr_retry_count;
 	id->srq = param->srq || (id->id.qp && id->id.qp->srq);
 	id->path_mtu = cma_port_mtu();
+	if (!id->req_ack_timeout)
+		id->req_ack_timeout = cma_req_ack_timeout(id);
 	if (!id->ack_timeout_set)
-		id->ack_timeout = CMA_IBOE_PACKET_LIFETIME + 1;
+		id->ack_timeout = id->req_ack_timeout;
 
 	m.tid = id->tid;
 	r->local_comm_id = id->local_comm_id;
@@ -469,7 +490,7 @@ int cma_start_connect(struct cma_id *id, const struct rdma_conn_param *param)
 	memcpy(r->remote_gid, id->id.route.addr.addr.ibaddr.dgid.raw, 16);
 	r->traffic_class = id->tos;
 	r->hop_limit = 64;
-	r->local_ack_timeout = id->ack_timeout;
+	r->local_ack_timeout = id->req_ack_timeout;
 	ret = uroce_cma_hdr_encode(&id->id.route.addr.src_addr, &id->id.route.addr.dst_addr, r->private_data);
 	if (ret)
 		return ret;
@@ -593,8 +614,8 @@ static struct cma_id *new_child(struct cma_id *listen, uint8_t gid_index, const 
 	c->gid_index = gid_index;
 	c->tos = listen->tos;
 	c->min_rnr_timer = listen->min_rnr_timer;
-	c->ack_timeout = listen->ack_timeout;
-	c->ack_timeout_set = listen->ack_timeout_set;
+	/* (the kernel's RDMA CM gives an accepted id the listener's type of
+	 * service, not its ACK timeout: its QP takes the REQ's) */
 	c->qkey = listen->qkey;
 	memcpy(&c->id.route.addr.src_storage, &hdr->dst, sizeof(hdr->dst));
 	cma_set_port(&c->id.route.addr.src_addr, listen->port);

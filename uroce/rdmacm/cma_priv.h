@@ -27,6 +27,7 @@
 #define CMA_CM_RESPONSE_TIMEOUT 20
 #define CMA_MAX_CM_RETRIES 15
 #define CMA_IBOE_PACKET_LIFETIME 18
+#define CMA_CA_ACK_DELAY 15           /* uroce's local_ca_ack_delay (device.c), as rxe's */
 #define CMA_TARGET_ACK_DELAY 15
 #define CMA_MAX_RD_ATOMIC 16
 
@@ -101,7 +102,9 @@ struct cma_id {
 	uint8_t rnr_retry_count;      /* used on our QP */
 	uint8_t peer_rnr_retry;       /* what we announce for the peer's QP (REP) */
 	uint8_t ack_timeout;          /* QP local ACK timeout exponent */
-	bool ack_timeout_set;
+	bool ack_timeout_set;         /* asked for on this id (an accepted id does not take its listener's) */
+	uint8_t req_ack_timeout;      /* what its REQ asks of the peer, fixed by rdma_resolve_route
+				       * (cma_req_ack_timeout); 0 until then */
 	uint8_t min_rnr_timer;
 	uint8_t tos;
 	bool tos_set;
@@ -151,6 +154,7 @@ int cma_do_establish(struct cma_id *id);
 void cma_abandon(struct cma_id *id);          /* what destroying the id tells the peer */
 int cma_qp_to_init(struct cma_id *id, struct ibv_qp *qp);
 int cma_qp_attr(struct cma_id *id, struct ibv_qp_attr *attr, int *mask);
+uint8_t cma_req_ack_timeout(const struct cma_id *id);
 uint32_t cma_random32(void);
 
 /* cma_addr.c: device, addresses and ports. */

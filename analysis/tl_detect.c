@@ -358,6 +358,13 @@ static void qp_name(struct tl_build *b, uint32_t q, struct text *t)
 		tx(t, " (%s)", which);
 }
 
+/* "PROGRAM (pid N) on HOST" of a traced process. */
+static void proc_words(struct tl_build *b, uint32_t proc, struct text *t)
+{
+	const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, proc);
+	tx(t, "%s (pid %d) on %s", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
+}
+
 /* A traced QP none of whose packets the capture holds, in a run with a
  * capture: the capture was taken on another interface, with a filter that
  * left them out, or at another time.  Its rounds and RNR waits come from
@@ -4541,12 +4548,11 @@ static int traced_rejects(struct dctx *c)
 		uint64_t when = item_t(c, i);
 		if (cm->family == 2 && rej_captured(c, cm->local_ip4, when))
 			continue;
-		const struct rt_tl_proc *P = TL_AT(&b->procs, struct rt_tl_proc, e->proc);
 		unsigned reason = (unsigned)cm->status;
 		const char *name = rt_cm_reject_reason_name(reason), *meaning = cm_reject_meaning(reason);
 		struct text t = {.n = 0}, ev = {.n = 0};
-		tx(&t, "%s (pid %d) on %s had its connection", (const char *)b->strs.p + P->program, P->pid,
-		   host_name(b, P->host));
+		proc_words(b, e->proc, &t);
+		tx(&t, " had its connection");
 		if (e->ev.qpn)
 			tx(&t, " of QP 0x%06x", e->ev.qpn);
 		if (cm->family == 2) {
@@ -6259,6 +6265,42 @@ static uint32_t cm_call_ended_by(struct dctx *c, uint32_t i)
 	return RT_TL_NONE;
 }
 
+/* "rdma_set_option(NAME, value V, optlen N) on HOST failed" of a refused
+ * option. */
+static void set_option_words(const struct rt_ev_cm *cm, const char *host, struct text *t)
+{
+	const char *name = rt_cm_option_name(cm->option.level, cm->option.name);
+	if (strcmp(name, "unknown"))
+		tx(t, "rdma_set_option(%s, value %u, optlen %u) on %s failed", name, cm->option.value, cm->option.optlen,
+		   host);
+	else
+		tx(t, "rdma_set_option(level %d, optname %d, optlen %u) on %s failed", cm->option.level, cm->option.name,
+		   cm->option.optlen, host);
+}
+
+/* Why an RDMA CM refuses an option, from what it asked (rdma_cma.h's sizes). */
+static void set_option_reason(const struct rt_ev_cm *cm, struct text *t)
+{
+	int level = cm->option.level, name = cm->option.name;
+	unsigned want = 0;
+	if (level == RT_CM_OPT_LEVEL_ID && (name == RT_CM_OPT_TOS || name == RT_CM_OPT_ACK_TIMEOUT))
+		want = 1;
+	else if (level == RT_CM_OPT_LEVEL_ID && (name == RT_CM_OPT_REUSEADDR || name == RT_CM_OPT_AFONLY))
+		want = sizeof(int);
+	if (!strcmp(rt_cm_option_name(level, name), "unknown") || cm->status == -ENOSYS)
+		tx(t, ": the RDMA CM does not know that option");
+	else if (want && cm->option.optlen != want)
+		tx(t, ": its optlen is %u, and the option's value is %u byte%s (%s)", cm->option.optlen, want,
+		   want == 1 ? "" : "s", want == 1 ? "a uint8_t" : "an int");
+	else if (level == RT_CM_OPT_LEVEL_ID && name == RT_CM_OPT_ACK_TIMEOUT && cm->status == -EINVAL)
+		tx(t, ": an ACK timeout is for the QPs of connections (RC): the id is not one that connects an RC QP "
+		      "(a UD id of the UDP or IPoIB port space; uroce also refuses a value above 31)");
+	else if (level == RT_CM_OPT_LEVEL_ID && (name == RT_CM_OPT_REUSEADDR || name == RT_CM_OPT_AFONLY) &&
+		 cm->status == -EINVAL)
+		tx(t, ": the kernel's RDMA CM takes it only on an id not yet bound to an address (before rdma_bind_addr, "
+		      "rdma_resolve_addr or rdma_listen)");
+}
+
 static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 {
 	struct tl_build *b = c->b;
@@ -6307,11 +6349,16 @@ static int call_failure_finding(struct dctx *c, uint32_t i, uint32_t count)
 		break;
 	}
 	case RT_EV_CM_EVENT: {
-		tx(&t, "%s on %s failed", rt_cm_event_name(e->ev.u.cm.event), host);
+		if (e->ev.u.cm.event == RT_CM_CALL_SET_OPTION)
+			set_option_words(&e->ev.u.cm, host, &t);
+		else
+			tx(&t, "%s on %s failed", rt_cm_event_name(e->ev.u.cm.event), host);
 		if (e->ev.u.cm.status)
 			tx(&t, " with %s", rt_errno_name(e->ev.u.cm.status));
 		ended = cm_call_ended_by(c, i);
-		if (cm_call_started(&e->ev))
+		if (e->ev.u.cm.event == RT_CM_CALL_SET_OPTION)
+			set_option_reason(&e->ev.u.cm, &t);
+		else if (cm_call_started(&e->ev))
 			tx(&t, ": its id's event channel is non-blocking (as rsockets makes it), so the call had only "
 			       "started, and no event on cm_id %u followed it", e->ev.u.cm.cm_id);
 		else if (ended != RT_TL_NONE)
@@ -6694,6 +6741,263 @@ static int qp_setups(struct dctx *c)
 		tl_finding_evidence(b, FI(b, f), stuck);
 	}
 	free(told);
+	return rc;
+}
+
+/* ---- an ACK timeout asked for with rdma_set_option that the QP did not
+ * get: set on the listening id (an accepted connection's QP takes its
+ * REQ's), or after the QP was ready to send ---- */
+
+/* The CM records an ACK timeout option depends on, in trace order. */
+struct ack_option_records {
+	struct tl_vec options;    /* uint32_t: successful rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) */
+	struct tl_vec listens;    /* uint32_t: successful rdma_listen */
+	struct tl_vec accepts;    /* uint32_t: successful rdma_accept with a QP */
+	struct tl_vec timeouts;   /* uint32_t: QP modifies that set the local ACK timeout */
+};
+
+static int ack_option_records_read(struct tl_build *b, struct ack_option_records *r)
+{
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_cm *cm = &e->ev.u.cm;
+		if (b->ev_shadow[i] || e->ev.kind != RT_EV_CM_EVENT || cm->status != 0)
+			continue;
+		struct tl_vec *to = NULL;
+		if (cm->event == RT_CM_CALL_SET_OPTION && cm->option.level == RT_CM_OPT_LEVEL_ID &&
+		    cm->option.name == RT_CM_OPT_ACK_TIMEOUT)
+			to = &r->options;
+		else if (cm->event == RT_CM_CALL_LISTEN)
+			to = &r->listens;
+		else if (cm->event == RT_CM_CALL_ACCEPT && e->ev.qpn)
+			to = &r->accepts;
+		if (to && tl_vec_push_u32(to, i) < 0)
+			return -ENOMEM;
+	}
+	if (!r->options.n)
+		return 0;
+	for (uint32_t i = 0; i < tl_nev(b); i++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->ev.kind == RT_EV_QP_STATE && !b->ev_shadow[i] && !(e->ev.flags & RT_EVF_ERROR) &&
+		    (e->ev.u.qp_state.attr_mask & RT_QPA_TIMEOUT) && tl_vec_push_u32(&r->timeouts, i) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ack_option_records_free(struct ack_option_records *r)
+{
+	tl_vec_free(&r->options);
+	tl_vec_free(&r->listens);
+	tl_vec_free(&r->accepts);
+	tl_vec_free(&r->timeouts);
+}
+
+/* The record in v of process proc whose cm_id is id, before item before
+ * (RT_TL_NONE: any), RT_TL_NONE when none. */
+static uint32_t record_of_id(struct tl_build *b, const struct tl_vec *v, uint16_t proc, uint32_t id, uint32_t before)
+{
+	for (size_t x = 0; x < v->n; x++) {
+		uint32_t i = *TL_AT(v, uint32_t, x);
+		if (before != RT_TL_NONE && i >= before)
+			break;
+		if (tl_ev(b, i)->proc == proc && tl_ev(b, i)->ev.u.cm.cm_id == id)
+			return i;
+	}
+	return RT_TL_NONE;
+}
+
+/* The last modify of QP qpn in process proc that set its ACK timeout before
+ * item before (RT_TL_NONE: the last of all); RT_TL_NONE when none. */
+static uint32_t timeout_set_before(struct tl_build *b, const struct ack_option_records *r, uint16_t proc,
+				   uint32_t qpn, uint32_t before)
+{
+	uint32_t last = RT_TL_NONE;
+	for (size_t x = 0; x < r->timeouts.n; x++) {
+		uint32_t i = *TL_AT(&r->timeouts, uint32_t, x);
+		if (before != RT_TL_NONE && i >= before)
+			break;
+		if (tl_ev(b, i)->proc == proc && tl_ev(b, i)->ev.qpn == qpn)
+			last = i;
+	}
+	return last;
+}
+
+/* " N Go-Back-N rounds of QP q waited for its ACK timer ..." into t (NULL:
+ * nothing), and the time the timeout asked for would have saved. */
+static uint64_t ack_timer_rounds_words(struct dctx *c, const struct tl_vec *bursts, uint32_t q, unsigned got,
+				       unsigned asked, struct text *t)
+{
+	uint64_t got_ns = rt_ack_timeout_us(got) * 1000ull, asked_ns = rt_ack_timeout_us(asked) * 1000ull;
+	unsigned rounds = 0;
+	for (size_t n = 0; n < bursts->n; n++) {
+		const struct burst *u = TL_AT(bursts, struct burst, n);
+		rounds += u->requester == q && u->stated == RT_RETRY_ACK_TIMEOUT;
+	}
+	if (!rounds || !got || !asked)
+		return 0;
+	if (t)
+		tx(t, " %u Go-Back-N round%s of QP 0x%06x waited for its ACK timer (%.3f ms each)%s", rounds,
+		   rounds == 1 ? "" : "s", tl_qp(c->b, q)->qpn, got_ns / 1e6, got_ns > asked_ns ? "" : ".");
+	if (got_ns <= asked_ns)
+		return 0;
+	if (t)
+		tx(t, ", where the timeout asked for would have waited %.3f ms.", asked_ns / 1e6);
+	return (uint64_t)rounds * (got_ns - asked_ns);
+}
+
+/* A late option's finding, which the same process's later late options of
+ * the same value join. */
+struct late_option {
+	uint16_t proc;
+	unsigned asked, more;
+	long finding;
+};
+
+/* The listener case: the connections listener accepted whose QPs did not get
+ * the option's timeout (their own ids did not ask for it before rdma_accept);
+ * how many there are into *missed, of *accepted; the first's accept and
+ * modify, its QP's timeout into *got; the time lost and rounds words. */
+static uint64_t listener_missed(struct dctx *c, const struct tl_vec *bursts, const struct ack_option_records *r,
+				uint32_t o, uint32_t listen, unsigned *missed, unsigned *accepted, uint32_t *accept,
+				uint32_t *modify, unsigned *got, struct text *rounds)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, o);
+	unsigned asked = e->ev.u.cm.option.value;
+	uint64_t lost = 0;
+	*missed = *accepted = 0;
+	for (size_t y = 0; y < r->accepts.n; y++) {
+		uint32_t a = *TL_AT(&r->accepts, uint32_t, y);
+		const struct tl_evrec *ea = tl_ev(b, a);
+		if (a < listen || ea->proc != e->proc || ea->ev.u.cm.local_port != tl_ev(b, listen)->ev.u.cm.local_port)
+			continue;
+		++*accepted;
+		uint32_t m = timeout_set_before(b, r, e->proc, ea->ev.qpn, a);
+		if (m == RT_TL_NONE || tl_ev(b, m)->ev.u.qp_state.timeout == asked ||
+		    record_of_id(b, &r->options, e->proc, ea->ev.u.cm.cm_id, a) != RT_TL_NONE)
+			continue;
+		unsigned to = tl_ev(b, m)->ev.u.qp_state.timeout;
+		if (!(*missed)++) {
+			*accept = a;
+			*modify = m;
+			*got = to;
+		}
+		if (b->ev_qp[a] != RT_TL_NONE)
+			lost += ack_timer_rounds_words(c, bursts, b->ev_qp[a], to, asked, *missed == 1 ? rounds : NULL);
+	}
+	return lost;
+}
+
+static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
+{
+	struct tl_build *b = c->b;
+	struct ack_option_records r;
+	tl_vec_init(&r.options, sizeof(uint32_t));
+	tl_vec_init(&r.listens, sizeof(uint32_t));
+	tl_vec_init(&r.accepts, sizeof(uint32_t));
+	tl_vec_init(&r.timeouts, sizeof(uint32_t));
+	struct tl_vec lates;
+	tl_vec_init(&lates, sizeof(struct late_option));
+	int rc = ack_option_records_read(b, &r);
+	for (size_t x = 0; x < r.options.n && !rc; x++) {
+		uint32_t o = *TL_AT(&r.options, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, o);
+		const struct rt_ev_cm *cm = &e->ev.u.cm;
+		unsigned asked = cm->option.value, got = 0;
+		if (record_of_id(b, &r.options, e->proc, cm->cm_id, RT_TL_NONE) != o)
+			continue; /* (the id's first such option is told, for all of them) */
+		struct text t = {.n = 0}, ev = {.n = 0}, rounds = {.n = 0};
+		tx(&t, "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, %u: %.3f ms) ", asked, rt_ack_timeout_us(asked) / 1000.0);
+		uint32_t listen = record_of_id(b, &r.listens, e->proc, cm->cm_id, RT_TL_NONE);
+		uint32_t q = RT_TL_NONE, accept = RT_TL_NONE, m = RT_TL_NONE;
+		uint64_t lost = 0;
+		if (listen != RT_TL_NONE) {
+			unsigned missed, accepted;
+			lost = listener_missed(c, bursts, &r, o, listen, &missed, &accepted, &accept, &m, &got, &rounds);
+			if (!missed)
+				continue;
+			q = b->ev_qp[accept];
+			tx(&t, "on the listening id of ");
+			proc_words(b, e->proc, &t);
+			tx(&t, " (port %u, at %.6f s) did not reach ", tl_ev(b, listen)->ev.u.cm.local_port,
+			   (double)item_t(c, o) / 1e9);
+			if (missed == 1 && accepted == 1)
+				tx(&t, "the connection it accepted: ");
+			else if (missed == accepted)
+				tx(&t, "the %u connections it accepted: ", missed);
+			else
+				tx(&t, "%u of the %u connections it accepted: ", missed, accepted);
+			tx(&t, "an RDMA CM gives an accepted connection's QP the ACK timeout of its connection request (REQ), "
+			       "not its listener's option, so ");
+			qp_name(b, q, &t);
+			tx(&t, " got %u (%.3f ms)%s. Ask for it on the id of the CONNECT_REQUEST event, before rdma_accept "
+			       "(or on the connecting side before rdma_resolve_route: its REQ then carries it).",
+			   got, rt_ack_timeout_us(got) / 1000.0, missed > 1 ? ", and the others alike" : "");
+			tx(&ev, "rdma_set_option at %.6f s, rdma_listen at %.6f s, rdma_accept at %.6f s, ",
+			   (double)item_t(c, o) / 1e9, (double)item_t(c, listen) / 1e9, (double)item_t(c, accept) / 1e9);
+		} else {
+			/* an id whose QP had its ACK timeout already, and never took another */
+			m = e->ev.qpn ? timeout_set_before(b, &r, e->proc, e->ev.qpn, o) : RT_TL_NONE;
+			if (m == RT_TL_NONE || tl_ev(b, m)->ev.u.qp_state.timeout == asked ||
+			    timeout_set_before(b, &r, e->proc, e->ev.qpn, RT_TL_NONE) != m)
+				continue;
+			q = b->ev_qp[o];
+			got = tl_ev(b, m)->ev.u.qp_state.timeout;
+			if (q != RT_TL_NONE)
+				lost = ack_timer_rounds_words(c, bursts, q, got, asked, &rounds);
+			struct late_option *same = NULL;
+			for (size_t y = 0; y < lates.n && !same; y++) {
+				struct late_option *l = TL_AT(&lates, struct late_option, y);
+				if (l->proc == e->proc && l->asked == asked)
+					same = l;
+			}
+			if (same) { /* told with the first */
+				same->more++;
+				FI(b, same->finding)->time_lost_ns += lost;
+				tl_finding_evidence(b, FI(b, same->finding), o);
+				continue;
+			}
+			tx(&t, "by ");
+			proc_words(b, e->proc, &t);
+			tx(&t, " at %.6f s came after the QP of its id, ", (double)item_t(c, o) / 1e9);
+			qp_name(b, q, &t);
+			tx(&t, ", had its ACK timeout (modify to %s at %.6f s: %u, %.3f ms): an RDMA CM applies the option "
+			       "as it moves the QP to RTS (in rdma_connect or rdma_accept), so the QP kept %u. Ask for it before "
+			       "rdma_connect (before rdma_resolve_route for the REQ to carry it), or before rdma_accept.",
+			   rt_qp_state_name(tl_ev(b, m)->ev.u.qp_state.to_state), (double)item_t(c, m) / 1e9, got,
+			   rt_ack_timeout_us(got) / 1000.0, got);
+			tx(&ev, "rdma_set_option at %.6f s, ", (double)item_t(c, o) / 1e9);
+		}
+		tx(&ev, "the QP's modify to %s at %.6f s (timeout=%u)", rt_qp_state_name(tl_ev(b, m)->ev.u.qp_state.to_state),
+		   (double)item_t(c, m) / 1e9, got);
+		if (rounds.n)
+			tx(&t, "%s", rounds.buf);
+		long f = finding(b, RT_TLFK_QP_SETUP, RT_TLS_WARNING, item_t(c, o), q, lost, 0, &t, &ev);
+		struct late_option *l = f < 0 || listen != RT_TL_NONE ? NULL : tl_vec_push(&lates);
+		if (f < 0 || (listen == RT_TL_NONE && !l)) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (l)
+			*l = (struct late_option){.proc = e->proc, .asked = asked, .finding = f};
+		tl_finding_evidence(b, FI(b, f), o);
+		tl_finding_evidence(b, FI(b, f), listen);
+		tl_finding_evidence(b, FI(b, f), accept);
+		tl_finding_evidence(b, FI(b, f), m);
+	}
+	for (size_t y = 0; y < lates.n && !rc; y++) {
+		const struct late_option *l = TL_AT(&lates, struct late_option, y);
+		if (!l->more)
+			continue;
+		struct text t = {.n = 0};
+		tx(&t, "%s The same for %u more of its ids: their QPs, too, had their ACK timeout when it came.",
+		   (const char *)b->strs.p + FI(b, l->finding)->text, l->more);
+		FI(b, l->finding)->text = tl_str(b, t.buf);
+	}
+	tl_vec_free(&lates);
+	ack_option_records_free(&r);
 	return rc;
 }
 
@@ -7451,8 +7755,10 @@ static void asked_listener_words(struct dctx *c, uint32_t listen, struct text *t
 	const struct tl_evrec *e = tl_ev(b, listen);
 	const struct rt_tl_proc *P = e->proc < b->procs.n ? TL_AT(&b->procs, struct rt_tl_proc, e->proc) : NULL;
 	tx(t, "the listener it asked for (");
-	if (P)
-		tx(t, "%s (pid %d) on %s, ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
+	if (P) {
+		proc_words(b, e->proc, t);
+		tx(t, ", ");
+	}
 	tx(t, "port %u, rdma_listen at %.6f s", e->ev.u.cm.local_port, (double)item_t(c, listen) / 1e9);
 }
 
@@ -9731,7 +10037,8 @@ static int proc_end_finding(struct dctx *c, uint16_t p, uint32_t end, uint32_t l
 	const struct cut *cut = !pe ? cut_of(c, p) : NULL; /* (none is salvaged) */
 	bool waiting = false; /* a recording cut off while the program waited */
 	struct text t = {.n = 0}, e = {.n = 0};
-	tx(&t, "%s (pid %d) on %s ", (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host));
+	proc_words(b, p, &t);
+	tx(&t, " ");
 	if (caught) {
 		sev = RT_TLS_ERROR;
 		tx(&t, "crashed with %s", rt_signal_name(pe->signal));
@@ -9876,11 +10183,11 @@ static int process_freezes(struct dctx *c)
 				first = (uint32_t)j;
 		}
 		struct text t = {.n = 0}, e = {.n = 0};
-		tx(&t, "%s (pid %d) on %s froze for %.3f s, from %.6f s to %.6f s: it left no record at all in that time, "
+		proc_words(b, f->proc, &t);
+		tx(&t, " froze for %.3f s, from %.6f s to %.6f s: it left no record at all in that time, "
 		       "not even its collector's clock notes, which come every second while it records (SIGSTOP or "
 		       "Ctrl-Z, a debugger, or a machine that did not run it)",
-		   (const char *)b->strs.p + P->program, P->pid, host_name(b, P->host), (double)(t1 - t0) / 1e9,
-		   (double)t0 / 1e9, (double)t1 / 1e9);
+		   (double)(t1 - t0) / 1e9, (double)t0 / 1e9, (double)t1 / 1e9);
 		if (others && quiet == others)
 			tx(&t, "; every other traced process on %s froze with it: the machine itself stopped (a paused or "
 			       "starved virtual machine, a suspend)", host_name(b, P->host));
@@ -10127,6 +10434,8 @@ int tl_detect(struct tl_build *b)
 		rc = async_errors(&c);
 	if (!rc)
 		rc = qp_setups(&c);
+	if (!rc)
+		rc = ack_timeout_options(&c, &bursts);
 	if (!rc)
 		rc = unreliable_loss(&c);
 	if (!rc)

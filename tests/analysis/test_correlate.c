@@ -2246,6 +2246,100 @@ static void test_cm_backlog(void)
 	}
 }
 
+/* rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) that the QP did not get (its
+ * RTS modify holds 14): asked for after the active side's QP had its
+ * timeout (told), then set again by a modify of the program's own (not
+ * told); asked for on the passive side's listening id (told: the accepted
+ * connection's QP took the REQ's), unless the accepted id asked before
+ * rdma_accept, or the value is what the QP has anyway; refused (an int
+ * where the option takes a byte: a call_failed finding says why). */
+static struct rt_event ack_option(struct sim *s, int host_b, uint64_t t, uint32_t qpn, uint32_t id, uint16_t port,
+				  unsigned value)
+{
+	struct rt_event e = sim_cm_record(s, host_b, t, RT_CM_CALL_SET_OPTION, qpn, id, port);
+	e.u.cm.option.level = RT_CM_OPT_LEVEL_ID;
+	e.u.cm.option.name = RT_CM_OPT_ACK_TIMEOUT;
+	e.u.cm.option.value = value;
+	e.u.cm.option.optlen = 1;
+	return e;
+}
+
+static void test_ack_timeout_option(void)
+{
+	enum { LATE, LATE_SET_AGAIN, LISTENER, LISTENER_AND_ID, LISTENER_SAME, REFUSED } v;
+	static const char *const names[] = {"late", "late-set-again", "listener", "listener-and-id", "listener-same",
+					    "refused"};
+	for (v = LATE; v <= REFUSED; v++) {
+		struct sim s;
+		struct sim_cfg c = base_cfg();
+		char name[64];
+		snprintf(name, sizeof(name), "ack-option-%s", names[v]);
+		uint64_t t0 = c.t0;
+		CHECK(sim_open(&s, rundir(name), &c) == 0);
+		uint64_t t = s.now;
+		struct rt_event e;
+		if (v == REFUSED) { /* an int where the option takes a byte: EINVAL, and nothing else to tell */
+			e = ack_option(&s, 0, t, c.qpn_a, 1, 50001, 12);
+			e.u.cm.option.optlen = 4;
+			e.u.cm.status = -EINVAL;
+			e.flags |= RT_EVF_ERROR;
+			sim_emit(&s, 0, &e);
+		} else if (v == LATE || v == LATE_SET_AGAIN) {
+			e = ack_option(&s, 0, t, c.qpn_a, 1, 50001, 12);
+			sim_emit(&s, 0, &e);
+			if (v == LATE_SET_AGAIN) {
+				e = sim_ev(&s, 0, t + 1000, RT_EV_QP_STATE, c.qpn_a);
+				e.u.qp_state.from_state = e.u.qp_state.to_state = 3;
+				e.u.qp_state.attr_mask = 1u << 9; /* IBV_QP_TIMEOUT */
+				e.u.qp_state.timeout = 12;
+				sim_emit(&s, 0, &e);
+			}
+		} else {
+			unsigned value = v == LISTENER_SAME ? c.timeout : 12;
+			e = ack_option(&s, 1, t0 - 2000000, 0, 7, 7471, value);
+			sim_emit(&s, 1, &e);
+			e = sim_cm_record(&s, 1, t0 - 1000000, RT_CM_CALL_LISTEN, 0, 7, 7471);
+			sim_emit(&s, 1, &e);
+			if (v == LISTENER_AND_ID) {
+				e = ack_option(&s, 1, t0 + 1000, 0, 2, 7471, 12);
+				sim_emit(&s, 1, &e);
+			}
+			e = sim_cm_record(&s, 1, t, RT_CM_CALL_ACCEPT, c.qpn_b, 2, 7471);
+			sim_emit(&s, 1, &e);
+		}
+		s.now = t + 1000000;
+		struct rt_timeline *tl = finish_run(&s);
+		if (!tl)
+			continue;
+		unsigned all = 0, late = 0, listener = 0, refused = 0;
+		for (struct walk w = findings(tl, SHOW_PROBLEMS); next_finding(&w);) {
+			all++;
+			late += w.f->kind == RT_TLFK_QP_SETUP &&
+				strstr(w.text, "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, 12: 16.777 ms) by client (pid 100) on "
+					       "hostA at ") &&
+				strstr(w.text, " came after the QP of its id, QP 0x000011 on hostA, had its ACK "
+					       "timeout (modify to RTS at ") &&
+				strstr(w.text, ": 14, 67.108 ms): an RDMA CM applies the option as it moves the QP to RTS (in "
+					       "rdma_connect or rdma_accept), so the QP kept 14.");
+			listener += w.f->kind == RT_TLFK_QP_SETUP &&
+				    strstr(w.text, "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, 12: 16.777 ms) on the listening id "
+						   "of server (pid 200) on hostB (port 7471, at ") &&
+				    strstr(w.text, ") did not reach the connection it accepted: an RDMA CM gives an accepted "
+						   "connection's QP the ACK timeout of its connection request (REQ), not its "
+						   "listener's option, so QP 0x000012 on hostB got 14 (67.108 ms).");
+			refused += w.f->kind == RT_TLFK_CALL_FAILED &&
+				   strstr(w.text, "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, value 12, optlen 4) on hostA "
+						  "failed with EINVAL: its optlen is 4, and the option's value is 1 byte (a "
+						  "uint8_t).");
+		}
+		CHECK_EQ_U(refused, v == REFUSED);
+		CHECK_EQ_U(late, v == LATE);
+		CHECK_EQ_U(listener, v == LISTENER);
+		CHECK_EQ_U(all, late + listener + refused);
+		rt_timeline_free(tl);
+	}
+}
+
 /* A REJ's private data (what a rejecting application gave rdma_reject,
  * often its reason): text quoted, cut after 32 bytes; other bytes in hex;
  * nothing without; from a traced REJECTED event whose REJ the capture does
@@ -3540,6 +3634,7 @@ int main(void)
 	RUN(test_cm_reject);
 	RUN(test_cm_reject_listener);
 	RUN(test_cm_backlog);
+	RUN(test_ack_timeout_option);
 	RUN(test_cm_reject_private);
 	RUN(test_golden_rxe_write_wire_only);
 	RUN(test_golden_rxe_rping);

@@ -11,6 +11,16 @@
  *   cm_crowd --server -a ADDR -p PORT [--conns N] [--backlog B] [--hold MS]
  *   cm_crowd --client -a ADDR -p PORT [--conns N]
  *
+ * --ack-timeout T asks for the local ACK timeout exponent T with
+ * rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT): before rdma_connect or
+ * rdma_accept on the connection's id, or with --on-listener (server) on the
+ * listening id, or with --early (client) before rdma_resolve_route, or with
+ * --late once the connection is established.  Each
+ * side prints the ACK timeout its QPs got (ibv_query_qp), for the tests of
+ * where the option takes effect.  --sends N: the client sends N 64-byte
+ * messages on each connection once it is established (the server posts
+ * their receives before it accepts) and waits for their completions.
+ *
  * Plain librdmacm: runs over uroce (LD_LIBRARY_PATH=build/uroce) and over
  * the kernel's SoftRoCE in the VM lab.
  */
@@ -32,16 +42,25 @@ struct opts {
 	bool server;
 	const char *addr, *port;
 	int conns, backlog, hold_ms;
+	int ack_timeout;          /* -1: not asked for */
+	bool on_listener, early, late;
+	int sends;                /* messages per connection, client to server */
 };
+
+#define MAX_SENDS 16
+#define MSG_BYTES 64
 
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
+static struct ibv_mr *mr;     /* the messages' buffer, MAX_SENDS of them */
+static char msgs[MAX_SENDS * MSG_BYTES];
 
 static int usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s --server -a ADDR -p PORT [--conns N] [--backlog B] [--hold MS]\n"
-		"       %s --client -a ADDR -p PORT [--conns N]\n",
+		"       %s --client -a ADDR -p PORT [--conns N]\n"
+		"  either side: [--ack-timeout T [--late]] [--sends N], server: [--on-listener], client: [--early]\n",
 		argv0, argv0);
 	return 2;
 }
@@ -51,11 +70,69 @@ static int make_qp(struct rdma_cm_id *id)
 {
 	if (!pd && !(pd = ibv_alloc_pd(id->verbs)))
 		return -1;
-	if (!cq && !(cq = ibv_create_cq(id->verbs, 2 * MAX_CONNS, NULL, NULL, 0)))
+	if (!cq && !(cq = ibv_create_cq(id->verbs, MAX_CONNS * MAX_SENDS, NULL, NULL, 0)))
+		return -1;
+	if (!mr && !(mr = ibv_reg_mr(pd, msgs, sizeof(msgs), IBV_ACCESS_LOCAL_WRITE)))
 		return -1;
 	struct ibv_qp_init_attr a = {.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-				     .cap = {.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1}};
+				     .cap = {.max_send_wr = MAX_SENDS, .max_recv_wr = MAX_SENDS, .max_send_sge = 1,
+					     .max_recv_sge = 1}};
 	return rdma_create_qp(id, pd, &a);
+}
+
+/* Posts n receives (server) or n signaled SENDs (client) of MSG_BYTES on
+ * id's QP; the client then polls their n completions.  0 or -1 (said why). */
+static int exchange(struct rdma_cm_id *id, int n, bool send)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge sge = {(uintptr_t)(msgs + i * MSG_BYTES), MSG_BYTES, mr->lkey};
+		int rc;
+		if (send) {
+			struct ibv_send_wr wr = {.wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
+						 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED}, *bad;
+			rc = ibv_post_send(id->qp, &wr, &bad);
+		} else {
+			struct ibv_recv_wr wr = {.wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1}, *bad;
+			rc = ibv_post_recv(id->qp, &wr, &bad);
+		}
+		if (rc) {
+			fprintf(stderr, "cm_crowd: posting: %s\n", strerror(rc));
+			return -1;
+		}
+	}
+	for (int done = 0; send && done < n;) {
+		struct ibv_wc wc;
+		int got = ibv_poll_cq(cq, 1, &wc);
+		if (got < 0 || (got == 1 && wc.status != IBV_WC_SUCCESS)) {
+			fprintf(stderr, "cm_crowd: send completion: %s\n", got < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		done += got;
+	}
+	return 0;
+}
+
+/* rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) on id, when --ack-timeout
+ * asked for it; 0 or -1 (said why). */
+static int set_ack_timeout(const struct opts *o, struct rdma_cm_id *id)
+{
+	if (o->ack_timeout < 0)
+		return 0;
+	uint8_t t = (uint8_t)o->ack_timeout;
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)) != 0) {
+		perror("cm_crowd: rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The ACK timeout id's QP has now, on stdout. */
+static void print_ack_timeout(const char *side, struct rdma_cm_id *id)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	if (id->qp && ibv_query_qp(id->qp, &a, IBV_QP_TIMEOUT, &ia) == 0)
+		printf("cm_crowd: %s: QP 0x%x ACK timeout %u\n", side, id->qp->qp_num, a.timeout);
 }
 
 /* What the loops need of an event (it is acknowledged at once). */
@@ -87,7 +164,7 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		return 1;
 	}
 	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) != 0 || rdma_bind_addr(listen_id, res->ai_src_addr) != 0 ||
-	    rdma_listen(listen_id, o->backlog) != 0) {
+	    (o->on_listener && set_ack_timeout(o, listen_id) != 0) || rdma_listen(listen_id, o->backlog) != 0) {
 		perror("cm_crowd: rdma_create_id/rdma_bind_addr/rdma_listen");
 		return 1;
 	}
@@ -107,7 +184,8 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		switch (ev.type) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST: {
 			struct rdma_conn_param p = {.responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
-			if (accepted == o->conns || make_qp(id) != 0 || rdma_accept(id, &p) != 0) {
+			if (accepted == o->conns || make_qp(id) != 0 || exchange(id, o->sends, false) != 0 ||
+			    (!o->on_listener && !o->late && set_ack_timeout(o, id) != 0) || rdma_accept(id, &p) != 0) {
 				perror("cm_crowd: accepting");
 				return 1;
 			}
@@ -116,6 +194,9 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		}
 		case RDMA_CM_EVENT_ESTABLISHED:
 			established++;
+			if (o->late && !o->on_listener && set_ack_timeout(o, id) != 0)
+				return 1;
+			print_ack_timeout("server", id);
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
 			rdma_disconnect(id);
@@ -144,7 +225,7 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 	}
 	struct rdma_cm_id *ids[MAX_CONNS];
 	for (int i = 0; i < o->conns; i++) {
-		if (rdma_create_id(ch, &ids[i], NULL, RDMA_PS_TCP) != 0 ||
+		if (rdma_create_id(ch, &ids[i], NULL, RDMA_PS_TCP) != 0 || (o->early && set_ack_timeout(o, ids[i]) != 0) ||
 		    rdma_resolve_addr(ids[i], NULL, res->ai_dst_addr, 2000) != 0) {
 			perror("cm_crowd: rdma_create_id/rdma_resolve_addr");
 			return 1;
@@ -167,13 +248,19 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 		case RDMA_CM_EVENT_ROUTE_RESOLVED: {
 			struct rdma_conn_param p = {.responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
 						    .rnr_retry_count = 7};
-			if (make_qp(id) != 0 || rdma_connect(id, &p) != 0) {
+			if (make_qp(id) != 0 || (!o->late && !o->early && set_ack_timeout(o, id) != 0) ||
+			    rdma_connect(id, &p) != 0) {
 				perror("cm_crowd: connecting");
 				return 1;
 			}
 			break;
 		}
 		case RDMA_CM_EVENT_ESTABLISHED:
+			if (o->late && set_ack_timeout(o, id) != 0)
+				return 1;
+			print_ack_timeout("client", id);
+			if (exchange(id, o->sends, true) != 0)
+				return 1;
 			if (++established == o->conns) /* all up: take them down */
 				for (int i = 0; i < o->conns; i++)
 					rdma_disconnect(ids[i]);
@@ -196,15 +283,17 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.port = "7471", .conns = 3, .backlog = 1, .hold_ms = 0};
+	struct opts o = {.port = "7471", .conns = 3, .backlog = 1, .hold_ms = 0, .ack_timeout = -1};
 	bool side = false;
 	static const struct option lo[] = {
 		{"server", no_argument, NULL, 's'}, {"client", no_argument, NULL, 'c'},
 		{"addr", required_argument, NULL, 'a'}, {"port", required_argument, NULL, 'p'},
 		{"conns", required_argument, NULL, 'n'}, {"backlog", required_argument, NULL, 'b'},
-		{"hold", required_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+		{"hold", required_argument, NULL, 'h'}, {"ack-timeout", required_argument, NULL, 't'},
+		{"on-listener", no_argument, NULL, 'L'}, {"early", no_argument, NULL, 'e'},
+		{"late", no_argument, NULL, 'l'}, {"sends", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0}};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:t:Lelm:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's': o.server = true, side = true; break;
 		case 'c': o.server = false, side = true; break;
@@ -213,10 +302,17 @@ int main(int argc, char **argv)
 		case 'n': o.conns = atoi(optarg); break;
 		case 'b': o.backlog = atoi(optarg); break;
 		case 'h': o.hold_ms = atoi(optarg); break;
+		case 't': o.ack_timeout = atoi(optarg); break;
+		case 'L': o.on_listener = true; break;
+		case 'e': o.early = true; break;
+		case 'l': o.late = true; break;
+		case 'm': o.sends = atoi(optarg); break;
 		default: return usage(argv[0]);
 		}
 	}
-	if (!side || !o.addr || o.conns < 1 || o.conns > MAX_CONNS || o.hold_ms < 0 || optind != argc)
+	if (!side || !o.addr || o.conns < 1 || o.conns > MAX_CONNS || o.hold_ms < 0 || o.ack_timeout > 31 ||
+	    ((o.on_listener || o.early || o.late) && o.ack_timeout < 0) || (o.on_listener && !o.server) ||
+	    (o.early && (o.server || o.late)) || o.sends < 0 || o.sends > MAX_SENDS || optind != argc)
 		return usage(argv[0]);
 	struct rdma_event_channel *evch = rdma_create_event_channel();
 	if (!evch) {
@@ -224,6 +320,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int rc = o.server ? run_server(&o, evch) : run_client(&o, evch);
+	if (mr)
+		ibv_dereg_mr(mr);
 	if (pd) {
 		ibv_destroy_cq(cq);
 		ibv_dealloc_pd(pd);

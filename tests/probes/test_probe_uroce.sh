@@ -493,4 +493,67 @@ assert not [x for x in f if "as many as its backlog" in x["text"]], [x["text"] f
 assert len(lost) == 3 and all(", backlog 3) held it until its program took it" in x["text"] and
                               "The connection set-up waited " in x["text"] and ", from the first copy to the answer (REP) at frame " in x["text"]
                               for x in lost), [x["kind"] + ": " + x["text"] for x in f]' "$T/crowd3.json"
+# rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) where it takes no effect, as
+# on the kernel (tests/vm/test_probe_vm.sh): on the listening id (an accepted
+# connection's QP takes its REQ's timeout) and once the connection is up (the
+# option is applied as the QP moves to RTS).  The client sends one message a
+# connection, and the first one's ACK is dropped as it arrives: its QP waits
+# for the ACK timer it has (19: 2147 ms), not for the 15 asked (134 ms).
+# Then the option asked for before rdma_resolve_route: the client's QP gets
+# it, and its REQ carries the ACK timeout of that route (16), which the
+# server's QP takes; nothing to tell.  Nor when the server asks for it on
+# the accepted id before rdma_accept.
+options() {
+	local name=$1 sargs=$2 cargs=$3 faults=$4 oport=$((PORT + 60 + $5))
+	UROCE_ADDR=$A timeout -k 2 40 "$RDMATRACE" record -o "$T/$name/s" -- "$BUILD/tests/probes/cm_crowd" --server \
+		-a "$A" -p "$oport" $sargs >"$T/$name.sout" 2>&1 &
+	local spid=$!
+	wait_listen
+	UROCE_ADDR=$CA UROCE_FAULTS=$faults timeout -k 2 40 "$RDMATRACE" record --capture lo -o "$T/$name/c" -- \
+		"$BUILD/tests/probes/cm_crowd" --client -a "$A" -p "$oport" $cargs >"$T/$name.cout" 2>&1
+	wait "$spid"
+	tshark -r "$T/$name/c/capture.pcapng" -Y "ip.src == $A || ip.dst == $A" -w "$T/$name/capture.pcapng" 2>/dev/null
+	rm -f "$T/$name/c/capture.pcapng"
+	"$RDMATRACE" dump "$T/$name/s/traces/"*.rtr "$T/$name/c/traces/"*.rtr >"$T/$name.dump" 2>&1
+	"$RDMATRACE" diagnose --json "$T/$name" >"$T/$name.json" 2>"$T/$name.err"
+}
+options opt-ignored "--conns 2 --sends 1 --ack-timeout 14 --on-listener" "--conns 2 --sends 1 --ack-timeout 15 --late" \
+	"drop:op=ack,dir=rx,count=1" 1
+check "ACK timeout on the listener and after RTS: each QP kept 19, as on the kernel" python3 -c '
+import re, sys
+out = open(sys.argv[1]).read() + open(sys.argv[2]).read()
+got = re.findall(r"(server|client): QP 0x[0-9a-f]+ ACK timeout (\d+)", out)
+assert sorted(got) == [("client", "19")] * 2 + [("server", "19")] * 2, out' "$T/opt-ignored.sout" "$T/opt-ignored.cout"
+check_grep "the probe records rdma_set_option" \
+	"event=call:set_option status=0 cm_id=[0-9]* .* option=RDMA_OPTION_ID_ACK_TIMEOUT value=14 optlen=1$" "$T/opt-ignored.dump"
+check "the two ignored options told: the listener's for both connections, the late ones once, with the ACK timer's cost" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+opt = [x for x in f if x["kind"] == "qp_setup"]
+lis = [x for x in opt if x["text"].startswith("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, 14: 67.108 ms) on the listening id of cm_crowd (pid ") and
+       "did not reach the 2 connections it accepted: an RDMA CM gives an accepted connection" in x["text"] and " got 19 (2147.483 ms), and the others alike." in x["text"]]
+late = [x for x in opt if x["text"].startswith("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, 15: 134.217 ms) by cm_crowd (pid ") and
+        "had its ACK timeout (modify to RTS at " in x["text"] and "so the QP kept 19." in x["text"] and
+        " 1 Go-Back-N round of QP 0x" in x["text"] and "waited for its ACK timer (2147.483 ms each), where the timeout asked for would have waited 134.217 ms." in x["text"] and
+        "The same for 1 more of its ids" in x["text"] and abs(x["time_lost_ns"] - 2013266000) < 1e6]
+gbn = [x for x in f if x["kind"] == "go_back_n" and "within the local ACK timeout (timeout=19" in x["text"]]
+assert len(lis) == 1 and len(late) == 1 and len(opt) == 2 and len(gbn) == 1, [x["kind"] + ": " + x["text"] for x in f]' "$T/opt-ignored.json"
+options opt-early "--conns 1" "--conns 1 --ack-timeout 15 --early" "" 2
+check "ACK timeout before rdma_resolve_route: the client's QP 15, the server's the REQ's 16, as on the kernel" python3 -c '
+import re, sys
+out = open(sys.argv[1]).read() + open(sys.argv[2]).read()
+got = re.findall(r"(server|client): QP 0x[0-9a-f]+ ACK timeout (\d+)", out)
+assert sorted(got) == [("client", "15"), ("server", "16")], out' "$T/opt-early.sout" "$T/opt-early.cout"
+options opt-conn "--conns 1 --sends 1 --ack-timeout 14" "--conns 1 --sends 1" "" 3
+check "ACK timeout on the accepted id before rdma_accept: the server's QP 14" python3 -c '
+import re, sys
+out = open(sys.argv[1]).read() + open(sys.argv[2]).read()
+got = re.findall(r"(server|client): QP 0x[0-9a-f]+ ACK timeout (\d+)", out)
+assert sorted(got) == [("client", "19"), ("server", "14")], out' "$T/opt-conn.sout" "$T/opt-conn.cout"
+for o in opt-early opt-conn; do
+	check "$o: an option that took effect: no finding" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+assert not f, [x["kind"] + ": " + x["text"] for x in f]' "$T/$o.json"
+done
 done_testing

@@ -373,14 +373,22 @@ assert not d["findings"] and not [n for n in d["notes"] if "239.1.1.1" in n], (d
 # client's CM sends them again after its response timeout (about 6.3 s),
 # and the diagnosis, from the listen record's backlog and the requests it
 # replays, says so.
-CR=$VM_TMP/crowd
 CROWD="$PWD/$BUILD/tests/probes/cm_crowd"
-vm_run "$CR" --scenario crowd \
-	--server "$REC -o $CR/srv -- $CROWD --server -a 10.9.0.1 -p 7990 --conns 3 --backlog 1 --hold 4000" \
-	--client "$REC -o $CR/cli -- $CROWD --client -a 10.9.0.1 -p 7990 --conns 3" \
-	--server-name cm_crowd --client-name cm_crowd
-if [ "$VM_RC" -eq 0 ]; then ok "cm_crowd: three connections to a listener of backlog 1 all made in the end"; else not_ok "lab-vm run (cm_crowd) exited $VM_RC"; sed 's/^/#   /' "$CR.stderr" | tail -20; fi
-"$RDMATRACE" diagnose --json "$CR" >"$CR.json" 2>"$CR.err"
+# A cm_crowd run on the VM lab (both sides under rdmatrace record, port
+# 7990): its run directory dir, server and client arguments, what an exit 0
+# shows; then diagnose --json into dir.json.
+crowd_run() {
+	local dir=$1 scenario=$2 sargs=$3 cargs=$4 what=$5
+	vm_run "$dir" --scenario "$scenario" \
+		--server "$REC -o $dir/srv -- $CROWD --server -a 10.9.0.1 -p 7990 $sargs" \
+		--client "$REC -o $dir/cli -- $CROWD --client -a 10.9.0.1 -p 7990 $cargs" \
+		--server-name cm_crowd --client-name cm_crowd
+	if [ "$VM_RC" -eq 0 ]; then ok "$what"; else not_ok "lab-vm run ($scenario) exited $VM_RC"; sed 's/^/#   /' "$dir.stderr" | tail -20; fi
+	"$RDMATRACE" diagnose --json "$dir" >"$dir.json" 2>"$dir.err"
+}
+CR=$VM_TMP/crowd
+crowd_run "$CR" crowd "--conns 3 --backlog 1 --hold 4000" "--conns 3" \
+	"cm_crowd: three connections to a listener of backlog 1 all made in the end"
 check "cm_crowd on the kernel: the two REQs beyond the backlog told as dropped for it" python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
@@ -394,12 +402,8 @@ assert all("when the first copy came" in x["text"] or "when the first 2 copies c
 # kernel answers the copy of a request it holds with an MRA (wait longer),
 # and the diagnosis says the program was slow to take them.
 CH=$VM_TMP/crowd-held
-vm_run "$CH" --scenario crowd-held \
-	--server "$REC -o $CH/srv -- $CROWD --server -a 10.9.0.1 -p 7990 --conns 2 --backlog 3 --hold 14000" \
-	--client "$REC -o $CH/cli -- $CROWD --client -a 10.9.0.1 -p 7990 --conns 2" \
-	--server-name cm_crowd --client-name cm_crowd
-if [ "$VM_RC" -eq 0 ]; then ok "cm_crowd: two connections to a listener that takes them after 14 s"; else not_ok "lab-vm run (cm_crowd held) exited $VM_RC"; sed 's/^/#   /' "$CH.stderr" | tail -20; fi
-"$RDMATRACE" diagnose --json "$CH" >"$CH.json" 2>"$CH.err"
+crowd_run "$CH" crowd-held "--conns 2 --backlog 3 --hold 14000" "--conns 2" \
+	"cm_crowd: two connections to a listener that takes them after 14 s"
 check "cm_crowd on the kernel: both REQs held until the program took them, the MRA that answered each copy named" python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
@@ -409,4 +413,37 @@ held = [x for x in f if x["kind"] == "cm_lost" and "; the first copy arrived, an
         ", from the first copy to the answer (REP) at frame " in x["text"] and x["time_lost_ns"] > 10e9]
 assert len(held) == 2 and len(f) == 2, [x["kind"] + ": " + x["text"] for x in f]
 ' "$CH.json"
+# ---- rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) where the kernel ignores it ----
+# On the listening id the accepted connections' QPs do not take it (they
+# take the REQ's ACK timeout, 19), and once a connection is established it
+# changes nothing (the option is applied as the QP moves to RTS); the probe
+# records the calls, the diagnosis tells both.  Asked for before
+# rdma_resolve_route, the client's QP has it and its REQ carries the route's
+# ACK timeout (16 for 15), which the server's QP takes: nothing to tell.
+OI=$VM_TMP/opt-ignored
+crowd_run "$OI" opt-ignored "--conns 2 --sends 1 --ack-timeout 14 --on-listener" \
+	"--conns 2 --sends 1 --ack-timeout 15 --late" "cm_crowd with ACK timeout options on the listener and late"
+check "the kernel ignores both options: every QP has 19, and both are told" python3 -c '
+import json, re, sys, glob
+out = "".join(open(p).read() for p in glob.glob(sys.argv[2] + "/logs/*.out"))
+got = re.findall(r"(server|client): QP 0x[0-9a-f]+ ACK timeout (\d+)", out)
+assert sorted(got) == [("client", "19")] * 2 + [("server", "19")] * 2, out
+f = json.load(open(sys.argv[1]))["findings"]
+lis = [x for x in f if x["kind"] == "qp_setup" and "on the listening id of cm_crowd (pid " in x["text"] and
+       "did not reach the 2 connections it accepted" in x["text"]]
+late = [x for x in f if x["kind"] == "qp_setup" and "came after the QP of its id" in x["text"] and
+        "so the QP kept 19." in x["text"] and "The same for 1 more of its ids" in x["text"]]
+assert len(lis) == 1 and len(late) == 1 and len(f) == 2, [x["kind"] + ": " + x["text"] for x in f]
+' "$OI.json" "$OI"
+OE=$VM_TMP/opt-early
+crowd_run "$OE" opt-early "--conns 1" "--conns 1 --ack-timeout 15 --early" \
+	"cm_crowd with the ACK timeout asked for before rdma_resolve_route"
+check "the option took effect (client 15, server the REQ's 16): no finding" python3 -c '
+import json, re, sys, glob
+out = "".join(open(p).read() for p in glob.glob(sys.argv[2] + "/logs/*.out"))
+got = re.findall(r"(server|client): QP 0x[0-9a-f]+ ACK timeout (\d+)", out)
+assert sorted(got) == [("client", "15"), ("server", "16")], out
+f = json.load(open(sys.argv[1]))["findings"]
+assert not f, [x["kind"] + ": " + x["text"] for x in f]
+' "$OE.json" "$OE"
 done_testing

@@ -325,8 +325,10 @@ int lab_open_id(struct lab_conn *c, struct rdma_cm_id **id, enum rdma_port_space
 	return 0;
 }
 
-/* --tos: the id's IP type of service, which its connection's QP takes
- * (set before the route is resolved; an accepted id inherits the listener's). */
+/* --tos: the connecting id's IP type of service, asked for before the route
+ * is resolved, which fixes the connection's traffic class; its REQ carries
+ * it, and the accepting side's QP takes it from there (RDMA CM uses no TOS
+ * of the accepting side's: the server asks for none). */
 static int lab_set_tos(const struct lab_opts *o, struct rdma_cm_id *id)
 {
 	if (o->tos < 0)
@@ -415,8 +417,6 @@ int lab_server_accept(const struct lab_opts *o, struct lab_conn *c, const struct
 		return rc;
 	}
 	freeaddrinfo(res);
-	if ((rc = lab_set_tos(o, c->listen_id)) != 0)
-		return rc;
 	if (rdma_listen(c->listen_id, 1) != 0) {
 		perror("lab: rdma_listen");
 		return -errno;

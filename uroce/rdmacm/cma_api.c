@@ -249,7 +249,7 @@ CMA_EXPORT int rdma_resolve_route(struct rdma_cm_id *rid, int timeout_ms)
 	}
 	/* RoCE: the path is the GID pair, one hop, nothing to ask a subnet manager */
 	id->state = CMA_ROUTE_RESOLVED;
-	id->req_ack_timeout = cma_req_ack_timeout(id);
+	cma_fix_route(id);
 	rid->route.num_paths = 0;
 	rid->route.path_rec = NULL;
 	cma_post_event(id, NULL, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
@@ -745,7 +745,7 @@ CMA_EXPORT int rdma_set_option(struct rdma_cm_id *rid, int level, int optname, v
 			ret = -EINVAL;
 		else if (id->state == CMA_ADDR_BOUND && id->id.route.addr.dst_addr.sa_family != AF_UNSPEC) {
 			id->state = CMA_ROUTE_RESOLVED;
-			id->req_ack_timeout = cma_req_ack_timeout(id);
+			cma_fix_route(id);
 		}
 	} else {
 		cma_warn("rdma_set_option: level %d option %d is not supported", level, optname);

@@ -252,14 +252,19 @@ static uint8_t ibv_mtu_min(uint8_t a, uint8_t b)
 }
 
 /*
- * The local ACK timeout id's REQ asks of the peer, as the kernel's RDMA CM
- * fixes it when the route is resolved: the route's packet lifetime is the
- * ACK timeout asked for on the id by then, less one, else 18
- * (CMA_IBOE_PACKET_LIFETIME), and the REQ carries 2 x lifetime + the CA's
- * ACK delay, in 4.096 us x 2^n: the larger exponent, one more when the two
- * are within one of each other (19 for 18; 16 for an ACK timeout of 15).
+ * What the kernel's RDMA CM fixes when the route is resolved, from the
+ * options asked for on the id by then (later ones change neither):
+ * - the connection's traffic class: the TOS asked for, else 0; its REQ
+ *   carries it, and the accepting side's QP takes it from there (the
+ *   passive side's own TOS, on the listener or the accepted id, is unused);
+ * - the ACK timeout its REQ asks of the peer: the route's packet lifetime
+ *   is the ACK timeout asked for, less one, else 18
+ *   (CMA_IBOE_PACKET_LIFETIME), and the REQ carries 2 x lifetime + the
+ *   CA's ACK delay, in 4.096 us x 2^n: the larger exponent, one more when
+ *   the two are within one of each other (19 for 18; 16 for an ACK timeout
+ *   of 15).
  */
-uint8_t cma_req_ack_timeout(const struct cma_id *id)
+void cma_fix_route(struct cma_id *id)
 {
 	int life = id->ack_timeout_set ? (id->ack_timeout ? id->ack_timeout - 1 : 0) : CMA_IBOE_PACKET_LIFETIME;
 	int t = life + 1;
@@ -267,7 +272,8 @@ uint8_t cma_req_ack_timeout(const struct cma_id *id)
 		t += CMA_CA_ACK_DELAY >= t - 1;
 	else
 		t = CMA_CA_ACK_DELAY + (t >= CMA_CA_ACK_DELAY - 1);
-	return (uint8_t)(t > 31 ? 31 : t);
+	id->req_ack_timeout = (uint8_t)(t > 31 ? 31 : t);
+	id->route_tos = id->tos_set ? id->tos : 0;
 }
 
 int cma_qp_attr(struct cma_id *id, struct ibv_qp_attr *attr, int *mask)
@@ -308,7 +314,7 @@ int cma_qp_attr(struct cma_id *id, struct ibv_qp_attr *attr, int *mask)
 		memcpy(attr->ah_attr.grh.dgid.raw, id->id.route.addr.addr.ibaddr.dgid.raw, 16);
 		attr->ah_attr.grh.sgid_index = id->gid_index;
 		attr->ah_attr.grh.hop_limit = 64;
-		attr->ah_attr.grh.traffic_class = id->tos;
+		attr->ah_attr.grh.traffic_class = id->route_tos;
 		attr->ah_attr.port_num = 1;
 		*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 		if (rc) {
@@ -398,7 +404,7 @@ static void fill_av_ud(struct cma_id *id, struct ibv_ah_attr *ah)
 	memcpy(ah->grh.dgid.raw, id->id.route.addr.addr.ibaddr.dgid.raw, 16);
 	ah->grh.sgid_index = id->gid_index;
 	ah->grh.hop_limit = 64;
-	ah->grh.traffic_class = id->tos;
+	ah->grh.traffic_class = id->route_tos;
 	ah->port_num = 1;
 }
 
@@ -462,7 +468,7 @@ int cma_start_connect(struct cma_id *id, const struct rdma_conn_param *param)
 	id->srq = param->srq || (id->id.qp && id->id.qp->srq);
 	id->path_mtu = cma_port_mtu();
 	if (!id->req_ack_timeout)
-		id->req_ack_timeout = cma_req_ack_timeout(id);
+		cma_fix_route(id);
 	if (!id->ack_timeout_set)
 		id->ack_timeout = id->req_ack_timeout;
 
@@ -488,7 +494,7 @@ int cma_start_connect(struct cma_id *id, const struct rdma_conn_param *param)
 	r->remote_lid = 0xffff;
 	memcpy(r->local_gid, id->id.route.addr.addr.ibaddr.sgid.raw, 16);
 	memcpy(r->remote_gid, id->id.route.addr.addr.ibaddr.dgid.raw, 16);
-	r->traffic_class = id->tos;
+	r->traffic_class = id->route_tos;
 	r->hop_limit = 64;
 	r->local_ack_timeout = id->req_ack_timeout;
 	ret = uroce_cma_hdr_encode(&id->id.route.addr.src_addr, &id->id.route.addr.dst_addr, r->private_data);
@@ -612,10 +618,10 @@ static struct cma_id *new_child(struct cma_id *listen, uint8_t gid_index, const 
 	c->bound = true;
 	c->port = listen->port;
 	c->gid_index = gid_index;
-	c->tos = listen->tos;
+	c->route_tos = listen->tos_set ? listen->tos : 0; /* (a connection's: its REQ's, below) */
 	c->min_rnr_timer = listen->min_rnr_timer;
-	/* (the kernel's RDMA CM gives an accepted id the listener's type of
-	 * service, not its ACK timeout: its QP takes the REQ's) */
+	/* (nor does an accepted id take its listener's ACK timeout: its QP
+	 * takes the REQ's) */
 	c->qkey = listen->qkey;
 	memcpy(&c->id.route.addr.src_storage, &hdr->dst, sizeof(hdr->dst));
 	cma_set_port(&c->id.route.addr.src_addr, listen->port);
@@ -692,6 +698,7 @@ static void handle_req(uint8_t gid_index, const struct sockaddr *src, const stru
 	c->retry_count = r->retry_count;
 	c->rnr_retry_count = r->rnr_retry_count;
 	c->ack_timeout = c->ack_timeout_set ? c->ack_timeout : r->local_ack_timeout;
+	c->route_tos = r->traffic_class;
 	/* what the peer offers, as ib_cm reports it: swapped */
 	c->responder_resources = r->initiator_depth;
 	c->initiator_depth = r->responder_resources;

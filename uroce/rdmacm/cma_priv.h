@@ -104,10 +104,13 @@ struct cma_id {
 	uint8_t ack_timeout;          /* QP local ACK timeout exponent */
 	bool ack_timeout_set;         /* asked for on this id (an accepted id does not take its listener's) */
 	uint8_t req_ack_timeout;      /* what its REQ asks of the peer, fixed by rdma_resolve_route
-				       * (cma_req_ack_timeout); 0 until then */
+				       * (cma_fix_route); 0 until then */
 	uint8_t min_rnr_timer;
-	uint8_t tos;
+	uint8_t tos;                  /* RDMA_OPTION_ID_TOS asked for on this id */
 	bool tos_set;
+	uint8_t route_tos;            /* the connection's traffic class, as the kernel's RDMA CM fixes
+				       * it: the TOS asked for by rdma_resolve_route (0 if none), on
+				       * an accepted id the REQ's (cma_fix_route) */
 	bool srq;
 	uint32_t qkey;                /* UD */
 	struct sockaddr_storage peer_gsi; /* the peer device's address (UDP 4791) */
@@ -154,7 +157,7 @@ int cma_do_establish(struct cma_id *id);
 void cma_abandon(struct cma_id *id);          /* what destroying the id tells the peer */
 int cma_qp_to_init(struct cma_id *id, struct ibv_qp *qp);
 int cma_qp_attr(struct cma_id *id, struct ibv_qp_attr *attr, int *mask);
-uint8_t cma_req_ack_timeout(const struct cma_id *id);
+void cma_fix_route(struct cma_id *id);
 uint32_t cma_random32(void);
 
 /* cma_addr.c: device, addresses and ports. */

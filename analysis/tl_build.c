@@ -564,6 +564,7 @@ static int add_packet(struct tl_build *b, const struct rt_caprec *rec, const str
 		if (!ci)
 			return -ENOMEM;
 		*ci = (struct tl_cm_info){.pk = (uint32_t)(b->pk.n - 1), .ack_timeout = p->cm.prim_local_ack_timeout,
+					  .traffic_class = p->cm.prim_traffic_class,
 					  .retry = p->cm.retry_count, .rnr_retry = p->cm.rnr_retry_count,
 					  .mtu = p->cm.path_mtu,
 					  .reason = p->cm.attr_id == RT_CM_SIDR_REP ? p->cm.sidr_status

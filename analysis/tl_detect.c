@@ -6751,6 +6751,9 @@ static int qp_setups(struct dctx *c)
 /* The CM records an ACK timeout option depends on, in trace order. */
 struct ack_option_records {
 	struct tl_vec options;    /* uint32_t: successful rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) */
+	struct tl_vec tos;        /* uint32_t: successful rdma_set_option(RDMA_OPTION_ID_TOS) */
+	struct tl_vec routes;     /* uint32_t: successful rdma_resolve_route */
+	struct tl_vec requests;   /* uint32_t: CONNECT_REQUEST events */
 	struct tl_vec listens;    /* uint32_t: successful rdma_listen */
 	struct tl_vec accepts;    /* uint32_t: successful rdma_accept with a QP */
 	struct tl_vec timeouts;   /* uint32_t: QP modifies that set the local ACK timeout */
@@ -6768,6 +6771,13 @@ static int ack_option_records_read(struct tl_build *b, struct ack_option_records
 		if (cm->event == RT_CM_CALL_SET_OPTION && cm->option.level == RT_CM_OPT_LEVEL_ID &&
 		    cm->option.name == RT_CM_OPT_ACK_TIMEOUT)
 			to = &r->options;
+		else if (cm->event == RT_CM_CALL_SET_OPTION && cm->option.level == RT_CM_OPT_LEVEL_ID &&
+			 cm->option.name == RT_CM_OPT_TOS)
+			to = &r->tos;
+		else if (cm->event == RT_CM_CALL_RESOLVE_ROUTE)
+			to = &r->routes;
+		else if (cm->event == RT_CM_EV_CONNECT_REQUEST)
+			to = &r->requests;
 		else if (cm->event == RT_CM_CALL_LISTEN)
 			to = &r->listens;
 		else if (cm->event == RT_CM_CALL_ACCEPT && e->ev.qpn)
@@ -6776,7 +6786,7 @@ static int ack_option_records_read(struct tl_build *b, struct ack_option_records
 			return -ENOMEM;
 	}
 	if (!r->options.n)
-		return 0;
+		return 0; /* (the modifies that set an ACK timeout matter only then) */
 	for (uint32_t i = 0; i < tl_nev(b); i++) {
 		const struct tl_evrec *e = tl_ev(b, i);
 		if (e->ev.kind == RT_EV_QP_STATE && !b->ev_shadow[i] && !(e->ev.flags & RT_EVF_ERROR) &&
@@ -6789,6 +6799,9 @@ static int ack_option_records_read(struct tl_build *b, struct ack_option_records
 static void ack_option_records_free(struct ack_option_records *r)
 {
 	tl_vec_free(&r->options);
+	tl_vec_free(&r->tos);
+	tl_vec_free(&r->routes);
+	tl_vec_free(&r->requests);
 	tl_vec_free(&r->listens);
 	tl_vec_free(&r->accepts);
 	tl_vec_free(&r->timeouts);
@@ -6855,6 +6868,201 @@ struct late_option {
 	long finding;
 };
 
+/* The finding of process proc's earlier late option of value asked in
+ * lates, which this one (item o, costing lost) joins; NULL when none. */
+static struct late_option *late_join(struct tl_build *b, struct tl_vec *lates, uint16_t proc, unsigned asked,
+				     uint32_t o, uint64_t lost)
+{
+	for (size_t y = 0; y < lates->n; y++) {
+		struct late_option *l = TL_AT(lates, struct late_option, y);
+		if (l->proc == proc && l->asked == asked) {
+			l->more++;
+			FI(b, l->finding)->time_lost_ns += lost;
+			tl_finding_evidence(b, FI(b, l->finding), o);
+			return l;
+		}
+	}
+	return NULL;
+}
+
+/* Keeps finding f of process proc's late option of value asked, for the
+ * later ones to join; 0 or -ENOMEM. */
+static int late_keep(struct tl_vec *lates, uint16_t proc, unsigned asked, long f)
+{
+	struct late_option *l = tl_vec_push(lates);
+	if (!l)
+		return -ENOMEM;
+	*l = (struct late_option){.proc = proc, .asked = asked, .finding = f};
+	return 0;
+}
+
+/* Each late option's finding that others joined says so: "The same for N
+ * more of its ids: WHAT."; then frees lates. */
+static void late_tell(struct tl_build *b, struct tl_vec *lates, const char *what)
+{
+	for (size_t y = 0; y < lates->n; y++) {
+		const struct late_option *l = TL_AT(lates, struct late_option, y);
+		if (!l->more)
+			continue;
+		struct text t = {.n = 0};
+		tx(&t, "%s The same for %u more of its ids: %s.", (const char *)b->strs.p + FI(b, l->finding)->text, l->more,
+		   what);
+		FI(b, l->finding)->text = tl_str(b, t.buf);
+	}
+	tl_vec_free(lates);
+}
+
+/* The qp_setup finding of an option (event items[0]) that QP q did not get,
+ * with its text, evidence words and evidence items (RT_TL_NONE: none); a late
+ * one is kept in lates for the later ones to join.  0 or -ENOMEM. */
+static int option_finding(struct dctx *c, struct tl_vec *lates, uint32_t q, uint64_t lost, const struct text *t,
+			  const struct text *ev, const uint32_t items[4])
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *e = tl_ev(b, items[0]);
+	long f = finding(b, RT_TLFK_QP_SETUP, RT_TLS_WARNING, item_t(c, items[0]), q, lost, 0, t, ev);
+	if (f < 0 || (lates && late_keep(lates, e->proc, e->ev.u.cm.option.value, f) < 0))
+		return -ENOMEM;
+	for (unsigned k = 0; k < 4; k++)
+		tl_finding_evidence(b, FI(b, f), items[k]);
+	return 0;
+}
+
+/* "2 (DSCP 0, ECN ECT(0))": an IP type of service. */
+static void tos_words(unsigned tos, struct text *t)
+{
+	static const char *const ecn[] = {"not ECN-capable", "ECT(1)", "ECT(0)", "CE"};
+	tx(t, "%u (DSCP %u, %s)", tos, tos >> 2, ecn[tos & 3]);
+}
+
+/* The traffic class the connection accepted by item a (an rdma_accept) got:
+ * its REQ's, from the captured REQ of its CONNECT_REQUEST event; -1 unknown.
+ * *req: that REQ's item. */
+static int accepted_traffic_class(struct dctx *c, const struct ack_option_records *r, uint32_t a, uint32_t *req)
+{
+	struct tl_build *b = c->b;
+	const struct tl_evrec *ea = tl_ev(b, a);
+	uint32_t ev = record_of_id(b, &r->requests, ea->proc, ea->ev.u.cm.cm_id, a);
+	uint32_t pk = ev == RT_TL_NONE ? RT_TL_NONE : first_link(c, ev, RT_TLL_CM_PACKET);
+	const struct tl_cm_info *ci = pk != RT_TL_NONE && pk >= tl_nev(b) ? tl_cm_info(b, pk - (uint32_t)tl_nev(b)) : NULL;
+	if (!ci)
+		return -1;
+	*req = pk;
+	return ci->traffic_class;
+}
+
+/*
+ * rdma_set_option(RDMA_OPTION_ID_TOS) that the connection did not get, in the
+ * ways the kernel's RDMA CM ignores it (seen on the VM lab): a connection's
+ * traffic class is fixed by the connecting side's rdma_resolve_route, from
+ * the TOS asked for by then, and its REQ carries it to the accepting side,
+ * whose own TOS (on the listener or on the accepted id) is unused.
+ */
+static int tos_options(struct dctx *c, const struct ack_option_records *r)
+{
+	struct tl_build *b = c->b;
+	struct tl_vec lates;
+	tl_vec_init(&lates, sizeof(struct late_option));
+	int rc = 0;
+	for (size_t x = 0; x < r->tos.n && !rc; x++) {
+		uint32_t o = *TL_AT(&r->tos, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, o);
+		const struct rt_ev_cm *cm = &e->ev.u.cm;
+		unsigned asked = cm->option.value & 0xff;
+		uint32_t route = record_of_id(b, &r->routes, e->proc, cm->cm_id, RT_TL_NONE);
+		uint32_t listen = record_of_id(b, &r->listens, e->proc, cm->cm_id, RT_TL_NONE);
+		uint32_t own_accept = record_of_id(b, &r->accepts, e->proc, cm->cm_id, RT_TL_NONE);
+		struct text t = {.n = 0}, ev = {.n = 0};
+		uint32_t q = RT_TL_NONE, evidence = RT_TL_NONE, req = RT_TL_NONE;
+		tx(&t, "rdma_set_option(RDMA_OPTION_ID_TOS, ");
+		tos_words(asked, &t);
+		tx(&t, ") ");
+		if (route != RT_TL_NONE && route < o) {
+			/* asked for on a connecting id after its route was resolved */
+			uint32_t before = RT_TL_NONE, first_late = RT_TL_NONE;
+			for (size_t y = 0; y < r->tos.n; y++) { /* the id's last TOS before its route, first after */
+				uint32_t i = *TL_AT(&r->tos, uint32_t, y);
+				if (tl_ev(b, i)->proc != e->proc || tl_ev(b, i)->ev.u.cm.cm_id != cm->cm_id)
+					continue;
+				if (i < route)
+					before = i;
+				else if (first_late == RT_TL_NONE)
+					first_late = i;
+			}
+			unsigned fixed = before != RT_TL_NONE ? tl_ev(b, before)->ev.u.cm.option.value & 0xff : 0;
+			if (fixed == asked || first_late != o || late_join(b, &lates, e->proc, asked, o, 0))
+				continue; /* (the id's first late one is told, and a process's first of a value) */
+			q = b->ev_qp[o];
+			tx(&t, "by ");
+			proc_words(b, e->proc, &t);
+			tx(&t, " at %.6f s came after the rdma_resolve_route of its id (at %.6f s), which fixed the connection's "
+			       "traffic class: ", (double)item_t(c, o) / 1e9, (double)item_t(c, route) / 1e9);
+			tos_words(fixed, &t);
+			tx(&t, ", which its QP and, through its connection request (REQ), the accepting side's QP carry. Ask for "
+			       "it before rdma_resolve_route.");
+			tx(&ev, "rdma_set_option at %.6f s, rdma_resolve_route at %.6f s", (double)item_t(c, o) / 1e9,
+			   (double)item_t(c, route) / 1e9);
+			evidence = route;
+		} else if (listen != RT_TL_NONE || (own_accept != RT_TL_NONE && own_accept > o)) {
+			/* asked for on the accepting side: the connections take the REQ's */
+			unsigned missed = 0, accepted = 0;
+			int got = -1;
+			for (size_t y = 0; y < r->accepts.n; y++) {
+				uint32_t a = *TL_AT(&r->accepts, uint32_t, y);
+				const struct tl_evrec *ea = tl_ev(b, a);
+				if (ea->proc != e->proc || (listen != RT_TL_NONE ? a < listen || ea->ev.u.cm.local_port !=
+								  tl_ev(b, listen)->ev.u.cm.local_port
+									 : a != own_accept))
+					continue;
+				accepted++;
+				uint32_t rq = RT_TL_NONE;
+				int tc = accepted_traffic_class(c, r, a, &rq);
+				if (tc < 0 || (unsigned)tc == asked)
+					continue;
+				if (!missed++) {
+					got = tc;
+					q = b->ev_qp[a];
+					req = rq;
+					evidence = a;
+				}
+			}
+			if (!missed)
+				continue;
+			if (listen != RT_TL_NONE) {
+				tx(&t, "on the listening id of ");
+				proc_words(b, e->proc, &t);
+				tx(&t, " (port %u, at %.6f s) did not reach ", tl_ev(b, listen)->ev.u.cm.local_port,
+				   (double)item_t(c, o) / 1e9);
+				if (missed == accepted)
+					tx(&t, missed == 1 ? "the connection it accepted" : "the %u connections it accepted", missed);
+				else
+					tx(&t, "%u of the %u connections it accepted", missed, accepted);
+			} else {
+				tx(&t, "by ");
+				proc_words(b, e->proc, &t);
+				tx(&t, " at %.6f s on the id of a connection it accepted did not reach it", (double)item_t(c, o) / 1e9);
+			}
+			unsigned frame = tl_pk(b, req - (uint32_t)tl_nev(b))->frame;
+			tx(&t, ": an RDMA CM gives an accepted connection the traffic class of its connection request (REQ), "
+			       "which the connecting side's TOS, asked for before its rdma_resolve_route, sets; the accepting "
+			       "side's is unused, so ");
+			qp_name(b, q, &t);
+			tx(&t, " got its REQ's (frame %u): ", frame);
+			tos_words((unsigned)got, &t);
+			tx(&t, "%s. Ask for it on the connecting side, before rdma_resolve_route.",
+			   missed > 1 ? ", and the others alike" : "");
+			tx(&ev, "rdma_set_option at %.6f s, rdma_accept at %.6f s, REQ frame %u", (double)item_t(c, o) / 1e9,
+			   (double)item_t(c, evidence) / 1e9, frame);
+		} else {
+			continue;
+		}
+		const uint32_t items[] = {o, evidence, listen, req};
+		rc = option_finding(c, route != RT_TL_NONE && route < o ? &lates : NULL, q, 0, &t, &ev, items);
+	}
+	late_tell(b, &lates, "their routes, too, were resolved when it came");
+	return rc;
+}
+
 /* The listener case: the connections listener accepted whose QPs did not get
  * the option's timeout (their own ids did not ask for it before rdma_accept);
  * how many there are into *missed, of *accepted; the first's accept and
@@ -6895,6 +7103,9 @@ static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
 	struct tl_build *b = c->b;
 	struct ack_option_records r;
 	tl_vec_init(&r.options, sizeof(uint32_t));
+	tl_vec_init(&r.tos, sizeof(uint32_t));
+	tl_vec_init(&r.routes, sizeof(uint32_t));
+	tl_vec_init(&r.requests, sizeof(uint32_t));
 	tl_vec_init(&r.listens, sizeof(uint32_t));
 	tl_vec_init(&r.accepts, sizeof(uint32_t));
 	tl_vec_init(&r.timeouts, sizeof(uint32_t));
@@ -6947,18 +7158,8 @@ static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
 			got = tl_ev(b, m)->ev.u.qp_state.timeout;
 			if (q != RT_TL_NONE)
 				lost = ack_timer_rounds_words(c, bursts, q, got, asked, &rounds);
-			struct late_option *same = NULL;
-			for (size_t y = 0; y < lates.n && !same; y++) {
-				struct late_option *l = TL_AT(&lates, struct late_option, y);
-				if (l->proc == e->proc && l->asked == asked)
-					same = l;
-			}
-			if (same) { /* told with the first */
-				same->more++;
-				FI(b, same->finding)->time_lost_ns += lost;
-				tl_finding_evidence(b, FI(b, same->finding), o);
-				continue;
-			}
+			if (late_join(b, &lates, e->proc, asked, o, lost))
+				continue; /* told with the first */
 			tx(&t, "by ");
 			proc_words(b, e->proc, &t);
 			tx(&t, " at %.6f s came after the QP of its id, ", (double)item_t(c, o) / 1e9);
@@ -6974,29 +7175,12 @@ static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
 		   (double)item_t(c, m) / 1e9, got);
 		if (rounds.n)
 			tx(&t, "%s", rounds.buf);
-		long f = finding(b, RT_TLFK_QP_SETUP, RT_TLS_WARNING, item_t(c, o), q, lost, 0, &t, &ev);
-		struct late_option *l = f < 0 || listen != RT_TL_NONE ? NULL : tl_vec_push(&lates);
-		if (f < 0 || (listen == RT_TL_NONE && !l)) {
-			rc = -ENOMEM;
-			break;
-		}
-		if (l)
-			*l = (struct late_option){.proc = e->proc, .asked = asked, .finding = f};
-		tl_finding_evidence(b, FI(b, f), o);
-		tl_finding_evidence(b, FI(b, f), listen);
-		tl_finding_evidence(b, FI(b, f), accept);
-		tl_finding_evidence(b, FI(b, f), m);
+		const uint32_t items[] = {o, listen, accept, m};
+		rc = option_finding(c, listen == RT_TL_NONE ? &lates : NULL, q, lost, &t, &ev, items);
 	}
-	for (size_t y = 0; y < lates.n && !rc; y++) {
-		const struct late_option *l = TL_AT(&lates, struct late_option, y);
-		if (!l->more)
-			continue;
-		struct text t = {.n = 0};
-		tx(&t, "%s The same for %u more of its ids: their QPs, too, had their ACK timeout when it came.",
-		   (const char *)b->strs.p + FI(b, l->finding)->text, l->more);
-		FI(b, l->finding)->text = tl_str(b, t.buf);
-	}
-	tl_vec_free(&lates);
+	late_tell(b, &lates, "their QPs, too, had their ACK timeout when it came");
+	if (!rc)
+		rc = tos_options(c, &r);
 	ack_option_records_free(&r);
 	return rc;
 }

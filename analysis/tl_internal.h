@@ -214,6 +214,7 @@ static inline bool tl_class_response(unsigned cls)
 struct tl_cm_info {
 	uint32_t pk;              /* packet index */
 	uint8_t ack_timeout;      /* REQ: primary local ACK timeout */
+	uint8_t traffic_class;    /* REQ: primary traffic class (the connection's IP TOS on RoCE) */
 	uint8_t retry;            /* REQ: retry count */
 	uint8_t rnr_retry;        /* REQ, REP: RNR retry count */
 	uint8_t mtu;              /* REQ: path MTU (enum ibv_mtu) */

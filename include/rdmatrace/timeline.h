@@ -242,7 +242,7 @@ enum rt_tl_finding_kind {
 	RT_TLFK_PROCESS_ENDED = 18, /* a traced process crashed, was killed or ended without exiting */
 	RT_TLFK_ASYNC_ERROR = 19, /* an asynchronous error event (CQ overrun, QP fatal, port down ...) */
 	RT_TLFK_QP_SETUP = 20,    /* a QP set up in a way that cannot work (a path MTU above the port's ...),
-				   * or not as asked (an ACK timeout option its RDMA CM ignored) */
+				   * or not as asked (an ACK timeout or TOS option its RDMA CM did not use) */
 	RT_TLFK_HELD_BACK = 21,   /* packets an engine held back (injected delay, reordering) */
 	RT_TLFK_PROCESS_FROZEN = 22, /* a traced process stopped for seconds, then went on (SIGSTOP, a
 				      * debugger, a paused machine) */

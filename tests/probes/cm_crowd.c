@@ -12,11 +12,12 @@
  *   cm_crowd --client -a ADDR -p PORT [--conns N]
  *
  * --ack-timeout T asks for the local ACK timeout exponent T with
- * rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT): before rdma_connect or
+ * rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT), --tos V for the type of
+ * service V (RDMA_OPTION_ID_TOS), each: before rdma_connect or
  * rdma_accept on the connection's id, or with --on-listener (server) on the
  * listening id, or with --early (client) before rdma_resolve_route, or with
  * --late once the connection is established.  Each
- * side prints the ACK timeout its QPs got (ibv_query_qp), for the tests of
+ * side prints the ACK timeout and traffic class its QPs got (ibv_query_qp), for the tests of
  * where the option takes effect.  --sends N: the client sends N 64-byte
  * messages on each connection once it is established (the server posts
  * their receives before it accepts) and waits for their completions.
@@ -43,6 +44,7 @@ struct opts {
 	const char *addr, *port;
 	int conns, backlog, hold_ms;
 	int ack_timeout;          /* -1: not asked for */
+	int tos;                  /* -1: not asked for */
 	bool on_listener, early, late;
 	int sends;                /* messages per connection, client to server */
 };
@@ -60,7 +62,7 @@ static int usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s --server -a ADDR -p PORT [--conns N] [--backlog B] [--hold MS]\n"
 		"       %s --client -a ADDR -p PORT [--conns N]\n"
-		"  either side: [--ack-timeout T [--late]] [--sends N], server: [--on-listener], client: [--early]\n",
+		"  either side: [--ack-timeout T] [--tos V] [--late] [--sends N], server: [--on-listener], client: [--early]\n",
 		argv0, argv0);
 	return 2;
 }
@@ -112,27 +114,30 @@ static int exchange(struct rdma_cm_id *id, int n, bool send)
 	return 0;
 }
 
-/* rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) on id, when --ack-timeout
- * asked for it; 0 or -1 (said why). */
-static int set_ack_timeout(const struct opts *o, struct rdma_cm_id *id)
+/* rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) and (RDMA_OPTION_ID_TOS) on
+ * id, as --ack-timeout and --tos asked; 0 or -1 (said why). */
+static int set_options(const struct opts *o, struct rdma_cm_id *id)
 {
-	if (o->ack_timeout < 0)
-		return 0;
-	uint8_t t = (uint8_t)o->ack_timeout;
-	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)) != 0) {
+	uint8_t t = (uint8_t)o->ack_timeout, tos = (uint8_t)o->tos;
+	if (o->ack_timeout >= 0 && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)) != 0) {
 		perror("cm_crowd: rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)");
+		return -1;
+	}
+	if (o->tos >= 0 && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)) != 0) {
+		perror("cm_crowd: rdma_set_option(RDMA_OPTION_ID_TOS)");
 		return -1;
 	}
 	return 0;
 }
 
-/* The ACK timeout id's QP has now, on stdout. */
+/* The ACK timeout and traffic class id's QP has now, on stdout. */
 static void print_ack_timeout(const char *side, struct rdma_cm_id *id)
 {
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
-	if (id->qp && ibv_query_qp(id->qp, &a, IBV_QP_TIMEOUT, &ia) == 0)
-		printf("cm_crowd: %s: QP 0x%x ACK timeout %u\n", side, id->qp->qp_num, a.timeout);
+	if (id->qp && ibv_query_qp(id->qp, &a, IBV_QP_TIMEOUT | IBV_QP_AV, &ia) == 0)
+		printf("cm_crowd: %s: QP 0x%x ACK timeout %u traffic class %u\n", side, id->qp->qp_num, a.timeout,
+		       a.ah_attr.grh.traffic_class);
 }
 
 /* What the loops need of an event (it is acknowledged at once). */
@@ -164,7 +169,7 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		return 1;
 	}
 	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) != 0 || rdma_bind_addr(listen_id, res->ai_src_addr) != 0 ||
-	    (o->on_listener && set_ack_timeout(o, listen_id) != 0) || rdma_listen(listen_id, o->backlog) != 0) {
+	    (o->on_listener && set_options(o, listen_id) != 0) || rdma_listen(listen_id, o->backlog) != 0) {
 		perror("cm_crowd: rdma_create_id/rdma_bind_addr/rdma_listen");
 		return 1;
 	}
@@ -185,7 +190,7 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		case RDMA_CM_EVENT_CONNECT_REQUEST: {
 			struct rdma_conn_param p = {.responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
 			if (accepted == o->conns || make_qp(id) != 0 || exchange(id, o->sends, false) != 0 ||
-			    (!o->on_listener && !o->late && set_ack_timeout(o, id) != 0) || rdma_accept(id, &p) != 0) {
+			    (!o->on_listener && !o->late && set_options(o, id) != 0) || rdma_accept(id, &p) != 0) {
 				perror("cm_crowd: accepting");
 				return 1;
 			}
@@ -194,7 +199,7 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		}
 		case RDMA_CM_EVENT_ESTABLISHED:
 			established++;
-			if (o->late && !o->on_listener && set_ack_timeout(o, id) != 0)
+			if (o->late && !o->on_listener && set_options(o, id) != 0)
 				return 1;
 			print_ack_timeout("server", id);
 			break;
@@ -225,7 +230,7 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 	}
 	struct rdma_cm_id *ids[MAX_CONNS];
 	for (int i = 0; i < o->conns; i++) {
-		if (rdma_create_id(ch, &ids[i], NULL, RDMA_PS_TCP) != 0 || (o->early && set_ack_timeout(o, ids[i]) != 0) ||
+		if (rdma_create_id(ch, &ids[i], NULL, RDMA_PS_TCP) != 0 || (o->early && set_options(o, ids[i]) != 0) ||
 		    rdma_resolve_addr(ids[i], NULL, res->ai_dst_addr, 2000) != 0) {
 			perror("cm_crowd: rdma_create_id/rdma_resolve_addr");
 			return 1;
@@ -248,7 +253,7 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 		case RDMA_CM_EVENT_ROUTE_RESOLVED: {
 			struct rdma_conn_param p = {.responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
 						    .rnr_retry_count = 7};
-			if (make_qp(id) != 0 || (!o->late && !o->early && set_ack_timeout(o, id) != 0) ||
+			if (make_qp(id) != 0 || (!o->late && !o->early && set_options(o, id) != 0) ||
 			    rdma_connect(id, &p) != 0) {
 				perror("cm_crowd: connecting");
 				return 1;
@@ -256,7 +261,7 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 			break;
 		}
 		case RDMA_CM_EVENT_ESTABLISHED:
-			if (o->late && set_ack_timeout(o, id) != 0)
+			if (o->late && set_options(o, id) != 0)
 				return 1;
 			print_ack_timeout("client", id);
 			if (exchange(id, o->sends, true) != 0)
@@ -283,7 +288,7 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.port = "7471", .conns = 3, .backlog = 1, .hold_ms = 0, .ack_timeout = -1};
+	struct opts o = {.port = "7471", .conns = 3, .backlog = 1, .hold_ms = 0, .ack_timeout = -1, .tos = -1};
 	bool side = false;
 	static const struct option lo[] = {
 		{"server", no_argument, NULL, 's'}, {"client", no_argument, NULL, 'c'},
@@ -291,9 +296,10 @@ int main(int argc, char **argv)
 		{"conns", required_argument, NULL, 'n'}, {"backlog", required_argument, NULL, 'b'},
 		{"hold", required_argument, NULL, 'h'}, {"ack-timeout", required_argument, NULL, 't'},
 		{"on-listener", no_argument, NULL, 'L'}, {"early", no_argument, NULL, 'e'},
-		{"late", no_argument, NULL, 'l'}, {"sends", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0}};
+		{"late", no_argument, NULL, 'l'}, {"sends", required_argument, NULL, 'm'},
+		{"tos", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:t:Lelm:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:t:Lelm:T:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's': o.server = true, side = true; break;
 		case 'c': o.server = false, side = true; break;
@@ -307,11 +313,12 @@ int main(int argc, char **argv)
 		case 'e': o.early = true; break;
 		case 'l': o.late = true; break;
 		case 'm': o.sends = atoi(optarg); break;
+		case 'T': o.tos = atoi(optarg); break;
 		default: return usage(argv[0]);
 		}
 	}
 	if (!side || !o.addr || o.conns < 1 || o.conns > MAX_CONNS || o.hold_ms < 0 || o.ack_timeout > 31 ||
-	    ((o.on_listener || o.early || o.late) && o.ack_timeout < 0) || (o.on_listener && !o.server) ||
+	    o.tos > 255 || ((o.on_listener || o.early || o.late) && o.ack_timeout < 0 && o.tos < 0) || (o.on_listener && !o.server) ||
 	    (o.early && (o.server || o.late)) || o.sends < 0 || o.sends > MAX_SENDS || optind != argc)
 		return usage(argv[0]);
 	struct rdma_event_channel *evch = rdma_create_event_channel();

@@ -446,4 +446,37 @@ assert sorted(got) == [("client", "15"), ("server", "16")], out
 f = json.load(open(sys.argv[1]))["findings"]
 assert not f, [x["kind"] + ": " + x["text"] for x in f]
 ' "$OE.json" "$OE"
+# ---- rdma_set_option(RDMA_OPTION_ID_TOS) where the kernel does not use it ----
+# A connection's traffic class is fixed by the connecting side's
+# rdma_resolve_route (the TOS asked for by then) and reaches the accepting
+# side in the REQ: a TOS on the listener, or asked for after the route, is
+# unused (every packet not ECN-capable), and both are told; asked for before
+# the route, both sides' packets carry it (ECT(0)), and nothing is told.
+tos_ecn() { # the ECN field of each side's RoCE packets (not the CM's), "SRC ECN COUNT" lines
+	tsh "$1" -Y "infiniband && infiniband.bth.destqp != 1" -T fields -e ip.src -e ip.dsfield.ecn | sort | uniq -c | awk '{print $2, $3}'
+}
+TI=$VM_TMP/tos-ignored
+crowd_run "$TI" tos-ignored "--conns 2 --sends 2 --tos 2 --on-listener" "--conns 2 --sends 2 --tos 2" \
+	"cm_crowd with TOS on the listener and after rdma_resolve_route"
+check "TOS unused by the kernel: no packet ECN-capable, both options told" python3 -c '
+import json, sys
+ecn = sys.argv[2].split()
+assert ecn == ["10.9.0.1", "0", "10.9.0.2", "0"], ecn
+f = json.load(open(sys.argv[1]))["findings"]
+lis = [x for x in f if x["kind"] == "qp_setup" and "RDMA_OPTION_ID_TOS, 2 (DSCP 0, ECT(0))) on the listening id of cm_crowd (pid " in x["text"] and
+       "did not reach the 2 connections it accepted" in x["text"]]
+late = [x for x in f if x["kind"] == "qp_setup" and "came after the rdma_resolve_route of its id" in x["text"] and
+        "The same for 1 more of its ids" in x["text"]]
+assert len(lis) == 1 and len(late) == 1 and len(f) == 2, [x["kind"] + ": " + x["text"] for x in f]
+' "$TI.json" "$(tos_ecn "$TI/capture.pcapng")"
+TE=$VM_TMP/tos-early
+crowd_run "$TE" tos-early "--conns 1 --sends 2" "--conns 1 --sends 2 --tos 2 --early" \
+	"cm_crowd with TOS before rdma_resolve_route"
+check "TOS before rdma_resolve_route: both sides ECT(0), no finding" python3 -c '
+import json, sys
+ecn = sys.argv[2].split()
+assert ecn == ["10.9.0.1", "2", "10.9.0.2", "2"], ecn
+f = json.load(open(sys.argv[1]))["findings"]
+assert not f, [x["kind"] + ": " + x["text"] for x in f]
+' "$TE.json" "$(tos_ecn "$TE/capture.pcapng")"
 done_testing

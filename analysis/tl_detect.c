@@ -4209,6 +4209,62 @@ static bool listens_at(const struct tl_cm_addr *l, unsigned ver, const uint8_t *
 	return ver == 6 ? !memcmp(l->ip, ip, 16) : tl_ip_v4_mapped(l->ip) && !memcmp(l->ip + 12, ip, 4);
 }
 
+/* Whether listen record i's id asked for IPv6 only
+ * (rdma_set_option(RDMA_OPTION_ID_AFONLY) non-zero before it listened). */
+static bool listener_v6only(struct tl_build *b, uint32_t i)
+{
+	const struct tl_evrec *l = tl_ev(b, i);
+	bool only = false;
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		uint32_t j = *TL_AT(&b->cm_evs, uint32_t, x);
+		if (j >= i)
+			break;
+		const struct tl_evrec *e = tl_ev(b, j);
+		const struct rt_ev_cm *cm = &e->ev.u.cm;
+		if (e->proc == l->proc && cm->cm_id == l->ev.u.cm.cm_id && cm->event == RT_CM_CALL_SET_OPTION &&
+		    cm->status == 0 && cm->option.level == RT_CM_OPT_LEVEL_ID && cm->option.name == RT_CM_OPT_AFONLY)
+			only = cm->option.value != 0;
+	}
+	return only;
+}
+
+/* For a REJ of an IPv4 request: a traced listener on its port (and port
+ * space, when known), up at t, bound to the IPv6 wildcard address with
+ * AFONLY, of the host the request went to (when known): words into out
+ * ("; at that address ... listens ... for IPv6 only ..."), and its listen
+ * record; RT_TL_NONE when none. */
+static uint32_t v6only_words(struct dctx *c, const struct tl_ep *to, uint16_t port, uint16_t ps, uint64_t t,
+			     struct text *out)
+{
+	struct tl_build *b = c->b;
+	static const uint8_t any[16];
+	if (!to || to->ver != 4)
+		return RT_TL_NONE;
+	for (size_t x = 0; x < b->cm_evs.n; x++) {
+		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
+		const struct tl_evrec *e = tl_ev(b, i);
+		const struct rt_ev_cm *cm = &e->ev.u.cm;
+		struct tl_cm_addr local, peer;
+		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || b->ev_shadow[i] || cm->local_port != port ||
+		    (ps && cm->peer_port && cm->peer_port != ps) || item_t(c, i) > t ||
+		    (to->host != UINT16_MAX && e->host != to->host))
+			continue;
+		tl_cm_record_addr(b, i, &local, &peer);
+		if (local.family != 10 || memcmp(local.ip, any, 16) || listen_ended(c, i, t) != RT_TL_NONE ||
+		    !listener_v6only(b, i))
+			continue;
+		tx(out, "; at that address ");
+		proc_words(b, e->proc, out);
+		tx(out, " listens on port %u of [::] for IPv6 only (rdma_set_option(RDMA_OPTION_ID_AFONLY, 1) before it "
+			"bound its id; rdma_listen at %.6f s), and the request came over IPv4: the RDMA CM matched it to no "
+			"listener and refused it; without AFONLY (or with net.ipv6.bindv6only 0, the default) a listener on [::] "
+			"takes IPv4 requests too",
+		   port, (double)item_t(c, i) / 1e9);
+		return i;
+	}
+	return RT_TL_NONE;
+}
+
 /* An RDMA CM port space (enum rdma_port_space) in words. */
 static void port_space_words(uint16_t ps, struct text *out)
 {
@@ -4483,7 +4539,15 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 		       "the connection was established, and its CM library sent the REJ",
 		   rej->reason == 4 ? ", " : "", rej->reason == 4 ? meaning : "", ms(tc > tk ? tc - tk : tk - tc),
 		   tc > tk ? "after" : "before");
-	else if (meaning)
+	/* an IPv4 request to a listener on [::] for IPv6 only: refused by the CM itself */
+	const struct tl_cm_info *asked = req ? tl_cm_info(b, req_i) : NULL;
+	const struct tl_ep *to = req && req->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, req->dst_ep) : NULL;
+	struct text v6 = {.n = 0};
+	uint32_t listen = (rej->reason == 8 || (rej->reason == 28 && !what)) && !active && asked && asked->service_port
+				  ? v6only_words(c, to, asked->service_port, asked->service_ps, tk, &v6)
+				  : RT_TL_NONE;
+	if (!(what == RT_CM_CALL_REJECT && rej->reason == 28) && what != RT_CM_CALL_DESTROY_ID && meaning &&
+	    listen == RT_TL_NONE)
 		tx(&t, ", %s", meaning);
 	const struct tl_cm_info *info = tl_cm_info(b, i);
 	if (info)
@@ -4492,10 +4556,9 @@ static int cm_message(struct dctx *c, struct cm_seen *seen, uint32_t i)
 	if (req && k->raw_ns >= req->raw_ns)
 		tx(&t, "; %.3f ms after the REQ", ms(k->raw_ns - req->raw_ns));
 	/* nobody listened for the port asked for: what the traced listeners say */
-	const struct tl_cm_info *asked = req ? tl_cm_info(b, req_i) : NULL;
-	const struct tl_ep *to = req && req->dst_ep < b->eps.n ? TL_AT(&b->eps, struct tl_ep, req->dst_ep) : NULL;
-	uint32_t listen = RT_TL_NONE;
-	if (rej->reason == 8 && !active && asked && asked->service_port && to)
+	if (listen != RT_TL_NONE)
+		tx(&t, "%s", v6.buf);
+	else if (rej->reason == 8 && !active && asked && asked->service_port && to)
 		listen = listener_words(c, to->ver, to->ip, asked->service_port, asked->service_ps, tk, &t);
 	tx(&t, ".");
 	tx(&e, "REJ frame %u", k->frame);

@@ -47,6 +47,7 @@ struct opts {
 	int tos;                  /* -1: not asked for */
 	bool on_listener, early, late;
 	int sends;                /* messages per connection, client to server */
+	bool afonly;              /* server: RDMA_OPTION_ID_AFONLY before binding (IPv6 only) */
 };
 
 #define MAX_SENDS 16
@@ -168,7 +169,10 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		perror("cm_crowd: rdma_getaddrinfo");
 		return 1;
 	}
-	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) != 0 || rdma_bind_addr(listen_id, res->ai_src_addr) != 0 ||
+	int one = 1;
+	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) != 0 ||
+	    (o->afonly && rdma_set_option(listen_id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one)) != 0) ||
+	    rdma_bind_addr(listen_id, res->ai_src_addr) != 0 ||
 	    (o->on_listener && set_options(o, listen_id) != 0) || rdma_listen(listen_id, o->backlog) != 0) {
 		perror("cm_crowd: rdma_create_id/rdma_bind_addr/rdma_listen");
 		return 1;
@@ -297,9 +301,9 @@ int main(int argc, char **argv)
 		{"hold", required_argument, NULL, 'h'}, {"ack-timeout", required_argument, NULL, 't'},
 		{"on-listener", no_argument, NULL, 'L'}, {"early", no_argument, NULL, 'e'},
 		{"late", no_argument, NULL, 'l'}, {"sends", required_argument, NULL, 'm'},
-		{"tos", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+		{"tos", required_argument, NULL, 'T'}, {"afonly", no_argument, NULL, 'A'}, {NULL, 0, NULL, 0}};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:t:Lelm:T:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:t:Lelm:T:A", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's': o.server = true, side = true; break;
 		case 'c': o.server = false, side = true; break;
@@ -314,6 +318,7 @@ int main(int argc, char **argv)
 		case 'l': o.late = true; break;
 		case 'm': o.sends = atoi(optarg); break;
 		case 'T': o.tos = atoi(optarg); break;
+		case 'A': o.afonly = true; break;
 		default: return usage(argv[0]);
 		}
 	}

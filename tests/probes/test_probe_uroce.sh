@@ -580,6 +580,30 @@ import re, sys
 out = open(sys.argv[1]).read() + open(sys.argv[2]).read()
 got = re.findall(r"(server|client): QP 0x[0-9a-f]+ ACK timeout \d+ traffic class (\d+)", out)
 assert sorted(got) == [("client", "2"), ("server", "2")], out' "$T/tos-early.sout" "$T/tos-early.cout"
+# An IPv4 request to a listener on [::] that asked for IPv6 only
+# (RDMA_OPTION_ID_AFONLY): the RDMA CM matches it to no listener, and, as
+# the kernel's (seen on the VM lab), refuses it with REJ 28, since a
+# listener holds the port; the diagnosis names the listener and its option.
+# (The server waits for its connection in vain: it is stopped once the
+# client has been refused, as a user would.)
+AP=$((PORT + 66))
+UROCE_ADDR=$A timeout -k 2 40 "$RDMATRACE" record -o "$T/afonly/s" -- "$BUILD/tests/probes/cm_crowd" --server \
+	-a :: -p "$AP" --conns 1 --afonly >"$T/afonly.sout" 2>&1 &
+spid=$!
+wait_listen
+UROCE_ADDR=$CA timeout -k 2 40 "$RDMATRACE" record --capture lo -o "$T/afonly/c" -- "$BUILD/tests/probes/cm_crowd" \
+	--client -a "$A" -p "$AP" --conns 1 >"$T/afonly.cout" 2>&1
+kill -TERM "$spid" 2>/dev/null
+wait "$spid"
+check_grep "the client is refused with REJ 28" "RDMA_CM_EVENT_REJECTED .status 28." "$T/afonly.cout"
+"$RDMATRACE" diagnose --json "$T/afonly" >"$T/afonly.json" 2>"$T/afonly.err"
+check "IPv4 to an IPv6-only listener: REJ 28, and the finding names the listener and AFONLY" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+rej = [x for x in f if x["kind"] == "cm_reject" and ": reason 28 (consumer defined); " in x["text"] and
+       " listens on port " in x["text"] and " of [::] for IPv6 only (rdma_set_option(RDMA_OPTION_ID_AFONLY, 1) before it bound its id; rdma_listen at " in x["text"] and
+       "and the request came over IPv4: the RDMA CM matched it to no listener and refused it" in x["text"]]
+assert len(rej) == 1, [x["kind"] + ": " + x["text"] for x in f]' "$T/afonly.json"
 for o in opt-early opt-conn tos-early; do
 	check "$o: an option that took effect: no finding" python3 -c '
 import json, sys

@@ -479,4 +479,25 @@ assert ecn == ["10.9.0.1", "2", "10.9.0.2", "2"], ecn
 f = json.load(open(sys.argv[1]))["findings"]
 assert not f, [x["kind"] + ": " + x["text"] for x in f]
 ' "$TE.json" "$(tos_ecn "$TE/capture.pcapng")"
+# ---- an IPv4 request to a listener on [::] for IPv6 only ----
+# cm_crowd's server asks for RDMA_OPTION_ID_AFONLY before it binds [::];
+# the kernel's RDMA CM matches the client's IPv4 REQ to no listener and
+# refuses it with REJ 28 (its ib_cm holds the port); the lab stops the
+# server, which waits in vain, 3 s after the client ended.
+V6=$VM_TMP/v6only
+vm_run "$V6" --scenario v6only --grace 3 \
+	--server "$REC -o $V6/srv -- $CROWD --server -a :: -p 7990 --conns 1 --afonly" \
+	--client "$REC -o $V6/cli -- $CROWD --client -a 10.9.0.1 -p 7990 --conns 1" \
+	--server-name cm_crowd --client-name cm_crowd
+check_grep "the kernel refuses an IPv4 request to an IPv6-only listener with REJ 28" \
+	"RDMA_CM_EVENT_REJECTED .status 28." "$V6"/logs/client-cm_crowd.err
+"$RDMATRACE" diagnose --json "$V6" >"$V6.json" 2>"$V6.err"
+check "the REJ names the IPv6-only listener and its option" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+rej = [x for x in f if x["kind"] == "cm_reject" and ": reason 28 (consumer defined); " in x["text"] and
+       "at that address cm_crowd (pid " in x["text"] and " listens on port 7990 of [::] for IPv6 only (rdma_set_option(RDMA_OPTION_ID_AFONLY, 1)" in x["text"] and
+       "the request came over IPv4" in x["text"]]
+assert len(rej) == 1, [x["kind"] + ": " + x["text"] for x in f]
+' "$V6.json"
 done_testing

@@ -375,6 +375,14 @@ int cma_listen_addrs(struct cma_id *id)
 	return 0;
 }
 
+bool cma_port_listened(uint16_t ps, uint16_t port)
+{
+	for (struct cma_id *o = cma_ids_head(); o; o = o->next)
+		if (o->state == CMA_LISTEN && o->id.ps == ps && o->port == port)
+			return true;
+	return false;
+}
+
 struct cma_id *cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst)
 {
 	struct cma_id *o, *wild = NULL;

@@ -678,7 +678,9 @@ static void handle_req(uint8_t gid_index, const struct sockaddr *src, const stru
 		return;
 	}
 	if (!listen || (listen->id.qp_type == IBV_QPT_UC) != (r->transport_type == 1)) {
-		reject_unknown(gid_index, src, msg->tid, r->local_comm_id, UROCE_REJ_INVALID_SERVICE_ID);
+		reject_unknown(gid_index, src, msg->tid, r->local_comm_id,
+			       !listen && ip && cma_port_listened(ps, port) ? UROCE_REJ_CONSUMER_DEFINED
+									     : UROCE_REJ_INVALID_SERVICE_ID);
 		return;
 	}
 	if (backlog_full(listen, msg))

@@ -167,6 +167,10 @@ int cma_bind(struct cma_id *id, const struct sockaddr *addr);
 int cma_resolve_src(struct cma_id *id, const struct sockaddr *src, const struct sockaddr *dst);
 int cma_listen_addrs(struct cma_id *id);
 struct cma_id *cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst);
+/* Whether some id listens on (ps, port), whatever its address: the kernel's
+ * ib_cm then holds the service ID, and a REQ no listener's address matches
+ * (an IPv6-only listener's, an IPv4 request) is refused with REJ 28, not 8. */
+bool cma_port_listened(uint16_t ps, uint16_t port);
 /* A listener on (ps, port) was destroyed: REQs for it are held a moment (cma_core.c). */
 void cma_listener_closed(uint16_t ps, uint16_t port);
 void cma_set_port(struct sockaddr *sa, uint16_t port);

@@ -6333,7 +6333,7 @@ static uint32_t cm_call_ended_by(struct dctx *c, uint32_t i)
 static void set_option_words(const struct rt_ev_cm *cm, const char *host, struct text *t)
 {
 	const char *name = rt_cm_option_name(cm->option.level, cm->option.name);
-	if (strcmp(name, "unknown"))
+	if (name)
 		tx(t, "rdma_set_option(%s, value %u, optlen %u) on %s failed", name, cm->option.value, cm->option.optlen,
 		   host);
 	else
@@ -6350,7 +6350,7 @@ static void set_option_reason(const struct rt_ev_cm *cm, struct text *t)
 		want = 1;
 	else if (level == RT_CM_OPT_LEVEL_ID && (name == RT_CM_OPT_REUSEADDR || name == RT_CM_OPT_AFONLY))
 		want = sizeof(int);
-	if (!strcmp(rt_cm_option_name(level, name), "unknown") || cm->status == -ENOSYS)
+	if (!rt_cm_option_name(level, name) || cm->status == -ENOSYS)
 		tx(t, ": the RDMA CM does not know that option");
 	else if (want && cm->option.optlen != want)
 		tx(t, ": its optlen is %u, and the option's value is %u byte%s (%s)", cm->option.optlen, want,
@@ -6812,7 +6812,7 @@ static int qp_setups(struct dctx *c)
  * REQ's), or after the QP was ready to send ---- */
 
 /* The CM records an ACK timeout option depends on, in trace order. */
-struct ack_option_records {
+struct cm_option_records {
 	struct tl_vec options;    /* uint32_t: successful rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) */
 	struct tl_vec tos;        /* uint32_t: successful rdma_set_option(RDMA_OPTION_ID_TOS) */
 	struct tl_vec routes;     /* uint32_t: successful rdma_resolve_route */
@@ -6822,7 +6822,7 @@ struct ack_option_records {
 	struct tl_vec timeouts;   /* uint32_t: QP modifies that set the local ACK timeout */
 };
 
-static int ack_option_records_read(struct tl_build *b, struct ack_option_records *r)
+static int cm_option_records_read(struct tl_build *b, struct cm_option_records *r)
 {
 	for (size_t x = 0; x < b->cm_evs.n; x++) {
 		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
@@ -6859,7 +6859,7 @@ static int ack_option_records_read(struct tl_build *b, struct ack_option_records
 	return 0;
 }
 
-static void ack_option_records_free(struct ack_option_records *r)
+static void cm_option_records_free(struct cm_option_records *r)
 {
 	tl_vec_free(&r->options);
 	tl_vec_free(&r->tos);
@@ -6868,6 +6868,26 @@ static void ack_option_records_free(struct ack_option_records *r)
 	tl_vec_free(&r->listens);
 	tl_vec_free(&r->accepts);
 	tl_vec_free(&r->timeouts);
+}
+
+/* Whether accept record a took a connection from listen record listen: the
+ * same process, after it listened, on its port. */
+static bool accepted_by(struct tl_build *b, uint32_t a, uint32_t listen)
+{
+	const struct tl_evrec *ea = tl_ev(b, a), *el = tl_ev(b, listen);
+	return a > listen && ea->proc == el->proc && ea->ev.u.cm.local_port == el->ev.u.cm.local_port;
+}
+
+/* "the connection it accepted", "the 2 connections it accepted", "1 of the 2
+ * connections it accepted": those of a listener's an option did not reach. */
+static void accepted_words(unsigned missed, unsigned accepted, struct text *t)
+{
+	if (missed == 1 && accepted == 1)
+		tx(t, "the connection it accepted");
+	else if (missed == accepted)
+		tx(t, "the %u connections it accepted", missed);
+	else
+		tx(t, "%u of the %u connections it accepted", missed, accepted);
 }
 
 /* The record in v of process proc whose cm_id is id, before item before
@@ -6886,7 +6906,7 @@ static uint32_t record_of_id(struct tl_build *b, const struct tl_vec *v, uint16_
 
 /* The last modify of QP qpn in process proc that set its ACK timeout before
  * item before (RT_TL_NONE: the last of all); RT_TL_NONE when none. */
-static uint32_t timeout_set_before(struct tl_build *b, const struct ack_option_records *r, uint16_t proc,
+static uint32_t timeout_set_before(struct tl_build *b, const struct cm_option_records *r, uint16_t proc,
 				   uint32_t qpn, uint32_t before)
 {
 	uint32_t last = RT_TL_NONE;
@@ -7001,7 +7021,7 @@ static void tos_words(unsigned tos, struct text *t)
 /* The traffic class the connection accepted by item a (an rdma_accept) got:
  * its REQ's, from the captured REQ of its CONNECT_REQUEST event; -1 unknown.
  * *req: that REQ's item. */
-static int accepted_traffic_class(struct dctx *c, const struct ack_option_records *r, uint32_t a, uint32_t *req)
+static int accepted_traffic_class(struct dctx *c, const struct cm_option_records *r, uint32_t a, uint32_t *req)
 {
 	struct tl_build *b = c->b;
 	const struct tl_evrec *ea = tl_ev(b, a);
@@ -7021,7 +7041,7 @@ static int accepted_traffic_class(struct dctx *c, const struct ack_option_record
  * the TOS asked for by then, and its REQ carries it to the accepting side,
  * whose own TOS (on the listener or on the accepted id) is unused.
  */
-static int tos_options(struct dctx *c, const struct ack_option_records *r)
+static int tos_options(struct dctx *c, const struct cm_option_records *r)
 {
 	struct tl_build *b = c->b;
 	struct tl_vec lates;
@@ -7072,10 +7092,7 @@ static int tos_options(struct dctx *c, const struct ack_option_records *r)
 			int got = -1;
 			for (size_t y = 0; y < r->accepts.n; y++) {
 				uint32_t a = *TL_AT(&r->accepts, uint32_t, y);
-				const struct tl_evrec *ea = tl_ev(b, a);
-				if (ea->proc != e->proc || (listen != RT_TL_NONE ? a < listen || ea->ev.u.cm.local_port !=
-								  tl_ev(b, listen)->ev.u.cm.local_port
-									 : a != own_accept))
+				if (listen != RT_TL_NONE ? !accepted_by(b, a, listen) : a != own_accept)
 					continue;
 				accepted++;
 				uint32_t rq = RT_TL_NONE;
@@ -7096,10 +7113,7 @@ static int tos_options(struct dctx *c, const struct ack_option_records *r)
 				proc_words(b, e->proc, &t);
 				tx(&t, " (port %u, at %.6f s) did not reach ", tl_ev(b, listen)->ev.u.cm.local_port,
 				   (double)item_t(c, o) / 1e9);
-				if (missed == accepted)
-					tx(&t, missed == 1 ? "the connection it accepted" : "the %u connections it accepted", missed);
-				else
-					tx(&t, "%u of the %u connections it accepted", missed, accepted);
+				accepted_words(missed, accepted, &t);
 			} else {
 				tx(&t, "by ");
 				proc_words(b, e->proc, &t);
@@ -7130,7 +7144,7 @@ static int tos_options(struct dctx *c, const struct ack_option_records *r)
  * the option's timeout (their own ids did not ask for it before rdma_accept);
  * how many there are into *missed, of *accepted; the first's accept and
  * modify, its QP's timeout into *got; the time lost and rounds words. */
-static uint64_t listener_missed(struct dctx *c, const struct tl_vec *bursts, const struct ack_option_records *r,
+static uint64_t listener_missed(struct dctx *c, const struct tl_vec *bursts, const struct cm_option_records *r,
 				uint32_t o, uint32_t listen, unsigned *missed, unsigned *accepted, uint32_t *accept,
 				uint32_t *modify, unsigned *got, struct text *rounds)
 {
@@ -7142,7 +7156,7 @@ static uint64_t listener_missed(struct dctx *c, const struct tl_vec *bursts, con
 	for (size_t y = 0; y < r->accepts.n; y++) {
 		uint32_t a = *TL_AT(&r->accepts, uint32_t, y);
 		const struct tl_evrec *ea = tl_ev(b, a);
-		if (a < listen || ea->proc != e->proc || ea->ev.u.cm.local_port != tl_ev(b, listen)->ev.u.cm.local_port)
+		if (!accepted_by(b, a, listen))
 			continue;
 		++*accepted;
 		uint32_t m = timeout_set_before(b, r, e->proc, ea->ev.qpn, a);
@@ -7161,35 +7175,27 @@ static uint64_t listener_missed(struct dctx *c, const struct tl_vec *bursts, con
 	return lost;
 }
 
-static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
+static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts, const struct cm_option_records *r)
 {
 	struct tl_build *b = c->b;
-	struct ack_option_records r;
-	tl_vec_init(&r.options, sizeof(uint32_t));
-	tl_vec_init(&r.tos, sizeof(uint32_t));
-	tl_vec_init(&r.routes, sizeof(uint32_t));
-	tl_vec_init(&r.requests, sizeof(uint32_t));
-	tl_vec_init(&r.listens, sizeof(uint32_t));
-	tl_vec_init(&r.accepts, sizeof(uint32_t));
-	tl_vec_init(&r.timeouts, sizeof(uint32_t));
 	struct tl_vec lates;
 	tl_vec_init(&lates, sizeof(struct late_option));
-	int rc = ack_option_records_read(b, &r);
-	for (size_t x = 0; x < r.options.n && !rc; x++) {
-		uint32_t o = *TL_AT(&r.options, uint32_t, x);
+	int rc = 0;
+	for (size_t x = 0; x < r->options.n && !rc; x++) {
+		uint32_t o = *TL_AT(&r->options, uint32_t, x);
 		const struct tl_evrec *e = tl_ev(b, o);
 		const struct rt_ev_cm *cm = &e->ev.u.cm;
 		unsigned asked = cm->option.value, got = 0;
-		if (record_of_id(b, &r.options, e->proc, cm->cm_id, RT_TL_NONE) != o)
+		if (record_of_id(b, &r->options, e->proc, cm->cm_id, RT_TL_NONE) != o)
 			continue; /* (the id's first such option is told, for all of them) */
 		struct text t = {.n = 0}, ev = {.n = 0}, rounds = {.n = 0};
 		tx(&t, "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, %u: %.3f ms) ", asked, rt_ack_timeout_us(asked) / 1000.0);
-		uint32_t listen = record_of_id(b, &r.listens, e->proc, cm->cm_id, RT_TL_NONE);
+		uint32_t listen = record_of_id(b, &r->listens, e->proc, cm->cm_id, RT_TL_NONE);
 		uint32_t q = RT_TL_NONE, accept = RT_TL_NONE, m = RT_TL_NONE;
 		uint64_t lost = 0;
 		if (listen != RT_TL_NONE) {
 			unsigned missed, accepted;
-			lost = listener_missed(c, bursts, &r, o, listen, &missed, &accepted, &accept, &m, &got, &rounds);
+			lost = listener_missed(c, bursts, r, o, listen, &missed, &accepted, &accept, &m, &got, &rounds);
 			if (!missed)
 				continue;
 			q = b->ev_qp[accept];
@@ -7197,13 +7203,8 @@ static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
 			proc_words(b, e->proc, &t);
 			tx(&t, " (port %u, at %.6f s) did not reach ", tl_ev(b, listen)->ev.u.cm.local_port,
 			   (double)item_t(c, o) / 1e9);
-			if (missed == 1 && accepted == 1)
-				tx(&t, "the connection it accepted: ");
-			else if (missed == accepted)
-				tx(&t, "the %u connections it accepted: ", missed);
-			else
-				tx(&t, "%u of the %u connections it accepted: ", missed, accepted);
-			tx(&t, "an RDMA CM gives an accepted connection's QP the ACK timeout of its connection request (REQ), "
+			accepted_words(missed, accepted, &t);
+			tx(&t, ": an RDMA CM gives an accepted connection's QP the ACK timeout of its connection request (REQ), "
 			       "not its listener's option, so ");
 			qp_name(b, q, &t);
 			tx(&t, " got %u (%.3f ms)%s. Ask for it on the id of the CONNECT_REQUEST event, before rdma_accept "
@@ -7213,9 +7214,9 @@ static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
 			   (double)item_t(c, o) / 1e9, (double)item_t(c, listen) / 1e9, (double)item_t(c, accept) / 1e9);
 		} else {
 			/* an id whose QP had its ACK timeout already, and never took another */
-			m = e->ev.qpn ? timeout_set_before(b, &r, e->proc, e->ev.qpn, o) : RT_TL_NONE;
+			m = e->ev.qpn ? timeout_set_before(b, r, e->proc, e->ev.qpn, o) : RT_TL_NONE;
 			if (m == RT_TL_NONE || tl_ev(b, m)->ev.u.qp_state.timeout == asked ||
-			    timeout_set_before(b, &r, e->proc, e->ev.qpn, RT_TL_NONE) != m)
+			    timeout_set_before(b, r, e->proc, e->ev.qpn, RT_TL_NONE) != m)
 				continue;
 			q = b->ev_qp[o];
 			got = tl_ev(b, m)->ev.u.qp_state.timeout;
@@ -7242,9 +7243,27 @@ static int ack_timeout_options(struct dctx *c, const struct tl_vec *bursts)
 		rc = option_finding(c, listen == RT_TL_NONE ? &lates : NULL, q, lost, &t, &ev, items);
 	}
 	late_tell(b, &lates, "their QPs, too, had their ACK timeout when it came");
+	return rc;
+}
+
+/* The ACK timeout and TOS options the program asked for that its
+ * connections did not get (ack_timeout_options, tos_options). */
+static int cm_options(struct dctx *c, const struct tl_vec *bursts)
+{
+	struct cm_option_records r;
+	tl_vec_init(&r.options, sizeof(uint32_t));
+	tl_vec_init(&r.tos, sizeof(uint32_t));
+	tl_vec_init(&r.routes, sizeof(uint32_t));
+	tl_vec_init(&r.requests, sizeof(uint32_t));
+	tl_vec_init(&r.listens, sizeof(uint32_t));
+	tl_vec_init(&r.accepts, sizeof(uint32_t));
+	tl_vec_init(&r.timeouts, sizeof(uint32_t));
+	int rc = cm_option_records_read(c->b, &r);
+	if (!rc)
+		rc = ack_timeout_options(c, bursts, &r);
 	if (!rc)
 		rc = tos_options(c, &r);
-	ack_option_records_free(&r);
+	cm_option_records_free(&r);
 	return rc;
 }
 
@@ -10682,7 +10701,7 @@ int tl_detect(struct tl_build *b)
 	if (!rc)
 		rc = qp_setups(&c);
 	if (!rc)
-		rc = ack_timeout_options(&c, &bursts);
+		rc = cm_options(&c, &bursts);
 	if (!rc)
 		rc = unreliable_loss(&c);
 	if (!rc)

@@ -4,7 +4,8 @@
  * bytes of private data) and the calls that drive a connection (create_id,
  * resolve, listen, connect, accept, reject, disconnect, create/destroy QP,
  * create_ep, destroy_id) or set its options (set_option), recorded as
- * RT_EV_CM_EVENT with the call codes of enum rt_cm_call.  IPv6 endpoints get an RT_EV_CM_ADDR6 record right after.
+ * RT_EV_CM_EVENT with the call codes of enum rt_cm_call.  IPv6 endpoints
+ * get an RT_EV_CM_ADDR6 record right after.
  * librdmacm creates and modifies QPs through libibverbs, so those QPs are
  * tracked by the verbs wrappers and hooks like any other.
  */

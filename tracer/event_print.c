@@ -76,7 +76,7 @@ const char *rt_cm_option_name(int level, int name)
 		return id[name];
 	if (level == RT_CM_OPT_LEVEL_IB && name == RT_CM_OPT_IB_PATH)
 		return "RDMA_OPTION_IB_PATH";
-	return "unknown";
+	return NULL;
 }
 
 const char *rt_errno_name(int err)
@@ -374,8 +374,8 @@ static void fmt_cm(struct out *o, const struct rt_ev_cm *c)
 		f_u(o, "backlog", c->listen_backlog); /* (in private_data: a listen has none) */
 	else if (c->event == RT_CM_CALL_SET_OPTION) {
 		const char *name = rt_cm_option_name(c->option.level, c->option.name);
-		f_s(o, "option", name);
-		if (!strcmp(name, "unknown")) {
+		f_s(o, "option", name ? name : "unknown");
+		if (!name) {
 			f_i(o, "level", c->option.level);
 			f_i(o, "optname", c->option.name);
 		}

@@ -23,7 +23,7 @@ const char *rt_wc_opcode_name(unsigned op);     /* enum ibv_wc_opcode (RECV = 12
 const char *rt_wc_status_name(unsigned status); /* enum ibv_wc_status */
 const char *rt_qp_state_name(unsigned state);   /* enum ibv_qp_state */
 const char *rt_cm_event_name(unsigned event);   /* enum rdma_cm_event_type, or "call:..." for enum rt_cm_call */
-const char *rt_cm_option_name(int level, int name); /* rdma_set_option's: "RDMA_OPTION_ID_ACK_TIMEOUT" ..., "unknown" */
+const char *rt_cm_option_name(int level, int name); /* rdma_set_option's: "RDMA_OPTION_ID_ACK_TIMEOUT" ..., NULL unknown */
 /* The symbolic name of an errno a verbs call returned ("ENOMEM"; -ENOMEM
  * names the same), or its number as text for one the C library does not
  * name (a static buffer per thread). */

@@ -495,12 +495,40 @@ static void envelope(struct rt_roce_addr *ra, const struct sockaddr_storage *src
 	}
 }
 
+_Static_assert(CMSG_SPACE(sizeof(int)) <= UROCE_TCLASS_CMSG, "room for a traffic class cmsg");
+
+/* The ancillary data that sends a datagram of family with IP traffic class
+ * tclass (IP_TOS, IPV6_TCLASS: DSCP and ECN; one socket sends every QP's
+ * packets, so it is given per message), written at buf; its length, 0 for
+ * traffic class 0 (the socket's default: nothing to say). */
+static size_t tclass_cmsg(void *buf, sa_family_t family, uint8_t tclass)
+{
+	if (!tclass)
+		return 0;
+	struct msghdr m = { .msg_control = buf, .msg_controllen = CMSG_SPACE(sizeof(int)) };
+	memset(buf, 0, CMSG_SPACE(sizeof(int)));
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+	c->cmsg_type = family == AF_INET ? IP_TOS : IPV6_TCLASS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	int v = tclass;
+	memcpy(CMSG_DATA(c), &v, sizeof(v));
+	return CMSG_SPACE(sizeof(int));
+}
+
 /* A packet a fault rule held back leaves now: recorded as it leaves, so the
  * engine's trace has it where the wire has it (after what overtook it). */
 static void send_held(struct uroce_delayed *d)
 {
 	uroce_trace_held(d->qpn, &d->h, d->paylen, d->retrans);
-	sendto(d->fd, d->data, d->len, 0, (struct sockaddr *)&d->dst, d->salen);
+	_Alignas(struct cmsghdr) char cbuf[UROCE_TCLASS_CMSG];
+	struct iovec iov = { d->data, d->len };
+	struct msghdr m = { .msg_name = &d->dst, .msg_namelen = d->salen, .msg_iov = &iov, .msg_iovlen = 1,
+	                    .msg_control = cbuf };
+	m.msg_controllen = tclass_cmsg(cbuf, d->dst.ss_family, d->tclass);
+	if (!m.msg_controllen)
+		m.msg_control = NULL;
+	sendmsg(d->fd, &m, 0);
 	d->len = 0;
 }
 
@@ -553,6 +581,13 @@ static size_t msg_bytes(const struct msghdr *m)
 	return n;
 }
 
+/* m is a UDP GSO send (its first ancillary data is UDP_SEGMENT). */
+static bool is_gso_send(const struct msghdr *m)
+{
+	const struct cmsghdr *c = m->msg_controllen ? CMSG_FIRSTHDR((struct msghdr *)m) : NULL;
+	return c && c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_SEGMENT;
+}
+
 /* Send msgs[0..n) on fd, retrying partial sends; a message the kernel refuses is skipped (counted). */
 static void send_all(struct uroce_ctx *ctx, int fd, struct mmsghdr *msgs, unsigned n)
 {
@@ -565,7 +600,7 @@ static void send_all(struct uroce_ctx *ctx, int fd, struct mmsghdr *msgs, unsign
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
-			if (msgs[done].msg_hdr.msg_controllen && (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT)) {
+			if (is_gso_send(&msgs[done].msg_hdr) && (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT)) {
 				ctx->gso_off = true; /* no UDP GSO here: the caller resends packet by packet */
 				return;
 			}
@@ -595,7 +630,8 @@ static unsigned build_gso(struct uroce_ctx *ctx)
 			while (j < ctx->tx_n && j - i < UROCE_GSO_SEGS) {
 				struct msghdr *x = &ctx->tx_msg[j].msg_hdr;
 				size_t xl = msg_bytes(x);
-				if (xl > len || total + xl > 65000 || x->msg_namelen != m->msg_namelen ||
+				if (xl > len || total + xl > 65000 || ctx->tx_tclass[j] != ctx->tx_tclass[i] ||
+				    x->msg_namelen != m->msg_namelen ||
 				    memcmp(x->msg_name, m->msg_name, m->msg_namelen))
 					break;
 				total += xl;
@@ -627,6 +663,9 @@ static unsigned build_gso(struct uroce_ctx *ctx)
 			c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
 			uint16_t seg = (uint16_t)len;
 			memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+			/* the run's traffic class after it (every packet of a run has the same) */
+			g->msg_controllen += tclass_cmsg(cbuf + CMSG_SPACE(sizeof(uint16_t)),
+			                                 ((struct sockaddr *)m->msg_name)->sa_family, ctx->tx_tclass[i]);
 		}
 		ctx->gso_first[out] = i;
 		ctx->gso_count[out] = j - i;
@@ -676,7 +715,7 @@ void uroce_tx_flush(struct uroce_ctx *ctx)
 }
 
 void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const struct sockaddr_storage *dst,
-                     const struct rt_roce_hdrs *h, const struct uroce_sge *pay, int npay, uint32_t paylen,
+                     uint8_t tclass, const struct rt_roce_hdrs *h, const struct uroce_sge *pay, int npay, uint32_t paylen,
                      uint8_t retrans)
 {
 	struct uroce_addr *src = &ctx->addrs[aidx];
@@ -716,6 +755,9 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 	m->msg_namelen = uroce_salen(dst);
 	m->msg_iov = iov;
 	m->msg_iovlen = (size_t)niov;
+	ctx->tx_tclass[slot] = tclass;
+	m->msg_controllen = tclass_cmsg(ctx->tx_cmsg[slot], dst->ss_family, tclass);
+	m->msg_control = m->msg_controllen ? ctx->tx_cmsg[slot] : NULL;
 
 	uint32_t delay_us = 0;
 	enum uroce_fault_action fa = ctx->nfaults ? uroce_fault_check(ctx, 0, qpn, h, &delay_us) : UROCE_FA_NONE;
@@ -738,6 +780,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 			d->h = *h;
 			d->paylen = paylen;
 			d->retrans = retrans;
+			d->tclass = tclass;
 			d->fd = src->fd;
 			d->dst = *dst;
 			d->salen = uroce_salen(dst);
@@ -764,6 +807,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 		memcpy(ctx->tx_tail[d], tail, sizeof(ctx->tx_tail[d]));
 		ctx->tx_iov[d][niov - 1].iov_base = ctx->tx_tail[d];
 		ctx->tx_dst[d] = *dst;
+		ctx->tx_tclass[d] = tclass;
 		ctx->tx_msg[d] = ctx->tx_msg[slot];
 		ctx->tx_msg[d].msg_hdr.msg_iov = ctx->tx_iov[d];
 		ctx->tx_msg[d].msg_hdr.msg_name = &ctx->tx_dst[d];
@@ -1310,7 +1354,7 @@ UROCE_EXPORT int uroce_priv_gsi_register(struct ibv_context *c, uroce_gsi_handle
 }
 
 UROCE_EXPORT int uroce_priv_gsi_send(struct ibv_context *c, uint8_t gid_index, const struct sockaddr *dst,
-                                     const uint8_t *mad, size_t len)
+                                     uint8_t tclass, const uint8_t *mad, size_t len)
 {
 	if (!uroce_priv_is_uroce(c) || !dst || !mad || len > UROCE_PKT_MAX - 64)
 		return -EINVAL;
@@ -1333,7 +1377,7 @@ UROCE_EXPORT int uroce_priv_gsi_send(struct ibv_context *c, uint8_t gid_index, c
 		                          .deth_qkey = RT_GSI_QKEY, .deth_src_qp = 1 };
 		a->gsi_psn = rt_psn_add(a->gsi_psn, 1);
 		struct uroce_sge s = { (uint8_t *)(uintptr_t)mad, (uint32_t)len };
-		uroce_tx_packet(ctx, NULL, gid_index, &ss, &h, &s, 1, (uint32_t)len, 0);
+		uroce_tx_packet(ctx, NULL, gid_index, &ss, tclass, &h, &s, 1, (uint32_t)len, 0);
 		uroce_tx_flush(ctx);
 		err = 0;
 	}

@@ -333,7 +333,7 @@ static void send_data_pkt(struct uroce_qp *qp, struct uroce_swqe *w, uint32_t i)
 	}
 	struct uroce_sge pay[UROCE_MAX_SGE];
 	int np = slice(w->sge, w->num_sge, off, len, pay);
-	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, pay, np, len, rt);
+	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, qp->ah_attr.grh.traffic_class, &h, pay, np, len, rt);
 }
 
 static void send_rdatomic(struct uroce_qp *qp, struct uroce_swqe *w)
@@ -358,7 +358,7 @@ static void send_rdatomic(struct uroce_qp *qp, struct uroce_swqe *w)
 		h.atomic_compare = w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? w->cmp : 0;
 	}
 	uint8_t rt = retrans_of(qp, h.psn);
-	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, NULL, 0, 0, rt);
+	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, qp->ah_attr.grh.traffic_class, &h, NULL, 0, 0, rt);
 }
 
 static void send_ud(struct uroce_qp *qp, struct uroce_swqe *w)
@@ -375,7 +375,7 @@ static void send_ud(struct uroce_qp *qp, struct uroce_swqe *w)
 	h.se = (w->flags & IBV_SEND_SOLICITED) != 0;
 	struct uroce_sge pay[UROCE_MAX_SGE];
 	int np = slice(w->sge, w->num_sge, 0, w->length, pay);
-	uroce_tx_packet(qp->ctx, qp, w->ah->sgid_index, &w->ah->dst, &h, pay, np, w->length, 0);
+	uroce_tx_packet(qp->ctx, qp, w->ah->sgid_index, &w->ah->dst, w->ah->tclass, &h, pay, np, w->length, 0);
 }
 
 void uroce_req_progress(struct uroce_qp *qp)
@@ -817,7 +817,7 @@ static void send_aeth_pkt(struct uroce_qp *qp, uint8_t opcode, uint32_t psn, uin
 	h.aeth_syndrome = syndrome;
 	h.aeth_msn = qp->msn & RT_PSN_MASK;
 	h.atomic_orig = orig;
-	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, NULL, 0, 0, 0);
+	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, qp->ah_attr.grh.traffic_class, &h, NULL, 0, 0, 0);
 }
 
 static void send_ack_pkt(struct uroce_qp *qp, uint32_t psn, uint8_t syndrome)
@@ -1071,7 +1071,8 @@ static bool pump_qp(struct uroce_qp *qp, unsigned budget)
 			h.aeth_syndrome = ACK_SYN;
 			h.aeth_msn = qp->msn & RT_PSN_MASK;
 			struct uroce_sge sg = { base ? base + off : NULL, len };
-			uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, &h, &sg, len ? 1 : 0, len, 0);
+			uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, qp->ah_attr.grh.traffic_class, &h, &sg,
+			                len ? 1 : 0, len, 0);
 		}
 		if (r->cur >= n)
 			r->sending = false;

@@ -41,6 +41,8 @@
 #define UROCE_LAZY_ACK_NS 1000000ull /* a request without AckReq is acknowledged within this (transport.c) */
 #define UROCE_LAZY_MIN_TIMEOUT_NS 16000000ull /* no lazy ACK for a QP whose ACK timeout is shorter */
 #define UROCE_TX_BATCH 64
+/* room for one int of ancillary data (CMSG_SPACE(sizeof(int)) on 64-bit Linux) */
+#define UROCE_TCLASS_CMSG 24
 #define UROCE_RX_BATCH 32
 #define UROCE_PKT_MAX (4096 + 128)
 #define UROCE_HDR_MAX 64          /* BTH + largest extended headers */
@@ -273,6 +275,7 @@ struct uroce_delayed {
 	uint32_t qpn;                 /* for its trace event, recorded as it leaves */
 	uint32_t paylen;
 	uint8_t retrans;
+	uint8_t tclass;               /* IP traffic class */
 	struct rt_roce_hdrs h;
 	int fd;
 	socklen_t salen;
@@ -330,10 +333,12 @@ struct uroce_ctx {
 	uint8_t tx_hdr[UROCE_TX_BATCH][UROCE_HDR_MAX];
 	uint8_t tx_tail[UROCE_TX_BATCH][8];
 	struct sockaddr_storage tx_dst[UROCE_TX_BATCH];
+	uint8_t tx_tclass[UROCE_TX_BATCH]; /* IP traffic class of each packet */
+	_Alignas(struct cmsghdr) char tx_cmsg[UROCE_TX_BATCH][UROCE_TCLASS_CMSG]; /* its IP_TOS / IPV6_TCLASS ancillary data */
 	/* the same batch regrouped for UDP GSO (engine.c) */
 	struct mmsghdr gso_msg[UROCE_TX_BATCH];
 	struct iovec gso_iov[UROCE_TX_BATCH * (UROCE_MAX_SGE + 2)];
-	char gso_cmsg[UROCE_TX_BATCH][32];
+	_Alignas(struct cmsghdr) char gso_cmsg[UROCE_TX_BATCH][64]; /* UDP_SEGMENT, then the run's traffic class */
 	unsigned gso_first[UROCE_TX_BATCH], gso_count[UROCE_TX_BATCH]; /* tx_msg slots of each GSO message */
 	int tx_aidx;                  /* address (index) the batch goes out from */
 	bool gso_off;                 /* UDP GSO off: $UROCE_GSO=0, or a kernel without UDP_SEGMENT */
@@ -416,8 +421,10 @@ bool uroce_sa_equal(const struct sockaddr *a, const struct sockaddr *b);
 int uroce_engine_start(struct uroce_ctx *ctx);
 void uroce_engine_stop(struct uroce_ctx *ctx);
 int uroce_addr_add(struct uroce_ctx *ctx, const struct sockaddr *sa, uint8_t *index);
-void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int fd, const struct sockaddr_storage *dst,
-                     const struct rt_roce_hdrs *h, const struct uroce_sge *pay, int npay, uint32_t paylen,
+/* One packet from address aidx to dst with IP traffic class tclass (the
+ * IPv4 TOS or IPv6 traffic class byte: DSCP and ECN), into the batch. */
+void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const struct sockaddr_storage *dst,
+                     uint8_t tclass, const struct rt_roce_hdrs *h, const struct uroce_sge *pay, int npay, uint32_t paylen,
                      uint8_t retrans);
 void uroce_tx_flush(struct uroce_ctx *ctx);
 void uroce_timer_update(struct uroce_ctx *ctx, uint64_t deadline);

@@ -20,7 +20,9 @@ typedef void (*uroce_gsi_handler)(void *arg, uint8_t gid_index, const struct soc
                                   const uint8_t *mad, size_t len);
 int uroce_priv_gsi_register(struct ibv_context *ctx, uroce_gsi_handler fn, void *arg);
 /* Send one MAD (256 bytes) from QP1 at gid_index to QP1 at dst (port 4791): UD SEND ONLY,
-   DestQP 1, DETH Q_Key 0x80010000, SrcQP 1, correct ICRC, as rxe does. */
+   DestQP 1, DETH Q_Key 0x80010000, SrcQP 1, correct ICRC, as rxe does; in an IP packet of
+   traffic class tclass (TOS: DSCP and ECN), as the kernel's CM sends a connection's MADs with
+   the connection's. */
 int uroce_priv_gsi_send(struct ibv_context *ctx, uint8_t gid_index, const struct sockaddr *dst,
-                        const uint8_t *mad, size_t len);
+                        uint8_t tclass, const uint8_t *mad, size_t len);
 #endif

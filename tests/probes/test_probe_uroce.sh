@@ -580,6 +580,16 @@ import re, sys
 out = open(sys.argv[1]).read() + open(sys.argv[2]).read()
 got = re.findall(r"(server|client): QP 0x[0-9a-f]+ ACK timeout \d+ traffic class (\d+)", out)
 assert sorted(got) == [("client", "2"), ("server", "2")], out' "$T/tos-early.sout" "$T/tos-early.cout"
+# ... and uroce's packets carry it in their IP header, as the kernel's do
+# (the VM lab's capture): both sides' data packets, ACKs and CM MADs ECT(0)
+# where it was asked for before the route, not ECN-capable where it was unused
+tos_ecn() { # "SRC ECN" of each side's packets, once each
+	tshark -r "$1" -Y infiniband -T fields -e ip.src -e ip.dsfield.ecn 2>/dev/null | sort -u | tr '\n\t' '  '
+}
+check "TOS before rdma_resolve_route: every packet of both sides ECT(0) on the wire, the CM's too" \
+	test "$(tos_ecn "$T/tos-early/capture.pcapng")" = "$A 2 $CA 2 "
+check "TOS unused: no packet ECN-capable on the wire" \
+	test "$(tos_ecn "$T/tos-ignored/capture.pcapng")" = "$A 0 $CA 0 "
 # An IPv4 request to a listener on [::] that asked for IPv6 only
 # (RDMA_OPTION_ID_AFONLY): the RDMA CM matches it to no listener, and, as
 # the kernel's (seen on the VM lab), refuses it with REJ 28, since a

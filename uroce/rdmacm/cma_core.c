@@ -180,7 +180,9 @@ static void debug_msg(const char *dir, uint8_t gid_index, const struct sockaddr 
 		m->u.rej.reason == 28 ? "28" : "other") : "");
 }
 
-static int send_to(uint8_t gid_index, const struct sockaddr *dst, const struct uroce_cm_msg *msg,
+/* msg from the address gid_index to QP1 at dst, in IP packets of traffic
+ * class tclass. */
+static int send_to(uint8_t gid_index, const struct sockaddr *dst, uint8_t tclass, const struct uroce_cm_msg *msg,
 		   uint8_t *buf)
 {
 	int ret = uroce_cm_encode(msg, buf);
@@ -188,13 +190,15 @@ static int send_to(uint8_t gid_index, const struct sockaddr *dst, const struct u
 	if (ret)
 		return ret;
 	debug_msg("send", gid_index, dst, msg);
-	return uroce_priv_gsi_send(cma_verbs(), gid_index, dst, buf, RT_MAD_LEN);
+	return uroce_priv_gsi_send(cma_verbs(), gid_index, dst, tclass, buf, RT_MAD_LEN);
 }
 
+/* A connection's MADs go with its traffic class, as the kernel's ib_cm sends
+ * them with its path's (both sides: the accepting one has it from the REQ). */
 int cma_send_mad(struct cma_id *id, const struct uroce_cm_msg *msg, bool keep)
 {
 	uint8_t buf[RT_MAD_LEN];
-	int ret = send_to(id->gid_index, (struct sockaddr *)&id->peer_gsi, msg, buf);
+	int ret = send_to(id->gid_index, (struct sockaddr *)&id->peer_gsi, id->route_tos, msg, buf);
 
 	if (keep)
 		memcpy(id->mad, buf, sizeof(buf));
@@ -207,7 +211,7 @@ static void resend(struct cma_id *id)
 
 	if (g_debug && uroce_cm_decode(id->mad, RT_MAD_LEN, &m) == 0)
 		debug_msg("resend", id->gid_index, (struct sockaddr *)&id->peer_gsi, &m);
-	uroce_priv_gsi_send(cma_verbs(), id->gid_index, (struct sockaddr *)&id->peer_gsi, id->mad,
+	uroce_priv_gsi_send(cma_verbs(), id->gid_index, (struct sockaddr *)&id->peer_gsi, id->route_tos, id->mad,
 			    RT_MAD_LEN);
 }
 
@@ -582,16 +586,19 @@ int cma_do_establish(struct cma_id *id)
 
 /* ---------------------------------------------------------------- passive side */
 
-static void reject_unknown(uint8_t gid_index, const struct sockaddr *src, uint64_t tid,
-			   uint32_t remote_comm_id, uint16_t reason)
+/* A REJ for a REQ no id takes, with the REQ's traffic class (the kernel's
+ * ib_cm answers with the received packet's, which its sender set to the
+ * same). */
+static void reject_unknown(uint8_t gid_index, const struct sockaddr *src, const struct uroce_cm_msg *req,
+			   uint16_t reason)
 {
-	struct uroce_cm_msg m = { .attr_id = RT_CM_REJ, .tid = tid };
+	struct uroce_cm_msg m = { .attr_id = RT_CM_REJ, .tid = req->tid };
 	uint8_t buf[RT_MAD_LEN];
 
-	m.u.rej.remote_comm_id = remote_comm_id;
+	m.u.rej.remote_comm_id = req->u.req.local_comm_id;
 	m.u.rej.msg_rejected = 0;
 	m.u.rej.reason = reason;
-	send_to(gid_index, src, &m, buf);
+	send_to(gid_index, src, req->u.req.traffic_class, &m, buf);
 }
 
 static struct cma_id *new_child(struct cma_id *listen, uint8_t gid_index, const struct sockaddr *src,
@@ -678,7 +685,7 @@ static void handle_req(uint8_t gid_index, const struct sockaddr *src, const stru
 		return;
 	}
 	if (!listen || (listen->id.qp_type == IBV_QPT_UC) != (r->transport_type == 1)) {
-		reject_unknown(gid_index, src, msg->tid, r->local_comm_id,
+		reject_unknown(gid_index, src, msg,
 			       !listen && ip && cma_port_listened(ps, port) ? UROCE_REJ_CONSUMER_DEFINED
 									     : UROCE_REJ_INVALID_SERVICE_ID);
 		return;
@@ -687,7 +694,7 @@ static void handle_req(uint8_t gid_index, const struct sockaddr *src, const stru
 		return; /* no answer: the requester sends its REQ again after its timeout */
 	c = new_child(listen, gid_index, src, &hdr);
 	if (!c) {
-		reject_unknown(gid_index, src, msg->tid, r->local_comm_id, UROCE_REJ_NO_RESOURCES);
+		reject_unknown(gid_index, src, msg, UROCE_REJ_NO_RESOURCES);
 		return;
 	}
 	listen->backlog--;
@@ -746,7 +753,7 @@ static void handle_sidr_req(uint8_t gid_index, const struct sockaddr *src, const
 		m.u.sidr_rep.request_id = r->request_id;
 		m.u.sidr_rep.status = full ? UROCE_SIDR_REJECT : UROCE_SIDR_UNSUPPORTED;
 		m.u.sidr_rep.service_id = r->service_id;
-		send_to(gid_index, src, &m, buf);
+		send_to(gid_index, src, 0, &m, buf); /* (the kernel: the SIDR_REQ's traffic class, not known here) */
 		return;
 	}
 	listen->backlog--;
@@ -931,7 +938,7 @@ static void handle_dreq(uint8_t gid_index, const struct sockaddr *src, const str
 		uint8_t buf[RT_MAD_LEN];
 		m.u.drep.local_comm_id = msg->u.dreq.remote_comm_id;
 		m.u.drep.remote_comm_id = msg->u.dreq.local_comm_id;
-		send_to(gid_index, src, &m, buf);
+		send_to(gid_index, src, 0, &m, buf); /* (the kernel: the DREQ's traffic class, not known here) */
 		return;
 	}
 	id->dreq_tid = msg->tid;

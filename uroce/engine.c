@@ -748,6 +748,11 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 	rt_roce_icrc_update(&st, tail, pad);
 	rt_icrc_store(tail + pad, rt_roce_icrc_end(&st));
 	iov[niov++] = (struct iovec){ tail, pad + RT_ICRC_LEN };
+	uint32_t delay_us = 0;
+	enum uroce_fault_action fa =
+	        ctx->nfaults ? uroce_fault_check(ctx, 0, qpn, tclass, h, &delay_us) : UROCE_FA_NONE;
+	if (fa == UROCE_FA_ECN) /* marked on the way, as a filling queue marks it */
+		tclass |= 3;
 	ctx->tx_dst[slot] = *dst;
 	struct msghdr *m = &ctx->tx_msg[slot].msg_hdr;
 	memset(m, 0, sizeof(*m));
@@ -759,8 +764,6 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 	m->msg_controllen = tclass_cmsg(ctx->tx_cmsg[slot], dst->ss_family, tclass);
 	m->msg_control = m->msg_controllen ? ctx->tx_cmsg[slot] : NULL;
 
-	uint32_t delay_us = 0;
-	enum uroce_fault_action fa = ctx->nfaults ? uroce_fault_check(ctx, 0, qpn, h, &delay_us) : UROCE_FA_NONE;
 	ctx->st.tx_packets++;
 	if (fa == UROCE_FA_DROP) {
 		ctx->st.tx_fault_drops++;

@@ -9,6 +9,7 @@
  *     reorder:every=10          send every 10th packet after the next one
  *     rnr:count=2               answer the first 2 requests needing a receive with RNR NAK
  *     corrupt:op=write,nth=5    send the fifth WRITE packet with a wrong ICRC
+ *     ecn:every=20              mark every 20th ECN-capable packet Congestion Experienced
  *
  * Random choices come from a xorshift generator seeded with $UROCE_SEED
  * (default 1), so a run is repeatable.  docs/uroce.md documents the syntax.
@@ -75,12 +76,12 @@ static int parse_rule(struct uroce_fault_rule *r, char *s, char *err, size_t err
 	char *colon = strchr(s, ':');
 	if (colon)
 		*colon = 0;
-	static const char *const names[] = { "", "drop", "dup", "delay", "reorder", "rnr", "corrupt" };
-	for (int i = 1; i <= UROCE_FA_CORRUPT; i++)
+	static const char *const names[] = { "", "drop", "dup", "delay", "reorder", "rnr", "corrupt", "ecn" };
+	for (int i = 1; i <= UROCE_FA_ECN; i++)
 		if (!strcasecmp(s, names[i]))
 			r->action = (enum uroce_fault_action)i;
 	if (!r->action) {
-		snprintf(err, errlen, "unknown action '%s' (drop, dup, delay, reorder, rnr, corrupt)", s);
+		snprintf(err, errlen, "unknown action '%s' (drop, dup, delay, reorder, rnr, corrupt, ecn)", s);
 		return -EINVAL;
 	}
 	r->dir = DIR_TX;
@@ -239,7 +240,7 @@ static bool fires(struct uroce_ctx *ctx, struct uroce_fault_rule *r)
 	return true;
 }
 
-enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32_t qpn,
+enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32_t qpn, uint8_t tclass,
                                           const struct rt_roce_hdrs *h, uint32_t *delay_us)
 {
 	unsigned d = dir ? DIR_RX : DIR_TX;
@@ -255,6 +256,9 @@ enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32
 		if (r->qpn >= 0 && (uint32_t)r->qpn != qpn)
 			continue;
 		if (r->psn >= 0 && (uint32_t)r->psn != h->psn)
+			continue;
+		/* a queue marks only what is ECN-capable (it would drop the rest) */
+		if (r->action == UROCE_FA_ECN && !(tclass & 3))
 			continue;
 		if (!fires(ctx, r))
 			continue;

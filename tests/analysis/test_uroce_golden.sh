@@ -197,6 +197,25 @@ UROCE_FAULTS="corrupt:op=ack,nth=3" run imm "$tmp/ackicrc" >/dev/null
 check "damaged ACK: the bad ICRC dropped on arrival, and the ACK-timeout Go-Back-N it caused names it, nothing else" \
 	exactly "$tmp/ackicrc.json" "bad_icrc=(RC Acknowledge" "bad_icrc=dropped on arrival (its receiver's trace)" \
 	"go_back_n=within the local ACK timeout" "go_back_n=had a bad ICRC and the requester dropped it"
+# WRITE packets marked Congestion Experienced on the way (uroce's "ecn" fault,
+# as a filling queue marks an ECN-capable packet; the lab's --tos 2 makes
+# every packet ECT(0)): every 8th of the 32 WRITE packets, 4 marks from the
+# client, and no CNP back (uroce, as SoftRoCE, has no notification point);
+# without --tos no packet is ECN-capable, so nothing is marked
+congestion_count() { # the CE-marked packets in a capture
+	tshark -r "$1" -Y "ip.dsfield.ecn == 3" 2>/dev/null | wc -l
+}
+UROCE_FAULTS="ecn:op=write,every=8" run imm "$tmp/ecn" -- --tos 2 >/dev/null
+check "ECN marks on the way: 4 CE-marked WRITE packets in the capture" test "$(congestion_count "$tmp/ecn/capture.pcapng")" = 4
+check "ECN marks on the way: one congestion finding with the 4 marks and no CNP back, nothing else" \
+	exactly "$tmp/ecn.json" "congestion=Congestion: 4 ECN-marked packets (Congestion Experienced" \
+	"congestion=No CNP came back for the marks from vm"
+UROCE_FAULTS="ecn:op=write,every=8" run imm "$tmp/ecnoff" >/dev/null
+check "the ecn fault without --tos: no packet ECN-capable, none marked, no congestion finding" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+assert not [x for x in f if x["kind"] == "congestion"], f' "$tmp/ecnoff.json"
+check "the ecn fault without --tos: no CE mark in the capture" test "$(congestion_count "$tmp/ecnoff/capture.pcapng")" = 0
 # a WRITE packet the network sends twice (uroce's "dup" fault on the third of
 # the second 4-packet WRITE_WITH_IMM, the first one acknowledged): a copy
 # made on the way, not a retransmission

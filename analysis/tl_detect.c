@@ -4194,19 +4194,24 @@ static uint32_t listen_ended(struct dctx *c, uint32_t i, uint64_t t)
 	return id_call(c, i, RT_CM_CALL_DESTROY_ID, RT_CM_CALL_DESTROY_ID, item_t(c, i), t);
 }
 
-/* Whether a listener bound to address l listens at address ip of IP
- * version ver (4: ip[0..3]): l is that address, or any (0.0.0.0, or ::
- * which takes both versions), or ip mapped into IPv6. */
-static bool listens_at(const struct tl_cm_addr *l, unsigned ver, const uint8_t *ip)
+static bool listener_v6only(struct tl_build *b, uint32_t i);
+
+/* Whether the listener of listen record i listens at address ip of IP
+ * version ver (4: ip[0..3]): bound to that address, or to any (0.0.0.0, or
+ * :: which takes both versions unless the id asked for IPv6 only), or to ip
+ * mapped into IPv6. */
+static bool listens_at(struct tl_build *b, uint32_t i, unsigned ver, const uint8_t *ip)
 {
 	static const uint8_t any[16];
-	if (l->family == 2)
-		return !memcmp(l->ip, any, 4) || (ver == 4 && !memcmp(l->ip, ip, 4));
-	if (l->family != 10)
+	struct tl_cm_addr l, peer;
+	tl_cm_record_addr(b, i, &l, &peer); /* (false for a listener: it has no peer) */
+	if (l.family == 2)
+		return !memcmp(l.ip, any, 4) || (ver == 4 && !memcmp(l.ip, ip, 4));
+	if (l.family != 10)
 		return false;
-	if (!memcmp(l->ip, any, 16))
-		return true;
-	return ver == 6 ? !memcmp(l->ip, ip, 16) : tl_ip_v4_mapped(l->ip) && !memcmp(l->ip + 12, ip, 4);
+	if (!memcmp(l.ip, any, 16))
+		return ver == 6 || !listener_v6only(b, i);
+	return ver == 6 ? !memcmp(l.ip, ip, 16) : tl_ip_v4_mapped(l.ip) && !memcmp(l.ip + 12, ip, 4);
 }
 
 /* Whether listen record i's id asked for IPv6 only
@@ -4300,11 +4305,7 @@ static uint32_t listener_words(struct dctx *c, unsigned ver, const uint8_t *ip, 
 	for (size_t x = 0; x < b->cm_evs.n; x++) {
 		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
 		const struct rt_ev_cm *cm = &tl_ev(b, i)->ev.u.cm;
-		struct tl_cm_addr local, peer;
-		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || b->ev_shadow[i])
-			continue;
-		tl_cm_record_addr(b, i, &local, &peer); /* (false for a listener: it has no peer) */
-		if (!listens_at(&local, ver, ip))
+		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || b->ev_shadow[i] || !listens_at(b, i, ver, ip))
 			continue;
 		uint64_t ti = item_t(c, i);
 		if (ti > t) { /* not yet listening */
@@ -7861,13 +7862,11 @@ static uint32_t req_listener(struct dctx *c, uint32_t pk, uint64_t t, bool need_
 		uint32_t i = *TL_AT(&b->cm_evs, uint32_t, x);
 		const struct tl_evrec *e = tl_ev(b, i);
 		const struct rt_ev_cm *cm = &e->ev.u.cm;
-		struct tl_cm_addr local, peer;
 		if (cm->event != RT_CM_CALL_LISTEN || cm->status != 0 || b->ev_shadow[i] || e->host != to->host ||
 		    cm->local_port != m->service_port || (need_backlog && !cm->listen_backlog) ||
 		    (cm->peer_port && m->service_ps && cm->peer_port != m->service_ps) || item_t(c, i) > t)
 			continue;
-		tl_cm_record_addr(b, i, &local, &peer);
-		if (listens_at(&local, to->ver, to->ip) && listen_ended(c, i, t) == RT_TL_NONE &&
+		if (listens_at(b, i, to->ver, to->ip) && listen_ended(c, i, t) == RT_TL_NONE &&
 		    (best == RT_TL_NONE || item_t(c, i) > item_t(c, best)))
 			best = i;
 	}

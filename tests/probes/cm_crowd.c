@@ -21,6 +21,10 @@
  * where the option takes effect.  --sends N: the client sends N 64-byte
  * messages on each connection once it is established (the server posts
  * their receives before it accepts) and waits for their completions.
+ * --afonly: the server asks for IPv6 only (RDMA_OPTION_ID_AFONLY) before it
+ * binds; --v6-listener B: after listening at ADDR (IPv4), it listens on the
+ * same port of [::] too, for IPv6 only, with backlog B (the two coexist
+ * only so).
  *
  * Plain librdmacm: runs over uroce (LD_LIBRARY_PATH=build/uroce) and over
  * the kernel's SoftRoCE in the VM lab.
@@ -48,6 +52,7 @@ struct opts {
 	bool on_listener, early, late;
 	int sends;                /* messages per connection, client to server */
 	bool afonly;              /* server: RDMA_OPTION_ID_AFONLY before binding (IPv6 only) */
+	int v6_backlog;           /* server: a second listener on [::] for IPv6 only, this backlog; -1 none */
 };
 
 #define MAX_SENDS 16
@@ -63,7 +68,8 @@ static int usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s --server -a ADDR -p PORT [--conns N] [--backlog B] [--hold MS]\n"
 		"       %s --client -a ADDR -p PORT [--conns N]\n"
-		"  either side: [--ack-timeout T] [--tos V] [--late] [--sends N], server: [--on-listener], client: [--early]\n",
+		"  either side: [--ack-timeout T] [--tos V] [--late] [--sends N], server: [--on-listener] [--afonly]\n"
+		"  [--v6-listener B], client: [--early]\n",
 		argv0, argv0);
 	return 2;
 }
@@ -161,25 +167,37 @@ static int next_event(struct rdma_event_channel *ch, struct cm_ev *out)
 	return 0;
 }
 
-static int run_server(const struct opts *o, struct rdma_event_channel *ch)
+/* A listening id on addr:port (rdma_set_option(AFONLY) first when
+ * afonly), with backlog; NULL when that failed (said why). */
+static struct rdma_cm_id *listen_on(const struct opts *o, struct rdma_event_channel *ch, const char *addr,
+				    bool afonly, int backlog)
 {
-	struct rdma_cm_id *listen_id;
+	struct rdma_cm_id *id;
 	struct rdma_addrinfo hints = {.ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP}, *res;
-	if (rdma_getaddrinfo(o->addr, o->port, &hints, &res) != 0) {
+	if (rdma_getaddrinfo(addr, o->port, &hints, &res) != 0) {
 		perror("cm_crowd: rdma_getaddrinfo");
-		return 1;
+		return NULL;
 	}
 	int one = 1;
-	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) != 0 ||
-	    (o->afonly && rdma_set_option(listen_id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one)) != 0) ||
-	    rdma_bind_addr(listen_id, res->ai_src_addr) != 0 ||
-	    (o->on_listener && set_options(o, listen_id) != 0) || rdma_listen(listen_id, o->backlog) != 0) {
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0 ||
+	    (afonly && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one)) != 0) ||
+	    rdma_bind_addr(id, res->ai_src_addr) != 0 || (o->on_listener && set_options(o, id) != 0) ||
+	    rdma_listen(id, backlog) != 0) {
 		perror("cm_crowd: rdma_create_id/rdma_bind_addr/rdma_listen");
-		return 1;
+		return NULL;
 	}
 	rdma_freeaddrinfo(res);
-	printf("cm_crowd: listening on %s port %s, backlog %d; taking requests in %d ms\n", o->addr, o->port,
-	       o->backlog, o->hold_ms);
+	printf("cm_crowd: listening on %s port %s%s, backlog %d\n", addr, o->port, afonly ? " for IPv6 only" : "",
+	       backlog);
+	return id;
+}
+
+static int run_server(const struct opts *o, struct rdma_event_channel *ch)
+{
+	struct rdma_cm_id *listen_id = listen_on(o, ch, o->addr, o->afonly, o->backlog), *v6_id = NULL;
+	if (!listen_id || (o->v6_backlog >= 0 && !(v6_id = listen_on(o, ch, "::", true, o->v6_backlog))))
+		return 1;
+	printf("cm_crowd: taking requests in %d ms\n", o->hold_ms);
 	fflush(stdout);
 	struct timespec hold = {o->hold_ms / 1000, (long)(o->hold_ms % 1000) * 1000000L};
 	nanosleep(&hold, NULL);
@@ -221,6 +239,8 @@ static int run_server(const struct opts *o, struct rdma_event_channel *ch)
 		rdma_destroy_id(ids[i]);
 	}
 	rdma_destroy_id(listen_id);
+	if (v6_id)
+		rdma_destroy_id(v6_id);
 	printf("cm_crowd: server: %d connections established and disconnected\n", established);
 	return established == o->conns ? 0 : 1;
 }
@@ -292,7 +312,8 @@ static int run_client(const struct opts *o, struct rdma_event_channel *ch)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.port = "7471", .conns = 3, .backlog = 1, .hold_ms = 0, .ack_timeout = -1, .tos = -1};
+	struct opts o = {.port = "7471", .conns = 3, .backlog = 1, .hold_ms = 0, .ack_timeout = -1, .tos = -1,
+			.v6_backlog = -1};
 	bool side = false;
 	static const struct option lo[] = {
 		{"server", no_argument, NULL, 's'}, {"client", no_argument, NULL, 'c'},
@@ -301,9 +322,10 @@ int main(int argc, char **argv)
 		{"hold", required_argument, NULL, 'h'}, {"ack-timeout", required_argument, NULL, 't'},
 		{"on-listener", no_argument, NULL, 'L'}, {"early", no_argument, NULL, 'e'},
 		{"late", no_argument, NULL, 'l'}, {"sends", required_argument, NULL, 'm'},
-		{"tos", required_argument, NULL, 'T'}, {"afonly", no_argument, NULL, 'A'}, {NULL, 0, NULL, 0}};
+		{"tos", required_argument, NULL, 'T'}, {"afonly", no_argument, NULL, 'A'},
+		{"v6-listener", required_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:t:Lelm:T:A", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "sca:p:n:b:h:t:Lelm:T:AV:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's': o.server = true, side = true; break;
 		case 'c': o.server = false, side = true; break;
@@ -319,11 +341,13 @@ int main(int argc, char **argv)
 		case 'm': o.sends = atoi(optarg); break;
 		case 'T': o.tos = atoi(optarg); break;
 		case 'A': o.afonly = true; break;
+		case 'V': o.v6_backlog = atoi(optarg); break;
 		default: return usage(argv[0]);
 		}
 	}
 	if (!side || !o.addr || o.conns < 1 || o.conns > MAX_CONNS || o.hold_ms < 0 || o.ack_timeout > 31 ||
 	    o.tos > 255 || ((o.on_listener || o.early || o.late) && o.ack_timeout < 0 && o.tos < 0) || (o.on_listener && !o.server) ||
+	    ((o.afonly || o.v6_backlog >= 0) && !o.server) ||
 	    (o.early && (o.server || o.late)) || o.sends < 0 || o.sends > MAX_SENDS || optind != argc)
 		return usage(argv[0]);
 	struct rdma_event_channel *evch = rdma_create_event_channel();

@@ -452,11 +452,13 @@ assert all(x["kind"] in ("process_frozen", "retransmission_storm") or (x["kind"]
 # again after its timeout).  The probe records the backlog at rdma_listen;
 # the diagnosis replays the requests: with B = 1 two connections had their
 # first copies dropped for the backlog, and the first one was held, taken
-# late; with B = 3 all three were held (nothing dropped).
+# late; with B = 3 all three were held (nothing dropped).  crowd NAME B
+# PORT_OFFSET [SERVER_ARGS...]
 crowd() {
 	local name=$1 backlog=$2 cport=$((PORT + 50 + $3))
+	shift 3
 	UROCE_ADDR=$A timeout -k 2 40 "$RDMATRACE" record -o "$T/$name/s" -- "$BUILD/tests/probes/cm_crowd" --server \
-		-a "$A" -p "$cport" --conns 3 --backlog "$backlog" --hold 1500 >"$T/$name.sout" 2>&1 &
+		-a "$A" -p "$cport" --conns 3 --backlog "$backlog" --hold 1500 "$@" >"$T/$name.sout" 2>&1 &
 	local spid=$!
 	wait_listen
 	UROCE_ADDR=$CA timeout -k 2 40 "$RDMATRACE" record --capture lo -o "$T/$name/c" -- \
@@ -482,6 +484,21 @@ full = [x for x in lost if "came, the listener it asked for (cm_crowd (pid " in 
 late = [x for x in lost if "; the first copy arrived, and the listener it asked for (cm_crowd (pid " in x["text"] and
         ", backlog 1) held it until its program took it with rdma_get_cm_event " in x["text"]]
 assert len(full) == 2 and len(late) == 1 and len(lost) == 3, [x["kind"] + ": " + x["text"] for x in f]' "$T/crowd1.json"
+# The same with a second listener on the same port of [::], for IPv6 only
+# (RDMA_OPTION_ID_AFONLY), backlog 5, made after the first: the IPv4
+# requests go to the first (uroce's RDMA CM, as the kernel's, lets the two
+# share the port since each takes its own family only), and the replay
+# counts them against its backlog of 1, not the IPv6 one's 5.
+crowd crowd1v6 1 3 --v6-listener 5
+check_grep "an IPv4 and an IPv6-only listener share the port" "listening on :: port [0-9]* for IPv6 only, backlog 5" \
+	"$T/crowd1v6.sout"
+check "backlog 1 beside an IPv6-only listener: the two REQs dropped for the IPv4 listener's backlog, the held one its" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+lost = [x for x in f if x["kind"] == "cm_lost"]
+full = [x for x in lost if "as many as its backlog (1): " in x["text"]]
+late = [x for x in lost if ", backlog 1) held it until its program took it with rdma_get_cm_event " in x["text"]]
+assert len(full) == 2 and len(late) == 1 and len(lost) == 3, [x["kind"] + ": " + x["text"] for x in f]' "$T/crowd1v6.json"
 crowd crowd3 3 2
 check_grep "backlog 3: the three connections are made" "client: 3 connections established and disconnected" \
 	"$T/crowd3.cout"

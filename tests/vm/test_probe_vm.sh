@@ -413,6 +413,20 @@ held = [x for x in f if x["kind"] == "cm_lost" and "; the first copy arrived, an
         ", from the first copy to the answer (REP) at frame " in x["text"] and x["time_lost_ns"] > 10e9]
 assert len(held) == 2 and len(f) == 2, [x["kind"] + ": " + x["text"] for x in f]
 ' "$CH.json"
+# ... and the backlog-1 listener with a second one on the same port of [::]
+# for IPv6 only (RDMA_OPTION_ID_AFONLY), backlog 5, made after it: the
+# kernel lets the two share the port (each takes its own family only) and
+# gives the IPv4 requests to the first; the replay counts them against its
+# backlog of 1, not the IPv6 one's 5.
+CV=$VM_TMP/crowd-v6
+crowd_run "$CV" crowd-v6 "--conns 3 --backlog 1 --hold 4000 --v6-listener 5" "--conns 3" \
+	"cm_crowd: an IPv4 listener of backlog 1 and an IPv6-only one on the same port, three connections made"
+check "cm_crowd on the kernel beside an IPv6-only listener: the two REQs dropped for the IPv4 listener's backlog of 1" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+full = [x for x in f if x["kind"] == "cm_lost" and "as many as its backlog (1): " in x["text"]]
+assert len(full) == 2 and not [x for x in f if "backlog 5" in x["text"]], [x["kind"] + ": " + x["text"] for x in f]
+' "$CV.json"
 # ---- rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) where the kernel ignores it ----
 # On the listening id the accepted connections' QPs do not take it (they
 # take the REQ's ACK timeout, 19), and once a connection is established it

@@ -150,12 +150,26 @@ static int add_addr(const struct sockaddr *addr, uint8_t *gid_index, struct sock
 	return 0;
 }
 
+/* An id bound to an address of family takes that family only: an IPv4
+ * one always, an IPv6 one when it asked for AFONLY (the kernel's RDMA CM;
+ * net.ipv6.bindv6only is taken as 0, its default). */
+static bool family_only(const struct cma_id *id, int family)
+{
+	return family == AF_INET || id->afonly;
+}
+
+/* Whether binding id to port of addr (any: the wildcard address) clashes
+ * with an id bound before, as the kernel's cma_check_port judges: ids of
+ * two families that each take their own family only never do. */
 static bool port_conflict(const struct cma_id *id, uint16_t port, const struct sockaddr *addr, bool any)
 {
 	struct cma_id *o;
 
 	for (o = cma_ids_head(); o; o = o->next) {
 		if (o == id || !o->bound || o->child || o->id.ps != id->id.ps || o->port != port)
+			continue;
+		int ofam = o->id.route.addr.src_addr.sa_family;
+		if (ofam != addr->sa_family && family_only(id, addr->sa_family) && family_only(o, ofam))
 			continue;
 		if (!(any || o->wildcard || cma_addr_eq(addr, &o->id.route.addr.src_addr)))
 			continue;

@@ -2,7 +2,8 @@
  * libFuzzer target for uroce's fault-injection rules ($UROCE_FAULTS and
  * $UROCE_FAULTS_FILE, uroce/faults.c): any text either parses into rules or
  * is refused with a message, never a crash or a read past the text; parsed
- * rules are then consulted for a few packets as the engine would.
+ * rules are then consulted for a few packets as the engine would (of
+ * traffic classes ECN-capable and not, for the ecn rule).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t psn = 0; psn < 8; psn++) {
 			struct rt_roce_hdrs h = {.opcode = psn & 2 ? RT_OP_RC_ACKNOWLEDGE : RT_OP_RC_SEND_ONLY, .psn = psn};
 			uint32_t us = 0;
-			(void)uroce_fault_check(&ctx, (int)(psn & 1), 0x11, &h, &us);
+			(void)uroce_fault_check(&ctx, (int)(psn & 1), 0x11, (uint8_t)(psn >> 1), &h, &us);
 			(void)uroce_fault_rnr(&ctx, 0x11, psn);
 		}
 	uroce_faults_free(&ctx);

@@ -709,8 +709,19 @@ void uroce_tx_flush(struct uroce_ctx *ctx)
 	/* Reordered packets go out right after the packets that overtook them. */
 	for (unsigned i = 0; i < ctx->ndelayed; i++) {
 		struct uroce_delayed *d = &ctx->delayed[i];
-		if (d->len && d->due_ns == 1)
+		if (d->len && d->reorder && d->overtaken)
 			send_held(d);
+	}
+}
+
+/* A packet of QP qpn was queued: the packets of that QP a reorder rule
+ * holds are overtaken, and leave after it. */
+static void overtake_held(struct uroce_ctx *ctx, uint32_t qpn)
+{
+	for (unsigned i = 0; i < ctx->ndelayed; i++) {
+		struct uroce_delayed *d = &ctx->delayed[i];
+		if (d->len && d->reorder && d->qpn == qpn)
+			d->overtaken = true;
 	}
 }
 
@@ -787,9 +798,12 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 			d->fd = src->fd;
 			d->dst = *dst;
 			d->salen = uroce_salen(dst);
-			if (fa == UROCE_FA_REORDER) {
-				d->due_ns = 1; /* sent after the next flush */
-				uroce_timer_update(ctx, uroce_now_ns() + 2000000);
+			d->reorder = fa == UROCE_FA_REORDER;
+			d->overtaken = false;
+			if (d->reorder) {
+				/* until a later packet of its QP leaves (or 2 ms: then alone) */
+				d->due_ns = uroce_now_ns() + 2000000;
+				uroce_timer_update(ctx, d->due_ns);
 			} else {
 				d->due_ns = uroce_now_ns() + (uint64_t)delay_us * 1000;
 				uroce_timer_update(ctx, d->due_ns);
@@ -802,6 +816,8 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 	ctx->tx_fd = src->fd;
 	ctx->tx_aidx = aidx;
 	ctx->tx_n++;
+	if (ctx->ndelayed)
+		overtake_held(ctx, qpn);
 	uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
 	if (fa == UROCE_FA_DUP) {
 		/* its own copy of the iovecs and tail: a GSO send may give it another ICRC */

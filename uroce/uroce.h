@@ -276,6 +276,8 @@ struct uroce_delayed {
 	uint32_t paylen;
 	uint8_t retrans;
 	uint8_t tclass;               /* IP traffic class */
+	bool reorder;                 /* held by a reorder rule: leaves right after a later packet of its QP */
+	bool overtaken;               /* reorder: such a packet was queued (it leaves with the next flush) */
 	struct rt_roce_hdrs h;
 	int fd;
 	socklen_t salen;

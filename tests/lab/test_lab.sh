@@ -32,6 +32,21 @@ check "--count and --size reach the programs" grep -q 'RESULT imm server ok batc
 "$RDMATRACE" lab minimal --loss 5 --seed 7 -o "$T/lossy" >"$T/lossy.out" 2>&1
 check "--loss injects faults into any scenario, and the data still arrives" grep -q 'ok    client: ok' "$T/lossy.out"
 check "--loss is recorded in run.json" grep -q '"faults": "drop:prob=0.05"' "$T/lossy/run.json"
+# the caller's UROCE_FAULTS: recorded in run.json; a corrupted ACK is a bad
+# ICRC on the wire, which the clean-run check ("every ICRC verifies") would
+# fail: under injected corruption the check counts them and wants the
+# diagnosis to tell them; without it, the clean run's check holds
+UROCE_FAULTS="corrupt:op=ack,nth=1" "$RDMATRACE" lab minimal -o "$T/corrupt" >"$T/corrupt.out" 2>&1
+check "UROCE_FAULTS from the environment is recorded in run.json" grep -q '"faults": "corrupt:op=ack,nth=1"' "$T/corrupt/run.json"
+check "injected corruption: the bad ICRC counted on the wire and told by the diagnosis" \
+	grep -q 'ok    injected corruption: 1 packet with a bad ICRC on the wire, told by the diagnosis' "$T/corrupt.out"
+check "a run without injected corruption: every ICRC verifies (checked)" grep -q 'ok    every ICRC verifies' "$T/minimal.out"
+# a UROCE_FAULTS uroce refuses: the program fails with uroce's reason (and
+# the errno of the refusal), not with a missing library or device
+UROCE_FAULTS="corrupt:op=write_imm,nth=2" timeout 60 "$RDMATRACE" lab minimal -o "$T/badfaults" >"$T/badfaults.out" 2>&1
+check "a bad UROCE_FAULTS: the lab says uroce's reason" grep -q "UROCE_FAULTS: bad value 'write_imm' for 'op'" "$T/badfaults.out"
+check "... and the program's call fails with EINVAL, not a missing device" bash -c \
+	"grep -q 'rdma_create_event_channel.*: Invalid argument' '$T/badfaults.out' && ! grep -q 'no uroce device found' '$T/badfaults.out'"
 # ud has no retransmission: with 5 % loss (seed 3) its programs give up and
 # exit 1; the diagnosis quotes how each side's stderr ends (the lab's
 # run.json names each side's stderr and output beside its record)

@@ -27,7 +27,7 @@ static bool g_client4_set;
 struct ibv_context *cma_verbs(void)
 {
 	struct ibv_device **list;
-	int n, i;
+	int n, i, open_errno = 0;
 
 	if (g_ctx)
 		return g_ctx;
@@ -40,6 +40,7 @@ struct ibv_context *cma_verbs(void)
 	for (i = 0; i < n && !g_ctx; i++) {
 		struct ibv_context *ctx = ibv_open_device(list[i]);
 		if (!ctx) {
+			open_errno = errno;
 			cma_warn("cannot open RDMA device %s: %s", ibv_get_device_name(list[i]), strerror(errno));
 			continue;
 		}
@@ -49,7 +50,11 @@ struct ibv_context *cma_verbs(void)
 			ibv_close_device(ctx);
 	}
 	ibv_free_device_list(list);
-	if (!g_ctx) {
+	if (!g_ctx && open_errno) {
+		/* the device is there and refused to open (a bad UROCE_FAULTS, say):
+		 * the reason was said above, and the caller's errno carries it */
+		errno = open_errno;
+	} else if (!g_ctx) {
 		cma_warn("no uroce device found: librdmacm (uroce) needs uroce's libibverbs.so.1");
 		errno = ENODEV;
 	}

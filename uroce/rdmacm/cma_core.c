@@ -1258,7 +1258,7 @@ int cma_init(void)
 	cma_trace_start();
 	ctx = cma_verbs();
 	if (!ctx)
-		return -ENODEV;
+		return errno ? -errno : -ENODEV; /* cma_verbs said why */
 	g_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (g_wake_fd < 0)
 		return -errno;

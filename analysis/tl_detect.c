@@ -145,6 +145,9 @@ struct dctx {
 	struct tl_vec rounds_told;/* struct round_told: each Go-Back-N finding, what it says started it */
 	struct tl_vec rnr_timer_sets; /* uint32_t: the modifies that set a min_rnr_timer (min_rnr_timer_sets) */
 	bool rnr_timer_sets_read; /* ... collected */
+	struct tl_hash injected;  /* (what, host, PSN, opcode, destination QP) -> the sends an engine
+				   * traced as changed on purpose (injected_read) */
+	bool injected_read;
 };
 
 /* The receive WR posts of each QP, in event order (CSR: QP q's are ev[off[q]]
@@ -4719,12 +4722,19 @@ static uint32_t cong_cnps_back(const struct cong_flow *f, uint32_t nf, uint32_t 
  * receiver of marked packets answered with CNPs (DCQCN's notification
  * point), without which its sender never slows down. */
 static void congestion_words(struct tl_build *b, const struct cong_flow *f, uint32_t nf, uint32_t cnp, uint32_t ecn,
-			     struct text *t)
+			     uint32_t ecn_injected, struct text *t)
 {
 	tx(t, "Congestion: ");
 	if (ecn) {
-		tx(t, "%u ECN-marked packet%s (Congestion Experienced: a queue on the path was filling up): ", ecn,
-		   ecn == 1 ? "" : "s");
+		tx(t, "%u ECN-marked packet%s (Congestion Experienced", ecn, ecn == 1 ? "" : "s");
+		if (ecn_injected == ecn)
+			tx(t, ", marked on purpose by the sending engine: injected, a fault rule, as a filling queue on the "
+			      "path would mark them): ");
+		else if (ecn_injected)
+			tx(t, ": a queue on the path was filling up; %u of them marked on purpose by the sending engine, "
+			      "injected by a fault rule): ", ecn_injected);
+		else
+			tx(t, ": a queue on the path was filling up): ");
 		uint32_t shown = flow_counts(b, f, nf, false, t), silent = 0;
 		for (uint32_t i = 0; i < nf; i++)
 			silent += f[i].ecn && !cong_cnps_back(f, nf, f[i].src, f[i].dst);
@@ -4739,7 +4749,7 @@ static void congestion_words(struct tl_build *b, const struct cong_flow *f, uint
 				flow_words(b, &f[i], t);
 			}
 			tx(t, "%s, so %s never slowed down: a receiver's device must run DCQCN's notification point to "
-			      "turn marks into CNPs (SoftRoCE has none; on a NIC, RoCE congestion control may be off for "
+			      "turn marks into CNPs (SoftRoCE and uroce have none; on a NIC, RoCE congestion control may be off for "
 			      "this priority).",
 			   silent > 4 ? " and more" : "", silent == 1 ? "that sender" : "those senders");
 		}
@@ -4764,6 +4774,86 @@ static uint32_t resend_of(struct tl_build *b, size_t i)
 			return (uint32_t)j;
 	}
 	return RT_TL_NONE;
+}
+
+/* ---- what the engines changed on purpose (fault rules) ---- */
+
+/* The injected fault kinds an engine traces on a packet it sends. */
+static const unsigned injected_flags[] = {RT_PKTE_INJECTED_COPY, RT_PKTE_INJECTED_CORRUPT, RT_PKTE_INJECTED_CE};
+#define INJECTED_ANY_HOST 0x3F
+
+/* The key of dctx.injected: the kind (its index in injected_flags), the
+ * sending host (INJECTED_ANY_HOST: any), PSN, opcode and destination QP. */
+static uint64_t injected_key(unsigned kind, unsigned host, uint32_t psn, uint8_t opcode, uint32_t dqpn)
+{
+	return (uint64_t)(kind << 6 | (host < INJECTED_ANY_HOST ? host : INJECTED_ANY_HOST)) << 56 |
+	       (uint64_t)(dqpn & 0xFFFFFF) << 32 | (uint64_t)opcode << 24 | (psn & 0xFFFFFF);
+}
+
+/* Reads, once, the sends the engines traced as changed on purpose by a
+ * fault rule (RT_PKTE_INJECTED_*), for the packets not matched to engine
+ * events one by one (UD datagrams, CM messages): injected_sends. */
+static int injected_read(struct dctx *c)
+{
+	struct tl_build *b = c->b;
+	if (c->injected_read)
+		return 0;
+	if (tl_hash_init(&c->injected, 16) < 0)
+		return -ENOMEM;
+	c->injected_read = true;
+	for (size_t i = 0, nev = tl_nev(b); i < nev; i++) {
+		const struct tl_evrec *r = tl_ev(b, i);
+		const struct rt_ev_packet *p = &r->ev.u.pkt;
+		if (r->ev.kind != RT_EV_PACKET || !(r->ev.flags & RT_EVF_TX) || !p->engine_flags)
+			continue;
+		for (unsigned kind = 0; kind < sizeof(injected_flags) / sizeof(injected_flags[0]); kind++) {
+			if (!(p->engine_flags & injected_flags[kind]))
+				continue;
+			for (unsigned any = 0; any < 2; any++) {
+				uint64_t key = injected_key(kind, any ? INJECTED_ANY_HOST : r->host, p->psn, p->opcode,
+							    p->dest_qpn);
+				uint32_t *n = tl_hash_get(&c->injected, key);
+				if (tl_hash_put(&c->injected, key, n ? *n + 1 : 1) < 0)
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+/* How many sends an engine traced with flag (one of injected_flags) of a
+ * PSN, opcode and destination QP, from host (INJECTED_ANY_HOST: any);
+ * 0 before injected_read. */
+static uint32_t injected_lookup(struct dctx *c, unsigned flag, unsigned host, uint32_t psn, uint8_t opcode, uint32_t dqpn)
+{
+	unsigned kind = 0;
+	while (injected_flags[kind] != flag)
+		kind++;
+	const uint32_t *n = c->injected_read ? tl_hash_get(&c->injected, injected_key(kind, host, psn, opcode, dqpn)) : NULL;
+	return n ? *n : 0;
+}
+
+/* How many sends of captured packet k's PSN, opcode and destination QP
+ * (from its sending QP's host, when known) an engine traced with flag (one
+ * of injected_flags): at least 1 when k's own send, matched to k, has it.
+ * Counts only the engine's own record of k before injected_read. */
+static uint32_t injected_sends(struct dctx *c, const struct tl_pk *k, unsigned flag)
+{
+	struct tl_build *b = c->b;
+	uint32_t own = tl_engine_injected(b, k, flag);
+	const struct rt_tl_qp *q = k->send_qp != RT_TL_NONE ? tl_qp(b, k->send_qp) : NULL;
+	uint32_t n = injected_lookup(c, flag, q && q->host != UINT16_MAX ? q->host : INJECTED_ANY_HOST, k->psn, k->opcode,
+				     k->dqpn);
+	return n > own ? n : own;
+}
+
+/* What damaged captured packet k, which has a bad ICRC: its sending
+ * engine on purpose, when it traced so, or else the link or the sender. */
+static const char *damage_cause(struct dctx *c, const struct tl_pk *k)
+{
+	return injected_sends(c, k, RT_PKTE_INJECTED_CORRUPT)
+		       ? "injected corruption: its sending engine damaged the ICRC on purpose, a fault rule"
+		       : "corruption on the link or a broken sender";
 }
 
 /* An engine's record of a packet it dropped on arrival for a bad ICRC. */
@@ -4891,13 +4981,14 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 	uint32_t *all = calloc(2 * (nq + 1), sizeof(*all)), *badq = all + nq + 1;
 	if (!all)
 		return -ENOMEM;
-	uint32_t dropped = 0, traced = 0, intact = 0, answered = 0, in_round = 0, asked = 0;
+	uint32_t dropped = 0, traced = 0, intact = 0, answered = 0, in_round = 0, asked = 0, injected = 0;
 	for (size_t i = 0; i < npk; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
 		if (k->send_qp < nq && !k->is_cm) {
 			all[k->send_qp]++;
 			badq[k->send_qp] += k->icrc == RT_ICRC_BAD;
 		}
+		injected += k->icrc == RT_ICRC_BAD && injected_sends(c, k, RT_PKTE_INJECTED_CORRUPT);
 		if (k->icrc == RT_ICRC_BAD && asked++ < 1000) { /* each looks ahead for a resend */
 			uint32_t again;
 			enum icrc_fate f = bad_icrc_fate(b, i, &again);
@@ -4909,14 +5000,17 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 		}
 	}
 	*capture_only = (intact || answered) && !dropped && !traced;
-	static const char *const why_dropped = "as a receiver does with a bad ICRC (corruption on the link or a broken "
-					       "sender), and the sender resent";
-	static const char *const why_traced = "a receiver drops a packet with a bad ICRC (corruption on the link or a "
-					      "broken sender)";
+	/* what damaged them: the sending engine's fault rule, when it traced so for every one */
+	const char *cause = injected == bad ? "injected corruption: the sending engine damaged the ICRC on purpose, a "
+					      "fault rule"
+					    : "corruption on the link or a broken sender";
+	char why_dropped[160], why_traced[160], why_unknown[200];
+	snprintf(why_dropped, sizeof(why_dropped), "as a receiver does with a bad ICRC (%s), and the sender resent", cause);
+	snprintf(why_traced, sizeof(why_traced), "a receiver drops a packet with a bad ICRC (%s)", cause);
+	snprintf(why_unknown, sizeof(why_unknown),
+		 "receivers drop such packets silently, which shows up as loss and retransmissions (%s)", cause);
 	static const char *const why_intact = "so only the capture's copy is damaged (at the capture point, or in the "
 					      "copy of the file)";
-	static const char *const why_unknown = "receivers drop such packets silently, which shows up as loss and "
-					       "retransmissions (corruption on the link or a broken sender)";
 	if (bad == 1) {
 		size_t i = firstbad;
 		uint32_t again;
@@ -4965,7 +5059,9 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 			      "became of %s.", in_round, in_round == 1 ? "was" : "were", in_round == 1 ? "it" : "them",
 			   in_round == 1 ? "it" : "them");
 	}
-	for (size_t q = 0, shown = 0; q < nq && shown < 2; q++) {
+	if (injected && injected < bad)
+		tx(t, " %u of them the sending engine damaged on purpose (injected corruption: a fault rule).", injected);
+	for (size_t q = 0, shown = 0; q < nq && shown < 2 && injected < bad; q++) {
 		if (all[q] < 4 || badq[q] != all[q])
 			continue;
 		tx(t, " Every one of the %u packets ", all[q]);
@@ -5119,11 +5215,17 @@ static int unrepaired_gaps(struct tl_build *b, const struct tl_vec *ooo, struct 
 static int traced_bad_icrc(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	uint32_t n = 0, first = RT_TL_NONE;
+	uint32_t n = 0, first = RT_TL_NONE, injected = 0;
 	for (size_t x = 0; x < b->drops.n; x++) {
 		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
-		if (traced_icrc_drop(&tl_ev(b, i)->ev) && !n++)
+		const struct rt_event *ev = &tl_ev(b, i)->ev;
+		if (!traced_icrc_drop(ev))
+			continue;
+		if (!n++)
 			first = i;
+		/* the sender's record of that send, damaged on purpose (to this QP: the drop's own) */
+		injected += injected_lookup(c, RT_PKTE_INJECTED_CORRUPT, INJECTED_ANY_HOST, ev->u.pkt.psn, ev->u.pkt.opcode,
+					    ev->qpn) > 0;
 	}
 	if (!n)
 		return 0;
@@ -5136,8 +5238,12 @@ static int traced_bad_icrc(struct dctx *c)
 	bool vowel = name[0] == 'R'; /* "RC ...", spoken "arr-see" */
 	tx(&t, "%s%s %s PSN 0x%06x to ", n == 1 ? "" : "the first ", vowel ? "an" : "a", name, p->psn);
 	qp_name(b, b->ev_qp[first], &t);
-	tx(&t, ": corruption on the link or a broken sender; a receiver drops such packets silently, which shows up "
-	       "as loss and retransmissions.");
+	if (injected == n)
+		tx(&t, ": injected corruption, the sending engine damaged the ICRC on purpose (a fault rule)");
+	else
+		tx(&t, ": corruption on the link or a broken sender%s", injected ? " (some injected: the sending engine "
+										"damaged their ICRC on purpose, a fault rule)" : "");
+	tx(&t, "; a receiver drops such packets silently, which shows up as loss and retransmissions.");
 	if (b->have_capture)
 		tx(&t, " The capture holds no packet with a bad ICRC: the damage happened past the capture point, or the "
 		       "capture missed %s.", n == 1 ? "it" : "them");
@@ -5160,9 +5266,11 @@ static int wire_anomalies(struct dctx *c)
 {
 	struct tl_build *b = c->b;
 	size_t npk = tl_npk(b), nq = b->qps.n;
-	uint32_t bad = 0, firstbad = RT_TL_NONE, cnp = 0, ecn = 0, firstcong = RT_TL_NONE;
+	uint32_t bad = 0, firstbad = RT_TL_NONE, cnp = 0, ecn = 0, ecn_injected = 0, firstcong = RT_TL_NONE;
 	struct cong_flow flows[CONG_FLOWS];
 	uint32_t nflows = 0;
+	if (injected_read(c) < 0)
+		return -ENOMEM;
 	struct psn_gaps *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
 	if (!gaps)
 		return -ENOMEM;
@@ -5181,10 +5289,12 @@ static int wire_anomalies(struct dctx *c)
 				firstbad = (uint32_t)i;
 		}
 		if (k->opcode == RT_OP_CNP || (k->tos & 3) == 3) {
-			if (k->opcode == RT_OP_CNP)
+			if (k->opcode == RT_OP_CNP) {
 				cnp++;
-			else
+			} else {
 				ecn++;
+				ecn_injected += injected_sends(c, k, RT_PKTE_INJECTED_CE) > 0;
+			}
 			cong_count(flows, &nflows, k->src_ep, k->dst_ep, k->opcode == RT_OP_CNP);
 			if (firstcong == RT_TL_NONE)
 				firstcong = (uint32_t)i;
@@ -5265,7 +5375,7 @@ static int wire_anomalies(struct dctx *c)
 		return -ENOMEM;
 	if (cnp || ecn) {
 		struct text t = {.n = 0}, e = {.n = 0};
-		congestion_words(b, flows, nflows, cnp, ecn, &t);
+		congestion_words(b, flows, nflows, cnp, ecn, ecn_injected, &t);
 		tx(&e, "first at frame %u", tl_pk(b, firstcong)->frame);
 		long f = finding(b, RT_TLFK_CONGESTION, RT_TLS_INFO, item_t(c, tl_item_pk(b, firstcong)), RT_TL_NONE, 0, 0, &t, &e);
 		if (f < 0)
@@ -5281,6 +5391,22 @@ static int wire_anomalies(struct dctx *c)
 #define DUPLICATING                                                                                     \
 	"a switching loop, a mirror port or bond sending frames back into the network, or the capture " \
 	"set-up itself"
+
+/* Who made n copies, injected of them made on purpose by the engine of
+ * their sender (who: "sender" or "responder"), which traced them so: a
+ * fault rule, or something on the way.  A clause, capitalised, with no
+ * full stop. */
+static void copies_cause(uint32_t n, uint32_t injected, const char *who, struct text *t)
+{
+	if (injected && injected == n)
+		tx(t, "The %s's engine made %s on purpose (injected duplicate%s: a fault rule)", who,
+		   n == 1 ? "the copy" : "the copies", n == 1 ? "" : "s");
+	else if (injected)
+		tx(t, "The %s's engine made %u of the copies on purpose (injected duplicates: a fault rule), and "
+		      "something on the way duplicates frames (%s)", who, injected, DUPLICATING);
+	else
+		tx(t, "Something on the way duplicates frames (%s)", DUPLICATING);
+}
 
 /* The packets of list (packet indices, in capture order) by receiving QP:
  * per QP their count and the first of them (*first, *count: the caller
@@ -5417,8 +5543,14 @@ static int wire_copies(struct dctx *c)
 		else
 			tx(&t, "a Go-Back-N resends from the oldest PSN not yet acknowledged, and an older one was still "
 			       "outstanding");
-		tx(&t, ". Something on the way duplicates frames (%s); the receiver discards each copy as a duplicate%s, "
-		       "at the cost of the bandwidth.", DUPLICATING,
+		uint32_t injected = 0;
+		for (size_t x = 0; x < b->copies.n; x++) {
+			const struct tl_pk *d = tl_pk(b, *TL_AT(&b->copies, uint32_t, x));
+			injected += d->recv_qp == q && injected_sends(c, d, RT_PKTE_INJECTED_COPY);
+		}
+		tx(&t, ". ");
+		copies_cause(count[q], injected, "sender", &t);
+		tx(&t, "; the receiver discards each copy as a duplicate%s, at the cost of the bandwidth.",
 		   k->op_class == RT_CLASS_READ_REQ || k->op_class == RT_CLASS_ATOMIC
 			   ? " (a READ or atomic request it may answer again, from its data or its saved result, and the "
 			     "requester discards that answer)"
@@ -5582,11 +5714,12 @@ static int response_copies(struct dctx *c)
 	free(st);
 	/* one finding per responder QP */
 	for (size_t q = 0; q < nq && rc >= 0 && copies.n; q++) {
-		uint32_t n = 0, firstc = RT_TL_NONE, orig = RT_TL_NONE, by_engine = 0;
+		uint32_t n = 0, firstc = RT_TL_NONE, orig = RT_TL_NONE, by_engine = 0, injected = 0;
 		for (size_t x = 0; x < copies.n; x++) {
 			const uint32_t *pair = TL_AT(&copies, uint32_t, 3 * x);
 			if (tl_pk(b, pair[0])->send_qp != q)
 				continue;
+			injected += injected_sends(c, tl_pk(b, pair[0]), RT_PKTE_INJECTED_COPY) > 0;
 			if (!n++) {
 				firstc = pair[0];
 				orig = pair[1];
@@ -5616,9 +5749,10 @@ static int response_copies(struct dctx *c)
 			       "request once, and again only when %s.",
 			   read ? "a READ request asks for those PSNs again"
 				: "the request comes again (a retransmission or a copy)");
-		tx(&t, " Something on the way duplicates frames (%s); the requester drops each copy (%s), at the cost of the "
-		       "bandwidth.",
-		   DUPLICATING, read ? "a READ response for a PSN it has had already" : "an answer for PSNs it has had answered already");
+		tx(&t, " ");
+		copies_cause(n, injected, "responder", &t);
+		tx(&t, "; the requester drops each copy (%s), at the cost of the bandwidth.",
+		   read ? "a READ response for a PSN it has had already" : "an answer for PSNs it has had answered already");
 		tx(&e, "frame %u (copy of frame %u)", k->frame, o->frame);
 		if (n > 1)
 			tx(&e, " and %u more", n - 1);
@@ -5663,6 +5797,8 @@ static int ud_copies(struct dctx *c)
 	size_t npk = tl_npk(b), nq = b->qps.n;
 	if (!b->unreliable_pkts)
 		return 0;
+	if (injected_read(c) < 0)
+		return -ENOMEM;
 	struct tl_hash seen; /* datagram key -> its first copy */
 	struct tl_vec copies;
 	tl_vec_init(&copies, sizeof(uint32_t));
@@ -5689,11 +5825,12 @@ static int ud_copies(struct dctx *c)
 	tl_hash_free(&seen);
 	/* one finding per receiving QP (nq: untraced) */
 	for (size_t q = 0; q <= nq && rc >= 0 && copies.n; q++) {
-		uint32_t n = 0, taken = 0, firstc = RT_TL_NONE, taken_wr = RT_TL_NONE;
+		uint32_t n = 0, taken = 0, firstc = RT_TL_NONE, taken_wr = RT_TL_NONE, injected = 0;
 		for (size_t x = 0; x < copies.n; x++) {
 			const struct tl_pk *k = tl_pk(b, *TL_AT(&copies, uint32_t, x));
 			if ((k->recv_qp < nq ? k->recv_qp : nq) != q)
 				continue;
+			injected += injected_sends(c, k, RT_PKTE_INJECTED_COPY) > 0;
 			if (firstc == RT_TL_NONE)
 				firstc = *TL_AT(&copies, uint32_t, x);
 			n++;
@@ -5733,7 +5870,9 @@ static int ud_copies(struct dctx *c)
 			   tl_ev(b, taken_wr)->ev.u.wr.wr_id, n == 1 ? "that message" : "those messages");
 		else if (q < nq)
 			tx(&t, " when a receive WR is posted");
-		tx(&t, ". Something on the way duplicates frames (%s).", DUPLICATING);
+		tx(&t, ". ");
+		copies_cause(n, injected, "sender", &t);
+		tx(&t, ".");
 		tx(&e, "frame %u (copy of frame %u)", k->frame, o->frame);
 		if (n > 1)
 			tx(&e, " and %u more", n - 1);
@@ -7826,9 +7965,16 @@ static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char
 		tx(&t, ", every copy with the same PSN (0x%06x): a CM that sends a message again posts it anew, with its QP "
 		       "1's next PSN", k->psn);
 	}
-	tx(&t, ", so something on the way duplicated it (%s); the receiver's CM treats the copies as duplicates.",
-	   DUPLICATING);
-	if (answers_copies)
+	if (injected_read(c) < 0)
+		return -ENOMEM;
+	bool injected = injected_sends(c, k, RT_PKTE_INJECTED_COPY) + 1 >= g->count;
+	if (injected)
+		tx(&t, ", so its sending engine made the cop%s on purpose (injected duplicate%s: a fault rule)",
+		   g->count == 2 ? "y" : "ies", g->count == 2 ? "" : "s");
+	else
+		tx(&t, ", so something on the way duplicated it (%s)", DUPLICATING);
+	tx(&t, "; the receiver's CM treats the copies as duplicates.");
+	if (answers_copies && !injected) /* (an injected copy is no answer) */
 		tx(&t, " Its REQ came more than once too, and a CM answers a REQ that comes again with its REP again: "
 		       "some of these copies may be such answers.");
 	tx(&e, "%s frames %u..%u (%u copies)", rt_cm_attr_name(k->cm_attr), k->frame, kl->frame, g->count);
@@ -8214,12 +8360,12 @@ static int cm_retry_finding(struct dctx *c, struct cm_retry_ctx *r, const struct
 	} else if (unseen && g->count == 1) {
 		tx(&t, ", so the copies before it were lost between the sender and the capture point.");
 	} else if (g->count > 1 && k->icrc == RT_ICRC_BAD) {
-		tx(&t, "; the first copy (frame %u) had a bad ICRC, and its receiver dropped it (corruption on the link or "
-		       "a broken sender).", k->frame);
+		tx(&t, "; the first copy (frame %u) had a bad ICRC, and its receiver dropped it (%s).", k->frame,
+		   damage_cause(c, k));
 	} else if (dmg) {
 		tx(&t, "; its %s (frame %u) had a bad ICRC, and ", answer, dmg->frame);
 		ep_words(b, k->src_ep, &t);
-		tx(&t, " dropped it (corruption on the link or a broken sender).");
+		tx(&t, " dropped it (%s).", damage_cause(c, dmg));
 	} else if (backlogged) {
 		cm_backlog_words(c, g, listen, backlogged, next_take, &t);
 	} else if (taken != RT_TL_NONE) {
@@ -10728,6 +10874,8 @@ int tl_detect(struct tl_build *b)
 	tl_vec_free(&bursts);
 	tl_vec_free(&c.rounds_told);
 	tl_vec_free(&c.rnr_timer_sets);
+	if (c.injected_read)
+		tl_hash_free(&c.injected);
 	tl_link_index_free(&c.li);
 	free(c.explained);
 	free(c.pk_used);

@@ -429,6 +429,7 @@ uint32_t tl_request_next_psn(struct tl_build *b, const struct tl_pk *k);
  * within 20 us; a response only within 20 us): a copy, not a resend
  * (tl_link.c). */
 bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k);
+bool tl_engine_injected(struct tl_build *b, const struct tl_pk *k, unsigned flag);
 /* Whether the sending engine traced packet k as held back by a fault rule
  * (delay, reorder: RT_PKTE_HELD), recorded as it left (tl_link.c). */
 bool tl_engine_held(struct tl_build *b, const struct tl_pk *k);

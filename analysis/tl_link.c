@@ -1732,6 +1732,8 @@ bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, cons
 		return false;
 	if ((ke->u.pkt.engine_flags | oe->u.pkt.engine_flags) & RT_PKTE_HELD)
 		return false; /* one held back by a fault rule, traced as it left: two sends */
+	if (ke->u.pkt.engine_flags & RT_PKTE_INJECTED_COPY)
+		return true; /* the copy a fault rule made, as the engine says */
 	bool same_count = ke->u.pkt.retrans_count == oe->u.pkt.retrans_count &&
 			  (ke->u.pkt.flags & RT_PKTF_RETRANS) == (oe->u.pkt.flags & RT_PKTF_RETRANS);
 	bool at_once = kr->raw_ns >= orr->raw_ns && kr->raw_ns - orr->raw_ns < 20000;
@@ -1743,6 +1745,16 @@ bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, cons
 	if (tl_class_response(k->op_class))
 		return at_once && (same_count || (ke->u.pkt.flags & RT_PKTF_RETRANS));
 	return same_count || at_once;
+}
+
+/* Whether the sender's engine traced captured packet k as changed on
+ * purpose by a fault rule (flag: RT_PKTE_INJECTED_COPY, _CORRUPT or _CE). */
+bool tl_engine_injected(struct tl_build *b, const struct tl_pk *k, unsigned flag)
+{
+	if (k->event == RT_TL_NONE || k->event >= tl_nev(b))
+		return false;
+	const struct rt_event *e = &tl_ev(b, k->event)->ev;
+	return e->kind == RT_EV_PACKET && (e->flags & RT_EVF_TX) && (e->u.pkt.engine_flags & flag);
 }
 
 /* Whether the sender's engine traced request k as a resend of o's PSN

@@ -326,6 +326,12 @@ static void fmt_packet(struct out *o, const struct rt_event *ev)
 		f_u(o, "duplicate", 1);
 	if (p->engine_flags & RT_PKTE_HELD)
 		f_u(o, "held", 1);
+	if (p->engine_flags & RT_PKTE_INJECTED_COPY)
+		f_s(o, "injected", "copy");
+	if (p->engine_flags & RT_PKTE_INJECTED_CORRUPT)
+		f_s(o, "injected", "corrupt");
+	if (p->engine_flags & RT_PKTE_INJECTED_CE)
+		f_s(o, "injected", "ce");
 }
 
 static void fmt_qp_state(struct out *o, const struct rt_ev_qp_state *q)

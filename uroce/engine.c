@@ -818,7 +818,8 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 	ctx->tx_n++;
 	if (ctx->ndelayed)
 		overtake_held(ctx, qpn);
-	uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
+	uroce_trace_sent(qpn, h, paylen, retrans,
+			 fa == UROCE_FA_CORRUPT ? RT_PKTE_INJECTED_CORRUPT : fa == UROCE_FA_ECN ? RT_PKTE_INJECTED_CE : 0);
 	if (fa == UROCE_FA_DUP) {
 		/* its own copy of the iovecs and tail: a GSO send may give it another ICRC */
 		unsigned d = slot + 1;
@@ -833,7 +834,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 		ctx->tx_n++;
 		/* the same transmission again, as a copy made on the way would be:
 		   no retry made it, so no new retransmission count */
-		uroce_trace_packet(qpn, h, paylen, 0, retrans, true);
+		uroce_trace_sent(qpn, h, paylen, retrans, RT_PKTE_INJECTED_COPY);
 	}
 	if (ctx->tx_n + 2 > UROCE_TX_BATCH)
 		uroce_tx_flush(ctx);

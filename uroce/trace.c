@@ -111,3 +111,9 @@ void uroce_trace_held(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t payle
 {
 	trace_packet(qpn, h, paylen, 0, RT_PKT_DROP_UNSPECIFIED, RT_PKTE_HELD, retrans, true);
 }
+
+void uroce_trace_sent(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, uint8_t retrans,
+                      enum rt_pkt_engine_flags injected)
+{
+	trace_packet(qpn, h, paylen, 0, RT_PKT_DROP_UNSPECIFIED, injected, retrans, true);
+}

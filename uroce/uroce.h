@@ -532,5 +532,9 @@ void uroce_trace_drop(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t payle
                       uint8_t retrans, bool tx);
 /* A sent packet a fault rule held back, recorded as it leaves (RT_PKTE_HELD). */
 void uroce_trace_held(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, uint8_t retrans);
+/* A sent packet a fault rule changed on purpose (RT_PKTE_INJECTED_*: a dup
+ * rule's copy, a corrupted ICRC, a CE mark). */
+void uroce_trace_sent(uint32_t qpn, const struct rt_roce_hdrs *h, uint32_t paylen, uint8_t retrans,
+                      enum rt_pkt_engine_flags injected);
 
 #endif

@@ -132,6 +132,11 @@ enum rt_pkt_engine_flags {
 	RT_PKTE_HELD = 1u << 0,      /* held back by fault injection (delay, reorder) and recorded as it
 				      * left: later than the engine made it, maybe after packets made
 				      * after it (its resend, even) */
+	RT_PKTE_INJECTED_COPY = 1u << 1,    /* a copy a fault rule (dup) made of the transmission recorded
+					     * just before it: the same packet sent twice on purpose */
+	RT_PKTE_INJECTED_CORRUPT = 1u << 2, /* sent with its ICRC damaged on purpose (fault rule corrupt) */
+	RT_PKTE_INJECTED_CE = 1u << 3,      /* sent marked Congestion Experienced on purpose (fault rule
+					     * ecn), as a filling queue on the way would mark it */
 };
 
 struct rt_ev_packet {           /* RT_EV_PACKET; header qpn = local QP */

@@ -183,19 +183,21 @@ rc=$(UROCE_FAULTS="corrupt:op=write,nth=5" run minimal "$tmp/icrc")
 check "damaged WRITE packet: diagnose exits 1" test "$rc" = 1
 check "damaged WRITE packet: the bad ICRC, dropped by its receiver, and the Go-Back-N it caused, nothing else" \
 	exactly "$tmp/icrc.json" "bad_icrc=1 packet had a bad ICRC" "bad_icrc=its receiver dropped it" \
-	"go_back_n=had a bad ICRC and the receiver dropped it"
+	"bad_icrc=(injected corruption: the sending engine damaged the ICRC on purpose, a fault rule)" "go_back_n=had a bad ICRC and the receiver dropped it"
 # the same without a capture: the receiving engine traced the drop and why
 rc=$(UROCE_FAULTS="corrupt:op=write,nth=5" run minimal "$tmp/icrcnc" --no-capture)
 check "damaged WRITE packet, no capture: the receiver's engine traced the drop with its reason" \
 	bash -c "'$RDMATRACE' dump '$tmp'/icrcnc/traces/*.rtr | grep -q 'dir=rx .*dropped=1 drop_reason=bad_icrc'"
 check "damaged WRITE packet, no capture: the bad ICRC from the receiver's trace, and the Go-Back-N it caused, nothing else" \
 	exactly "$tmp/icrcnc.json" "bad_icrc=1 packet arrived with a bad ICRC and was dropped by its receiver's engine" \
+	"bad_icrc=: injected corruption, the sending engine damaged the ICRC on purpose (a fault rule); a receiver drops" \
 	"go_back_n=its ICRC was bad"
 # an ACK damaged on the way: the requester drops it, its ACK timer goes off
 # and it resends what the responder had already received
 UROCE_FAULTS="corrupt:op=ack,nth=3" run imm "$tmp/ackicrc" >/dev/null
 check "damaged ACK: the bad ICRC dropped on arrival, and the ACK-timeout Go-Back-N it caused names it, nothing else" \
 	exactly "$tmp/ackicrc.json" "bad_icrc=(RC Acknowledge" "bad_icrc=dropped on arrival (its receiver's trace)" \
+	"bad_icrc=(injected corruption: the sending engine damaged the ICRC on purpose, a fault rule)" \
 	"go_back_n=within the local ACK timeout" "go_back_n=had a bad ICRC and the requester dropped it"
 # WRITE packets marked Congestion Experienced on the way (uroce's "ecn" fault,
 # as a filling queue marks an ECN-capable packet; the lab's --tos 2 makes
@@ -207,8 +209,11 @@ congestion_count() { # the CE-marked packets in a capture
 }
 UROCE_FAULTS="ecn:op=write,every=8" run imm "$tmp/ecn" -- --tos 2 >/dev/null
 check "ECN marks on the way: 4 CE-marked WRITE packets in the capture" test "$(congestion_count "$tmp/ecn/capture.pcapng")" = 4
+check "... each traced by its sender's engine as the ecn rule's mark (injected=ce)" \
+	test "$("$RDMATRACE" dump "$tmp"/ecn/traces/*.rtr | grep -c 'dir=tx .*injected=ce')" = 4
 check "ECN marks on the way: one congestion finding with the 4 marks and no CNP back, nothing else" \
 	exactly "$tmp/ecn.json" "congestion=Congestion: 4 ECN-marked packets (Congestion Experienced" \
+	"congestion=(Congestion Experienced, marked on purpose by the sending engine: injected, a fault rule" \
 	"congestion=No CNP came back for the marks from vm"
 UROCE_FAULTS="ecn:op=write,every=8" run imm "$tmp/ecnoff" >/dev/null
 check "the ecn fault without --tos: no packet ECN-capable, none marked, no congestion finding" python3 -c '
@@ -220,33 +225,37 @@ check "the ecn fault without --tos: no CE mark in the capture" test "$(congestio
 # the second 4-packet WRITE_WITH_IMM, the first one acknowledged): a copy
 # made on the way, not a retransmission
 UROCE_FAULTS="dup:op=write,nth=7" run imm "$tmp/wiredup" >/dev/null
+check "the sender's engine traced the copy as the dup rule's (injected=copy), once" \
+	test "$("$RDMATRACE" dump "$tmp"/wiredup/traces/*.rtr | grep -c 'dir=tx .*injected=copy')" = 1
 check "a WRITE packet sent twice on the way: one duplicate finding, no Go-Back-N, nothing else" \
 	exactly "$tmp/wiredup.json" "duplicate=1 packet from QP" "duplicate=was on the wire twice" \
-	"duplicate=an older one was still outstanding"
+	"duplicate=an older one was still outstanding" "duplicate=The sender's engine made the copy on purpose (injected duplicate: a fault rule); the receiver discards"
 # an atomic and a READ request copied right after the original, both within
 # the first milliseconds of their QP: no ACK timer (2.1 s here) could have
 # gone off, and no NAK came: copies, not retransmissions
 UROCE_FAULTS="dup:op=atomic,nth=3" run atomics "$tmp/atomicdup" >/dev/null
 check "an atomic sent twice on the way: one duplicate finding, told by the ACK timer, nothing else" \
 	exactly "$tmp/atomicdup.json" "duplicate=RC Fetch Add" "duplicate=no ACK timer could have gone off yet" \
-	"duplicate=it may answer again"
+	"duplicate=it may answer again" "duplicate=The sender's engine made the copy on purpose (injected duplicate: a fault rule); the receiver discards"
 UROCE_FAULTS="dup:op=read,nth=1" run minimal "$tmp/readdup" >/dev/null
 check "a READ request sent twice on the way: one duplicate finding, nothing else" \
-	exactly "$tmp/readdup.json" "duplicate=RC RDMA Read Request" "duplicate=no ACK timer could have gone off yet"
+	exactly "$tmp/readdup.json" "duplicate=RC RDMA Read Request" "duplicate=no ACK timer could have gone off yet" \
+	"duplicate=The sender's engine made the copy on purpose (injected duplicate: a fault rule); the receiver discards"
 # responses copied on the way: no request came again between the two, so
 # the responder had no reason to answer twice (requests copied above make
 # it answer again: those runs have no response copy)
 UROCE_FAULTS="dup:op=read_resp,nth=3" run minimal "$tmp/readrespdup" --size 65536 >/dev/null
 check "a READ response sent twice on the way: one duplicate finding, nothing else" \
 	exactly "$tmp/readrespdup.json" "duplicate=1 response from QP" "duplicate=RC RDMA Read Response Middle" \
-	"duplicate=asks for those PSNs again"
+	"duplicate=asks for those PSNs again" "duplicate=The responder's engine made the copy on purpose (injected duplicate: a fault rule); the requester drops"
 UROCE_FAULTS="dup:op=ack,nth=2" run imm "$tmp/ackdup" >/dev/null
 check "an ACK sent twice on the way: one duplicate finding, nothing else" \
 	exactly "$tmp/ackdup.json" "duplicate=1 response from QP" "duplicate=(RC Acknowledge, PSN" \
-	"duplicate=the request comes again"
+	"duplicate=the request comes again" "duplicate=The responder's engine made the copy on purpose (injected duplicate: a fault rule); the requester drops"
 UROCE_FAULTS="dup:op=atomic_ack,nth=2" run atomics "$tmp/atomicackdup" >/dev/null
 check "an atomic ACK sent twice on the way: one duplicate finding, nothing else" \
-	exactly "$tmp/atomicackdup.json" "duplicate=1 response from QP" "duplicate=RC Atomic Acknowledge"
+	exactly "$tmp/atomicackdup.json" "duplicate=1 response from QP" "duplicate=RC Atomic Acknowledge" \
+	"duplicate=The responder's engine made the copy on purpose (injected duplicate: a fault rule); the requester drops"
 # a WRITE packet held back 5 ms before the capture point (uroce's "delay"
 # fault): the receiver NAKs the gap, the sender resends, and the packet
 # itself comes late, after its resend: one Go-Back-N that says so and one
@@ -578,6 +587,8 @@ check "an ACK lost after the capture point: the ACK-timeout Go-Back-N names it, 
 UROCE_FAULTS="dup:qp=1,nth=1" run minimal "$tmp/cmdup" >/dev/null
 check "the REQ (and the REP) on the wire twice: duplicate findings, no lost CM message" \
 	expect "$tmp/cmdup.json" duplicate 1 "sent its connection request (REQ) to"
+check "... and its sending engine made the copy (injected)" \
+	expect "$tmp/cmdup.json" duplicate 1 "so its sending engine made the copy on purpose (injected duplicate: a fault rule)"
 # the REQ's copy held back 2 ms (moved on in the same capture with editcap and
 # mergecap, as a loaded machine can capture it): still the same datagram,
 # with the same PSN, so a copy made on the way, not the CM sending its REQ
@@ -593,7 +604,7 @@ check "the REQ's copy 2 ms after it: a duplicate by its PSN, no lost CM message"
 # receiving engine's trace says it dropped it on arrival
 UROCE_FAULTS="corrupt:op=send,nth=3" run ud "$tmp/udicrc" -- --timeout-ms 1500 >/dev/null
 check "UD datagram damaged on the way: the bad ICRC dropped on arrival, and the datagram lost" \
-	exactly "$tmp/udicrc.json" "bad_icrc=dropped on arrival (its receiver's trace)" \
+	exactly "$tmp/udicrc.json" "bad_icrc=dropped on arrival (its receiver's trace)" "bad_icrc=(injected corruption: the sending engine damaged the ICRC on purpose, a fault rule)" \
 	"unreliable_loss=dropped it on arrival for a bad ICRC"
 UROCE_FAULTS="drop:dir=rx,op=send,nth=2" run ud "$tmp/udrx" -- --timeout-ms 1500 >/dev/null
 check "UD datagram dropped by its receiver: the loss, from the receiving engine's trace" \
@@ -607,7 +618,8 @@ check "UD datagram sent twice on the way: each copy a duplicate that took a rece
 import json, sys
 d = json.load(open(sys.argv[1]))
 w = [x for x in d["findings"] if x["severity"] != "info"]
-dup = [x for x in w if x["kind"] == "duplicate" and "UD datagram" in x["text"] and "took a receive WR" in x["text"]]
+dup = [x for x in w if x["kind"] == "duplicate" and "UD datagram" in x["text"] and "took a receive WR" in x["text"] and
+       "The sender\x27s engine made the copy on purpose (injected duplicate: a fault rule)." in x["text"]]
 assert len(dup) == 2 and all(x in dup or (x["kind"] == "unreliable_loss" and "dropped at the receiver" in x["text"])
                              for x in w), [x["kind"] + ": " + x["text"] for x in w]' "$tmp/uddup.json"
 # each side's second CM message dropped as it left: the client's RTU (it

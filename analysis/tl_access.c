@@ -7,7 +7,9 @@
  * an rkey the responder never gave out (a stale or mistyped capability), an
  * MR already deregistered, a range past the MR's end, an MR or a QP without
  * the remote right the operation needs, an MR of another protection domain
- * than the QP's.
+ * than the QP's.  An rkey may be a memory window's instead of an MR's: its
+ * bind (a BIND_MW WR, or ibv_bind_mw) gives the range and rights, and a
+ * LOCAL_INV, a SEND_WITH_INV from the peer or a bind again withdraws it.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +25,109 @@ static const char *right_name(unsigned need)
 static double ms_between(uint64_t a, uint64_t b)
 {
 	return (double)(a > b ? a - b : b - a) / 1e6;
+}
+
+/* A memory window's bind and what withdrew it, as the responder's records
+ * (and its peer's SEND_WITH_INV) tell: mw_track. */
+struct mw_seen {
+	const struct rt_ev_wr *bind;  /* the last bind of the rkey before the request */
+	uint64_t t_bind;
+	uint32_t withdrawn_by;        /* the WR that withdrew it since (event), RT_TL_NONE */
+	uint64_t t_withdrawn;
+	const struct rt_ev_wr *later; /* a bind of the rkey only after the request */
+	uint64_t t_later;
+	unsigned nbinds;              /* the responder's binds seen */
+};
+
+/* Notes memory-window WR i (tl_mw_wr), at time ti, in what *m knows of rkey
+ * for a request at t to QP resp_qp of process proc. */
+static void mw_track(struct tl_build *b, uint32_t i, uint64_t ti, uint32_t resp_qp, uint16_t proc, uint64_t t,
+		     uint32_t rkey, struct mw_seen *m)
+{
+	const struct tl_evrec *e = tl_ev(b, i);
+	const struct rt_ev_wr *w = &e->ev.u.wr;
+	if (w->opcode == RT_WR_SEND_WITH_INV) { /* the peer invalidates it at the responder */
+		uint32_t q = b->ev_qp[i];
+		if (q != RT_TL_NONE && tl_qp(b, q)->peer == resp_qp && w->imm == rkey && m->bind && ti <= t &&
+		    m->withdrawn_by == RT_TL_NONE) {
+			m->withdrawn_by = i;
+			m->t_withdrawn = ti;
+		}
+		return;
+	}
+	if (e->proc != proc)
+		return;
+	if (w->opcode == RT_WR_BIND_MW) {
+		m->nbinds++;
+		if (ti > t) {
+			if (w->rkey == rkey && !m->later) {
+				m->later = w;
+				m->t_later = ti;
+			}
+		} else if (w->rkey == rkey) {
+			m->bind = w;
+			m->t_bind = ti;
+			m->withdrawn_by = RT_TL_NONE;
+		} else if (m->bind && (w->rkey >> 8) == (rkey >> 8) && m->withdrawn_by == RT_TL_NONE) {
+			m->withdrawn_by = i; /* the same window bound again: a new key byte */
+			m->t_withdrawn = ti;
+		}
+		return;
+	}
+	/* LOCAL_INV: the rkey it invalidates (imm in traces from before the rkey held it) */
+	if (ti <= t && (w->rkey == rkey || (!w->rkey && w->imm == rkey)) && m->bind && m->withdrawn_by == RT_TL_NONE) {
+		m->withdrawn_by = i;
+		m->t_withdrawn = ti;
+	}
+}
+
+/* "rkey 0x10d (0x5602f3756a90, 4096 bytes)" of memory window bind w. */
+static void mw_words(const struct rt_ev_wr *w, struct tl_textbuf *o)
+{
+	tl_textf(o, "rkey 0x%x (0x%" PRIx64 ", %u bytes)", w->rkey, w->remote_addr, w->length);
+}
+
+/* Why the memory window *m knows refused the request (its words into o), or
+ * nothing when its rkey is no window's or the window allows it. */
+static void mw_refusal(struct tl_build *b, const struct mw_seen *m, uint64_t t, unsigned need, uint64_t va,
+		       uint32_t rkey, uint32_t len, const char *who, const char *host, struct tl_textbuf *o)
+{
+	const struct rt_ev_wr *w = m->bind;
+	if (w && m->withdrawn_by != RT_TL_NONE) {
+		const struct tl_evrec *x = tl_ev(b, m->withdrawn_by);
+		tl_textf(o, "the memory window with ");
+		mw_words(w, o);
+		tl_textf(o, " that %s on %s bound had been withdrawn %.3f ms before: ", who, host, ms_between(t, m->t_withdrawn));
+		if (x->ev.u.wr.opcode == RT_WR_SEND_WITH_INV)
+			tl_textf(o, "the requester's side invalidated it with a SEND_WITH_INV");
+		else if (x->ev.u.wr.opcode == RT_WR_LOCAL_INV)
+			tl_textf(o, "%s invalidated it (LOCAL_INV)", who);
+		else
+			tl_textf(o, "%s bound the window again, under rkey 0x%x", who, x->ev.u.wr.rkey);
+		tl_textf(o, ", so the requester used a capability the responder had withdrawn");
+		return;
+	}
+	if (w) {
+		/* (IBV_ACCESS_ZERO_BASED, 1 << 5: addresses count from the window's start) */
+		uint64_t base = (w->imm & (1u << 5)) ? 0 : w->remote_addr;
+		if (va < base || va - base > w->length || len > w->length - (va - base)) {
+			tl_textf(o, "address 0x%" PRIx64 " and length %u reach outside the memory window with ", va, len);
+			mw_words(w, o);
+			tl_textf(o, " that %s on %s bound (%.3f ms before), which ends at 0x%" PRIx64
+				    ": a window's rkey reaches only the range its bind gave, not its whole MR",
+				 who, host, ms_between(t, m->t_bind), base + w->length);
+		} else if (!(w->imm & need)) {
+			tl_textf(o, "the memory window with ");
+			mw_words(w, o);
+			tl_textf(o, " on %s was bound without %s (its access flags: 0x%x), which the operation needs",
+				 host, right_name(need), w->imm);
+		}
+		return;
+	}
+	if (m->later) {
+		tl_textf(o, "the memory window with rkey 0x%x on %s was bound only %.3f ms after the request: the "
+			    "requester used it before the responder had it ready", rkey, host, ms_between(m->t_later, t));
+	}
 }
 
 /* "rkey 0x10d (0x5602f3756a90, 4096 bytes)" of MR event m. */
@@ -56,9 +161,14 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 	bool live_engine = false;
 	const struct rt_ev_mr *alive[64]; /* the process's MRs live at t (the first 64) */
 	bool alive_engine[64];            /* ... each recorded by an engine, not the probe */
+	struct mw_seen mw = {.withdrawn_by = RT_TL_NONE};
 	for (size_t j = 0; j < b->rights.n; j++) {
 		uint32_t i = *TL_AT(&b->rights, uint32_t, j);
 		const struct tl_evrec *e = tl_ev(b, i);
+		if (tl_mw_wr(&e->ev) && !b->ev_shadow[i]) {
+			mw_track(b, i, tl_item_time(b, i), resp_qp, Q->proc, t, rkey, &mw);
+			continue;
+		}
 		if (e->proc != Q->proc || b->ev_shadow[i])
 			continue;
 		uint64_t ti = tl_item_time(b, i);
@@ -100,6 +210,20 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 				alive_engine[k] = alive_engine[nlive];
 				break;
 			}
+	}
+	if (mw.bind || mw.later) { /* the rkey is a memory window's */
+		char who[160];
+		snprintf(who, sizeof(who), "%s (pid %d)", (const char *)b->strs.p + P->program, P->pid);
+		mw_refusal(b, &mw, t, need, va, rkey, len, who, host, &o);
+		if (o.n || mw.withdrawn_by != RT_TL_NONE || !mw.bind)
+			return o.n;
+		/* the window allows it: what the QP allows is left to tell */
+		if (qp_access >= 0 && !(qp_access & (int)need))
+			tl_textf(&o, "the memory window allows it, but the responder's QP 0x%06x on %s was given "
+				     "qp_access_flags 0x%x (IBV_QP_ACCESS_FLAGS) without %s: a QP refuses the remote "
+				     "operations its own access flags do not allow, whatever the window allows",
+				 Q->qpn, host, qp_access, right_name(need));
+		return o.n;
 	}
 	if (!nmrs)
 		return 0; /* no MR records: nothing to compare with */
@@ -150,8 +274,8 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 			 rkey, host, ms_between(t_later, t));
 		return o.n;
 	}
-	tl_textf(&o, "no MR that %s (pid %d) on %s registered has rkey 0x%x", (const char *)b->strs.p + P->program,
-		 P->pid, host, rkey);
+	tl_textf(&o, "no MR that %s (pid %d) on %s registered has rkey 0x%x%s", (const char *)b->strs.p + P->program,
+		 P->pid, host, rkey, mw.nbinds ? ", nor any memory window it bound" : "");
 	unsigned ns = nlive < 3 ? nlive : 3; /* the first few live MRs, named */
 	if (ns) {
 		tl_textf(&o, " (its MR%s then: ", nlive == 1 ? "" : "s");

@@ -3988,9 +3988,19 @@ static int error_completions(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, " (%u)", Q->rnr_retry);
 			tx(&t, " ran out; post receives before the peer sends, or raise rnr_retry (7 = infinite).");
 			break;
-		case WC_REM_ACCESS_ERR:
-			tx(&t, ": the responder refused the rkey, address or length (remote access error).");
+		case WC_REM_ACCESS_ERR: {
+			/* without the NAK (no capture), the WR's own rkey, address and
+			 * length against the responder's records */
+			const struct rt_ev_wr *w = wr != RT_TL_NONE ? &tl_ev(b, wr)->ev.u.wr : NULL;
+			char why[900];
+			if (w && Q && tl_access_refusal(b, Q->peer, item_t(c, wr), access_needed(0, w), w->remote_addr,
+							w->rkey, w->length, why, sizeof(why)))
+				tx(&t, ": the responder refused rkey 0x%x for address 0x%" PRIx64 " length %u: %s.", w->rkey,
+				   w->remote_addr, w->length, why);
+			else
+				tx(&t, ": the responder refused the rkey, address or length (remote access error).");
 			break;
+		}
 		case WC_REM_INV_REQ_ERR:
 			tx(&t, ": the responder found the request invalid (remote invalid request).");
 			break;

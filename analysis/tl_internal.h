@@ -285,8 +285,8 @@ struct tl_build {
 	struct tl_vec asyncs;     /* uint32_t: the asynchronous events (trace_qps) */
 	struct tl_vec avs;        /* uint32_t: the QPs' address vectors, RT_EV_QP_AV (trace_qps) */
 	struct tl_vec rts;        /* uint32_t: successful modifies to RTS (trace_qps) */
-	struct tl_vec rights;     /* uint32_t: MR (de)registrations, QP creates (their PD) and QP access
-				   * flags set (trace_qps) */
+	struct tl_vec rights;     /* uint32_t: MR (de)registrations, memory window binds and invalidations
+				   * (tl_mw_wr), QP creates (their PD) and QP access flags set (trace_qps) */
 	struct tl_vec untraced;   /* struct tl_untraced: programs that failed before any trace (tl_recordings.c) */
 	struct tl_vec errs;       /* uint32_t: error completions and QP moves to ERROR (trace_qps) */
 	struct tl_vec drops;      /* uint32_t: packets an engine dropped, sent or on arrival (trace_qps) */
@@ -430,6 +430,14 @@ uint32_t tl_request_next_psn(struct tl_build *b, const struct tl_pk *k);
  * (tl_link.c). */
 bool tl_engine_same_transmission(struct tl_build *b, const struct tl_pk *o, const struct tl_pk *k);
 bool tl_engine_injected(struct tl_build *b, const struct tl_pk *k, unsigned flag);
+/* Whether ev is a posted WR that binds or invalidates a memory window
+ * (BIND_MW, LOCAL_INV, SEND_WITH_INV). */
+static inline bool tl_mw_wr(const struct rt_event *ev)
+{
+	return ev->kind == RT_EV_WR_POST && ev->u.wr.queue == RT_WRQ_SEND && !(ev->u.wr.flags & RT_WRF_POST_FAILED) &&
+	       (ev->u.wr.opcode == RT_WR_BIND_MW || ev->u.wr.opcode == RT_WR_LOCAL_INV ||
+		ev->u.wr.opcode == RT_WR_SEND_WITH_INV);
+}
 /* Whether the sending engine traced packet k as held back by a fault rule
  * (delay, reorder: RT_PKTE_HELD), recorded as it left (tl_link.c). */
 bool tl_engine_held(struct tl_build *b, const struct tl_pk *k);

@@ -310,7 +310,7 @@ static int trace_qps(struct lctx *c)
 		    (ev->kind == RT_EV_QP_AV && note_event(&b->avs, i) < 0) ||
 		    (ev->kind == RT_EV_QP_STATE && ev->u.qp_state.to_state == 3 && !(ev->flags & RT_EVF_ERROR) &&
 		     note_event(&b->rts, i) < 0) ||
-		    (((ev->kind == RT_EV_MR && !(ev->flags & RT_EVF_ERROR)) ||
+		    (((ev->kind == RT_EV_MR && !(ev->flags & RT_EVF_ERROR)) || tl_mw_wr(ev) ||
 		      (ev->kind == RT_EV_QP_CREATE && !(ev->flags & (RT_EVF_ERROR | RT_EVF_DESTROY))) ||
 		      (ev->kind == RT_EV_QP_STATE && !(ev->flags & RT_EVF_ERROR) &&
 		       (ev->u.qp_state.av_flags & RT_QPS_ACCESS_RECORDED))) &&
@@ -801,9 +801,9 @@ static int merge_qps(struct lctx *c)
 		Q->peer = WK(c, w->peer)->qp;
 		Q->peer_qpn = WK(c, w->peer)->qpn;
 	}
-	/* trace-only pairs: (A,a)->b and (B,b)->a on different hosts, or in two
-	 * processes of one host (both sides of a uroce lab) when they are the
-	 * only such pair there */
+	/* trace-only pairs: (A,a)->b and (B,b)->a on different hosts, or on one
+	 * host (both sides of a uroce lab in two processes, or a loopback pair in
+	 * one process) when they are the only such pair there */
 	for (size_t q = 0; q < b->qps.n; q++) {
 		struct rt_tl_qp *Q = tl_qp(b, q);
 		if (Q->peer != RT_TL_NONE || !Q->peer_qpn)
@@ -820,7 +820,7 @@ static int merge_qps(struct lctx *c)
 				same_host = r;
 				break;
 			}
-			if (R->proc != Q->proc && R->proc != UINT16_MAX && Q->proc != UINT16_MAX) {
+			if (R->proc != UINT16_MAX && Q->proc != UINT16_MAX) {
 				same_host = r;
 				same_count++;
 			}

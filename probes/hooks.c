@@ -111,11 +111,21 @@ void rt_probe_emit_send(struct rt_probe_qp *q, uint32_t qpn, uint64_t wr_id, uns
 	emit_send(q, qpn, wr_id, opcode, send_flags, length, num_sge, remote_addr, rkey, imm);
 }
 
+/* A WR's remote address and rkey; a BIND_MW's window: the address it binds,
+ * the window's new rkey (its length and access flags: send_wr_length and
+ * the record's imm); a LOCAL_INV's rkey, the one it invalidates. */
 static void send_wr_fields(const struct ibv_send_wr *w, uint64_t *raddr, uint32_t *rkey)
 {
 	*raddr = 0;
 	*rkey = 0;
 	switch (w->opcode) {
+	case IBV_WR_BIND_MW:
+		*raddr = w->bind_mw.bind_info.addr;
+		*rkey = w->bind_mw.rkey;
+		break;
+	case IBV_WR_LOCAL_INV:
+		*rkey = w->invalidate_rkey;
+		break;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
@@ -172,9 +182,11 @@ static int hook_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 		uint64_t raddr;
 		uint32_t rkey;
 		send_wr_fields(w, &raddr, &rkey);
+		bool bind = w->opcode == IBV_WR_BIND_MW; /* its window's length and access flags */
 		emit_send(q, qp->qp_num, w->wr_id, w->opcode, w->send_flags,
-			  sge_bytes(w->sg_list, w->num_sge), (unsigned)w->num_sge,
-			  raddr, rkey, w->imm_data);
+			  bind ? w->bind_mw.bind_info.length : sge_bytes(w->sg_list, w->num_sge),
+			  (unsigned)w->num_sge, raddr, rkey,
+			  bind ? w->bind_mw.bind_info.mw_access_flags : w->imm_data);
 	}
 	int rc = post(qp, wr, bad);
 	if (__builtin_expect(rc != 0, 0)) {
@@ -316,6 +328,26 @@ static int hook_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 	return n;
 }
 
+/* ibv_bind_mw binds a type 1 memory window: the provider posts the bind
+ * itself (rxe straight to its own post_send, past the hook above), so it is
+ * recorded here as the BIND_MW WR it makes, with the window's new rkey. */
+static int hook_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	struct rt_probe_ctx *c = rt_probe_ctx_find(qp->context);
+	if (!c || !c->orig.bind_mw)
+		return EOPNOTSUPP;
+	int rc = c->orig.bind_mw(qp, mw, mw_bind);
+	if (rt_probe_busy || !rt_tracer_enabled)
+		return rc;
+	const struct ibv_mw_bind_info *bi = &mw_bind->bind_info;
+	if (rc)
+		emit_post_failed(qp->qp_num, RT_WRQ_SEND, mw_bind->wr_id, IBV_WR_BIND_MW, rc);
+	else
+		emit_send(rt_objmap_get(&rt_probe_qps, qp), qp->qp_num, mw_bind->wr_id, IBV_WR_BIND_MW,
+			  mw_bind->send_flags, bi->length, 0, bi->addr, mw->rkey, bi->mw_access_flags);
+	return rc;
+}
+
 /* Arming a CQ is how event-driven programs wait: recording it shows when a
  * consumer went to sleep on its completion channel. */
 static int hook_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -450,6 +482,8 @@ static void hook_ops(struct rt_probe_ctx *c)
 		ctx->ops.poll_cq = hook_poll_cq;
 	if (ctx->ops.req_notify_cq)
 		ctx->ops.req_notify_cq = hook_req_notify_cq;
+	if (ctx->ops.bind_mw)
+		ctx->ops.bind_mw = hook_bind_mw;
 	struct verbs_context *v = verbs_get_ctx(ctx);
 	if (!v)
 		return;

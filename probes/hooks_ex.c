@@ -227,7 +227,10 @@ static void hk_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 static void hk_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 			  const struct ibv_mw_bind_info *info)
 {
-	struct rt_probe_qp *q = qpx_begin(qpx, IBV_WR_BIND_MW, 0, rkey, 0);
+	/* the window: its address, new rkey, length and access flags (in imm) */
+	struct rt_probe_qp *q = qpx_begin(qpx, IBV_WR_BIND_MW, info->addr, rkey, info->mw_access_flags);
+	if (q && q->ex && q->ex->pending)
+		q->ex->length = info->length;
 	ORIG(q, qpx, wr_bind_mw)(qpx, mw, rkey, info);
 }
 

@@ -251,8 +251,10 @@ static void fmt_wr(struct out *o, const struct rt_ev_wr *w)
 			f_x(o, "remote_addr", w->remote_addr);
 			f_x(o, "rkey", w->rkey);
 		}
+		/* a BIND_MW's imm holds the window's access flags (remote_addr,
+		   len, rkey: its address, length and new rkey) */
 		if (w->imm && !(w->flags & RT_WRF_POST_FAILED))
-			f_x(o, "imm", w->imm);
+			f_x(o, w->opcode == RT_WR_BIND_MW ? "mw_access" : "imm", w->imm);
 		f_u(o, "signaled", !!(w->flags & RT_WRF_SIGNALED));
 		if (w->flags & RT_WRF_INLINE)
 			f_u(o, "inline", 1);

@@ -76,12 +76,21 @@ enum rt_wr_flags {
 	RT_WRF_POST_FAILED = 1u << 7, /* ibv_post_* returned an error for this WR (imm: that errno, 0 unknown) */
 };
 
+/* The memory-window opcodes of rt_ev_wr (enum ibv_wr_opcode's numbers). */
+enum rt_wr_mw_opcode {
+	RT_WR_LOCAL_INV = 7,     /* rkey: the rkey it invalidates */
+	RT_WR_BIND_MW = 8,       /* remote_addr, length, rkey, imm: the window's address, length, new rkey
+				  * and access flags (ibv_bind_mw's too, recorded as the WR it posts) */
+	RT_WR_SEND_WITH_INV = 9, /* imm: the rkey it invalidates at the receiver */
+};
+
 struct rt_ev_wr {               /* RT_EV_WR_POST */
 	uint64_t wr_id;
-	uint64_t remote_addr;   /* RDMA / atomic: remote VA */
-	uint32_t length;        /* total bytes over all SGEs */
-	uint32_t rkey;
-	uint32_t imm;           /* immediate data / invalidate rkey, network order as in ibv_send_wr */
+	uint64_t remote_addr;   /* RDMA / atomic: remote VA; BIND_MW: the window's address */
+	uint32_t length;        /* total bytes over all SGEs; BIND_MW: the window's length */
+	uint32_t rkey;          /* LOCAL_INV: the rkey invalidated; BIND_MW: the window's new rkey */
+	uint32_t imm;           /* immediate data / invalidate rkey, network order as in ibv_send_wr;
+				 * BIND_MW: the window's access flags (enum ibv_access_flags) */
 	uint32_t first_psn;     /* predicted; valid when RT_WRF_PSN_VALID */
 	uint32_t last_psn;
 	uint8_t queue;          /* enum rt_wr_queue */

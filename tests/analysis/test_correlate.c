@@ -1409,17 +1409,51 @@ static void test_access_refusal(void)
 		"(IBV_QP_ACCESS_FLAGS) without IBV_ACCESS_REMOTE_WRITE",
 		"the MR with rkey 0xbad (0x7fc27c70b010, 65536 bytes) on hostB is in protection domain 2 and the "
 		"responder's QP 0x000012 in PD 1: an rkey is valid only on QPs of its MR's PD",
+		/* 0xbad a memory window's, bound over the MR 0x297 */
+		"address 0x7fc27c70b010 and length 8192 reach outside the memory window with rkey 0xbad "
+		"(0x7fc27c70b010, 4096 bytes) that server (pid 200) on hostB bound (",
+		"the memory window with rkey 0xbad (0x7fc27c70b010, 65536 bytes) on hostB was bound without "
+		"IBV_ACCESS_REMOTE_WRITE (its access flags: 0x4), which the operation needs",
+		"ms before: server (pid 200) invalidated it (LOCAL_INV), so the requester used a capability the responder "
+		"had withdrawn",
+		"ms before: server (pid 200) bound the window again, under rkey 0xbae, so the requester used",
+		"the memory window with rkey 0xbad on hostB was bound only ",
+		"no MR that server (pid 200) on hostB registered has rkey 0xbad, nor any memory window it bound",
 	};
-	for (unsigned v = 0; v < 5; v++) {
+	for (unsigned v = 0; v < sizeof(want) / sizeof(want[0]); v++) {
 		char name[32];
 		snprintf(name, sizeof(name), "access-refusal-%u", v);
 		struct sim s;
 		struct sim_cfg c = base_cfg();
 		CHECK(sim_open(&s, rundir(name), &c) == 0);
+		bool mw = v >= 5; /* the rkey a memory window's */
 		struct rt_event m = sim_ev(&s, 1, s.now, RT_EV_MR, 0);
-		m.u.mr = (struct rt_ev_mr){.addr = s.mr_va, .iova = s.mr_va, .length = 65536, .lkey = v ? 0xbad : 0x297,
-					   .rkey = v ? 0xbad : 0x297, .access = v == 1 ? 1 : 3, .pd_id = v == 4 ? 2 : 1};
+		m.u.mr = (struct rt_ev_mr){.addr = s.mr_va, .iova = s.mr_va, .length = 65536, .lkey = v && !mw ? 0xbad : 0x297,
+					   .rkey = v && !mw ? 0xbad : 0x297, .access = v == 1 ? 1 : mw ? 0x13 : 3,
+					   .pd_id = v == 4 ? 2 : 1};
 		sim_emit(&s, 1, &m);
+		if (mw) { /* B binds a window (v 9: only after the WRITE; v 10: one with another rkey) */
+			struct rt_event bw = sim_ev(&s, 1, s.now + (v == 9 ? 2000000 : 1000), RT_EV_WR_POST, c.qpn_b);
+			bw.u.wr = (struct rt_ev_wr){.wr_id = 77, .remote_addr = s.mr_va, .length = v == 5 ? 4096 : 65536,
+						    .rkey = v == 10 ? 0xc01 : 0xbad, .imm = v == 6 ? 4 : 2,
+						    .queue = RT_WRQ_SEND, .opcode = RT_WR_BIND_MW};
+			sim_emit(&s, 1, &bw);
+		}
+		if (v == 7 || v == 8) { /* ... then invalidates it, or binds it again */
+			struct rt_event iw = sim_ev(&s, 1, s.now + 1500, RT_EV_WR_POST, c.qpn_b);
+			iw.u.wr = (struct rt_ev_wr){.wr_id = 78, .queue = RT_WRQ_SEND};
+			if (v == 7) {
+				iw.u.wr.opcode = RT_WR_LOCAL_INV;
+				iw.u.wr.rkey = 0xbad;
+			} else {
+				iw.u.wr.opcode = RT_WR_BIND_MW;
+				iw.u.wr.rkey = 0xbae;
+				iw.u.wr.remote_addr = s.mr_va;
+				iw.u.wr.length = 65536;
+				iw.u.wr.imm = 2;
+			}
+			sim_emit(&s, 1, &iw);
+		}
 		if (v == 2) { /* deregistered before the WRITE */
 			m.ticks += 1000;
 			m.seq = s.seq++;

@@ -31,6 +31,17 @@
  *                 refused; then one good address handle and `basic`
  *   extras        `basic`, plus (stand-in provider only) one asynchronous
  *                 event and mlx5dv_init_obj on the receiving QP
+ *   mw            memory windows (not in the stand-in build), each case on
+ *                 a fresh QP pair whose responder binds a window over its
+ *                 MR and whose requester WRITEs through the window's rkey:
+ *                 a type 2 window of 4096 bytes bound for remote writes (a
+ *                 BIND_MW WR) takes a WRITE and refuses a READ; a type 2
+ *                 window invalidated (LOCAL_INV) refuses a WRITE; a type 1
+ *                 window (ibv_bind_mw) bound for remote reads refuses a
+ *                 WRITE.  (The kernel's SoftRoCE of Linux 6.1 checks a
+ *                 window's rkey and rights, but bounds an access by the
+ *                 window's MR, not by the window: an 8192-byte WRITE into
+ *                 the 4096-byte window succeeded there.)
  * It checks that every completion it polls matches a WR it posted and
  * exits non-zero otherwise; it prints a summary line on stdout.  Built
  * twice: against tests/probes/fakeverbs.c and against the system
@@ -375,6 +386,102 @@ static int cq_overrun(void)
 	return 1;
 }
 
+#ifndef VERBS_PROG_FAKE
+/* The next completion on cq within 5 s: its status, or -1. */
+static int next_status(struct ibv_cq *cq, uint64_t *wr_id)
+{
+	struct ibv_wc wc;
+	for (time_t deadline = time(NULL) + 5; time(NULL) < deadline;) {
+		int n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n == 1) {
+			*wr_id = wc.wr_id;
+			return (int)wc.status;
+		}
+	}
+	return -1;
+}
+
+/* One memory-window case (mode mw): 0 a 4096-byte type 2 window for remote
+ * writes, a WRITE into it and a READ from it; 1 a type 2 window
+ * invalidated, then a WRITE; 2 a type 1 window bound for remote reads
+ * only, then a WRITE.
+ * Returns 0 when every completion came with the status expected. */
+static int mw_case(struct ibv_context *ctx, int which)
+{
+	static char buf[3][16384] __attribute__((aligned(4096)));
+	static char src[3][8192];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+						.max_recv_sge = 1 } };
+	struct ibv_qp *qp = cq ? ibv_create_qp(pd, &ia) : NULL;   /* the requester */
+	struct ibv_qp *peer = cq ? ibv_create_qp(pd, &ia) : NULL; /* the window's owner */
+	struct ibv_mr *mr = pd ? ibv_reg_mr(pd, buf[which], sizeof(buf[which]),
+					    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND) : NULL;
+	struct ibv_mr *smr = pd ? ibv_reg_mr(pd, src[which], sizeof(src[which]), IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct ibv_mw *mw = pd ? ibv_alloc_mw(pd, which == 2 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2) : NULL;
+	union ibv_gid gid;
+	if (!qp || !peer || !mr || !smr || !mw || ibv_query_gid(ctx, 1, 0, &gid) ||
+	    connect_qp(qp, peer->qp_num, SQ_PSN, PEER_PSN, &gid) || connect_qp(peer, qp->qp_num, PEER_PSN, SQ_PSN, &gid)) {
+		fprintf(stderr, "verbs_prog mw: set-up failed: %s\n", strerror(errno));
+		return 1;
+	}
+	struct ibv_mw_bind_info bi = { .mr = mr, .addr = (uintptr_t)buf[which], .length = which == 0 ? 4096 : 16384,
+				       .mw_access_flags = which == 2 ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE };
+	uint32_t rkey;
+	struct ibv_send_wr *bad;
+	if (which == 2) { /* type 1: ibv_bind_mw */
+		struct ibv_mw_bind b = { .wr_id = 100, .send_flags = IBV_SEND_SIGNALED, .bind_info = bi };
+		if (ibv_bind_mw(peer, mw, &b))
+			return 1;
+		rkey = mw->rkey;
+	} else { /* type 2: a BIND_MW WR with the window's next rkey */
+		struct ibv_send_wr w = { .wr_id = 100, .opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED };
+		w.bind_mw.mw = mw;
+		w.bind_mw.rkey = rkey = ibv_inc_rkey(mw->rkey);
+		w.bind_mw.bind_info = bi;
+		if (ibv_post_send(peer, &w, &bad))
+			return 1;
+	}
+	uint64_t id;
+	int st = next_status(cq, &id);
+	if (st != IBV_WC_SUCCESS || id != 100) {
+		fprintf(stderr, "verbs_prog mw %d: the bind completed with %d\n", which, st);
+		return 1;
+	}
+	if (which == 1) {
+		struct ibv_send_wr w = { .wr_id = 101, .opcode = IBV_WR_LOCAL_INV, .send_flags = IBV_SEND_SIGNALED,
+					 .invalidate_rkey = rkey };
+		if (ibv_post_send(peer, &w, &bad) || next_status(cq, &id) != IBV_WC_SUCCESS)
+			return 1;
+	}
+	/* case 0: a WRITE of 1024 bytes (success), then a READ of them (refused);
+	 * the others: a WRITE of 8192 bytes (refused) */
+	for (int k = which == 0 ? 0 : 1; k < 2; k++) {
+		struct ibv_sge s = { .addr = (uintptr_t)src[which], .length = which == 0 ? 1024 : 8192, .lkey = smr->lkey };
+		struct ibv_send_wr w = { .wr_id = 200 + (uint64_t)k, .sg_list = &s, .num_sge = 1,
+					 .opcode = which == 0 && k ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+					 .send_flags = IBV_SEND_SIGNALED };
+		w.wr.rdma.remote_addr = (uintptr_t)buf[which];
+		w.wr.rdma.rkey = rkey;
+		if (ibv_post_send(qp, &w, &bad))
+			return 1;
+		st = next_status(cq, &id);
+		int want = k ? IBV_WC_REM_ACCESS_ERR : IBV_WC_SUCCESS;
+		if (st != want) {
+			fprintf(stderr, "verbs_prog mw %d: request %d completed with %d, not %d\n", which, k, st, want);
+			return 1;
+		}
+	}
+	printf("verbs_prog mw %d: rkey 0x%x as expected\n", which, rkey);
+	return 0;
+}
+#endif
+
 static struct ibv_context *shared_ctx;
 
 static void *thread_main(void *arg)
@@ -432,6 +539,13 @@ int main(int argc, char **argv)
 		rc = basic(0, 0);
 	} else if (!strcmp(mode, "cq-overrun")) {
 		rc = cq_overrun();
+#ifndef VERBS_PROG_FAKE
+	} else if (!strcmp(mode, "mw")) {
+		struct ibv_context *ctx = open_dev();
+		for (int which = 0; which < 3 && ctx; which++)
+			rc |= mw_case(ctx, which);
+		rc |= !ctx;
+#endif
 	} else if (!strcmp(mode, "giveup") || !strcmp(mode, "giveup-stderr")) {
 		/* a device, a PD and a CQ, then a return of 1 from main (not through
 		 * exit()), as a program whose next step failed untraced does;

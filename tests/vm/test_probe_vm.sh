@@ -8,8 +8,9 @@
 # completion) in the client VM: every WR, completion and PSN range checked
 # (its two QPs share one rxe device, so its packets never reach the wire), and
 # its bad-setup mode: calls rxe refuses, each explained, its cq-overrun
-# mode (rxe's CQ_ERR), and ibv_xsrq_pingpong, which stops at XRC (rxe has
-# none).  Then rping over
+# mode (rxe's CQ_ERR), its mw mode (memory windows: each remote access
+# error through a window explained from its bind), and ibv_xsrq_pingpong,
+# which stops at XRC (rxe has none).  Then rping over
 # IPv6 addresses (RoCEv2 with IPv6 GIDs) and on a VLAN (802.1Q-tagged
 # frames), traced and correlated; rstream (rsockets) with no problem
 # found, mckey's UD multicast linked to the group member's receives, and
@@ -50,9 +51,9 @@ R2=$VM_TMP/vp
 # the limit rxe reported.
 VP="$PWD/$BUILD/tests/probes/verbs_prog_sys"
 vm_run "$R2" --scenario probe-verbs --ready true --server 'sleep 2' \
-	--client "$REC -o $R2/vp -- $VP basic && $REC -o $R2/bs -- $VP bad-setup && { $REC -o $R2/xs -- ibv_xsrq_pingpong -d rxe0 -g 1; [ \$? -eq 1 ]; } && $REC -o $R2/co -- $VP cq-overrun" \
+	--client "$REC -o $R2/vp -- $VP basic && $REC -o $R2/bs -- $VP bad-setup && { $REC -o $R2/xs -- ibv_xsrq_pingpong -d rxe0 -g 1; [ \$? -eq 1 ]; } && $REC -o $R2/co -- $VP cq-overrun && $REC -o $R2/mw -- $VP mw" \
 	--client-name verbs_prog
-if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog basic, bad-setup and cq-overrun in the VM exit 0, ibv_xsrq_pingpong 1"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
+if [ "$VM_RC" -eq 0 ]; then ok "verbs_prog basic, bad-setup, cq-overrun and mw in the VM exit 0, ibv_xsrq_pingpong 1"; else not_ok "lab-vm run (verbs_prog) exited $VM_RC"; sed 's/^/#   /' "$R2.stderr" | tail -20; fi
 "$RDMATRACE" dump --json --no-clock "$R2"/vp/traces/*.rtr >"$R2/vp.json" 2>/dev/null
 out=$(python3 tests/probes/check_trace.py 1 <"$R2/vp.json")
 if [ $? -eq 0 ]; then ok "verbs_prog on rxe: every WR, completion, PSN range and transition: ${out#\# }"; else not_ok "verbs_prog trace on rxe"; printf '%s\n' "$out"; fi
@@ -100,6 +101,21 @@ assert e[0]["text"].endswith("\"Couldn\x27t Open the XRC Domain 95\"."), e[0]
 "$RDMATRACE" diagnose "$R2/co" >"$R2/co.txt" 2>&1
 check "cq-overrun on rxe: the CQ_ERR is an async_error finding with the CQ's size and its QPs" grep -q \
 	'CQ [0-9]* (cqe [0-9]*), which QPs 0x[0-9a-f]* and 0x[0-9a-f]* complete into, on client had the asynchronous event CQ_ERR at .*: the CQ overran' "$R2/co.txt"
+
+# memory windows (no capture: the QPs share one device): a type 2 window's
+# bind WR and a type 1 window's ibv_bind_mw traced with the window's rkey,
+# range and rights; each refused access explained from them
+"$RDMATRACE" dump "$R2"/mw/traces/*.rtr >"$R2/mw.dump" 2>&1
+check "mw on rxe: the type 2 binds (BIND_MW WRs) and the type 1 bind (ibv_bind_mw) traced with rkey, range and rights" \
+	test "$(grep -c 'opcode=BIND_MW wr_id=0x64 len=[0-9]* num_sge=0 .*remote_addr=0x[0-9a-f]* rkey=0x[0-9a-f]* mw_access=0x[24]' "$R2/mw.dump")" = 3
+check "mw on rxe: the LOCAL_INV traced with the rkey it invalidates" grep -q 'opcode=LOCAL_INV .*rkey=0x[0-9a-f]' "$R2/mw.dump"
+"$RDMATRACE" diagnose "$R2/mw" >"$R2/mw.txt" 2>&1
+check "mw on rxe: a READ through a window bound for writes only: its bind's rights told" grep -Eq \
+	'RDMA_READ, 1024 bytes.*failed with REM_ACCESS_ERR: the responder refused rkey 0x[0-9a-f]* for address 0x[0-9a-f]* length 1024: the memory window with rkey 0x[0-9a-f]* \(0x[0-9a-f]*, 4096 bytes\) on client was bound without IBV_ACCESS_REMOTE_READ \(its access flags: 0x2\)' "$R2/mw.txt"
+check "mw on rxe: a WRITE through an invalidated window: the LOCAL_INV told" grep -Eq \
+	'RDMA_WRITE, 8192 bytes.*failed with REM_ACCESS_ERR: .*the memory window with rkey 0x[0-9a-f]* \(0x[0-9a-f]*, 16384 bytes\) that verbs_prog_sys \(pid [0-9]*\) on client bound had been withdrawn [0-9.]* ms before: verbs_prog_sys \(pid [0-9]*\) invalidated it \(LOCAL_INV\)' "$R2/mw.txt"
+check "mw on rxe: a WRITE through a type 1 window bound for reads: its ibv_bind_mw's rights told" grep -Eq \
+	'RDMA_WRITE, 8192 bytes.*failed with REM_ACCESS_ERR: .*the memory window with rkey 0x[0-9a-f]* \(0x[0-9a-f]*, 16384 bytes\) on client was bound without IBV_ACCESS_REMOTE_WRITE \(its access flags: 0x4\)' "$R2/mw.txt"
 
 # ---- perftest without RDMA CM: the run's two recordings found and matched ----
 # ib_write_bw exchanges its QPNs and PSNs over TCP, so the wire's QPs are told

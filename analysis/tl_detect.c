@@ -1458,6 +1458,30 @@ static uint32_t sent_drop(struct dctx *c, uint32_t q, uint32_t psn, bool respons
 	return best;
 }
 
+/* The engine's drop, as it sent it, of PSN psn of captured request k's
+ * stream, when its trace has it as the last send of that PSN before its
+ * record of sending k: an engine traces a send as it makes it, which may be
+ * well before the capture sees it (a busy uroce engine, ib_write_bw -q 4
+ * under loss, traced a drop 1.27 ms before the capture saw the packets on
+ * either side of it), so the time window of sent_drop may miss it.
+ * RT_TL_NONE when that last send was not a drop, or none is near. */
+static uint32_t drop_before_send(struct dctx *c, const struct tl_pk *k, uint32_t psn)
+{
+	struct tl_build *b = c->b;
+	if (k->event == RT_TL_NONE || k->event >= tl_nev(b))
+		return RT_TL_NONE;
+	const struct tl_evrec *ke = tl_ev(b, k->event);
+	uint32_t q = b->ev_qp[k->event];
+	for (uint32_t i = k->event, n = 0; i-- > 0 && n < 65536; n++) {
+		const struct tl_evrec *e = tl_ev(b, i);
+		if (e->proc != ke->proc || e->host != ke->host || e->ev.kind != RT_EV_PACKET || !(e->ev.flags & RT_EVF_TX) ||
+		    b->ev_qp[i] != q || e->ev.u.pkt.psn != psn)
+			continue;
+		return (e->ev.u.pkt.flags & RT_PKTF_DROPPED) ? i : RT_TL_NONE;
+	}
+	return RT_TL_NONE;
+}
+
 /* An engine's drop i, as it sent it, of a packet of request k0's stream, as
  * evidence: whose, which PSN, when. */
 static void sent_drop_evidence(struct dctx *c, const struct tl_pk *k0, uint32_t i, struct text *e)
@@ -1935,6 +1959,7 @@ static bool latest_engine_tx(const struct etx *x, size_t n, uint32_t q, uint32_t
 	return true;
 }
 
+
 /* What the sender's engine traced for each round: for an early one
  * (burst_early), the cause of its retry, or ROUND_NOT_MADE when it made
  * none for it: copies of
@@ -2333,7 +2358,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   tl_pk(b, nak_acked)->frame,
 				   ms(item_t(c, tl_item_pk(b, nak_acked)) - item_t(c, tl_item_pk(b, u->trigger))));
 				why = WHY_REORDERED;
-			} else if ((lostdrop = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE) {
+			} else if ((lostdrop = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE ||
+				   (gp != RT_TL_NONE && (lostdrop = drop_before_send(c, tl_pk(b, gp), npsn)) != RT_TL_NONE)) {
 				tx(&t, "that packet never left the sender: its engine dropped it as it sent it%s",
 				   drop_reason_words(tl_ev(b, lostdrop)));
 				why = WHY_DROPPED;

@@ -880,6 +880,32 @@ static void test_ack_timeout_engine_drop(void)
 	rt_timeline_free(tl);
 }
 
+/* A packet in the middle of a WR dropped by the sending engine, with the
+ * capture point 2 ms from the sender: the engine traced the drop 2 ms
+ * before the capture saw the packets around it (a busy uroce engine, 4 QPs
+ * of ib_write_bw -q 4 under loss, did so by 1.27 ms), and the NAKed round
+ * says the engine dropped it (a previous release: "lost before the capture
+ * point"). */
+static void test_nak_engine_drop_early(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 3;
+	struct sim_cfg c = base_cfg();
+	c.engine_pkts = 1;
+	c.link_ns = 2000000;
+	struct rt_timeline *tl = fault_run("nak-engine-drop-early", 0, &f, 1, &c);
+	if (!tl)
+		return;
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		printf("#   %s\n", t);
+		CHECK(contains(t, "the receiver NAKed PSN") &&
+		      contains(t, "because that packet never left the sender: its engine dropped it as it sent it"));
+	}
+	rt_timeline_free(tl);
+}
+
 /* A WR of one packet, dropped by the sending engine and resent after the ACK
  * timeout: the only captured transmission is the resend.  With its first
  * resend dropped too, the second resend is, and the engine's trace makes
@@ -3624,6 +3650,7 @@ int main(void)
 	RUN(test_wire_duplicate);
 	RUN(test_response_copy_engine);
 	RUN(test_ack_timeout_engine_drop);
+	RUN(test_nak_engine_drop_early);
 	RUN(test_single_packet_engine_drop);
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_rnr_then_seq_nak);

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -652,6 +653,38 @@ static const char usage[] =
 	"example:\n"
 	"  rdmatrace record -o run1 -- rping -s -a 127.0.0.1 -C 10\n";
 
+/* Claims run directory absdir (rundir as the user named it) for this
+ * recording: a lock on the directory for as long as the recording runs, so
+ * that a second record into it (two programs recorded with one -o) is
+ * refused rather than overwriting the first one's run.json and logs and
+ * salvaging its traces; and a directory that holds a finished recording
+ * (its run.json) is refused too, so nothing recorded is lost.  Returns the
+ * locked descriptor, or -1 with the reason said. */
+static int claim_rundir(const char *rundir, const char *absdir)
+{
+	int fd = open(absdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "rdmatrace record: cannot open %s: %s\n", rundir, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "rdmatrace record: %s is in use by another rdmatrace record; record each program "
+				"into a directory of its own (-o RUN/srv, -o RUN/cli: rdmatrace correlate RUN reads "
+				"them together)\n", rundir);
+		close(fd);
+		return -1;
+	}
+	char rj[PATH_MAX + 16];
+	snprintf(rj, sizeof(rj), "%s/run.json", absdir);
+	if (access(rj, F_OK) == 0) {
+		fprintf(stderr, "rdmatrace record: %s already holds a recording (its run.json); record into another "
+				"directory, or remove that one first\n", rundir);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	struct rec *r = calloc(1, sizeof(*r));
@@ -720,16 +753,23 @@ static int cmd_record(int argc, char **argv)
 		free(r);
 		return 2;
 	}
+	int lock_fd = claim_rundir(r->rundir, absdir);
+	if (lock_fd < 0) {
+		free(r);
+		return 2;
+	}
 	snprintf(r->traces, sizeof(r->traces), "%s/traces", absdir);
 	snprintf(r->logs, sizeof(r->logs), "%s/logs", absdir);
 	if (rt_mkdir_p(r->traces) < 0 || rt_mkdir_p(r->logs) < 0) {
 		fprintf(stderr, "rdmatrace record: cannot create %s/traces and logs: %s\n", r->rundir,
 			strerror(errno));
+		close(lock_fd);
 		free(r);
 		return 2;
 	}
 	r->calib_ok = rt_clock_calibrate(rt_clock_default_source(), 20000000, &r->calib) == 0;
 	if (r->capture_iface && start_capture(r) < 0) {
+		close(lock_fd);
 		free(r);
 		return 2;
 	}
@@ -737,6 +777,7 @@ static int cmd_record(int argc, char **argv)
 	stop_capture(r);
 	if (rc < 0) {
 		fprintf(stderr, "rdmatrace record: cannot start %s: %s\n", r->argv[0], strerror(-rc));
+		close(lock_fd);
 		free(r);
 		return 2;
 	}
@@ -747,6 +788,7 @@ static int cmd_record(int argc, char **argv)
 	if (r->live)
 		rt_live_close(r->live);
 	rt_proc_events_close(r->events);
+	close(lock_fd); /* (the run directory is the next recording's to refuse: it has a run.json now) */
 	int status = r->status;
 	free(r);
 	if (WIFEXITED(status))

@@ -323,6 +323,28 @@ check_fails "unknown option refused" "$RDMATRACE" record --frob -- true
 RDMATRACE_PROBE=/nonexistent.so "$RDMATRACE" record -o "$T/bad" -- true 2>"$T/np.err"
 check "missing probe: exit 2 with a message" bash -c "[ $? -eq 2 ] && grep -q 'librdmatrace-probe.so' '$T/np.err'"
 
+# ---- one recording per run directory ----
+# a second record into a directory another one is writing (two programs
+# given the same -o) is refused, and the first one's recording is whole; a
+# directory that holds a finished recording is refused too
+"$RDMATRACE" record -o "$T/one" -- "$PROG" wait >"$T/one.out" 2>&1 < <(sleep 3) &
+first=$!
+for i in $(seq 50); do [ -d "$T/one/traces" ] && break; sleep 0.1; done
+"$RDMATRACE" record -o "$T/one" -- "$PROG" basic >"$T/two.out" 2>&1
+rc=$?
+check "a second record into a run directory in use: exit 2, told why" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'is in use by another rdmatrace record; record each program into a directory of its own' '$T/two.out'"
+wait $first
+check "... and the first recording is whole: its run.json names its one process, its trace is there" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1] + "/run.json"))
+assert d["command"][-1] == "wait" and len(d["processes"]) == 1, d' "$T/one"
+check "... one trace" test "$(ntraces "$T/one")" -eq 1
+"$RDMATRACE" record -o "$T/one" -- true >"$T/three.out" 2>&1
+rc=$?
+check "a record into a run directory that holds a recording: exit 2, told why, nothing changed" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'already holds a recording (its run.json)' '$T/three.out' && grep -q '\"wait\"' '$T/one/run.json'"
+
 # ---- the probe never breaks the program: untraced after one warning ----
 # (in a sanitizer build its runtime has to come first, as record arranges)
 sanrt=$(ldd "$PROBE" 2>/dev/null | awk '$1 ~ /^lib[at]san\.so/ { printf "%s:", $3 }')

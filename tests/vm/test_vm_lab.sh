@@ -75,7 +75,12 @@ check "lab sendrecv under netem duplicate: the copies are told as such" \
 # resent PSN was on its way, less than 1 ms past the capture point, which the
 # round's own sentence tells as possible ("or was still on its way when the
 # timer went off"): two CI rehearsals had such rounds (18.5 ms each), five
-# runs here none; what set the timer off there is not known yet
+# runs here none; what set the timer off there is not known yet.  Nor a
+# round of rxe's ACK timer that the round's sentence tells as rxe's spurious
+# timeout (armed for an earlier packet and still running: rxe starts it only
+# when it is not running and never stops it), which a CI rehearsal had once
+# (4.8 ms after the PSN was sent, nothing lost): a real resend, of the
+# kernel's making, not a copy taken for one
 check "lab sendrecv under netem duplicate: nothing called lost, reordered or resent by a timer" python3 -c '
 import json, re, subprocess, sys
 rt, run = sys.argv[1:3]
@@ -83,7 +88,8 @@ d = json.loads(subprocess.run([rt, "diagnose", "--json", run], capture_output=Tr
 bad = re.compile(r"lost before the capture point|not in the capture|lost after the capture point")
 wrong = []
 for f in d["findings"]:
-    if f["kind"] == "go_back_n" and "or was still on its way when the timer went off" in f["text"] and \
+    if f["kind"] == "go_back_n" and ("or was still on its way when the timer went off" in f["text"] or
+                                     "a spurious timeout)" in f["text"]) and \
        not re.search(r"lost before the capture point|not in the capture", f["text"]):
         print("# let pass: " + f["text"][:400])
         continue

@@ -130,6 +130,21 @@ static void mw_refusal(struct tl_build *b, const struct mw_seen *m, uint64_t t, 
 	}
 }
 
+/* When the responder's QP Q was given access flags (IBV_QP_ACCESS_FLAGS:
+ * qp_access, -1 not recorded) without the right need, which its MR or
+ * memory window (what; again: how the sentence names it a second time)
+ * allows: that, into o. */
+static void qp_right_words(const struct rt_tl_qp *Q, const char *host, int qp_access, unsigned need, const char *what,
+			   const char *again, struct tl_textbuf *o)
+{
+	if (qp_access < 0 || (qp_access & (int)need))
+		return;
+	tl_textf(o, "the %s allows it, but the responder's QP 0x%06x on %s was given qp_access_flags 0x%x "
+		    "(IBV_QP_ACCESS_FLAGS) without %s: a QP refuses the remote operations its own access flags do not "
+		    "allow, whatever the %s allows",
+		 what, Q->qpn, host, qp_access, right_name(need), again);
+}
+
 /* "rkey 0x10d (0x5602f3756a90, 4096 bytes)" of MR event m. */
 static void mr_words(const struct rt_ev_mr *m, struct tl_textbuf *o)
 {
@@ -218,11 +233,7 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 		if (o.n || mw.withdrawn_by != RT_TL_NONE || !mw.bind)
 			return o.n;
 		/* the window allows it: what the QP allows is left to tell */
-		if (qp_access >= 0 && !(qp_access & (int)need))
-			tl_textf(&o, "the memory window allows it, but the responder's QP 0x%06x on %s was given "
-				     "qp_access_flags 0x%x (IBV_QP_ACCESS_FLAGS) without %s: a QP refuses the remote "
-				     "operations its own access flags do not allow, whatever the window allows",
-				 Q->qpn, host, qp_access, right_name(need));
+		qp_right_words(Q, host, qp_access, need, "memory window", "window", &o);
 		return o.n;
 	}
 	if (!nmrs)
@@ -252,11 +263,8 @@ size_t tl_access_refusal(struct tl_build *b, uint32_t resp_qp, uint64_t t, unsig
 			tl_textf(&o, " on %s is in protection domain %u and the responder's QP 0x%06x in PD %u: an rkey is "
 				     "valid only on QPs of its MR's PD",
 				 host, live->pd_id, Q->qpn, (unsigned)pd);
-		} else if (qp_access >= 0 && !(qp_access & (int)need)) {
-			tl_textf(&o, "the MR allows it, but the responder's QP 0x%06x on %s was given qp_access_flags 0x%x "
-				     "(IBV_QP_ACCESS_FLAGS) without %s: a QP refuses the remote operations its own access "
-				     "flags do not allow, whatever the MR allows",
-				 Q->qpn, host, qp_access, right_name(need));
+		} else {
+			qp_right_words(Q, host, qp_access, need, "MR", "MR", &o);
 		}
 		return o.n;
 	}

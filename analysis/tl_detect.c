@@ -1959,7 +1959,6 @@ static bool latest_engine_tx(const struct etx *x, size_t n, uint32_t q, uint32_t
 	return true;
 }
 
-
 /* What the sender's engine traced for each round: for an early one
  * (burst_early), the cause of its retry, or ROUND_NOT_MADE when it made
  * none for it: copies of
@@ -4785,8 +4784,8 @@ static void congestion_words(struct tl_build *b, const struct cong_flow *f, uint
 				flow_words(b, &f[i], t);
 			}
 			tx(t, "%s, so %s never slowed down: a receiver's device must run DCQCN's notification point to "
-			      "turn marks into CNPs (SoftRoCE and uroce have none; on a NIC, RoCE congestion control may be off for "
-			      "this priority).",
+			      "turn marks into CNPs (SoftRoCE and uroce have none; on a NIC, RoCE congestion control may "
+			      "be off for this priority).",
 			   silent > 4 ? " and more" : "", silent == 1 ? "that sender" : "those senders");
 		}
 	}
@@ -4826,14 +4825,13 @@ static uint64_t injected_key(unsigned kind, unsigned host, uint32_t psn, uint8_t
 	       (uint64_t)(dqpn & 0xFFFFFF) << 32 | (uint64_t)opcode << 24 | (psn & 0xFFFFFF);
 }
 
-/* Reads, once, the sends the engines traced as changed on purpose by a
- * fault rule (RT_PKTE_INJECTED_*), for the packets not matched to engine
- * events one by one (UD datagrams, CM messages): injected_sends. */
+/* Reads the sends the engines traced as changed on purpose by a fault rule
+ * (RT_PKTE_INJECTED_*), for the packets not matched to engine events one by
+ * one (UD datagrams, CM messages): injected_sends.  Once, before the
+ * detectors. */
 static int injected_read(struct dctx *c)
 {
 	struct tl_build *b = c->b;
-	if (c->injected_read)
-		return 0;
 	if (tl_hash_init(&c->injected, 16) < 0)
 		return -ENOMEM;
 	c->injected_read = true;
@@ -4858,8 +4856,7 @@ static int injected_read(struct dctx *c)
 }
 
 /* How many sends an engine traced with flag (one of injected_flags) of a
- * PSN, opcode and destination QP, from host (INJECTED_ANY_HOST: any);
- * 0 before injected_read. */
+ * PSN, opcode and destination QP, from host (INJECTED_ANY_HOST: any). */
 static uint32_t injected_lookup(struct dctx *c, unsigned flag, unsigned host, uint32_t psn, uint8_t opcode, uint32_t dqpn)
 {
 	unsigned kind = 0;
@@ -4871,8 +4868,7 @@ static uint32_t injected_lookup(struct dctx *c, unsigned flag, unsigned host, ui
 
 /* How many sends of captured packet k's PSN, opcode and destination QP
  * (from its sending QP's host, when known) an engine traced with flag (one
- * of injected_flags): at least 1 when k's own send, matched to k, has it.
- * Counts only the engine's own record of k before injected_read. */
+ * of injected_flags): at least 1 when k's own send, matched to k, has it. */
 static uint32_t injected_sends(struct dctx *c, const struct tl_pk *k, unsigned flag)
 {
 	struct tl_build *b = c->b;
@@ -4883,13 +4879,15 @@ static uint32_t injected_sends(struct dctx *c, const struct tl_pk *k, unsigned f
 	return n > own ? n : own;
 }
 
-/* What damaged captured packet k, which has a bad ICRC: its sending
- * engine on purpose, when it traced so, or else the link or the sender. */
+/* What damages packets: the sending engine's fault rule, when it traced
+ * so, or else the link or the sender. */
+#define DAMAGED_ON_PURPOSE "injected corruption: the sending engine damaged the ICRC on purpose, a fault rule"
+#define DAMAGED_ON_THE_WAY "corruption on the link or a broken sender"
+
+/* What damaged captured packet k, which has a bad ICRC. */
 static const char *damage_cause(struct dctx *c, const struct tl_pk *k)
 {
-	return injected_sends(c, k, RT_PKTE_INJECTED_CORRUPT)
-		       ? "injected corruption: its sending engine damaged the ICRC on purpose, a fault rule"
-		       : "corruption on the link or a broken sender";
+	return injected_sends(c, k, RT_PKTE_INJECTED_CORRUPT) ? DAMAGED_ON_PURPOSE : DAMAGED_ON_THE_WAY;
 }
 
 /* An engine's record of a packet it dropped on arrival for a bad ICRC. */
@@ -5037,9 +5035,7 @@ static int bad_icrc_words(struct dctx *c, uint32_t bad, uint32_t firstbad, struc
 	}
 	*capture_only = (intact || answered) && !dropped && !traced;
 	/* what damaged them: the sending engine's fault rule, when it traced so for every one */
-	const char *cause = injected == bad ? "injected corruption: the sending engine damaged the ICRC on purpose, a "
-					      "fault rule"
-					    : "corruption on the link or a broken sender";
+	const char *cause = injected == bad ? DAMAGED_ON_PURPOSE : DAMAGED_ON_THE_WAY;
 	char why_dropped[160], why_traced[160], why_unknown[200];
 	snprintf(why_dropped, sizeof(why_dropped), "as a receiver does with a bad ICRC (%s), and the sender resent", cause);
 	snprintf(why_traced, sizeof(why_traced), "a receiver drops a packet with a bad ICRC (%s)", cause);
@@ -5305,8 +5301,6 @@ static int wire_anomalies(struct dctx *c)
 	uint32_t bad = 0, firstbad = RT_TL_NONE, cnp = 0, ecn = 0, ecn_injected = 0, firstcong = RT_TL_NONE;
 	struct cong_flow flows[CONG_FLOWS];
 	uint32_t nflows = 0;
-	if (injected_read(c) < 0)
-		return -ENOMEM;
 	struct psn_gaps *gaps = calloc(nq + 1, sizeof(*gaps)); /* per receiving QP; [nq]: unknown */
 	if (!gaps)
 		return -ENOMEM;
@@ -5833,8 +5827,6 @@ static int ud_copies(struct dctx *c)
 	size_t npk = tl_npk(b), nq = b->qps.n;
 	if (!b->unreliable_pkts)
 		return 0;
-	if (injected_read(c) < 0)
-		return -ENOMEM;
 	struct tl_hash seen; /* datagram key -> its first copy */
 	struct tl_vec copies;
 	tl_vec_init(&copies, sizeof(uint32_t));
@@ -8001,8 +7993,6 @@ static int cm_copy_finding(struct dctx *c, const struct cm_copies *g, const char
 		tx(&t, ", every copy with the same PSN (0x%06x): a CM that sends a message again posts it anew, with its QP "
 		       "1's next PSN", k->psn);
 	}
-	if (injected_read(c) < 0)
-		return -ENOMEM;
 	bool injected = injected_sends(c, k, RT_PKTE_INJECTED_COPY) + 1 >= g->count;
 	if (injected)
 		tx(&t, ", so its sending engine made the cop%s on purpose (injected duplicate%s: a fault rule)",
@@ -10837,6 +10827,8 @@ int tl_detect(struct tl_build *b)
 	tl_vec_init(&c.rounds_told, sizeof(struct round_told));
 	tl_vec_init(&c.rnr_timer_sets, sizeof(uint32_t));
 	int rc = index_links(&c);
+	if (!rc)
+		rc = injected_read(&c);
 	if (!rc)
 		unseen_first_transmissions(&c);
 	if (!rc)

@@ -1371,21 +1371,63 @@ static uint32_t pk_at(struct dctx *c, uint64_t t)
 	return (uint32_t)lo;
 }
 
+/* Whether the engine's drop (event i, as it sent it) is of the first packet
+ * of a resend after a NAK PSN sequence error, of the PSN that NAK named: the
+ * receiver, which NAKs a gap once and then waits for the PSN it NAKed, is
+ * silent until that PSN comes (its engine's latest retry of that QP before
+ * the drop, within 65536 records, went back to it after a NAK). */
+static bool nak_resend_dropped(struct tl_build *b, uint32_t i)
+{
+	const struct tl_evrec *d = tl_ev(b, i);
+	if (!(d->ev.u.pkt.flags & RT_PKTF_RETRANS))
+		return false;
+	for (uint32_t x = i, n = 0; x-- > 0 && n < 65536; n++) {
+		const struct tl_evrec *e = tl_ev(b, x);
+		if (e->proc == d->proc && e->host == d->host && e->ev.kind == RT_EV_RETRY && b->ev_qp[x] == b->ev_qp[i])
+			return e->ev.u.retry.cause == RT_RETRY_NAK_SEQ && e->ev.u.retry.first_psn == d->ev.u.pkt.psn;
+	}
+	return false;
+}
+
+/* Whether captured request o, which the capture has starting a round, is
+ * a later packet of the same resend as the engine's dropped one (event i):
+ * the engine traced sending o after i with no retry of that QP between.
+ * The capture then starts the round at o only because the round's first
+ * packet never left. */
+static bool same_resend(struct tl_build *b, uint32_t i, const struct tl_pk *o)
+{
+	const struct tl_evrec *d = tl_ev(b, i);
+	if (o->event == RT_TL_NONE || o->event >= tl_nev(b) || o->event <= i || o->event - i > 65536)
+		return false;
+	for (uint32_t x = i + 1; x < o->event; x++) {
+		const struct tl_evrec *e = tl_ev(b, x);
+		if (e->proc == d->proc && e->host == d->host && e->ev.kind == RT_EV_RETRY && b->ev_qp[x] == b->ev_qp[i])
+			return false;
+	}
+	return tl_ev(b, o->event)->proc == d->proc && tl_ev(b, o->event)->host == d->host;
+}
+
 /* Whether an engine's drop (event i, as it sent it) of a packet between
  * the two QPs of request k0's stream was what the requester's ACK timer
  * went off for: after it, the capture holds (within 65536 packets) a round
  * the ACK timer started, going back to its PSN or an earlier one, at least
  * half the ACK timeout later (1 ms when it is unknown), before anything that
- * would have shown the receiver a gap or answered the sender (a later
- * request, an answer to its PSN or a later one).  Earlier PSNs' packets of
- * the same round and their answers may come between: a sender batches its
- * sends, and the engine traces a packet as it queues it. */
+ * answered the sender for it (an answer to its PSN or a later one: a NAK of
+ * the gap, a READ response past it) or another round.  Earlier PSNs'
+ * packets of the same round and their answers may come between: a sender
+ * batches its sends, and the engine traces a packet as it queues it.  After
+ * a dropped resend of the PSN a NAK named (nak_resend_dropped), later
+ * requests may come between too: the receiver NAKs a gap once and then
+ * waits for the PSN it NAKed, so they show it nothing new (ib_read_bw -q 4
+ * on uroce under loss: a resend after a NAK dropped, 6 later READ requests,
+ * then the ACK timer); else a later request shows the receiver the gap. */
 static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 {
 	struct tl_build *b = c->b;
 	uint32_t psn = tl_ev(b, i)->ev.u.pkt.psn;
 	uint64_t t = item_t(c, i), half = tl_half_ack_timeout_ns(b, k0->send_qp);
 	uint64_t later = t + (half ? half : 1000000);
+	bool silent = nak_resend_dropped(b, i);
 	for (uint32_t j = pk_at(c, t), n = 0; j < tl_npk(b) && n < 65536; j++, n++) {
 		const struct tl_pk *o = tl_pk(b, j);
 		bool req = o->is_request && o->send_qp == k0->send_qp && o->recv_qp == k0->recv_qp;
@@ -1396,7 +1438,9 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 		if (req && o->round_start && (earlier || o->psn == psn) &&
 		    (o->retrans_cause == RT_RETRY_ACK_TIMEOUT || !o->retrans_cause))
 			return item_t(c, tl_item_pk(b, j)) >= later;
-		if (!earlier || (req && o->round_start))
+		if (silent && req && o->round_start && !earlier && same_resend(b, i, o))
+			continue; /* (the dropped resend's own round, as captured without it) */
+		if ((!earlier && (resp || !silent)) || (req && o->round_start))
 			return false;
 	}
 	return false;
@@ -1439,9 +1483,11 @@ static unsigned round_tx_drops(struct dctx *c, const struct tl_pk *k0, uint32_t 
 	return n;
 }
 
-/* QP q's engine's first drop, as it sent it, of a request (a response, when
- * response is set) of PSN psn from t0 to t1, or RT_TL_NONE. */
-static uint32_t sent_drop(struct dctx *c, uint32_t q, uint32_t psn, bool response, uint64_t t0, uint64_t t1)
+/* QP q's engine's first drop (its last, when latest is set), as it sent
+ * it, of a request (a response, when response is set) of PSN psn from t0
+ * to t1, or RT_TL_NONE. */
+static uint32_t sent_drop(struct dctx *c, uint32_t q, uint32_t psn, bool response, uint64_t t0, uint64_t t1,
+                          bool latest)
 {
 	struct tl_build *b = c->b;
 	uint32_t best = RT_TL_NONE;
@@ -1452,19 +1498,22 @@ static uint32_t sent_drop(struct dctx *c, uint32_t q, uint32_t psn, bool respons
 		uint64_t t = item_t(c, i);
 		if ((ev->flags & RT_EVF_TX) && b->ev_qp[i] == q && ev->u.pkt.psn == psn && oi &&
 		    tl_class_response(oi->op_class) == response && t >= t0 && t <= t1 &&
-		    (best == RT_TL_NONE || t < item_t(c, best)))
+		    (best == RT_TL_NONE || (latest ? t >= item_t(c, best) : t < item_t(c, best))))
 			best = i;
 	}
 	return best;
 }
 
-/* The engine's drop, as it sent it, of PSN psn of captured request k's
- * stream, when its trace has it as the last send of that PSN before its
- * record of sending k: an engine traces a send as it makes it, which may be
- * well before the capture sees it (a busy uroce engine, ib_write_bw -q 4
- * under loss, traced a drop 1.27 ms before the capture saw the packets on
- * either side of it), so the time window of sent_drop may miss it.
- * RT_TL_NONE when that last send was not a drop, or none is near. */
+/* The engine's drop, as it sent it, of PSN psn of captured packet k's
+ * stream (a request's, or a response's: k the response that showed a READ
+ * response gap), when its trace has it as the last send of that PSN before
+ * its record of sending k: an engine traces a send as it makes it, which
+ * may be well before the capture sees it (a busy uroce engine, ib_write_bw
+ * -q 4 under loss, traced a drop 1.27 ms before the capture saw the packets
+ * on either side of it; one that holds its packets back, a `delay` rule,
+ * traces a drop at once and the packets around it as they leave), so the
+ * time window of sent_drop may miss it.  RT_TL_NONE when that last send was
+ * not a drop, or none is near, or k is not matched to its engine's record. */
 static uint32_t drop_before_send(struct dctx *c, const struct tl_pk *k, uint32_t psn)
 {
 	struct tl_build *b = c->b;
@@ -1541,6 +1590,33 @@ static const char *drop_reason_words(const struct tl_evrec *drop)
 	       : why == RT_PKT_DROP_BAD_ICRC ? " (a bad ICRC)"
 	       : why == RT_PKT_DROP_BUSY     ? " while " DROP_BUSY_WORDS
 					     : "";
+}
+
+/* A round request k0's engine traced as a retry after a NAK or an implied
+ * NAK (cause), which the capture does not show: the drop, as an engine sent
+ * it, that made the gap, told after the text ("; the responder's engine had
+ * dropped its READ response of PSN ..."): the latest of PSN psn within twice
+ * the ACK timeout before the round's first packet (t_first), the
+ * requester's engine's of a request after a NAK, the responder's of a
+ * response after an implied NAK.  RT_TL_NONE (nothing told) when there is
+ * none, or the cause is another. */
+static uint32_t retry_drop(struct dctx *c, const struct tl_pk *k0, uint32_t psn, uint8_t cause, uint64_t t_first,
+                           struct text *t)
+{
+	struct tl_build *b = c->b;
+	if (cause != RT_RETRY_IMPLIED_NAK && cause != RT_RETRY_NAK_SEQ)
+		return RT_TL_NONE;
+	bool implied = cause == RT_RETRY_IMPLIED_NAK;
+	uint64_t half = tl_half_ack_timeout_ns(b, k0->send_qp);
+	uint64_t span = half ? 4 * half : 1000000000ull, from = t_first > span ? t_first - span : 0;
+	uint32_t d = sent_drop(c, implied ? k0->recv_qp : k0->send_qp, psn, implied, from, t_first, true);
+	if (d != RT_TL_NONE && implied)
+		tx(t, "; the responder's engine had dropped its %s of PSN 0x%06x as it sent it%s: the requester never got it",
+		   response_words(&tl_ev(b, d)->ev), psn, drop_reason_words(tl_ev(b, d)));
+	else if (d != RT_TL_NONE)
+		tx(t, "; the sender's engine had dropped PSN 0x%06x as it sent it%s: the receiver never got it", psn,
+		   drop_reason_words(tl_ev(b, d)));
+	return d;
 }
 
 /* Where late packet k was held back, in words after "held back": by its
@@ -1990,9 +2066,11 @@ static bool latest_engine_tx(const struct etx *x, size_t n, uint32_t q, uint32_t
  * of pass 4 that claimed its retry, ROUND_NOT_MADE for a round that is
  * none of its own, else 0 (a round that claimed its retry, or one not
  * judged: untraced, an RNR NAK's, or near a gap in the trace); NULL when
- * there are none (no engine packet events). */
+ * there are none (no engine packet events).  *claims: per burst, the cause
+ * of the retry it claimed (0 none), whatever the round's cause in the
+ * capture; NULL when there are none. */
 #define ROUND_NOT_MADE 0xFF
-static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
+static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts, uint8_t **claims)
 {
 	struct tl_build *b = c->b;
 	size_t nev = tl_nev(b), nq = b->qps.n, nr = 0;
@@ -2127,7 +2205,7 @@ static uint8_t *engine_rounds(struct dctx *c, struct tl_vec *bursts)
 			break;
 		}
 	}
-	free(claimed);
+	*claims = claimed;
 	free(holes);
 	if (!any) {
 		free(eng);
@@ -2149,7 +2227,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 	uint64_t *covered = calloc(nq + 1, sizeof(uint64_t));
 	if (!covered)
 		return -ENOMEM;
-	uint8_t *before = rounds_before_capture(c, bursts), *eng = engine_rounds(c, bursts);
+	uint8_t *claims = NULL;
+	uint8_t *before = rounds_before_capture(c, bursts), *eng = engine_rounds(c, bursts, &claims);
 	for (size_t i = 0; i < bursts->n; i++) {
 		struct burst *u = TL_AT(bursts, struct burst, i);
 		if (u->fidx >= 0 || u->cause == RT_RETRY_RNR)
@@ -2178,6 +2257,12 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint32_t gp = RT_TL_NONE;
 		bool nak = u->cause == RT_RETRY_NAK_SEQ && u->trigger != RT_TL_NONE;
 		uint8_t ecause = eng ? eng[i] : 0; /* the cause of the retry its engine traced, 0 none */
+		/* a round the capture has as an ACK timer's whose engine traced a retry
+		 * after a NAK or an implied NAK (the capture missed the NAK, or the
+		 * response past the PSN, or the engine dropped it as it sent it) */
+		uint8_t tcause = claims && claims[i] != RT_RETRY_ACK_TIMEOUT && u->cause == RT_RETRY_ACK_TIMEOUT &&
+					 u->trigger == RT_TL_NONE
+				 ? claims[i] : 0;
 		/* the PSN the NAK names: the first one resent, unless its resend was lost before the capture too */
 		uint32_t npsn = nak ? tl_pk(b, u->trigger)->psn : u->psn;
 		/* a READ asked again after a response skipped the one expected (u->trigger):
@@ -2195,20 +2280,25 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		 * reordered on the way (read_response_overtaking) */
 		uint32_t rahead = RT_TL_NONE, rbehind = RT_TL_NONE;
 		uint32_t overtook = RT_TL_NONE; /* a NAK's round: the request the NAKed packet overtook */
+		/* a response gap: the responder's engine's drop of the missing response, when its last send of
+		 * that PSN before the response that showed the gap was a drop (then no capture of that PSN after
+		 * the gap is the one the gap skipped: each is a send of the asking again) */
+		uint32_t rtxdrop = RT_TL_NONE;
 		if (rgap) {
+			rtxdrop = drop_before_send(c, tl_pk(b, u->trigger), u->psn);
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
 					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
 			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1, rcls);
-			if (rlost == RT_TL_NONE)
+			if (rlost == RT_TL_NONE && rtxdrop == RT_TL_NONE)
 				rlate = read_response(b, u->stream, u->psn, u->trigger, 0, 1, rcls);
 			if (rlate != RT_TL_NONE && (rlate > u->first || asked_between(b, u->stream, u->psn, u->trigger, rlate)) &&
 			    !tl_engine_held(b, tl_pk(b, rlate)))
 				rlate = RT_TL_NONE; /* (that is the answer to the re-request, or to another request for it;
 						     * not one its engine held back) */
-			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE)
+			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE && rtxdrop == RT_TL_NONE)
 				(void)read_response_late(b, u->stream, u->psn, u->original, u->first, rcls, &after1, &after2);
-			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE && after2 == RT_TL_NONE && u->original != RT_TL_NONE &&
-			    u->original < u->trigger)
+			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE && after2 == RT_TL_NONE && rtxdrop == RT_TL_NONE &&
+			    u->original != RT_TL_NONE && u->original < u->trigger)
 				rearly = read_response_early(b, u->stream, u->psn, u->trigger, u->original, rcls, &rfollows);
 		}
 		if (nak)
@@ -2357,7 +2447,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   tl_pk(b, nak_acked)->frame,
 				   ms(item_t(c, tl_item_pk(b, nak_acked)) - item_t(c, tl_item_pk(b, u->trigger))));
 				why = WHY_REORDERED;
-			} else if ((lostdrop = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first)) != RT_TL_NONE ||
+			} else if ((lostdrop = sent_drop(c, k0->send_qp, npsn, false, t_early, t_first, false)) != RT_TL_NONE ||
 				   (gp != RT_TL_NONE && (lostdrop = drop_before_send(c, tl_pk(b, gp), npsn)) != RT_TL_NONE)) {
 				tx(&t, "that packet never left the sender: its engine dropped it as it sent it%s",
 				   drop_reason_words(tl_ev(b, lostdrop)));
@@ -2395,7 +2485,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
 				why = WHY_REORDERED;
-			} else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first)) != RT_TL_NONE) {
+			} else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first, false)) != RT_TL_NONE ||
+				   (lostdrop = rtxdrop) != RT_TL_NONE) {
 				tx(&t, "never left the responder: its engine dropped it as it sent it%s",
 				   drop_reason_words(tl_ev(b, lostdrop)));
 				rearly = rfollows = RT_TL_NONE; /* (not the story told) */
@@ -2433,11 +2524,25 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				       "capture point after the later ones): its engine traced that retry after %s",
 				   u->psn, retry_cause_words(ecause));
 				why = WHY_REORDERED;
+			} else if (!early && !ecause && tcause) {
+				/* the capture shows no NAK or response gap that started the round (it
+				 * missed it, or the stream replay took the response past the PSN for
+				 * one the requester had already: a response gap in a round of
+				 * responses sent again), and its engine traced a retry after one:
+				 * told as the engine has it */
+				bool implied = tcause == RT_RETRY_IMPLIED_NAK;
+				tx(&t, ": the %s went back to PSN 0x%06x after %s, as its engine traced%s",
+				   implied ? "requester" : "sender", u->psn, retry_cause_words(tcause),
+				   implied ? " (a response past it came first)" : "");
+				lostdrop = retry_drop(c, k0, u->psn, tcause, t_first, &t);
+				why = lostdrop != RT_TL_NONE ? WHY_DROPPED : WHY_UNSEEN_NAK;
 			} else if (early && ecause) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, long before the local ACK "
 				       "timeout (timeout=%u, %.2f ms) could expire: its engine traced that retry after %s",
 				   u->psn, ms(waited), to, rt_ack_timeout_us(to) / 1000.0, retry_cause_words(ecause));
-				why = ecause == RT_RETRY_ACK_TIMEOUT ? WHY_EARLY_TIMER : WHY_UNSEEN_NAK;
+				lostdrop = retry_drop(c, k0, u->psn, ecause, t_first, &t);
+				why = lostdrop != RT_TL_NONE ? WHY_DROPPED
+				      : ecause == RT_RETRY_ACK_TIMEOUT ? WHY_EARLY_TIMER : WHY_UNSEEN_NAK;
 			} else if (early && b->capture_lossless) {
 				tx(&t, ": the sender went back to PSN 0x%06x %.3f ms after sending it, with no NAK in the capture "
 				       "that asked for it, which dropped nothing: its ACK timer (timeout=%u, %.2f ms) went off "
@@ -2710,13 +2815,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		}
 		/* the cause the text states: the NAK's or the response gap's the
 		 * capture holds, else the retry its engine traced, else the round's */
-		uint8_t stated = !nak && !rgap && ecause ? ecause : u->cause;
+		uint8_t stated = !nak && !rgap && ecause ? ecause : !nak && !rgap && tcause ? tcause : u->cause;
 		long f = finding(b, RT_TLFK_GO_BACK_N, RT_TLS_WARNING, t_start, u->requester != RT_TL_NONE ? u->requester : u->stream,
 				 lost, bytes, &t, &e);
 		if (f < 0 || round_told(c, f, why, packets, tl_item_pk(b, u->first), tl_item_pk(b, z->last)) < 0) {
 			free(covered);
 			free(before);
 			free(eng);
+			free(claims);
 			return -ENOMEM;
 		}
 		for (size_t j = i; j < bursts->n; j++) {
@@ -2758,6 +2864,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 	free(covered);
 	free(before);
 	free(eng);
+	free(claims);
 	return 0;
 }
 

@@ -1420,7 +1420,8 @@ static bool same_resend(struct tl_build *b, uint32_t i, const struct tl_pk *o)
  * requests may come between too: the receiver NAKs a gap once and then
  * waits for the PSN it NAKed, so they show it nothing new (ib_read_bw -q 4
  * on uroce under loss: a resend after a NAK dropped, 6 later READ requests,
- * then the ACK timer); else a later request shows the receiver the gap. */
+ * then the ACK timer), and the NAK of that PSN is the one the resend
+ * answered; else a later request shows the receiver the gap. */
 static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 {
 	struct tl_build *b = c->b;
@@ -1440,6 +1441,9 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 			return item_t(c, tl_item_pk(b, j)) >= later;
 		if (silent && req && o->round_start && !earlier && same_resend(b, i, o))
 			continue; /* (the dropped resend's own round, as captured without it) */
+		if (silent && resp && o->psn == psn && o->aeth_type == RT_AETH_NAK && o->aeth_value == RT_NAK_PSN_SEQ_ERROR)
+			continue; /* (the NAK the resend answered: the times of the engine's trace and the
+				   * capture's may put it after the drop by their uncertainty) */
 		if ((!earlier && (resp || !silent)) || (req && o->round_start))
 			return false;
 	}

@@ -59,6 +59,9 @@ struct sim_cfg {
 				   * not even a clock note), 0 never */
 	uint64_t cut_b_at;        /* true time: B's recording stops there (0 never) */
 	int dup_stream_start;     /* the network copies A's very first request (its starting PSN) */
+	int nak_once;             /* B NAKs a gap once and then waits, silent, for the PSN it NAKed (as
+				   * rxe and uroce do; else it NAKs each later request's round again);
+				   * with engine_pkts, A's engine traces its retries (RT_EV_RETRY) */
 };
 
 struct sim_fault {
@@ -118,6 +121,8 @@ struct sim {
 	struct sim_frame *frames; /* sim_cfg.time_order: the frames, written sorted at sim_close */
 	size_t nframes, frames_cap;
 	int rnr_timer_b2_told;    /* the modify of sim_cfg.rnr_timer_b2_traced written */
+	uint32_t b_nakked;        /* sim_cfg.nak_once: the PSN B NAKed and waits for ... */
+	int b_nak_waits;          /* ... while set */
 };
 
 struct sim_frame {
@@ -510,7 +515,18 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 	unsigned retries = 0, rnr = 0, status = 0;
 	int first_round = 1, second_round = 0, nak_gone = 0, ack_gone = 0;
 	uint64_t rnr_post_at = 0;
+	uint8_t retry_cause = 0; /* sim_cfg.nak_once with engine_pkts: the round's retry, traced */
 	for (;;) {
+		if (retry_cause && s->c.nak_once && s->c.engine_pkts) {
+			struct rt_event re = sim_ev(s, 0, t - 100, RT_EV_RETRY, s->c.qpn_a);
+			re.flags = RT_EVF_ENGINE;
+			re.u.retry.first_psn = rt_psn_add(psn0, (int32_t)start);
+			re.u.retry.last_psn = rt_psn_add(psn0, (int32_t)n - 1);
+			re.u.retry.cause = retry_cause;
+			re.u.retry.timeout_us = (uint32_t)rt_ack_timeout_us(s->c.timeout);
+			re.u.retry.retries_left = 7;
+			sim_emit(s, 0, &re);
+		}
 		/* send packets start..n-1; B processes them in order */
 		int answered = 0;
 		uint64_t tb_resp = 0;
@@ -613,8 +629,11 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 					tb_resp = tb + 2000;
 					sim_ack(&resp, rt_psn_add(s->b_epsn, -1), rt_aeth_syndrome(RT_AETH_ACK, 31), s->b_msn);
 				}
-				if (rt_psn_diff(psn, s->b_epsn) > 0 && !nak_sent) {
+				if (rt_psn_diff(psn, s->b_epsn) > 0 && !nak_sent &&
+				    !(s->c.nak_once && s->b_nak_waits && s->b_nakked == s->b_epsn)) {
 					nak_sent = 1;
+					s->b_nakked = s->b_epsn;
+					s->b_nak_waits = 1;
 					answered = 1;
 					tb_resp = tb + 2000;
 					sim_ack(&resp, s->b_epsn, rt_aeth_syndrome(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR), s->b_msn);
@@ -667,6 +686,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				}
 			}
 			s->b_epsn = rt_psn_add(psn, 1);
+			s->b_nak_waits = 0;
 			if (last) {
 				s->b_msn++;
 				if (opcode == 2) {
@@ -716,6 +736,7 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 				break;
 			}
 			start = 0; /* Go-Back-N from the oldest unacknowledged PSN */
+			retry_cause = RT_RETRY_ACK_TIMEOUT;
 			continue;
 		}
 		uint64_t ta = tb_resp + 2 * L;
@@ -733,11 +754,13 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 			}
 			t = ta + rt_rnr_timer_us(val) * 1000ull;
 			start = (uint32_t)rt_psn_diff(resp.psn, psn0);
+			retry_cause = RT_RETRY_RNR;
 			continue;
 		}
 		if (val == RT_NAK_PSN_SEQ_ERROR) {
 			t = ta + 1000;
 			start = (uint32_t)rt_psn_diff(resp.psn, psn0);
+			retry_cause = RT_RETRY_NAK_SEQ;
 			continue;
 		}
 		t = ta;

@@ -906,6 +906,46 @@ static void test_nak_engine_drop_early(void)
 	rt_timeline_free(tl);
 }
 
+/* A packet in the middle of a WR dropped by the sending engine, and its
+ * resend after the NAK too; the receiver NAKs a gap once and then waits for
+ * the PSN it NAKed (as rxe and uroce do), so the later packets of that
+ * resend bring no NAK and the sender's ACK timer goes off.  The ACK-timeout
+ * round names the resend's drop (a previous release named none: the later
+ * packets after the drop were taken for ones that would have shown the
+ * receiver the gap). */
+static void test_nak_resend_engine_drop(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 3;
+	f.lose_resend_before = 3;
+	struct sim_cfg c = base_cfg();
+	c.engine_pkts = 1;
+	c.nak_once = 1;
+	c.time_order = 1;
+	struct rt_timeline *tl = fault_run("nak-resend-engine-drop", 0, &f, 1, &c);
+	if (!tl)
+		return;
+	char named[160];
+	snprintf(named, sizeof(named), "the sender's engine dropped PSN 0x%06x as it sent it: the receiver "
+		 "never got it", rt_psn_add(c.psn_a, 4 * 8 + 3));
+	unsigned timeout_rounds = 0, nak_rounds = 0, others = 0;
+	for (struct walk w = findings(tl, SHOW_PROBLEMS); next_finding(&w);) {
+		if (w.f->severity < RT_TLS_WARNING || w.f->kind == RT_TLFK_RETRANS_STORM)
+			continue;
+		if (w.f->kind != RT_TLFK_GO_BACK_N)
+			others++;
+		else if (contains(w.text, "within the local ACK timeout")) {
+			timeout_rounds++;
+			CHECK(contains(w.text, named));
+		} else if (contains(w.text, "NAKed PSN"))
+			nak_rounds++;
+	}
+	CHECK_EQ_U(timeout_rounds, 1);
+	CHECK_EQ_U(nak_rounds, 1);
+	CHECK_EQ_U(others, 0);
+	rt_timeline_free(tl);
+}
+
 /* A WR of one packet, dropped by the sending engine and resent after the ACK
  * timeout: the only captured transmission is the resend.  With its first
  * resend dropped too, the second resend is, and the engine's trace makes
@@ -3651,6 +3691,7 @@ int main(void)
 	RUN(test_response_copy_engine);
 	RUN(test_ack_timeout_engine_drop);
 	RUN(test_nak_engine_drop_early);
+	RUN(test_nak_resend_engine_drop);
 	RUN(test_single_packet_engine_drop);
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_rnr_then_seq_nak);

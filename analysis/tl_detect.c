@@ -1371,6 +1371,29 @@ static uint32_t pk_at(struct dctx *c, uint64_t t)
 	return (uint32_t)lo;
 }
 
+/* Whether packet event ev is a NAK PSN sequence error. */
+static bool is_seq_nak(const struct rt_event *ev)
+{
+	const struct rt_opcode_info *oi = rt_opcode_info(ev->u.pkt.opcode);
+	return oi && oi->op_class == RT_CLASS_ACK && rt_aeth_type(ev->u.pkt.syndrome) == RT_AETH_NAK &&
+	       rt_aeth_value(ev->u.pkt.syndrome) == RT_NAK_PSN_SEQ_ERROR;
+}
+
+/* Whether QP q's engine dropped, as it sent it, a NAK PSN sequence error of
+ * PSN psn from 1 ms before t0 (the two traces' clocks) to t1. */
+static bool seq_nak_dropped(struct dctx *c, uint32_t q, uint32_t psn, uint64_t t0, uint64_t t1)
+{
+	struct tl_build *b = c->b;
+	for (size_t x = 0; x < b->drops.n; x++) {
+		uint32_t j = *TL_AT(&b->drops, uint32_t, x);
+		const struct rt_event *n = &tl_ev(b, j)->ev;
+		if ((n->flags & RT_EVF_TX) && b->ev_qp[j] == q && n->u.pkt.psn == psn && is_seq_nak(n) &&
+		    item_t(c, j) + 1000000 >= t0 && item_t(c, j) <= t1)
+			return true;
+	}
+	return false;
+}
+
 /* Whether the engine's drop (event i, as it sent it) is of the first packet
  * of a resend after a NAK PSN sequence error, of the PSN that NAK named: the
  * receiver, which NAKs a gap once and then waits for the PSN it NAKed, is
@@ -1428,7 +1451,12 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 	uint32_t psn = tl_ev(b, i)->ev.u.pkt.psn;
 	uint64_t t = item_t(c, i), half = tl_half_ack_timeout_ns(b, k0->send_qp);
 	uint64_t later = t + (half ? half : 1000000);
-	bool silent = nak_resend_dropped(b, i);
+	/* the receiver is silent, waiting for psn: after a dropped resend of the PSN
+	 * it NAKed, after its own NAK of it (dropped as it was sent: this drop is
+	 * that NAK's, or one after this request's drop: seq_nak_dropped, asked when a
+	 * later request would end the walk) */
+	bool silent = nak_resend_dropped(b, i) || is_seq_nak(&tl_ev(b, i)->ev);
+	bool asked = silent;
 	for (uint32_t j = pk_at(c, t), n = 0; j < tl_npk(b) && n < 65536; j++, n++) {
 		const struct tl_pk *o = tl_pk(b, j);
 		bool req = o->is_request && o->send_qp == k0->send_qp && o->recv_qp == k0->recv_qp;
@@ -1444,6 +1472,10 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 		if (silent && resp && o->psn == psn && o->aeth_type == RT_AETH_NAK && o->aeth_value == RT_NAK_PSN_SEQ_ERROR)
 			continue; /* (the NAK the resend answered: the times of the engine's trace and the
 				   * capture's may put it after the drop by their uncertainty) */
+		if (!earlier && req && !asked) {
+			asked = true;
+			silent = b->ev_qp[i] == k0->send_qp && seq_nak_dropped(c, k0->recv_qp, psn, t, later);
+		}
 		if ((!earlier && (resp || !silent)) || (req && o->round_start))
 			return false;
 	}
@@ -1453,15 +1485,17 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 /* The drops, as the engines sent them, that kept an answer away from the
  * round starting with request k0 (PSN psn, the oldest unacknowledged) from
  * t0 to t1, each followed by an ACK timeout (drop_timed_out): the
- * requester's engine's of a request of psn or later, the responder's of a
- * response (an ACK, not a NAK: its finding tells; a READ response, an atomic
- * ACK) of such a PSN.  The first max of them, in time order, into out;
- * how many that is. */
+ * requester's engine's of a request of psn or later (of the lowest such
+ * PSN: the receiver takes none after it before it), the responder's of a
+ * response (an ACK, a NAK PSN sequence error, not another NAK: its finding
+ * tells; a READ response, an atomic ACK) of such a PSN.  The first max of
+ * them, in time order, into out; how many that is. */
 static unsigned round_tx_drops(struct dctx *c, const struct tl_pk *k0, uint32_t psn, uint64_t t0, uint64_t t1,
                                uint32_t *out, unsigned max)
 {
 	struct tl_build *b = c->b;
 	unsigned n = 0;
+	int32_t low = INT32_MAX; /* the lowest request PSN dropped, from psn */
 	for (size_t x = 0; k0->send_qp != RT_TL_NONE && x < b->drops.n; x++) {
 		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
 		const struct rt_event *ev = &tl_ev(b, i)->ev;
@@ -1472,9 +1506,18 @@ static unsigned round_tx_drops(struct dctx *c, const struct tl_pk *k0, uint32_t 
 			continue;
 		bool request = b->ev_qp[i] == k0->send_qp && !tl_class_response(oi->op_class);
 		bool response = b->ev_qp[i] == k0->recv_qp && tl_class_response(oi->op_class) &&
-				(oi->op_class != RT_CLASS_ACK || rt_aeth_type(ev->u.pkt.syndrome) == RT_AETH_ACK);
-		if ((!request && !response) || !drop_timed_out(c, k0, i))
+				(oi->op_class != RT_CLASS_ACK || rt_aeth_type(ev->u.pkt.syndrome) == RT_AETH_ACK ||
+				 is_seq_nak(ev));
+		if ((!request && !response) || (request && d > low) || !drop_timed_out(c, k0, i))
 			continue;
+		if (request && d < low) { /* (the ones of higher PSNs kept so far fall off) */
+			unsigned m = 0;
+			for (unsigned y = 0; y < n; y++)
+				if (b->ev_qp[out[y]] != k0->send_qp || rt_psn_diff(tl_ev(b, out[y])->ev.u.pkt.psn, psn) <= d)
+					out[m++] = out[y];
+			n = m;
+			low = d;
+		}
 		unsigned at = n < max ? n++ : max; /* (insertion by time; past max, the latest falls off) */
 		while (at > 0 && item_t(c, out[at - 1]) > t) {
 			if (at < max)
@@ -1552,6 +1595,8 @@ static const char *response_words(const struct rt_event *ev)
 		return "READ response";
 	if (oi && oi->op_class == RT_CLASS_ATOMIC_ACK)
 		return "atomic ACK";
+	if (rt_aeth_type(ev->u.pkt.syndrome) == RT_AETH_NAK && rt_aeth_value(ev->u.pkt.syndrome) == RT_NAK_PSN_SEQ_ERROR)
+		return "NAK (PSN sequence error)";
 	return "ACK";
 }
 

@@ -76,6 +76,8 @@ struct sim_fault {
 	int64_t rnr_post_after_ns;/* SEND with no receive posted: B posts one this long after the first RNR NAK (-1 never) */
 	int rnr_seq_nak;          /* B answers the packet after an RNR-NAKed one with NAK PSN sequence error (as rxe does) */
 	int lose_nak_after;       /* B's first NAK or RNR NAK is lost after the capture point: A's ACK timer goes off */
+	int drop_nak_tx;          /* B's engine drops its first NAK as it sends it (traced, RT_PKTF_DROPPED; never on
+				   * the wire): A's ACK timer goes off */
 	int lose_ack_before;      /* B's first ACK of the faulty WR is lost before the capture point */
 	int lose_ack_after;       /* B's first ACK of the faulty WR is lost after the capture point */
 	uint32_t recv_room;       /* SEND: B's receive holds this many bytes (0: enough); past them B answers
@@ -707,9 +709,21 @@ static inline unsigned sim_wr(struct sim *s, uint64_t wr_id, unsigned opcode, ui
 		int ack_lost = answered && f->lose_ack_before && !ack_gone && type == RT_AETH_ACK;
 		int ack_after = answered && f->lose_ack_after && !ack_gone && type == RT_AETH_ACK;
 		int nak_lost = answered && f->lose_nak_after && !nak_gone && type != RT_AETH_ACK;
+		int nak_dropped = answered && f->drop_nak_tx && !nak_gone && type == RT_AETH_NAK;
+		if (nak_dropped) {
+			struct rt_event ne = sim_ev(s, 1, tb_resp, RT_EV_PACKET, s->c.qpn_b);
+			ne.flags = RT_EVF_TX | RT_EVF_ENGINE;
+			ne.u.pkt.psn = resp.psn;
+			ne.u.pkt.dest_qpn = s->c.qpn_a;
+			ne.u.pkt.opcode = RT_OP_RC_ACKNOWLEDGE;
+			ne.u.pkt.syndrome = resp.syndrome;
+			ne.u.pkt.flags = RT_PKTF_DROPPED;
+			sim_emit(s, 1, &ne);
+			nak_lost = 1;
+		}
 		if (answered) {
 			resp.dqpn = s->c.qpn_a;
-			if (!ack_lost)
+			if (!ack_lost && !nak_dropped)
 				sim_wire(s, tb_resp + L, 0, &resp);
 			if (f->nak_error_twice && type == RT_AETH_NAK && val != RT_NAK_PSN_SEQ_ERROR) {
 				struct synth copy = resp;

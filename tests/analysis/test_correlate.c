@@ -946,6 +946,39 @@ static void test_nak_resend_engine_drop(void)
 	rt_timeline_free(tl);
 }
 
+/* A packet in the middle of a WR dropped by the sending engine, and the
+ * receiver's NAK of it dropped by the receiving engine as it sent it; the
+ * receiver NAKs a gap once, so the sender's ACK timer goes off.  The
+ * ACK-timeout round names both drops (a previous release named neither:
+ * the later packets after the first drop were taken for ones that would
+ * have shown the receiver the gap, and a dropped NAK was never named). */
+static void test_nak_dropped_engine(void)
+{
+	struct sim_fault f = SIM_NOFAULT;
+	f.lose_before = 3;
+	f.drop_nak_tx = 1;
+	struct sim_cfg c = base_cfg();
+	c.engine_pkts = 1;
+	c.nak_once = 1;
+	c.time_order = 1;
+	struct rt_timeline *tl = fault_run("nak-dropped-engine", 0, &f, 1, &c);
+	if (!tl)
+		return;
+	char named[320];
+	uint32_t psn = rt_psn_add(c.psn_a, 4 * 8 + 3);
+	snprintf(named, sizeof(named), "the sender's engine dropped PSN 0x%06x as it sent it: the receiver never got it; "
+		 "then the receiver's engine dropped its NAK (PSN sequence error) of PSN 0x%06x as it sent it: the sender "
+		 "never got it", psn, psn);
+	const struct rt_tl_finding *F = only_problem(tl, RT_TLFK_GO_BACK_N);
+	if (F) {
+		const char *t = rt_tl_str(tl, F->text);
+		printf("#   %s\n", t);
+		CHECK(contains(t, "within the local ACK timeout"));
+		CHECK(contains(t, named));
+	}
+	rt_timeline_free(tl);
+}
+
 /* A WR of one packet, dropped by the sending engine and resent after the ACK
  * timeout: the only captured transmission is the resend.  With its first
  * resend dropped too, the second resend is, and the engine's trace makes
@@ -3692,6 +3725,7 @@ int main(void)
 	RUN(test_ack_timeout_engine_drop);
 	RUN(test_nak_engine_drop_early);
 	RUN(test_nak_resend_engine_drop);
+	RUN(test_nak_dropped_engine);
 	RUN(test_single_packet_engine_drop);
 	RUN(test_rnr_min_timer_zero);
 	RUN(test_rnr_then_seq_nak);

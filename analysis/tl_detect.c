@@ -1394,6 +1394,13 @@ static bool seq_nak_dropped(struct dctx *c, uint32_t q, uint32_t psn, uint64_t t
 	return false;
 }
 
+/* Whether event x is a retry (RT_EV_RETRY) of event i's QP, in i's trace. */
+static bool retry_of_qp(struct tl_build *b, uint32_t x, uint32_t i)
+{
+	const struct tl_evrec *e = tl_ev(b, x), *d = tl_ev(b, i);
+	return e->proc == d->proc && e->host == d->host && e->ev.kind == RT_EV_RETRY && b->ev_qp[x] == b->ev_qp[i];
+}
+
 /* Whether the engine's drop (event i, as it sent it) is of the first packet
  * of a resend after a NAK PSN sequence error, of the PSN that NAK named: the
  * receiver, which NAKs a gap once and then waits for the PSN it NAKed, is
@@ -1404,11 +1411,10 @@ static bool nak_resend_dropped(struct tl_build *b, uint32_t i)
 	const struct tl_evrec *d = tl_ev(b, i);
 	if (!(d->ev.u.pkt.flags & RT_PKTF_RETRANS))
 		return false;
-	for (uint32_t x = i, n = 0; x-- > 0 && n < 65536; n++) {
-		const struct tl_evrec *e = tl_ev(b, x);
-		if (e->proc == d->proc && e->host == d->host && e->ev.kind == RT_EV_RETRY && b->ev_qp[x] == b->ev_qp[i])
-			return e->ev.u.retry.cause == RT_RETRY_NAK_SEQ && e->ev.u.retry.first_psn == d->ev.u.pkt.psn;
-	}
+	for (uint32_t x = i, n = 0; x-- > 0 && n < 65536; n++)
+		if (retry_of_qp(b, x, i))
+			return tl_ev(b, x)->ev.u.retry.cause == RT_RETRY_NAK_SEQ &&
+			       tl_ev(b, x)->ev.u.retry.first_psn == d->ev.u.pkt.psn;
 	return false;
 }
 
@@ -1422,11 +1428,9 @@ static bool same_resend(struct tl_build *b, uint32_t i, const struct tl_pk *o)
 	const struct tl_evrec *d = tl_ev(b, i);
 	if (o->event == RT_TL_NONE || o->event >= tl_nev(b) || o->event <= i || o->event - i > 65536)
 		return false;
-	for (uint32_t x = i + 1; x < o->event; x++) {
-		const struct tl_evrec *e = tl_ev(b, x);
-		if (e->proc == d->proc && e->host == d->host && e->ev.kind == RT_EV_RETRY && b->ev_qp[x] == b->ev_qp[i])
+	for (uint32_t x = i + 1; x < o->event; x++)
+		if (retry_of_qp(b, x, i))
 			return false;
-	}
 	return tl_ev(b, o->event)->proc == d->proc && tl_ev(b, o->event)->host == d->host;
 }
 
@@ -1469,7 +1473,7 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 			return item_t(c, tl_item_pk(b, j)) >= later;
 		if (silent && req && o->round_start && !earlier && same_resend(b, i, o))
 			continue; /* (the dropped resend's own round, as captured without it) */
-		if (silent && resp && o->psn == psn && o->aeth_type == RT_AETH_NAK && o->aeth_value == RT_NAK_PSN_SEQ_ERROR)
+		if (silent && resp && o->psn == psn && tl_pk_seq_nak(o))
 			continue; /* (the NAK the resend answered: the times of the engine's trace and the
 				   * capture's may put it after the drop by their uncertainty) */
 		if (!earlier && req && !asked) {
@@ -1595,7 +1599,7 @@ static const char *response_words(const struct rt_event *ev)
 		return "READ response";
 	if (oi && oi->op_class == RT_CLASS_ATOMIC_ACK)
 		return "atomic ACK";
-	if (rt_aeth_type(ev->u.pkt.syndrome) == RT_AETH_NAK && rt_aeth_value(ev->u.pkt.syndrome) == RT_NAK_PSN_SEQ_ERROR)
+	if (is_seq_nak(ev))
 		return "NAK (PSN sequence error)";
 	return "ACK";
 }
@@ -3223,7 +3227,7 @@ static int rnr_stalls(struct dctx *c, struct tl_vec *bursts)
 				}
 				/* requests queued behind the RNR-NAKed one are answered with NAK
 				 * PSN sequence error naming it: still this episode */
-				if (o->aeth_type == RT_AETH_NAK && o->aeth_value == RT_NAK_PSN_SEQ_ERROR && o->psn == k->psn) {
+				if (tl_pk_seq_nak(o) && o->psn == k->psn) {
 					if (firstseq == RT_TL_NONE)
 						firstseq = (uint32_t)j;
 					nseq++;
@@ -5018,7 +5022,7 @@ static uint32_t injected_lookup(struct dctx *c, unsigned flag, unsigned host, ui
 	unsigned kind = 0;
 	while (injected_flags[kind] != flag)
 		kind++;
-	const uint32_t *n = c->injected_read ? tl_hash_get(&c->injected, injected_key(kind, host, psn, opcode, dqpn)) : NULL;
+	const uint32_t *n = tl_hash_get(&c->injected, injected_key(kind, host, psn, opcode, dqpn));
 	return n ? *n : 0;
 }
 
@@ -5086,7 +5090,7 @@ static uint32_t nak_answer(struct tl_build *b, uint32_t i)
 		uint32_t n = *TL_AT(&b->naks, uint32_t, x);
 		const struct tl_pk *k = tl_pk(b, n);
 		if (k->answer == i && k->icrc != RT_ICRC_BAD &&
-		    !(k->aeth_type == RT_AETH_NAK && k->aeth_value == RT_NAK_PSN_SEQ_ERROR))
+		    !tl_pk_seq_nak(k))
 			return n;
 	}
 	return RT_TL_NONE;
@@ -5646,7 +5650,7 @@ static uint32_t nak_pending_at_copy(struct tl_build *b, const struct tl_pk *k, c
 			break;
 		if (n->recv_qp == k->send_qp && n->send_qp == k->recv_qp && n->raw_ns + half >= o->raw_ns &&
 		    rt_psn_diff(n->psn, k->psn) <= 0 &&
-		    (n->aeth_type == RT_AETH_RNR_NAK || (n->aeth_type == RT_AETH_NAK && n->aeth_value == RT_NAK_PSN_SEQ_ERROR)))
+		    (n->aeth_type == RT_AETH_RNR_NAK || tl_pk_seq_nak(n)))
 			found = *TL_AT(&b->naks, uint32_t, x);
 	}
 	return found;
@@ -6301,8 +6305,7 @@ static int held_uncovered(struct tl_build *b, struct tl_vec *held)
 	}
 	for (size_t i = 0; i < npk && !rc; i++) {
 		const struct tl_pk *k = tl_pk(b, i);
-		if (k->is_cm || k->findings[0] ||
-		    (k->aeth_type == RT_AETH_NAK && k->aeth_value == RT_NAK_PSN_SEQ_ERROR))
+		if (k->is_cm || k->findings[0] || tl_pk_seq_nak(k))
 			continue; /* (a NAK PSN sequence error answers a later PSN than its own, which
 				   * the capture does not name; its round's time has the hold) */
 		uint32_t q = RT_TL_NONE;

@@ -199,6 +199,12 @@ struct tl_pk {
 				   * went on as before (tl_link.c stray_request); no retransmission */
 };
 
+/* Whether captured packet k is a NAK PSN sequence error. */
+static inline bool tl_pk_seq_nak(const struct tl_pk *k)
+{
+	return k->aeth_type == RT_AETH_NAK && k->aeth_value == RT_NAK_PSN_SEQ_ERROR;
+}
+
 /* Whether a BTH opcode class is a response (ACK or NAK, READ response,
  * atomic ACK): what a responder sends, not a request. */
 static inline bool tl_class_response(unsigned cls)

@@ -2630,7 +2630,7 @@ static int wire_streams(struct lctx *c)
 						struct tl_pk *n = tl_pk(b, nak);
 						if (n->aeth_type == RT_AETH_RNR_NAK)
 							cause = RT_RETRY_RNR;
-						else if (n->aeth_type == RT_AETH_NAK && n->aeth_value == RT_NAK_PSN_SEQ_ERROR)
+						else if (tl_pk_seq_nak(n))
 							cause = RT_RETRY_NAK_SEQ;
 						if (cause != RT_RETRY_ACK_TIMEOUT)
 							k->trigger = nak;

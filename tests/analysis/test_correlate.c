@@ -906,6 +906,20 @@ static void test_nak_engine_drop_early(void)
 	rt_timeline_free(tl);
 }
 
+/* fault_run's faulty WR (8 packets after 4 WRs of 8) with f, where the
+ * receiver NAKs a gap once and then waits (sim_cfg.nak_once), the sender's
+ * engine traces its packets and retries, and the capture holds the frames
+ * in time order; *psn3: the PSN of that WR's packet 3. */
+static struct rt_timeline *nak_once_run(const char *name, const struct sim_fault *f, uint32_t *psn3)
+{
+	struct sim_cfg c = base_cfg();
+	c.engine_pkts = 1;
+	c.nak_once = 1;
+	c.time_order = 1;
+	*psn3 = rt_psn_add(c.psn_a, 4 * 8 + 3);
+	return fault_run(name, 0, f, 1, &c);
+}
+
 /* A packet in the middle of a WR dropped by the sending engine, and its
  * resend after the NAK too; the receiver NAKs a gap once and then waits for
  * the PSN it NAKed (as rxe and uroce do), so the later packets of that
@@ -918,16 +932,13 @@ static void test_nak_resend_engine_drop(void)
 	struct sim_fault f = SIM_NOFAULT;
 	f.lose_before = 3;
 	f.lose_resend_before = 3;
-	struct sim_cfg c = base_cfg();
-	c.engine_pkts = 1;
-	c.nak_once = 1;
-	c.time_order = 1;
-	struct rt_timeline *tl = fault_run("nak-resend-engine-drop", 0, &f, 1, &c);
+	uint32_t psn;
+	struct rt_timeline *tl = nak_once_run("nak-resend-engine-drop", &f, &psn);
 	if (!tl)
 		return;
 	char named[160];
 	snprintf(named, sizeof(named), "the sender's engine dropped PSN 0x%06x as it sent it: the receiver "
-		 "never got it", rt_psn_add(c.psn_a, 4 * 8 + 3));
+		 "never got it", psn);
 	unsigned timeout_rounds = 0, nak_rounds = 0, others = 0;
 	for (struct walk w = findings(tl, SHOW_PROBLEMS); next_finding(&w);) {
 		if (w.f->severity < RT_TLS_WARNING || w.f->kind == RT_TLFK_RETRANS_STORM)
@@ -957,15 +968,11 @@ static void test_nak_dropped_engine(void)
 	struct sim_fault f = SIM_NOFAULT;
 	f.lose_before = 3;
 	f.drop_nak_tx = 1;
-	struct sim_cfg c = base_cfg();
-	c.engine_pkts = 1;
-	c.nak_once = 1;
-	c.time_order = 1;
-	struct rt_timeline *tl = fault_run("nak-dropped-engine", 0, &f, 1, &c);
+	uint32_t psn;
+	struct rt_timeline *tl = nak_once_run("nak-dropped-engine", &f, &psn);
 	if (!tl)
 		return;
 	char named[320];
-	uint32_t psn = rt_psn_add(c.psn_a, 4 * 8 + 3);
 	snprintf(named, sizeof(named), "the sender's engine dropped PSN 0x%06x as it sent it: the receiver never got it; "
 		 "then the receiver's engine dropped its NAK (PSN sequence error) of PSN 0x%06x as it sent it: the sender "
 		 "never got it", psn, psn);

@@ -537,6 +537,13 @@ static void send_held(struct uroce_delayed *d)
  * given): now, while the tracer still records them.  After this handler, the
  * progress threads may still run for a while, but what they send is no
  * longer traced. */
+static void release_held(struct uroce_ctx *ctx)
+{
+	for (unsigned j = 0; j < ctx->ndelayed; j++)
+		if (ctx->delayed[j].len)
+			send_held(&ctx->delayed[j]);
+}
+
 static void release_held_at_exit(void)
 {
 	if (pthread_mutex_trylock(&g_lock))
@@ -545,9 +552,7 @@ static void release_held_at_exit(void)
 		struct uroce_ctx *ctx = g_ctxs[i];
 		if (!ctx || pthread_mutex_trylock(&ctx->lock))
 			continue;
-		for (unsigned j = 0; j < ctx->ndelayed; j++)
-			if (ctx->delayed[j].len)
-				send_held(&ctx->delayed[j]);
+		release_held(ctx);
 		pthread_mutex_unlock(&ctx->lock);
 	}
 	pthread_mutex_unlock(&g_lock);
@@ -1289,6 +1294,10 @@ void uroce_engine_stop(struct uroce_ctx *ctx)
 		pthread_join(ctx->thread, NULL);
 		ctx->thread_started = false;
 	}
+	/* and so do they when the device is closed: the last ACK of a program
+	 * that closes its device as soon as its data came is held back like any
+	 * other (its peer, without it, would resend until it ran out of retries) */
+	release_held(ctx);
 	for (struct uroce_handoff *h = handoff_take(ctx), *next; h; h = next) {
 		next = h->next; /* (out of the registry: nothing more comes) */
 		ctx->st.rx_dropped++;

@@ -35,7 +35,8 @@ UROCE_ADDR=$NET.9 ibv_devinfo -v >"$TMP/devinfo" 2>&1
 check_grep "ibv_devinfo shows an active port" "PORT_ACTIVE" "$TMP/devinfo"
 check_grep "ibv_devinfo shows the RoCE v2 GID of UROCE_ADDR" "GID\[ *0\]:.*::ffff:$NET.9, RoCE v2" "$TMP/devinfo"
 
-# pingpong NAME ARGS: server and client of an ibverbs-utils example in two processes.
+# pingpong NAME ARGS: server and client of an ibverbs-utils example in two
+# processes (the client with $CLIENT_FAULTS when set, else $UROCE_FAULTS).
 pingpong() {
 	local name=$1; shift
 	local port=$((20000 + RANDOM % 20000))
@@ -53,7 +54,7 @@ pingpong() {
 		kill -0 $spid 2>/dev/null || break
 		sleep 0.1
 	done
-	UROCE_ADDR=$NET.2 timeout 30 "$name" -g 0 -p $port "$@" 127.0.0.1 >"$TMP/$name.cli" 2>&1
+	UROCE_FAULTS=${CLIENT_FAULTS-${UROCE_FAULTS:-}} UROCE_ADDR=$NET.2 timeout 30 "$name" -g 0 -p $port "$@" 127.0.0.1 >"$TMP/$name.cli" 2>&1
 	local crc=$?
 	wait $spid
 	local src=$?
@@ -79,6 +80,10 @@ pingpong ibv_srq_pingpong -n 100 -q 4
 pingpong ibv_rc_pingpong -n 20 -s 65536 -m 1024
 # retransmissions and RNR NAKs in the capture too
 UROCE_FAULTS="drop:nth=5;dup:nth=9;drop:dir=rx,op=ack,nth=3" pingpong ibv_rc_pingpong -n 50 -s 2000 -m 1024
+# the client's ACKs held back until its next packet leaves: its last one
+# until it closes its device, which must send it (else the server, whose
+# retry_cnt 7 never runs out, as rxe's, resends until its timeout)
+CLIENT_FAULTS="reorder:op=ack" pingpong ibv_rc_pingpong -n 50 -s 2000 -m 1024
 sleep 0.5
 kill -INT $DPID 2>/dev/null
 wait $DPID 2>/dev/null

@@ -1418,20 +1418,25 @@ static bool nak_resend_dropped(struct tl_build *b, uint32_t i)
 	return false;
 }
 
+/* Whether the engine traced event z after event a, in a's trace, with no
+ * retry of a's QP between: both of one transmission round. */
+static bool same_round_events(struct tl_build *b, uint32_t a, uint32_t z)
+{
+	if (a == RT_TL_NONE || z == RT_TL_NONE || z >= tl_nev(b) || z <= a || z - a > 65536)
+		return false;
+	for (uint32_t x = a + 1; x < z; x++)
+		if (retry_of_qp(b, x, a))
+			return false;
+	return tl_ev(b, z)->proc == tl_ev(b, a)->proc && tl_ev(b, z)->host == tl_ev(b, a)->host;
+}
+
 /* Whether captured request o, which the capture has starting a round, is
- * a later packet of the same resend as the engine's dropped one (event i):
- * the engine traced sending o after i with no retry of that QP between.
+ * a later packet of the same resend as the engine's dropped one (event i).
  * The capture then starts the round at o only because the round's first
  * packet never left. */
 static bool same_resend(struct tl_build *b, uint32_t i, const struct tl_pk *o)
 {
-	const struct tl_evrec *d = tl_ev(b, i);
-	if (o->event == RT_TL_NONE || o->event >= tl_nev(b) || o->event <= i || o->event - i > 65536)
-		return false;
-	for (uint32_t x = i + 1; x < o->event; x++)
-		if (retry_of_qp(b, x, i))
-			return false;
-	return tl_ev(b, o->event)->proc == d->proc && tl_ev(b, o->event)->host == d->host;
+	return same_round_events(b, i, o->event);
 }
 
 /* Whether an engine's drop (event i, as it sent it) of a packet between
@@ -1473,6 +1478,10 @@ static bool drop_timed_out(struct dctx *c, const struct tl_pk *k0, uint32_t i)
 			return item_t(c, tl_item_pk(b, j)) >= later;
 		if (silent && req && o->round_start && !earlier && same_resend(b, i, o))
 			continue; /* (the dropped resend's own round, as captured without it) */
+		if (req && o->round_start && earlier && same_round_events(b, o->event, i))
+			continue; /* (the round the drop was a later packet of: its engine traced the
+				   * drop as it queued it, before the capture saw the round's first
+				   * packet leave) */
 		if (silent && resp && o->psn == psn && tl_pk_seq_nak(o))
 			continue; /* (the NAK the resend answered: the times of the engine's trace and the
 				   * capture's may put it after the drop by their uncertainty) */
@@ -2337,8 +2346,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		 * that PSN before the response that showed the gap was a drop (then no capture of that PSN after
 		 * the gap is the one the gap skipped: each is a send of the asking again) */
 		uint32_t rtxdrop = RT_TL_NONE;
+		/* a response gap: the requester's engine's drop of its request of the missing PSN, when its
+		 * last send of it before this round was a drop (the responder never got it; an answer to an
+		 * earlier send of it may have come while the requester waited for an earlier PSN, which it
+		 * had gone back to, and been discarded) */
+		uint32_t rqdrop = RT_TL_NONE;
 		if (rgap) {
 			rtxdrop = drop_before_send(c, tl_pk(b, u->trigger), u->psn);
+			rqdrop = drop_before_send(c, k0, u->psn);
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
 					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
 			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1, rcls);
@@ -2543,6 +2558,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, "never left the responder: its engine dropped it as it sent it%s",
 				   drop_reason_words(tl_ev(b, lostdrop)));
 				rearly = rfollows = RT_TL_NONE; /* (not the story told) */
+				why = WHY_DROPPED;
+			} else if ((lostdrop = rqdrop) != RT_TL_NONE) {
+				bool resend = tl_ev(b, rqdrop)->ev.u.pkt.flags & RT_PKTF_RETRANS;
+				tx(&t, "never came: the requester's engine dropped %s %s of PSN 0x%06x as it sent it%s and the "
+				       "responder never got it",
+				   resend ? "its resend of the" : "its", atomic ? "atomic" : "READ request", u->psn,
+				   drop_reason_words(tl_ev(b, rqdrop)));
+				rearly = rfollows = RT_TL_NONE;
 				why = WHY_DROPPED;
 			} else if (rearly != RT_TL_NONE) {
 				tx(&t, "(frame %u) came before the one of PSN 0x%06x (frame %u), held back %s: the requester, "

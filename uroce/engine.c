@@ -766,7 +766,7 @@ void uroce_tx_packet(struct uroce_ctx *ctx, struct uroce_qp *qp, int aidx, const
 	iov[niov++] = (struct iovec){ tail, pad + RT_ICRC_LEN };
 	uint32_t delay_us = 0;
 	enum uroce_fault_action fa =
-	        ctx->nfaults ? uroce_fault_check(ctx, 0, qpn, tclass, h, &delay_us) : UROCE_FA_NONE;
+	        ctx->nfaults ? uroce_fault_check(ctx, 0, qpn, tclass, h, retrans != 0, &delay_us) : UROCE_FA_NONE;
 	if (fa == UROCE_FA_ECN) /* marked on the way, as a filling queue marks it */
 		tclass |= 3;
 	ctx->tx_dst[slot] = *dst;

@@ -4,6 +4,7 @@
  *
  *     drop:prob=0.01            drop 1% of transmitted packets
  *     drop:dir=rx,op=ack,nth=3  drop the third ACK received
+ *     drop:op=read,resend=1,nth=2  drop the second READ request resent
  *     dup:psn=5                 send PSN 5 twice
  *     delay:us=2000,op=send     hold SEND packets back 2 ms
  *     reorder:every=10          send every 10th packet after the next one
@@ -30,6 +31,7 @@ struct uroce_fault_rule {
 	int op;             /* opcode, -1 any */
 	int op_class;       /* rt_op_class, 0 any */
 	int64_t qpn, psn;   /* -1 any */
+	int resend;         /* 1 retransmissions only, 0 first transmissions only, -1 any (tx) */
 	uint64_t nth, every, count, after;
 	double prob;
 	uint32_t us;
@@ -73,6 +75,7 @@ static int parse_rule(struct uroce_fault_rule *r, char *s, char *err, size_t err
 	memset(r, 0, sizeof(*r));
 	r->op = -1;
 	r->qpn = r->psn = -1;
+	r->resend = -1;
 	char *colon = strchr(s, ':');
 	if (colon)
 		*colon = 0;
@@ -118,6 +121,10 @@ static int parse_rule(struct uroce_fault_rule *r, char *s, char *err, size_t err
 			goto bad;
 		} else if (!strcmp(k, "qp")) {
 			r->qpn = (int64_t)n;
+		} else if (!strcmp(k, "resend")) {
+			if (n > 1)
+				goto bad;
+			r->resend = (int)n;
 		} else if (!strcmp(k, "psn")) {
 			r->psn = (int64_t)(n & RT_PSN_MASK);
 		} else if (!strcmp(k, "nth")) {
@@ -131,7 +138,7 @@ static int parse_rule(struct uroce_fault_rule *r, char *s, char *err, size_t err
 		} else if (!strcmp(k, "us")) {
 			r->us = (uint32_t)n;
 		} else {
-			snprintf(err, errlen, "unknown key '%s' (dir, op, qp, psn, nth, every, count, after, prob, us)", k);
+			snprintf(err, errlen, "unknown key '%s' (dir, op, qp, psn, resend, nth, every, count, after, prob, us)", k);
 			return -EINVAL;
 		}
 		continue;
@@ -241,7 +248,7 @@ static bool fires(struct uroce_ctx *ctx, struct uroce_fault_rule *r)
 }
 
 enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32_t qpn, uint8_t tclass,
-                                          const struct rt_roce_hdrs *h, uint32_t *delay_us)
+                                          const struct rt_roce_hdrs *h, bool resend, uint32_t *delay_us)
 {
 	unsigned d = dir ? DIR_RX : DIR_TX;
 	const struct rt_opcode_info *oi = rt_opcode_info(h->opcode);
@@ -257,6 +264,8 @@ enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32
 			continue;
 		if (r->psn >= 0 && (uint32_t)r->psn != h->psn)
 			continue;
+		if (r->resend >= 0 && (dir || r->resend != resend))
+			continue; /* (a received packet does not say whether it is a resend) */
 		/* a queue marks only what is ECN-capable (it would drop the rest) */
 		if (r->action == UROCE_FA_ECN && !(tclass & 3))
 			continue;

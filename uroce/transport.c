@@ -1514,7 +1514,7 @@ void uroce_rx_packet(struct uroce_ctx *ctx, int aidx, const struct sockaddr_stor
 	uint32_t qpn = qp->ibqp.qp_num;
 	if (ctx->nfaults) {
 		uint32_t us;
-		if (uroce_fault_check(ctx, 1, qpn, 0, &h, &us) == UROCE_FA_DROP) {
+		if (uroce_fault_check(ctx, 1, qpn, 0, &h, false, &us) == UROCE_FA_DROP) {
 			ctx->st.rx_fault_drops++;
 			uroce_trace_drop(qpn, &h, paylen, RT_PKT_DROP_INJECTED, 0, false);
 			return;

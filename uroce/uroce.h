@@ -504,10 +504,10 @@ enum uroce_fault_action {
 };
 int uroce_faults_load(struct uroce_ctx *ctx, char *err, size_t errlen);
 void uroce_faults_free(struct uroce_ctx *ctx);
-/* What to do with a packet of IP traffic class tclass: dir 0 = tx, 1 = rx.
- * *delay_us set for DELAY. */
+/* What to do with a packet of IP traffic class tclass: dir 0 = tx, 1 = rx;
+ * resend: a transmitted packet is a retransmission.  *delay_us set for DELAY. */
 enum uroce_fault_action uroce_fault_check(struct uroce_ctx *ctx, int dir, uint32_t qpn, uint8_t tclass,
-                                          const struct rt_roce_hdrs *h, uint32_t *delay_us);
+                                          const struct rt_roce_hdrs *h, bool resend, uint32_t *delay_us);
 bool uroce_fault_rnr(struct uroce_ctx *ctx, uint32_t qpn, uint32_t psn);
 
 /* gso.c */

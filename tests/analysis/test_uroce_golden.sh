@@ -594,6 +594,17 @@ check "READ responses held back 1 ms: the clock aligns within 0.2 ms, no clock f
 UROCE_FAULTS="drop:dir=rx,op=ack,nth=2" run imm "$tmp/acklost" >/dev/null
 check "an ACK lost after the capture point: the ACK-timeout Go-Back-N names it, nothing else" \
 	exactly "$tmp/acklost.json" "go_back_n=no ACK reached the sender" "go_back_n=reached the sender, whose engine dropped it as it arrived (injected loss)"
+# the first WRITE packet dropped as it was sent, the receiver NAKs, and the
+# resend's last packet (the one asking for an ACK) dropped too: its engine
+# traced that drop as it queued it, before the resend's first packet passed
+# the capture point; the ACK timeout's Go-Back-N names it
+UROCE_FAULTS="drop:op=write,nth=1;drop:op=write,nth=7" run imm "$tmp/resenddrop" -- --ack-timeout 14 >/dev/null
+check "a NAKed resend's last packet dropped: the ACK-timeout Go-Back-N names the drop" \
+	expect "$tmp/resenddrop.json" go_back_n 1 "the sender's engine dropped PSN"
+check "... in the ACK timeout's finding" python3 -c '
+import json, sys
+f = [x["text"] for x in json.load(open(sys.argv[1]))["findings"] if "the sender\x27s engine dropped PSN" in x["text"]]
+assert f and all("within the local ACK timeout (timeout=14" in t for t in f), f' "$tmp/resenddrop.json"
 # each side's first CM message sent twice on the way (uroce's "dup" fault on
 # QP 1): the REQ and the REP copied 0.05 ms apart; the passive side may also
 # answer the REQ's copy with its REP again, which is no lost message either

@@ -14,7 +14,7 @@ set -u
 LIBDIR=$BUILD/uroce
 RT=$BUILD/rdmatrace
 need_uroce_programs "reordering storms over uroce"
-for prog in ibv_rc_pingpong ib_read_bw; do
+for prog in ibv_rc_pingpong ib_read_bw ib_atomic_bw; do
 	command -v "$prog" >/dev/null || skip_all "reordering storms over uroce" "$prog is not installed (make deps)"
 done
 
@@ -166,5 +166,21 @@ storm_checks "$TMP/pingpong" "ibv_rc_pingpong, 5% of the packets reordered" $?
 storm "$TMP/readbw" "reorder:every=20" ib_read_bw -R -n 100 -s 65536 -- \
 	ib_read_bw -R -n 100 -s 65536 127.0.0.1
 storm_checks "$TMP/readbw" "ib_read_bw, every 20th packet held back" $?
+
+# Not a storm: the responder's engine drops its third atomic ACK, and in the
+# round that follows the requester's engine drops its third resend (uroce's
+# resend=1 rule), an atomic whose first send the responder had answered
+# while the requester waited for the earlier PSN it had gone back to (that
+# answer discarded): the round after names the requester's drop, not a
+# response lost before the capture point
+storm "$TMP/atomresend" "drop:op=atomic_ack,nth=3;drop:op=atomic,resend=1,nth=3" ib_atomic_bw -n 200 -- \
+	ib_atomic_bw -n 200 127.0.0.1
+check "ib_atomic_bw, an atomic ACK and a resent atomic dropped: both sides ran" test $? = 0
+check "... one round names the responder's drop, the other the requester's" python3 -c '
+import json, sys
+f = [x["text"] for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "go_back_n"]
+assert len(f) == 2, f
+assert sum("never left the responder: its engine dropped it" in t for t in f) == 1, f
+assert sum("the requester\x27s engine dropped its resend of the atomic" in t for t in f) == 1, f' "$TMP/atomresend.json"
 
 done_testing

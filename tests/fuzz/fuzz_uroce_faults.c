@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t psn = 0; psn < 8; psn++) {
 			struct rt_roce_hdrs h = {.opcode = psn & 2 ? RT_OP_RC_ACKNOWLEDGE : RT_OP_RC_SEND_ONLY, .psn = psn};
 			uint32_t us = 0;
-			(void)uroce_fault_check(&ctx, (int)(psn & 1), 0x11, (uint8_t)(psn >> 1), &h, &us);
+			(void)uroce_fault_check(&ctx, (int)(psn & 1), 0x11, (uint8_t)(psn >> 1), &h, (psn & 2) != 0, &us);
 			(void)uroce_fault_rnr(&ctx, 0x11, psn);
 		}
 	uroce_faults_free(&ctx);

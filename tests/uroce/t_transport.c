@@ -896,6 +896,38 @@ static void test_fault_rules(void)
 	ut_close(&b);
 }
 
+/* resend=1 rules act on retransmissions only, resend=0 on first
+ * transmissions only: a's engine drops nothing while nothing is lost, then
+ * its third first transmission and the first two resends. */
+static void resend_rule_run(const char *rule, unsigned want_drops)
+{
+	set_loss(rule, "5");
+	struct ut_end a, b;
+	int ra = ut_open(&a, BUF, IBV_QPT_RC, 16);
+	set_loss(NULL, "1");
+	if (ra || ut_open(&b, BUF, IBV_QPT_RC, 16)) {
+		CHECK(!"open");
+		if (!ra)
+			ut_close(&a);
+		return;
+	}
+	CHECK(ut_connect(&a, &b, &default_params) == 0);
+	for (uint32_t i = 0; i < 4; i++)
+		CHECK(one_transfer(&a, &b, IBV_WR_RDMA_WRITE, 20000 + i, 930 + i));
+	struct uroce_stats sa;
+	uroce_priv_stats(a.ctx, &sa);
+	printf("#   %s: a dropped %llu\n", rule, (unsigned long long)sa.tx_fault_drops);
+	CHECK_EQ_U(sa.tx_fault_drops, want_drops);
+	ut_close(&a);
+	ut_close(&b);
+}
+
+static void test_fault_resend_rules(void)
+{
+	resend_rule_run("drop:resend=1", 0);
+	resend_rule_run("drop:resend=0,nth=3;drop:resend=1,count=2", 3);
+}
+
 static void test_ipv6_one_context(void)
 {
 	/* two QPs of one context on ::1 talk through the same socket */
@@ -1046,6 +1078,7 @@ int main(void)
 	RUN(test_lazy_acks);
 	RUN(test_read_then_send);
 	RUN(test_fault_rules);
+	RUN(test_fault_resend_rules);
 	RUN(test_ipv6_one_context);
 	RUN(test_shared_address);
 	RUN(test_shared_address_busy);

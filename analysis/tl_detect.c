@@ -1699,8 +1699,11 @@ static bool pk_held_back(struct tl_build *b, uint32_t k)
 /* An ACK-timeout round after a trigger whose own resend never reached the
  * capture (tl_pk.trigger): what that trigger should have brought, and when;
  * or, for a NAK that came while the sender's previous round was not yet
- * acknowledged, that the sender did not act on it (tl_pk.trigger_in_retry). */
-static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_t t_round, struct text *t)
+ * acknowledged, that the sender did not act on it (tl_pk.trigger_in_retry).
+ * resend_drop: the sender's engine's drop, as it sent it, of that resend
+ * (RT_TL_NONE none). */
+static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_t t_round, uint32_t resend_drop,
+                                 struct text *t)
 {
 	struct tl_build *b = c->b;
 	uint32_t trigger = k0->trigger;
@@ -1738,11 +1741,21 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 		      "drops a READ response out of sequence within the READ and asks again only when its ACK timer goes off "
 		      "(or a response past the READ's last PSN comes)", tr->frame, tr->psn, before);
 		return;
-	} else
-		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it, which should have made the "
-		      "requester ask again at once: that request is not in the capture", tr->frame, tr->psn, before);
+	} else {
+		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it", tr->frame, tr->psn, before);
+		uint32_t rdrop = drop_before_send(c, tr, k0->round_start ? k0->round_psn : k0->psn);
+		if (rdrop != RT_TL_NONE)
+			tx(t, ", dropped by the responder's engine as it sent it%s", drop_reason_words(tl_ev(b, rdrop)));
+		tx(t, ", which should have made the requester ask again at once: that request is not in the capture");
+	}
 	const char *what = tr->aeth_type == RT_AETH_RNR_NAK || tr->aeth_type == RT_AETH_NAK ? "NAK" : "response";
 	uint32_t drop = traced_rx_drop(c, k0->send_qp, trigger);
+	if (drop == RT_TL_NONE && resend_drop != RT_TL_NONE) {
+		tx(t, ": the %s's engine dropped it as it sent it%s",
+		   k0->op_class == RT_CLASS_READ_REQ || k0->op_class == RT_CLASS_ATOMIC ? "requester" : "sender",
+		   drop_reason_words(tl_ev(b, resend_drop)));
+		return;
+	}
 	if (drop == RT_TL_NONE) {
 		tx(t, " (lost before the capture point, or the %s was lost on its way back)", what);
 		return;
@@ -2351,9 +2364,14 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		 * earlier send of it may have come while the requester waited for an earlier PSN, which it
 		 * had gone back to, and been discarded) */
 		uint32_t rqdrop = RT_TL_NONE;
+		uint32_t rqrx = RT_TL_NONE; /* or the responder's engine's drop, as it arrived, of the captured
+					     * request of that PSN this round repeats */
 		if (rgap) {
 			rtxdrop = drop_before_send(c, tl_pk(b, u->trigger), u->psn);
 			rqdrop = drop_before_send(c, k0, u->psn);
+			if (rqdrop == RT_TL_NONE && u->prev != RT_TL_NONE && u->prev < u->trigger &&
+			    tl_pk(b, u->prev)->is_request && tl_pk(b, u->prev)->psn == u->psn)
+				rqrx = traced_rx_drop(c, k0->recv_qp, u->prev);
 			rlost = read_response(b, u->stream, u->psn, u->trigger,
 					      u->prev != RT_TL_NONE && u->prev < u->trigger ? u->prev : 0, -1, rcls);
 			rfix = read_response(b, u->stream, u->psn, z->last, 0, 1, rcls);
@@ -2567,6 +2585,13 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				   drop_reason_words(tl_ev(b, rqdrop)));
 				rearly = rfollows = RT_TL_NONE;
 				why = WHY_DROPPED;
+			} else if (rqrx != RT_TL_NONE) {
+				tx(&t, "never came: the requester's %s%s (frame %u) reached the responder, whose engine dropped "
+				       "it as it arrived%s",
+				   tl_pk(b, u->prev)->retrans ? "resend of the " : "", atomic ? "atomic" : "READ request",
+				   tl_pk(b, u->prev)->frame, drop_reason_words(tl_ev(b, rqrx)));
+				rearly = rfollows = RT_TL_NONE;
+				why = WHY_DROPPED;
 			} else if (rearly != RT_TL_NONE) {
 				tx(&t, "(frame %u) came before the one of PSN 0x%06x (frame %u), held back %s: the requester, "
 				       "still waiting for that one, discarded it as out of sequence",
@@ -2716,6 +2741,18 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					   tl_pk(b, held)->frame);
 				else if (rpsn != u->psn)
 					tx(&t, "; the sender's resend of it was %s", lostw);
+				/* the drop of the resend the trigger asked for is told with it */
+				uint32_t tdrop = RT_TL_NONE;
+				if (u->trigger != RT_TL_NONE && !k0->trigger_in_retry) {
+					uint64_t t_tr = item_t(c, tl_item_pk(b, u->trigger));
+					tdrop = sent_drop(c, k0->send_qp, u->round_psn, false, t_tr > 1000000 ? t_tr - 1000000 : 0,
+							  t_first, false);
+					unsigned m = 0;
+					for (unsigned x = 0; x < ndrops; x++)
+						if (drops[x] != tdrop)
+							drops[m++] = drops[x];
+					ndrops = m;
+				}
 				for (unsigned x = 0; x < ndrops; x++) {
 					const struct tl_evrec *d = tl_ev(b, drops[x]);
 					if (b->ev_qp[drops[x]] == k0->send_qp)
@@ -2727,7 +2764,9 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 						   drop_reason_words(d));
 				}
 				if (u->trigger != RT_TL_NONE)
-					missed_trigger_words(c, k0, t_first, &t);
+					missed_trigger_words(c, k0, t_first, tdrop, &t);
+				if (lostdrop == RT_TL_NONE)
+					lostdrop = tdrop; /* (its evidence) */
 				perr = u->requester != RT_TL_NONE ? peer_error_before(c, u->requester, t_first) : RT_TL_NONE;
 				if (perr != RT_TL_NONE)
 					tx(&t, "; its peer QP had moved to the ERROR state at %.6f s (its trace), and a QP in ERROR "

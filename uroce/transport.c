@@ -358,6 +358,10 @@ static void send_rdatomic(struct uroce_qp *qp, struct uroce_swqe *w)
 		h.atomic_compare = w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? w->cmp : 0;
 	}
 	uint8_t rt = retrans_of(qp, h.psn);
+	/* a READ takes the PSNs of all its responses: asking again for the rest
+	   of them (from a PSN inside the READ) is a resend too */
+	if (rt_psn_diff(w->last_psn, qp->max_sent) > 0)
+		qp->max_sent = w->last_psn;
 	uroce_tx_packet(qp->ctx, qp, qp->sgid_index, &qp->dst, qp->ah_attr.grh.traffic_class, &h, NULL, 0, 0, rt);
 }
 

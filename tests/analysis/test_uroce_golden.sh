@@ -605,6 +605,14 @@ check "... in the ACK timeout's finding" python3 -c '
 import json, sys
 f = [x["text"] for x in json.load(open(sys.argv[1]))["findings"] if "the sender\x27s engine dropped PSN" in x["text"]]
 assert f and all("within the local ACK timeout (timeout=14" in t for t in f), f' "$tmp/resenddrop.json"
+# a READ response dropped by the responder's engine, and the requester's
+# engine drops its asking again for it (uroce's resend=1 rule; uroce traces
+# a READ request from a PSN inside the READ as a resend): the ACK timeout's
+# round names both
+UROCE_FAULTS="drop:op=read_resp,nth=2;drop:op=read,resend=1,nth=1" run minimal "$tmp/rereqdrop" --size 65536 -- --ack-timeout 14 >/dev/null
+check "a READ response and the asking again for it dropped: the ACK-timeout round names both" \
+	exactly "$tmp/rereqdrop.json" "go_back_n=skipped it, dropped by the responder's engine as it sent it (injected loss)" \
+	"go_back_n=that request is not in the capture: the requester's engine dropped it as it sent it (injected loss)"
 # each side's first CM message sent twice on the way (uroce's "dup" fault on
 # QP 1): the REQ and the REP copied 0.05 ms apart; the passive side may also
 # answer the REQ's copy with its REP again, which is no lost message either

@@ -183,4 +183,18 @@ assert len(f) == 2, f
 assert sum("never left the responder: its engine dropped it" in t for t in f) == 1, f
 assert sum("the requester\x27s engine dropped its resend of the atomic" in t for t in f) == 1, f' "$TMP/atomresend.json"
 
+# The same with the responder's engine dropping, as it arrives, the 21st
+# atomic it receives: here (18 first sends before the requester goes back)
+# in 2 runs of 3 the resend of the atomic two PSNs on, whose first send it
+# had answered; else another packet.  Either way each round names the drop
+# that started it, none a packet lost before the capture point
+storm "$TMP/atomresendrx" "drop:op=atomic_ack,nth=3;drop:dir=rx,op=atomic,nth=21" ib_atomic_bw -n 200 -- \
+	ib_atomic_bw -n 200 127.0.0.1
+check "ib_atomic_bw, an atomic ACK and a received atomic dropped: both sides ran" test $? = 0
+check "... each round names the drop that started it" python3 -c '
+import json, sys
+f = [x["text"] for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "go_back_n"]
+assert len(f) == 2, f
+assert all("engine dropped" in t and "lost before the capture point" not in t for t in f), f' "$TMP/atomresendrx.json"
+
 done_testing

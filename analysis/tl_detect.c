@@ -922,8 +922,8 @@ static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak,
 	*lastx = *gapx = RT_TL_NONE;
 	for (size_t j = nak; j-- > 0 && nak - j < 200000;) {
 		struct tl_pk *p = tl_pk(b, j);
-		if (!p->is_request || p->recv_qp != s)
-			continue;
+		if (!p->is_request || p->recv_qp != s || p->wire_copy)
+			continue; /* (a copy made on the way: no round going back either) */
 		int32_t d = rt_psn_diff(p->psn, psn);
 		if (p->late && d != 0)
 			continue; /* held back, after later PSNs: no round going back */
@@ -2825,6 +2825,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			ack_why = WHY_DAMAGED;
 		} else if (ack != RT_TL_NONE && ack == nak_acked) {
 			tx(&t, "; %u of them had already been received (that ACK came too late to spare them)", dups);
+		} else if (ack != RT_TL_NONE && nak && ack > u->trigger) {
+			/* (the NAK had made the sender go back already) */
+			tx(&t, "; %u of them had already been received: their ACK (frame %u) came after the NAK, too late to "
+			       "spare them", dups, tl_pk(b, ack)->frame);
 		} else if (ack != RT_TL_NONE && (rxdrop = traced_rx_drop(c, tl_pk(b, ack)->recv_qp, ack)) != RT_TL_NONE) {
 			tx(&t, "; %u of them had already been received: their ACK (frame %u) reached the sender, whose engine "
 			       "dropped it as it arrived%s", dups, tl_pk(b, ack)->frame, drop_reason_words(tl_ev(b, rxdrop)));
@@ -2904,6 +2908,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			tx(&e, ", resent response frame %u", tl_pk(b, rfix)->frame);
 		if (badack != RT_TL_NONE)
 			tx(&e, ", damaged ACK frame %u", tl_pk(b, badack)->frame);
+		else if (ack != RT_TL_NONE && ack != nak_acked && nak && ack > u->trigger)
+			tx(&e, ", ACK after the NAK frame %u", tl_pk(b, ack)->frame);
 		else if (ack != RT_TL_NONE && ack != nak_acked && sfz)
 			tx(&e, ", ACK the frozen sender had not taken in frame %u", tl_pk(b, ack)->frame);
 		else if (ack != RT_TL_NONE && ack != nak_acked)

@@ -1711,6 +1711,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	uint64_t t_tr = item_t(c, tl_item_pk(b, trigger));
 	double before = t_round > t_tr ? ms(t_round - t_tr) : 0.0;
 	uint32_t prev = k0->trigger_in_retry ? round_before(b, k0->recv_qp, trigger) : RT_TL_NONE;
+	uint32_t skipped = k0->round_start ? k0->round_psn : k0->psn; /* the PSN a response gap skipped */
 	if (prev != RT_TL_NONE) {
 		const char *what = tr->aeth_type == RT_AETH_NAK ? "NAK" : "response gap";
 		if (tr->aeth_type == RT_AETH_NAK)
@@ -1719,9 +1720,19 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 			tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) that skipped it", tr->frame, tr->psn,
 			   before);
 		tx(t, " came while the resend from frame %u was not yet acknowledged", tl_pk(b, prev)->frame);
+		uint32_t rdrop = tr->aeth_type == RT_AETH_NAK ? RT_TL_NONE : drop_before_send(c, tr, skipped);
+		if (rdrop != RT_TL_NONE)
+			tx(t, "; the responder's engine had dropped the response of PSN 0x%06x as it sent it%s", skipped,
+			   drop_reason_words(tl_ev(b, rdrop)));
 		if (qp_on_rxe(c, k0->send_qp))
 			tx(t, ", and the sender's SoftRoCE (rxe) starts no second retry before an ACK: it ignored the %s "
 			      "and its ACK timer resent", what);
+		else if (resend_drop != RT_TL_NONE && (k0->op_class == RT_CLASS_READ_REQ || k0->op_class == RT_CLASS_ATOMIC))
+			tx(t, "; the requester acted on the %s, asking again at once, and its engine dropped that request as "
+			      "it sent it%s", what, drop_reason_words(tl_ev(b, resend_drop)));
+		else if (resend_drop != RT_TL_NONE)
+			tx(t, "; the sender acted on the %s, resending at once, and its engine dropped that resend as it "
+			      "sent it%s", what, drop_reason_words(tl_ev(b, resend_drop)));
 		else
 			tx(t, ": a sender that starts no second retry before an ACK (as the kernel's SoftRoCE) ignores "
 			      "such a %s and waits for its ACK timer; one that acts on it had that resend lost before "
@@ -1743,7 +1754,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 		return;
 	} else {
 		tx(t, "; the response in frame %u (PSN 0x%06x, %.3f ms before) skipped it", tr->frame, tr->psn, before);
-		uint32_t rdrop = drop_before_send(c, tr, k0->round_start ? k0->round_psn : k0->psn);
+		uint32_t rdrop = drop_before_send(c, tr, skipped);
 		if (rdrop != RT_TL_NONE)
 			tx(t, ", dropped by the responder's engine as it sent it%s", drop_reason_words(tl_ev(b, rdrop)));
 		tx(t, ", which should have made the requester ask again at once: that request is not in the capture");
@@ -2743,7 +2754,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					tx(&t, "; the sender's resend of it was %s", lostw);
 				/* the drop of the resend the trigger asked for is told with it */
 				uint32_t tdrop = RT_TL_NONE;
-				if (u->trigger != RT_TL_NONE && !k0->trigger_in_retry) {
+				if (u->trigger != RT_TL_NONE) {
 					uint64_t t_tr = item_t(c, tl_item_pk(b, u->trigger));
 					tdrop = sent_drop(c, k0->send_qp, u->round_psn, false, t_tr > 1000000 ? t_tr - 1000000 : 0,
 							  t_first, false);

@@ -613,6 +613,15 @@ UROCE_FAULTS="drop:op=read_resp,nth=2;drop:op=read,resend=1,nth=1" run minimal "
 check "a READ response and the asking again for it dropped: the ACK-timeout round names both" \
 	exactly "$tmp/rereqdrop.json" "go_back_n=skipped it, dropped by the responder's engine as it sent it (injected loss)" \
 	"go_back_n=that request is not in the capture: the requester's engine dropped it as it sent it (injected loss)"
+# the same, the READ response dropped again in the round that asked for it
+# (a gap while that round was not yet acknowledged), and that asking again
+# dropped: uroce acts on such a gap at once (rxe does not), and the ACK
+# timeout's round says so
+UROCE_FAULTS="drop:op=read_resp,nth=2;drop:op=read_resp,nth=16;drop:op=read,resend=1,nth=2" run minimal "$tmp/inretrydrop" --size 65536 -- --ack-timeout 14 >/dev/null
+check "a response gap during a round not yet acknowledged, its asking again dropped: the timeout's round names both drops" \
+	expect "$tmp/inretrydrop.json" go_back_n 1 "was not yet acknowledged; the responder's engine had dropped the response of PSN"
+check "... and that the requester acted on the gap" \
+	expect "$tmp/inretrydrop.json" go_back_n 1 "the requester acted on the response gap, asking again at once, and its engine dropped that request as it sent it (injected loss)"
 # each side's first CM message sent twice on the way (uroce's "dup" fault on
 # QP 1): the REQ and the REP copied 0.05 ms apart; the passive side may also
 # answer the REQ's copy with its REP again, which is no lost message either

@@ -919,6 +919,8 @@ static uint32_t late_request(struct tl_build *b, uint32_t s, uint32_t psn, uint3
 static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak, uint32_t *lastx, uint32_t *gapx)
 {
 	uint32_t later = RT_TL_NONE;
+	bool below = true; /* only PSNs before psn since the NAK: a round going back, sent after the
+			    * one the NAK answered (an earlier NAK's), which had not reached psn yet */
 	*lastx = *gapx = RT_TL_NONE;
 	for (size_t j = nak; j-- > 0 && nak - j < 200000;) {
 		struct tl_pk *p = tl_pk(b, j);
@@ -935,11 +937,14 @@ static void nak_lost(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t nak,
 			*lastx = (uint32_t)j;
 		if (d == 0)
 			return;
+		if (d < 0 && below)
+			continue;
 		if (d < 0) {
 			if (*gapx == RT_TL_NONE)
 				*gapx = later;
 			return;
 		}
+		below = false;
 		later = (uint32_t)j;
 	}
 }
@@ -1336,25 +1341,47 @@ static int rx_before_nak(struct dctx *c, uint32_t j, uint32_t nak, uint32_t *rx,
 	return n->raw_ns >= r->raw_ns;
 }
 
+/* Whether packet k was held back, by its sending engine or on the way
+ * (held_where says which). */
+static bool pk_held_back(struct tl_build *b, uint32_t k)
+{
+	return tl_pk(b, k)->late || tl_engine_held(b, tl_pk(b, k));
+}
+
 /* Request j of stream s, whose PSN the receiver NAKed later (at packet
  * nak, not held back: made as it left) although its engine traced it
  * arriving before (rx_before_nak): the receiver was then still waiting for
  * an earlier PSN, so it discarded j as out of sequence (a receiver's
  * expected PSN only grows: had it taken j, it could not ask for j's PSN
  * again).  The request of the lowest PSN before
- * j's captured between the two, the one it waited for, RT_TL_NONE. */
+ * j's captured between the two, the one it waited for: of those held back
+ * (pk_held_back) when some were, as the one the receiver waited for is (a
+ * round going back, sent after it, may come between too); RT_TL_NONE. */
 static uint32_t awaited_request(struct tl_build *b, uint32_t s, uint32_t j, uint32_t nak)
 {
 	uint32_t best = RT_TL_NONE;
+	bool best_held = false;
 	uint32_t psn = tl_pk(b, j)->psn;
 	for (uint32_t i = j + 1; i < nak && i - j < 200000; i++) {
 		const struct tl_pk *o = tl_pk(b, i);
 		if (!o->is_request || o->is_cm || o->recv_qp != s || o->dup || rt_psn_diff(o->psn, psn) >= 0)
 			continue;
-		if (best == RT_TL_NONE || rt_psn_diff(o->psn, tl_pk(b, best)->psn) < 0)
+		bool held = pk_held_back(b, i);
+		if (best == RT_TL_NONE || (held && !best_held) ||
+		    (held == best_held && rt_psn_diff(o->psn, tl_pk(b, best)->psn) < 0)) {
 			best = i;
+			best_held = held;
+		}
 	}
 	return best;
+}
+
+/* Whether awaited_request found a request held back: the receiver then
+ * discarded j while it waited for that one, whatever became of its NAK. */
+static bool awaited_held(struct tl_build *b, uint32_t s, uint32_t j, uint32_t nak)
+{
+	uint32_t w = awaited_request(b, s, j, nak);
+	return w != RT_TL_NONE && pk_held_back(b, w);
 }
 
 /* The first captured packet at or after time t (packets are in capture order). */
@@ -1687,13 +1714,6 @@ static const char *held_where(struct tl_build *b, uint32_t k)
 {
 	return tl_engine_held(b, tl_pk(b, k)) ? "by the engine that sent it (injected delay or reordering)"
 					      : "on the way (reordered)";
-}
-
-/* Whether packet k was held back, by its sending engine or on the way
- * (held_where says which). */
-static bool pk_held_back(struct tl_build *b, uint32_t k)
-{
-	return tl_pk(b, k)->late || tl_engine_held(b, tl_pk(b, k));
 }
 
 /* An ACK-timeout round after a trigger whose own resend never reached the
@@ -2501,7 +2521,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 					   ? "a NAK that engine had held back, by injected delay or reordering, and made before"
 					   : "it takes packets in turn, and this one still waited");
 				why = WHY_REORDERED;
-			} else if (order == 1 && (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD)) {
+			} else if (order == 1 && (tl_ev(b, nakev)->ev.u.pkt.engine_flags & RT_PKTE_HELD) &&
+				   !awaited_held(b, u->stream, lostpk, u->trigger)) {
 				tx(&t, "that packet (frame %u) reached the receiver, as its engine traced, before the NAK (frame %u) "
 				       "left: that NAK was held back by the engine that sent it (injected delay or reordering), and "
 				       "the sender acted on it when it came",

@@ -428,18 +428,22 @@ check "reordering on the kernel's SoftRoCE, told by the IPv4 identifications: he
 	"! grep -q 'lost before the capture point' '$tmp/reorder.txt' && grep -q 'psn_gap' '$tmp/reorder.txt' &&
 	 test \$(grep -c 'came after later PSNs: it was held back on the way (reordered)' '$tmp/reorder.txt') -ge 2"
 # ib_write_bw -n 30 -s 65536 on uroce under "dup:prob=0.02;delay:prob=0.02,us=500"
-# (UROCE_SEED=1; the capture cut to 96 bytes a packet): a NAKed packet the
+# (UROCE_SEED=3; the capture cut to 96 bytes a packet): a NAKed packet the
 # capture holds before the NAK, which the receiver's engine took while it
 # still waited for a packet held back before it, is told so though a copy of
 # a later packet came between (a previous release took the copy for a round
-# going back and said "reached it late"); an ACK of resent packets captured
-# after the NAK came too late to spare them (not "lost after the capture
-# point, on its way to the sender": the NAK had made the sender go back)
+# going back), or a round going back to earlier PSNs, after an earlier NAK,
+# came between (and the NAK was held back too: the receiver waited for the
+# held request all the same); each was "lost before the capture point" or
+# "reached it late".  An ACK of resent packets captured after the NAK came
+# too late to spare them (not "lost after the capture point, on its way to
+# the sender": the NAK had made the sender go back)
 diagnose_fixture dupdelay uroce-dup-delay.tar.gz
-check "held back and copied packets: the NAKed packet taken while the receiver waited, ACKs after the NAK too late" bash -c \
+check "held back and copied packets: NAKed packets taken while the receiver waited, ACKs after the NAK too late" bash -c \
 	"! grep -q 'lost before the capture point' '$tmp/dupdelay.txt' &&
-	 grep -q 'NAKed PSN 0x801d68 (PSN sequence error) because that packet (frame 47) reached the receiver, as its engine traced, while it still waited for PSN 0x801d67 (frame 129, after it: held back by the engine that sent it' '$tmp/dupdelay.txt' &&
-	 test \$(grep -c 'came after the NAK, too late to spare them' '$tmp/dupdelay.txt') -ge 5"
+	 grep -q 'NAKed PSN 0xbc7402 (PSN sequence error) because that packet (frame 1052) reached the receiver, as its engine traced, while it still waited for PSN 0xbc7401 (frame 1180, after it: held back by the engine that sent it' '$tmp/dupdelay.txt' &&
+	 grep -q 'NAKed PSN 0xbc744f (PSN sequence error) because that packet (frame 1323) reached the receiver, as its engine traced, while it still waited for PSN 0xbc744e (frame 1374, after it: held back by the engine that sent it' '$tmp/dupdelay.txt' &&
+	 test \$(grep -c 'came after the NAK, too late to spare them' '$tmp/dupdelay.txt') -ge 4"
 # The same lab under netem "delay 2ms 2ms": every round comes shuffled, the
 # receiver never gets its PSNs in order, and the programs give up.  Rounds
 # whose first resend came after later PSNs of the round (an identification

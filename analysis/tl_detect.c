@@ -2749,10 +2749,17 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				unsigned unseen_rounds = captured && !running && timeout &&
 							 stream_silent(b, u->stream, u->prev, u->first)
 								 ? (unsigned)((timed + timeout / 10) / timeout) - 1 : 0;
+				/* the sender's engine's drops of those resends, named below */
+				unsigned unseen_dropped = 0;
+				for (unsigned x = 0; x < ndrops; x++)
+					unseen_dropped += b->ev_qp[drops[x]] == k0->send_qp &&
+							  tl_ev(b, drops[x])->ev.u.pkt.psn == u->round_psn;
 				if (unseen_rounds)
 					tx(&t, " (%.3f ms after it was sent: %u ACK timeouts, the sender's resend%s after the "
-					       "first lost before the capture point)",
-					   ms(waited), unseen_rounds + 1, unseen_rounds == 1 ? "" : "s");
+					       "first %s)",
+					   ms(waited), unseen_rounds + 1, unseen_rounds == 1 ? "" : "s",
+					   unseen_dropped >= unseen_rounds ? "never reaching the capture point: dropped by its engine"
+									   : "lost before the capture point");
 				else if (captured && !running)
 					tx(&t, " (%.3f ms after it was sent)", ms(waited));
 				else if (unseen && since != RT_TL_NONE && engine_unseen == 1)

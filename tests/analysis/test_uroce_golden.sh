@@ -622,6 +622,12 @@ check "a response gap during a round not yet acknowledged, its asking again drop
 	expect "$tmp/inretrydrop.json" go_back_n 1 "was not yet acknowledged; the responder's engine had dropped the response of PSN"
 check "... and that the requester acted on the gap" \
 	expect "$tmp/inretrydrop.json" go_back_n 1 "the requester acted on the response gap, asking again at once, and its engine dropped that request as it sent it (injected loss)"
+# a one-packet WRITE dropped by the receiver's engine as it arrived, its
+# first resend by the sender's engine as it sent it: two ACK timeouts, the
+# unseen resend told as the engine's drop, not as lost before the capture
+UROCE_FAULTS="drop:dir=rx,op=write,nth=1;drop:op=write,resend=1,nth=1" run imm "$tmp/unseendrop" --size 4096 -- --ack-timeout 14 >/dev/null
+check "an ACK timeout whose resend the sender's engine dropped: the unseen round told as that drop" \
+	exactly "$tmp/unseendrop.json" "go_back_n=2 ACK timeouts, the sender's resend after the first never reaching the capture point: dropped by its engine); the sender's engine dropped PSN"
 # each side's first CM message sent twice on the way (uroce's "dup" fault on
 # QP 1): the REQ and the REP copied 0.05 ms apart; the passive side may also
 # answer the REQ's copy with its REP again, which is no lost message either

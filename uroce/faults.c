@@ -146,6 +146,11 @@ bad:
 		snprintf(err, errlen, "bad value '%s' for '%s'", v, k);
 		return -EINVAL;
 	}
+	if (r->resend >= 0 && r->dir == DIR_RX) {
+		snprintf(err, errlen, "'resend' matches transmitted packets only (a received one does not say "
+			 "whether it is a resend): not with dir=rx");
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -926,6 +926,14 @@ static void test_fault_resend_rules(void)
 {
 	resend_rule_run("drop:resend=1", 0);
 	resend_rule_run("drop:resend=0,nth=3;drop:resend=1,count=2", 3);
+	/* a received packet does not say whether it is a resend: refused */
+	set_loss("drop:dir=rx,resend=1", "1");
+	struct ut_end c;
+	int rc = ut_open(&c, BUF, IBV_QPT_RC, 16);
+	set_loss(NULL, "1");
+	CHECK(rc != 0);
+	if (!rc)
+		ut_close(&c);
 }
 
 static void test_ipv6_one_context(void)

@@ -2749,11 +2749,15 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				unsigned unseen_rounds = captured && !running && timeout &&
 							 stream_silent(b, u->stream, u->prev, u->first)
 								 ? (unsigned)((timed + timeout / 10) / timeout) - 1 : 0;
-				/* the sender's engine's drops of those resends, named below */
+				/* the sender's engine's drops of those resends (named below, up to 3 drops) */
 				unsigned unseen_dropped = 0;
-				for (unsigned x = 0; x < ndrops; x++)
-					unseen_dropped += b->ev_qp[drops[x]] == k0->send_qp &&
-							  tl_ev(b, drops[x])->ev.u.pkt.psn == u->round_psn;
+				for (size_t x = 0; unseen_rounds && x < b->drops.n; x++) {
+					uint32_t di = *TL_AT(&b->drops, uint32_t, x);
+					const struct rt_event *ev = &tl_ev(b, di)->ev;
+					uint64_t ti = item_t(c, di);
+					unseen_dropped += (ev->flags & RT_EVF_TX) && b->ev_qp[di] == k0->send_qp &&
+							  ev->u.pkt.psn == u->round_psn && ti > t_prev && ti < t_first;
+				}
 				if (unseen_rounds)
 					tx(&t, " (%.3f ms after it was sent: %u ACK timeouts, the sender's resend%s after the "
 					       "first %s)",

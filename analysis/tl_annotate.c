@@ -264,7 +264,7 @@ static void ann_build(const struct rt_timeline *tl, const struct tl_pktrec *p, s
 		/* a duplicate that is no retransmission: a copy made on the way (tl_link.c wire_copy) */
 		ab_str(&t, "copy of PSN ");
 		ab_hex6(&t, p->psn);
-		if (p->op_class == RT_CLASS_READ_REQ || p->op_class == RT_CLASS_ATOMIC)
+		if (tl_class_rd_atomic(p->op_class))
 			ab_str(&t, " made on the way, not a retransmission: the responder may answer it again, and the "
 				   "requester discards that answer");
 		else

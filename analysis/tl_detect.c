@@ -1570,6 +1570,19 @@ static unsigned round_tx_drops(struct dctx *c, const struct tl_pk *k0, uint32_t 
 	return n;
 }
 
+/* Whether engine drop i (of b->drops) is QP q's engine's, as it sent it,
+ * of a request (a response, when response is set) of PSN psn from t0 to t1. */
+static bool sent_drop_of(struct dctx *c, uint32_t i, uint32_t q, uint32_t psn, bool response, uint64_t t0,
+                         uint64_t t1)
+{
+	struct tl_build *b = c->b;
+	const struct rt_event *ev = &tl_ev(b, i)->ev;
+	const struct rt_opcode_info *oi = rt_opcode_info(ev->u.pkt.opcode);
+	uint64_t t = item_t(c, i);
+	return (ev->flags & RT_EVF_TX) && b->ev_qp[i] == q && ev->u.pkt.psn == psn && oi &&
+	       tl_class_response(oi->op_class) == response && t >= t0 && t <= t1;
+}
+
 /* QP q's engine's first drop (its last, when latest is set), as it sent
  * it, of a request (a response, when response is set) of PSN psn from t0
  * to t1, or RT_TL_NONE. */
@@ -1580,15 +1593,21 @@ static uint32_t sent_drop(struct dctx *c, uint32_t q, uint32_t psn, bool respons
 	uint32_t best = RT_TL_NONE;
 	for (size_t x = 0; q != RT_TL_NONE && x < b->drops.n; x++) {
 		uint32_t i = *TL_AT(&b->drops, uint32_t, x);
-		const struct rt_event *ev = &tl_ev(b, i)->ev;
-		const struct rt_opcode_info *oi = rt_opcode_info(ev->u.pkt.opcode);
-		uint64_t t = item_t(c, i);
-		if ((ev->flags & RT_EVF_TX) && b->ev_qp[i] == q && ev->u.pkt.psn == psn && oi &&
-		    tl_class_response(oi->op_class) == response && t >= t0 && t <= t1 &&
-		    (best == RT_TL_NONE || (latest ? t >= item_t(c, best) : t < item_t(c, best))))
+		if (sent_drop_of(c, i, q, psn, response, t0, t1) &&
+		    (best == RT_TL_NONE || (latest ? item_t(c, i) >= item_t(c, best) : item_t(c, i) < item_t(c, best))))
 			best = i;
 	}
 	return best;
+}
+
+/* How many such drops (sent_drop) QP q's engine traced. */
+static unsigned sent_drops(struct dctx *c, uint32_t q, uint32_t psn, bool response, uint64_t t0, uint64_t t1)
+{
+	struct tl_build *b = c->b;
+	unsigned n = 0;
+	for (size_t x = 0; q != RT_TL_NONE && x < b->drops.n; x++)
+		n += sent_drop_of(c, *TL_AT(&b->drops, uint32_t, x), q, psn, response, t0, t1);
+	return n;
 }
 
 /* The engine's drop, as it sent it, of PSN psn of captured packet k's
@@ -1732,6 +1751,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	double before = t_round > t_tr ? ms(t_round - t_tr) : 0.0;
 	uint32_t prev = k0->trigger_in_retry ? round_before(b, k0->recv_qp, trigger) : RT_TL_NONE;
 	uint32_t skipped = k0->round_start ? k0->round_psn : k0->psn; /* the PSN a response gap skipped */
+	bool rd = tl_class_rd_atomic(k0->op_class); /* the sender is a requester asking for responses */
 	if (prev != RT_TL_NONE) {
 		const char *what = tr->aeth_type == RT_AETH_NAK ? "NAK" : "response gap";
 		if (tr->aeth_type == RT_AETH_NAK)
@@ -1747,12 +1767,10 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 		if (qp_on_rxe(c, k0->send_qp))
 			tx(t, ", and the sender's SoftRoCE (rxe) starts no second retry before an ACK: it ignored the %s "
 			      "and its ACK timer resent", what);
-		else if (resend_drop != RT_TL_NONE && (k0->op_class == RT_CLASS_READ_REQ || k0->op_class == RT_CLASS_ATOMIC))
-			tx(t, "; the requester acted on the %s, asking again at once, and its engine dropped that request as "
-			      "it sent it%s", what, drop_reason_words(tl_ev(b, resend_drop)));
 		else if (resend_drop != RT_TL_NONE)
-			tx(t, "; the sender acted on the %s, resending at once, and its engine dropped that resend as it "
-			      "sent it%s", what, drop_reason_words(tl_ev(b, resend_drop)));
+			tx(t, "; the %s acted on the %s, %s at once, and its engine dropped that %s as it sent it%s",
+			   rd ? "requester" : "sender", what, rd ? "asking again" : "resending", rd ? "request" : "resend",
+			   drop_reason_words(tl_ev(b, resend_drop)));
 		else
 			tx(t, ": a sender that starts no second retry before an ACK (as the kernel's SoftRoCE) ignores "
 			      "such a %s and waits for its ACK timer; one that acts on it had that resend lost before "
@@ -1782,8 +1800,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	const char *what = tr->aeth_type == RT_AETH_RNR_NAK || tr->aeth_type == RT_AETH_NAK ? "NAK" : "response";
 	uint32_t drop = traced_rx_drop(c, k0->send_qp, trigger);
 	if (drop == RT_TL_NONE && resend_drop != RT_TL_NONE) {
-		tx(t, ": the %s's engine dropped it as it sent it%s",
-		   k0->op_class == RT_CLASS_READ_REQ || k0->op_class == RT_CLASS_ATOMIC ? "requester" : "sender",
+		tx(t, ": the %s's engine dropped it as it sent it%s", rd ? "requester" : "sender",
 		   drop_reason_words(tl_ev(b, resend_drop)));
 		return;
 	}
@@ -1873,7 +1890,7 @@ static bool burst_early(struct dctx *c, const struct burst *u, uint64_t *waited)
 	struct tl_build *b = c->b;
 	const struct tl_pk *k0 = tl_pk(b, u->first);
 	bool rgap = u->cause == RT_RETRY_IMPLIED_NAK && u->trigger != RT_TL_NONE &&
-		    (k0->op_class == RT_CLASS_READ_REQ || k0->op_class == RT_CLASS_ATOMIC);
+		    tl_class_rd_atomic(k0->op_class);
 	bool captured = u->prev != RT_TL_NONE && u->prev != u->first;
 	*waited = captured ? item_t(c, tl_item_pk(b, u->first)) - item_t(c, tl_item_pk(b, u->prev)) : 0;
 	uint64_t half = tl_half_ack_timeout_ns(b, u->requester);
@@ -2750,14 +2767,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 							 stream_silent(b, u->stream, u->prev, u->first)
 								 ? (unsigned)((timed + timeout / 10) / timeout) - 1 : 0;
 				/* the sender's engine's drops of those resends (named below, up to 3 drops) */
-				unsigned unseen_dropped = 0;
-				for (size_t x = 0; unseen_rounds && x < b->drops.n; x++) {
-					uint32_t di = *TL_AT(&b->drops, uint32_t, x);
-					const struct rt_event *ev = &tl_ev(b, di)->ev;
-					uint64_t ti = item_t(c, di);
-					unseen_dropped += (ev->flags & RT_EVF_TX) && b->ev_qp[di] == k0->send_qp &&
-							  ev->u.pkt.psn == u->round_psn && ti > t_prev && ti < t_first;
-				}
+				unsigned unseen_dropped = unseen_rounds ? sent_drops(c, k0->send_qp, u->round_psn, false,
+										     t_prev + 1, t_first - 1) : 0;
 				if (unseen_rounds)
 					tx(&t, " (%.3f ms after it was sent: %u ACK timeouts, the sender's resend%s after the "
 					       "first %s)",
@@ -5852,7 +5863,7 @@ static int wire_copies(struct dctx *c)
 		tx(&t, ". ");
 		copies_cause(count[q], injected, "sender", &t);
 		tx(&t, "; the receiver discards each copy as a duplicate%s, at the cost of the bandwidth.",
-		   k->op_class == RT_CLASS_READ_REQ || k->op_class == RT_CLASS_ATOMIC
+		   tl_class_rd_atomic(k->op_class)
 			   ? " (a READ or atomic request it may answer again, from its data or its saved result, and the "
 			     "requester discards that answer)"
 			   : "");

@@ -205,6 +205,14 @@ static inline bool tl_pk_seq_nak(const struct tl_pk *k)
 	return k->aeth_type == RT_AETH_NAK && k->aeth_value == RT_NAK_PSN_SEQ_ERROR;
 }
 
+/* Whether a BTH opcode class is a READ or atomic request: one its responder
+ * answers with data (READ responses, an atomic ACK), whose requester asks
+ * again from a gap in those answers. */
+static inline bool tl_class_rd_atomic(unsigned cls)
+{
+	return cls == RT_CLASS_READ_REQ || cls == RT_CLASS_ATOMIC;
+}
+
 /* Whether a BTH opcode class is a response (ACK or NAK, READ response,
  * atomic ACK): what a responder sends, not a request. */
 static inline bool tl_class_response(unsigned cls)

@@ -2478,7 +2478,7 @@ static int wire_streams(struct lctx *c)
 			 * atomic by one ACK); a response or ACK past one still missing its
 			 * answer is an implied NAK, and a READ request inside an earlier
 			 * READ's span asks again for its responses */
-			bool is_read = k->op_class == RT_CLASS_READ_REQ || k->op_class == RT_CLASS_ATOMIC;
+			bool is_read = tl_class_rd_atomic(k->op_class);
 			struct read_span *ring = &reads[(size_t)s * READ_RING];
 			struct read_span *rs = is_read && pu <= S->max_u ? read_find(ring, S, pu) : NULL;
 			if (rs && rs->first_u != pu)

@@ -532,11 +532,8 @@ static void send_held(struct uroce_delayed *d)
 	d->len = 0;
 }
 
-/* Packets a fault rule holds back leave at the latest when the process
- * exits (the rule delays them on the way, and a NIC sends what it was
- * given): now, while the tracer still records them.  After this handler, the
- * progress threads may still run for a while, but what they send is no
- * longer traced. */
+/* Every packet the fault rules of ctx still hold leaves now (the caller
+ * holds ctx's lock, or its progress thread has stopped). */
 static void release_held(struct uroce_ctx *ctx)
 {
 	for (unsigned j = 0; j < ctx->ndelayed; j++)
@@ -544,6 +541,11 @@ static void release_held(struct uroce_ctx *ctx)
 			send_held(&ctx->delayed[j]);
 }
 
+/* Packets a fault rule holds back leave at the latest when the process
+ * exits (the rule delays them on the way, and a NIC sends what it was
+ * given): now, while the tracer still records them.  After this handler, the
+ * progress threads may still run for a while, but what they send is no
+ * longer traced. */
 static void release_held_at_exit(void)
 {
 	if (pthread_mutex_trylock(&g_lock))

@@ -167,34 +167,38 @@ storm "$TMP/readbw" "reorder:every=20" ib_read_bw -R -n 100 -s 65536 -- \
 	ib_read_bw -R -n 100 -s 65536 127.0.0.1
 storm_checks "$TMP/readbw" "ib_read_bw, every 20th packet held back" $?
 
+# atomic_drops NAME FAULTS WHAT CHECK ASSERTS: ib_atomic_bw -n 200 under
+# FAULTS into $TMP/NAME; checks that both sides ran and, named "... CHECK",
+# that the run has 2 Go-Back-N findings, their texts in f, that pass ASSERTS
+# (Python)
+atomic_drops() {
+	local run=$TMP/$1
+	storm "$run" "$2" ib_atomic_bw -n 200 -- ib_atomic_bw -n 200 127.0.0.1
+	check "ib_atomic_bw, $3: both sides ran" test $? = 0
+	check "... $4" python3 -c "import json, sys
+f = [x['text'] for x in json.load(open(sys.argv[1]))['findings'] if x['kind'] == 'go_back_n']
+assert len(f) == 2, f
+$5" "$run.json"
+}
+
 # Not a storm: the responder's engine drops its third atomic ACK, and in the
 # round that follows the requester's engine drops its third resend (uroce's
 # resend=1 rule), an atomic whose first send the responder had answered
 # while the requester waited for the earlier PSN it had gone back to (that
 # answer discarded): the round after names the requester's drop, not a
 # response lost before the capture point
-storm "$TMP/atomresend" "drop:op=atomic_ack,nth=3;drop:op=atomic,resend=1,nth=3" ib_atomic_bw -n 200 -- \
-	ib_atomic_bw -n 200 127.0.0.1
-check "ib_atomic_bw, an atomic ACK and a resent atomic dropped: both sides ran" test $? = 0
-check "... one round names the responder's drop, the other the requester's" python3 -c '
-import json, sys
-f = [x["text"] for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "go_back_n"]
-assert len(f) == 2, f
+atomic_drops atomresend "drop:op=atomic_ack,nth=3;drop:op=atomic,resend=1,nth=3" \
+	"an atomic ACK and a resent atomic dropped" "one round names the responder's drop, the other the requester's" '
 assert sum("never left the responder: its engine dropped it" in t for t in f) == 1, f
-assert sum("the requester\x27s engine dropped its resend of the atomic" in t for t in f) == 1, f' "$TMP/atomresend.json"
+assert sum("the requester\x27s engine dropped its resend of the atomic" in t for t in f) == 1, f'
 
 # The same with the responder's engine dropping, as it arrives, the 21st
 # atomic it receives: here (18 first sends before the requester goes back)
 # in 2 runs of 3 the resend of the atomic two PSNs on, whose first send it
 # had answered; else another packet.  Either way each round names the drop
 # that started it, none a packet lost before the capture point
-storm "$TMP/atomresendrx" "drop:op=atomic_ack,nth=3;drop:dir=rx,op=atomic,nth=21" ib_atomic_bw -n 200 -- \
-	ib_atomic_bw -n 200 127.0.0.1
-check "ib_atomic_bw, an atomic ACK and a received atomic dropped: both sides ran" test $? = 0
-check "... each round names the drop that started it" python3 -c '
-import json, sys
-f = [x["text"] for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "go_back_n"]
-assert len(f) == 2, f
-assert all("engine dropped" in t and "lost before the capture point" not in t for t in f), f' "$TMP/atomresendrx.json"
+atomic_drops atomresendrx "drop:op=atomic_ack,nth=3;drop:dir=rx,op=atomic,nth=21" \
+	"an atomic ACK and a received atomic dropped" "each round names the drop that started it" '
+assert all("engine dropped" in t and "lost before the capture point" not in t for t in f), f'
 
 done_testing

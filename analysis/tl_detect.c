@@ -2653,8 +2653,10 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, ", so the next response (PSN 0x%06x, frame %u) was out of sequence", tr->psn, tr->frame);
 			else
 				tx(&t, ", so the ACK of the later PSN 0x%06x (frame %u) was an implied NAK", tr->psn, tr->frame);
-			if (atomic)
+			if (atomic && packets > 2)
 				tx(&t, " and the requester sent the atomic again with the %u requests after it", packets - 1);
+			else if (atomic)
+				tx(&t, " and the requester sent the atomic again%s", packets == 2 ? " with the request after it" : "");
 			else
 				tx(&t, " and the requester asked again from PSN 0x%06x for %" PRIu64 " bytes", u->psn, bytes);
 			if (nb > 1)

@@ -182,15 +182,21 @@ $5" "$run.json"
 }
 
 # Not a storm: the responder's engine drops its third atomic ACK, and in the
-# round that follows the requester's engine drops its third resend (uroce's
-# resend=1 rule), an atomic whose first send the responder had answered
-# while the requester waited for the earlier PSN it had gone back to (that
-# answer discarded): the round after names the requester's drop, not a
-# response lost before the capture point
-atomic_drops atomresend "drop:op=atomic_ack,nth=3;drop:op=atomic,resend=1,nth=3" \
+# round that follows the requester's engine drops its second resend (uroce's
+# resend=1 rule): the atomic whose answer (its first send's) showed the
+# requester the gap, that answer discarded as the requester waited for the
+# PSN it had gone back to.  The round after names the requester's drop, not
+# a response lost before the capture point: as a response gap when the
+# requester had sent more after it (14 here, on a quiet machine), else as
+# an ACK timeout (under load the requester had sent only the one after the
+# lost ACK's: "with the request after it", and a round of one resend when
+# the second was the one dropped)
+atomic_drops atomresend "drop:op=atomic_ack,nth=3;drop:op=atomic,resend=1,nth=2" \
 	"an atomic ACK and a resent atomic dropped" "one round names the responder's drop, the other the requester's" '
+import re
 assert sum("never left the responder: its engine dropped it" in t for t in f) == 1, f
-assert sum("the requester\x27s engine dropped its resend of the atomic" in t for t in f) == 1, f'
+assert sum(bool(re.search(r"(requester|sender)\x27s engine dropped (its resend of the atomic of )?PSN", t)) for t in f) == 1, f
+assert not any("lost before the capture point" in t or "the 0 requests" in t or "the 1 requests" in t for t in f), f'
 
 # The same with the responder's engine dropping, as it arrives, the 21st
 # atomic it receives: here (18 first sends before the requester goes back)

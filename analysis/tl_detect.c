@@ -140,6 +140,8 @@ struct dctx {
 	size_t nfreezes;
 	uint8_t *qp_captured;     /* per QP: the capture holds a packet it sent or received; NULL until asked */
 	uint32_t *qp_first_error; /* per QP: its first move to ERROR (event), RT_TL_NONE; NULL until asked */
+	uint32_t *qp_end;         /* per QP: its destroy, else its process's end record (event), RT_TL_NONE;
+				   * NULL until asked (qp_gone) */
 	uint64_t cap_end;         /* capture_end(): the time of the capture's last packet */
 	struct rq_posts *rq;      /* receive WR posts per QP (recv_depth); NULL until asked */
 	struct tl_vec rounds_told;/* struct round_told: each Go-Back-N finding, what it says started it */
@@ -533,6 +535,7 @@ enum round_why {
 	WHY_UNSEEN_NAK,           /* a NAK the capture does not hold, or an early timer */
 	WHY_FROZEN,               /* a process that runs an engine was frozen */
 	WHY_PEER_ERROR,           /* the peer QP was in ERROR */
+	WHY_PEER_GONE,            /* the peer QP had been destroyed, or its process had ended */
 	WHY_TRACED_NAK,           /* outside the capture: its engine traced a retry after a NAK */
 	WHY_TRACED_TIMEOUT,       /* ... after its ACK timer went off */
 	WHY_TRACED_IMPLIED,       /* ... after an implied NAK */
@@ -1881,6 +1884,67 @@ static uint32_t peer_error_before(struct dctx *c, uint32_t q, uint64_t t)
 	return j != RT_TL_NONE && item_t(c, j) <= t ? j : RT_TL_NONE;
 }
 
+static uint32_t proc_end_record(struct tl_build *b, uint16_t p);
+
+/* The end of QP q as its program's trace has it: its destroy
+ * (ibv_destroy_qp) or, without one, its process's end record; RT_TL_NONE
+ * when the trace has neither. */
+static uint32_t qp_gone(struct dctx *c, uint32_t q)
+{
+	struct tl_build *b = c->b;
+	size_t nq = b->qps.n;
+	if (q >= nq)
+		return RT_TL_NONE;
+	if (!c->qp_end) {
+		if (!(c->qp_end = malloc(nq * sizeof(uint32_t))))
+			return RT_TL_NONE;
+		for (size_t x = 0; x < nq; x++)
+			c->qp_end[x] = RT_TL_NONE;
+		for (size_t i = 0; i < tl_nev(b); i++) {
+			const struct tl_evrec *e = tl_ev(b, i);
+			uint32_t x = b->ev_qp[i];
+			if (e->ev.kind == RT_EV_QP_CREATE && (e->ev.flags & RT_EVF_DESTROY) && !(e->ev.flags & RT_EVF_ERROR) &&
+			    !b->ev_shadow[i] && x < nq && c->qp_end[x] == RT_TL_NONE)
+				c->qp_end[x] = (uint32_t)i;
+		}
+		for (size_t x = 0; x < nq; x++)
+			if (c->qp_end[x] == RT_TL_NONE && tl_qp(b, x)->proc < b->procs.n)
+				c->qp_end[x] = proc_end_record(b, tl_qp(b, x)->proc);
+	}
+	return c->qp_end[q];
+}
+
+/* "its peer QP ... had been destroyed" / "was destroyed ... after the
+ * first of these rounds": QP q's peer's end (qp_gone) when it came at or
+ * before t_end, the last resend of rounds that began at t_first; RT_TL_NONE
+ * (nothing said) when it did not. */
+static uint32_t peer_gone_words(struct dctx *c, uint32_t q, uint64_t t_first, uint64_t t_end, struct text *t)
+{
+	struct tl_build *b = c->b;
+	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE;
+	uint32_t g = qp_gone(c, peer);
+	if (g == RT_TL_NONE || item_t(c, g) > t_end)
+		return RT_TL_NONE;
+	const struct tl_evrec *e = tl_ev(b, g);
+	const struct rt_tl_proc *P = e->proc < b->procs.n ? TL_AT(&b->procs, struct rt_tl_proc, e->proc) : NULL;
+	const char *prog = P ? (const char *)b->strs.p + P->program : "its program";
+	int pid = P ? P->pid : 0;
+	uint64_t tg = item_t(c, g);
+	bool destroyed = e->ev.kind == RT_EV_QP_CREATE;
+	if (destroyed)
+		tx(t, "; its peer QP %s destroyed at %.6f s (%s, pid %d: its trace), ", tg <= t_first ? "had been" : "was",
+		   (double)tg / 1e9, prog, pid);
+	else
+		tx(t, "; its peer QP's process (%s, pid %d) %sended at %.6f s (its trace), ", prog, pid,
+		   tg <= t_first ? "had " : "", (double)tg / 1e9);
+	if (tg <= t_first)
+		tx(t, "%.3f ms before: nothing answers for %s", ms(t_first - tg),
+		   destroyed ? "a destroyed QP" : "the QPs of a process that has ended");
+	else
+		tx(t, "%.3f ms after the first of these resends: nothing answered the ones after", ms(tg - t_first));
+	return g;
+}
+
 /* Round u went back to a PSN captured before, less than half its sender's
  * ACK timeout after that transmission (*waited), with no NAK in the capture
  * that asked for it (nor a READ response gap): a NAK the capture does not
@@ -2869,10 +2933,17 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		/* more rounds in a row than the retry count allows, and no error: rxe
 		 * never decrements a retry_cnt of 7 */
 		const struct rt_tl_qp *rq = u->requester < nq ? tl_qp(b, u->requester) : NULL;
-		if (nb > 7 && rq && rq->retry_cnt == 7 && qp_on_rxe(c, k0->send_qp))
-			tx(&t, ", more than a retry_cnt of 7 allows: the sender's SoftRoCE (rxe) takes retry_cnt 7 as unlimited "
+		bool on_engine = rq && rq->proc < b->procs.n && (proc_flags(c, rq->proc) & PF_ENGINE);
+		if (nb > 7 && rq && rq->retry_cnt == 7 && (qp_on_rxe(c, k0->send_qp) || on_engine))
+			tx(&t, ", more than a retry_cnt of 7 allows: the sender's %s takes retry_cnt 7 as unlimited "
 			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
-			       "complete the WR with RETRY_EXC_ERR after 7 retries");
+			       "complete the WR with RETRY_EXC_ERR after 7 retries",
+			   on_engine ? "engine (uroce, which does as the kernel's SoftRoCE)" : "SoftRoCE (rxe)");
+		/* the receiver gone before or during the rounds: what kept them unanswered */
+		uint32_t gone = u->cause == RT_RETRY_ACK_TIMEOUT && u->requester != RT_TL_NONE
+					? peer_gone_words(c, u->requester, t_first, t_end, &t) : RT_TL_NONE;
+		if (gone != RT_TL_NONE && item_t(c, gone) <= t_first && (why == WHY_NO_ANSWER || why == WHY_LOST_BEFORE))
+			why = WHY_PEER_GONE;
 		uint32_t badack = ack != RT_TL_NONE && tl_pk(b, ack)->icrc == RT_ICRC_BAD ? ack : RT_TL_NONE;
 		uint8_t ack_why = why; /* what became of the answer to packets the receiver had (told below) */
 		if (badack != RT_TL_NONE) {
@@ -4212,13 +4283,21 @@ static void peer_silence_words(struct dctx *c, const struct burst *u, struct tex
 	uint64_t t_last = item_t(c, tl_item_pk(b, last)), t_orig = item_t(c, tl_item_pk(b, orig));
 	uint64_t t_retry = item_t(c, tl_item_pk(b, u->first));
 	if (t_last < t_retry) {
+		/* the peer QP's destroy, traced before the first retry */
+		uint32_t pq = u->requester < b->qps.n ? tl_qp(b, u->requester)->peer : RT_TL_NONE;
+		uint32_t g = qp_gone(c, pq);
+		if (g != RT_TL_NONE && (tl_ev(b, g)->ev.kind != RT_EV_QP_CREATE || item_t(c, g) > t_retry))
+			g = RT_TL_NONE;
 		tx(t, "Nothing came from ");
 		ep_words(b, peer, t);
 		tx(t, " after frame %u (%.3f ms %s that PSN was first sent, in frame %u), so none of the retries was "
-		      "answered: the peer went silent (it stopped or lost its link, or its packets were dropped before "
-		      "the capture point).",
-		   tl_pk(b, last)->frame, (double)(t_last > t_orig ? t_last - t_orig : t_orig - t_last) / 1e6,
+		      "answered: ", tl_pk(b, last)->frame, (double)(t_last > t_orig ? t_last - t_orig : t_orig - t_last) / 1e6,
 		   t_last > t_orig ? "after" : "before", tl_pk(b, orig)->frame);
+		if (g != RT_TL_NONE)
+			tx(t, "the peer had destroyed its QP (at %.6f s: its trace).", (double)item_t(c, g) / 1e9);
+		else
+			tx(t, "the peer went silent (it stopped or lost its link, or its packets were dropped before the "
+			      "capture point).");
 	} else {
 		ep_words(b, peer, t);
 		tx(t, " still sent packets during the retries (the last in frame %u), but none acknowledged that PSN.",
@@ -9966,6 +10045,7 @@ static const char *const round_why_words[WHY_COUNT_] = {
 	[WHY_UNSEEN_NAK] = "a NAK the capture does not hold, or an ACK timer that went off early",
 	[WHY_FROZEN] = "a frozen process",
 	[WHY_PEER_ERROR] = "a peer QP in the ERROR state",
+	[WHY_PEER_GONE] = "a peer QP destroyed or whose process had ended",
 	[WHY_TRACED_NAK] = "a NAK its engine traced",
 	[WHY_TRACED_TIMEOUT] = "an ACK timeout its engine traced",
 	[WHY_TRACED_IMPLIED] = "an implied NAK its engine traced",
@@ -10475,6 +10555,7 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 	uint32_t open = 0, first_open = RT_TL_NONE, open_qp = RT_TL_NONE;
 	uint32_t acked = 0, unacked = 0; /* of those, with the capture: acknowledged / on the wire without an ACK */
 	uint32_t due = 0;                /* acknowledged and signaled: a completion was due */
+	uint32_t ack_dropped = 0;        /* acknowledged, the ACK dropped by the engine as it arrived */
 	bool many_qps = false;
 	for (size_t i = 0; i < tl_nev(b); i++) {
 		const struct tl_evrec *r = tl_ev(b, i);
@@ -10491,7 +10572,11 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 		} else if (q != open_qp) {
 			many_qps = true;
 		}
-		if (first_link(c, (uint32_t)i, RT_TLL_ACK) != RT_TL_NONE) {
+		uint32_t ack = first_link(c, (uint32_t)i, RT_TLL_ACK);
+		uint32_t ak = ack != RT_TL_NONE && ack >= tl_nev(b) ? ack - (uint32_t)tl_nev(b) : RT_TL_NONE;
+		if (ak < tl_npk(b) && traced_rx_drop(c, tl_pk(b, ak)->recv_qp, ak) != RT_TL_NONE)
+			ack_dropped++; /* its engine dropped that ACK as it arrived: nothing was due */
+		else if (ack != RT_TL_NONE) {
 			acked++;
 			due += !!(r->ev.u.wr.flags & RT_WRF_SIGNALED);
 		}
@@ -10504,7 +10589,7 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 			tx(t, " on ");
 			qp_name(b, open_qp, t);
 		}
-		if (b->have_capture && (acked || unacked)) {
+		if (b->have_capture && (acked || unacked || ack_dropped)) {
 			/* what the wire says of them: a completion that was due, or a WR the peer never answered */
 			tx(t, ": ");
 			if (acked)
@@ -10527,10 +10612,13 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 				   due == 1 ? " was" : "s were", why);
 			else if (due)
 				tx(t, " (%u of them signaled: their completions were due, %s)", due, why);
+			if (ack_dropped)
+				tx(t, "%s%u acknowledged on the wire, %s ACK dropped by its engine as it arrived", acked ? ", " : "",
+				   ack_dropped, ack_dropped == 1 ? "the" : "each");
 			if (unacked)
-				tx(t, "%s%u sent and never acknowledged", acked ? ", " : "", unacked);
-			if (open > acked + unacked)
-				tx(t, ", %u never on the wire", open - acked - unacked);
+				tx(t, "%s%u sent and never acknowledged", acked || ack_dropped ? ", " : "", unacked);
+			if (open > acked + ack_dropped + unacked)
+				tx(t, ", %u never on the wire", open - acked - ack_dropped - unacked);
 		}
 		tx(t, ".");
 		tx(e, "; first WR never completed: ");
@@ -10539,7 +10627,7 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 	}
 	/* each peer in words (the first few), every reaction as evidence */
 	uint64_t waited = 0;
-	size_t told = 0, rest_learnt = 0;
+	size_t told = 0, rest_learnt = 0, rest_gone = 0;
 	for (size_t q = 0; q < nq; q++) {
 		if (!is_peer[q])
 			continue;
@@ -10550,18 +10638,27 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 			if (dt > waited)
 				waited = dt;
 		}
+		/* gone before it: its process's end judged a finding, or its QP's
+		 * destroy or its process's end record */
+		uint16_t qproc = tl_qp(b, q)->proc;
+		uint64_t gone = r == RT_TL_NONE && c->proc_gone && qproc < b->procs.n ? c->proc_gone[qproc] : 0;
+		bool own_finding = gone && gone <= t_end;
+		uint32_t qend = r == RT_TL_NONE && !own_finding ? qp_gone(c, (uint32_t)q) : RT_TL_NONE;
+		if (qend != RT_TL_NONE && item_t(c, qend) > t_end)
+			qend = RT_TL_NONE;
 		if (told++ >= 4) {
 			rest_learnt += r != RT_TL_NONE;
+			rest_gone += own_finding || qend != RT_TL_NONE;
 			continue;
 		}
 		tx(t, " Its peer ");
 		qp_name(b, (uint32_t)q, t);
-		uint16_t qproc = tl_qp(b, q)->proc;
-		uint64_t gone = c->proc_gone && qproc < b->procs.n ? c->proc_gone[qproc] : 0;
-		if (r == RT_TL_NONE && gone && gone <= t_end) {
-			const struct rt_tl_proc *Q = TL_AT(&b->procs, struct rt_tl_proc, qproc);
-			tx(t, " had gone first: %s (pid %d) ended %.3f ms before (its own finding).",
-			   (const char *)b->strs.p + Q->program, Q->pid, ms(t_end - gone));
+		const struct rt_tl_proc *Q = qproc < b->procs.n ? TL_AT(&b->procs, struct rt_tl_proc, qproc) : NULL;
+		if (own_finding || qend != RT_TL_NONE) {
+			tx(t, " had gone first: %s (pid %d) %s %.3f ms before%s.",
+			   Q ? (const char *)b->strs.p + Q->program : "its program", Q ? Q->pid : 0,
+			   qend != RT_TL_NONE && tl_ev(b, qend)->ev.kind == RT_EV_QP_CREATE ? "destroyed it" : "ended",
+			   ms(t_end - (own_finding ? gone : item_t(c, qend))), own_finding ? " (its own finding)" : "");
 			continue;
 		}
 		if (r == RT_TL_NONE) {
@@ -10588,9 +10685,14 @@ static uint64_t proc_end_aftermath(struct dctx *c, uint16_t p, uint64_t t_end, b
 			tx(t, " %.3f ms later on the aligned clocks, which are known only to within %.3f ms here: which came "
 			      "first is not certain.", ms(dt), ms(unc));
 	}
-	if (npeers > 4)
-		tx(t, " Of %zu more peer QPs, %zu learnt of it (the slowest of all %.3f ms later).", npeers - 4, rest_learnt,
-		   ms(waited));
+	if (npeers > 4) {
+		tx(t, " Of %zu more peer QPs, ", npeers - 4);
+		if (rest_gone)
+			tx(t, "%zu had gone first%s", rest_gone, rest_learnt ? " and " : "");
+		if (rest_learnt || !rest_gone)
+			tx(t, "%zu learnt of it (the slowest of all %.3f ms later)", rest_learnt, ms(waited));
+		tx(t, ".");
+	}
 	free(react);
 	free(is_peer);
 	return waited;
@@ -11197,6 +11299,7 @@ int tl_detect(struct tl_build *b)
 	free(c.freezes);
 	free(c.qp_captured);
 	free(c.qp_first_error);
+	free(c.qp_end);
 	if (c.rq) {
 		free(c.rq->off);
 		free(c.rq->ev);

@@ -34,12 +34,15 @@ trap cleanup EXIT
 export UROCE_CM_TIMEOUT_MS=500 UROCE_CM_RETRIES=4
 
 # storm DIR FAULTS SERVER_ARGS... -- CLIENT_ARGS...: the server and the client
-# recorded into DIR/server and DIR/client with uroce's FAULTS, DIR/capture.pcapng
+# recorded into DIR/server and DIR/client with uroce's FAULTS (the client's
+# $STORM_CLIENT_FAULTS when set), each stopped after $STORM_TIMEOUT s
+# (default 60), DIR/capture.pcapng
 # of their packets; then correlated and diagnosed into DIR.json.  0 when both
 # programs exited 0.  A client that came before its server listened (perftest:
 # REJ 8; ibv_rc_pingpong: no TCP connection) is run again, at most twice.
 storm() {
 	local dir=$1 faults=$2 rc try cpid spid i
+	local cfaults=${STORM_CLIENT_FAULTS-$2} limit=${STORM_TIMEOUT:-60}
 	shift 2
 	local srv=() cli=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
@@ -53,15 +56,15 @@ storm() {
 		cpid=$!
 		for i in $(seq 1 50); do [ -s "$dir/capture.pcapng" ] && break; sleep 0.1; done
 		ip netns exec "$NS" env LD_LIBRARY_PATH="$PWD/$LIBDIR" UROCE_FAULTS="$faults" UROCE_SEED=3 \
-			timeout -k 2 60 "$RT" record -o "$dir/server" -- "${srv[@]}" >"$dir/server.out" 2>&1 &
+			timeout -k 2 "$limit" "$RT" record -o "$dir/server" -- "${srv[@]}" >"$dir/server.out" 2>&1 &
 		spid=$!
 		for i in $(seq 1 50); do
 			ip netns exec "$NS" ss -Hln "( sport = :18515 or sport = :4791 )" 2>/dev/null | grep -q . && break
 			sleep 0.1
 		done
 		sleep 0.5 # from binding the address to listening
-		ip netns exec "$NS" env LD_LIBRARY_PATH="$PWD/$LIBDIR" UROCE_FAULTS="$faults" UROCE_SEED=3 \
-			timeout -k 2 60 "$RT" record -o "$dir/client" -- "${cli[@]}" >"$dir/client.out" 2>&1 || rc=1
+		ip netns exec "$NS" env LD_LIBRARY_PATH="$PWD/$LIBDIR" UROCE_FAULTS="$cfaults" UROCE_SEED=3 \
+			timeout -k 2 "$limit" "$RT" record -o "$dir/client" -- "${cli[@]}" >"$dir/client.out" 2>&1 || rc=1
 		[ $rc -eq 0 ] || kill "$spid" 2>/dev/null
 		wait "$spid" || rc=1
 		sleep 0.3
@@ -206,5 +209,35 @@ assert not any("lost before the capture point" in t or "the 0 requests" in t or 
 atomic_drops atomresendrx "drop:op=atomic_ack,nth=3;drop:dir=rx,op=atomic,nth=21" \
 	"an atomic ACK and a received atomic dropped" "each round names the drop that started it" '
 assert all("engine dropped" in t and "lost before the capture point" not in t for t in f), f'
+
+# Not a storm: a peer gone.  The server's engine takes no ACK after its
+# second (a rule of the server's only), so it resends its third pong while
+# the client, which has all it needs, destroys its QP and exits.  With
+# UROCE_STRICT_RETRY=1 (the IBTA's 7 retries) the server's SEND fails with
+# RETRY_EXC_ERR; without (rxe's reading: retry_cnt 7 is unlimited) it resends
+# until it is stopped, here after 3 s.  Either way the rounds name the
+# destroy, and the server's end names its peer gone first (and, stopped,
+# its SEND's ACK as its engine dropped it: no completion was due).
+STORM_CLIENT_FAULTS="" UROCE_STRICT_RETRY=1 storm "$TMP/peergone" "drop:op=ack,dir=rx,after=2" \
+	ibv_rc_pingpong -g 0 -n 3 -- ibv_rc_pingpong -g 0 -n 3 127.0.0.1
+check "a peer gone, 7 retries: the RETRY_EXC_ERR and its rounds name the peer's destroy" python3 -c "import json, re, sys
+d = json.load(open(sys.argv[1]))
+e = [x['text'] for x in d['findings'] if x['kind'] == 'error_completion' and 'RETRY_EXC_ERR' in x['text']]
+assert len(e) == 1, [x['text'] for x in d['findings']]
+assert 'so none of the retries was answered: the peer had destroyed its QP (at ' in e[0], e[0]
+assert re.search(r'; its peer QP (had been|was) destroyed at [0-9.]+ s \\(ibv_rc_pingpong, pid [0-9]+: its trace\\)', e[0]), e[0]
+p = [x['text'] for x in d['findings'] if x['kind'] == 'process_ended']
+assert any(re.search(r'had gone first: ibv_rc_pingpong \\(pid [0-9]+\\) destroyed it [0-9.]+ ms before', t) for t in p), p" "$TMP/peergone.json"
+STORM_CLIENT_FAULTS="" STORM_TIMEOUT=3 storm "$TMP/peergone7" "drop:op=ack,dir=rx,after=2" \
+	ibv_rc_pingpong -g 0 -n 3 -- ibv_rc_pingpong -g 0 -n 3 127.0.0.1
+check "a peer gone, retry_cnt 7 unlimited: the rounds say so and name the peer's destroy" python3 -c "import json, re, sys
+d = json.load(open(sys.argv[1]))
+g = [x['text'] for x in d['findings'] if x['kind'] == 'go_back_n']
+assert len(g) == 1, [x['text'] for x in d['findings']]
+assert 'more than a retry_cnt of 7 allows: the sender\'s engine (uroce, which does as the kernel\'s SoftRoCE) takes retry_cnt 7 as unlimited' in g[0], g[0]
+assert re.search(r'; its peer QP (had been|was) destroyed at [0-9.]+ s \\(ibv_rc_pingpong, pid [0-9]+: its trace\\)', g[0]), g[0]
+p = [x['text'] for x in d['findings'] if x['kind'] == 'process_ended']
+assert any('was stopped by SIGTERM' in t and 'had gone first: ibv_rc_pingpong (pid ' in t and
+           '1 acknowledged on the wire, the ACK dropped by its engine as it arrived.' in t for t in p), p" "$TMP/peergone7.json"
 
 done_testing

@@ -1885,6 +1885,7 @@ static uint32_t peer_error_before(struct dctx *c, uint32_t q, uint64_t t)
 }
 
 static uint32_t proc_end_record(struct tl_build *b, uint16_t p);
+static uint64_t clocks_uncertainty(struct tl_build *b, uint16_t h1, uint16_t h2);
 
 /* The end of QP q as its program's trace has it: its destroy
  * (ibv_destroy_qp) or, without one, its process's end record; RT_TL_NONE
@@ -1923,9 +1924,14 @@ static uint32_t peer_gone_words(struct dctx *c, uint32_t q, uint64_t t_first, ui
 	struct tl_build *b = c->b;
 	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE;
 	uint32_t g = qp_gone(c, peer);
-	if (g == RT_TL_NONE || item_t(c, g) > t_end)
+	if (g == RT_TL_NONE)
 		return RT_TL_NONE;
 	const struct tl_evrec *e = tl_ev(b, g);
+	/* (before the last resend by more than the clocks' uncertainty: not a
+	 * QP destroyed once that resend had its answer) */
+	uint64_t unc = b->capture_host != UINT16_MAX ? clocks_uncertainty(b, e->host, b->capture_host) : 0;
+	if (unc == UINT64_MAX || item_t(c, g) + unc > t_end)
+		return RT_TL_NONE;
 	const struct rt_tl_proc *P = e->proc < b->procs.n ? TL_AT(&b->procs, struct rt_tl_proc, e->proc) : NULL;
 	const char *prog = P ? (const char *)b->strs.p + P->program : "its program";
 	int pid = P ? P->pid : 0;

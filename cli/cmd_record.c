@@ -107,13 +107,29 @@ struct rec {
 };
 
 static volatile sig_atomic_t forward_pid;
+static volatile sig_atomic_t pending_sig; /* a SIGINT/SIGTERM that came with no program running */
 
+/* Installed from record's start to its end: a signal before the program
+ * runs is passed on once it does (record started and stopped at once, by a
+ * script's time limit, still leaves its run.json), and one after the
+ * program ended does not cut off the writing of the run's files (a lab
+ * stopping a client just as it ended by itself lost its run.json). */
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	/* A terminal ^C reaches the whole foreground group, the program included. */
 	if (forward_pid > 0 && si && si->si_code != SI_KERNEL)
 		kill((pid_t)forward_pid, sig);
+	else if (forward_pid == 0)
+		pending_sig = sig;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 static uint64_t real_ns(void)
@@ -310,22 +326,29 @@ static int run_program(struct rec *r, const char *probe)
 		     old ? old : "") < 0)
 		return -ENOMEM;
 
-	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	if (rt_proc_events_open(&r->events, r->events_err, sizeof(r->events_err)) < 0)
 		r->events = NULL;
 	r->start_real_ns = real_ns();
+	/* SIGINT and SIGTERM held over the fork: the child takes them with the
+	 * default action, record once it knows the child's pid */
+	sigset_t stop, old_mask;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old_mask);
 	pid_t pid = fork();
 	if (pid < 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		free(preload);
-		return -errno;
+		return -e;
 	}
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		if (pending_sig)
+			raise(pending_sig); /* it came before the program ran */
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("RDMATRACE_OUTPUT", output, 1);
 		unsetenv("RDMATRACE_SHM");
@@ -347,6 +370,7 @@ static int run_program(struct rec *r, const char *probe)
 	free(preload);
 	r->child = pid;
 	forward_pid = pid;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (r->events && rt_proc_events_follow(r->events, pid) < 0) {
 		rt_proc_events_close(r->events);
 		r->events = NULL;
@@ -369,12 +393,10 @@ static int run_program(struct rec *r, const char *probe)
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	forward_pid = 0;
+	forward_pid = -1; /* (a signal now neither goes to it nor stops record) */
 	r->status = st;
 	r->end_real_ns = real_ns();
 	rt_proc_events_stop(r->events);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	return 0;
 }
 
@@ -723,6 +745,7 @@ static int cmd_record(int argc, char **argv)
 	}
 	r->argv = argv + i;
 	r->argc = argc - i;
+	catch_stop_signals();
 
 	char probe[PATH_MAX];
 	int rc = find_probe(probe, sizeof(probe));

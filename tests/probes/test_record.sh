@@ -303,6 +303,21 @@ wait $rpid
 check "SIGTERM forwarded: record exits 143" test $? -eq 143
 dump_all "$T/term" | python3 tests/probes/check_trace.py 1 >"$T/term.chk"
 if [ $? -eq 0 ]; then ok "SIGTERM: trace complete"; else not_ok "SIGTERM: trace"; cat "$T/term.chk"; fi
+# ... and one that comes while record is still starting (a script's time
+# limit, a lab stopping a side at once) is passed on once the program runs:
+# it stops at once, and the run's files are written all the same (before,
+# record itself died of it, leaving no run.json, or the program ran on)
+"$RDMATRACE" record -o "$T/termearly" -- sleep 5 >/dev/null 2>&1 &
+rpid=$!
+sleep 0.01
+kill -TERM $rpid
+t0=$(date +%s%N)
+wait $rpid
+rc=$?
+t1=$(date +%s%N)
+check "SIGTERM while record starts: the program stopped at once, run.json says so" bash -c "test $rc -eq 143 &&
+	test $(( (t1 - t0) / 1000000 )) -lt 3000 &&
+	python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))[\"exit\"]; assert e.get(\"signal\") == 15, e' '$T/termearly/run.json'"
 
 # ---- flight recorder ----
 "$RDMATRACE" record -o "$T/flight" --flight-recorder 64K -- "$PROG" basic >/dev/null 2>&1

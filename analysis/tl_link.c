@@ -51,8 +51,6 @@ struct wr_ent {               /* a send WR with its PSN range */
 /* gap_note()'s state over the request streams, in capture order. */
 struct gap_scan {
 	uint32_t *top;            /* per stream: the highest request PSN captured */
-	uint32_t *next;           /* per stream: the PSN after its last request captured (RT_TL_NONE
-				   * after a READ request, which spans more) */
 	uint8_t *seen;            /* per stream: a request was */
 	uint8_t *qp;              /* per QP: GAP_QP or GAP_WR for all its WRs */
 	uint8_t *wr;              /* per event: GAP_WR for a send WR */
@@ -2236,8 +2234,7 @@ static int fifo_push(struct fifo *f, uint32_t x)
 #define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
 
 /* Per event, for a send WR: how far the capture's gaps let its packets bound
- * its completion from above.  Where a request stream shows a PSN gap (past
- * its highest PSN, or inside a round of resends), the
+ * its completion from above.  Where a request stream shows a PSN gap, the
  * capture may also have missed the packet or ACK that really completed a
  * WR, and a later captured transmission or ACK stands in for it: those
  * still come after the WR was posted, but bound nothing from above.
@@ -2291,7 +2288,6 @@ static int scans_init(struct lctx *c)
 	c->cpk = malloc((npk ? npk : 1) * sizeof(*c->cpk));
 	c->past_completion = calloc(npk / 8 + 1, 1);
 	g->top = malloc((nqp + 1) * sizeof(uint32_t));
-	g->next = malloc((nqp + 1) * sizeof(uint32_t));
 	g->seen = calloc(nqp + 1, 1);
 	g->qp = calloc(nqp + 1, 1);
 	g->wr = calloc(nev + 1, 1);
@@ -2299,7 +2295,7 @@ static int scans_init(struct lctx *c)
 	r->gap = calloc(nqp ? nqp : 1, 1);
 	r->by_wr = malloc(nqp ? nqp : 1);
 	r->msg = calloc(nqp ? nqp : 1, sizeof(*r->msg));
-	if (!c->cpk || !c->past_completion || !g->top || !g->next || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap ||
+	if (!c->cpk || !c->past_completion || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap ||
 	    !r->by_wr || !r->msg || tl_hash_init(&r->last, 64) < 0)
 		return -ENOMEM;
 	memset(r->cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
@@ -2324,7 +2320,6 @@ static void scans_free(struct lctx *c)
 	free(c->cpk);
 	free(c->past_completion);
 	free(c->gap.top);
-	free(c->gap.next);
 	free(c->gap.seen);
 	free(c->gap.qp);
 	free(c->gap.wr);
@@ -2335,26 +2330,17 @@ static void scans_free(struct lctx *c)
 	tl_hash_free(&c->recv.last);
 }
 
-/* The capture missed a packet of the stream to QP s from QP send_qp: their
- * WRs' ACKs and consumers bound nothing from above (GAP_QP). */
-static void gap_mark_qp(struct lctx *c, uint32_t s, uint32_t send_qp)
-{
-	struct gap_scan *g = &c->gap;
-	size_t nqp = c->b->qps.n;
-	if (s < nqp)
-		g->qp[s] = g->qp[s] ? g->qp[s] : GAP_QP;
-	if (send_qp < nqp)
-		g->qp[send_qp] = g->qp[send_qp] ? g->qp[send_qp] : GAP_QP;
-}
-
 /* Request packet k (recv_qp a QP) after the replay: the gaps it shows. */
 static void gap_note(struct lctx *c, const struct tl_pk *k)
 {
 	struct gap_scan *g = &c->gap;
 	size_t nev = tl_nev(c->b), nqp = c->b->qps.n;
 	uint32_t s = k->recv_qp;
-	if (k->ooo)
-		gap_mark_qp(c, s, k->send_qp);
+	if (k->ooo) {
+		g->qp[s] = g->qp[s] ? g->qp[s] : GAP_QP;
+		if (k->send_qp < nqp)
+			g->qp[k->send_qp] = g->qp[k->send_qp] ? g->qp[k->send_qp] : GAP_QP;
+	}
 	if (g->seen[s] && k->ooo && k->send_qp < nqp) {
 		int32_t d = rt_psn_diff(k->psn, g->top[s]);
 		if (d > GAP_WRS_MAX)
@@ -2367,18 +2353,6 @@ static void gap_note(struct lctx *c, const struct tl_pk *k)
 	}
 	if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
 		g->wr[k->wr] = GAP_WR;
-	/* a resend round goes through its PSNs in order: a resend past the
-	 * one after the request before it (not the round's first; that one a
-	 * request of one PSN) shows the capture missed those between, and it
-	 * may have missed the ACK that completed their WRs too (a lab run with
-	 * 6 frames cut from its capture: an ACK 1.7 ms after the one missed
-	 * taken for the WRs', whose completions came before it); one at or
-	 * below it, a round whose start the capture missed (or a packet held
-	 * back on the way: then bounds are lost, none wrong) */
-	if (g->seen[s] && k->retrans && !k->round_start && g->next[s] != RT_TL_NONE &&
-	    rt_psn_diff(k->psn, g->next[s]) != 0)
-		gap_mark_qp(c, s, k->send_qp);
-	g->next[s] = k->op_class == RT_CLASS_READ_REQ ? RT_TL_NONE : rt_psn_add(k->psn, 1);
 	if (!g->seen[s] || rt_psn_diff(k->psn, g->top[s]) > 0)
 		g->top[s] = k->psn;
 	g->seen[s] = 1;
@@ -2643,11 +2617,6 @@ static int wire_streams(struct lctx *c)
 					k->round_start = true;
 					S->rhead = S->rtail = RT_TL_NONE; /* older rounds were superseded */
 					S->rnr_pending = false;
-					/* the sender goes back to a PSN once everything before it was
-					 * answered: no ACK, NAK or response captured for the one before
-					 * it (sent while the capture ran) means the capture missed it */
-					if (S->have_ack ? pu > S->acked_u + 1 : pu > S->first_u)
-						gap_mark_qp(c, s, k->send_qp);
 					uint8_t cause = RT_RETRY_ACK_TIMEOUT;
 					/* a READ asked again from inside its span goes back to
 					 * the response it missed: a NAK for an earlier PSN would
@@ -2705,13 +2674,6 @@ static int wire_streams(struct lctx *c)
 					if (cause == RT_RETRY_ACK_TIMEOUT && !rs && S->have_ack && pu > S->acked_u + 1 &&
 					    S->acked_u + 1 <= S->max_u && pu - S->acked_u - 1 < (1u << 22))
 						k->round_psn = rt_psn_add(k->psn, -(int32_t)(pu - S->acked_u - 1));
-					/* back well before the ACK timer could go off, with no NAK
-					 * captured: the capture missed the NAK (and maybe the ACK
-					 * before it), or the timer went off early */
-					uint64_t half = tl_half_ack_timeout_ns(b, k->send_qp);
-					if (cause == RT_RETRY_ACK_TIMEOUT && !rs && prev && half && k->raw_ns > prev->raw_ns &&
-					    k->raw_ns - prev->raw_ns < half)
-						gap_mark_qp(c, s, k->send_qp);
 					S->burst_cause = cause;
 					S->open_round = true;
 					S->last_round = (uint32_t)i;
@@ -3477,31 +3439,23 @@ static size_t cm_ev_first_unused(const struct tl_hash *h, const uint32_t *next, 
  * and on the host a DREP went to (the side that disconnected): each DREQ or
  * DREP (not its MAD retries) meets the first DISCONNECTED on its host for
  * the QP it names, not the next one in order (the side that disconnects
- * first gets no DREQ, only a DREP).  Where the address it went to is one
- * process's, that process's: two processes on one host may have QPs of the
- * same number (a pair on one machine, uroce's numbering), and when the
- * capture missed the DREQ the DREP took the passive side's event. */
+ * first gets no DREQ, only a DREP). */
 static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 {
 	struct tl_build *b = c->b;
 	const struct tl_vec *cp = &c->cm_pks;
-	/* disc: (host, QPN) -> its DISCONNECTED events, through next[]; pdisc: (process, QPN), through pnext[] */
-	struct tl_hash comm, seen, disc, pdisc;
+	struct tl_hash comm, seen, disc; /* disc: (host, QPN) -> its DISCONNECTED events, through next[] */
 	uint8_t *used = calloc(ce->n + 1, 1);
-	uint32_t *next = malloc((ce->n + 1) * sizeof(uint32_t)), *pnext = malloc((ce->n + 1) * sizeof(uint32_t));
+	uint32_t *next = malloc((ce->n + 1) * sizeof(uint32_t));
 	memset(&comm, 0, sizeof(comm));
 	memset(&seen, 0, sizeof(seen));
 	memset(&disc, 0, sizeof(disc));
-	memset(&pdisc, 0, sizeof(pdisc));
-	int rc = used && next && pnext && !tl_hash_init(&comm, 16) && !tl_hash_init(&seen, 16) &&
-			 !tl_hash_init(&disc, 16) && !tl_hash_init(&pdisc, 16) ? 0 : -ENOMEM;
+	int rc = used && next && !tl_hash_init(&comm, 16) && !tl_hash_init(&seen, 16) && !tl_hash_init(&disc, 16)
+			 ? 0 : -ENOMEM;
 	for (size_t ei = ce->n; ei-- > 0 && !rc;) {
 		const struct tl_evrec *e = tl_ev(b, *TL_AT(ce, uint32_t, ei));
-		if (e->ev.u.cm.event != RT_CM_EV_DISCONNECTED)
-			continue;
-		rc = index_push(&disc, next, (uint64_t)e->host << 32 | e->ev.qpn, (uint32_t)ei);
-		if (!rc)
-			rc = index_push(&pdisc, pnext, (uint64_t)e->proc << 32 | e->ev.qpn, (uint32_t)ei);
+		if (e->ev.u.cm.event == RT_CM_EV_DISCONNECTED)
+			rc = index_push(&disc, next, (uint64_t)e->host << 32 | e->ev.qpn, (uint32_t)ei);
 	}
 	for (size_t ci = 0; ci < cp->n && !rc; ci++) {
 		uint32_t i = *TL_AT(cp, uint32_t, ci);
@@ -3513,16 +3467,13 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 		if ((k->cm_attr != RT_CM_DREQ && k->cm_attr != RT_CM_DREP) || k->dst_ep >= b->eps.n)
 			continue;
 		uint64_t once = (uint64_t)k->cm_attr << 32 | k->cm_comm_id; /* MAD retries of one message */
-		const struct tl_ep *dst = TL_AT(&b->eps, struct tl_ep, k->dst_ep);
-		uint16_t h = dst->host;
+		uint16_t h = TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host;
 		uint32_t qpn = disconnect_qpn(b, i, &comm);
 		if (h == UINT16_MAX || !qpn || tl_hash_get(&seen, once))
 			continue;
 		if ((rc = tl_hash_put(&seen, once, 1)) < 0)
 			break;
-		size_t ei = dst->proc != UINT16_MAX && !dst->proc_ambiguous
-				    ? cm_ev_first_unused(&pdisc, pnext, (uint64_t)dst->proc << 32 | qpn, used)
-				    : cm_ev_first_unused(&disc, next, (uint64_t)h << 32 | qpn, used);
+		size_t ei = cm_ev_first_unused(&disc, next, (uint64_t)h << 32 | qpn, used);
 		if (ei == SIZE_MAX)
 			continue;
 		uint32_t evi = *TL_AT(ce, uint32_t, ei);
@@ -3534,10 +3485,8 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 	tl_hash_free(&seen);
 	tl_hash_free(&comm);
 	tl_hash_free(&disc);
-	tl_hash_free(&pdisc);
 	free(used);
 	free(next);
-	free(pnext);
 	return rc;
 }
 

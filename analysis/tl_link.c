@@ -51,9 +51,20 @@ struct wr_ent {               /* a send WR with its PSN range */
 /* gap_note()'s state over the request streams, in capture order. */
 struct gap_scan {
 	uint32_t *top;            /* per stream: the highest request PSN captured */
+	uint32_t *next;           /* per stream: the PSN after its last request captured (RT_TL_NONE
+				   * after a READ request, which spans more) */
 	uint8_t *seen;            /* per stream: a request was */
 	uint8_t *qp;              /* per QP: GAP_QP or GAP_WR for all its WRs */
 	uint8_t *wr;              /* per event: GAP_WR for a send WR */
+	struct tl_vec skips;      /* struct gap_skip: resends that skipped PSNs of their round */
+};
+
+/* A resend that skipped PSNs of its round (from up to its own): a gap,
+ * unless each skipped PSN passes the capture point later, held back on the
+ * way (tl_pk.late), which is known only once the stream has been read. */
+struct gap_skip {
+	uint32_t pk;              /* the resend (packet index) */
+	uint32_t from;            /* the first PSN it skipped */
 };
 
 /* recv_note()'s state: the messages that consume receives, in capture order. */
@@ -2234,7 +2245,8 @@ static int fifo_push(struct fifo *f, uint32_t x)
 #define GAP_WRS_MAX 4096 /* a gap wider than this marks every WR of its QP */
 
 /* Per event, for a send WR: how far the capture's gaps let its packets bound
- * its completion from above.  Where a request stream shows a PSN gap, the
+ * its completion from above.  Where a request stream shows a PSN gap (past
+ * its highest PSN, or inside a round of resends), the
  * capture may also have missed the packet or ACK that really completed a
  * WR, and a later captured transmission or ACK stands in for it: those
  * still come after the WR was posted, but bound nothing from above.
@@ -2288,6 +2300,8 @@ static int scans_init(struct lctx *c)
 	c->cpk = malloc((npk ? npk : 1) * sizeof(*c->cpk));
 	c->past_completion = calloc(npk / 8 + 1, 1);
 	g->top = malloc((nqp + 1) * sizeof(uint32_t));
+	g->next = malloc((nqp + 1) * sizeof(uint32_t));
+	tl_vec_init(&g->skips, sizeof(struct gap_skip));
 	g->seen = calloc(nqp + 1, 1);
 	g->qp = calloc(nqp + 1, 1);
 	g->wr = calloc(nev + 1, 1);
@@ -2295,10 +2309,11 @@ static int scans_init(struct lctx *c)
 	r->gap = calloc(nqp ? nqp : 1, 1);
 	r->by_wr = malloc(nqp ? nqp : 1);
 	r->msg = calloc(nqp ? nqp : 1, sizeof(*r->msg));
-	if (!c->cpk || !c->past_completion || !g->top || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap ||
+	if (!c->cpk || !c->past_completion || !g->top || !g->next || !g->seen || !g->qp || !g->wr || !r->cons || !r->gap ||
 	    !r->by_wr || !r->msg || tl_hash_init(&r->last, 64) < 0)
 		return -ENOMEM;
 	memset(r->cons, 0xff, nev * sizeof(uint32_t)); /* RT_TL_NONE */
+	memset(g->next, 0xff, (nqp + 1) * sizeof(uint32_t));
 	for (size_t q = 0; q < nqp; q++) {
 		const struct rt_tl_qp *Q = tl_qp(b, q);
 		uint32_t peer = Q->peer;
@@ -2320,6 +2335,8 @@ static void scans_free(struct lctx *c)
 	free(c->cpk);
 	free(c->past_completion);
 	free(c->gap.top);
+	free(c->gap.next);
+	tl_vec_free(&c->gap.skips);
 	free(c->gap.seen);
 	free(c->gap.qp);
 	free(c->gap.wr);
@@ -2330,17 +2347,36 @@ static void scans_free(struct lctx *c)
 	tl_hash_free(&c->recv.last);
 }
 
-/* Request packet k (recv_qp a QP) after the replay: the gaps it shows. */
-static void gap_note(struct lctx *c, const struct tl_pk *k)
+/* The capture missed a packet of the stream to QP s from QP send_qp: their
+ * WRs' ACKs and consumers bound nothing from above (GAP_QP). */
+static void gap_mark_qp(struct lctx *c, uint32_t s, uint32_t send_qp)
+{
+	struct gap_scan *g = &c->gap;
+	size_t nqp = c->b->qps.n;
+	if (s < nqp)
+		g->qp[s] = g->qp[s] ? g->qp[s] : GAP_QP;
+	if (send_qp < nqp)
+		g->qp[send_qp] = g->qp[send_qp] ? g->qp[send_qp] : GAP_QP;
+}
+
+/* Whether request k, taken as held back on the way (tl_pk.late), was: its
+ * sending engine, where traced, says whether it held it back (a capture
+ * that missed a round's start makes a resend look late: a lab run with an
+ * RNR NAK and the resend after it cut from its capture). */
+static bool gap_held_back(struct tl_build *b, const struct tl_pk *k)
+{
+	return k->late && (!engine_sent(b, k) || tl_engine_held(b, k));
+}
+
+/* Request packet k (recv_qp a QP, packet index i) after the replay: the
+ * gaps it shows; 0 or -ENOMEM. */
+static int gap_note(struct lctx *c, const struct tl_pk *k, size_t i)
 {
 	struct gap_scan *g = &c->gap;
 	size_t nev = tl_nev(c->b), nqp = c->b->qps.n;
 	uint32_t s = k->recv_qp;
-	if (k->ooo) {
-		g->qp[s] = g->qp[s] ? g->qp[s] : GAP_QP;
-		if (k->send_qp < nqp)
-			g->qp[k->send_qp] = g->qp[k->send_qp] ? g->qp[k->send_qp] : GAP_QP;
-	}
+	if (k->ooo)
+		gap_mark_qp(c, s, k->send_qp);
 	if (g->seen[s] && k->ooo && k->send_qp < nqp) {
 		int32_t d = rt_psn_diff(k->psn, g->top[s]);
 		if (d > GAP_WRS_MAX)
@@ -2353,9 +2389,71 @@ static void gap_note(struct lctx *c, const struct tl_pk *k)
 	}
 	if (k->ooo && k->wr != RT_TL_NONE && k->wr < nev)
 		g->wr[k->wr] = GAP_WR;
+	/* a resend round goes through its PSNs in order: a resend past the
+	 * one after the request before it (not the round's first; that one a
+	 * request of one PSN) shows the capture missed those between, and it
+	 * may have missed the ACK that completed their WRs too (a lab run with
+	 * 6 frames cut from its capture: an ACK 1.7 ms after the one missed
+	 * taken for the WRs', whose completions came before it), unless those
+	 * were held back on the way and pass later (gap_skips_judge); one below
+	 * it, a round whose start the capture missed.  A request held back is
+	 * none of this: the round goes on where it was. */
+	int32_t step = g->next[s] != RT_TL_NONE ? rt_psn_diff(k->psn, g->next[s]) : 0;
+	bool held = gap_held_back(c->b, k);
+	if (g->seen[s] && k->retrans && !k->round_start && !held && step < 0)
+		gap_mark_qp(c, s, k->send_qp);
+	if (g->seen[s] && k->retrans && !k->round_start && !held && step > 0) {
+		struct gap_skip *x = tl_vec_push(&g->skips);
+		if (!x)
+			return -ENOMEM;
+		*x = (struct gap_skip){.pk = (uint32_t)i, .from = g->next[s]};
+	}
+	if (!held) /* (one held back leaves the round where it was) */
+		g->next[s] = k->op_class == RT_CLASS_READ_REQ ? RT_TL_NONE : rt_psn_add(k->psn, 1);
 	if (!g->seen[s] || rt_psn_diff(k->psn, g->top[s]) > 0)
 		g->top[s] = k->psn;
 	g->seen[s] = 1;
+	return 0;
+}
+
+#define GAP_SKIP_LATE_MAX 64 /* a resend skipping more PSNs is a gap, held back or not */
+
+/* After the streams were read: each resend that skipped PSNs of its round
+ * (gap_note) is a gap unless every PSN it skipped passed the capture point
+ * after it, held back on the way (a lab run with every 6th SEND held back
+ * 1.5 ms: their rounds skip them, none missed); 0 or -ENOMEM. */
+static int gap_skips_judge(struct lctx *c)
+{
+	struct tl_build *b = c->b;
+	struct gap_scan *g = &c->gap;
+	if (!g->skips.n)
+		return 0;
+	struct tl_hash late; /* (stream, PSN) -> its latest late request */
+	memset(&late, 0, sizeof(late));
+	if (tl_hash_init(&late, b->lates.n) < 0)
+		return -ENOMEM;
+	for (size_t x = 0; x < b->lates.n; x++) {
+		uint32_t i = *TL_AT(&b->lates, uint32_t, x);
+		const struct tl_pk *k = tl_pk(b, i);
+		if (gap_held_back(b, k) && tl_hash_put(&late, (uint64_t)k->recv_qp << 32 | k->psn, i) < 0) {
+			tl_hash_free(&late);
+			return -ENOMEM;
+		}
+	}
+	for (size_t x = 0; x < g->skips.n; x++) {
+		const struct gap_skip *sk = TL_AT(&g->skips, struct gap_skip, x);
+		const struct tl_pk *k = tl_pk(b, sk->pk);
+		int32_t n = rt_psn_diff(k->psn, sk->from);
+		bool held = n <= GAP_SKIP_LATE_MAX;
+		for (int32_t j = 0; j < n && held; j++) {
+			const uint32_t *l = tl_hash_get(&late, (uint64_t)k->recv_qp << 32 | rt_psn_add(sk->from, j));
+			held = l && *l > sk->pk;
+		}
+		if (!held)
+			gap_mark_qp(c, k->recv_qp, k->send_qp);
+	}
+	tl_hash_free(&late);
+	return 0;
 }
 
 /* The gap class of event i (a send WR's: GAP_*): its own, or its QP's. */
@@ -2617,6 +2715,11 @@ static int wire_streams(struct lctx *c)
 					k->round_start = true;
 					S->rhead = S->rtail = RT_TL_NONE; /* older rounds were superseded */
 					S->rnr_pending = false;
+					/* the sender goes back to a PSN once everything before it was
+					 * answered: no ACK, NAK or response captured for the one before
+					 * it (sent while the capture ran) means the capture missed it */
+					if (S->have_ack ? pu > S->acked_u + 1 : pu > S->first_u)
+						gap_mark_qp(c, s, k->send_qp);
 					uint8_t cause = RT_RETRY_ACK_TIMEOUT;
 					/* a READ asked again from inside its span goes back to
 					 * the response it missed: a NAK for an earlier PSN would
@@ -2752,8 +2855,7 @@ static int wire_streams(struct lctx *c)
 						tl_clock_add(b, we->host, b->capture_host, we->raw_ns, k->raw_ns);
 				}
 			}
-			gap_note(c, k);
-			if ((rc = recv_note(c, k, i)) < 0)
+			if ((rc = gap_note(c, k, i)) < 0 || (rc = recv_note(c, k, i)) < 0)
 				break;
 			continue;
 		}
@@ -2872,6 +2974,8 @@ static int wire_streams(struct lctx *c)
 		if (rc < 0)
 			break;
 	}
+	if (!rc)
+		rc = gap_skips_judge(c);
 	psn_map_free(&first, nqp);
 	psn_map_free(&last, nqp);
 	free(acked);
@@ -3439,23 +3543,31 @@ static size_t cm_ev_first_unused(const struct tl_hash *h, const uint32_t *next, 
  * and on the host a DREP went to (the side that disconnected): each DREQ or
  * DREP (not its MAD retries) meets the first DISCONNECTED on its host for
  * the QP it names, not the next one in order (the side that disconnects
- * first gets no DREQ, only a DREP). */
+ * first gets no DREQ, only a DREP).  Where the address it went to is one
+ * process's, that process's: two processes on one host may have QPs of the
+ * same number (a pair on one machine, uroce's numbering), and when the
+ * capture missed the DREQ the DREP took the passive side's event. */
 static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 {
 	struct tl_build *b = c->b;
 	const struct tl_vec *cp = &c->cm_pks;
-	struct tl_hash comm, seen, disc; /* disc: (host, QPN) -> its DISCONNECTED events, through next[] */
+	/* disc: (host, QPN) -> its DISCONNECTED events, through next[]; pdisc: (process, QPN), through pnext[] */
+	struct tl_hash comm, seen, disc, pdisc;
 	uint8_t *used = calloc(ce->n + 1, 1);
-	uint32_t *next = malloc((ce->n + 1) * sizeof(uint32_t));
+	uint32_t *next = malloc((ce->n + 1) * sizeof(uint32_t)), *pnext = malloc((ce->n + 1) * sizeof(uint32_t));
 	memset(&comm, 0, sizeof(comm));
 	memset(&seen, 0, sizeof(seen));
 	memset(&disc, 0, sizeof(disc));
-	int rc = used && next && !tl_hash_init(&comm, 16) && !tl_hash_init(&seen, 16) && !tl_hash_init(&disc, 16)
-			 ? 0 : -ENOMEM;
+	memset(&pdisc, 0, sizeof(pdisc));
+	int rc = used && next && pnext && !tl_hash_init(&comm, 16) && !tl_hash_init(&seen, 16) &&
+			 !tl_hash_init(&disc, 16) && !tl_hash_init(&pdisc, 16) ? 0 : -ENOMEM;
 	for (size_t ei = ce->n; ei-- > 0 && !rc;) {
 		const struct tl_evrec *e = tl_ev(b, *TL_AT(ce, uint32_t, ei));
-		if (e->ev.u.cm.event == RT_CM_EV_DISCONNECTED)
-			rc = index_push(&disc, next, (uint64_t)e->host << 32 | e->ev.qpn, (uint32_t)ei);
+		if (e->ev.u.cm.event != RT_CM_EV_DISCONNECTED)
+			continue;
+		rc = index_push(&disc, next, (uint64_t)e->host << 32 | e->ev.qpn, (uint32_t)ei);
+		if (!rc)
+			rc = index_push(&pdisc, pnext, (uint64_t)e->proc << 32 | e->ev.qpn, (uint32_t)ei);
 	}
 	for (size_t ci = 0; ci < cp->n && !rc; ci++) {
 		uint32_t i = *TL_AT(cp, uint32_t, ci);
@@ -3467,13 +3579,16 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 		if ((k->cm_attr != RT_CM_DREQ && k->cm_attr != RT_CM_DREP) || k->dst_ep >= b->eps.n)
 			continue;
 		uint64_t once = (uint64_t)k->cm_attr << 32 | k->cm_comm_id; /* MAD retries of one message */
-		uint16_t h = TL_AT(&b->eps, struct tl_ep, k->dst_ep)->host;
+		const struct tl_ep *dst = TL_AT(&b->eps, struct tl_ep, k->dst_ep);
+		uint16_t h = dst->host;
 		uint32_t qpn = disconnect_qpn(b, i, &comm);
 		if (h == UINT16_MAX || !qpn || tl_hash_get(&seen, once))
 			continue;
 		if ((rc = tl_hash_put(&seen, once, 1)) < 0)
 			break;
-		size_t ei = cm_ev_first_unused(&disc, next, (uint64_t)h << 32 | qpn, used);
+		size_t ei = dst->proc != UINT16_MAX && !dst->proc_ambiguous
+				    ? cm_ev_first_unused(&pdisc, pnext, (uint64_t)dst->proc << 32 | qpn, used)
+				    : cm_ev_first_unused(&disc, next, (uint64_t)h << 32 | qpn, used);
 		if (ei == SIZE_MAX)
 			continue;
 		uint32_t evi = *TL_AT(ce, uint32_t, ei);
@@ -3485,8 +3600,10 @@ static int disconnect_links(struct lctx *c, const struct tl_vec *ce)
 	tl_hash_free(&seen);
 	tl_hash_free(&comm);
 	tl_hash_free(&disc);
+	tl_hash_free(&pdisc);
 	free(used);
 	free(next);
+	free(pnext);
 	return rc;
 }
 

@@ -1915,11 +1915,29 @@ static uint32_t qp_gone(struct dctx *c, uint32_t q)
 	return c->qp_end[q];
 }
 
+/* ", more than a retry_cnt of 7 allows ...": QP q retried n times in a
+ * row with no error, and its device (rxe, or uroce, which does as rxe)
+ * never decrements a retry_cnt of 7. */
+static void retry_cnt7_words(struct dctx *c, uint32_t q, uint32_t n, struct text *t)
+{
+	struct tl_build *b = c->b;
+	const struct rt_tl_qp *rq = q < b->qps.n ? tl_qp(b, q) : NULL;
+	bool on_engine = rq && rq->proc < b->procs.n && (proc_flags(c, rq->proc) & PF_ENGINE);
+	if (n > 7 && rq && rq->retry_cnt == 7 && (qp_on_rxe(c, q) || on_engine))
+		tx(t, ", more than a retry_cnt of 7 allows: the sender's %s takes retry_cnt 7 as unlimited "
+		      "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
+		      "complete the WR with RETRY_EXC_ERR after 7 retries",
+		   on_engine ? "engine (uroce, which does as the kernel's SoftRoCE)" : "SoftRoCE (rxe)");
+}
+
 /* "its peer QP ... had been destroyed" / "was destroyed ... after the
  * first of these rounds": QP q's peer's end (qp_gone) when it came at or
- * before t_end, the last resend of rounds that began at t_first; RT_TL_NONE
- * (nothing said) when it did not. */
-static uint32_t peer_gone_words(struct dctx *c, uint32_t q, uint64_t t_first, uint64_t t_end, struct text *t)
+ * before t_end, the last resend of rounds that began at t_first (times on
+ * the clock of host `clock`: the capture point's, or the sender's for
+ * rounds known from its engine's retry events); RT_TL_NONE (nothing said)
+ * when it did not. */
+static uint32_t peer_gone_words(struct dctx *c, uint32_t q, uint16_t clock, uint64_t t_first, uint64_t t_end,
+				struct text *t)
 {
 	struct tl_build *b = c->b;
 	uint32_t peer = q < b->qps.n ? tl_qp(b, q)->peer : RT_TL_NONE;
@@ -1929,7 +1947,7 @@ static uint32_t peer_gone_words(struct dctx *c, uint32_t q, uint64_t t_first, ui
 	const struct tl_evrec *e = tl_ev(b, g);
 	/* (before the last resend by more than the clocks' uncertainty: not a
 	 * QP destroyed once that resend had its answer) */
-	uint64_t unc = b->capture_host != UINT16_MAX ? clocks_uncertainty(b, e->host, b->capture_host) : 0;
+	uint64_t unc = clocks_uncertainty(b, e->host, clock);
 	if (unc == UINT64_MAX || item_t(c, g) + unc > t_end)
 		return RT_TL_NONE;
 	const struct rt_tl_proc *P = e->proc < b->procs.n ? TL_AT(&b->procs, struct rt_tl_proc, e->proc) : NULL;
@@ -2936,18 +2954,11 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			if (nb > 1)
 				tx(&t, " in %u rounds", nb);
 		}
-		/* more rounds in a row than the retry count allows, and no error: rxe
-		 * never decrements a retry_cnt of 7 */
-		const struct rt_tl_qp *rq = u->requester < nq ? tl_qp(b, u->requester) : NULL;
-		bool on_engine = rq && rq->proc < b->procs.n && (proc_flags(c, rq->proc) & PF_ENGINE);
-		if (nb > 7 && rq && rq->retry_cnt == 7 && (qp_on_rxe(c, k0->send_qp) || on_engine))
-			tx(&t, ", more than a retry_cnt of 7 allows: the sender's %s takes retry_cnt 7 as unlimited "
-			       "(the IBTA gives 7 that meaning for rnr_retry only), so it went on resending where other devices "
-			       "complete the WR with RETRY_EXC_ERR after 7 retries",
-			   on_engine ? "engine (uroce, which does as the kernel's SoftRoCE)" : "SoftRoCE (rxe)");
+		retry_cnt7_words(c, u->requester, nb, &t);
 		/* the receiver gone before or during the rounds: what kept them unanswered */
 		uint32_t gone = u->cause == RT_RETRY_ACK_TIMEOUT && u->requester != RT_TL_NONE
-					? peer_gone_words(c, u->requester, t_first, t_end, &t) : RT_TL_NONE;
+					? peer_gone_words(c, u->requester, b->capture_host, t_first, t_end, &t)
+					: RT_TL_NONE;
 		if (gone != RT_TL_NONE && item_t(c, gone) <= t_first && (why == WHY_NO_ANSWER || why == WHY_LOST_BEFORE))
 			why = WHY_PEER_GONE;
 		uint32_t badack = ack != RT_TL_NONE && tl_pk(b, ack)->icrc == RT_ICRC_BAD ? ack : RT_TL_NONE;
@@ -9998,6 +10009,8 @@ static int retry_events(struct dctx *c)
 		   retry_cause_words(r->cause));
 		if (r->cause == RT_RETRY_ACK_TIMEOUT)
 			tx(&t, " (%.3f ms)", r->timeout_us / 1000.0);
+		if (r->cause == RT_RETRY_ACK_TIMEOUT)
+			retry_cnt7_words(c, q, n, &t);
 		uint64_t t_start = item_t(c, G->first), t_last = item_t(c, G->last), lost;
 		if (orig != RT_TL_NONE) {
 			t_start = item_t(c, orig);
@@ -10012,6 +10025,10 @@ static int retry_events(struct dctx *c)
 			   traced_icrc_drop(&tl_ev(b, drop)->ev) ? "its ICRC was bad (corruption on the link or a broken sender)"
 			   : tl_ev(b, drop)->ev.u.pkt.drop_reason == RT_PKT_DROP_BUSY ? "while " DROP_BUSY_WORDS
 										      : "injected loss");
+		/* the receiver gone before or during the retries: what kept them unanswered */
+		uint32_t gone = drop == RT_TL_NONE && r->cause == RT_RETRY_ACK_TIMEOUT && q < b->qps.n
+					? peer_gone_words(c, q, tl_qp(b, q)->host, item_t(c, G->first), t_last, &t)
+					: RT_TL_NONE;
 		capture_edge_words(c, q, item_t(c, G->first), &t);
 		tx(&t, ".");
 		tx(&ev, "retry events, first at %.6f s", (double)item_t(c, G->first) / 1e9);
@@ -10021,6 +10038,8 @@ static int retry_events(struct dctx *c)
 		uint8_t why = drop == RT_TL_NONE ? (r->cause == RT_RETRY_NAK_SEQ ? WHY_TRACED_NAK
 						    : r->cause == RT_RETRY_ACK_TIMEOUT ? WHY_TRACED_TIMEOUT : WHY_TRACED_IMPLIED)
 			      : traced_icrc_drop(&tl_ev(b, drop)->ev) ? WHY_DAMAGED : WHY_DROPPED;
+		if (gone != RT_TL_NONE && item_t(c, gone) <= item_t(c, G->first))
+			why = WHY_PEER_GONE;
 		if (f < 0 || round_told(c, f, why, 0, G->first, G->last) < 0) {
 			rc = -ENOMEM;
 			break;
@@ -10028,6 +10047,7 @@ static int retry_events(struct dctx *c)
 		tl_finding_evidence(b, FI(b, f), orig);
 		tl_finding_evidence(b, FI(b, f), drop);
 		tl_finding_evidence(b, FI(b, f), G->first);
+		tl_finding_evidence(b, FI(b, f), gone);
 	}
 	tl_hash_free(&idx);
 	tl_vec_free(&groups);

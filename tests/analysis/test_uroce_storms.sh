@@ -240,4 +240,20 @@ p = [x['text'] for x in d['findings'] if x['kind'] == 'process_ended']
 assert any('was stopped by SIGTERM' in t and 'had gone first: ibv_rc_pingpong (pid ' in t and
            '1 acknowledged on the wire, the ACK dropped by its engine as it arrived.' in t for t in p), p" "$TMP/peergone7.json"
 
+# The same two runs without their capture: the rounds known only from the
+# server's engine retry events say the same (its peer destroyed first; the
+# unlimited retry_cnt 7 where it went past 7 retries)
+for r in peergone peergone7; do
+	rm -rf "$TMP/$r-traces" && mkdir -p "$TMP/$r-traces" && cp -r "$TMP/$r/server" "$TMP/$r/client" "$TMP/$r-traces/"
+	"$RT" correlate --force --quiet "$TMP/$r-traces" && "$RT" diagnose --json "$TMP/$r-traces" >"$TMP/$r-traces.json"
+done
+check "a peer gone, no capture: the engine's retries name the peer's destroy, and 7 as unlimited where it went past" \
+	python3 -c "import json, re, sys
+for path, unlimited in ((sys.argv[1], False), (sys.argv[2], True)):
+    d = json.load(open(path))
+    g = [x['text'] for x in d['findings'] if x['kind'] == 'go_back_n']
+    assert len(g) == 1, [x['text'] for x in d['findings']]
+    assert re.search(r'retries from PSN 0x[0-9a-f]+ after local ACK timeout .*; its peer QP had been destroyed at [0-9.]+ s \\(ibv_rc_pingpong, pid [0-9]+: its trace\\), [0-9.]+ ms before: nothing answers for a destroyed QP', g[0]), g[0]
+    assert ('takes retry_cnt 7 as unlimited' in g[0]) == unlimited, g[0]" "$TMP/peergone-traces.json" "$TMP/peergone7-traces.json"
+
 done_testing

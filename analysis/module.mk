@@ -13,6 +13,12 @@ ALL_TARGETS += $(CORRELATE_GEN)
 $(CORRELATE_GEN): bench/correlate_gen.c tests/analysis/simrun.h tests/captures/synth.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIB_LDLIBS)
+# How fast the machine gives new memory (printed by bench/correlate_bench.sh).
+FIRST_TOUCH := $(BUILD)/bench/first_touch
+ALL_TARGETS += $(FIRST_TOUCH)
+$(FIRST_TOUCH): bench/first_touch.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 BENCH_SCRIPTS += bench/correlate_bench.sh
 FUZZ_TARGETS += timeline correlate
 TEST_TOOLS += tests/analysis/lose_events.c

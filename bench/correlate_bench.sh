@@ -29,6 +29,9 @@ measure() {
 	wall_ns=$(python3 -c "print(int($w * 1e9))")
 	cpu_ns=$(python3 -c "print(int(($u + $s) * 1e9))")
 }
+# how fast this machine gives new memory, which a large build mostly waits
+# for on a virtual machine (bench/first_touch.c)
+"$BUILD/bench/first_touch" 512 || true
 # the first run after generating the run, apart: on a virtual machine whose
 # host backs its memory lazily, the memory the generator just freed makes
 # its system time (the kernel zeroing pages) vary by seconds

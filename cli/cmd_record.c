@@ -50,6 +50,7 @@
 #include "command.h"
 #include "datadir.h"
 #include "json_str.h"
+#include "number_arg.h"
 #include "rdmatrace/process_events.h"
 #include "rdmatrace/clock.h"
 #include "rdmatrace/collector.h"
@@ -86,6 +87,8 @@ struct rec {
 	char log_path[PATH_MAX + 160];
 	char err_log_path[PATH_MAX + 160]; /* stderr alone; "" when it wrote nothing */
 	const char *capture_iface;
+	int capture_snaplen;      /* --capture-snaplen, 0 the capture's default (whole packets) */
+	int capture_buffer;       /* --capture-buffer in bytes, 0 the capture's default */
 	size_t flight_bytes;
 	char **argv;
 	int argc;
@@ -210,7 +213,8 @@ static int start_capture(struct rec *r)
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/capture.pcapng", r->rundir);
 	struct rt_live_opts o = { .iface = r->capture_iface, .write_path = path,
-				  .comment = "rdmatrace record" };
+				  .comment = "rdmatrace record", .snaplen = r->capture_snaplen,
+				  .buffer_bytes = r->capture_buffer };
 	char err[256];
 	int rc = rt_live_open(&o, &r->live, err, sizeof(err));
 	if (rc < 0) {
@@ -232,8 +236,21 @@ static void stop_capture(struct rec *r)
 	usleep(100000); /* let the last packets through the kernel */
 	rt_live_stop(r->live);
 	pthread_join(r->live_thread, NULL);
-	if (r->live_rc < 0)
+	if (r->live_rc < 0) {
 		fprintf(stderr, "rdmatrace record: capture: %s\n", r->live_err);
+		return;
+	}
+	/* packets the kernel had no room for: say so now, with what helps,
+	 * not only when the run is diagnosed */
+	uint64_t dropped = r->live_res.ps_drop + r->live_res.ps_ifdrop;
+	if (dropped)
+		fprintf(stderr,
+			"rdmatrace record: the capture on %s dropped %llu packets (it kept %llu): it could not keep up. "
+			"%s--capture-buffer MIB gives the kernel more room for bursts (now %d MiB)\n",
+			r->capture_iface, (unsigned long long)dropped, (unsigned long long)r->live_res.packets,
+			r->capture_snaplen ? "" : "--capture-snaplen 384 keeps the headers of each packet and CM messages whole (far "
+						  "less to copy and write; the ICRCs then go unchecked); ",
+			(r->capture_buffer ? r->capture_buffer : 64 << 20) >> 20);
 }
 
 /* ---- output pass-through ---- */
@@ -653,7 +670,8 @@ static int write_run_json(struct rec *r, const char *probe)
 }
 
 static const char usage[] =
-	"usage: rdmatrace record [-o RUNDIR] [--flight-recorder SIZE] [--capture IFACE] -- PROGRAM [ARGS...]\n"
+	"usage: rdmatrace record [-o RUNDIR] [--flight-recorder SIZE] [--capture IFACE [--capture-snaplen N]\n"
+	"                        [--capture-buffer MIB]] -- PROGRAM [ARGS...]\n"
 	"\n"
 	"Run an unmodified verbs program (rping, perftest, your own) with the rdmatrace\n"
 	"probe preloaded and leave a run directory: traces/HOST-PID-PROGRAM.rtr for each\n"
@@ -665,6 +683,11 @@ static const char usage[] =
 	"                            (power of two, 4K..1G; e.g. 1M), written on error\n"
 	"                            completions, fatal signals and exit\n"
 	"  --capture IFACE           capture RoCEv2 (UDP 4791) on IFACE meanwhile\n"
+	"  --capture-snaplen N       bytes kept of each captured packet (64..262144; default\n"
+	"                            whole packets); 384 keeps every header and CM message,\n"
+	"                            copies far less and leaves ICRCs unchecked: for a\n"
+	"                            capture that drops packets\n"
+	"  --capture-buffer MIB      the kernel's capture buffer (1..1024 MiB; default 64)\n"
 	"\n"
 	"The probe is librdmatrace-probe.so next to the rdmatrace binary, or $RDMATRACE_PROBE.\n"
 	"SIGINT/SIGTERM are forwarded to the program; the exit status is the program's\n"
@@ -730,6 +753,22 @@ static int cmd_record(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--capture") && i + 1 < argc) {
 			r->capture_iface = argv[++i];
+		} else if (!strcmp(a, "--capture-snaplen") && i + 1 < argc) {
+			uint64_t v;
+			if (rt_parse_number_arg(argv[++i], 10, 262144, &v) < 0 || v < 64) {
+				fprintf(stderr, "rdmatrace record: bad --capture-snaplen '%s' (64..262144 bytes)\n", argv[i]);
+				free(r);
+				return 2;
+			}
+			r->capture_snaplen = (int)v;
+		} else if (!strcmp(a, "--capture-buffer") && i + 1 < argc) {
+			uint64_t v;
+			if (rt_parse_number_arg(argv[++i], 10, 1024, &v) < 0 || v < 1) {
+				fprintf(stderr, "rdmatrace record: bad --capture-buffer '%s' (1..1024 MiB)\n", argv[i]);
+				free(r);
+				return 2;
+			}
+			r->capture_buffer = (int)v << 20;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "rdmatrace record: unknown or incomplete option '%s'\n%s", a, usage);
 			free(r);

@@ -105,6 +105,22 @@ check "the same with a capture: the captured REJ told once, as the passive side'
 import json, sys
 f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "cm_reject" and "(" + sys.argv[2] + ")" in x["text"]]
 assert len(f) == 1 and "rejected the connection request of" in f[0]["text"] and "reason 8" in f[0]["text"], f' "$T/rjc.json" "$A"
+# --capture-snaplen 384: the CM messages kept whole (the REJ still told),
+# no packet longer than that; --capture-buffer taken
+UROCE_ADDR=$A timeout -k 2 30 "$RDMATRACE" record --capture lo --capture-snaplen 384 --capture-buffer 8 -o "$T/rjs" -- \
+	rping -c -a "$A" -p "$((PORT - 3))" -C 1 >"$T/rjs.out" 2>&1
+"$RDMATRACE" diagnose --json "$T/rjs" >"$T/rjs.json" 2>&1
+check "the same with --capture-snaplen 384: the REJ told, no packet kept longer than 384 bytes" python3 -c '
+import json, struct, subprocess, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "cm_reject" and "(" + sys.argv[2] + ")" in x["text"]]
+assert len(f) == 1 and "reason 8" in f[0]["text"], f
+lens = [int(l) for l in subprocess.run(["tshark", "-r", sys.argv[3], "-T", "fields", "-e", "frame.cap_len"],
+        capture_output=True, text=True).stdout.split()]
+assert lens and max(lens) <= 384, lens[:20]
+d, off = open(sys.argv[3], "rb").read(65536), 0  # the interface block says the snap length
+while off + 16 <= len(d) and struct.unpack_from("<I", d, off)[0] != 1:
+    off += struct.unpack_from("<I", d, off + 4)[0]
+assert struct.unpack_from("<I", d, off + 12)[0] == 384, "interface block snaplen"' "$T/rjs.json" "$A" "$T/rjs/capture.pcapng"
 
 # ---- calls uroce refuses, explained by the diagnosis ----
 UROCE_ADDR=$A "$RDMATRACE" record -o "$T/bs" -- "$PROG" bad-setup >"$T/bs.out" 2>&1

@@ -27,6 +27,12 @@ check_each_pid() {
 	return $all
 }
 
+# ---- the capture's options: refused out of range, before anything runs ----
+"$RDMATRACE" record -o "$T/badsnap" --capture lo --capture-snaplen 10 -- true >"$T/badsnap.out" 2>&1
+check "record --capture-snaplen 10: refused (exit 2), said why" bash -c "[ $? -eq 2 ] && grep -q 'bad --capture-snaplen .10. (64..262144 bytes)' '$T/badsnap.out' && [ ! -e '$T/badsnap' ]"
+"$RDMATRACE" record -o "$T/badbuf" --capture lo --capture-buffer 0 -- true >"$T/badbuf.out" 2>&1
+check "record --capture-buffer 0: refused (exit 2), said why" bash -c "[ $? -eq 2 ] && grep -q 'bad --capture-buffer .0. (1..1024 MiB)' '$T/badbuf.out' && [ ! -e '$T/badbuf' ]"
+
 # ---- basic: everything one QP does ----
 "$RDMATRACE" record -o "$T/basic" -- "$PROG" basic >"$T/basic.out" 2>"$T/basic.err"
 rc=$?

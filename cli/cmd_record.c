@@ -730,6 +730,20 @@ static int claim_rundir(const char *rundir, const char *absdir)
 	return fd;
 }
 
+/* Option opt's value s, a whole number from lo to hi (in unit), into *out;
+ * 0, or -1 with a message. */
+static int range_arg(const char *opt, const char *s, uint64_t lo, uint64_t hi, const char *unit, int *out)
+{
+	uint64_t v;
+	if (rt_parse_number_arg(s, 10, hi, &v) < 0 || v < lo) {
+		fprintf(stderr, "rdmatrace record: bad %s '%s' (%llu..%llu %s)\n", opt, s, (unsigned long long)lo,
+			(unsigned long long)hi, unit);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	struct rec *r = calloc(1, sizeof(*r));
@@ -754,21 +768,16 @@ static int cmd_record(int argc, char **argv)
 		} else if (!strcmp(a, "--capture") && i + 1 < argc) {
 			r->capture_iface = argv[++i];
 		} else if (!strcmp(a, "--capture-snaplen") && i + 1 < argc) {
-			uint64_t v;
-			if (rt_parse_number_arg(argv[++i], 10, 262144, &v) < 0 || v < 64) {
-				fprintf(stderr, "rdmatrace record: bad --capture-snaplen '%s' (64..262144 bytes)\n", argv[i]);
+			if (range_arg(a, argv[++i], 64, 262144, "bytes", &r->capture_snaplen) < 0) {
 				free(r);
 				return 2;
 			}
-			r->capture_snaplen = (int)v;
 		} else if (!strcmp(a, "--capture-buffer") && i + 1 < argc) {
-			uint64_t v;
-			if (rt_parse_number_arg(argv[++i], 10, 1024, &v) < 0 || v < 1) {
-				fprintf(stderr, "rdmatrace record: bad --capture-buffer '%s' (1..1024 MiB)\n", argv[i]);
+			if (range_arg(a, argv[++i], 1, 1024, "MiB", &r->capture_buffer) < 0) {
 				free(r);
 				return 2;
 			}
-			r->capture_buffer = (int)v << 20;
+			r->capture_buffer <<= 20;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "rdmatrace record: unknown or incomplete option '%s'\n%s", a, usage);
 			free(r);

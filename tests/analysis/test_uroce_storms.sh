@@ -189,7 +189,7 @@ n = int(re.search(r'(\d+) Go-Back-N findings', s[0]).group(1))
 held = re.search(r'(\d+) a packet that came after later ones', s[0])
 unseen = re.search(r'(\d+) a NAK the capture does not hold', s[0])
 assert held and int(held.group(1)) >= 0.6 * n, s[0]
-assert not unseen or int(unseen.group(1)) <= 0.2 * n, s[0]" "$TMP/writebw.json"
+assert not unseen or int(unseen.group(1)) <= 0.3 * n, s[0]" "$TMP/writebw.json"
 
 # atomic_drops NAME FAULTS WHAT CHECK ASSERTS: ib_atomic_bw -n 200 under
 # FAULTS into $TMP/NAME; checks that both sides ran and, named "... CHECK",

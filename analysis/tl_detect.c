@@ -10007,10 +10007,10 @@ static int retry_events(struct dctx *c)
 		qp_name(b, q, &t);
 		tx(&t, ": %u retr%s from PSN 0x%06x after %s", n, n == 1 ? "y" : "ies", r->first_psn,
 		   retry_cause_words(r->cause));
-		if (r->cause == RT_RETRY_ACK_TIMEOUT)
+		if (r->cause == RT_RETRY_ACK_TIMEOUT) {
 			tx(&t, " (%.3f ms)", r->timeout_us / 1000.0);
-		if (r->cause == RT_RETRY_ACK_TIMEOUT)
 			retry_cnt7_words(c, q, n, &t);
+		}
 		uint64_t t_start = item_t(c, G->first), t_last = item_t(c, G->last), lost;
 		if (orig != RT_TL_NONE) {
 			t_start = item_t(c, orig);

@@ -2369,7 +2369,8 @@ static void gap_mark_qp(struct lctx *c, uint32_t s, uint32_t send_qp)
  * RNR NAK and the resend after it cut from its capture). */
 static bool gap_held_back(struct tl_build *b, const struct tl_pk *k)
 {
-	return k->late && (!engine_sent(b, k) || tl_engine_held(b, k));
+	const struct rt_ev_packet *p = k->late ? engine_sent(b, k) : NULL;
+	return k->late && (!p || (p->engine_flags & RT_PKTE_HELD));
 }
 
 /* Request packet k (recv_qp a QP, packet index i) after the replay: the
@@ -2404,9 +2405,10 @@ static int gap_note(struct lctx *c, const struct tl_pk *k, size_t i)
 	 * none of this: the round goes on where it was. */
 	int32_t step = g->next[s] != RT_TL_NONE ? rt_psn_diff(k->psn, g->next[s]) : 0;
 	bool held = gap_held_back(c->b, k);
-	if (g->seen[s] && k->retrans && !k->round_start && !held && step < 0)
+	bool in_round = g->seen[s] && k->retrans && !k->round_start && !held; /* (not its first) */
+	if (in_round && step < 0)
 		gap_mark_qp(c, s, k->send_qp);
-	if (g->seen[s] && k->retrans && !k->round_start && !held && step > 0) {
+	if (in_round && step > 0) {
 		struct gap_skip *x = tl_vec_push(&g->skips);
 		if (!x)
 			return -ENOMEM;

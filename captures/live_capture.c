@@ -139,7 +139,7 @@ static int activate(struct rt_live *lc, char *err, size_t errlen)
 	pcap_set_promisc(lc->pc, o->promisc);
 	pcap_set_timeout(lc->pc, BLOCK_TIMEOUT_MS);
 	pcap_set_immediate_mode(lc->pc, o->write_path == NULL);
-	pcap_set_buffer_size(lc->pc, o->buffer_bytes > 0 ? o->buffer_bytes : 64 << 20);
+	pcap_set_buffer_size(lc->pc, o->buffer_bytes > 0 ? o->buffer_bytes : RT_LIVE_BUFFER_DEFAULT);
 	lc->nano = pcap_set_tstamp_precision(lc->pc, PCAP_TSTAMP_PRECISION_NANO) == 0;
 	int rc = pcap_activate(lc->pc);
 	if (rc < 0) {

@@ -250,7 +250,7 @@ static void stop_capture(struct rec *r)
 			r->capture_iface, (unsigned long long)dropped, (unsigned long long)r->live_res.packets,
 			r->capture_snaplen ? "" : "--capture-snaplen 384 keeps the headers of each packet and CM messages whole (far "
 						  "less to copy and write; the ICRCs then go unchecked); ",
-			(r->capture_buffer ? r->capture_buffer : 64 << 20) >> 20);
+			(r->capture_buffer ? r->capture_buffer : RT_LIVE_BUFFER_DEFAULT) >> 20);
 }
 
 /* ---- output pass-through ---- */

@@ -29,13 +29,15 @@
 
 #include "rdmatrace/capfile.h"
 
+#define RT_LIVE_BUFFER_DEFAULT (64 << 20) /* rt_live_opts.buffer_bytes when 0 */
+
 struct rt_live_opts {
 	const char *iface;        /* "lo", "eth0", "any" ... (required) */
 	const uint16_t *ports;    /* RoCE UDP destination ports; NULL/0: 4791 */
 	unsigned nports;
 	const char *filter;       /* extra BPF expression ANDed with the port filter, or NULL */
 	int snaplen;              /* 0: 262144 */
-	int buffer_bytes;         /* kernel buffer; 0: 64 MiB (RoCE bursts at line rate) */
+	int buffer_bytes;         /* kernel buffer; 0: RT_LIVE_BUFFER_DEFAULT, 64 MiB (RoCE bursts at line rate) */
 	bool promisc;
 	uint64_t max_packets;     /* stop after this many (0: no limit) */
 	double duration_s;        /* stop after this long (0: no limit) */

@@ -1127,33 +1127,37 @@ static uint32_t read_response_overtaking(struct tl_build *b, uint32_t s, uint32_
 
 /* The response with this PSN that the requester saw missing and asked for
  * again in request `first` came late, after that request: each request
- * covering the PSN brings one response of it, and from the READ's first
- * request (`from`) to `first` the capture holds one fewer than were asked
- * for (only the missing one still to come), and after `first`, before the
- * next request for it, two: the answer to `first` and the late one, in
- * either order (*c1, *c2, set only then).  A copy right after another of the same PSN (made
+ * covering the PSN asks for one response of it, and from the READ's first
+ * request (`from`) to `first` the capture holds fewer than were asked for
+ * (the missing one still to come; a responder asked again while it
+ * answered drops what it had left to send of the earlier request, so more
+ * may be missing), and after `first`, before the next request for it, two:
+ * the answer to `first` and the late one, in either order (*c1, *c2, set
+ * only then).  Returns how many responses of it were missing at `first`
+ * (1: only the late one), 0 when no late one is found.  A copy right after another of the same PSN (made
  * on the way) is not counted, unless the responder's engine traced one of the
  * two as held back (tl_engine_held).  The copies are looked for among the
  * READ_LATE_SPAN packets after `first` (a copy held back longer is not
  * found: each finding's search stays short in a storm of them). */
 #define READ_LATE_SPAN 16384
-static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t first,
-			       uint8_t cls, uint32_t *c1, uint32_t *c2)
+static unsigned read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uint32_t from, uint32_t first,
+				   uint8_t cls, uint32_t *c1, uint32_t *c2)
 {
 	size_t npk = tl_npk(b);
-	int64_t owed = 0; /* responses of psn asked for and not captured yet */
+	int64_t owed = 0;   /* responses of psn asked for and not captured yet */
+	int64_t missing = 0; /* owed at `first` */
 	uint32_t prev = RT_TL_NONE; /* the responder's previous response PSN */
 	bool prev_held = false;     /* and whether its engine held that one back */
 	uint32_t first_copy = RT_TL_NONE; /* after `first` */
 	if (from == RT_TL_NONE || from > first || first - from > 200000)
-		return false;
+		return 0;
 	for (size_t j = from; j < npk && j <= (size_t)first + READ_LATE_SPAN; j++) {
 		const struct tl_pk *p = tl_pk(b, j);
-		if (j == first && owed != 1)
-			return false;
+		if (j == first && (missing = owed) < 1)
+			return 0;
 		if (request_covers(b, p, s, psn)) {
 			if (j > first)
-				return false;
+				return 0;
 			owed++;
 			continue;
 		}
@@ -1169,13 +1173,13 @@ static bool read_response_late(struct tl_build *b, uint32_t s, uint32_t psn, uin
 			else {
 				*c1 = first_copy;
 				*c2 = (uint32_t)j;
-				return true;
+				return (unsigned)(missing < 1000 ? missing : 1000);
 			}
 		}
 		prev = p->psn;
 		prev_held = held;
 	}
-	return false;
+	return 0;
 }
 
 /* What started a round (tl_pk.trigger), for the evidence. */
@@ -1738,6 +1742,37 @@ static const char *held_where(struct tl_build *b, uint32_t k)
 					      : "on the way (reordered)";
 }
 
+/* Whether the sender of round k0 took its trigger (the NAK or response
+ * gap, packet `trigger`) whole, as its engine traced, and then sent no
+ * request of PSN psn in the first half of the time to the round (time
+ * t_round): it did not act on it.  The walk starts at the engine's record
+ * of the trigger (events are in time order). */
+static bool trigger_ignored(struct dctx *c, const struct tl_pk *k0, uint32_t trigger, uint32_t psn, uint64_t t_round)
+{
+	struct tl_build *b = c->b;
+	uint32_t taken = traced_rx_taken(c, trigger);
+	if (taken == RT_TL_NONE || b->ev_qp[taken] != k0->send_qp)
+		return false;
+	uint64_t t_tr = item_t(c, taken);
+	if (t_round <= t_tr)
+		return false;
+	uint64_t until = t_tr + (t_round - t_tr) / 2;
+	for (size_t i = taken + 1; i < tl_nev(b) && item_t(c, (uint32_t)i) < until; i++)
+		if (engine_request_send(b, i, k0->send_qp, psn))
+			return false;
+	return true;
+}
+
+/* What a sender whose engine took a NAK or response gap and did not act on
+ * it did (trigger_ignored). */
+static void ignored_words(bool rd, const char *what, struct text *t)
+{
+	tx(t, ": the %s's engine took that %s (its trace) and %s nothing until its ACK timer went off (a sender "
+	      "goes back once until an answer moves it on: uroce, as the kernel's SoftRoCE, starts no second retry "
+	      "before)",
+	   rd ? "requester" : "sender", what, rd ? "asked for" : "resent");
+}
+
 /* An ACK-timeout round after a trigger whose own resend never reached the
  * capture (tl_pk.trigger): what that trigger should have brought, and when;
  * or, for a NAK that came while the sender's previous round was not yet
@@ -1774,6 +1809,8 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 			tx(t, "; the %s acted on the %s, %s at once, and its engine dropped that %s as it sent it%s",
 			   rd ? "requester" : "sender", what, rd ? "asking again" : "resending", rd ? "request" : "resend",
 			   drop_reason_words(tl_ev(b, resend_drop)));
+		else if (trigger_ignored(c, k0, trigger, tr->aeth_type == RT_AETH_NAK ? tr->psn : skipped, t_round))
+			ignored_words(rd, tr->aeth_type == RT_AETH_NAK ? "NAK" : "response", t);
 		else
 			tx(t, ": a sender that starts no second retry before an ACK (as the kernel's SoftRoCE) ignores "
 			      "such a %s and waits for its ACK timer; one that acts on it had that resend lost before "
@@ -1805,6 +1842,15 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	if (drop == RT_TL_NONE && resend_drop != RT_TL_NONE) {
 		tx(t, ": the %s's engine dropped it as it sent it%s", rd ? "requester" : "sender",
 		   drop_reason_words(tl_ev(b, resend_drop)));
+		return;
+	}
+	if (drop == RT_TL_NONE && tr->aeth_type != RT_AETH_RNR_NAK &&
+	    trigger_ignored(c, k0, trigger, tr->aeth_type == RT_AETH_NAK ? tr->psn : skipped, t_round)) {
+		uint32_t earlier = round_before(b, k0->recv_qp, trigger);
+		if (earlier != RT_TL_NONE)
+			tx(t, ", and came %.3f ms after the resend from frame %u", ms(t_tr - item_t(c, tl_item_pk(b, earlier))),
+			   tl_pk(b, earlier)->frame);
+		ignored_words(rd, what, t);
 		return;
 	}
 	if (drop == RT_TL_NONE) {
@@ -2485,6 +2531,7 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 		uint8_t rcls = atomic ? RT_CLASS_ATOMIC_ACK : RT_CLASS_READ_RESP;
 		/* after1, after2: the late response and the answer to the asking again, in either order */
 		uint32_t rlost = RT_TL_NONE, rfix = RT_TL_NONE, rlate = RT_TL_NONE, after1 = RT_TL_NONE, after2 = RT_TL_NONE;
+		unsigned after_missing = 0; /* with after2: the responses of that PSN missing when it was asked again */
 		/* rearly: the response captured before the one it follows (rfollows), which came late */
 		uint32_t rearly = RT_TL_NONE, rfollows = RT_TL_NONE;
 		/* an ACK-timer round: the response of its PSN that came before the earlier one (rbehind),
@@ -2518,7 +2565,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				rlate = RT_TL_NONE; /* (that is the answer to the re-request, or to another request for it;
 						     * not one its engine held back) */
 			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE && rtxdrop == RT_TL_NONE)
-				(void)read_response_late(b, u->stream, u->psn, u->original, u->first, rcls, &after1, &after2);
+				after_missing = read_response_late(b, u->stream, u->psn, u->original, u->first, rcls, &after1,
+								   &after2);
 			if (rlost == RT_TL_NONE && rlate == RT_TL_NONE && after2 == RT_TL_NONE && rtxdrop == RT_TL_NONE &&
 			    u->original != RT_TL_NONE && u->original < u->trigger)
 				rearly = read_response_early(b, u->stream, u->psn, u->trigger, u->original, rcls, &rfollows);
@@ -2701,12 +2749,17 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 			} else if (after2 != RT_TL_NONE) {
 				tx(&t, "came late, after the requester asked for it again: held back %s; after "
 				       "that request the capture holds two copies of it (frames %u and %u, %.3f and %.3f ms after "
-				       "the response that skipped it), its answer and the late one, and before it every other "
-				       "response of that PSN asked for",
+				       "the response that skipped it), its answer and the late one",
 				   held_where(b, tl_engine_held(b, tl_pk(b, after2)) ? after2 : after1),
 				   tl_pk(b, after1)->frame, tl_pk(b, after2)->frame,
 				   ms(item_t(c, tl_item_pk(b, after1)) - item_t(c, tl_item_pk(b, u->trigger))),
 				   ms(item_t(c, tl_item_pk(b, after2)) - item_t(c, tl_item_pk(b, u->trigger))));
+				if (after_missing == 1)
+					tx(&t, ", and before it every other response of that PSN asked for");
+				else
+					tx(&t, " (of the %u responses of that PSN asked for before and not in the capture, the "
+					       "others were never sent: a responder asked again drops what it had left to send)",
+					   after_missing);
 				why = WHY_REORDERED;
 			} else if ((lostdrop = sent_drop(c, k0->recv_qp, u->psn, true, t_early, t_first, false)) != RT_TL_NONE ||
 				   (lostdrop = rtxdrop) != RT_TL_NONE) {
@@ -2749,7 +2802,8 @@ static int emit_bursts(struct dctx *c, struct tl_vec *bursts)
 				tx(&t, " and the requester asked again from PSN 0x%06x for %" PRIu64 " bytes", u->psn, bytes);
 			if (nb > 1)
 				tx(&t, " in %u %s", nb, atomic ? "rounds" : "requests");
-			if (rfix != RT_TL_NONE && rfix != rlate) /* (the late one may be what the requester took) */
+			if (rfix != RT_TL_NONE && rfix != rlate && rfix != after1 && rfix != after2)
+				/* (the late one may be what the requester took; the two copies are named) */
 				tx(&t, "; its data came again in frame %u", tl_pk(b, rfix)->frame);
 		} else {
 			unsigned to = qp_timeout(b, u->requester);

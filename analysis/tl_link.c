@@ -1273,16 +1273,27 @@ static bool nak_may_lead(struct tl_build *b, const struct stream *S, uint32_t n,
 	       (rt_psn_diff(p->psn, k->psn) < 0 && !stale);
 }
 
+/* How take_nak chooses among the pending NAKs when none is for the
+ * round's PSN. */
+enum nak_pick {
+	NAK_EARLIEST,  /* the earliest that may have made the round (nak_may_lead) */
+	NAK_OWN_PSN,   /* none */
+	NAK_LATEST,    /* the latest: an ACK-timeout round (its sending engine says so), told with
+			* the NAK before its timer that the sender did not act on */
+};
+
 /* The NAK that made request k's round start, taken from those pending
- * (RT_TL_NONE: none): the one for its PSN, else (unless own_psn) the
- * earliest that may have (nak_may_lead: a sender acts on NAKs in turn).
- * The NAKs that came after it stay pending: the sender acts on them
- * later. */
-static uint32_t take_nak(struct tl_build *b, struct stream *S, const struct tl_pk *k, bool own_psn)
+ * (RT_TL_NONE: none): the one for its PSN, else as `pick` says (a sender
+ * acts on NAKs in turn: the earliest).  The NAKs that came after it stay
+ * pending: the sender acts on them later. */
+static uint32_t take_nak(struct tl_build *b, struct stream *S, const struct tl_pk *k, enum nak_pick pick)
 {
 	unsigned j = nak_for_psn_at(b, S, k->psn);
-	for (unsigned x = 0; !own_psn && j > S->nolder && x <= S->nolder; x++)
+	for (unsigned x = 0; pick == NAK_EARLIEST && j > S->nolder && x <= S->nolder; x++)
 		if (pending_nak(S, x) != RT_TL_NONE && nak_may_lead(b, S, pending_nak(S, x), k))
+			j = x;
+	for (unsigned x = S->nolder + 1; pick == NAK_LATEST && j > S->nolder && x-- > 0;)
+		if (pending_nak(S, x) != RT_TL_NONE)
 			j = x;
 	if (j > S->nolder)
 		return RT_TL_NONE;
@@ -1348,6 +1359,52 @@ static void drop_pending_nak(struct stream *S, unsigned j)
 		S->nolder--;
 		memmove(S->older_naks + j, S->older_naks + j + 1, (S->nolder - j) * sizeof(S->older_naks[0]));
 	}
+}
+
+/* The sending engine's trace of packet k (engine_match), NULL when none. */
+static const struct rt_ev_packet *engine_sent(struct tl_build *b, const struct tl_pk *k)
+{
+	if (k->event == RT_TL_NONE || k->event >= tl_nev(b))
+		return NULL;
+	const struct rt_event *ke = &tl_ev(b, k->event)->ev;
+	return ke->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) ? &ke->u.pkt : NULL;
+}
+
+/* Whether request k starts a round of resends, as its sending engine
+ * traced it (an engine that traces its retries: RT_EV_RETRY, as uroce
+ * does, right before the round's first resend): 1 when the sending QP's
+ * latest record before k's is a retry (or only sends it dropped follow
+ * that retry: the capture's round starts at k), and *cause is the retry's;
+ * 0 when it is the send of another request (k goes on with a round, or is
+ * no resend); -1 when the records do not tell (no engine record of k, or
+ * none of that QP among its ENGINE_ROUND_SPAN records, or the
+ * ENGINE_ROUND_WALK records of all, before it): then the
+ * capture alone decides.  A sender goes back only with a retry, so a NAK
+ * for k's PSN that came while a round went on did not make it go back. */
+#define ENGINE_ROUND_SPAN 64
+#define ENGINE_ROUND_WALK 4096 /* records of all QPs walked back at most */
+static int engine_round(struct tl_build *b, const struct tl_pk *k, uint8_t *cause)
+{
+	if (!engine_sent(b, k))
+		return -1;
+	uint32_t q = b->ev_qp[k->event];
+	for (uint32_t e = k->event, seen = 0, walked = 0;
+	     e-- > 0 && seen < ENGINE_ROUND_SPAN && walked++ < ENGINE_ROUND_WALK;) {
+		if (b->ev_qp[e] != q)
+			continue;
+		seen++;
+		const struct rt_event *ev = &tl_ev(b, e)->ev;
+		if (ev->kind == RT_EV_RETRY) {
+			*cause = ev->u.retry.cause;
+			return 1;
+		}
+		if (ev->kind != RT_EV_PACKET || !(ev->flags & RT_EVF_TX) || (ev->u.pkt.flags & RT_PKTF_DROPPED))
+			continue;
+		const struct rt_opcode_info *op = rt_opcode_info(ev->u.pkt.opcode);
+		if (op && !tl_class_response(op->op_class))
+			return 0;
+	}
+	return -1;
 }
 
 /* Whether the round in progress went back to request i's PSN: a NAK for it
@@ -1596,15 +1653,6 @@ static bool engine_resend_after_drop(struct tl_build *b, const struct tl_pk *k)
 		prev = x;
 	}
 	return prev && (prev->ev.u.pkt.flags & RT_PKTF_DROPPED) && prev->ev.u.pkt.psn == rt_psn_add(k->psn, -1);
-}
-
-/* The sending engine's trace of packet k (engine_match), NULL when none. */
-static const struct rt_ev_packet *engine_sent(struct tl_build *b, const struct tl_pk *k)
-{
-	if (k->event == RT_TL_NONE || k->event >= tl_nev(b))
-		return NULL;
-	const struct rt_event *ke = &tl_ev(b, k->event)->ev;
-	return ke->kind == RT_EV_PACKET && (ke->flags & RT_EVF_TX) ? &ke->u.pkt : NULL;
 }
 
 /* (tl_internal.h) A packet its engine held back is late, whatever the
@@ -2676,13 +2724,17 @@ static int wire_streams(struct lctx *c)
 				S->last_req = (uint32_t)i;
 			}
 			uint32_t span = is_read ? tl_read_span_psns(b, k) : 1;
-			if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0 && !k->late)
+			uint8_t ecause = 0;
+			int eround = k->late ? -1 : engine_round(b, k, &ecause);
+			if (eround == 1)
+				S->in_burst = false; /* its engine went back: a new round */
+			if (eround < 0 && S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0 && !k->late)
 				S->in_burst = false; /* the PSN went back again: a new round */
-			if (rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
+			if (eround < 0 && rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
 				S->in_burst = false; /* a READ asked again for its missing responses */
-			if (S->in_burst && !k->late && round_reached_nak(b, S, i))
+			if (eround < 0 && S->in_burst && !k->late && round_reached_nak(b, S, i))
 				S->in_burst = false; /* a NAK for the PSN the round reached: the sender went back to it */
-			if (S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0) && !above_unacked(S, pu))
+			if (eround < 0 && S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0) && !above_unacked(S, pu))
 				S->in_burst = false; /* the round stopped (its next resend never reached the
 						      * capture) and the ACK timeout resumed it; a round that
 						      * goes on above the oldest unacknowledged PSN only paused */
@@ -2730,7 +2782,11 @@ static int wire_streams(struct lctx *c)
 					/* a READ asked again from inside its span goes back to
 					 * the response it missed: a NAK for an earlier PSN would
 					 * have made it ask again from there */
-					uint32_t nak = take_nak(b, S, k, rs && rs->first_u != pu);
+					enum nak_pick pick = (rs && rs->first_u != pu) || (eround == 1 && ecause == RT_RETRY_IMPLIED_NAK)
+								     ? NAK_OWN_PSN
+							     : eround == 1 && ecause == RT_RETRY_ACK_TIMEOUT ? NAK_LATEST
+													     : NAK_EARLIEST;
+					uint32_t nak = take_nak(b, S, k, pick);
 					S->round_before = S->round_first; /* (after take_nak, which asks for these) */
 					S->round_first = (uint32_t)i;
 					if (nak == RT_TL_NONE)

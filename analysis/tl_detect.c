@@ -1790,6 +1790,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 	uint32_t prev = k0->trigger_in_retry ? round_before(b, k0->recv_qp, trigger) : RT_TL_NONE;
 	uint32_t skipped = k0->round_start ? k0->round_psn : k0->psn; /* the PSN a response gap skipped */
 	bool rd = tl_class_rd_atomic(k0->op_class); /* the sender is a requester asking for responses */
+	uint32_t asked = tr->aeth_type == RT_AETH_NAK ? tr->psn : skipped; /* the PSN the trigger asked for */
 	if (prev != RT_TL_NONE) {
 		const char *what = tr->aeth_type == RT_AETH_NAK ? "NAK" : "response gap";
 		if (tr->aeth_type == RT_AETH_NAK)
@@ -1809,7 +1810,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 			tx(t, "; the %s acted on the %s, %s at once, and its engine dropped that %s as it sent it%s",
 			   rd ? "requester" : "sender", what, rd ? "asking again" : "resending", rd ? "request" : "resend",
 			   drop_reason_words(tl_ev(b, resend_drop)));
-		else if (trigger_ignored(c, k0, trigger, tr->aeth_type == RT_AETH_NAK ? tr->psn : skipped, t_round))
+		else if (trigger_ignored(c, k0, trigger, asked, t_round))
 			ignored_words(rd, tr->aeth_type == RT_AETH_NAK ? "NAK" : "response", t);
 		else
 			tx(t, ": a sender that starts no second retry before an ACK (as the kernel's SoftRoCE) ignores "
@@ -1845,7 +1846,7 @@ static void missed_trigger_words(struct dctx *c, const struct tl_pk *k0, uint64_
 		return;
 	}
 	if (drop == RT_TL_NONE && tr->aeth_type != RT_AETH_RNR_NAK &&
-	    trigger_ignored(c, k0, trigger, tr->aeth_type == RT_AETH_NAK ? tr->psn : skipped, t_round)) {
+	    trigger_ignored(c, k0, trigger, asked, t_round)) {
 		uint32_t earlier = round_before(b, k0->recv_qp, trigger);
 		if (earlier != RT_TL_NONE)
 			tx(t, ", and came %.3f ms after the resend from frame %u", ms(t_tr - item_t(c, tl_item_pk(b, earlier))),

@@ -2726,18 +2726,21 @@ static int wire_streams(struct lctx *c)
 			uint32_t span = is_read ? tl_read_span_psns(b, k) : 1;
 			uint8_t ecause = 0;
 			int eround = k->late ? -1 : engine_round(b, k, &ecause);
-			if (eround == 1)
+			if (eround == 1) {
 				S->in_burst = false; /* its engine went back: a new round */
-			if (eround < 0 && S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0 && !k->late)
-				S->in_burst = false; /* the PSN went back again: a new round */
-			if (eround < 0 && rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
-				S->in_burst = false; /* a READ asked again for its missing responses */
-			if (eround < 0 && S->in_burst && !k->late && round_reached_nak(b, S, i))
-				S->in_burst = false; /* a NAK for the PSN the round reached: the sender went back to it */
-			if (eround < 0 && S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0) && !above_unacked(S, pu))
-				S->in_burst = false; /* the round stopped (its next resend never reached the
-						      * capture) and the ACK timeout resumed it; a round that
-						      * goes on above the oldest unacknowledged PSN only paused */
+			} else if (eround < 0) {
+				/* the capture alone tells */
+				if (S->in_burst && rt_psn_diff(k->psn, S->last_sent) <= 0 && !k->late)
+					S->in_burst = false; /* the PSN went back again: a new round */
+				if (rs && (rs->first_u != pu || (rs->gap != RT_TL_NONE && rs->gap_u == pu)))
+					S->in_burst = false; /* a READ asked again for its missing responses */
+				if (S->in_burst && !k->late && round_reached_nak(b, S, i))
+					S->in_burst = false; /* a NAK for the PSN the round reached: the sender went back */
+				if (S->in_burst && timeout_passed(b, k, S->last_sent_ns, 0) && !above_unacked(S, pu))
+					S->in_burst = false; /* the round stopped (its next resend never reached the
+							      * capture) and the ACK timeout resumed it; a round that
+							      * goes on above the oldest unacknowledged PSN only paused */
+			}
 			if (!k->late) {
 				S->last_sent = k->psn;
 				S->last_next = rt_psn_add(k->psn, (int32_t)span);
